@@ -1,0 +1,31 @@
+"""The one error type every reader raises: ``file:line: expected X, found Y``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class InputError(ValueError):
+    """A rejected input file, with the place and the reason a person can act on."""
+
+    def __init__(self, path: str | Path, line: int | None, expected: str, found: str):
+        self.path = str(path)
+        self.line = line
+        self.expected = expected
+        self.found = found
+        where = f"{self.path}:{line}" if line is not None else self.path
+        super().__init__(f"{where}: expected {expected}, found {found}")
+
+
+def decode_utf8(path: Path, data: bytes) -> str:
+    """Decode ``data`` as UTF-8 (a leading BOM is dropped), naming the line of the first bad byte."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        line = data[: err.start].count(b"\n") + 1
+        raise InputError(path, line, "UTF-8 text", f"the undecodable byte 0x{data[err.start]:02x}") from None
+
+
+def shorten(text: str, width: int = 60) -> str:
+    """A line quoted in an error message, cut to a readable width."""
+    return repr(text if len(text) <= width else text[: width - 1] + "…")

@@ -1,0 +1,51 @@
+"""NIST trn transcripts: one utterance per line, ``text (utterance_id)``.
+
+The format of SCTK's sclite ``-r FILE trn``. The id is the last parenthesised group of the line;
+the text before it may be empty (an empty transcription). Lines made only of whitespace are
+skipped, as sclite does; any other line without an id, a duplicate id or bytes that are not UTF-8
+reject the file with its line number.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pyarrow as pa
+
+from etl.errors import InputError, decode_utf8, shorten
+
+_LINE = r"^(?P<text>.*?)\s*\((?P<utt_id>[^()\s]+)\)\s*$"
+
+
+def read_trn(path: str | Path, data: bytes | None = None) -> pa.Table:
+    """Read a trn file into an Arrow table ``(line_no int32, utt_id str, text str)``.
+
+    ``text`` is the transcription as written (whitespace-trimmed); tokenisation belongs to the
+    normalisation methods. Raises :class:`InputError` naming the first bad line.
+    """
+    path = Path(path)
+    text = decode_utf8(path, path.read_bytes() if data is None else data)
+    lines = pl.Series("raw", text.split("\n"), dtype=pl.String).str.strip_suffix("\r")
+    frame = (
+        pl.DataFrame([lines])
+        .with_row_index("line_no", offset=1)
+        .filter(pl.col("raw").str.strip_chars() != "")
+        .with_columns(pl.col("raw").str.extract_groups(_LINE).alias("m"))
+        .unnest("m")
+    )
+    bad = frame.filter(pl.col("utt_id").is_null())
+    if bad.height:
+        row = bad.row(0, named=True)
+        raise InputError(path, row["line_no"], "'text (utterance_id)'", shorten(row["raw"]))
+    dup = frame.filter(pl.col("utt_id").is_duplicated())
+    if dup.height:
+        first = dup.group_by("utt_id", maintain_order=True).agg(pl.col("line_no")).row(0, named=True)
+        raise InputError(path, first["line_no"][1], "a new utterance id",
+                         f"{first['utt_id']!r} again (first on line {first['line_no'][0]})")
+    frame = frame.select(
+        pl.col("line_no").cast(pl.Int32),
+        "utt_id",
+        pl.col("text").str.strip_chars(),
+    )
+    return frame.to_arrow()

@@ -1,0 +1,1 @@
+"""Scorers: per task family, what SQL cannot say well (alignments, resampling); pure functions."""

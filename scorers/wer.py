@@ -1,0 +1,226 @@
+"""Speech recognition scoring: normalisation methods M1-M4, word alignment, IER outcomes.
+
+Thesis chapter 4 (``seeds/001``): the reference transcription and the 1-best hypothesis are
+normalised by one of four methods (section 4.4.1), aligned with a minimum-edit alignment, and
+counted as C (correct), S (substitutions), D (deletions, the thesis's "omissions" O) and
+I (insertions); WER = (S + D + I) / N with N = C + S + D. The interpretation error rate
+(section 4.5) compares reference and hypothesis interpretations: correct, Sub, FR, FA.
+
+Everything here is a pure function over Polars / Arrow data; the warehouse does the I/O.
+The marker vocabulary is data (:class:`Markers`), so a campaign's own convention is
+configuration, not code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from scorers.alignment import SCLITE, Costs, align
+
+METHODS = ("none", "m1", "m2", "m3", "m4")
+CASES = ("sensitive", "insensitive")
+
+# Token kinds after classification against the marker vocabulary.
+_WORD, _NONSPEECH, _FALSE_START, _OOV, _OPEN, _CLOSE = "W", "N", "F", "O", "(", ")"
+
+
+@dataclass(frozen=True)
+class Markers:
+    """The marker vocabulary (spec/wer.md): which tokens carry which meaning.
+
+    Every meaning lists the tokens that express it, in reference and hypothesis alike; the first
+    token of ``false_start`` and ``oov`` is the canonical spelling the others are mapped to.
+    """
+
+    nonspeech: tuple[str, ...] = ("[bruit]", "<REJET>")
+    false_start: tuple[str, ...] = ("SPR",)
+    oov: tuple[str, ...] = ("OOV",)
+    comment_open: tuple[str, ...] = ("[com:]",)
+    comment_close: tuple[str, ...] = ("[:com]",)
+    reject_label: str = "<REJET>"
+    comment_label: str = "<COMMENTAIRE>"
+
+    @classmethod
+    def from_mapping(cls, mapping: dict | None) -> "Markers":
+        """Build from a campaign's ``[tasks.markers]`` table; unknown keys are an error."""
+        mapping = dict(mapping or {})
+        known = {f for f in cls.__dataclass_fields__}
+        unknown = sorted(set(mapping) - known)
+        if unknown:
+            raise ValueError(f"unknown marker meaning(s) {unknown}; expected some of {sorted(known)}")
+        values = {}
+        for key, value in mapping.items():
+            if key in ("reject_label", "comment_label"):
+                if not isinstance(value, str) or not value.strip() or len(value.split()) != 1:
+                    raise ValueError(f"marker {key}: expected one token, found {value!r}")
+                values[key] = value
+            else:
+                if isinstance(value, str):
+                    value = [value]
+                if not value or not all(isinstance(v, str) and v and len(v.split()) == 1 for v in value):
+                    raise ValueError(f"marker {key}: expected a list of tokens, found {value!r}")
+                values[key] = tuple(value)
+        return cls(**values)
+
+    def rows(self) -> list[dict]:
+        """One row per (meaning, token): the ``stg_wer_markers`` table."""
+        out = []
+        for meaning, value in asdict(self).items():
+            for token in (value,) if isinstance(value, str) else value:
+                out.append({"meaning": meaning, "token": token})
+        return out
+
+    @property
+    def digest(self) -> str:
+        """Short content hash, recorded in the signature."""
+        return hashlib.sha256(json.dumps(asdict(self), sort_keys=True).encode()).hexdigest()[:8]
+
+
+def signature(method: str, case: str, markers: Markers, costs: Costs = SCLITE,
+              version: str = "") -> str:
+    """sacrebleu-style signature of a WER variant: everything that changes the numbers."""
+    parts = [f"wer|method:{method}|case:{case}|align:{costs.tag}"]
+    if method != "none":
+        parts.append(f"markers:{markers.digest}")
+    if version:
+        parts.append(f"version:{version}")
+    return "|".join(parts)
+
+
+def normalise(utterances: pl.DataFrame, method: str, markers: Markers,
+              case: str = "sensitive") -> pl.DataFrame:
+    """Normalise transcriptions by one method (thesis 4.4.1), for reference and hypothesis alike.
+
+    ``utterances`` has columns ``utt_id`` and ``text`` (``None`` text counts as empty). Returns
+    ``utt_id`` and ``tokens`` (list of str), in the input order.
+
+    - ``none``: tokens as they are, split on any whitespace.
+    - ``m1``: non-speech / reject markers removed, comment delimiters dropped (words kept).
+    - ``m2``: as M1, then an empty utterance becomes ``[reject_label]``.
+    - ``m3``: as M2, and an utterance made only of OOV / SPR tokens becomes ``[reject_label]``.
+    - ``m4``: each comment span becomes one ``comment_label``; then an utterance made only of
+      OOV, SPR and comment labels (or empty) becomes ``[reject_label]``.
+    """
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}; expected one of {', '.join(METHODS)}")
+    if case not in CASES:
+        raise ValueError(f"unknown case {case!r}; expected one of {', '.join(CASES)}")
+    order = utterances.select("utt_id").with_row_index("row")
+    long = (
+        utterances.select(pl.col("text").fill_null("").str.extract_all(r"\S+").alias("tok"))
+        .with_row_index("row")
+        .explode("tok")
+        .drop_nulls("tok")
+    )
+    if method == "none":
+        if case == "insensitive":
+            long = long.with_columns(pl.col("tok").str.to_lowercase())
+        return _collect(order, long)
+
+    kind = (
+        pl.when(pl.col("tok").is_in(markers.nonspeech)).then(pl.lit(_NONSPEECH))
+        .when(pl.col("tok").is_in(markers.false_start)).then(pl.lit(_FALSE_START))
+        .when(pl.col("tok").is_in(markers.oov)).then(pl.lit(_OOV))
+        .when(pl.col("tok").is_in(markers.comment_open)).then(pl.lit(_OPEN))
+        .when(pl.col("tok").is_in(markers.comment_close)).then(pl.lit(_CLOSE))
+        .otherwise(pl.lit(_WORD))
+    )
+    long = long.with_columns(kind.alias("kind")).with_columns(
+        pl.when(pl.col("kind") == _FALSE_START).then(pl.lit(markers.false_start[0]))
+        .when(pl.col("kind") == _OOV).then(pl.lit(markers.oov[0]))
+        .when((pl.col("kind") == _WORD) & (case == "insensitive")).then(pl.col("tok").str.to_lowercase())
+        .otherwise(pl.col("tok")).alias("tok")
+    )
+    if method == "m4":
+        opened = (pl.col("kind") == _OPEN).cum_sum().over("row")
+        closed = (pl.col("kind") == _CLOSE).cum_sum().over("row")
+        in_span = (opened > closed) | (pl.col("kind") == _CLOSE)
+        long = (
+            long.with_columns(in_span.alias("in_span"))
+            .filter(~pl.col("in_span") | (pl.col("kind") == _OPEN))
+            .with_columns(pl.when(pl.col("kind") == _OPEN).then(pl.lit(markers.comment_label))
+                          .otherwise(pl.col("tok")).alias("tok"))
+        )
+        rejectable = [_FALSE_START, _OOV, _OPEN]
+    else:
+        long = long.filter(~pl.col("kind").is_in([_OPEN, _CLOSE]))
+        rejectable = [_FALSE_START, _OOV] if method == "m3" else []
+    long = long.filter(pl.col("kind") != _NONSPEECH)
+    out = _collect(order, long, extra=[(~pl.col("kind").is_in(rejectable)).sum().alias("n_speech")])
+    if method == "m1":
+        return out.drop("n_speech")
+    return out.with_columns(
+        pl.when(pl.col("n_speech").fill_null(0) == 0)
+        .then(pl.lit([markers.reject_label], dtype=pl.List(pl.String)))
+        .otherwise(pl.col("tokens")).alias("tokens")
+    ).drop("n_speech")
+
+
+def _collect(order: pl.DataFrame, long: pl.DataFrame, extra=()) -> pl.DataFrame:
+    """Gather the long token rows back into one list per utterance, empty lists included."""
+    grouped = long.group_by("row").agg(pl.col("tok").alias("tokens"), *extra)
+    return (
+        order.join(grouped, on="row", how="left")
+        .sort("row")
+        .with_columns(pl.col("tokens").fill_null(pl.lit([], dtype=pl.List(pl.String))))
+        .drop("row")
+    )
+
+
+def align_tokens(ref: pl.Series, hyp: pl.Series, costs: Costs = SCLITE) -> pa.Table:
+    """Align two equally long columns of token lists, pair by pair.
+
+    Returns an Arrow table with, per pair, ``ref_tokens`` and ``hyp_tokens`` (lists of equal
+    length, ``null`` on the gap side of an insertion / deletion), ``ops`` (one letter per aligned
+    pair: C, S, D, I, in alignment order) and the counts ``C``, ``S``, ``D``, ``I``.
+    """
+    if len(ref) != len(hyp):
+        raise ValueError("reference and hypothesis columns differ in length")
+    ref_flat = ref.explode(empty_as_null=False).drop_nulls() if len(ref) else pl.Series([], dtype=pl.String)
+    hyp_flat = hyp.explode(empty_as_null=False).drop_nulls() if len(hyp) else pl.Series([], dtype=pl.String)
+    codes = pl.concat([ref_flat, hyp_flat]).cast(pl.String).cast(pl.Categorical).to_physical().to_numpy()
+    ref_codes, hyp_codes = codes[: len(ref_flat)].astype(np.int64), codes[len(ref_flat):].astype(np.int64)
+    ref_offsets = np.concatenate([[0], np.cumsum(ref.list.len().to_numpy())]).astype(np.int64)
+    hyp_offsets = np.concatenate([[0], np.cumsum(hyp.list.len().to_numpy())]).astype(np.int64)
+    result = align(ref_codes, ref_offsets, hyp_codes, hyp_offsets, costs)
+
+    ref_strings = ref_flat.to_arrow()
+    hyp_strings = hyp_flat.to_arrow()
+    aligned_ref = pc.take(ref_strings, pa.array(result.ref_index, mask=result.ref_index < 0))
+    aligned_hyp = pc.take(hyp_strings, pa.array(result.hyp_index, mask=result.hyp_index < 0))
+    offsets = pa.array(result.op_offsets.astype(np.int32))
+    ops = pa.StringArray.from_buffers(len(ref), pa.py_buffer(result.op_offsets.astype(np.int32)),
+                                      pa.py_buffer(result.ops))
+    pair = np.repeat(np.arange(len(ref)), np.diff(result.op_offsets))
+    counts = {
+        letter: np.bincount(pair[result.ops == ord(letter)], minlength=len(ref)).astype(np.int64)
+        for letter in "CSDI"
+    }
+    return pa.table({
+        "ref_tokens": pa.ListArray.from_arrays(offsets, aligned_ref),
+        "hyp_tokens": pa.ListArray.from_arrays(offsets, aligned_hyp),
+        "ops": ops,
+        **{k: pa.array(v) for k, v in counts.items()},
+    })
+
+
+def interpretation_outcome(ref: pl.Expr, hyp: pl.Expr, reject: str) -> pl.Expr:
+    """IER outcome of one utterance (thesis 4.5): ``correct``, ``sub``, ``fr`` (false reject),
+    ``fa`` (false alarm), or ``rejected`` (reference and hypothesis both reject: no error, and
+    the utterance is not interpretable). An empty interpretation counts as a reject."""
+    ref_reject = ref.is_null() | (ref.str.strip_chars() == "") | (ref == reject)
+    hyp_reject = hyp.is_null() | (hyp.str.strip_chars() == "") | (hyp == reject)
+    return (
+        pl.when(ref_reject & hyp_reject).then(pl.lit("rejected"))
+        .when(ref_reject).then(pl.lit("fa"))
+        .when(hyp_reject).then(pl.lit("fr"))
+        .when(ref.str.strip_chars() == hyp.str.strip_chars()).then(pl.lit("correct"))
+        .otherwise(pl.lit("sub"))
+    )

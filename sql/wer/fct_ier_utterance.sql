@@ -1,0 +1,40 @@
+-- fct_ier_utterance: interpretation outcome per utterance (thesis 4.5): correct, sub, fr (false
+-- reject), fa (false alarm), or rejected (both reject: no error, not interpretable).
+-- Grain: campaign x task x corpus x system x utterance. The evaluation is 'with_comments' for a
+-- system with comment detection (reference interpretation with comments replaced), else
+-- 'without_comments'. An empty interpretation or the reject label is a reject.
+CREATE TABLE IF NOT EXISTS fct_ier_utterance (
+    campaign        VARCHAR NOT NULL,
+    task            VARCHAR NOT NULL,
+    corpus          VARCHAR NOT NULL,
+    system          VARCHAR NOT NULL,
+    evaluation      VARCHAR NOT NULL,
+    utt_id          VARCHAR NOT NULL,
+    ref_interpretation VARCHAR,
+    hyp_interpretation VARCHAR,
+    outcome         VARCHAR NOT NULL
+);
+-- @build
+INSERT INTO fct_ier_utterance
+WITH ref AS (
+    SELECT utt_id,
+           max(value) FILTER (WHERE field = 'interpretation') AS plain,
+           max(value) FILTER (WHERE field = 'interpretation_comments') AS with_comments
+    FROM stg_wer_metadata WHERE sha256 = $metadata_sha GROUP BY utt_id
+), pairs AS (
+    SELECT ref.utt_id,
+           nullif(trim(CASE WHEN $comment_detection THEN coalesce(ref.with_comments, ref.plain)
+                            ELSE ref.plain END), '') AS r,
+           nullif(trim(h.interpretation), '') AS h
+    FROM ref LEFT JOIN stg_wer_interpretation h
+      ON h.sha256 = $interpretation_sha AND h.utt_id = ref.utt_id
+)
+SELECT $campaign, $task, $corpus, $system,
+       CASE WHEN $comment_detection THEN 'with_comments' ELSE 'without_comments' END,
+       utt_id, r, h,
+       CASE WHEN coalesce(r, $reject) = $reject AND coalesce(h, $reject) = $reject THEN 'rejected'
+            WHEN coalesce(r, $reject) = $reject THEN 'fa'
+            WHEN coalesce(h, $reject) = $reject THEN 'fr'
+            WHEN r = h THEN 'correct'
+            ELSE 'sub' END
+FROM pairs;

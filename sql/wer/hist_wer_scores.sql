@@ -1,0 +1,21 @@
+-- hist_wer_scores: every score ever published, one row per recomputation of a unit
+-- (run x campaign x task x corpus x system x method), with the input hashes it came from.
+-- Old rows are never deleted: a revised reference keeps the previous figures as history.
+CREATE TABLE IF NOT EXISTS hist_wer_scores (
+    run_id      INTEGER NOT NULL,
+    campaign    VARCHAR NOT NULL,
+    task        VARCHAR NOT NULL,
+    corpus      VARCHAR NOT NULL,
+    system      VARCHAR NOT NULL,
+    method      VARCHAR NOT NULL,
+    inputs      JSON NOT NULL,
+    utterances  BIGINT, C BIGINT, S BIGINT, D BIGINT, I BIGINT, N BIGINT,
+    wer         DOUBLE,
+    signature   VARCHAR
+);
+-- @build
+INSERT INTO hist_wer_scores
+SELECT $run_id, campaign, task, corpus, system, method, $inputs,
+       utterances, C, S, D, I, N, wer, signature
+FROM mart_wer_scores
+WHERE campaign = $campaign AND task = $task AND corpus = $corpus AND system = $system;

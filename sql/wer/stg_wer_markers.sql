@@ -1,0 +1,8 @@
+-- stg_wer_markers: the marker vocabulary of a task (spec/wer.md), defaults overridden by
+-- campaign.toml [tasks.markers]. Grain: campaign x task x meaning x token.
+CREATE TABLE IF NOT EXISTS stg_wer_markers (
+    campaign  VARCHAR NOT NULL,
+    task      VARCHAR NOT NULL,
+    meaning   VARCHAR NOT NULL,   -- nonspeech | false_start | oov | comment_open | comment_close | reject_label | comment_label
+    token     VARCHAR NOT NULL
+);

@@ -1,0 +1,188 @@
+"""The campaign model, read from ``campaign.toml``.
+
+A campaign has phases, participants (with a publication flag and an organiser flag) and tasks;
+a task belongs to one family (``wer``, ...), has corpora (reference files) and systems (one
+submission file per corpus). Family-specific options stay in ``Task.options`` and are checked by
+the family. Paths are resolved against the campaign directory. Errors name the TOML key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+PUBLICATIONS = ("public", "anonymous", "withheld")
+_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+
+
+class CampaignError(ValueError):
+    """``campaign.toml`` is malformed: the message names the key and what was expected."""
+
+
+@dataclass(frozen=True)
+class Participant:
+    id: str
+    name: str
+    publication: str = "public"
+    organiser: bool = False
+
+    def code(self, campaign_id: str) -> str:
+        """Stable anonymous code: the same participant keeps it from one night to the next."""
+        digest = hashlib.sha256(f"{campaign_id}/{self.id}".encode()).hexdigest()
+        return f"P-{digest[:4].upper()}"
+
+
+@dataclass(frozen=True)
+class Corpus:
+    id: str
+    phase: str
+    files: dict[str, Path]  # role -> path (reference, metadata, ...)
+
+
+@dataclass(frozen=True)
+class System:
+    id: str
+    participant: str
+    description: str
+    files: dict[str, dict[str, Path]]  # role (hypotheses, interpretations) -> corpus -> path
+    options: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Task:
+    id: str
+    family: str
+    name: str
+    corpora: tuple[Corpus, ...]
+    systems: tuple[System, ...]
+    options: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Campaign:
+    id: str
+    name: str
+    description: str
+    root: Path
+    phases: dict[str, str]
+    participants: dict[str, Participant]
+    tasks: tuple[Task, ...]
+    bootstrap: int = 1000
+    seed: int = 12345
+
+    def label(self, system: System) -> str | None:
+        """The name a bulletin prints for a system, or None when it is withheld."""
+        participant = self.participants[system.participant]
+        if participant.publication == "withheld":
+            return None
+        if participant.publication == "anonymous":
+            rank = [s.id for t in self.tasks for s in t.systems if s.participant == participant.id]
+            return f"{participant.code(self.id)}-{sorted(set(rank)).index(system.id) + 1}"
+        return system.id
+
+
+def load_campaign(path: str | Path) -> Campaign:
+    """Read and check ``campaign.toml`` (``path`` is the file or its directory)."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / "campaign.toml"
+    if not path.exists():
+        raise CampaignError(f"{path}: no such file (a campaign directory holds campaign.toml)")
+    try:
+        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
+        raise CampaignError(f"{path}: expected valid TOML, found: {err}") from None
+    root = path.parent.resolve()
+    head = _table(doc, "campaign", path)
+    phases = {_ident(p, "id", f"phases[{i}]", path): p.get("name", p["id"])
+              for i, p in enumerate(_list(doc, "phases", path))}
+    participants = {}
+    for i, p in enumerate(_list(doc, "participants", path)):
+        where = f"participants[{i}]"
+        pid = _ident(p, "id", where, path)
+        publication = p.get("publication", "public")
+        if publication not in PUBLICATIONS:
+            raise CampaignError(f"{path}: {where}.publication: expected one of {PUBLICATIONS}, found {publication!r}")
+        participants[pid] = Participant(pid, str(p.get("name", pid)), publication, bool(p.get("organiser", False)))
+    tasks = tuple(_task(t, f"tasks[{i}]", path, root, phases, participants)
+                  for i, t in enumerate(_list(doc, "tasks", path)))
+    if len({t.id for t in tasks}) != len(tasks):
+        raise CampaignError(f"{path}: tasks: expected distinct task ids")
+    return Campaign(
+        id=_ident(head, "id", "campaign", path), name=str(head.get("name", head["id"])),
+        description=str(head.get("description", "")), root=root, phases=phases,
+        participants=participants, tasks=tasks,
+        bootstrap=int(head.get("bootstrap", 1000)), seed=int(head.get("seed", 12345)),
+    )
+
+
+def _task(t, where, path, root, phases, participants) -> Task:
+    tid = _ident(t, "id", where, path)
+    family = t.get("family")
+    if not isinstance(family, str):
+        raise CampaignError(f"{path}: {where}.family: expected a family name, found {family!r}")
+    corpora = []
+    for i, c in enumerate(t.get("corpora", [])):
+        cw = f"{where}.corpora[{i}]"
+        cid = _ident(c, "id", cw, path)
+        phase = c.get("phase", next(iter(phases), "test"))
+        if phases and phase not in phases:
+            raise CampaignError(f"{path}: {cw}.phase: expected one of {sorted(phases)}, found {phase!r}")
+        files = {k: _file(root, v, f"{cw}.{k}", path) for k, v in c.items() if k not in ("id", "phase")}
+        corpora.append(Corpus(cid, phase, files))
+    corpus_ids = [c.id for c in corpora]
+    if len(set(corpus_ids)) != len(corpus_ids):
+        raise CampaignError(f"{path}: {where}.corpora: expected distinct corpus ids")
+    systems = []
+    for i, s in enumerate(t.get("systems", [])):
+        sw = f"{where}.systems[{i}]"
+        sid = _ident(s, "id", sw, path)
+        participant = s.get("participant")
+        if participant not in participants:
+            raise CampaignError(f"{path}: {sw}.participant: expected one of {sorted(participants)}, found {participant!r}")
+        files, options = {}, {}
+        for key, value in s.items():
+            if key in ("id", "participant", "description"):
+                continue
+            if isinstance(value, dict):
+                unknown = sorted(set(value) - set(corpus_ids))
+                if unknown:
+                    raise CampaignError(f"{path}: {sw}.{key}: expected corpus ids among {corpus_ids}, found {unknown}")
+                files[key] = {cid: _file(root, v, f"{sw}.{key}.{cid}", path) for cid, v in value.items()}
+            else:
+                options[key] = value
+        systems.append(System(sid, participant, str(s.get("description", "")), files, options))
+    if len({s.id for s in systems}) != len(systems):
+        raise CampaignError(f"{path}: {where}.systems: expected distinct system ids")
+    options = {k: v for k, v in t.items() if k not in ("id", "family", "name", "corpora", "systems")}
+    return Task(tid, family, str(t.get("name", tid)), tuple(corpora), tuple(systems), options)
+
+
+def _table(doc, key, path):
+    value = doc.get(key)
+    if not isinstance(value, dict):
+        raise CampaignError(f"{path}: [{key}]: expected a table, found {type(value).__name__}")
+    return value
+
+
+def _list(doc, key, path):
+    value = doc.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+        raise CampaignError(f"{path}: [[{key}]]: expected an array of tables")
+    return value
+
+
+def _ident(table, key, where, path) -> str:
+    value = table.get(key)
+    if not isinstance(value, str) or not _ID.match(value):
+        raise CampaignError(f"{path}: {where}.{key}: expected an identifier (letters, digits, _ . -), found {value!r}")
+    return value
+
+
+def _file(root: Path, value, where, path) -> Path:
+    if not isinstance(value, str) or not value:
+        raise CampaignError(f"{path}: {where}: expected a file path, found {value!r}")
+    return (root / value).resolve()

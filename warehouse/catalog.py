@@ -1,0 +1,165 @@
+"""The catalog: runs, campaign declarations, input versions and scoring states.
+
+Shared by every family. A family stages its files through :func:`stage_file`, which hashes the
+content, skips what is already the latest version, parses with the family's reader, and records
+the file as accepted or rejected (with the reader's ``file:line`` message) in one transaction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Callable
+
+import duckdb
+import pyarrow as pa
+
+from etl.errors import InputError
+from warehouse import __version__
+from warehouse.campaign import Campaign
+from warehouse.db import one
+
+
+@dataclass
+class RunContext:
+    """What every step of one run shares: the connection, the campaign, the run id, counters."""
+
+    con: duckdb.DuckDBPyConnection
+    campaign: Campaign
+    run_id: int
+    quiet: bool = False
+    loaded: int = 0
+    scored: int = 0
+    rejections: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def start_run(con: duckdb.DuckDBPyConnection, campaign: Campaign, command: str, quiet: bool = False) -> RunContext:
+    """Open a run row and record the campaign's declarations (participants, systems, corpora)."""
+    run_id = one(con, "SELECT coalesce(max(run_id), 0) + 1 FROM cat_run")[0]
+    con.execute("INSERT INTO cat_run (run_id, campaign, command, code_version, started_at, status) "
+                "VALUES (?, ?, ?, ?, ?, 'running')", [run_id, campaign.id, command, __version__, _now()])
+    _declare(con, campaign, run_id)
+    return RunContext(con, campaign, run_id, quiet)
+
+
+def finish_run(ctx: RunContext, status: str | None = None, message: str = "") -> str:
+    """Close the run row; the status is ``rejected-inputs`` when any input was rejected."""
+    status = status or ("rejected-inputs" if ctx.rejections else "ok")
+    ctx.con.execute("UPDATE cat_run SET finished_at = ?, status = ?, loaded = ?, scored = ?, rejected = ?, "
+                    "message = ? WHERE run_id = ?",
+                    [_now(), status, ctx.loaded, ctx.scored, len(ctx.rejections), message, ctx.run_id])
+    return status
+
+
+def _declare(con, campaign: Campaign, run_id: int) -> None:
+    con.begin()
+    try:
+        c = campaign.id
+        con.execute("DELETE FROM cat_campaign WHERE campaign = ?", [c])
+        con.execute("INSERT INTO cat_campaign VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    [c, campaign.name, campaign.description, str(campaign.root), campaign.bootstrap,
+                     campaign.seed, run_id])
+        con.execute("DELETE FROM cat_participant WHERE campaign = ?", [c])
+        con.executemany("INSERT INTO cat_participant VALUES (?, ?, ?, ?, ?, ?)",
+                        [[c, p.id, p.name, p.publication, p.organiser, p.code(c)]
+                         for p in campaign.participants.values()])
+        for table in ("cat_system", "cat_corpus"):
+            con.execute(f"DELETE FROM {table} WHERE campaign = ?", [c])
+        for task in campaign.tasks:
+            con.executemany("INSERT INTO cat_system VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                            [[c, task.id, s.id, s.participant, campaign.label(s),
+                              campaign.participants[s.participant].organiser, s.description,
+                              json.dumps(s.options)] for s in task.systems])
+            con.executemany("INSERT INTO cat_corpus VALUES (?, ?, ?, ?, ?)",
+                            [[c, task.id, task.family, k.id, k.phase] for k in task.corpora])
+        con.commit()
+    except Exception:
+        con.rollback()
+        raise
+
+
+@dataclass(frozen=True)
+class Slot:
+    """Where an input file belongs: a reference-side file has ``system == ''``."""
+
+    task: str
+    corpus: str
+    system: str
+    role: str
+
+
+def stage_file(ctx: RunContext, slot: Slot, path: Path,
+               read: Callable[[Path, bytes], pa.Table],
+               stage: Callable[[duckdb.DuckDBPyConnection, str, pa.Table], None],
+               check: Callable[[pa.Table], None] | None = None) -> bool:
+    """Load one input file if its content is new for its slot. Returns True when it changed.
+
+    ``read(path, data)`` parses (raising :class:`InputError`), ``check(table)`` validates against
+    other inputs, ``stage(con, sha256, table)`` inserts the staged rows. A rejected file is
+    recorded with its message and leaves the staged data and the results untouched.
+    """
+    con = ctx.con
+    data = path.read_bytes() if path.is_file() else None
+    sha = hashlib.sha256(data).hexdigest() if data is not None else ""
+    latest = one(con,
+        "SELECT sha256, status, error FROM cat_input_latest WHERE campaign = ? AND task = ? AND corpus = ? "
+        "AND system = ? AND role = ?", [ctx.campaign.id, slot.task, slot.corpus, slot.system, slot.role])
+    if latest is not None and latest[0] == sha:
+        if latest[1] == "rejected":
+            ctx.rejections.append(latest[2])
+        return False
+    try:
+        if data is None:
+            raise InputError(path, None, "a readable file", "nothing (missing file)")
+        table = read(path, data)
+        if check is not None:
+            check(table)
+    except InputError as err:
+        _record(con, ctx, slot, path, sha, None, "rejected", str(err))
+        ctx.rejections.append(str(err))
+        return True
+    con.begin()
+    try:
+        if not one(con, "SELECT 1 FROM cat_input WHERE sha256 = ? AND status = 'accepted' AND role = ? LIMIT 1",
+                           [sha, slot.role]):
+            stage(con, sha, table)
+        _record(con, ctx, slot, path, sha, table.num_rows, "accepted", None)
+        con.commit()
+    except Exception:
+        con.rollback()
+        raise
+    ctx.loaded += 1
+    return True
+
+
+def _record(con, ctx, slot, path, sha, rows, status, error):
+    con.execute("INSERT INTO cat_input VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [ctx.campaign.id, slot.task, slot.corpus, slot.system, slot.role, sha, str(path),
+                 rows, status, error, ctx.run_id, _now()])
+
+
+def current_inputs(con, campaign: str, task: str) -> dict[tuple[str, str, str], str]:
+    """(corpus, system, role) -> sha256 of the latest accepted version."""
+    rows = con.execute("SELECT corpus, system, role, sha256 FROM cat_input_current WHERE campaign = ? AND task = ?",
+                       [campaign, task]).fetchall()
+    return {(c, s, r): sha for c, s, r, sha in rows}
+
+
+def scoring_state(con, campaign: str, task: str) -> dict[tuple[str, str], str]:
+    """(corpus, system) -> state fingerprint of the current results."""
+    rows = con.execute("SELECT corpus, system, state FROM cat_scoring WHERE campaign = ? AND task = ?",
+                       [campaign, task]).fetchall()
+    return {(c, s): st for c, s, st in rows}
+
+
+def fingerprint(payload: dict) -> str:
+    """Stable hash of a JSON-able payload (inputs, options, code version)."""
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def _now() -> datetime:
+    return datetime.now().replace(microsecond=0)

@@ -1,0 +1,190 @@
+"""The ``scorehouse`` command line (click). Results go to stdout; progress and logs to stderr."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from etl.errors import InputError
+from warehouse import __version__
+from warehouse.campaign import CampaignError
+
+DEFAULT_DB = "scorehouse.duckdb"
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="scorehouse")
+def main() -> None:
+    """scorehouse: a batch scoring warehouse for evaluation campaigns.
+
+    Load references and submissions into a DuckDB warehouse, score every variant the protocol
+    defines, query the results in SQL, publish HTML bulletins.
+    """
+
+
+def _campaign_options(func):
+    func = click.option("--db", type=click.Path(dir_okay=False), default=DEFAULT_DB, show_default=True,
+                        help="The DuckDB warehouse file (created if absent).")(func)
+    func = click.option("--quiet", "-q", is_flag=True, help="No progress bars.")(func)
+    return click.argument("campaign_dir", type=click.Path(exists=True, file_okay=False))(func)
+
+
+def _run_steps(campaign_dir, db, out, steps, force, quiet) -> None:
+    from warehouse.pipeline import run
+
+    try:
+        result = run(campaign_dir, db, out, steps=steps, force=force, quiet=quiet)
+    except (CampaignError, InputError) as err:
+        raise click.ClickException(str(err)) from None
+    click.echo(result.summary(), err=True)
+    sys.exit(result.exit_code)
+
+
+@main.command("run")
+@_campaign_options
+@click.option("--out", type=click.Path(file_okay=False), default="bulletins", show_default=True,
+              help="Folder for the HTML bulletins and the CSV / Parquet / Markdown / LaTeX tables.")
+@click.option("--force", is_flag=True, help="Recompute every unit even if nothing changed.")
+def run_command(campaign_dir, db, quiet, out, force):
+    """The nightly job: load what changed, score what changed, re-render the bulletins.
+
+    Exit code 0 when everything was accepted, 2 when an input file was rejected (the rest of
+    the campaign is still scored; the rejected file's previous results stay).
+    """
+    _run_steps(campaign_dir, db, out, ("load", "score", "report"), force, quiet)
+
+
+@main.command("load")
+@_campaign_options
+def load_command(campaign_dir, db, quiet):
+    """Load (stage) every changed reference and submission file of the campaign."""
+    _run_steps(campaign_dir, db, None, ("load",), False, quiet)
+
+
+@main.command("score")
+@_campaign_options
+@click.option("--force", is_flag=True, help="Recompute every unit even if nothing changed.")
+def score_command(campaign_dir, db, quiet, force):
+    """Score every unit (task x corpus x system) whose loaded inputs changed."""
+    _run_steps(campaign_dir, db, None, ("score",), force, quiet)
+
+
+@main.command("report")
+@_campaign_options
+@click.option("--out", type=click.Path(file_okay=False), default="bulletins", show_default=True)
+def report_command(campaign_dir, db, quiet, out):
+    """Render the bulletins and result tables from the warehouse as it is."""
+    _run_steps(campaign_dir, db, out, ("report",), False, quiet)
+
+
+@main.command("sql")
+@click.argument("query")
+@click.option("--db", type=click.Path(exists=True, dir_okay=False), default=DEFAULT_DB, show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table", show_default=True)
+def sql_command(query, db, fmt):
+    """Answer an ad hoc query on the warehouse (read-only), e.g.
+
+    scorehouse sql "SELECT corpus, system, method, wer FROM mart_wer_scores ORDER BY wer"
+    """
+    import duckdb
+    import polars as pl
+
+    con = duckdb.connect(db, read_only=True)
+    try:
+        frame = con.sql(query).pl()
+    except duckdb.Error as err:
+        raise click.ClickException(str(err)) from None
+    finally:
+        con.close()
+    if fmt == "csv":
+        click.echo(frame.write_csv(), nl=False)
+    elif fmt == "json":
+        click.echo(json.dumps(frame.to_dicts(), ensure_ascii=False, default=str))
+    else:
+        with pl.Config(tbl_rows=200, tbl_cols=30, fmt_str_lengths=80, tbl_width_chars=200):
+            click.echo(frame)
+
+
+@main.command("wer")
+@click.argument("reference", type=click.Path(exists=True, dir_okay=False))
+@click.argument("hypothesis", type=click.Path(exists=True, dir_okay=False))
+@click.option("--method", type=click.Choice(["none", "m1", "m2", "m3", "m4"]), default="none", show_default=True,
+              help="Normalisation method (spec/wer.md); none scores the tokens as they are.")
+@click.option("--case", type=click.Choice(["sensitive", "insensitive"]), default="sensitive", show_default=True)
+@click.option("--costs", type=click.Choice(["sclite", "levenshtein"]), default="sclite", show_default=True,
+              help="sclite: weights 0/3/3/4 and sclite's tie-breaking; levenshtein: unit costs.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+def wer_command(reference, hypothesis, method, case, costs, as_json):
+    """Score two NIST trn files (`text (utterance_id)` per line) through the warehouse pipeline.
+
+    A reference utterance with no hypothesis is scored as an empty hypothesis and reported as
+    missing. Exit code 2 when the hypothesis file is rejected.
+    """
+    from warehouse.families.wer import one_shot_report
+    from warehouse.pipeline import one_shot_campaign, run_one_shot
+
+    campaign = one_shot_campaign("wer", Path(reference), Path(hypothesis),
+                                 {"methods": [method], "case": case, "costs": costs, "intervals": False})
+    try:
+        con, result = run_one_shot(campaign)
+    except (CampaignError, InputError) as err:
+        raise click.ClickException(str(err)) from None
+    if result.rejections:
+        for message in result.rejections:
+            click.echo(f"rejected: {message}", err=True)
+        sys.exit(2)
+    report = one_shot_report(con, campaign)
+    if as_json:
+        sys.stdout.write(json.dumps(report, ensure_ascii=False) + "\n")
+    else:
+        click.echo(_sum_report(report, reference, hypothesis))
+
+
+def _sum_report(report: dict, reference: str, hypothesis: str) -> str:
+    t = report["totals"]
+    n = t["N"] or 1
+    missing = len(report["missing"])
+    sentence_errors = sum(1 for u in report["utterances"] if u["S"] + u["D"] + u["I"])
+    snt = max(len(report["utterances"]), 1)
+    rows = [
+        f"reference:  {reference}",
+        f"hypothesis: {hypothesis}",
+        f"signature:  {report['signature']}",
+        "",
+        f"{'# Snt':>7} {'# Wrd':>8} | {'Corr':>6} {'Sub':>6} {'Del':>6} {'Ins':>6} {'Err':>6} | {'S.Err':>6}",
+        f"{len(report['utterances']):>7} {t['N']:>8} | {100 * t['C'] / n:>6.1f} {100 * t['S'] / n:>6.1f} "
+        f"{100 * t['D'] / n:>6.1f} {100 * t['I'] / n:>6.1f} {100 * (t['wer'] or 0):>6.1f} | "
+        f"{100 * sentence_errors / snt:>6.1f}",
+        "",
+        f"WER = (S + D + I) / N = ({t['S']} + {t['D']} + {t['I']}) / {t['N']} = "
+        + (f"{100 * t['wer']:.2f} %" if t["wer"] is not None else "undefined (N = 0)"),
+    ]
+    if missing:
+        rows.append(f"{missing} reference utterance(s) had no hypothesis (scored as empty)")
+    return "\n".join(rows)
+
+
+@main.command("demo")
+@click.option("--out", type=click.Path(file_okay=False), default="demo", show_default=True,
+              help="Folder for the demo campaign, its warehouse and its bulletins.")
+@click.option("--scale", type=float, default=1.0, show_default=True, help="Multiply the corpus sizes.")
+@click.option("--quiet", "-q", is_flag=True)
+def demo_command(out, scale, quiet):
+    """Build the bundled demo campaign, score it into a DuckDB warehouse, write its bulletins."""
+    from warehouse.demo import write_demo_campaign
+    from warehouse.pipeline import run
+
+    out = Path(out)
+    toml = write_demo_campaign(out / "campaign", scale=scale)
+    result = run(toml.parent, out / "demo.duckdb", out / "bulletins", quiet=quiet)
+    click.echo(result.summary(), err=True)
+    click.echo(f"open {out / 'bulletins' / 'index.html'}; query with: scorehouse sql --db {out / 'demo.duckdb'} "
+               "\"SELECT * FROM mart_wer_scores\"", err=True)
+    sys.exit(result.exit_code)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,61 @@
+"""The DuckDB warehouse: open it, apply every table and view of ``sql/``, run build statements.
+
+Each ``sql/<folder>/<table>.sql`` file holds the DDL of one table or view and, after a
+``-- @build`` line, the statement that fills it for one unit (named parameters ``$campaign``,
+``$task``, ...). Files are read with importlib.resources, so a non-editable install works.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import resources
+from pathlib import Path
+
+import duckdb
+import polars as pl
+
+_LAYERS = ("cat", "stg", "int", "fct", "hist", "mart")
+_BUILD = "-- @build"
+
+
+def connect(path: str | Path | None = None) -> duckdb.DuckDBPyConnection:
+    """Open (or create) the warehouse file, or an in-memory warehouse when ``path`` is None."""
+    con = duckdb.connect(":memory:" if path is None else str(path))
+    con.execute("SET preserve_insertion_order = true")
+    return con
+
+
+@cache
+def sql_files(folder: str) -> dict[str, str]:
+    """The .sql files of one folder of the ``sql`` package, by table name, in layer order."""
+    files = {entry.name[:-4]: entry.read_text(encoding="utf-8")
+             for entry in resources.files("sql").joinpath(folder).iterdir()
+             if entry.name.endswith(".sql")}
+    return dict(sorted(files.items(), key=lambda kv: (_LAYERS.index(kv[0].split("_")[0]), kv[0])))
+
+
+def apply_schema(con: duckdb.DuckDBPyConnection, folders: list[str]) -> None:
+    """Create every table and view of the given folders (idempotent)."""
+    for folder in folders:
+        for text in sql_files(folder).values():
+            con.execute(text.split(_BUILD)[0])
+
+
+def build(con: duckdb.DuckDBPyConnection, folder: str, table: str, **params) -> None:
+    """Run the ``-- @build`` statement of ``sql/<folder>/<table>.sql`` with named parameters."""
+    text = sql_files(folder)[table]
+    if _BUILD not in text:
+        raise KeyError(f"sql/{folder}/{table}.sql has no build statement")
+    con.execute(text.split(_BUILD)[1], params)
+
+
+def frame(con: duckdb.DuckDBPyConnection, query: str, params=None) -> pl.DataFrame:
+    """Run a query and return its result as a Polars frame (through Arrow, no copy per row)."""
+    return con.sql(query, params=params).pl()
+
+
+def one(con: duckdb.DuckDBPyConnection, query: str, params=None) -> tuple | None:
+    """The first row of a query, or None; the result is read to its end so that the
+    connection is free for the next statement."""
+    rows = con.execute(query, params or []).fetchall()
+    return rows[0] if rows else None

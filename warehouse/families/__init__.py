@@ -1,0 +1,25 @@
+"""The registry of task families. A family module provides ``SQL_FOLDER``, ``load(ctx, task)``,
+``score(ctx, task, force)`` and ``report(con, campaign, task, out)``; adding a family is one
+entry here and touches no other family."""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from warehouse.campaign import CampaignError
+from warehouse.families import wer
+
+FAMILIES: dict[str, ModuleType] = {"wer": wer}
+
+
+def family(name: str) -> ModuleType:
+    """The module of a family, or a CampaignError naming the known ones."""
+    try:
+        return FAMILIES[name]
+    except KeyError:
+        raise CampaignError(f"unknown task family {name!r}; expected one of {sorted(FAMILIES)}") from None
+
+
+def sql_folders() -> list[str]:
+    """Every SQL folder to apply: the catalog first, then each family's."""
+    return ["catalog", *(m.SQL_FOLDER for m in FAMILIES.values())]

@@ -1,0 +1,320 @@
+"""The ``wer`` task family in the warehouse: load trn files, score units, compute intervals.
+
+Inputs per corpus: ``reference`` (NIST trn) and optional ``metadata`` (TSV: utt_id, speaker,
+category, interpretation, interpretation_comments, any other column). Per system and corpus:
+``hypotheses`` (trn) and optional ``interpretations`` (TSV: utt_id, interpretation).
+Task options: ``methods`` (default m1-m4), ``case``, ``[tasks.markers]``, ``costs``
+(``sclite`` or ``levenshtein``), ``intervals`` (default true: bootstrap intervals and paired
+tests). System option: ``comment_detection``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+from rich.progress import Progress
+
+from etl.errors import InputError
+from etl.trn import read_trn
+from etl.tsv import read_tsv
+from scorers import bootstrap
+from scorers.alignment import LEVENSHTEIN, SCLITE, Costs
+from scorers.wer import CASES, METHODS, Markers, align_tokens, normalise, signature
+from warehouse import __version__
+from warehouse.campaign import CampaignError, Task
+from warehouse.catalog import RunContext, Slot, current_inputs, fingerprint, scoring_state, stage_file
+from warehouse.db import build, frame, one
+
+SQL_FOLDER = "wer"
+COSTS = {"sclite": SCLITE, "levenshtein": LEVENSHTEIN}
+_UNIT_TABLES = ("int_wer_aligned_utterance", "fct_wer_utterance", "fct_ier_utterance")
+
+
+@cache
+def code_version() -> str:
+    """Package version plus a hash of the family's scoring code and SQL: a change re-scores."""
+    parts = [resources.files("scorers").joinpath(n).read_text(encoding="utf-8")
+             for n in ("wer.py", "alignment.py", "bootstrap.py")]
+    parts += [e.read_text(encoding="utf-8") for e in sorted(resources.files("sql").joinpath("wer").iterdir(),
+                                                              key=lambda e: e.name) if e.name.endswith(".sql")]
+    return f"{__version__}+{fingerprint({'code': parts})[:8]}"
+
+
+@dataclass(frozen=True)
+class Options:
+    """A task's scoring options, checked."""
+
+    methods: tuple[str, ...]
+    case: str
+    markers: Markers
+    costs: Costs
+
+    @classmethod
+    def of(cls, task: Task) -> "Options":
+        o = task.options
+        methods = tuple(o.get("methods", ("m1", "m2", "m3", "m4")))
+        bad = [m for m in methods if m not in METHODS]
+        if bad or not methods:
+            raise CampaignError(f"task {task.id}: methods: expected some of {METHODS}, found {list(methods)}")
+        case = o.get("case", "sensitive")
+        if case not in CASES:
+            raise CampaignError(f"task {task.id}: case: expected one of {CASES}, found {case!r}")
+        costs = o.get("costs", "sclite")
+        if costs not in COSTS:
+            raise CampaignError(f"task {task.id}: costs: expected one of {sorted(COSTS)}, found {costs!r}")
+        try:
+            markers = Markers.from_mapping(o.get("markers"))
+        except ValueError as err:
+            raise CampaignError(f"task {task.id}: markers: {err}") from None
+        for corpus in task.corpora:
+            if "reference" not in corpus.files:
+                raise CampaignError(f"task {task.id}: corpus {corpus.id}: expected a 'reference' file")
+        return cls(methods, case, markers, COSTS[costs])
+
+    def signature(self, method: str) -> str:
+        return signature(method, self.case, self.markers, self.costs, code_version())
+
+
+# ---------------------------------------------------------------- load
+
+def load(ctx: RunContext, task: Task) -> None:
+    """Stage every changed input file of the task (references first, so hypotheses are checked
+    against the reference they will be scored on)."""
+    options = Options.of(task)
+    con = ctx.con
+    con.execute("DELETE FROM stg_wer_markers WHERE campaign = ? AND task = ?", [ctx.campaign.id, task.id])
+    con.executemany("INSERT INTO stg_wer_markers VALUES (?, ?, ?, ?)",
+                    [[ctx.campaign.id, task.id, r["meaning"], r["token"]] for r in options.markers.rows()])
+    for corpus in task.corpora:
+        stage_file(ctx, Slot(task.id, corpus.id, "", "reference"), corpus.files["reference"], read_trn, _stage_trn)
+        if "metadata" in corpus.files:
+            stage_file(ctx, Slot(task.id, corpus.id, "", "metadata"), corpus.files["metadata"], read_tsv, _stage_metadata)
+        ref_ids = _reference_ids(ctx, task.id, corpus.id)
+        for system in task.systems:
+            if corpus.id in system.files.get("hypotheses", {}):
+                path = system.files["hypotheses"][corpus.id]
+                stage_file(ctx, Slot(task.id, corpus.id, system.id, "hypotheses"), path, read_trn, _stage_trn,
+                           check=lambda t, p=path: check_ids(t, ref_ids, p))
+            if corpus.id in system.files.get("interpretations", {}):
+                stage_file(ctx, Slot(task.id, corpus.id, system.id, "interpretations"),
+                           system.files["interpretations"][corpus.id],
+                           lambda p, d: read_tsv(p, required=("interpretation",)), _stage_interpretations)
+
+
+def check_ids(hyp: pa.Table, ref_ids: set[str] | None, path) -> None:
+    """Reject a submission whose ids are not all in the reference, listing the first ones."""
+    if ref_ids is None:
+        return
+    ids = hyp.column("utt_id").to_pylist()
+    unknown = [(line, u) for line, u in zip(hyp.column("line_no").to_pylist(), ids) if u not in ref_ids]
+    if unknown:
+        listed = ", ".join(repr(u) for _, u in unknown[:5]) + (" ..." if len(unknown) > 5 else "")
+        raise InputError(path, unknown[0][0], "utterance ids of the reference",
+                         f"{len(unknown)} unknown id(s): {listed}")
+
+
+def _reference_ids(ctx: RunContext, task: str, corpus: str) -> set[str] | None:
+    sha = current_inputs(ctx.con, ctx.campaign.id, task).get((corpus, "", "reference"))
+    if sha is None:
+        return None
+    return {r[0] for r in ctx.con.execute("SELECT utt_id FROM stg_wer_trn WHERE sha256 = ?", [sha]).fetchall()}
+
+
+def _stage_trn(con, sha: str, table: pa.Table) -> None:
+    staged = table.append_column("sha256", pa.array([sha] * table.num_rows, pa.string()))
+    con.execute("INSERT INTO stg_wer_trn SELECT sha256, line_no, utt_id, text FROM staged")
+
+
+def _stage_metadata(con, sha: str, table: pa.Table) -> None:
+    long = (pl.from_arrow(table).unpivot(index="utt_id", variable_name="field", value_name="value")
+            .with_columns(pl.lit(sha).alias("sha256")).to_arrow())
+    con.execute("INSERT INTO stg_wer_metadata SELECT sha256, utt_id, field, value FROM long")
+
+
+def _stage_interpretations(con, sha: str, table: pa.Table) -> None:
+    staged = table.append_column("sha256", pa.array([sha] * table.num_rows, pa.string()))
+    con.execute("INSERT INTO stg_wer_interpretation SELECT sha256, utt_id, interpretation FROM staged")
+
+
+# ---------------------------------------------------------------- score
+
+def score(ctx: RunContext, task: Task, force: bool = False) -> None:
+    """Recompute every (corpus, system) unit whose inputs, options or code changed, then the
+    bootstrap intervals and paired tests of the corpora that changed."""
+    options = Options.of(task)
+    con, campaign = ctx.con, ctx.campaign.id
+    inputs = current_inputs(con, campaign, task.id)
+    states = scoring_state(con, campaign, task.id)
+    _drop_undeclared(ctx, task)
+    todo = []
+    for corpus in task.corpora:
+        for system in task.systems:
+            unit = {role: inputs.get((corpus.id, side, role)) for side, role in (
+                ("", "reference"), ("", "metadata"), (system.id, "hypotheses"), (system.id, "interpretations"))}
+            if unit["reference"] is None or unit["hypotheses"] is None:
+                continue
+            state = fingerprint({"inputs": unit, "options": [options.signature(m) for m in options.methods],
+                                 "comment_detection": bool(system.options.get("comment_detection", False))})
+            if force or states.get((corpus.id, system.id)) != state:
+                todo.append((corpus, system, unit, state))
+    changed_corpora = set()
+    with Progress(transient=True, disable=ctx.quiet) as progress:
+        bar = progress.add_task(f"scoring {task.id}", total=len(todo))
+        references: dict[str, pl.DataFrame] = {}
+        for corpus, system, unit, state in todo:
+            if corpus.id not in references:
+                references = {corpus.id: _normalised_reference(con, unit["reference"], options)}
+            try:
+                _score_unit(ctx, task, options, corpus.id, system, unit, state, references[corpus.id])
+                changed_corpora.add(corpus.id)
+                ctx.scored += 1
+            except InputError as err:
+                ctx.rejections.append(str(err))
+            progress.advance(bar)
+    if task.options.get("intervals", True):
+        for corpus_id in sorted(changed_corpora):
+            intervals(ctx, task, options, corpus_id)
+
+
+def _normalised_reference(con, sha: str, options: Options) -> dict:
+    ref = frame(con, "SELECT utt_id, text FROM stg_wer_trn WHERE sha256 = ? ORDER BY line_no", [sha])
+    return {"utt_id": ref["utt_id"],
+            **{m: normalise(ref, m, options.markers, options.case)["tokens"] for m in options.methods}}
+
+
+def _score_unit(ctx, task, options: Options, corpus: str, system, unit: dict, state: str, reference: dict) -> None:
+    con, campaign = ctx.con, ctx.campaign.id
+    hyp = frame(con, "SELECT line_no, utt_id, text FROM stg_wer_trn WHERE sha256 = ?", [unit["hypotheses"]])
+    ref_ids = pl.DataFrame({"utt_id": reference["utt_id"]})
+    extra = hyp.join(ref_ids, on="utt_id", how="anti").sort("line_no")
+    if extra.height:
+        path = one(ctx.con, "SELECT path FROM cat_input_current WHERE campaign = ? AND task = ? AND corpus = ? "
+                               "AND system = ? AND role = 'hypotheses'", [campaign, task.id, corpus, system.id])[0]
+        check_ids(extra.to_arrow(), set(), path)
+    matched = ref_ids.join(hyp, on="utt_id", how="left", maintain_order="left")
+    missing = matched["line_no"].is_null()
+    hyp_texts = matched.select("utt_id", "text")
+    key = {"campaign": campaign, "task": task.id, "corpus": corpus, "system": system.id}
+    con.begin()
+    try:
+        for table in _UNIT_TABLES:
+            con.execute(f"DELETE FROM {table} WHERE campaign = $campaign AND task = $task AND corpus = $corpus "
+                        "AND system = $system", key)
+        for method in options.methods:
+            hyp_tokens = normalise(hyp_texts, method, options.markers, options.case)["tokens"]
+            aligned = align_tokens(reference[method], hyp_tokens, options.costs)
+            rows = pa.table({
+                "utt_id": reference["utt_id"].to_arrow(), "missing": missing.to_arrow(),
+                "ref_tokens": aligned["ref_tokens"], "hyp_tokens": aligned["hyp_tokens"], "ops": aligned["ops"],
+            })
+            con.execute(
+                "INSERT INTO int_wer_aligned_utterance SELECT $campaign, $task, $corpus, $system, $method, "
+                "utt_id, missing, ref_tokens, hyp_tokens, ops, $signature FROM rows",
+                {**key, "method": method, "signature": options.signature(method)})
+        build(con, SQL_FOLDER, "fct_wer_utterance", **key)
+        if unit["metadata"] and unit["interpretations"]:
+            build(con, SQL_FOLDER, "fct_ier_utterance", **key, metadata_sha=unit["metadata"],
+                  interpretation_sha=unit["interpretations"], reject=options.markers.reject_label,
+                  comment_detection=bool(system.options.get("comment_detection", False)))
+        build(con, SQL_FOLDER, "hist_wer_scores", **key, run_id=ctx.run_id, inputs=json.dumps(unit))
+        con.execute("INSERT OR REPLACE INTO cat_scoring VALUES ($campaign, $task, $corpus, $system, $state, "
+                    "$inputs, $run_id, now()::TIMESTAMP)", {**key, "state": state, "inputs": json.dumps(unit),
+                                                            "run_id": ctx.run_id})
+        con.commit()
+    except Exception:
+        con.rollback()
+        raise
+
+
+def _drop_undeclared(ctx: RunContext, task: Task) -> None:
+    """Results of systems or corpora no longer in campaign.toml leave the current tables."""
+    declared = {(c.id, s.id) for c in task.corpora for s in task.systems}
+    for corpus, system in set(scoring_state(ctx.con, ctx.campaign.id, task.id)) - declared:
+        key = {"campaign": ctx.campaign.id, "task": task.id, "corpus": corpus, "system": system}
+        for table in (*_UNIT_TABLES, "cat_scoring", "mart_wer_interval"):
+            ctx.con.execute(f"DELETE FROM {table} WHERE campaign = $campaign AND task = $task AND corpus = $corpus "
+                            "AND system = $system", key)
+        ctx.con.execute("DELETE FROM mart_wer_paired WHERE campaign = $campaign AND task = $task AND corpus = $corpus "
+                        "AND (system_a = $system OR system_b = $system)", key)
+        ctx.notes.append(f"{task.id}/{corpus}/{system}: no longer declared, results removed")
+
+
+def intervals(ctx: RunContext, task: Task, options: Options, corpus: str) -> None:
+    """95 % bootstrap intervals of WER per system and method, and paired tests between systems,
+    all on the same utterance resamples (seed recorded in the campaign)."""
+    con, campaign = ctx.con, ctx.campaign
+    counts = frame(con, (
+        "SELECT system || chr(31) || method AS variant, utt_id, S + D + I AS errors, N FROM fct_wer_utterance "
+        "WHERE campaign = ? AND task = ? AND corpus = ? ORDER BY utt_id, variant"),
+        [campaign.id, task.id, corpus])
+    if counts.height == 0:
+        return
+    errors = counts.pivot(on="variant", index="utt_id", values="errors").sort("utt_id")
+    totals = counts.pivot(on="variant", index="utt_id", values="N").sort("utt_id")
+    columns = [c for c in errors.columns if c != "utt_id"]
+    err = errors.select(columns).fill_null(0).to_numpy().astype(np.float64)
+    n = totals.select(columns).fill_null(0).to_numpy().astype(np.float64)
+    samples = bootstrap.ratio_samples(err, n, campaign.bootstrap, campaign.seed, stream=f"{task.id}/{corpus}")
+    low, high = bootstrap.percentile_interval(samples)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        point = err.sum(0) / np.where(n.sum(0) > 0, n.sum(0), np.nan)
+    systems_methods = [tuple(c.split(chr(31))) for c in columns]
+    interval_rows = [[campaign.id, task.id, corpus, s, m, _f(point[i]), _f(low[i]), _f(high[i]),
+                      campaign.bootstrap, campaign.seed] for i, (s, m) in enumerate(systems_methods)]
+    paired_rows = []
+    for i, (sa, ma) in enumerate(systems_methods):
+        for j, (sb, mb) in enumerate(systems_methods):
+            if ma == mb and sa < sb:
+                delta = samples[:, i] - samples[:, j]
+                lo, hi = bootstrap.percentile_interval(delta[:, None])
+                p = bootstrap.paired_p_value(delta[:, None])[0]
+                paired_rows.append([campaign.id, task.id, corpus, ma, sa, sb, _f(point[i]), _f(point[j]),
+                                    _f(point[i] - point[j]), _f(lo[0]), _f(hi[0]), _f(p),
+                                    campaign.bootstrap, campaign.seed])
+    con.begin()
+    try:
+        for table in ("mart_wer_interval", "mart_wer_paired"):
+            con.execute(f"DELETE FROM {table} WHERE campaign = ? AND task = ? AND corpus = ?", [campaign.id, task.id, corpus])
+        con.executemany("INSERT INTO mart_wer_interval VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", interval_rows)
+        if paired_rows:
+            con.executemany("INSERT INTO mart_wer_paired VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", paired_rows)
+        con.commit()
+    except Exception:
+        con.rollback()
+        raise
+
+
+def _f(x) -> float | None:
+    return None if x is None or not np.isfinite(x) else float(x)
+
+
+# ---------------------------------------------------------------- one-shot
+
+def one_shot_report(con, campaign) -> dict:
+    """The one-shot ``scorehouse wer --json`` object: signature, totals and per-utterance counts
+    with the alignment ops, utterances in reference order; ``missing`` lists the reference ids
+    that had no hypothesis."""
+    task = campaign.tasks[0]
+    totals = one(con, "SELECT C, S, D, I, N, wer, signature FROM mart_wer_scores WHERE campaign = ? AND task = ?",
+                         [campaign.id, task.id])
+    rows = frame(con, (
+        "SELECT f.utt_id AS id, f.C, f.S, f.D, f.I, a.ops, f.missing "
+        "FROM fct_wer_utterance f "
+        "JOIN int_wer_aligned_utterance a USING (campaign, task, corpus, system, method, utt_id) "
+        "JOIN cat_input_current i ON i.campaign = f.campaign AND i.task = f.task AND i.corpus = f.corpus "
+        " AND i.system = '' AND i.role = 'reference' "
+        "JOIN stg_wer_trn t ON t.sha256 = i.sha256 AND t.utt_id = f.utt_id "
+        "WHERE f.campaign = ? AND f.task = ? ORDER BY t.line_no"), [campaign.id, task.id])
+    c, s, d, i, n, wer, sig = totals if totals else (0, 0, 0, 0, 0, None, "")
+    return {
+        "signature": sig,
+        "totals": {"C": c, "S": s, "D": d, "I": i, "N": n, "wer": wer},
+        "utterances": rows.select("id", "C", "S", "D", "I", "ops").to_dicts(),
+        "missing": rows.filter(pl.col("missing"))["id"].to_list(),
+    }

@@ -1,0 +1,115 @@
+"""The nightly job and its steps: load, score, report; and the one-shot in-memory warehouse.
+
+``run`` = ``load`` + ``score`` + ``report``, each of which can also run alone. A run only loads
+files whose content changed, only scores units whose inputs, options or code changed, and only
+re-renders bulletins when a result changed (or the bulletins are missing).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+
+from warehouse.campaign import Campaign, Corpus, Participant, System, Task, load_campaign
+from warehouse.catalog import RunContext, finish_run, start_run
+from warehouse.db import apply_schema, connect
+from warehouse.families import family, sql_folders
+
+STEPS = ("load", "score", "report")
+
+
+@dataclass
+class RunResult:
+    """What a run did, for the CLI to print and to turn into an exit code."""
+
+    run_id: int
+    status: str
+    loaded: int
+    scored: int
+    rejections: list[str]
+    notes: list[str]
+    bulletins: list[Path]
+
+    @property
+    def exit_code(self) -> int:
+        return 2 if self.rejections else 0
+
+    def summary(self) -> str:
+        if self.loaded == 0 and self.scored == 0 and not self.rejections:
+            head = f"run {self.run_id}: nothing changed, nothing recomputed"
+        else:
+            head = (f"run {self.run_id}: {self.loaded} file(s) loaded, {self.scored} unit(s) scored, "
+                    f"{len(self.rejections)} rejected")
+        lines = [head, *(f"  rejected: {r}" for r in self.rejections), *(f"  note: {n}" for n in self.notes)]
+        lines += [f"  bulletin: {b}" for b in self.bulletins]
+        return "\n".join(lines)
+
+
+def open_warehouse(db: str | Path | None) -> duckdb.DuckDBPyConnection:
+    """Open the warehouse file (None: in memory) with every table and view in place."""
+    con = connect(db)
+    apply_schema(con, sql_folders())
+    return con
+
+
+def run(campaign_dir: str | Path, db: str | Path, out: str | Path | None,
+        steps: tuple[str, ...] = STEPS, force: bool = False, quiet: bool = False) -> RunResult:
+    """Run the given steps of the nightly job on a campaign directory."""
+    campaign = load_campaign(campaign_dir)
+    for task in campaign.tasks:
+        family(task.family)  # fail early on an unknown family
+    con = open_warehouse(db)
+    try:
+        ctx = start_run(con, campaign, "+".join(steps) if steps != STEPS else "run", quiet)
+        return _execute(ctx, steps, out, force)
+    finally:
+        con.close()
+
+
+def _execute(ctx: RunContext, steps, out, force: bool) -> RunResult:
+    bulletins: list[Path] = []
+    try:
+        for task in ctx.campaign.tasks:
+            if "load" in steps:
+                family(task.family).load(ctx, task)
+        scored_before = ctx.scored
+        for task in ctx.campaign.tasks:
+            if "score" in steps:
+                family(task.family).score(ctx, task, force=force)
+        if "report" in steps and out is not None:
+            from reports.render import render_campaign  # matplotlib is imported only when reporting
+
+            out = Path(out)
+            stale = not (out / "index.html").exists() or ctx.scored > scored_before or force or steps == ("report",)
+            if stale:
+                bulletins = render_campaign(ctx.con, ctx.campaign, out)
+            else:
+                ctx.notes.append(f"bulletins in {out} are up to date")
+    except BaseException as err:
+        finish_run(ctx, "failed", f"{type(err).__name__}: {err}")
+        raise
+    status = finish_run(ctx)
+    return RunResult(ctx.run_id, status, ctx.loaded, ctx.scored, ctx.rejections, ctx.notes, bulletins)
+
+
+def one_shot_campaign(family_name: str, reference: Path, system: Path, options: dict,
+                      ref_role: str = "reference", sys_role: str = "hypotheses") -> Campaign:
+    """A campaign of one corpus and one system, for ``scorehouse wer REF HYP`` and the like."""
+    task = Task(
+        id=family_name, family=family_name, name=family_name,
+        corpora=(Corpus("ref", "test", {ref_role: Path(reference)}),),
+        systems=(System("sys", "one-shot", "", {sys_role: {"ref": Path(system)}}),),
+        options=options,
+    )
+    return Campaign(id="one-shot", name="one-shot", description="", root=Path.cwd(), phases={"test": "test"},
+                    participants={"one-shot": Participant("one-shot", "one-shot")}, tasks=(task,),
+                    bootstrap=1000, seed=12345)
+
+
+def run_one_shot(campaign: Campaign, quiet: bool = True) -> tuple[duckdb.DuckDBPyConnection, RunResult]:
+    """Load and score a one-shot campaign in an in-memory warehouse (the nightly job's code path)."""
+    con = open_warehouse(None)
+    ctx = start_run(con, campaign, "one-shot", quiet)
+    return con, _execute(ctx, ("load", "score"), None, force=False)
