@@ -14,10 +14,12 @@ import pyarrow as pa
 from etl.errors import InputError, decode_utf8, shorten
 
 
-def read_tsv(path: str | Path, key: str = "utt_id", required: tuple[str, ...] = ()) -> pa.Table:
-    """Read a headed TSV into an Arrow table of strings, checking shape, key and columns."""
+def read_tsv(path: str | Path, data: bytes | None = None, key: str = "utt_id",
+             required: tuple[str, ...] = ()) -> pa.Table:
+    """Read a headed TSV (``data``: its bytes, if already read) into an Arrow table of strings,
+    checking shape, key and columns."""
     path = Path(path)
-    lines = decode_utf8(path, path.read_bytes()).split("\n")
+    lines = decode_utf8(path, path.read_bytes() if data is None else data).split("\n")
     if not lines or not lines[0].strip():
         raise InputError(path, 1, f"a header line naming the columns ({key}, ...)", "an empty line")
     header = lines[0].rstrip("\r").split("\t")

@@ -1,5 +1,6 @@
 """The registry of task families. A family module provides ``SQL_FOLDER``, ``load(ctx, task)``,
-``score(ctx, task, force)`` and ``report(con, campaign, task, out)``; adding a family is one
+``score(ctx, task, force)`` and ``page_data(con, campaign, task, out)`` (rendered with
+reports/templates/<family>.html); adding a family is one
 entry here and touches no other family."""
 
 from __future__ import annotations

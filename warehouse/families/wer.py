@@ -104,7 +104,7 @@ def load(ctx: RunContext, task: Task) -> None:
             if corpus.id in system.files.get("interpretations", {}):
                 stage_file(ctx, Slot(task.id, corpus.id, system.id, "interpretations"),
                            system.files["interpretations"][corpus.id],
-                           lambda p, d: read_tsv(p, required=("interpretation",)), _stage_interpretations)
+                           lambda p, d: read_tsv(p, d, required=("interpretation",)), _stage_interpretations)
 
 
 def check_ids(hyp: pa.Table, ref_ids: set[str] | None, path) -> None:
@@ -318,3 +318,10 @@ def one_shot_report(con, campaign) -> dict:
         "utterances": rows.select("id", "C", "S", "D", "I", "ops").to_dicts(),
         "missing": rows.filter(pl.col("missing"))["id"].to_list(),
     }
+
+
+def page_data(con, campaign, task, out):
+    """The bulletin page's data (reports/wer.py), for reports/templates/wer.html."""
+    from reports.wer import page_data as wer_page_data
+
+    return wer_page_data(con, campaign, task, out)

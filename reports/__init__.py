@@ -1,0 +1,1 @@
+"""Bulletins: Jinja templates (one per family + base), the renderer, chart and table helpers."""

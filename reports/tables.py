@@ -1,0 +1,47 @@
+"""Result tables as files organisers paste elsewhere: CSV, Parquet, Markdown, LaTeX."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+
+def export(frame: pl.DataFrame, out: Path, stem: str) -> list[Path]:
+    """Write ``frame`` as ``stem.csv``, ``stem.parquet``, ``stem.md`` and ``stem.tex`` in ``out``."""
+    out.mkdir(parents=True, exist_ok=True)
+    paths = [out / f"{stem}.{ext}" for ext in ("csv", "parquet", "md", "tex")]
+    frame.write_csv(paths[0])
+    frame.write_parquet(paths[1])
+    paths[2].write_text(markdown(frame), encoding="utf-8")
+    paths[3].write_text(latex(frame), encoding="utf-8")
+    return paths
+
+
+def _cells(frame: pl.DataFrame) -> list[list[str]]:
+    return [["" if v is None else (f"{v:.4g}" if isinstance(v, float) else str(v)) for v in row]
+            for row in frame.iter_rows()]
+
+
+def markdown(frame: pl.DataFrame) -> str:
+    """A GitHub-flavoured Markdown table."""
+    head = "| " + " | ".join(frame.columns) + " |"
+    rule = "|" + "|".join("---:" if frame[c].dtype.is_numeric() else "---" for c in frame.columns) + "|"
+    body = ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in _cells(frame)]
+    return "\n".join([head, rule, *body]) + "\n"
+
+
+def latex(frame: pl.DataFrame) -> str:
+    """A booktabs ``tabular`` (numbers right-aligned), special characters escaped."""
+    def esc(text: str) -> str:
+        for a, b in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("$", r"\$"), ("#", r"\#"),
+                     ("_", r"\_"), ("{", r"\{"), ("}", r"\}"), ("~", r"\textasciitilde{}"), ("^", r"\^{}")):
+            text = text.replace(a, b) if a != "\\" else text.replace(a, "\0")
+        return text.replace("\0", r"\textbackslash{}")
+
+    align = "".join("r" if frame[c].dtype.is_numeric() else "l" for c in frame.columns)
+    lines = [f"\\begin{{tabular}}{{{align}}}", r"\toprule",
+             " & ".join(esc(c) for c in frame.columns) + r" \\", r"\midrule"]
+    lines += [" & ".join(esc(c) for c in row) + r" \\" for row in _cells(frame)]
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,160 @@
+"""The WER bulletin page: thesis tables 4.1, 4.9/4.10, 4.11-4.13, breakdowns, intervals, tests.
+
+Only published systems appear (withheld ones are left out, anonymous ones under their code);
+organiser systems are shown apart. Every table carries the signature of its figures. The same
+tables are written as CSV, Parquet, Markdown and LaTeX next to the page.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+
+from reports.charts import grouped_bars
+from reports.tables import export
+from warehouse.db import frame
+
+TOP_ERRORS = 10
+
+
+def page_data(con, campaign, task, out: Path) -> dict:
+    """Everything the ``wer.html`` template shows, and the exported files."""
+    key = [campaign.id, task.id]
+    systems = frame(con, "SELECT system, label, organiser, options FROM cat_system "
+                         "WHERE campaign = ? AND task = ? AND label IS NOT NULL ORDER BY organiser, label", key)
+    methods = list(task.options.get("methods", ["m1", "m2", "m3", "m4"]))
+    headline = task.options.get("headline_method", "m3" if "m3" in methods else methods[-1])
+    official = {r["system"]: _official(json.loads(r["options"] or "{}"), methods, headline)
+                for r in systems.iter_rows(named=True)}
+    visible = systems.select("system", "label", "organiser")
+
+    def published(query: str, params=key, on="system") -> pl.DataFrame:
+        rows = frame(con, query, params)
+        return rows.join(visible, left_on=on, right_on="system", how="inner") if rows.height else rows
+
+    scores = published(
+        "SELECT s.corpus, s.system, s.method, s.utterances, s.missing, s.N, s.wer, s.c_rate, s.i_rate, "
+        "s.s_rate, s.d_rate, i.ci_low, i.ci_high, s.signature FROM mart_wer_scores s "
+        "LEFT JOIN mart_wer_interval i USING (campaign, task, corpus, system, method) "
+        "WHERE s.campaign = ? AND s.task = ?")
+    if scores.height:
+        scores = scores.with_columns(
+            pl.struct("system", "method").map_elements(lambda r: official[r["system"]] == r["method"],
+                                                       return_dtype=pl.Boolean).alias("official"),
+            pl.col("method").replace_strict({m: i for i, m in enumerate(methods)}, default=99).alias("_m"),
+        ).sort("corpus", "organiser", "label", "_m").drop("_m")
+    corpora = frame(con, "SELECT corpus, utterances, reference_words, mean_length FROM mart_wer_corpus "
+                         "WHERE campaign = ? AND task = ? ORDER BY corpus", key)
+    ier = published("SELECT corpus, system, evaluation, interpretable, ier, c_rate, fr / interpretable AS fr_rate, "
+                    "sub / interpretable AS sub_rate, fa / interpretable AS fa_rate FROM mart_ier_scores "
+                    "WHERE campaign = ? AND task = ? ORDER BY corpus, system")
+    by_field = published("SELECT corpus, system, field, value, utterances, N, wer FROM mart_wer_by_metadata "
+                         "WHERE campaign = ? AND task = ? AND method = ? AND field IN ('category', 'speaker')",
+                         [*key, headline])
+    paired = frame(con, "SELECT corpus, system_a, system_b, wer_a, wer_b, delta, ci_low, ci_high, p_value "
+                        "FROM mart_wer_paired WHERE campaign = ? AND task = ? AND method = ? ORDER BY corpus",
+                   [*key, headline])
+    labels = dict(zip(visible["system"], visible["label"]))
+    if paired.height:
+        paired = paired.filter(pl.col("system_a").is_in(list(labels)) & pl.col("system_b").is_in(list(labels)))
+        paired = paired.with_columns(pl.col("system_a").replace_strict(labels).alias("label_a"),
+                                     pl.col("system_b").replace_strict(labels).alias("label_b"))
+    errors = published(
+        "SELECT corpus, system, op, ref_token, hyp_token, n FROM ("
+        " SELECT *, row_number() OVER (PARTITION BY corpus, system, op ORDER BY n DESC, ref_token, hyp_token) AS rn"
+        " FROM mart_wer_confusions WHERE campaign = ? AND task = ? AND method = ?) WHERE rn <= ?",
+        [*key, headline, TOP_ERRORS])
+    rejected = frame(con, "SELECT corpus, system, role, path, error FROM cat_input_latest "
+                          "WHERE campaign = ? AND task = ? AND status = 'rejected' ORDER BY corpus, system", key)
+    rejected = rejected.filter(pl.col("system").is_in(["", *labels])).with_columns(
+        pl.col("system").replace(labels))
+
+    files = _export(out, scores, ier, by_field, paired, corpora)
+    per_corpus = []
+    for corpus in corpora["corpus"].to_list():
+        sc = scores.filter(pl.col("corpus") == corpus) if scores.height else scores
+        per_corpus.append({
+            "id": corpus,
+            "chart": _chart(sc, methods, corpus) if sc.height else "",
+            "groups": [(title, sc.filter(pl.col("organiser") == org).to_dicts())
+                       for title, org in (("Participants", False), ("Organisers (shown apart)", True))
+                       if sc.height and sc.filter(pl.col("organiser") == org).height],
+            "signatures": sorted(set(sc["signature"].to_list())) if sc.height else [],
+            "ier": ier.filter(pl.col("corpus") == corpus).to_dicts() if ier.height else [],
+            "categories": _categories(by_field, corpus),
+            "speakers": _speakers(by_field, corpus),
+            "paired": paired.filter(pl.col("corpus") == corpus).to_dicts() if paired.height else [],
+            "errors": _errors(errors, corpus),
+        })
+    return {"task": task, "methods": methods, "headline": headline, "corpora": corpora.to_dicts(),
+            "per_corpus": per_corpus, "rejected": rejected.to_dicts(), "files": files,
+            "resamples": campaign.bootstrap, "seed": campaign.seed}
+
+
+def _official(options: dict, methods: list[str], headline: str) -> str:
+    """M4 for a run with comment detection, else the headline method (M3), as in the thesis."""
+    return "m4" if options.get("comment_detection") and "m4" in methods else headline
+
+
+def _chart(scores: pl.DataFrame, methods: list[str], corpus: str) -> str:
+    present = [m for m in methods if m in set(scores["method"])]
+    series, low, high = {}, {}, {}
+    for label in scores["label"].unique(maintain_order=True).to_list():
+        rows = {r["method"]: r for r in scores.filter(pl.col("label") == label).iter_rows(named=True)}
+        pct = lambda v: None if v is None else 100 * v  # noqa: E731
+        series[label] = [pct(rows.get(m, {}).get("wer")) for m in present]
+        low[label] = [pct(rows.get(m, {}).get("ci_low")) for m in present]
+        high[label] = [pct(rows.get(m, {}).get("ci_high")) for m in present]
+    return grouped_bars([m.upper() for m in present], series, low, high, "WER (%)",
+                        f"{corpus}: WER per method and system, 95 % bootstrap intervals")
+
+
+def _categories(by_field: pl.DataFrame, corpus: str) -> dict:
+    rows = by_field.filter((pl.col("corpus") == corpus) & (pl.col("field") == "category")) if by_field.height else by_field
+    if not rows.height:
+        return {}
+    values = sorted(rows["value"].unique().to_list())
+    table = {}
+    for r in rows.sort("organiser", "label").iter_rows(named=True):
+        table.setdefault(r["label"], {})[r["value"]] = r
+    return {"values": values, "rows": table}
+
+
+def _speakers(by_field: pl.DataFrame, corpus: str) -> list[dict]:
+    rows = by_field.filter((pl.col("corpus") == corpus) & (pl.col("field") == "speaker")) if by_field.height else by_field
+    if not rows.height:
+        return []
+    return (rows.filter(pl.col("N") > 0).group_by("label", "organiser")
+            .agg(pl.len().alias("speakers"), pl.col("wer").quantile(0.25).alias("q1"),
+                 pl.col("wer").median().alias("median"), pl.col("wer").quantile(0.75).alias("q3"),
+                 pl.col("value").sort_by("wer", descending=True).first().alias("worst"),
+                 pl.col("wer").max().alias("worst_wer"))
+            .sort("organiser", "label").to_dicts())
+
+
+def _errors(errors: pl.DataFrame, corpus: str) -> list[dict]:
+    rows = errors.filter(pl.col("corpus") == corpus) if errors.height else errors
+    out = []
+    for label in (rows["label"].unique(maintain_order=True).to_list() if rows.height else []):
+        mine = rows.filter(pl.col("label") == label).sort("n", descending=True)
+        out.append({"label": label, **{op: mine.filter(pl.col("op") == op).to_dicts() for op in "SDI"}})
+    return out
+
+
+def _export(out: Path, scores, ier, by_field, paired, corpora) -> list[str]:
+    """The published tables, with labels instead of internal system ids."""
+    files = []
+    tables = {
+        "wer_scores": scores.drop("system", "organiser") if scores.height else scores,
+        "ier_scores": ier.drop("system", "organiser") if ier.height else ier,
+        "wer_by_category": by_field.filter(pl.col("field") == "category").drop("system", "organiser")
+        if by_field.height else by_field,
+        "wer_paired": paired.drop("system_a", "system_b") if paired.height else paired,
+        "wer_corpora": corpora,
+    }
+    for stem, table in tables.items():
+        if table.height:
+            files += [p.name for p in export(table, out, stem)]
+    return files
