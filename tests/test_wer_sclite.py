@@ -1,0 +1,216 @@
+"""``scorehouse wer --method none`` against the real NIST sclite binary (SCTK), utterance by utterance.
+
+spec/wer.md requires the default S/D/I split to equal sclite's, tie-breaking included. We generate
+a few hundred utterance pairs (fixed numpy seed) that stress the alignment: empty references and/or
+hypotheses, repeated words, a tiny vocabulary so that equal-cost alignments are frequent, accented
+words, TABs inside the text, utterances of up to ~30 words. sclite scores them (``-o pra``: its
+per-utterance alignment) and we compare per utterance C, S, D, I and the op string derived from
+sclite's REF:/HYP: columns (ref gap -> I, hyp gap -> D, equal -> C, else S), and the corpus totals
+of its raw summary (``-o rsum``).
+
+Observed sclite behaviour the parser relies on (SCTK 2.10): an utterance whose reference and
+hypothesis are both empty has a ``Scores:`` line and no REF:/HYP: lines; an empty reference shows
+``REF:`` as a row of gaps; a gap is a run of ``*``; with ``-s`` tokens are shown as written, without
+it the ASCII letters of erroneous tokens are upper-cased (sclite only folds ASCII case, so the
+case-insensitive comparison mixes case on ASCII letters only).
+
+sclite is required: if it is absent the tests fail (install the Debian package ``sctk``), unless
+``SCOREHOUSE_NO_SCLITE=1`` is set, in which case they are skipped.
+"""
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+SCLITE_DEFAULT = Path("/usr/lib/sctk/bin/sclite")
+
+WORDS = ["a", "b", "c", "la", "le", "de", "été", "à", "ça", "garçon", "déjà", "où", "c'", "est"]
+TIES = ["a", "b", "c"]
+ASCII_MIXED = ["a", "A", "b", "B", "Le", "le", "LE", "oui", "Oui", "non", "NON", "été", "ça"]
+SEPARATORS = [" ", " ", " ", "\t", "  ", " \t ", "\t\t"]
+
+
+def sclite_binary() -> Path:
+    """The sclite executable; fails the calling test when it is missing (skip only on request)."""
+    if os.environ.get("SCOREHOUSE_NO_SCLITE") == "1":
+        pytest.skip("SCOREHOUSE_NO_SCLITE=1: comparison with NIST sclite disabled")
+    if SCLITE_DEFAULT.is_file():
+        return SCLITE_DEFAULT
+    found = shutil.which("sclite")
+    if found:
+        return Path(found)
+    pytest.fail(f"NIST sclite not found at {SCLITE_DEFAULT} nor on PATH: install the Debian package "
+                "'sctk' (apt-get install sctk), or set SCOREHOUSE_NO_SCLITE=1 to skip these tests")
+
+
+# ---------------------------------------------------------------- data
+
+def _join(rng, tokens):
+    """Tokens joined by random whitespace (TABs included), sometimes with leading/trailing blanks."""
+    if not tokens:
+        return ""
+    out = tokens[0]
+    for token in tokens[1:]:
+        out += SEPARATORS[rng.integers(len(SEPARATORS))] + token
+    if rng.random() < 0.1:
+        out = "\t" + out
+    if rng.random() < 0.1:
+        out = out + " \t"
+    return out
+
+
+def _pick(rng, vocabulary, n):
+    return [vocabulary[k] for k in rng.integers(len(vocabulary), size=n)]
+
+
+def _edit(rng, ref, vocabulary):
+    """A hypothesis made from the reference by random substitutions, deletions and insertions."""
+    hyp = []
+    for token in ref:
+        roll = rng.random()
+        if roll < 0.15:
+            continue
+        hyp.append(_pick(rng, vocabulary, 1)[0] if roll < 0.35 else token)
+        if rng.random() < 0.15:
+            hyp += _pick(rng, vocabulary, 1 + rng.integers(2))
+    return hyp
+
+
+def generate_pairs(seed: int, n: int, vocabulary=WORDS) -> list[tuple[list[str], list[str]]]:
+    rng = np.random.default_rng(seed)
+    pairs = [([], []), ([], ["a"]), (["a"], []), (["x", "y"], ["y", "x"]), (["a", "b", "c"], ["c", "a", "b"]),
+             (["la"] * 5, ["la"] * 3), (["la"] * 2, ["la"] * 6), (["a", "x", "y"], ["p", "q", "a"]),
+             (["p", "q", "a"], ["a", "x", "y"])]
+    while len(pairs) < n:
+        kind = rng.integers(7)
+        length = int(rng.integers(0, 31))
+        if kind == 0:  # empty reference
+            pairs.append(([], _pick(rng, vocabulary, int(rng.integers(1, 8)))))
+        elif kind == 1:  # empty hypothesis
+            pairs.append((_pick(rng, vocabulary, int(rng.integers(1, 8))), []))
+        elif kind == 2:  # both random from a 3-word vocabulary: ties everywhere
+            pairs.append((_pick(rng, TIES, int(rng.integers(0, 12))), _pick(rng, TIES, int(rng.integers(0, 12)))))
+        elif kind == 3:  # repeated words
+            word = vocabulary[rng.integers(len(vocabulary))]
+            pairs.append(([word] * int(rng.integers(0, 9)), [word] * int(rng.integers(0, 9))))
+        elif kind == 4:  # independent random utterances
+            pairs.append((_pick(rng, vocabulary, length), _pick(rng, vocabulary, int(rng.integers(0, 31)))))
+        else:  # a realistic hypothesis: the reference with random edits
+            ref = _pick(rng, vocabulary, length)
+            pairs.append((ref, _edit(rng, ref, vocabulary)))
+    return pairs
+
+
+def write_pairs(folder: Path, pairs, seed: int) -> tuple[Path, Path, list[str]]:
+    rng = np.random.default_rng(seed + 1)
+    ids = [f"spk{k % 7}_{k:04d}" for k in range(len(pairs))]
+    ref_lines = [f"{_join(rng, r)} ({u})\n" for u, (r, _) in zip(ids, pairs)]
+    hyp_lines = [f"{_join(rng, h)} ({u})\n" for u, (_, h) in zip(ids, pairs)]
+    assert any("\t" in line for line in ref_lines) and any("\t" in line for line in hyp_lines)
+    ref, hyp = folder / "ref.trn", folder / "hyp.trn"
+    ref.write_text("".join(ref_lines), encoding="utf-8")
+    hyp.write_text("".join(hyp_lines), encoding="utf-8")
+    return ref, hyp, ids
+
+
+# ---------------------------------------------------------------- sclite
+
+def run_sclite(binary: Path, ref: Path, hyp: Path, report: str, case_sensitive: bool) -> str:
+    command = [str(binary), "-r", str(ref), "trn", "-h", str(hyp), "trn", "-i", "spu_id",
+               *(["-s"] if case_sensitive else []), "-o", report, "stdout"]
+    done = subprocess.run(command, capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
+    return done.stdout.decode("utf-8")
+
+
+def _ascii_lower(token: str) -> str:
+    return token.translate(str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz"))
+
+
+def parse_pra(text: str, case_sensitive: bool) -> dict[str, dict]:
+    """Per utterance id: sclite's Scores (C, S, D, I) and the ops derived from its REF/HYP columns."""
+    out = {}
+    for block in re.split(r"^id: ", text, flags=re.M)[1:]:
+        utt_id = re.match(r"\(([^()]+)\)", block).group(1)
+        scores = re.search(r"^Scores: \(#C #S #D #I\) (\d+) (\d+) (\d+) (\d+)", block, re.M)
+        ref = [t for line in re.findall(r"^REF: (.*)$", block, re.M) for t in line.split()]
+        hyp = [t for line in re.findall(r"^HYP: (.*)$", block, re.M) for t in line.split()]
+        assert len(ref) == len(hyp), block
+        ops = []
+        for r, h in zip(ref, hyp):
+            r_gap, h_gap = re.fullmatch(r"\*+", r), re.fullmatch(r"\*+", h)
+            assert not (r_gap and h_gap), block
+            if r_gap:
+                ops.append("I")
+            elif h_gap:
+                ops.append("D")
+            elif r == h if case_sensitive else _ascii_lower(r) == _ascii_lower(h):
+                ops.append("C")
+            else:
+                ops.append("S")
+        counts = tuple(int(x) for x in scores.groups())
+        ops = "".join(ops)
+        # The parser must agree with sclite's own count line, or the comparison means nothing.
+        assert counts == tuple(ops.count(k) for k in "CSDI"), (utt_id, counts, ops, block)
+        out[utt_id] = {"C": counts[0], "S": counts[1], "D": counts[2], "I": counts[3], "ops": ops}
+    return out
+
+
+def parse_rsum(text: str) -> dict[str, int]:
+    """The corpus row of sclite's raw summary: # Snt, # Wrd (N), Corr, Sub, Del, Ins."""
+    row = re.search(r"^\s*\|\s*Sum\s*\|([^|]*)\|([^|]*)\|", text, re.M)
+    snt, wrd = (int(x) for x in row.group(1).split())
+    c, s, d, i = (int(x) for x in row.group(2).split()[:4])
+    return {"utterances": snt, "N": wrd, "C": c, "S": s, "D": d, "I": i}
+
+
+# ---------------------------------------------------------------- comparison
+
+def compare(report: dict, sclite_utterances: dict, rsum: dict, ids, pairs):
+    ours = {u["id"]: u for u in report["utterances"]}
+    assert sorted(ours) == sorted(ids) == sorted(sclite_utterances)
+    mismatches = []
+    for utt_id, (ref, hyp) in zip(ids, pairs):
+        mine = {k: ours[utt_id][k] for k in ("C", "S", "D", "I", "ops")}
+        if mine != sclite_utterances[utt_id]:
+            mismatches.append(f"{utt_id}: ref={ref} hyp={hyp}\n  sclite={sclite_utterances[utt_id]}\n  ours  ={mine}")
+    assert not mismatches, f"{len(mismatches)} utterance(s) differ from sclite:\n" + "\n".join(mismatches[:10])
+    t = report["totals"]
+    assert {k: t[k] for k in ("C", "S", "D", "I", "N")} == {k: rsum[k] for k in ("C", "S", "D", "I", "N")}
+    assert rsum["utterances"] == len(ids)
+    assert t["wer"] == pytest.approx((rsum["S"] + rsum["D"] + rsum["I"]) / rsum["N"])
+
+
+@pytest.mark.parametrize("seed", [11, 2024])
+def test_case_sensitive_alignment_equals_sclite(seed, tmp_path, wer_json):
+    binary = sclite_binary()
+    pairs = generate_pairs(seed, 300)
+    ref, hyp, ids = write_pairs(tmp_path, pairs, seed)
+    report = wer_json(ref, hyp, "--method", "none")
+    assert "align:sclite" in report["signature"]
+    utterances = parse_pra(run_sclite(binary, ref, hyp, "pra", case_sensitive=True), case_sensitive=True)
+    rsum = parse_rsum(run_sclite(binary, ref, hyp, "rsum", case_sensitive=True))
+    compare(report, utterances, rsum, ids, pairs)
+    # The data did stress what it claims to: empty sides, accents, long utterances, many errors.
+    assert any(not r for r, _ in pairs) and any(not h for _, h in pairs) and ([], []) in pairs
+    assert max(len(r) for r, _ in pairs) >= 25
+    assert sum(report["totals"][k] for k in "SDI") > 100
+
+
+def test_case_insensitive_alignment_equals_sclite(tmp_path, wer_json):
+    binary = sclite_binary()
+    seed = 7
+    pairs = generate_pairs(seed, 200, vocabulary=ASCII_MIXED)
+    ref, hyp, ids = write_pairs(tmp_path, pairs, seed)
+    report = wer_json(ref, hyp, "--method", "none", "--case", "insensitive")
+    assert "case:insensitive" in report["signature"]
+    utterances = parse_pra(run_sclite(binary, ref, hyp, "pra", case_sensitive=False), case_sensitive=False)
+    rsum = parse_rsum(run_sclite(binary, ref, hyp, "rsum", case_sensitive=False))
+    compare(report, utterances, rsum, ids, pairs)
+    # Case differences did occur and were scored as correct by both.
+    sensitive = wer_json(ref, hyp, "--method", "none")
+    assert sensitive["totals"]["C"] < report["totals"]["C"]
