@@ -187,7 +187,7 @@ def generate_hypotheses(rng, ref: Flat, category, difficulty, p, vocab_size: int
     primary[sub] = wrong[sub]
     primary[dele] = -1
     # Markers: noise mostly dropped; a false start read as OOV, kept or dropped; comment
-    # delimiters only from a comment-detecting system.
+    # delimiters only from a comment-detecting system (both of a span, in 85 % of utterances).
     m = rng.random(M)
     noise = ref.ids == tok_id[NOISE]
     primary[noise & (m >= 0.3)] = -1
@@ -195,7 +195,8 @@ def generate_hypotheses(rng, ref: Flat, category, difficulty, p, vocab_size: int
     primary[spr & (m < 0.35)] = tok_id[OOV]
     primary[spr & (m >= 0.55)] = -1
     delim = (ref.ids == tok_id[COM_OPEN]) | (ref.ids == tok_id[COM_CLOSE])
-    primary[delim & (~np.bool_(model.comment_detection) | (m >= 0.85))] = -1
+    detected = np.bool_(model.comment_detection) & (rng.random(n) < 0.85)  # per utterance: balanced
+    primary[delim & ~detected[utt]] = -1
     # Insertions after a token (10 % of them OOV).
     inserted = np.where(rng.random(M) < model.ins * factor, rng.choice(V, size=M, p=p), -1)
     inserted = np.where((inserted >= 0) & (rng.random(M) < 0.10), tok_id[OOV], inserted)

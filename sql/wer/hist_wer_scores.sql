@@ -1,5 +1,5 @@
--- hist_wer_scores: every score ever published, one row per recomputation of a unit
--- (run x campaign x task x corpus x system x method), with the input hashes it came from.
+-- hist_wer_scores: every score ever published, with the input hashes it came from.
+-- Grain: run x campaign x task x corpus x system x method (one row per recomputation).
 -- Old rows are never deleted: a revised reference keeps the previous figures as history.
 CREATE TABLE IF NOT EXISTS hist_wer_scores (
     run_id      INTEGER NOT NULL,
