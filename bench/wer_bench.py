@@ -454,6 +454,17 @@ def _summary_line(stderr: str) -> str:
     return found[-1] if found else ""
 
 
+def code_hash() -> str:
+    """Hash of the files that scorehouse's wer ``code_version`` covers: when another edit lands
+    between two campaign runs, every unit is legitimately re-scored, and the timing says so."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for path in sorted([*(ROOT / "scorers").glob("*.py"), *(ROOT / "sql" / "wer").glob("*.sql")]):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
 def _tail(text: str, lines: int = 15) -> str:
     return "\n".join("    " + t for t in text.strip().splitlines()[-lines:])
 
@@ -594,7 +605,14 @@ def main(argv: list[str] | None = None) -> int:
                 changed = change_one_submission(camp)
                 notes.append(f"changed file: {changed.relative_to(workdir)}")
             print(f"timing scorehouse {label} ...", flush=True)
+            before = code_hash()
+            if k > 0 and before != previous_hash:
+                notes.append(f"WARNING: scorers/ or sql/wer/ changed on disk before '{label}': the "
+                             "code version moved, so every unit is re-scored (not a like-for-like timing)")
             m = measure(f"scorehouse {label}", cmd, workdir / f"run{k + 1}.stdout")
+            previous_hash = code_hash()
+            if previous_hash != before:
+                notes.append(f"WARNING: scorers/ or sql/wer/ changed on disk during '{label}'")
             ok = m.rc == 0 and (limit is None or m.wall < limit)
             rows.append(("campaign", m, f"{target}: {'OK' if ok else 'MISSED'}" if limit else
                          ("OK" if m.rc == 0 else "FAILED")))
