@@ -34,15 +34,15 @@ def read_trn(path: str | Path, data: bytes | None = None) -> pa.Table:
         .with_columns(pl.col("raw").str.extract_groups(_LINE).alias("m"))
         .unnest("m")
     )
-    bad = frame.filter(pl.col("utt_id").is_null())
-    if bad.height:
-        row = bad.row(0, named=True)
+    no_id = frame.filter(pl.col("utt_id").is_null()).head(1)
+    again = frame.filter(pl.col("utt_id").is_not_null() & ~pl.col("utt_id").is_first_distinct()).head(1)
+    if no_id.height and (not again.height or no_id["line_no"][0] < again["line_no"][0]):
+        row = no_id.row(0, named=True)
         raise InputError(path, row["line_no"], "'text (utterance_id)'", shorten(row["raw"]))
-    dup = frame.filter(pl.col("utt_id").is_duplicated())
-    if dup.height:
-        first = dup.group_by("utt_id", maintain_order=True).agg(pl.col("line_no")).row(0, named=True)
-        raise InputError(path, first["line_no"][1], "a new utterance id",
-                         f"{first['utt_id']!r} again (first on line {first['line_no'][0]})")
+    if again.height:
+        row = again.row(0, named=True)
+        first = frame.filter(pl.col("utt_id") == row["utt_id"])["line_no"][0]
+        raise InputError(path, row["line_no"], "a new utterance id", f"{row['utt_id']!r} again (first on line {first})")
     frame = frame.select(
         pl.col("line_no").cast(pl.Int32),
         "utt_id",

@@ -145,7 +145,9 @@ def wer_command(reference, hypothesis, method, case, costs, as_json):
 
 def _sum_report(report: dict, reference: str, hypothesis: str) -> str:
     t = report["totals"]
-    n = t["N"] or 1
+    n = t["N"]
+    rate = (lambda k: f"{100 * t[k] / n:>6.1f}") if n else (lambda k: f"{'n/a':>6}")
+    err = f"{100 * t['wer']:>6.1f}" if n else f"{'n/a':>6}"
     missing = len(report["missing"])
     sentence_errors = sum(1 for u in report["utterances"] if u["S"] + u["D"] + u["I"])
     snt = max(len(report["utterances"]), 1)
@@ -155,8 +157,8 @@ def _sum_report(report: dict, reference: str, hypothesis: str) -> str:
         f"signature:  {report['signature']}",
         "",
         f"{'# Snt':>7} {'# Wrd':>8} | {'Corr':>6} {'Sub':>6} {'Del':>6} {'Ins':>6} {'Err':>6} | {'S.Err':>6}",
-        f"{len(report['utterances']):>7} {t['N']:>8} | {100 * t['C'] / n:>6.1f} {100 * t['S'] / n:>6.1f} "
-        f"{100 * t['D'] / n:>6.1f} {100 * t['I'] / n:>6.1f} {100 * (t['wer'] or 0):>6.1f} | "
+        f"{len(report['utterances']):>7} {t['N']:>8} | {rate('C')} {rate('S')} {rate('D')} {rate('I')} "
+        f"{err} | "
         f"{100 * sentence_errors / snt:>6.1f}",
         "",
         f"WER = (S + D + I) / N = ({t['S']} + {t['D']} + {t['I']}) / {t['N']} = "

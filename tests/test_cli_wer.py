@@ -1,0 +1,85 @@
+"""The ``scorehouse wer`` command line contract, and ``--help`` on every command.
+
+``--json`` is meant for scripts: stdout must be exactly one strict JSON object (no progress bar,
+no log line, no NaN) with the documented keys; logs belong on stderr. ``--method none`` splits on
+any whitespace, TABs included, and applies no marker rule. The signature names every option
+that changes the numbers.
+"""
+import json
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from warehouse.cli import main
+
+ROWS_REF = [("s1", "le\tchat  est là"), ("s2", "[bruit]"), ("s3", ""), ("s4", "oui oui non")]
+ROWS_HYP = [("s1", "le chat\t\test"), ("s2", "OOV"), ("s3", "euh"), ("s4", "oui non non non")]
+
+
+def _strict(name):
+    raise ValueError(f"not strict JSON: {name}")
+
+
+def test_json_is_one_object_on_stdout(write_trn):
+    """Run as a real process, so that anything printed outside click's streams is caught too."""
+    ref, hyp = write_trn("ref.trn", ROWS_REF), write_trn("hyp.trn", ROWS_HYP)
+    done = subprocess.run([sys.executable, "-m", "warehouse.cli", "wer", str(ref), str(hyp), "--json"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout, parse_constant=_strict)  # the whole stdout, nothing else
+    assert isinstance(report, dict)
+    assert {"signature", "totals", "utterances"} <= set(report)
+    assert isinstance(report["signature"], str) and report["signature"].startswith("wer|")
+    assert set(report["totals"]) == {"C", "S", "D", "I", "N", "wer"}
+    assert [u["id"] for u in report["utterances"]] == [u for u, _ in ROWS_REF]
+    for utterance in report["utterances"]:
+        assert set(utterance) == {"id", "C", "S", "D", "I", "ops"}
+        assert set(utterance["ops"]) <= set("CSDI")
+        assert {k: utterance["ops"].count(k) for k in "CSDI"} == {k: utterance[k] for k in "CSDI"}
+    t = report["totals"]
+    for k in "CSDI":
+        assert t[k] == sum(u[k] for u in report["utterances"])
+    assert t["N"] == t["C"] + t["S"] + t["D"] == 4 + 1 + 0 + 3  # reference tokens, split on whitespace
+    assert t["wer"] == pytest.approx((t["S"] + t["D"] + t["I"]) / t["N"])
+
+
+def test_method_none_splits_on_tabs_and_keeps_markers(write_trn, wer_json):
+    report = wer_json(write_trn("ref.trn", ROWS_REF), write_trn("hyp.trn", ROWS_HYP), "--method", "none")
+    ops = {u["id"]: u["ops"] for u in report["utterances"]}
+    assert ops["s1"] == "CCCD"  # 'le<TAB>chat  est là' is four tokens; the hypothesis three
+    assert ops["s2"] == "S"  # [bruit] and OOV are plain tokens under 'none'
+    assert ops["s3"] == "I"
+    assert "markers" not in report["signature"] and "method:none" in report["signature"]
+
+
+def test_case_option(write_trn, wer_json):
+    ref = write_trn("ref.trn", [("u1", "Paris EST belle")])
+    hyp = write_trn("hyp.trn", [("u1", "paris est belle")])
+    sensitive = wer_json(ref, hyp)
+    insensitive = wer_json(ref, hyp, "--case", "insensitive")
+    assert sensitive["utterances"][0]["ops"] == "SSC" and "case:sensitive" in sensitive["signature"]
+    assert insensitive["utterances"][0]["ops"] == "CCC" and "case:insensitive" in insensitive["signature"]
+
+
+def test_signature_names_the_costs(write_trn, wer_json):
+    ref = write_trn("ref.trn", [("u1", "a b")])
+    hyp = write_trn("hyp.trn", [("u1", "b c")])
+    assert "align:sclite-3-3-4" in wer_json(ref, hyp)["signature"]
+    assert "align:levenshtein-1-1-1" in wer_json(ref, hyp, "--costs", "levenshtein")["signature"]
+
+
+def test_empty_reference_corpus_gives_null_wer(write_trn, wer_json):
+    report = wer_json(write_trn("ref.trn", [("u1", ""), ("u2", "")]),
+                      write_trn("hyp.trn", [("u1", "a"), ("u2", "")]))
+    assert report["totals"] == {"C": 0, "S": 0, "D": 0, "I": 1, "N": 0, "wer": None}
+
+
+@pytest.mark.parametrize("command", [None, *sorted(main.commands)])
+def test_help_of_every_command(command):
+    args = ["--help"] if command is None else [command, "--help"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("Usage:")
+    assert "wer" in main.commands
