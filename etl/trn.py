@@ -15,7 +15,7 @@ import pyarrow as pa
 
 from etl.errors import InputError, decode_utf8, shorten
 
-_LINE = r"^(?P<text>.*?)\s*\((?P<utt_id>[^()\s]+)\)\s*$"
+_ID_SUFFIX = r"\s*\(([^()\s]+)\)\s*$"
 
 
 def read_trn(path: str | Path, data: bytes | None = None) -> pa.Table:
@@ -31,8 +31,8 @@ def read_trn(path: str | Path, data: bytes | None = None) -> pa.Table:
         pl.DataFrame([lines])
         .with_row_index("line_no", offset=1)
         .filter(pl.col("raw").str.strip_chars() != "")
-        .with_columns(pl.col("raw").str.extract_groups(_LINE).alias("m"))
-        .unnest("m")
+        .with_columns(pl.col("raw").str.extract(_ID_SUFFIX, 1).alias("utt_id"),
+                      pl.col("raw").str.replace(_ID_SUFFIX, "").alias("text"))
     )
     no_id = frame.filter(pl.col("utt_id").is_null()).head(1)
     again = frame.filter(pl.col("utt_id").is_not_null() & ~pl.col("utt_id").is_first_distinct()).head(1)

@@ -4,7 +4,7 @@ Thesis chapter 4 (``seeds/001``): the reference transcription and the 1-best hyp
 normalised by one of four methods (section 4.4.1), aligned with a minimum-edit alignment, and
 counted as C (correct), S (substitutions), D (deletions, the thesis's "omissions" O) and
 I (insertions); WER = (S + D + I) / N with N = C + S + D. The interpretation error rate
-(section 4.5) compares reference and hypothesis interpretations: correct, Sub, FR, FA.
+(section 4.5) is counted in SQL (``sql/wer/fct_ier_utterance.sql``).
 
 Everything here is a pure function over Polars / Arrow data; the warehouse does the I/O.
 The marker vocabulary is data (:class:`Markers`), so a campaign's own convention is
@@ -20,7 +20,6 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import polars as pl
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from scorers.alignment import SCLITE, Costs, align
 
@@ -191,10 +190,8 @@ def align_tokens(ref: pl.Series, hyp: pl.Series, costs: Costs = SCLITE) -> pa.Ta
     hyp_offsets = np.concatenate([[0], np.cumsum(hyp.list.len().to_numpy())]).astype(np.int64)
     result = align(ref_codes, ref_offsets, hyp_codes, hyp_offsets, costs)
 
-    ref_strings = ref_flat.to_arrow()
-    hyp_strings = hyp_flat.to_arrow()
-    aligned_ref = pc.take(ref_strings, pa.array(result.ref_index, mask=result.ref_index < 0))
-    aligned_hyp = pc.take(hyp_strings, pa.array(result.hyp_index, mask=result.hyp_index < 0))
+    aligned_ref = _gather(ref_flat, result.ref_index)
+    aligned_hyp = _gather(hyp_flat, result.hyp_index)
     offsets = pa.array(result.op_offsets.astype(np.int32))
     ops = pa.StringArray.from_buffers(len(ref), pa.py_buffer(result.op_offsets.astype(np.int32)),
                                       pa.py_buffer(result.ops))
@@ -211,16 +208,8 @@ def align_tokens(ref: pl.Series, hyp: pl.Series, costs: Costs = SCLITE) -> pa.Ta
     })
 
 
-def interpretation_outcome(ref: pl.Expr, hyp: pl.Expr, reject: str) -> pl.Expr:
-    """IER outcome of one utterance (thesis 4.5): ``correct``, ``sub``, ``fr`` (false reject),
-    ``fa`` (false alarm), or ``rejected`` (reference and hypothesis both reject: no error, and
-    the utterance is not interpretable). An empty interpretation counts as a reject."""
-    ref_reject = ref.is_null() | (ref.str.strip_chars() == "") | (ref == reject)
-    hyp_reject = hyp.is_null() | (hyp.str.strip_chars() == "") | (hyp == reject)
-    return (
-        pl.when(ref_reject & hyp_reject).then(pl.lit("rejected"))
-        .when(ref_reject).then(pl.lit("fa"))
-        .when(hyp_reject).then(pl.lit("fr"))
-        .when(ref.str.strip_chars() == hyp.str.strip_chars()).then(pl.lit("correct"))
-        .otherwise(pl.lit("sub"))
-    )
+def _gather(strings: pl.Series, index: np.ndarray) -> pa.Array:
+    """``strings[index]`` as an Arrow array, null where ``index`` is -1 (Polars gathers string
+    views, three times faster than copying the strings)."""
+    positions = pl.Series("i", index).to_frame().select(pl.when(pl.col("i") >= 0).then(pl.col("i"))).to_series()
+    return strings.gather(positions).to_arrow()

@@ -296,13 +296,12 @@ def _f(x) -> float | None:
 
 # ---------------------------------------------------------------- one-shot
 
-def one_shot_report(con, campaign) -> dict:
-    """The one-shot ``scorehouse wer --json`` object: signature, totals and per-utterance counts
-    with the alignment ops, utterances in reference order; ``missing`` lists the reference ids
-    that had no hypothesis."""
+def one_shot_report(con, campaign) -> tuple[dict, pl.DataFrame]:
+    """The one-shot result: the header (signature, totals, missing ids) and one row per utterance
+    (id, C, S, D, I, ops) in reference order, for ``scorehouse wer``."""
     task = campaign.tasks[0]
     totals = one(con, "SELECT C, S, D, I, N, wer, signature FROM mart_wer_scores WHERE campaign = ? AND task = ?",
-                         [campaign.id, task.id])
+                 [campaign.id, task.id])
     rows = frame(con, (
         "SELECT f.utt_id AS id, f.C, f.S, f.D, f.I, a.ops, f.missing "
         "FROM fct_wer_utterance f "
@@ -312,12 +311,9 @@ def one_shot_report(con, campaign) -> dict:
         "JOIN stg_wer_trn t ON t.sha256 = i.sha256 AND t.utt_id = f.utt_id "
         "WHERE f.campaign = ? AND f.task = ? ORDER BY t.line_no"), [campaign.id, task.id])
     c, s, d, i, n, wer, sig = totals if totals else (0, 0, 0, 0, 0, None, "")
-    return {
-        "signature": sig,
-        "totals": {"C": c, "S": s, "D": d, "I": i, "N": n, "wer": wer},
-        "utterances": rows.select("id", "C", "S", "D", "I", "ops").to_dicts(),
-        "missing": rows.filter(pl.col("missing"))["id"].to_list(),
-    }
+    header = {"signature": sig, "totals": {"C": c, "S": s, "D": d, "I": i, "N": n, "wer": wer},
+              "missing": rows.filter(pl.col("missing"))["id"].to_list()}
+    return header, rows.drop("missing")
 
 
 def page_data(con, campaign, task, out):
