@@ -15,6 +15,7 @@ import polars as pl
 from reports.charts import grouped_bars
 from reports.tables import export
 from warehouse.db import frame
+from warehouse.families.wer import Options, code_version
 
 TOP_ERRORS = 10
 
@@ -71,6 +72,14 @@ def page_data(con, campaign, task, out: Path) -> dict:
     rejected = rejected.filter(pl.col("system").is_in(["", *labels])).with_columns(
         pl.col("system").replace(labels))
 
+    options = Options.of(task)
+    boot = f"boot|unit:utterance|resamples:{campaign.bootstrap}|seed:{campaign.seed}|interval:percentile-95"
+    signatures = {
+        "headline": options.signature(headline),
+        "bootstrap": boot,
+        "corpus": f"corpus|markers:{options.markers.digest}|version:{code_version()}",
+        "ier": f"ier|reject:{options.markers.reject_label}|version:{code_version()}",
+    }
     files = _export(out, scores, ier, by_field, paired, corpora)
     per_corpus = []
     for corpus in corpora["corpus"].to_list():
@@ -89,6 +98,7 @@ def page_data(con, campaign, task, out: Path) -> dict:
             "errors": _errors(errors, corpus),
         })
     return {"task": task, "methods": methods, "headline": headline, "corpora": corpora.to_dicts(),
+            "sig": signatures,
             "per_corpus": per_corpus, "rejected": rejected.to_dicts(), "files": files,
             "resamples": campaign.bootstrap, "seed": campaign.seed}
 

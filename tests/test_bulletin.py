@@ -23,6 +23,15 @@ BROWSER_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
                  "--disable-background-networking", "--disable-component-update"]
 
 
+# Tables whose section (up to the next heading) shows no signature line.
+UNSIGNED_TABLES = """() => [...document.querySelectorAll('table')].filter(t => {
+    let block = t; while (block.parentElement !== document.body) block = block.parentElement;
+    for (let e = block.nextElementSibling; e && !/^H[1-3]$/.test(e.tagName); e = e.nextElementSibling)
+        if (e.classList.contains('signature')) return false;
+    return true;
+}).length"""
+
+
 @pytest.fixture(scope="module")
 def bulletins(tmp_path_factory) -> tuple[Path, Path]:
     root = tmp_path_factory.mktemp("bulletin")
@@ -52,6 +61,7 @@ def browse(page_path: Path):
         counts = {sel: page.locator(sel).count() for sel in (
             "table.scores", "table.ier", "table.categories", "table.speakers", "table.paired",
             "table.corpora", "div.chart svg", "div.signature", "table.confusions")}
+        counts["unsigned tables"] = page.evaluate(UNSIGNED_TABLES)
         text = page.inner_text("body")
         browser.close()
     return text, errors + failed, counts
@@ -62,6 +72,7 @@ def test_wer_page_in_chromium(bulletins):
     text, errors, counts = browse(out / "asr" / "index.html")
     assert errors == []
     assert counts["table.corpora"] == 1
+    assert counts["unsigned tables"] == 0
     for selector in ("table.scores", "table.ier", "table.categories", "table.speakers", "table.paired",
                      "div.chart svg"):
         assert counts[selector] == 3, selector  # one per corpus
