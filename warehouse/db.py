@@ -59,3 +59,13 @@ def one(con: duckdb.DuckDBPyConnection, query: str, params=None) -> tuple | None
     connection is free for the next statement."""
     rows = con.execute(query, params or []).fetchall()
     return rows[0] if rows else None
+
+
+def insert_arrow(con: duckdb.DuckDBPyConnection, target: str, rows, select: str, params=None) -> None:
+    """``INSERT INTO target SELECT <select> FROM rows`` for an Arrow table ``rows``, which the
+    statement reads as the view ``arrow_rows``."""
+    con.register("arrow_rows", rows)
+    try:
+        con.execute(f"INSERT INTO {target} SELECT {select} FROM arrow_rows", params)
+    finally:
+        con.unregister("arrow_rows")

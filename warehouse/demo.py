@@ -294,7 +294,7 @@ def _hypotheses(system_index: int, corpus_index: int, utterances: list[_Utteranc
     return rows
 
 
-def _toml_value(value) -> str:
+def toml_value(value) -> str:
     """TOML literal of a str, bool, int, list or dict (dict -> inline table)."""
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -303,43 +303,43 @@ def _toml_value(value) -> str:
     if isinstance(value, str):
         return json.dumps(value, ensure_ascii=False)  # JSON string escapes are valid TOML
     if isinstance(value, list):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
-    return "{ " + ", ".join(f"{k} = {_toml_value(v)}" for k, v in value.items()) + " }"
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    return "{ " + ", ".join(f"{k} = {toml_value(v)}" for k, v in value.items()) + " }"
 
 
-def _toml_table(header: str, fields: dict) -> list[str]:
+def toml_table(header: str, fields: dict) -> list[str]:
     """A table header, its ``key = value`` lines, and a blank line."""
-    return [header, *(f"{key} = {_toml_value(value)}" for key, value in fields.items()), ""]
+    return [header, *(f"{key} = {toml_value(value)}" for key, value in fields.items()), ""]
 
 
 def _campaign_toml() -> list[str]:
     """Lines of ``campaign.toml``: campaign, phases, participants, the task and its systems."""
-    lines = _toml_table("[campaign]", {
+    lines = toml_table("[campaign]", {
         "id": "demo-asr",
         "name": "Démo : reconnaissance de la parole sur un service vocal déployé",
         "description": DESCRIPTION,
         "bootstrap": 1000,
         "seed": SEED,
     })
-    lines += _toml_table("[[phases]]", {"id": "dev", "name": "Development"})
-    lines += _toml_table("[[phases]]", {"id": "test", "name": "Official test"})
+    lines += toml_table("[[phases]]", {"id": "dev", "name": "Development"})
+    lines += toml_table("[[phases]]", {"id": "test", "name": "Official test"})
     for pid, name, publication, organiser in lex.PARTICIPANTS:
-        lines += _toml_table("[[participants]]", {
+        lines += toml_table("[[participants]]", {
             "id": pid, "name": name, "publication": publication, "organiser": organiser})
-    lines += _toml_table("[[tasks]]", {
+    lines += toml_table("[[tasks]]", {
         "id": "asr", "family": "wer", "name": "Transcription 1-best",
         "methods": ["none", "m1", "m2", "m3", "m4"], "case": "sensitive"})
-    lines += _toml_table("[tasks.markers]", {
+    lines += toml_table("[tasks.markers]", {
         "nonspeech": [NOISE, REJECT], "false_start": [SPR], "oov": [OOV],
         "comment_open": [COM_OPEN], "comment_close": [COM_CLOSE],
         "reject_label": REJECT, "comment_label": COMMENT})
     for corpus in lex.CORPORA:
-        lines += _toml_table("[[tasks.corpora]]", {
+        lines += toml_table("[[tasks.corpora]]", {
             "id": corpus.id, "phase": corpus.phase,
             "reference": f"references/{corpus.id}.trn",
             "metadata": f"references/{corpus.id}.tsv"})
     for system in lex.SYSTEMS:
-        lines += _toml_table("[[tasks.systems]]", {
+        lines += toml_table("[[tasks.systems]]", {
             "id": system.id, "participant": system.participant,
             "description": system.description, "comment_detection": system.comment_detection,
             "hypotheses": {c.id: f"submissions/{system.id}/{c.id}.trn" for c in lex.CORPORA},

@@ -29,7 +29,7 @@ from scorers.wer import CASES, METHODS, Markers, align_tokens, normalise, signat
 from warehouse import __version__
 from warehouse.campaign import CampaignError, Task
 from warehouse.catalog import RunContext, Slot, current_inputs, fingerprint, scoring_state, stage_file
-from warehouse.db import build, frame, one
+from warehouse.db import build, frame, insert_arrow, one
 
 SQL_FOLDER = "wer"
 COSTS = {"sclite": SCLITE, "levenshtein": LEVENSHTEIN}
@@ -127,19 +127,16 @@ def _reference_ids(ctx: RunContext, task: str, corpus: str) -> set[str] | None:
 
 
 def _stage_trn(con, sha: str, table: pa.Table) -> None:
-    staged = table.append_column("sha256", pa.array([sha] * table.num_rows, pa.string()))
-    con.execute("INSERT INTO stg_wer_trn SELECT sha256, line_no, utt_id, text FROM staged")
+    insert_arrow(con, "stg_wer_trn", table, "$sha, line_no, utt_id, text", {"sha": sha})
 
 
 def _stage_metadata(con, sha: str, table: pa.Table) -> None:
-    long = (pl.from_arrow(table).unpivot(index="utt_id", variable_name="field", value_name="value")
-            .with_columns(pl.lit(sha).alias("sha256")).to_arrow())
-    con.execute("INSERT INTO stg_wer_metadata SELECT sha256, utt_id, field, value FROM long")
+    long = pl.from_arrow(table).unpivot(index="utt_id", variable_name="field", value_name="value").to_arrow()
+    insert_arrow(con, "stg_wer_metadata", long, "$sha, utt_id, field, value", {"sha": sha})
 
 
 def _stage_interpretations(con, sha: str, table: pa.Table) -> None:
-    staged = table.append_column("sha256", pa.array([sha] * table.num_rows, pa.string()))
-    con.execute("INSERT INTO stg_wer_interpretation SELECT sha256, utt_id, interpretation FROM staged")
+    insert_arrow(con, "stg_wer_interpretation", table, "$sha, utt_id, interpretation", {"sha": sha})
 
 
 # ---------------------------------------------------------------- score
@@ -213,10 +210,9 @@ def _score_unit(ctx, task, options: Options, corpus: str, system, unit: dict, st
                 "utt_id": reference["utt_id"].to_arrow(), "missing": missing.to_arrow(),
                 "ref_tokens": aligned["ref_tokens"], "hyp_tokens": aligned["hyp_tokens"], "ops": aligned["ops"],
             })
-            con.execute(
-                "INSERT INTO int_wer_aligned_utterance SELECT $campaign, $task, $corpus, $system, $method, "
-                "utt_id, missing, ref_tokens, hyp_tokens, ops, $signature FROM rows",
-                {**key, "method": method, "signature": options.signature(method)})
+            insert_arrow(con, "int_wer_aligned_utterance", rows,
+                         "$campaign, $task, $corpus, $system, $method, utt_id, missing, ref_tokens, hyp_tokens, "
+                         "ops, $signature", {**key, "method": method, "signature": options.signature(method)})
         build(con, SQL_FOLDER, "fct_wer_utterance", **key)
         if unit["metadata"] and unit["interpretations"]:
             build(con, SQL_FOLDER, "fct_ier_utterance", **key, metadata_sha=unit["metadata"],
