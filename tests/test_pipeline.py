@@ -184,3 +184,21 @@ def test_bad_campaign_toml_is_a_clear_error(tmp_path):
     result = CliRunner().invoke(main, ["run", str(tmp_path), "--db", str(tmp_path / "w.duckdb")])
     assert result.exit_code == 1
     assert "participants[0].publication: expected one of" in result.output and "'secret'" in result.output
+
+
+def test_incremental_equals_rebuild_from_scratch(campaign, tmp_path):
+    """After a change, the incrementally updated warehouse holds exactly what a warehouse built
+    from scratch on the same files holds (scores, intervals, paired tests, IER)."""
+    incremental = tmp_path / "inc.duckdb"
+    run(campaign, incremental, None, quiet=True)
+    hyp = campaign / "submissions" / "parole-sud-base" / "Test_II.trn"
+    hyp.write_text(hyp.read_text(encoding="utf-8").replace("facture", "factures"), encoding="utf-8")
+    run(campaign, incremental, None, quiet=True)
+    scratch = tmp_path / "scratch.duckdb"
+    run(campaign, scratch, None, quiet=True)
+    forced = run(campaign, scratch, None, force=True, quiet=True)
+    assert forced.scored == 15
+    for table in ("mart_wer_scores", "mart_wer_interval", "mart_wer_paired", "mart_ier_scores",
+                  "mart_wer_by_metadata"):
+        q = f"SELECT * FROM {table} ORDER BY ALL"
+        assert query(incremental, q) == query(scratch, q), table
