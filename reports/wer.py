@@ -46,8 +46,9 @@ def page_data(con, campaign, task, out: Path) -> dict:
                                                        return_dtype=pl.Boolean).alias("official"),
             pl.col("method").replace_strict({m: i for i, m in enumerate(methods)}, default=99).alias("_m"),
         ).sort("corpus", "organiser", "label", "_m").drop("_m")
-    corpora = frame(con, "SELECT corpus, utterances, reference_words, mean_length FROM mart_wer_corpus "
-                         "WHERE campaign = ? AND task = ? ORDER BY corpus", key)
+    corpora = frame(con, "SELECT m.corpus, c.phase, m.utterances, m.reference_words, m.mean_length "
+                         "FROM mart_wer_corpus m JOIN cat_corpus c USING (campaign, task, corpus) "
+                         "WHERE m.campaign = ? AND m.task = ? ORDER BY m.corpus", key)
     ier = published("SELECT corpus, system, evaluation, interpretable, ier, c_rate, fr / interpretable AS fr_rate, "
                     "sub / interpretable AS sub_rate, fa / interpretable AS fa_rate FROM mart_ier_scores "
                     "WHERE campaign = ? AND task = ? ORDER BY corpus, system")
