@@ -202,3 +202,35 @@ def test_incremental_equals_rebuild_from_scratch(campaign, tmp_path):
                   "mart_wer_by_metadata"):
         q = f"SELECT * FROM {table} ORDER BY ALL"
         assert query(incremental, q) == query(scratch, q), table
+
+
+def test_a_crash_mid_scoring_leaves_the_previous_results(campaign, tmp_path, monkeypatch):
+    """A unit is scored in one transaction: an error half-way (here, in the third method's
+    alignment) rolls it back, the previous figures stay, and the run is recorded as failed."""
+    import warehouse.families.wer as family
+
+    db = tmp_path / "w.duckdb"
+    run(campaign, db, None, quiet=True)
+    q = "SELECT * FROM int_wer_aligned_utterance ORDER BY ALL"
+    before, before_scores = query(db, q), query(db, "SELECT * FROM mart_wer_scores ORDER BY ALL")
+    hyp = campaign / "submissions" / "orga-baseline" / "Dev.trn"
+    hyp.write_text(hyp.read_text(encoding="utf-8").replace("oui", "non"), encoding="utf-8")
+    calls = {"n": 0}
+    real = family.align_tokens
+
+    def failing(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise MemoryError("simulated")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(family, "align_tokens", failing)
+    with pytest.raises(MemoryError):
+        run(campaign, db, None, quiet=True)
+    assert query(db, q) == before
+    assert query(db, "SELECT * FROM mart_wer_scores ORDER BY ALL") == before_scores
+    assert query(db, "SELECT status, message FROM cat_run ORDER BY run_id DESC LIMIT 1") == \
+        [("failed", "MemoryError: simulated")]
+    monkeypatch.setattr(family, "align_tokens", real)
+    again = run(campaign, db, None, quiet=True)
+    assert scored_units(db, again.run_id) == {("Dev", "orga-baseline")}
