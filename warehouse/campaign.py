@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 PUBLICATIONS = ("public", "anonymous", "withheld")
+CORPUS_OPTIONS = ("format", "tag", "genre")  # corpus keys that are settings, not file paths
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
@@ -39,7 +40,8 @@ class Participant:
 class Corpus:
     id: str
     phase: str
-    files: dict[str, Path]  # role -> path (reference, metadata, ...)
+    files: dict[str, Path]  # role -> path (reference, metadata, training, ...)
+    options: dict = field(default_factory=dict)  # CORPUS_OPTIONS
 
 
 @dataclass(frozen=True)
@@ -131,8 +133,9 @@ def _task(t, where, path, root, phases, participants) -> Task:
         phase = c.get("phase", next(iter(phases), "test"))
         if phases and phase not in phases:
             raise CampaignError(f"{path}: {cw}.phase: expected one of {sorted(phases)}, found {phase!r}")
-        files = {k: _file(root, v, f"{cw}.{k}", path) for k, v in c.items() if k not in ("id", "phase")}
-        corpora.append(Corpus(cid, phase, files))
+        files = {k: _file(root, v, f"{cw}.{k}", path) for k, v in c.items()
+                 if k not in ("id", "phase", *CORPUS_OPTIONS)}
+        corpora.append(Corpus(cid, phase, files, {k: v for k, v in c.items() if k in CORPUS_OPTIONS}))
     corpus_ids = [c.id for c in corpora]
     if len(set(corpus_ids)) != len(corpus_ids):
         raise CampaignError(f"{path}: {where}.corpora: expected distinct corpus ids")

@@ -70,7 +70,7 @@ def _declare(con, campaign: Campaign, run_id: int) -> None:
         for table in ("cat_system", "cat_corpus"):
             con.execute(f"DELETE FROM {table} WHERE campaign = ?", [c])
         for task in campaign.tasks:
-            con.executemany("INSERT INTO cat_system VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            con.executemany("INSERT INTO cat_system VALUES (?, ?, ?, ?, ?, ?, false, ?, ?)",
                             [[c, task.id, s.id, s.participant, campaign.label(s),
                               campaign.participants[s.participant].organiser, s.description,
                               json.dumps(s.options)] for s in task.systems])
@@ -128,6 +128,28 @@ def stage_file(ctx: RunContext, slot: Slot, path: Path,
                            [sha, slot.role]):
             stage(con, sha, table)
         _record(con, ctx, slot, path, sha, table.num_rows, "accepted", None)
+        con.commit()
+    except Exception:
+        con.rollback()
+        raise
+    ctx.loaded += 1
+    return True
+
+
+def stage_table(ctx: RunContext, slot: Slot, label: str, sha: str, table: pa.Table,
+                stage: Callable[[duckdb.DuckDBPyConnection, str, pa.Table], None]) -> bool:
+    """Stage a table the warehouse computed itself (e.g. a built-in baseline's output) as the
+    content ``sha`` of ``slot``, like a file; ``label`` stands for its path in the catalog."""
+    con = ctx.con
+    latest = one(con, "SELECT sha256 FROM cat_input_latest WHERE campaign = ? AND task = ? AND corpus = ? "
+                      "AND system = ? AND role = ?", [ctx.campaign.id, slot.task, slot.corpus, slot.system, slot.role])
+    if latest is not None and latest[0] == sha:
+        return False
+    con.begin()
+    try:
+        if not one(con, "SELECT 1 FROM cat_input WHERE sha256 = ? AND status = 'accepted' LIMIT 1", [sha]):
+            stage(con, sha, table)
+        _record(con, ctx, slot, label, sha, table.num_rows, "accepted", None)
         con.commit()
     except Exception:
         con.rollback()

@@ -173,6 +173,54 @@ def _sum_report(report: dict, utterances, reference: str, hypothesis: str) -> st
     return "\n".join(rows)
 
 
+@main.command("pos")
+@click.argument("reference", type=click.Path(exists=True, dir_okay=False))
+@click.argument("system", type=click.Path(exists=True, dir_okay=False))
+@click.option("--table", type=click.Path(exists=True, dir_okay=False),
+              help="Correspondence table (TSV: participant tag, pivot tag); identity when absent.")
+@click.option("--format", "fmt", type=click.Choice(["grace", "conllu"]), default="grace", show_default=True)
+@click.option("--tag", type=click.Choice(["upos", "xpos", "upos+feats"]), default="upos", show_default=True,
+              help="CoNLL-U: the column(s) that make the tag.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+def pos_command(reference, system, table, fmt, tag, as_json):
+    """Score a POS-tagged SYSTEM file against a REFERENCE (GRACE precision / decision).
+
+    Both files are GRACE token-per-line files (or CoNLL-U with --format conllu, where the units
+    are the reference's syntactic words). The system's tokenisation may differ: it is re-aligned
+    on minimal units, and what cannot be aligned is reported as residual forms.
+    """
+    from warehouse.families.pos import one_shot_report
+    from warehouse.pipeline import one_shot_campaign, run_one_shot
+
+    system_options = {"table": str(Path(table).resolve())} if table else {}
+    campaign = one_shot_campaign("pos", Path(reference), Path(system), {"evaluations": ["absolute", "relative"]},
+                                 sys_role="submissions", corpus_options={"format": fmt, "tag": tag},
+                                 system_options=system_options)
+    try:
+        con, result = run_one_shot(campaign)
+    except (CampaignError, InputError) as err:
+        raise click.ClickException(str(err)) from None
+    if result.rejections:
+        for message in result.rejections:
+            click.echo(f"rejected: {message}", err=True)
+        sys.exit(2)
+    report = one_shot_report(con, campaign)
+    if as_json:
+        sys.stdout.write(json.dumps(report, ensure_ascii=False) + "\n")
+        return
+    click.echo(f"signature: {report['signature']}")
+    for name, variant in report["variants"].items():
+        c, sc = variant["counts"], variant["scores"]
+        fmt_score = lambda v: "  n/a" if v is None else f"{100 * v:5.1f}"  # noqa: E731
+        click.echo(f"{name:18} nbCas {c['nbCas']:>7}  NONEVAL {c['NONEVAL']:>6}  OK {c['OK']:>7}  ERR {c['ERR']:>6}  "
+                   f"SIL {c['SIL']:>6} | P {fmt_score(sc['P'])}  D {fmt_score(sc['D'])}  Pmin {fmt_score(sc['Pmin'])}  "
+                   f"Pmoy {fmt_score(sc['Pmoy'])}  Pmax {fmt_score(sc['Pmax'])}")
+    reasons = report["counts"].get("NONEVAL_by_reason", {})
+    click.echo("NONEVAL by reason: " + ", ".join(f"{k} {v}" for k, v in reasons.items()))
+    if report["unknown_tags"]:
+        click.echo("tags missing from the table: " + ", ".join(f"{k} ({v})" for k, v in report["unknown_tags"].items()))
+
+
 @main.command("demo")
 @click.option("--out", type=click.Path(file_okay=False), default="demo", show_default=True,
               help="Folder for the demo campaign, its warehouse and its bulletins.")

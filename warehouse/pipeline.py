@@ -95,12 +95,13 @@ def _execute(ctx: RunContext, steps, out, force: bool) -> RunResult:
 
 
 def one_shot_campaign(family_name: str, reference: Path, system: Path, options: dict,
-                      ref_role: str = "reference", sys_role: str = "hypotheses") -> Campaign:
+                      ref_role: str = "reference", sys_role: str = "hypotheses",
+                      corpus_options: dict | None = None, system_options: dict | None = None) -> Campaign:
     """A campaign of one corpus and one system, for ``scorehouse wer REF HYP`` and the like."""
     task = Task(
         id=family_name, family=family_name, name=family_name,
-        corpora=(Corpus("ref", "test", {ref_role: Path(reference)}),),
-        systems=(System("sys", "one-shot", "", {sys_role: {"ref": Path(system)}}),),
+        corpora=(Corpus("ref", "test", {ref_role: Path(reference)}, corpus_options or {}),),
+        systems=(System("sys", "one-shot", "", {sys_role: {"ref": Path(system)}}, system_options or {}),),
         options=options,
     )
     return Campaign(id="one-shot", name="one-shot", description="", root=Path.cwd(), phases={"test": "test"},

@@ -8,9 +8,9 @@ from __future__ import annotations
 from types import ModuleType
 
 from warehouse.campaign import CampaignError
-from warehouse.families import wer
+from warehouse.families import pos, wer
 
-FAMILIES: dict[str, ModuleType] = {"wer": wer}
+FAMILIES: dict[str, ModuleType] = {"wer": wer, "pos": pos}
 
 
 def family(name: str) -> ModuleType:

@@ -1,0 +1,45 @@
+-- fct_pos_sentence: the seven counts of spec/pos.md per sentence (nbCas, NONEVAL, OK, ERR,
+-- SIL_ok, SIL_err, SILOK_moy, plus SIL_sil and NONEVAL by reason), additive over any slice.
+-- Grain: campaign x task x corpus x system x evaluation x granularity x sentence.
+CREATE TABLE IF NOT EXISTS fct_pos_sentence (
+    campaign     VARCHAR NOT NULL,
+    task         VARCHAR NOT NULL,
+    corpus       VARCHAR NOT NULL,
+    system       VARCHAR NOT NULL,
+    evaluation   VARCHAR NOT NULL,
+    granularity  VARCHAR NOT NULL,
+    doc          VARCHAR NOT NULL,
+    genre        VARCHAR NOT NULL,
+    sent         VARCHAR NOT NULL,
+    nbCas        BIGINT NOT NULL,
+    NONEVAL      BIGINT NOT NULL,
+    noneval_residual      BIGINT NOT NULL,
+    noneval_segmentation  BIGINT NOT NULL,
+    noneval_unknown_tag   BIGINT NOT NULL,
+    noneval_no_inverse_image BIGINT NOT NULL,
+    OK           BIGINT NOT NULL,
+    ERR          BIGINT NOT NULL,
+    SIL_ok       BIGINT NOT NULL,
+    SIL_err      BIGINT NOT NULL,
+    SIL_sil      BIGINT NOT NULL,
+    SILOK_moy    DOUBLE NOT NULL
+);
+-- @build
+INSERT INTO fct_pos_sentence
+SELECT j.campaign, j.task, j.corpus, j.system, j.evaluation, j.granularity, u.doc, u.genre, u.sent,
+       count(*),
+       count(*) FILTER (WHERE j.noneval IS NOT NULL),
+       count(*) FILTER (WHERE j.noneval = 'residual'),
+       count(*) FILTER (WHERE j.noneval = 'segmentation'),
+       count(*) FILTER (WHERE j.noneval = 'unknown_tag'),
+       count(*) FILTER (WHERE j.noneval = 'no_inverse_image'),
+       count(*) FILTER (WHERE j.judgement = 'OK'),
+       count(*) FILTER (WHERE j.judgement = 'ERR'),
+       count(*) FILTER (WHERE j.judgement = 'SIL_ok'),
+       count(*) FILTER (WHERE j.judgement = 'SIL_err'),
+       count(*) FILTER (WHERE j.judgement = 'SIL_sil'),
+       coalesce(sum(j.c / j.k) FILTER (WHERE j.judgement LIKE 'SIL%'), 0)
+FROM int_pos_judgement j
+JOIN int_pos_ref_unit u ON u.sha256 = $reference_sha AND u.unit = j.ref_unit
+WHERE j.campaign = $campaign AND j.task = $task AND j.corpus = $corpus AND j.system = $system
+GROUP BY ALL;

@@ -1,0 +1,21 @@
+-- int_pos_case: the projection table: one row per case with the participant's tags, their
+-- projection, the acceptable tags and why the case is not evaluable (if it is not).
+-- Grain: campaign x task x corpus x system x evaluation x case. Absolute evaluation: a case is a
+-- reference unit, `projected` the pivot images. Relative: a case is a participant unit,
+-- `projected` its own tags and `acceptable` the reference tags through the inverse table.
+CREATE TABLE IF NOT EXISTS int_pos_case (
+    campaign      VARCHAR NOT NULL,
+    task          VARCHAR NOT NULL,
+    corpus        VARCHAR NOT NULL,
+    system        VARCHAR NOT NULL,
+    evaluation    VARCHAR NOT NULL,   -- absolute | relative
+    "case"        BIGINT NOT NULL,
+    ref_unit      BIGINT NOT NULL,    -- the reference unit (relative: paired, or the last paired before)
+    sys_tok       BIGINT,             -- the participant token judged (NULL: residual form)
+    sys_tags      VARCHAR[],
+    projected     VARCHAR[],
+    acceptable    VARCHAR[],
+    span          VARCHAR,            -- unit | token | locution: the reference segmentation matched
+    noneval       VARCHAR,            -- NULL | residual | segmentation | unknown_tag | no_inverse_image
+    unknown_tags  VARCHAR[]
+);

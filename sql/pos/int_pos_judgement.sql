@@ -1,0 +1,23 @@
+-- int_pos_judgement: the judgement of every case at both granularities (full tag, category =
+-- first letter): k = size of the projected set, c = how many of its tags the reference accepts;
+-- k = 1: OK if c = 1 else ERR; k > 1: SIL_ok if c = k, SIL_err if c = 0, else SIL_sil.
+-- Grain: ... x evaluation x granularity x case.
+CREATE OR REPLACE VIEW int_pos_judgement AS
+WITH g AS (
+    SELECT *, 'full' AS granularity, projected AS p, acceptable AS a FROM int_pos_case
+    UNION ALL
+    SELECT *, 'category' AS granularity,
+           list_sort(list_distinct(list_transform(projected, lambda t: t[1]))) AS p,
+           list_distinct(list_transform(acceptable, lambda t: t[1])) AS a
+    FROM int_pos_case
+), kc AS (
+    SELECT *, len(p) AS k, len(list_intersect(p, a)) AS c FROM g
+)
+SELECT campaign, task, corpus, system, evaluation, granularity, "case", ref_unit, sys_tok, sys_tags,
+       p AS projected, a AS acceptable, span, noneval, k, c,
+       CASE WHEN noneval IS NOT NULL THEN 'NONEVAL'
+            WHEN k = 1 THEN CASE WHEN c = 1 THEN 'OK' ELSE 'ERR' END
+            WHEN c = k THEN 'SIL_ok'
+            WHEN c = 0 THEN 'SIL_err'
+            ELSE 'SIL_sil' END AS judgement
+FROM kc;

@@ -1,0 +1,20 @@
+-- mart_pos_consensus: a consensus annotation by majority vote over the projected outputs of
+-- the participants' systems (baselines excluded): each system gives each tag of its projected
+-- set 1/k vote; the tag with the most votes wins (ties: alphabetical), agreement = its votes /
+-- number of voting systems. Grain: campaign x task x corpus x reference unit.
+CREATE OR REPLACE VIEW mart_pos_consensus AS
+WITH votes AS (
+    SELECT c.campaign, c.task, c.corpus, c.ref_unit, c.system, unnest(c.projected) AS tag,
+           1.0 / len(c.projected) AS vote
+    FROM int_pos_case c
+    JOIN cat_system s ON s.campaign = c.campaign AND s.task = c.task AND s.system = c.system
+    WHERE c.evaluation = 'absolute' AND c.noneval IS NULL AND NOT s.baseline
+), tally AS (
+    SELECT campaign, task, corpus, ref_unit, tag, sum(vote) AS votes FROM votes GROUP BY ALL
+), voters AS (
+    SELECT campaign, task, corpus, ref_unit, count(DISTINCT system) AS voters FROM votes GROUP BY ALL
+)
+SELECT t.campaign, t.task, t.corpus, t.ref_unit, t.tag, t.votes, v.voters, t.votes / v.voters AS agreement
+FROM tally t JOIN voters v USING (campaign, task, corpus, ref_unit)
+QUALIFY row_number() OVER (PARTITION BY t.campaign, t.task, t.corpus, t.ref_unit
+                           ORDER BY t.votes DESC, t.tag) = 1;

@@ -1,0 +1,17 @@
+-- mart_pos_interval: 95 % bootstrap intervals of P, D and Pmoy, resampling sentences with the
+-- campaign's recorded seed (computed by warehouse/families/pos.py from fct_pos_sentence).
+-- Grain: campaign x task x corpus x system x evaluation x granularity x measure.
+CREATE TABLE IF NOT EXISTS mart_pos_interval (
+    campaign     VARCHAR NOT NULL,
+    task         VARCHAR NOT NULL,
+    corpus       VARCHAR NOT NULL,
+    system       VARCHAR NOT NULL,
+    evaluation   VARCHAR NOT NULL,
+    granularity  VARCHAR NOT NULL,
+    measure      VARCHAR NOT NULL,   -- P | D | Pmoy
+    value        DOUBLE,
+    ci_low       DOUBLE,
+    ci_high      DOUBLE,
+    resamples    INTEGER NOT NULL,
+    seed         BIGINT NOT NULL
+);

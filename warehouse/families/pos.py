@@ -1,0 +1,363 @@
+"""The ``pos`` task family in the warehouse (GRACE): load, re-align, project, judge, score.
+
+Per corpus: ``reference`` (GRACE token-per-line, or CoNLL-U with ``format = "conllu"`` and
+``tag = "upos" | "xpos" | "upos+feats"``) and optional ``training`` (same format: feeds the
+built-in baselines). Per system: ``submissions = { corpus = path }``, option ``table`` (a
+correspondence table; identity when absent), options ``format`` / ``tag`` for CoNLL-U.
+Task options: ``evaluations`` (absolute, relative), ``granularities`` (full, category: shown in
+bulletins; both are always in the warehouse), ``baselines`` (default true when a training corpus
+is given).
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+from rich.progress import Progress
+
+from etl.conllu import read_conllu
+from etl.grace import read_grace_reference, read_grace_submission
+from etl.tagtable import read_tag_table
+from scorers import bootstrap
+from scorers import pos as scorer
+from warehouse import __version__
+from warehouse.campaign import CampaignError, Task
+from warehouse.catalog import RunContext, Slot, current_inputs, fingerprint, scoring_state, stage_file, stage_table
+from warehouse.db import build, frame, insert_arrow, one
+
+SQL_FOLDER = "pos"
+EVALUATIONS = ("absolute", "relative")
+GRANULARITIES = ("full", "category")
+BASELINES = {"baseline-lexical": "Baseline: Lexical", "baseline-heur-rnd": "Baseline: Heur+Rnd"}
+_UNIT_TABLES = ("int_pos_sys_unit", "int_pos_case", "fct_pos_sentence")
+_TOKEN_COLUMNS = ["tok", "line_no", "doc", "genre", "sent", "form", "tags", "loc", "loc_tags"]
+
+
+@cache
+def code_version() -> str:
+    """Package version plus a hash of the family's scoring code and SQL: a change re-scores."""
+    parts = [resources.files("scorers").joinpath(n).read_text(encoding="utf-8") for n in ("pos.py", "bootstrap.py")]
+    parts += [e.read_text(encoding="utf-8") for e in sorted(resources.files("sql").joinpath("pos").iterdir(),
+                                                              key=lambda e: e.name) if e.name.endswith(".sql")]
+    return f"{__version__}+{fingerprint({'code': parts})[:8]}"
+
+
+def signature(task: Task, evaluation: str, granularity: str) -> str:
+    """sacrebleu-style signature of a POS variant."""
+    return (f"pos|eval:{evaluation}|granularity:{granularity}|units:minimal|align:lcs"
+            f"|version:{code_version()}")
+
+
+def _options(task: Task) -> dict:
+    o = task.options
+    evaluations = tuple(o.get("evaluations", EVALUATIONS))
+    granularities = tuple(o.get("granularities", GRANULARITIES))
+    if not evaluations or set(evaluations) - set(EVALUATIONS):
+        raise CampaignError(f"task {task.id}: evaluations: expected some of {EVALUATIONS}, found {list(evaluations)}")
+    if not granularities or set(granularities) - set(GRANULARITIES):
+        raise CampaignError(f"task {task.id}: granularities: expected some of {GRANULARITIES}, found {list(granularities)}")
+    for corpus in task.corpora:
+        if "reference" not in corpus.files:
+            raise CampaignError(f"task {task.id}: corpus {corpus.id}: expected a 'reference' file")
+        if corpus.options.get("format", "grace") not in ("grace", "conllu"):
+            raise CampaignError(f"task {task.id}: corpus {corpus.id}: format: expected grace or conllu")
+    return {"evaluations": evaluations, "granularities": granularities}
+
+
+def _reader(options: dict, reference: bool):
+    """The reader for a file of this format: (path, data) -> Arrow table of _TOKEN_COLUMNS."""
+    if options.get("format", "grace") == "conllu":
+        tag = options.get("tag", "upos")
+        return lambda path, data: read_conllu(path, data, tag=tag)
+    return read_grace_reference if reference else read_grace_submission
+
+
+def _stage_tokens(con, sha: str, table: pa.Table) -> None:
+    names = set(table.column_names)
+    select = ", ".join(c if c in names else f"NULL AS {c}" for c in _TOKEN_COLUMNS)
+    insert_arrow(con, "stg_pos_token", table, f"$sha, {select}", {"sha": sha})
+
+
+def _stage_table(con, sha: str, table: pa.Table) -> None:
+    insert_arrow(con, "stg_pos_tagtable", table, '$sha, tag, "pivot", line_no', {"sha": sha})
+
+
+# ---------------------------------------------------------------- load
+
+def load(ctx: RunContext, task: Task) -> None:
+    """Stage every changed reference, training corpus, correspondence table and submission;
+    build the baselines' outputs when the reference or the training corpus changed."""
+    options = _options(task)
+    root = ctx.campaign.root
+    for system in task.systems:
+        if "table" in system.options:
+            stage_file(ctx, Slot(task.id, "", system.id, "table"), (root / system.options["table"]).resolve(),
+                       read_tag_table, _stage_table)
+    for corpus in task.corpora:
+        fmt = {"format": corpus.options.get("format", "grace"), "tag": corpus.options.get("tag", "upos")}
+        stage_file(ctx, Slot(task.id, corpus.id, "", "reference"), corpus.files["reference"],
+                   _reader(fmt, True), _stage_tokens)
+        if "training" in corpus.files:
+            stage_file(ctx, Slot(task.id, corpus.id, "", "training"), corpus.files["training"],
+                       _reader(fmt, True), _stage_tokens)
+        for system in task.systems:
+            if corpus.id in system.files.get("submissions", {}):
+                sys_fmt = {"format": system.options.get("format", fmt["format"]),
+                           "tag": system.options.get("tag", fmt["tag"])}
+                stage_file(ctx, Slot(task.id, corpus.id, system.id, "submissions"),
+                           system.files["submissions"][corpus.id], _reader(sys_fmt, False), _stage_tokens)
+        if task.options.get("baselines", True) and "training" in corpus.files:
+            _load_baselines(ctx, task, corpus.id)
+    _declare_baselines(ctx, task)
+
+
+def _declare_baselines(ctx: RunContext, task: Task) -> None:
+    if not (task.options.get("baselines", True) and any("training" in c.files for c in task.corpora)):
+        return
+    ctx.con.executemany(
+        "INSERT OR REPLACE INTO cat_system VALUES (?, ?, ?, 'baseline', ?, false, true, ?, '{}')",
+        [[ctx.campaign.id, task.id, sid, label, "built-in, from the training corpus"] for sid, label in BASELINES.items()])
+
+
+def _load_baselines(ctx: RunContext, task: Task, corpus: str) -> None:
+    """Lexical (every tag the training lexicon gives the form) and Heur+Rnd (one of them drawn with
+    the campaign seed), on the reference's tokenisation; unknown forms get the most frequent tag."""
+    inputs = current_inputs(ctx.con, ctx.campaign.id, task.id)
+    ref_sha, train_sha = inputs.get((corpus, "", "reference")), inputs.get((corpus, "", "training"))
+    if ref_sha is None or train_sha is None:
+        return
+    ref = frame(ctx.con, "SELECT tok, line_no, doc, genre, sent, form FROM stg_pos_token WHERE sha256 = ? ORDER BY tok",
+                [ref_sha])
+    train = frame(ctx.con, "SELECT form, tags FROM stg_pos_token WHERE sha256 = ?", [train_sha])
+    for sid, table in lexical_baselines(ref, train, ctx.campaign.seed).items():
+        sha = fingerprint({"baseline": sid, "reference": ref_sha, "training": train_sha, "seed": ctx.campaign.seed})
+        stage_table(ctx, Slot(task.id, corpus, sid, "submissions"), f"(built-in {BASELINES[sid]})", sha,
+                    table.to_arrow(), _stage_tokens)
+
+
+def lexical_baselines(ref: pl.DataFrame, train: pl.DataFrame, seed: int) -> dict[str, pl.DataFrame]:
+    """The GRACE "minimalist approaches" as submissions: ``baseline-lexical`` (ambiguous lexicon
+    lookup: the form, else its lower-cased form, else the most frequent tag) and
+    ``baseline-heur-rnd`` (one of those tags drawn at random, seeded)."""
+    long = train.explode("tags")
+    most_frequent = long.group_by("tags").len().sort(["len", "tags"], descending=[True, False])["tags"][0]
+    exact = long.group_by("form").agg(pl.col("tags").unique().sort().alias("lex"))
+    lower = (long.with_columns(pl.col("form").str.to_lowercase()).group_by("form")
+             .agg(pl.col("tags").unique().sort().alias("lex_lower")))
+    looked = (ref.join(exact, on="form", how="left")
+              .join(lower, left_on=pl.col("form").str.to_lowercase(), right_on="form", how="left", suffix="_l")
+              .with_columns(pl.coalesce("lex", "lex_lower", pl.lit([most_frequent])).alias("tags"))
+              .select("tok", "line_no", "doc", "genre", "sent", "form", "tags").sort("tok"))
+    rng = np.random.default_rng([seed, 20260])
+    lengths = looked["tags"].list.len().to_numpy()
+    pick = (rng.random(len(lengths)) * lengths).astype(np.int64)
+    random = looked.with_columns(pl.col("tags").list.get(pl.Series(pick)).cast(pl.String).alias("one")).with_columns(
+        pl.concat_list("one").alias("tags")).drop("one")
+    return {"baseline-lexical": looked, "baseline-heur-rnd": random}
+
+
+# ---------------------------------------------------------------- score
+
+def _systems(ctx: RunContext, task: Task) -> list[tuple[str, dict]]:
+    """Declared systems and the built-in baselines: (system id, options)."""
+    out = [(s.id, s.options) for s in task.systems]
+    if task.options.get("baselines", True) and any("training" in c.files for c in task.corpora):
+        out += [(sid, {}) for sid in BASELINES]
+    return out
+
+
+def score(ctx: RunContext, task: Task, force: bool = False) -> None:
+    """Recompute every (corpus, system) unit whose inputs or code changed, then the intervals of
+    the corpora that changed."""
+    options = _options(task)
+    con, campaign = ctx.con, ctx.campaign.id
+    inputs = current_inputs(con, campaign, task.id)
+    states = scoring_state(con, campaign, task.id)
+    todo = []
+    for corpus in task.corpora:
+        for system, sys_options in _systems(ctx, task):
+            unit = {"reference": inputs.get((corpus.id, "", "reference")),
+                    "submissions": inputs.get((corpus.id, system, "submissions")),
+                    "table": inputs.get(("", system, "table"))}
+            if unit["reference"] is None or unit["submissions"] is None:
+                continue
+            if "table" in sys_options and unit["table"] is None:
+                continue  # its correspondence table was rejected: nothing to project with
+            state = fingerprint({"inputs": unit, "version": code_version(), "evaluations": options["evaluations"],
+                                 "split": corpus.options.get("format", "grace") != "conllu"})
+            if force or states.get((corpus.id, system)) != state:
+                todo.append((corpus, system, unit, state))
+    changed = set()
+    with Progress(transient=True, disable=ctx.quiet) as progress:
+        bar = progress.add_task(f"scoring {task.id}", total=len(todo))
+        reference = None
+        for corpus, system, unit, state in todo:
+            if reference is None or reference[0] != unit["reference"]:
+                reference = (unit["reference"], *_reference(con, unit["reference"], corpus))
+            _score_unit(ctx, task, options, corpus.id, system, unit, state, reference[1:])
+            changed.add(corpus.id)
+            ctx.scored += 1
+            progress.advance(bar)
+    for corpus_id in sorted(changed):
+        intervals(ctx, task, corpus_id)
+
+
+def _reference(con, sha: str, corpus) -> tuple[pl.DataFrame, pl.DataFrame, bool]:
+    split = corpus.options.get("format", "grace") != "conllu"
+    tokens = frame(con, "SELECT tok, doc, genre, sent, form, tags, loc, loc_tags FROM stg_pos_token "
+                        "WHERE sha256 = ? ORDER BY tok", [sha])
+    units = scorer.units(tokens, split=split)
+    if one(con, "SELECT count(*) FROM int_pos_ref_unit WHERE sha256 = ?", [sha])[0] == 0:
+        rows = units.join(tokens.select(pl.col("tok").cast(pl.Int64), "doc", "genre", "sent"), on="tok").sort("unit")
+        insert_arrow(con, "int_pos_ref_unit", rows.to_arrow(), "$sha, unit, tok, unit_form, doc, genre, sent",
+                     {"sha": sha})
+    return tokens, units, split
+
+
+def _score_unit(ctx, task, options, corpus: str, system: str, unit: dict, state: str, reference) -> None:
+    con, campaign = ctx.con, ctx.campaign.id
+    ref_tokens, ref_units, split = reference
+    sys_tokens = frame(con, "SELECT tok, form, tags FROM stg_pos_token WHERE sha256 = ? ORDER BY tok",
+                       [unit["submissions"]])
+    table = None
+    if unit["table"] is not None:
+        table = frame(con, "SELECT tag, pivot_tag AS pivot FROM stg_pos_tagtable WHERE sha256 = ?", [unit["table"]])
+    sys_units = scorer.units(sys_tokens, split=split)
+    ref_codes, sys_codes = scorer.encode(ref_units["unit_form"], sys_units["unit_form"])
+    partner = scorer.align_units(ref_codes, sys_codes)
+    tokens = scorer.judge_tokens(ref_tokens, ref_units, sys_tokens, sys_units, partner, table)
+    ref_of_sys = np.full(sys_units.height, -1, dtype=np.int64)
+    ref_of_sys[partner[partner >= 0]] = np.flatnonzero(partner >= 0)
+    aligned = sys_units.with_columns(pl.Series("ref_unit", ref_of_sys).replace(-1, None))
+    key = {"campaign": campaign, "task": task.id, "corpus": corpus, "system": system}
+    con.begin()
+    try:
+        for t in _UNIT_TABLES:
+            con.execute(f"DELETE FROM {t} WHERE campaign = $campaign AND task = $task AND corpus = $corpus "
+                        "AND system = $system", key)
+        insert_arrow(con, "int_pos_sys_unit", aligned.to_arrow(),
+                     "$campaign, $task, $corpus, $system, unit, tok, unit_form, ref_unit", key)
+        for evaluation in options["evaluations"]:
+            cases = (scorer.absolute_cases if evaluation == "absolute" else scorer.relative_cases)(
+                tokens, sys_units, partner)
+            insert_arrow(con, "int_pos_case", cases.to_arrow(),
+                         '$campaign, $task, $corpus, $system, $evaluation, "case", ref_unit, sys_tok, sys_tags, '
+                         "projected, acceptable, span, noneval, unknown_tags", {**key, "evaluation": evaluation})
+        build(con, SQL_FOLDER, "fct_pos_sentence", **key, reference_sha=unit["reference"])
+        build(con, SQL_FOLDER, "hist_pos_scores", **key, run_id=ctx.run_id, inputs=json.dumps(unit))
+        con.execute("INSERT OR REPLACE INTO cat_scoring VALUES ($campaign, $task, $corpus, $system, $state, "
+                    "$inputs, $run_id, now()::TIMESTAMP)",
+                    {**key, "state": state, "inputs": json.dumps(unit), "run_id": ctx.run_id})
+        con.commit()
+    except Exception:
+        con.rollback()
+        raise
+
+
+MEASURES = {  # measure -> (numerator columns, denominator columns) over fct_pos_sentence
+    "P": (("OK",), ("OK", "ERR")),
+    "D": (("OK", "ERR"), ("nbCas", "-NONEVAL")),
+    "Pmoy": (("OK", "SILOK_moy"), ("nbCas", "-NONEVAL")),
+}
+
+
+def intervals(ctx: RunContext, task: Task, corpus: str) -> None:
+    """95 % bootstrap intervals of P, D and Pmoy by sentence, every system and variant on the
+    same resamples (campaign seed)."""
+    campaign = ctx.campaign
+    counts = frame(ctx.con, "SELECT system || chr(31) || evaluation || chr(31) || granularity AS variant, "
+                            "doc || chr(31) || sent AS sentence, nbCas, NONEVAL, OK, ERR, SILOK_moy "
+                            "FROM fct_pos_sentence WHERE campaign = ? AND task = ? AND corpus = ?",
+                   [campaign.id, task.id, corpus])
+    if counts.height == 0:
+        return
+    rows = []
+    for measure, (num_cols, den_cols) in MEASURES.items():
+        def total(cols):
+            return sum((-pl.col(c[1:]) if c.startswith("-") else pl.col(c)) for c in cols)
+        wide = counts.with_columns(total(num_cols).alias("num"), total(den_cols).alias("den"))
+        num = wide.pivot(on="variant", index="sentence", values="num").sort("sentence")
+        den = wide.pivot(on="variant", index="sentence", values="den").sort("sentence")
+        variants = [c for c in num.columns if c != "sentence"]
+        n = num.select(variants).fill_null(0).to_numpy().astype(float)
+        d = den.select(variants).fill_null(0).to_numpy().astype(float)
+        samples = bootstrap.ratio_samples(n, d, campaign.bootstrap, campaign.seed, stream=f"{task.id}/{corpus}")
+        low, high = bootstrap.percentile_interval(samples)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            point = n.sum(0) / np.where(d.sum(0) > 0, d.sum(0), np.nan)
+        for i, v in enumerate(variants):
+            system, evaluation, granularity = v.split(chr(31))
+            rows.append([campaign.id, task.id, corpus, system, evaluation, granularity, measure,
+                         *(None if not np.isfinite(x) else float(x) for x in (point[i], low[i], high[i])),
+                         campaign.bootstrap, campaign.seed])
+    con = ctx.con
+    con.begin()
+    try:
+        con.execute("DELETE FROM mart_pos_interval WHERE campaign = ? AND task = ? AND corpus = ?",
+                    [campaign.id, task.id, corpus])
+        con.executemany("INSERT INTO mart_pos_interval VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        con.commit()
+    except Exception:
+        con.rollback()
+        raise
+
+
+# ---------------------------------------------------------------- one-shot and exports
+
+def one_shot_report(con, campaign) -> dict:
+    """``scorehouse pos --json``: the seven counts (absolute evaluation, full tags), the NONEVAL
+    reasons, the five scores, and the same for every evaluation x granularity under ``variants``."""
+    rows = frame(con, "SELECT * FROM mart_pos_scores WHERE slice = 'corpus' AND campaign = ?", [campaign.id])
+    variants = {}
+    for r in rows.iter_rows(named=True):
+        counts = {k: r[k] for k in ("nbCas", "NONEVAL", "OK", "ERR", "SIL_ok", "SIL_err", "SILOK_moy", "SIL",
+                                    "SIL_sil")}
+        counts["NONEVAL_by_reason"] = {reason: r[f"noneval_{reason}"] for reason in scorer.NONEVAL_REASONS}
+        variants[f"{r['evaluation']}/{r['granularity']}"] = {
+            "counts": counts, "scores": {k: r[k] for k in ("P", "D", "Pmin", "Pmoy", "Pmax")},
+            "signature": signature(campaign.tasks[0], r["evaluation"], r["granularity"])}
+    head = variants.get("absolute/full", {"counts": {}, "scores": {}, "signature": ""})
+    unknown = frame(con, "SELECT tag, cases FROM mart_pos_unknown_tags WHERE campaign = ? ORDER BY cases DESC, tag",
+                    [campaign.id])
+    return {**head, "unknown_tags": dict(unknown.iter_rows()), "variants": variants}
+
+
+def write_consensus(con, campaign_id: str, task: str, corpus: str, path: Path) -> Path:
+    """Write the consensus annotation in the GRACE reference format: one line per reference token
+    with the consensus tag of its first unit (the tag with most votes) and document headers."""
+    rows = frame(con, """
+        SELECT u.doc, u.genre, u.sent, t.form, c.tag, c.agreement
+        FROM int_pos_ref_unit u
+        JOIN cat_input_current i ON i.sha256 = u.sha256 AND i.campaign = ? AND i.task = ? AND i.corpus = ?
+         AND i.system = '' AND i.role = 'reference'
+        JOIN stg_pos_token t ON t.sha256 = u.sha256 AND t.tok = u.tok
+        LEFT JOIN mart_pos_consensus c ON c.campaign = i.campaign AND c.task = i.task AND c.corpus = i.corpus
+         AND c.ref_unit = u.unit
+        QUALIFY row_number() OVER (PARTITION BY u.tok ORDER BY u.unit) = 1
+        ORDER BY u.tok""", [campaign_id, task, corpus])
+    lines, doc, sent = [], None, None
+    for r in rows.iter_rows(named=True):
+        if r["doc"] != doc:
+            lines += ([""] if lines else []) + [f"# doc = {r['doc']}"] + ([f"# genre = {r['genre']}"] if r["genre"] else [])
+            doc, sent = r["doc"], None
+        if r["sent"] != sent:
+            if sent is not None:
+                lines.append("")
+            lines.append(f"# sent = {r['sent']}")
+            sent = r["sent"]
+        lines.append(f"{r['form']}\t{r['tag'] or 'X'}")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def page_data(con, campaign, task, out):
+    """The bulletin page's data (reports/pos.py), for reports/templates/pos.html."""
+    from reports.pos import page_data as pos_page_data
+
+    return pos_page_data(con, campaign, task, out)
