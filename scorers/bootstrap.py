@@ -7,6 +7,7 @@ systems of a corpus share the same resamples, which makes the paired test (Koehn
 
 from __future__ import annotations
 
+import warnings
 import zlib
 
 import numpy as np
@@ -40,7 +41,9 @@ def ratio_samples(numerator: np.ndarray, denominator: np.ndarray, resamples: int
 def percentile_interval(samples: np.ndarray, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
     """Percentile interval along axis 0 (NaN resamples, e.g. an empty denominator, ignored)."""
     tail = (1 - level) / 2 * 100
-    return np.nanpercentile(samples, tail, axis=0), np.nanpercentile(samples, 100 - tail, axis=0)
+    with warnings.catch_warnings():  # a column of NaN (never defined) gives NaN bounds, quietly
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.nanpercentile(samples, tail, axis=0), np.nanpercentile(samples, 100 - tail, axis=0)
 
 
 def paired_p_value(delta_samples: np.ndarray) -> np.ndarray:

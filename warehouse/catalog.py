@@ -95,16 +95,18 @@ class Slot:
 def stage_file(ctx: RunContext, slot: Slot, path: Path,
                read: Callable[[Path, bytes], pa.Table],
                stage: Callable[[duckdb.DuckDBPyConnection, str, pa.Table], None],
-               check: Callable[[pa.Table], None] | None = None) -> bool:
+               check: Callable[[pa.Table], None] | None = None, salt: str = "") -> bool:
     """Load one input file if its content is new for its slot. Returns True when it changed.
 
     ``read(path, data)`` parses (raising :class:`InputError`), ``check(table)`` validates against
     other inputs, ``stage(con, sha256, table)`` inserts the staged rows. A rejected file is
-    recorded with its message and leaves the staged data and the results untouched.
+    recorded with its message and leaves the staged data and the results untouched. ``salt``
+    names whatever besides the bytes shapes the staged rows (reader options, a default document
+    id taken from the file name): it is hashed with the content.
     """
     con = ctx.con
     data = path.read_bytes() if path.is_file() else None
-    sha = hashlib.sha256(data).hexdigest() if data is not None else ""
+    sha = hashlib.sha256(salt.encode() + b"\0" + data if salt else data).hexdigest() if data is not None else ""
     latest = one(con,
         "SELECT sha256, status, error FROM cat_input_latest WHERE campaign = ? AND task = ? AND corpus = ? "
         "AND system = ? AND role = ?", [ctx.campaign.id, slot.task, slot.corpus, slot.system, slot.role])

@@ -193,7 +193,7 @@ def pos_command(reference, system, table, fmt, tag, as_json):
     from warehouse.pipeline import one_shot_campaign, run_one_shot
 
     system_options = {"table": str(Path(table).resolve())} if table else {}
-    campaign = one_shot_campaign("pos", Path(reference), Path(system), {"evaluations": ["absolute", "relative"]},
+    campaign = one_shot_campaign("pos", Path(reference), Path(system), {"evaluations": ["absolute", "relative"], "intervals": False},
                                  sys_role="submissions", corpus_options={"format": fmt, "tag": tag},
                                  system_options=system_options)
     try:

@@ -78,6 +78,12 @@ def _reader(options: dict, reference: bool):
     return read_grace_reference if reference else read_grace_submission
 
 
+def _salt(fmt: dict, path: Path, reference: bool) -> str:
+    """What shapes the staged tokens besides the bytes: the reader, its tag option, and the file
+    stem (the default document id)."""
+    return f"pos|{fmt['format']}|{fmt['tag']}|{'reference' if reference else 'submission'}|{Path(path).stem}"
+
+
 def _stage_tokens(con, sha: str, table: pa.Table) -> None:
     names = set(table.column_names)
     select = ", ".join(c if c in names else f"NULL AS {c}" for c in _TOKEN_COLUMNS)
@@ -102,16 +108,17 @@ def load(ctx: RunContext, task: Task) -> None:
     for corpus in task.corpora:
         fmt = {"format": corpus.options.get("format", "grace"), "tag": corpus.options.get("tag", "upos")}
         stage_file(ctx, Slot(task.id, corpus.id, "", "reference"), corpus.files["reference"],
-                   _reader(fmt, True), _stage_tokens)
+                   _reader(fmt, True), _stage_tokens, salt=_salt(fmt, corpus.files["reference"], True))
         if "training" in corpus.files:
             stage_file(ctx, Slot(task.id, corpus.id, "", "training"), corpus.files["training"],
-                       _reader(fmt, True), _stage_tokens)
+                       _reader(fmt, True), _stage_tokens, salt=_salt(fmt, corpus.files["training"], True))
         for system in task.systems:
             if corpus.id in system.files.get("submissions", {}):
                 sys_fmt = {"format": system.options.get("format", fmt["format"]),
                            "tag": system.options.get("tag", fmt["tag"])}
-                stage_file(ctx, Slot(task.id, corpus.id, system.id, "submissions"),
-                           system.files["submissions"][corpus.id], _reader(sys_fmt, False), _stage_tokens)
+                path = system.files["submissions"][corpus.id]
+                stage_file(ctx, Slot(task.id, corpus.id, system.id, "submissions"), path,
+                           _reader(sys_fmt, False), _stage_tokens, salt=_salt(sys_fmt, path, False))
         if task.options.get("baselines", True) and "training" in corpus.files:
             _load_baselines(ctx, task, corpus.id)
     _declare_baselines(ctx, task)
@@ -204,8 +211,9 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
             changed.add(corpus.id)
             ctx.scored += 1
             progress.advance(bar)
-    for corpus_id in sorted(changed):
-        intervals(ctx, task, corpus_id)
+    if task.options.get("intervals", True):
+        for corpus_id in sorted(changed):
+            intervals(ctx, task, corpus_id)
 
 
 def _reference(con, sha: str, corpus) -> tuple[pl.DataFrame, pl.DataFrame, bool]:

@@ -1,0 +1,271 @@
+"""POS scoring (spec/pos.md): every judgement, compounds, NONEVAL reasons, relative evaluation,
+the rebuild property of the five scores, and the UPOS equivalence with a CoNLL 2018-style check.
+
+Hand-built GRACE files go through the one-shot command (`scorehouse pos --json`), i.e. the very
+pipeline the nightly job runs. Expected figures are worked out by hand from the spec's rules.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import conllu
+import duckdb
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from warehouse.cli import main
+from warehouse.db import apply_schema, connect
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def pos(tmp_path, reference: str, system: str, table: str | None = None, *extra) -> dict:
+    ref = write(tmp_path / "ref.grace", reference)
+    sys_ = write(tmp_path / "sys.grace", system)
+    args = ["pos", str(ref), str(sys_), "--json", *extra]
+    if table is not None:
+        args += ["--table", str(write(tmp_path / "table.tsv", table))]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def counts(report: dict, variant: str = "absolute/full") -> dict:
+    c = report["variants"][variant]["counts"]
+    return {k: c[k] for k in ("nbCas", "NONEVAL", "OK", "ERR", "SIL_ok", "SIL_err", "SIL_sil")} | \
+        {"SILOK_moy": pytest.approx(c["SILOK_moy"])}
+
+
+REF_FIVE = "un\tA\ndeux\tB\ntrois\tC|D\nquatre\tE\ncinq\tF\n"
+
+
+def test_every_judgement(tmp_path):
+    """k = 1: OK / ERR; k > 1: SIL_ok (all accepted), SIL_err (none), SIL_sil (some, c/k)."""
+    system = ("un\ta\n"          # a -> A: OK
+              "deux\tb\n"        # b -> X: ERR
+              "trois\tcd\n"      # cd -> C, D, both acceptable: SIL_ok (c/k = 1)
+              "quatre\txy\n"     # xy -> X, Y, none acceptable: SIL_err (0)
+              "cinq\tfx\n")      # fx -> F, X: SIL_sil (1/2)
+    table = "a\tA\nb\tX\ncd\tC\ncd\tD\nxy\tX\nxy\tY\nfx\tF\nfx\tX\n"
+    report = pos(tmp_path, REF_FIVE, system, table)
+    assert counts(report) == {"nbCas": 5, "NONEVAL": 0, "OK": 1, "ERR": 1, "SIL_ok": 1, "SIL_err": 1,
+                              "SIL_sil": 1, "SILOK_moy": 1.5}
+    s = report["scores"]
+    assert s["P"] == pytest.approx(1 / 2)            # OK / (OK + ERR)
+    assert s["D"] == pytest.approx(2 / 5)            # (OK + ERR) / evaluable
+    assert s["Pmin"] == pytest.approx(2 / 5)         # (OK + SIL_ok) / evaluable
+    assert s["Pmoy"] == pytest.approx(2.5 / 5)       # (OK + SILOK_moy) / evaluable
+    assert s["Pmax"] == pytest.approx(3 / 5)         # (OK + SIL - SIL_err) / evaluable
+    assert report["counts"]["SIL"] == 3
+
+
+def test_unknown_tag_is_a_counted_noneval_reason(tmp_path):
+    report = pos(tmp_path, REF_FIVE, "un\ta\ndeux\tzz\ntrois\tzz\nquatre\ta|zz\ncinq\ta\n", "a\tA\n")
+    assert report["counts"]["NONEVAL_by_reason"]["unknown_tag"] == 3
+    assert report["unknown_tags"] == {"zz": 3}
+    assert report["counts"]["OK"] == 1 and report["counts"]["ERR"] == 1
+
+
+REF_COMPOUND = ("# doc = d1\n# genre = presse\n"
+                "il\tPp\nmange\tVm\nune\tDa\npomme\tNcfs\tB=Ncfs\nde\tSp\tI\nterre\tNcfs\tI\n.\tFs\n")
+
+
+def test_compound_matched_as_locution(tmp_path):
+    """One participant token over the double-marked span: judged against the locution tag, the
+    judgement applied to each of its three units."""
+    system = "il\tPp\nmange\tVm\nune\tDa\npomme de terre\tNcfs\n.\tFs\n"
+    report = pos(tmp_path, REF_COMPOUND, system)
+    assert counts(report) | {} == {"nbCas": 7, "NONEVAL": 0, "OK": 7, "ERR": 0, "SIL_ok": 0, "SIL_err": 0,
+                                   "SIL_sil": 0, "SILOK_moy": 0}
+    wrong = pos(tmp_path, REF_COMPOUND, system.replace("pomme de terre\tNcfs", "pomme de terre\tNcms"))
+    assert wrong["counts"]["ERR"] == 3 and wrong["counts"]["OK"] == 4
+
+
+def test_compound_matched_as_constituents(tmp_path):
+    system = "il\tPp\nmange\tVm\nune\tDa\npomme\tNcfs\nde\tDa\nterre\tNcfs\n.\tFs\n"
+    report = pos(tmp_path, REF_COMPOUND, system)
+    assert report["counts"]["OK"] == 6 and report["counts"]["ERR"] == 1 and report["counts"]["NONEVAL"] == 0
+
+
+def test_token_spanning_two_units_is_not_evaluable(tmp_path):
+    """`une pomme` covers two reference units that the reference does not offer as a segment."""
+    system = "il\tPp\nmange\tVm\nune pomme\tNcfs\nde\tSp\nterre\tNcfs\n.\tFs\n"
+    report = pos(tmp_path, REF_COMPOUND, system)
+    reasons = report["counts"]["NONEVAL_by_reason"]
+    assert reasons["segmentation"] == 2 and report["counts"]["NONEVAL"] == 2
+    assert report["counts"]["nbCas"] == 7  # the case count is the reference's, for every system
+    assert report["counts"]["OK"] == 5
+
+
+def test_implicit_locution_and_minimal_units(tmp_path):
+    """`aujourd'hui` is three minimal units; the reference offers it whole only."""
+    reference = "il\tPp\nvient\tVm\naujourd'hui\tRg\n"
+    whole = pos(tmp_path, reference, "il\tPp\nvient\tVm\naujourd'hui\tRg\n")
+    assert whole["counts"]["nbCas"] == 5 and whole["counts"]["OK"] == 5
+    split = pos(tmp_path, reference, "il\tPp\nvient\tVm\naujourd\tRg\n'\tFw\nhui\tRg\n")
+    assert split["counts"]["NONEVAL_by_reason"]["segmentation"] == 3 and split["counts"]["OK"] == 2
+
+
+def test_residual_forms(tmp_path):
+    """A word missing from the submission is a residual form (not evaluable), not a crash; an
+    extra word of the submission has no case."""
+    system = "il\tPp\nune\tDa\npomme\tNcfs\nde\tSp\nterre\tNcfs\nbien\tRg\n.\tFs\n"
+    report = pos(tmp_path, REF_COMPOUND, system)
+    assert report["counts"]["NONEVAL_by_reason"]["residual"] == 1
+    assert report["counts"]["nbCas"] == 7 and report["counts"]["OK"] == 6
+
+
+def test_relative_evaluation_with_inverse_table(tmp_path):
+    """Relative: the participant's tags against the reference tags brought into its tagset by the
+    inverse table (pivot -> every participant tag whose image contains it)."""
+    reference = "le\tDa-ms\nchat\tNcms\ndort\tVmip3s\n.\tFs\n"
+    table = "DET\tDa-ms\nDET\tDa-fs\nNOUN\tNcms\nNOUN\tNcfs\nVERB\tVmip3s\nPUNCT\tFs\nPUNCT\tFw\n"
+    system = "le\tDET\nchat\tNOUN\ndort\tNOUN\n.\tPUNCT\n"
+    report = pos(tmp_path, reference, system, table)
+    # absolute: every coarse tag projects onto two pivot tags (one right): SIL_sil, c/k = 1/2,
+    # except VERB (one image) wrongly absent: `dort` NOUN -> {Ncms, Ncfs}: SIL_err
+    assert counts(report) == {"nbCas": 4, "NONEVAL": 0, "OK": 0, "ERR": 0, "SIL_ok": 0, "SIL_err": 1,
+                              "SIL_sil": 3, "SILOK_moy": 1.5}
+    # relative: strict in its own tagset: le/chat/. right, dort wrong
+    assert counts(report, "relative/full") == {"nbCas": 4, "NONEVAL": 0, "OK": 3, "ERR": 1, "SIL_ok": 0,
+                                               "SIL_err": 0, "SIL_sil": 0, "SILOK_moy": 0}
+    # category letter granularity: D, N, V, F: `dort` N vs V is still an error
+    assert counts(report, "absolute/category")["OK"] == 3
+
+
+def test_scores_rebuild_the_counts():
+    """With nbCas and NONEVAL fixed, (P, D, Pmin, Pmoy, Pmax) carry the seven counts
+    (spec/pos.md; the paper's SIL = (nbCas - NONEVAL)(1 - P) is a misprint for (1 - D))."""
+    rng = np.random.default_rng(0)
+    con = connect()
+    apply_schema(con, ["catalog", "pos"])
+    rows = []
+    for i in range(200):
+        ok, err, sil_ok, sil_err, sil_sil, noneval = rng.integers(0, 50, size=6)
+        if ok + err == 0:
+            ok = 1
+        silok_moy = sil_ok + sil_sil * rng.random()
+        rows.append(["c", "t", "k", f"s{i}", "absolute", "full", "d", "g", "x",
+                     int(ok + err + sil_ok + sil_err + sil_sil + noneval), int(noneval), int(noneval), 0, 0, 0,
+                     int(ok), int(err), int(sil_ok), int(sil_err), int(sil_sil), float(silok_moy)])
+    con.executemany("INSERT INTO fct_pos_sentence VALUES (" + ", ".join("?" * 21) + ")", rows)
+    scores = con.execute("SELECT nbCas, NONEVAL, P, D, Pmin, Pmoy, Pmax, OK, ERR, SIL, SIL_ok, SIL_err, SILOK_moy "
+                         "FROM mart_pos_scores WHERE slice = 'corpus' ORDER BY system").fetchall()
+    assert len(scores) == 200
+    for nb, ne, p, d, pmin, pmoy, pmax, ok, err, sil, sil_ok, sil_err, silok_moy in scores:
+        e = nb - ne
+        assert e * p * d == pytest.approx(ok)
+        assert e * (1 - p) * d == pytest.approx(err)
+        assert e * (1 - d) == pytest.approx(sil)
+        assert e * pmin - ok == pytest.approx(sil_ok)
+        assert e * pmoy - ok == pytest.approx(silok_moy)
+        assert ok + sil - e * pmax == pytest.approx(sil_err)
+        assert 0 <= pmin <= pmoy <= pmax <= 1
+
+
+def test_undefined_scores_are_null(tmp_path):
+    """Nothing evaluable: D, Pmin, Pmoy, Pmax undefined (null); no strict case: P undefined."""
+    report = pos(tmp_path, "aujourd'hui\tRg\n", "aujourd\tRg\n'\tFw\nhui\tRg\n")
+    assert report["scores"] == {"P": None, "D": None, "Pmin": None, "Pmoy": None, "Pmax": None}
+    amb = pos(tmp_path, "un\tA\n", "un\tA|B\n")
+    assert amb["scores"]["P"] is None and amb["scores"]["D"] == 0
+
+
+# ------------------------------------------------------------------ CoNLL-U
+
+GSD = Path(__file__).resolve().parent.parent / "data" / "UD_French-GSD" / "fr_gsd-ud-test.conllu"
+
+
+def perturbed_upos(text: str, seed: int) -> str:
+    """A system file: the same CoNLL-U with ~8 % of the UPOS tags replaced."""
+    rng = np.random.default_rng(seed)
+    tags = ["NOUN", "VERB", "ADJ", "ADV", "DET", "ADP", "PRON", "PUNCT", "PROPN", "AUX"]
+    out = []
+    for line in text.split("\n"):
+        cols = line.split("\t")
+        if len(cols) == 10 and cols[0].isdigit() and rng.random() < 0.08:
+            cols[3] = tags[rng.integers(len(tags))]
+        out.append("\t".join(cols))
+    return "\n".join(out)
+
+
+def upos_accuracy(gold: str, system: str) -> float:
+    """CoNLL 2018-style UPOS accuracy for identical tokenisation: aligned words with equal UPOS
+    over gold words (read with the `conllu` package, independently of our reader)."""
+    g = [w for s in conllu.parse(gold) for w in s if isinstance(w["id"], int)]
+    s = [w for s in conllu.parse(system) for w in s if isinstance(w["id"], int)]
+    assert [w["form"] for w in g] == [w["form"] for w in s]
+    return sum(a["upos"] == b["upos"] for a, b in zip(g, s)) / len(g)
+
+
+def test_conllu_identical_tokenisation_equals_upos_accuracy(tmp_path):
+    gold = GSD.read_text(encoding="utf-8")
+    system = perturbed_upos(gold, seed=1)
+    ref = write(tmp_path / "gold.conllu", gold)
+    sys_ = write(tmp_path / "sys.conllu", system)
+    result = CliRunner().invoke(main, ["pos", str(ref), str(sys_), "--format", "conllu", "--tag", "upos", "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["scores"]["P"] == pytest.approx(upos_accuracy(gold, system), abs=1e-12)
+    assert report["scores"]["D"] == 1
+    assert report["counts"]["nbCas"] == 10018 and report["counts"]["NONEVAL"] == 0
+
+
+def test_conllu_differing_tokenisation_reports_residuals(tmp_path):
+    """The CoNLL 2018 script stops when the texts differ; we report residual forms instead."""
+    gold = GSD.read_text(encoding="utf-8")
+    sentences = gold.strip().split("\n\n")
+    # drop one word line (and renumber nothing: ids in the dropped sentence stay valid if it is the last word)
+    first = sentences[0].split("\n")
+    words = [i for i, line in enumerate(first) if line.split("\t")[0].isdigit()]
+    del first[words[-1]]
+    sentences[0] = "\n".join(first)
+    system = "\n\n".join(sentences) + "\n\n"
+    ref = write(tmp_path / "gold.conllu", gold)
+    sys_ = write(tmp_path / "sys.conllu", system)
+    result = CliRunner().invoke(main, ["pos", str(ref), str(sys_), "--format", "conllu", "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["counts"]["NONEVAL_by_reason"]["residual"] == 1
+    assert report["counts"]["OK"] == report["counts"]["nbCas"] - 1
+
+
+# ------------------------------------------------------------------ bad input
+
+@pytest.mark.parametrize("reference, system, message", [
+    ("un\tA\n", "un\n", r"sys\.grace:1: expected FORM<TAB>TAGS"),
+    ("", "un\tA\n", r"ref\.grace.*: expected at least one token, found an empty file"),
+    ("un\tA\n", "un\tA|\n", r"sys\.grace:1: expected .+, found .+"),
+])
+def test_bad_input_is_rejected_with_its_line(tmp_path, reference, system, message):
+    import re
+
+    ref = write(tmp_path / "ref.grace", reference)
+    sys_ = write(tmp_path / "sys.grace", system)
+    result = CliRunner().invoke(main, ["pos", str(ref), str(sys_), "--json"])
+    assert result.exit_code == 2
+    assert re.search(message, result.output), result.output
+    assert result.stdout.strip() == "" or "rejected" not in result.stdout
+
+
+def test_warehouse_tables_are_queryable(tmp_path):
+    """The one-shot path materialises units, alignment, cases and judgements in DuckDB."""
+    from warehouse.pipeline import one_shot_campaign, run_one_shot
+
+    ref = write(tmp_path / "ref.grace", REF_COMPOUND)
+    sys_ = write(tmp_path / "sys.grace", "il\tPp\nune\tDa\npomme de terre\tNcfs\n.\tFs\n")
+    con, _ = run_one_shot(one_shot_campaign("pos", ref, sys_, {}, sys_role="submissions"))
+    assert con.execute("SELECT count(*) FROM int_pos_ref_unit").fetchall() == [(7,)]
+    assert con.execute("SELECT count(*) FROM int_pos_sys_unit WHERE ref_unit IS NOT NULL").fetchall() == [(6,)]
+    residual = con.execute("SELECT unit_form, left_context, right_context FROM int_pos_residual").fetchall()
+    assert residual == [("mange", "il", "une pomme de")]
+    spans = con.execute("SELECT DISTINCT span FROM int_pos_case WHERE evaluation = 'absolute' AND span IS NOT NULL "
+                        "ORDER BY span").fetchall()
+    assert spans == [("locution",), ("unit",)]
+    assert isinstance(con, duckdb.DuckDBPyConnection)
