@@ -37,7 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
-from warehouse.demo import toml_table
+from warehouse.toml_writer import toml_table
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = 20260501

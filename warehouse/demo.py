@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import bisect
 import itertools
-import json
 import pathlib
 from dataclasses import dataclass
 
 import numpy as np
 
 from warehouse import demo_lexicon as lex
+from warehouse.demo_pos import write_pos_task
+from warehouse.toml_writer import toml_table
 
 SEED = 20261125
 NOISE, REJECT, SPR, OOV = "[bruit]", "<REJET>", "SPR", "OOV"
@@ -294,26 +295,9 @@ def _hypotheses(system_index: int, corpus_index: int, utterances: list[_Utteranc
     return rows
 
 
-def toml_value(value) -> str:
-    """TOML literal of a str, bool, int, list or dict (dict -> inline table)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)  # JSON string escapes are valid TOML
-    if isinstance(value, list):
-        return "[" + ", ".join(toml_value(v) for v in value) + "]"
-    return "{ " + ", ".join(f"{k} = {toml_value(v)}" for k, v in value.items()) + " }"
-
-
-def toml_table(header: str, fields: dict) -> list[str]:
-    """A table header, its ``key = value`` lines, and a blank line."""
-    return [header, *(f"{key} = {toml_value(value)}" for key, value in fields.items()), ""]
-
-
-def _campaign_toml() -> list[str]:
-    """Lines of ``campaign.toml``: campaign, phases, participants, the task and its systems."""
+def _campaign_toml(extra_participants: list[dict] = (), extra_tasks: list[str] = ()) -> list[str]:
+    """Lines of ``campaign.toml``: campaign, phases, participants, the tasks and their systems
+    (the speech task here; other families' demo tasks come as ``extra_*``)."""
     lines = toml_table("[campaign]", {
         "id": "demo-asr",
         "name": "Démo : reconnaissance de la parole sur un service vocal déployé",
@@ -326,6 +310,8 @@ def _campaign_toml() -> list[str]:
     for pid, name, publication, organiser in lex.PARTICIPANTS:
         lines += toml_table("[[participants]]", {
             "id": pid, "name": name, "publication": publication, "organiser": organiser})
+    for participant in extra_participants:
+        lines += toml_table("[[participants]]", participant)
     lines += toml_table("[[tasks]]", {
         "id": "asr", "family": "wer", "name": "Transcription 1-best",
         "methods": ["none", "m1", "m2", "m3", "m4"], "case": "sensitive"})
@@ -345,7 +331,10 @@ def _campaign_toml() -> list[str]:
             "hypotheses": {c.id: f"submissions/{system.id}/{c.id}.trn" for c in lex.CORPORA},
             "interpretations": {c.id: f"submissions/{system.id}/{c.id}.interp.tsv"
                                 for c in lex.CORPORA}})
-    return lines[:-1]
+    lines += list(extra_tasks)
+    while lines and lines[-1] == "":
+        lines.pop()
+    return lines
 
 
 def _write(path: pathlib.Path, lines: list[str]) -> None:
@@ -357,8 +346,9 @@ def _trn_line(tokens: list[str], uid: str) -> str:
     return f"{' '.join(tokens)} ({uid})"
 
 
-def write_demo_campaign(dest: pathlib.Path, scale: float = 1.0) -> pathlib.Path:
-    """Write the demo speech-recognition campaign into ``dest``; return its ``campaign.toml``.
+def write_demo_campaign(dest: pathlib.Path, scale: float = 1.0, pos: bool = True) -> pathlib.Path:
+    """Write the demo campaign into ``dest``; return its ``campaign.toml``: the speech task and,
+    with ``pos``, the POS tagging task of ``warehouse/demo_pos.py`` (UD French GSD).
 
     ``scale`` multiplies the number of utterances of each corpus (at least 5; Test_I always
     keeps the five thesis examples). The output is byte-identical for equal arguments.
@@ -382,6 +372,7 @@ def write_demo_campaign(dest: pathlib.Path, scale: float = 1.0) -> pathlib.Path:
             _write(folder / f"{corpus.id}.trn", [_trn_line(t, uid) for uid, t in rows])
             _write(folder / f"{corpus.id}.interp.tsv", ["utt_id\tinterpretation", *(
                 f"{uid}\t{interpretation(t, comments_light=False)}" for uid, t in rows)])
+    participants, task_lines = write_pos_task(dest, scale) if pos else ([], [])
     campaign = dest / "campaign.toml"
-    _write(campaign, _campaign_toml())
+    _write(campaign, _campaign_toml(participants, task_lines))
     return campaign

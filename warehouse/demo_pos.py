@@ -106,7 +106,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from warehouse.demo import toml_table
+from warehouse.toml_writer import toml_table
 
 SEED = 20261126
 DATA = pathlib.Path(__file__).resolve().parents[1] / "data" / "UD_French-GSD"

@@ -99,7 +99,7 @@ def _stage_table(con, sha: str, table: pa.Table) -> None:
 def load(ctx: RunContext, task: Task) -> None:
     """Stage every changed reference, training corpus, correspondence table and submission;
     build the baselines' outputs when the reference or the training corpus changed."""
-    options = _options(task)
+    _options(task)  # fail early on bad task options
     root = ctx.campaign.root
     for system in task.systems:
         if "table" in system.options:
