@@ -234,3 +234,19 @@ def test_a_crash_mid_scoring_leaves_the_previous_results(campaign, tmp_path, mon
     monkeypatch.setattr(family, "align_tokens", real)
     again = run(campaign, db, None, quiet=True)
     assert scored_units(db, again.run_id) == {("Dev", "orga-baseline")}
+
+
+def test_a_system_removed_from_the_campaign_leaves_the_results(campaign, tmp_path):
+    db = tmp_path / "w.duckdb"
+    run(campaign, db, None, quiet=True)
+    toml = campaign / "campaign.toml"
+    text = toml.read_text(encoding="utf-8")
+    start = text.index('[[tasks.systems]]\nid = "gamma-asr"')
+    end = text.index("[[tasks.systems]]", start + 1)
+    toml.write_text(text[:start] + text[end:], encoding="utf-8")
+    result = run(campaign, db, None, quiet=True)
+    assert any("gamma-asr: no longer declared" in n for n in result.notes)
+    for table in ("fct_wer_utterance", "int_wer_aligned_utterance", "mart_wer_interval", "cat_scoring"):
+        assert query(db, f"SELECT count(*) FROM {table} WHERE system = 'gamma-asr'") == [(0,)], table
+    assert query(db, "SELECT count(*) FROM mart_wer_paired WHERE 'gamma-asr' IN (system_a, system_b)") == [(0,)]
+    assert query(db, "SELECT count(*) FROM hist_wer_scores WHERE system = 'gamma-asr'")[0][0] > 0  # history stays

@@ -180,6 +180,20 @@ def scoring_state(con, campaign: str, task: str) -> dict[tuple[str, str], str]:
     return {(c, s): st for c, s, st in rows}
 
 
+def drop_undeclared(ctx: RunContext, task: str, declared: set[tuple[str, str]], tables: tuple[str, ...]) -> set[str]:
+    """Remove from ``tables`` (and ``cat_scoring``) the results of (corpus, system) units no
+    longer declared in campaign.toml; return the corpora touched (their intervals are stale)."""
+    touched = set()
+    for corpus, system in set(scoring_state(ctx.con, ctx.campaign.id, task)) - declared:
+        key = {"campaign": ctx.campaign.id, "task": task, "corpus": corpus, "system": system}
+        for table in (*tables, "cat_scoring"):
+            ctx.con.execute(f"DELETE FROM {table} WHERE campaign = $campaign AND task = $task AND corpus = $corpus "
+                            "AND system = $system", key)
+        ctx.notes.append(f"{task}/{corpus}/{system}: no longer declared, results removed")
+        touched.add(corpus)
+    return touched
+
+
 def fingerprint(payload: dict) -> str:
     """Stable hash of a JSON-able payload (inputs, options, code version)."""
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:16]

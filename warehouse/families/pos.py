@@ -28,7 +28,8 @@ from scorers import bootstrap
 from scorers import pos as scorer
 from warehouse import __version__
 from warehouse.campaign import CampaignError, Task
-from warehouse.catalog import RunContext, Slot, current_inputs, fingerprint, scoring_state, stage_file, stage_table
+from warehouse.catalog import (RunContext, Slot, current_inputs, drop_undeclared, fingerprint, scoring_state,
+                               stage_file, stage_table)
 from warehouse.db import build, frame, insert_arrow, one
 
 SQL_FOLDER = "pos"
@@ -186,6 +187,8 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
     con, campaign = ctx.con, ctx.campaign.id
     inputs = current_inputs(con, campaign, task.id)
     states = scoring_state(con, campaign, task.id)
+    declared = {(c.id, s) for c in task.corpora for s, _ in _systems(ctx, task)}
+    stale = drop_undeclared(ctx, task.id, declared, _UNIT_TABLES)
     todo = []
     for corpus in task.corpora:
         for system, sys_options in _systems(ctx, task):
@@ -200,7 +203,7 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
                                  "split": corpus.options.get("format", "grace") != "conllu"})
             if force or states.get((corpus.id, system)) != state:
                 todo.append((corpus, system, unit, state))
-    changed = set()
+    changed = set(stale) & {c.id for c in task.corpora}
     with Progress(transient=True, disable=ctx.quiet) as progress:
         bar = progress.add_task(f"scoring {task.id}", total=len(todo))
         reference = None
@@ -284,6 +287,8 @@ def intervals(ctx: RunContext, task: Task, corpus: str) -> None:
                             "FROM fct_pos_sentence WHERE campaign = ? AND task = ? AND corpus = ?",
                    [campaign.id, task.id, corpus])
     if counts.height == 0:
+        ctx.con.execute("DELETE FROM mart_pos_interval WHERE campaign = ? AND task = ? AND corpus = ?",
+                        [campaign.id, task.id, corpus])
         return
     rows = []
     for measure, (num_cols, den_cols) in MEASURES.items():

@@ -28,7 +28,8 @@ from scorers.alignment import LEVENSHTEIN, SCLITE, Costs
 from scorers.wer import CASES, METHODS, Markers, align_tokens, normalise, signature
 from warehouse import __version__
 from warehouse.campaign import CampaignError, Task
-from warehouse.catalog import RunContext, Slot, current_inputs, fingerprint, scoring_state, stage_file
+from warehouse.catalog import (RunContext, Slot, current_inputs, drop_undeclared, fingerprint, scoring_state,
+                               stage_file)
 from warehouse.db import build, frame, insert_arrow, one
 
 SQL_FOLDER = "wer"
@@ -148,7 +149,8 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
     con, campaign = ctx.con, ctx.campaign.id
     inputs = current_inputs(con, campaign, task.id)
     states = scoring_state(con, campaign, task.id)
-    _drop_undeclared(ctx, task)
+    stale = drop_undeclared(ctx, task.id, {(c.id, s.id) for c in task.corpora for s in task.systems},
+                            _UNIT_TABLES)
     todo = []
     for corpus in task.corpora:
         for system in task.systems:
@@ -160,7 +162,7 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
                                  "comment_detection": bool(system.options.get("comment_detection", False))})
             if force or states.get((corpus.id, system.id)) != state:
                 todo.append((corpus, system, unit, state))
-    changed_corpora = set()
+    changed_corpora = set(stale) & {c.id for c in task.corpora}
     with Progress(transient=True, disable=ctx.quiet) as progress:
         bar = progress.add_task(f"scoring {task.id}", total=len(todo))
         references: dict[str, pl.DataFrame] = {}
@@ -228,19 +230,6 @@ def _score_unit(ctx, task, options: Options, corpus: str, system, unit: dict, st
         raise
 
 
-def _drop_undeclared(ctx: RunContext, task: Task) -> None:
-    """Results of systems or corpora no longer in campaign.toml leave the current tables."""
-    declared = {(c.id, s.id) for c in task.corpora for s in task.systems}
-    for corpus, system in set(scoring_state(ctx.con, ctx.campaign.id, task.id)) - declared:
-        key = {"campaign": ctx.campaign.id, "task": task.id, "corpus": corpus, "system": system}
-        for table in (*_UNIT_TABLES, "cat_scoring", "mart_wer_interval"):
-            ctx.con.execute(f"DELETE FROM {table} WHERE campaign = $campaign AND task = $task AND corpus = $corpus "
-                            "AND system = $system", key)
-        ctx.con.execute("DELETE FROM mart_wer_paired WHERE campaign = $campaign AND task = $task AND corpus = $corpus "
-                        "AND (system_a = $system OR system_b = $system)", key)
-        ctx.notes.append(f"{task.id}/{corpus}/{system}: no longer declared, results removed")
-
-
 def intervals(ctx: RunContext, task: Task, options: Options, corpus: str) -> None:
     """95 % bootstrap intervals of WER per system and method, and paired tests between systems,
     all on the same utterance resamples (seed recorded in the campaign)."""
@@ -250,6 +239,8 @@ def intervals(ctx: RunContext, task: Task, options: Options, corpus: str) -> Non
         "WHERE campaign = ? AND task = ? AND corpus = ? ORDER BY utt_id, variant"),
         [campaign.id, task.id, corpus])
     if counts.height == 0:
+        for table in ("mart_wer_interval", "mart_wer_paired"):
+            con.execute(f"DELETE FROM {table} WHERE campaign = ? AND task = ? AND corpus = ?", [campaign.id, task.id, corpus])
         return
     errors = counts.pivot(on="variant", index="utt_id", values="errors").sort("utt_id")
     totals = counts.pivot(on="variant", index="utt_id", values="N").sort("utt_id")
