@@ -36,3 +36,119 @@ def grouped_bars(groups: list[str], series: dict[str, list[float | None]],
     plt.close(fig)
     svg = buffer.getvalue()
     return svg[svg.index("<svg"):]
+
+
+def operating_zone_band(ok: float, err: float, sil_ok: float, sil_err: float, sil: float,
+                        points: int = 400):
+    """The exact operating zone of a POS system as a band over decision: ``(D, P_low, P_high)``.
+
+    Resolving the SIL silences moves ``ok`` of them to correct and ``err`` to wrong, with
+    0 <= ok <= SIL - SIL_err, 0 <= err <= SIL - SIL_ok, ok + err <= SIL (spec/pos.md); then
+    D = (OK + ERR + s) / (OK + ERR + SIL) with s = ok + err and P = (OK + ok) / (OK + ERR + s).
+    D depends on s only, so each decision level is one vertical slice of the (ok, err) pentagon,
+    ok in [max(0, s - (SIL - SIL_ok)), min(SIL - SIL_err, s)], and P is increasing in ok: the
+    zone is exactly the region between the two curves below (hyperbolic arcs, since D·P is
+    affine in (ok, err)); it need not be convex. The grid is dense in s and holds the kinks
+    (s = SIL - SIL_err, s = SIL - SIL_ok) exactly. Empty arrays when nothing is evaluable.
+    """
+    import numpy as np
+
+    decided, total = ok + err, ok + err + sil
+    if total <= 0:
+        return np.array([]), np.array([]), np.array([])
+    most_ok, most_err = sil - sil_err, sil - sil_ok
+    s = np.unique(np.concatenate([np.linspace(0.0, sil, max(2, points)), [most_ok, most_err, sil]]))
+    s = s[(s >= 0) & (s <= sil) & (decided + s > 0)]
+    low_ok = np.maximum(0.0, s - most_err)
+    high_ok = np.minimum(most_ok, s)
+    return (decided + s) / total, (ok + low_ok) / (decided + s), (ok + high_ok) / (decided + s)
+
+
+def operating_zones(systems: list[dict], title: str, zoom: bool = True) -> str:
+    """The (decision, precision) plane of spec/pos.md; SVG text.
+
+    ``systems``: dicts with ``label``, ``OK``, ``ERR``, ``SIL_ok``, ``SIL_err``, ``SIL``, ``P``,
+    ``D``, ``Pmin``, ``Pmoy``, ``Pmax``, ``pct_noneval`` and optional ``baseline`` (drawn dashed,
+    left out of the zoom). Per system: (D, P) filled, (1, Pmin) / (1, Pmoy) / (1, Pmax) hollow,
+    the paper's triangle (D, P)-(1, Pmin)-(1, Pmax) dashed and lightly filled, and the exact zone
+    (:func:`operating_zone_band`) filled with a solid outline. Left panel: the unit square; right
+    panel (``zoom``, when the non-baseline systems' (D, P) points span less than 0.5 in
+    precision): those points, the zones running off the frame.
+    """
+    import numpy as np
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Polygon
+
+    drawable = [s for s in systems if s.get("D") is not None]
+    # The zoom frames the participants' (D, P) points: the zones may run off it.
+    focus = [(s["D"], s["P"]) for s in drawable if not s.get("baseline") and s.get("P") is not None]
+    span = (max(y for _, y in focus) - min(y for _, y in focus)) if focus else 1.0
+    panels = 2 if zoom and focus and span < 0.5 else 1
+    rows = -(-(len(systems) + 6) // 3)  # legend rows: systems and the six keys, three a row
+    height = 4.3 + 0.17 * rows
+    fig, axes = plt.subplots(1, panels, figsize=(5.2 * panels, height), squeeze=False)
+    axes = axes[0]
+    colours = plt.get_cmap("tab10")
+    handles = []
+    for k, s in enumerate(systems):
+        colour = colours(k % 10)
+        style = "--" if s.get("baseline") else "-"
+        pct = s.get("pct_noneval")
+        mark = " (baseline)" if s.get("baseline") and "baseline" not in s["label"].lower() else ""
+        name = f"{s['label']}{mark}  %NONEVAL = {'–' if pct is None else f'{pct:.1f}'}"
+        handles.append(Line2D([], [], color=colour, marker="o", linestyle=style, label=name))
+        if s.get("D") is None:
+            continue
+        d, lo, hi = operating_zone_band(s["OK"], s["ERR"], s["SIL_ok"], s["SIL_err"], s["SIL"])
+        corners = [(s["D"], s["P"]) if s.get("P") is not None else None, (1.0, s["Pmin"]), (1.0, s["Pmax"])]
+        for i, ax in enumerate(axes):
+            if len(d) > 1:
+                ax.fill_between(d, lo, hi, color=colour, alpha=0.14, linewidth=0)
+                outline_x = np.concatenate([d, d[::-1], d[:1]])
+                outline_y = np.concatenate([hi, lo[::-1], hi[:1]])
+                ax.plot(outline_x, outline_y, color=colour, linewidth=0.9, linestyle=style)
+            if corners[0] is not None and s["D"] < 1:
+                ax.add_patch(Polygon(corners, closed=True, facecolor=colour, alpha=0.10, edgecolor="none"))
+                ax.add_patch(Polygon(corners, closed=True, fill=False, edgecolor=colour, linewidth=0.9,
+                                     linestyle=(0, (1.5, 1.5))))
+            if s.get("P") is not None:
+                ax.plot([s["D"]], [s["P"]], marker="o", markersize=6, color=colour, linestyle="none",
+                        markeredgecolor="black", markeredgewidth=0.4, clip_on=i > 0, zorder=3)
+            for value, marker in ((s["Pmin"], "v"), (s["Pmoy"], "D"), (s["Pmax"], "^")):
+                ax.plot([1.0], [value], marker=marker, markersize=5 if marker != "D" else 4,
+                        markerfacecolor="white", markeredgecolor=colour, linestyle="none", clip_on=i > 0)
+    for i, ax in enumerate(axes):
+        ax.set_xlabel("Decision D")
+        ax.set_ylabel("Precision P")
+        ax.grid(alpha=0.3)
+        ax.set_axisbelow(True)
+        if i == 0:
+            ax.set_xlim(0, 1.01)
+            ax.set_ylim(0, 1.01)
+            ax.set_title("Unit square", fontsize=9)
+        else:
+            xs, ys = [x for x, _ in focus], [y for _, y in focus]
+            pad_x = max(0.01, 0.06 * (max(xs) - min(xs)))
+            pad_y = max(0.005, 0.12 * (max(ys) - min(ys)))
+            ax.set_xlim(max(0.0, min(xs) - pad_x), 1.0 + pad_x / 3)
+            ax.set_ylim(max(0.0, min(ys) - pad_y), max(ys) + pad_y)
+            ax.set_title("Zoom on the participants' (D, P)", fontsize=9)
+    handles += [Line2D([], [], color="grey", marker="o", linestyle="none", label="(D, P)"),
+                Line2D([], [], color="grey", marker="v", markerfacecolor="white", linestyle="none",
+                       label="(1, Pmin)"),
+                Line2D([], [], color="grey", marker="D", markerfacecolor="white", markersize=4,
+                       linestyle="none", label="(1, Pmoy)"),
+                Line2D([], [], color="grey", marker="^", markerfacecolor="white", linestyle="none",
+                       label="(1, Pmax)"),
+                Polygon([(0, 0)], closed=True, facecolor="grey", alpha=0.3, edgecolor="grey",
+                        label="exact zone"),
+                Polygon([(0, 0)], closed=True, facecolor="none", edgecolor="grey", linestyle=(0, (1.5, 1.5)),
+                        label="triangle (approximation)")]
+    fig.suptitle(title, fontsize=10)
+    fig.legend(handles=handles, loc="lower center", ncols=3, fontsize=7.5, frameon=False)
+    fig.tight_layout(rect=(0, (0.17 * rows + 0.1) / height, 1, 1))
+    buffer = io.StringIO()
+    fig.savefig(buffer, format="svg", metadata={"Date": None})
+    plt.close(fig)
+    svg = buffer.getvalue()
+    return svg[svg.index("<svg"):]

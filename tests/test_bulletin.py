@@ -35,7 +35,7 @@ UNSIGNED_TABLES = """() => [...document.querySelectorAll('table')].filter(t => {
 @pytest.fixture(scope="module")
 def bulletins(tmp_path_factory) -> tuple[Path, Path]:
     root = tmp_path_factory.mktemp("bulletin")
-    toml = write_demo_campaign(root / "campaign", scale=0.05)
+    toml = write_demo_campaign(root / "campaign", scale=0.05, pos=False)
     result = run(toml.parent, root / "w.duckdb", root / "out", quiet=True)
     assert result.exit_code == 0, result.summary()
     return root / "out", toml

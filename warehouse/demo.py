@@ -33,7 +33,9 @@ COM_OPEN, COM_CLOSE, COMMENT = "[com:]", "[:com]", "<COMMENTAIRE>"
 DESCRIPTION = (
     "Campagne de démonstration (données synthétiques) sur le modèle du service vocal de "
     "la thèse, chapitre 4 : énoncés courts d'appelants, bruits, faux départs, mots hors "
-    "vocabulaire et commentaires. Test_I contient les cinq énoncés de l'exemple du tableau 4.4."
+    "vocabulaire et commentaires. Test_I contient les cinq énoncés de l'exemple du tableau 4.4. "
+    "La tâche d'étiquetage reprend la moitié du test UD French GSD (CC BY-SA 4.0) avec un jeu "
+    "d'étiquettes positionnel pivot et cinq étiqueteurs simulés."
 )
 
 # The five utterances of thesis table 4.4: id, category, annotated reference, hypothesis.
@@ -300,7 +302,7 @@ def _campaign_toml(extra_participants: list[dict] = (), extra_tasks: list[str] =
     (the speech task here; other families' demo tasks come as ``extra_*``)."""
     lines = toml_table("[campaign]", {
         "id": "demo-asr",
-        "name": "Démo : reconnaissance de la parole sur un service vocal déployé",
+        "name": "Démo scorehouse : reconnaissance de la parole (WER, IER) et étiquetage morphosyntaxique (GRACE)",
         "description": DESCRIPTION,
         "bootstrap": 1000,
         "seed": SEED,

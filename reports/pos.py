@@ -1,0 +1,261 @@
+"""The POS bulletin page (GRACE, spec/pos.md): operating zones, precision / decision tables,
+relative evaluation, granularity, NONEVAL, kappa, consensus and residual forms.
+
+Only published systems appear (withheld ones are left out, anonymous ones under their code);
+built-in baselines are marked, organiser systems are shown apart. Every table and chart carries
+the signature of its figures. The main tables are written as CSV, Parquet, Markdown and LaTeX
+next to the page, with labels instead of internal system ids, and the consensus annotation of
+every corpus as ``consensus_<corpus>.grace``.
+
+Undefined scores (P when OK + ERR = 0, the others when nothing is evaluable) are NULL in the
+warehouse and printed "–".
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+from reports.charts import operating_zones
+from reports.tables import export
+from warehouse.db import frame
+from warehouse.families.pos import (
+    EVALUATIONS,
+    GRANULARITIES,
+    code_version,
+    signature,
+    write_consensus,
+)
+
+RESIDUAL_EXAMPLES = 10
+NONEVAL_REASONS = ("residual", "segmentation", "unknown_tag", "no_inverse_image")
+GROUPS = (("Participants", "participant"), ("Baselines (built-in)", "baseline"),
+          ("Organisers (shown apart)", "organiser"))
+_COUNTS = ["nbCas", "NONEVAL", "OK", "ERR", "SIL_ok", "SIL_err", "SIL_sil", "SIL", "SILOK_moy"]
+_SCORES = ["P", "D", "Pmin", "Pmoy", "Pmax", "pct_noneval"]
+
+
+def page_data(con, campaign, task, out: Path) -> dict:
+    """Everything the ``pos.html`` template shows, and the exported files."""
+    key = [campaign.id, task.id]
+    evaluations = [e for e in EVALUATIONS if e in task.options.get("evaluations", EVALUATIONS)]
+    granularities = [g for g in GRANULARITIES if g in task.options.get("granularities", GRANULARITIES)]
+    systems = frame(con, "SELECT system, label, organiser, baseline FROM cat_system "
+                         "WHERE campaign = ? AND task = ? AND label IS NOT NULL", key)
+    systems = systems.with_columns(
+        pl.when(pl.col("organiser")).then(pl.lit("organiser"))
+        .when(pl.col("baseline")).then(pl.lit("baseline")).otherwise(pl.lit("participant")).alias("group"),
+    ).with_columns(pl.col("group").replace_strict({g: i for i, (_, g) in enumerate(GROUPS)},
+                                                  return_dtype=pl.Int32).alias("_rank"))
+    systems = systems.sort("_rank", "label")
+    order = {s: i for i, s in enumerate(systems["system"])}
+    visible = systems.select("system", "label", "organiser", "baseline", "group")
+
+    def published(query: str, params=key) -> pl.DataFrame:
+        rows = frame(con, query, params)
+        if not rows.height:
+            return rows
+        return (rows.join(visible, on="system", how="inner")
+                .with_columns(pl.col("system").replace_strict(order, return_dtype=pl.Int64).alias("_order"))
+                .sort("corpus", "_order", maintain_order=True).drop("_order"))
+
+    scores = published(
+        "SELECT s.corpus, s.system, s.evaluation, s.granularity, s.slice, s.genre, "
+        + ", ".join(f"s.{c}" for c in _COUNTS + _SCORES) + ", "
+        + ", ".join(f"s.noneval_{r}" for r in NONEVAL_REASONS) + ", "
+        "ip.ci_low AS P_low, ip.ci_high AS P_high, id.ci_low AS D_low, id.ci_high AS D_high, "
+        "im.ci_low AS Pmoy_low, im.ci_high AS Pmoy_high "
+        "FROM mart_pos_scores s "
+        "LEFT JOIN mart_pos_interval ip ON ip.measure = 'P' AND s.slice = 'corpus' "
+        " AND ip.campaign = s.campaign AND ip.task = s.task AND ip.corpus = s.corpus AND ip.system = s.system "
+        " AND ip.evaluation = s.evaluation AND ip.granularity = s.granularity "
+        "LEFT JOIN mart_pos_interval id ON id.measure = 'D' AND s.slice = 'corpus' "
+        " AND id.campaign = s.campaign AND id.task = s.task AND id.corpus = s.corpus AND id.system = s.system "
+        " AND id.evaluation = s.evaluation AND id.granularity = s.granularity "
+        "LEFT JOIN mart_pos_interval im ON im.measure = 'Pmoy' AND s.slice = 'corpus' "
+        " AND im.campaign = s.campaign AND im.task = s.task AND im.corpus = s.corpus AND im.system = s.system "
+        " AND im.evaluation = s.evaluation AND im.granularity = s.granularity "
+        "WHERE s.campaign = ? AND s.task = ? AND s.slice IN ('corpus', 'genre')")
+    if scores.height:
+        scores = scores.filter(pl.col("evaluation").is_in(evaluations) & pl.col("granularity").is_in(granularities))
+        scores = scores.with_columns(pl.struct("evaluation", "granularity").map_elements(
+            lambda r: signature(task, r["evaluation"], r["granularity"]), return_dtype=pl.String).alias("signature"))
+    corpora = frame(con, """
+        SELECT c.corpus, c.phase, count(DISTINCT u.doc) AS documents, count(DISTINCT u.genre) AS genres,
+               count(DISTINCT u.doc || chr(31) || u.sent) AS sentences, count(u.unit) AS units
+        FROM cat_corpus c
+        LEFT JOIN cat_input_current i ON i.campaign = c.campaign AND i.task = c.task AND i.corpus = c.corpus
+         AND i.system = '' AND i.role = 'reference'
+        LEFT JOIN int_pos_ref_unit u ON u.sha256 = i.sha256
+        WHERE c.campaign = ? AND c.task = ? GROUP BY ALL ORDER BY c.corpus""", key)
+    resamples = frame(con, "SELECT DISTINCT resamples, seed FROM mart_pos_interval WHERE campaign = ? AND task = ?",
+                      key).to_dicts()
+    boot_n, boot_seed = ((resamples[0]["resamples"], resamples[0]["seed"]) if len(resamples) == 1
+                         else (campaign.bootstrap, campaign.seed))
+    unknown = published("SELECT corpus, system, tag, cases FROM mart_pos_unknown_tags "
+                        "WHERE campaign = ? AND task = ?")
+    kappa = published("SELECT corpus, system, cases, p_o, p_e, kappa FROM mart_pos_kappa "
+                      "WHERE campaign = ? AND task = ?")
+    pairs = frame(con, "SELECT corpus, system_a, system_b, cases, p_o, p_e, kappa FROM mart_pos_kappa_pairs "
+                       "WHERE campaign = ? AND task = ? ORDER BY corpus", key)
+    labels = dict(zip(visible["system"], visible["label"]))
+    groups = dict(zip(visible["system"], visible["group"]))
+    if pairs.height:
+        rows = []
+        both = pl.col("system_a").is_in(list(labels)) & pl.col("system_b").is_in(list(labels))
+        for r in pairs.filter(both).to_dicts():
+            a, b = sorted((r["system_a"], r["system_b"]), key=order.get)  # page order, A before B
+            rows.append({**r, "system_a": a, "system_b": b, "label_a": labels[a], "label_b": labels[b],
+                         "group_a": groups[a], "group_b": groups[b], "_1": order[a], "_2": order[b]})
+        pairs = (pl.DataFrame(rows, infer_schema_length=None).sort("corpus", "_1", "_2").drop("_1", "_2")
+                 if rows else pairs.clear())
+    consensus = frame(con, """
+        SELECT c.corpus, count(u.unit) AS units, count(m.ref_unit) AS with_consensus,
+               avg(m.agreement) AS mean_agreement,
+               avg((m.agreement >= 1 - 1e-9)::INTEGER) AS share_full,
+               avg((m.agreement >= 0.5)::INTEGER) AS share_half,
+               avg((m.agreement < 0.5)::INTEGER) AS share_low
+        FROM cat_corpus c
+        JOIN cat_input_current i ON i.campaign = c.campaign AND i.task = c.task AND i.corpus = c.corpus
+         AND i.system = '' AND i.role = 'reference'
+        JOIN int_pos_ref_unit u ON u.sha256 = i.sha256
+        LEFT JOIN mart_pos_consensus m ON m.campaign = c.campaign AND m.task = c.task AND m.corpus = c.corpus
+         AND m.ref_unit = u.unit
+        WHERE c.campaign = ? AND c.task = ? GROUP BY ALL ORDER BY c.corpus""", key)
+    residual = published(
+        "SELECT corpus, system, unit, unit_form, left_context, right_context, doc, sent, total FROM ("
+        " SELECT *, row_number() OVER (PARTITION BY corpus, system ORDER BY unit) AS rn,"
+        " count(*) OVER (PARTITION BY corpus, system) AS total"
+        " FROM int_pos_residual WHERE campaign = ? AND task = ?) WHERE rn <= ?", [*key, RESIDUAL_EXAMPLES])
+    rejected = frame(con, "SELECT corpus, system, role, path, error FROM cat_input_latest "
+                          "WHERE campaign = ? AND task = ? AND status = 'rejected' ORDER BY corpus, system", key)
+    rejected = rejected.filter(pl.col("system").is_in(["", *labels])).with_columns(pl.col("system").replace(labels))
+
+    version = code_version()
+    # The headline variant: absolute evaluation on full tags, unless the task shows neither.
+    he = "absolute" if "absolute" in evaluations else evaluations[0]
+    hg = "full" if "full" in granularities else granularities[0]
+    head_sig = signature(task, he, hg)
+    strict_sig = signature(task, "absolute", "full")  # kappa and consensus: fixed by their SQL
+    sig = {
+        "head": head_sig,
+        "variants": {f"{e}/{g}": signature(task, e, g) for e in evaluations for g in granularities},
+        "bootstrap": f"boot|unit:sentence|resamples:{boot_n}|seed:{boot_seed}|interval:percentile-95",
+        "corpus": f"corpus|units:minimal|version:{version}",
+        "zone": f"zone|exact:slice-band|points:400|{head_sig}",
+        "absolute": strict_sig,  # views computed on the absolute evaluation (unknown tags, residual forms)
+        "kappa": f"kappa|cohen|cases:strict|{strict_sig}",
+        "consensus": f"consensus|vote:1/k|ties:alphabetical|baselines:excluded|{strict_sig}",
+    }
+    files = []
+    per_corpus = []
+    for corpus in corpora["corpus"].to_list():
+        consensus_file = None
+        if consensus.filter((pl.col("corpus") == corpus) & (pl.col("with_consensus") > 0)).height:
+            path = write_consensus(con, campaign.id, task.id, corpus, out / f"consensus_{corpus}.grace")
+            consensus_file = path.name
+            files.append(path.name)
+        sc = scores.filter(pl.col("corpus") == corpus) if scores.height else scores
+
+        def variant(evaluation, granularity, slice_="corpus", genre=None, frame_=sc):
+            if not frame_.height:
+                return frame_
+            rows = frame_.filter((pl.col("evaluation") == evaluation) & (pl.col("granularity") == granularity)
+                                 & (pl.col("slice") == slice_))
+            return rows.filter(pl.col("genre") == genre) if genre is not None else rows
+
+        head = variant(he, hg)
+        genres = sorted(sc.filter(pl.col("slice") == "genre")["genre"].unique().to_list()) if sc.height else []
+        per_corpus.append({
+            "id": corpus,
+            "chart": _chart(head, corpus, he, hg) if head.height else "",
+            "scores": _grouped(head.to_dicts()),
+            "genres": [(g or "(no genre)", _grouped(variant(he, hg, "genre", g).to_dicts()))
+                       for g in genres],
+            "relative": _side_by_side(variant("absolute", hg), variant("relative", hg))
+            if len(evaluations) == 2 else [],
+            "category": _side_by_side(variant(he, "full"), variant(he, "category"))
+            if len(granularities) == 2 else [],
+            "noneval": _grouped(sc.filter((pl.col("slice") == "corpus") & (pl.col("granularity") == hg))
+                                .with_columns(pl.col("evaluation").replace_strict(
+                                    {e: i for i, e in enumerate(EVALUATIONS)}, return_dtype=pl.Int32).alias("_e"))
+                                .sort("_e", maintain_order=True)
+                                .with_columns(pl.col("system").replace_strict(order, return_dtype=pl.Int64).alias("_s"))
+                                .sort("_s", maintain_order=True).drop("_e", "_s").to_dicts()) if sc.height else [],
+            "unknown": _rows(unknown, corpus, "cases"),
+            "kappa": _grouped(_rows(kappa, corpus)),
+            "pairs": pairs.filter(pl.col("corpus") == corpus).to_dicts() if pairs.height else [],
+            "consensus": consensus.filter(pl.col("corpus") == corpus).to_dicts(),
+            "consensus_file": consensus_file,
+            "residual": _residual(residual, corpus),
+        })
+    files += _export(out, scores, unknown, kappa, pairs, consensus, corpora)
+    return {"task": task, "evaluations": evaluations, "granularities": granularities,
+            "head_evaluation": he, "head_granularity": hg,
+            "corpora": corpora.to_dicts(), "sig": sig, "per_corpus": per_corpus, "rejected": rejected.to_dicts(),
+            "files": files, "resamples": boot_n, "seed": boot_seed, "residual_examples": RESIDUAL_EXAMPLES}
+
+
+def _rows(table: pl.DataFrame, corpus: str, sort: str | None = None) -> list[dict]:
+    rows = table.filter(pl.col("corpus") == corpus) if table.height else table
+    if sort and rows.height:
+        rows = rows.sort(sort, descending=True, maintain_order=True)
+    return rows.to_dicts()
+
+
+def _grouped(rows: list[dict]) -> list[tuple[str, list[dict]]]:
+    """Rows split into the page's groups: participants, baselines, organisers (non-empty ones)."""
+    return [(title, [r for r in rows if r["group"] == group]) for title, group in GROUPS
+            if any(r["group"] == group for r in rows)]
+
+
+def _side_by_side(left: pl.DataFrame, right: pl.DataFrame) -> list[tuple[str, list[dict]]]:
+    """One row per system with P, D, Pmoy of two variants (columns suffixed _a and _b)."""
+    if not left.height and not right.height:
+        return []
+    cols = ["P", "D", "Pmoy", "pct_noneval"]
+    a = left.select("system", "label", "group", *[pl.col(c).alias(f"{c}_a") for c in cols])
+    b = right.select("system", *[pl.col(c).alias(f"{c}_b") for c in cols])
+    return _grouped(a.join(b, on="system", how="left", maintain_order="left").to_dicts())
+
+
+def _residual(residual: pl.DataFrame, corpus: str) -> list[dict]:
+    rows = residual.filter(pl.col("corpus") == corpus) if residual.height else residual
+    out = []
+    for label in (rows["label"].unique(maintain_order=True).to_list() if rows.height else []):
+        mine = rows.filter(pl.col("label") == label)
+        out.append({"label": label, "group": mine["group"][0], "total": mine["total"][0],
+                    "examples": mine.sort("unit").to_dicts()})
+    return out
+
+
+def _chart(head: pl.DataFrame, corpus: str, evaluation: str, granularity: str) -> str:
+    systems = [{**r, "baseline": r["group"] == "baseline"} for r in head.to_dicts()]
+    tags = "full tags" if granularity == "full" else "category letters"
+    return operating_zones(systems, f"{corpus}: operating zones ({evaluation} evaluation, {tags})")
+
+
+def _export(out: Path, scores, unknown, kappa, pairs, consensus, corpora) -> list[str]:
+    """The published tables, with labels instead of internal system ids."""
+    def public(table: pl.DataFrame) -> pl.DataFrame:
+        return table.drop([c for c in ("system", "group") if c in table.columns]) if table.height else table
+
+    ordered = scores
+    if scores.height:
+        front = ["corpus", "slice", "genre", "label", "organiser", "baseline", "evaluation", "granularity"]
+        ordered = scores.select(*front, *[c for c in scores.columns if c not in front])
+    tables = {
+        "pos_scores": public(ordered),
+        "pos_unknown_tags": public(unknown),
+        "pos_kappa": public(kappa),
+        "pos_kappa_pairs": pairs.select("corpus", "label_a", "label_b", "cases", "p_o", "p_e", "kappa")
+        if pairs.height else pairs,
+        "pos_consensus": consensus,
+        "pos_corpora": corpora,
+    }
+    files = []
+    for stem, table in tables.items():
+        if table.height:
+            files += [p.name for p in export(table, out, stem)]
+    return files
