@@ -7,29 +7,18 @@ result tables must also be written as CSV, Parquet, Markdown and LaTeX.
 
 from __future__ import annotations
 
-import os
-import shutil
 from pathlib import Path
 
 import polars as pl
 import pytest
+from browser import browse
 
 from warehouse.campaign import load_campaign
 from warehouse.demo import write_demo_campaign
 from warehouse.pipeline import run
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-BROWSER_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-sync",
-                 "--disable-background-networking", "--disable-component-update"]
-
-
-# Tables whose section (up to the next heading) shows no signature line.
-UNSIGNED_TABLES = """() => [...document.querySelectorAll('table')].filter(t => {
-    let block = t; while (block.parentElement !== document.body) block = block.parentElement;
-    for (let e = block.nextElementSibling; e && !/^H[1-3]$/.test(e.tagName); e = e.nextElementSibling)
-        if (e.classList.contains('signature')) return false;
-    return true;
-}).length"""
+WER_SELECTORS = ("table.scores", "table.ier", "table.categories", "table.speakers", "table.paired",
+                 "table.corpora", "div.chart svg", "div.signature", "table.confusions")
 
 
 @pytest.fixture(scope="module")
@@ -41,35 +30,9 @@ def bulletins(tmp_path_factory) -> tuple[Path, Path]:
     return root / "out", toml
 
 
-def browse(page_path: Path):
-    """Open a page in headless Chromium; return (page text, console errors, counts of elements)."""
-    if not Path(CHROMIUM).exists():
-        if os.environ.get("SCOREHOUSE_NO_BROWSER") == "1":
-            pytest.skip("SCOREHOUSE_NO_BROWSER=1: no Chromium on this machine")
-        pytest.fail(f"Chromium not found at {CHROMIUM}: install Debian's chromium (see .ci/run)")
-    from playwright.sync_api import sync_playwright
-
-    errors: list[str] = []
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_FLAGS)
-        page = browser.new_page()
-        page.on("console", lambda m: errors.append(m.text) if m.type in ("error", "warning") else None)
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        failed: list[str] = []
-        page.on("requestfailed", lambda r: failed.append(r.url))
-        page.goto(page_path.as_uri(), wait_until="load")
-        counts = {sel: page.locator(sel).count() for sel in (
-            "table.scores", "table.ier", "table.categories", "table.speakers", "table.paired",
-            "table.corpora", "div.chart svg", "div.signature", "table.confusions")}
-        counts["unsigned tables"] = page.evaluate(UNSIGNED_TABLES)
-        text = page.inner_text("body")
-        browser.close()
-    return text, errors + failed, counts
-
-
 def test_wer_page_in_chromium(bulletins):
     out, _ = bulletins
-    text, errors, counts = browse(out / "asr" / "index.html")
+    text, errors, counts = browse(out / "asr" / "index.html", WER_SELECTORS)
     assert errors == []
     assert counts["table.corpora"] == 1
     assert counts["unsigned tables"] == 0
@@ -102,7 +65,7 @@ def test_publication_flags(bulletins):
 
 def test_index_page_in_chromium(bulletins):
     out, _ = bulletins
-    text, errors, _ = browse(out / "index.html")
+    text, errors, _ = browse(out / "index.html", ())
     assert errors == [] and "Participants" in text
 
 

@@ -12,13 +12,12 @@ is no reference segmentation, a tag missing from its table), ``secret`` (withhel
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 import pytest
-from test_bulletin import BROWSER_FLAGS, CHROMIUM, UNSIGNED_TABLES
+from browser import browse
 
 from reports.charts import operating_zone_band
 from warehouse.campaign import load_campaign
@@ -27,6 +26,9 @@ from warehouse.pipeline import run
 POS_TABLES = ("table.pos-scores", "table.pos-genre", "table.pos-relative", "table.pos-granularity",
               "table.pos-noneval", "table.pos-unknown", "table.pos-kappa", "table.pos-kappa-pairs",
               "table.pos-consensus", "table.pos-residual")
+CONSENSUS_LINK = "p.note a[href='consensus_tiny.grace']"
+POS_SELECTORS = (*POS_TABLES, "div.chart svg", "div.chart svg path", "div.signature", "tr.baseline", "details",
+                 CONSENSUS_LINK)
 
 # (form, reference tags, LOC)
 REFERENCE = {
@@ -193,47 +195,19 @@ def bulletin(tmp_path_factory) -> tuple[Path, Path, Path]:
     return root / "out", toml, root / "w.duckdb"
 
 
-def browse(page_path: Path):
-    """Open a page in headless Chromium; return (page text, console errors, counts of elements)
-    (tests/test_bulletin.py's logic, with the POS page's selectors)."""
-    if not Path(CHROMIUM).exists():
-        if os.environ.get("SCOREHOUSE_NO_BROWSER") == "1":
-            pytest.skip("SCOREHOUSE_NO_BROWSER=1: no Chromium on this machine")
-        pytest.fail(f"Chromium not found at {CHROMIUM}: install Debian's chromium (see .ci/run)")
-    from playwright.sync_api import sync_playwright
-
-    errors: list[str] = []
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_FLAGS)
-        page = browser.new_page()
-        page.on("console", lambda m: errors.append(m.text) if m.type in ("error", "warning") else None)
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        failed: list[str] = []
-        page.on("requestfailed", lambda r: failed.append(r.url))
-        page.goto(page_path.as_uri(), wait_until="load")
-        counts = {sel: page.locator(sel).count() for sel in (
-            *POS_TABLES, "div.chart svg", "div.signature", "tr.baseline", "details")}
-        counts["unsigned tables"] = page.evaluate(UNSIGNED_TABLES)
-        counts["svg paths"] = page.locator("div.chart svg path").count()
-        counts["consensus link"] = page.locator("p.note a[href='consensus_tiny.grace']").count()
-        text = page.inner_text("body")
-        browser.close()
-    return text, errors + failed, counts
-
-
 def test_pos_page_in_chromium(bulletin):
     out, _, _ = bulletin
-    text, errors, counts = browse(out / "pos" / "index.html")
+    text, errors, counts = browse(out / "pos" / "index.html", POS_SELECTORS)
     assert errors == []
     assert counts["unsigned tables"] == 0
-    assert counts["div.chart svg"] == 1 and counts["svg paths"] > 20  # one chart for the one corpus
+    assert counts["div.chart svg"] == 1 and counts["div.chart svg path"] > 20  # one chart for the one corpus
     for selector in POS_TABLES:
         assert counts[selector] >= 1, selector
     assert counts["table.pos-scores"] == 1
     assert counts["table.pos-genre"] == 2  # presse, roman
     assert counts["table.pos-kappa"] == 2  # vs the reference, between systems
     assert counts["details"] == 1  # residual forms of tagger-a only
-    assert counts["consensus link"] == 1
+    assert counts[CONSENSUS_LINK] == 1
     assert counts["div.signature"] >= 12
     assert "pos|eval:absolute|granularity:full|units:minimal|align:lcs" in text
     assert "boot|unit:sentence|resamples:50|seed:3|interval:percentile-95" in text

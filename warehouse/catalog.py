@@ -124,17 +124,7 @@ def stage_file(ctx: RunContext, slot: Slot, path: Path,
         _record(con, ctx, slot, path, sha, None, "rejected", str(err))
         ctx.rejections.append(str(err))
         return True
-    con.begin()
-    try:
-        if not one(con, "SELECT 1 FROM cat_input WHERE sha256 = ? AND status = 'accepted' AND role = ? LIMIT 1",
-                           [sha, slot.role]):
-            stage(con, sha, table)
-        _record(con, ctx, slot, path, sha, table.num_rows, "accepted", None)
-        con.commit()
-    except Exception:
-        con.rollback()
-        raise
-    ctx.loaded += 1
+    _accept(ctx, slot, str(path), sha, table, stage)
     return True
 
 
@@ -147,17 +137,25 @@ def stage_table(ctx: RunContext, slot: Slot, label: str, sha: str, table: pa.Tab
                       "AND system = ? AND role = ?", [ctx.campaign.id, slot.task, slot.corpus, slot.system, slot.role])
     if latest is not None and latest[0] == sha:
         return False
+    _accept(ctx, slot, label, sha, table, stage)
+    return True
+
+
+def _accept(ctx: RunContext, slot: Slot, path: str, sha: str, table: pa.Table, stage) -> None:
+    """In one transaction: stage the rows (unless this content is staged already for this role)
+    and catalogue the version as accepted."""
+    con = ctx.con
     con.begin()
     try:
-        if not one(con, "SELECT 1 FROM cat_input WHERE sha256 = ? AND status = 'accepted' LIMIT 1", [sha]):
+        if not one(con, "SELECT 1 FROM cat_input WHERE sha256 = ? AND status = 'accepted' AND role = ? LIMIT 1",
+                   [sha, slot.role]):
             stage(con, sha, table)
-        _record(con, ctx, slot, label, sha, table.num_rows, "accepted", None)
+        _record(con, ctx, slot, path, sha, table.num_rows, "accepted", None)
         con.commit()
     except Exception:
         con.rollback()
         raise
     ctx.loaded += 1
-    return True
 
 
 def _record(con, ctx, slot, path, sha, rows, status, error):

@@ -108,6 +108,21 @@ def sql_command(query, db, fmt):
             click.echo(frame)
 
 
+def _one_shot(campaign):
+    """Load and score a one-shot campaign in memory; exit 2 (messages on stderr) on rejection."""
+    from warehouse.pipeline import run_one_shot
+
+    try:
+        con, result = run_one_shot(campaign)
+    except (CampaignError, InputError) as err:
+        raise click.ClickException(str(err)) from None
+    if result.rejections:
+        for message in result.rejections:
+            click.echo(f"rejected: {message}", err=True)
+        sys.exit(2)
+    return con
+
+
 @main.command("wer")
 @click.argument("reference", type=click.Path(exists=True, dir_okay=False))
 @click.argument("hypothesis", type=click.Path(exists=True, dir_okay=False))
@@ -124,18 +139,11 @@ def wer_command(reference, hypothesis, method, case, costs, as_json):
     missing. Exit code 2 when the hypothesis file is rejected.
     """
     from warehouse.families.wer import one_shot_report
-    from warehouse.pipeline import one_shot_campaign, run_one_shot
+    from warehouse.pipeline import one_shot_campaign
 
     campaign = one_shot_campaign("wer", Path(reference), Path(hypothesis),
                                  {"methods": [method], "case": case, "costs": costs, "intervals": False})
-    try:
-        con, result = run_one_shot(campaign)
-    except (CampaignError, InputError) as err:
-        raise click.ClickException(str(err)) from None
-    if result.rejections:
-        for message in result.rejections:
-            click.echo(f"rejected: {message}", err=True)
-        sys.exit(2)
+    con = _one_shot(campaign)
     header, utterances = one_shot_report(con, campaign)
     if as_json:  # the utterance rows are serialised by Polars: 200,000 of them in a blink
         sys.stdout.write(json.dumps({"signature": header["signature"], "totals": header["totals"]},
@@ -190,20 +198,13 @@ def pos_command(reference, system, table, fmt, tag, as_json):
     on minimal units, and what cannot be aligned is reported as residual forms.
     """
     from warehouse.families.pos import one_shot_report
-    from warehouse.pipeline import one_shot_campaign, run_one_shot
+    from warehouse.pipeline import one_shot_campaign
 
     system_options = {"table": str(Path(table).resolve())} if table else {}
     campaign = one_shot_campaign("pos", Path(reference), Path(system), {"evaluations": ["absolute", "relative"], "intervals": False},
                                  sys_role="submissions", corpus_options={"format": fmt, "tag": tag},
                                  system_options=system_options)
-    try:
-        con, result = run_one_shot(campaign)
-    except (CampaignError, InputError) as err:
-        raise click.ClickException(str(err)) from None
-    if result.rejections:
-        for message in result.rejections:
-            click.echo(f"rejected: {message}", err=True)
-        sys.exit(2)
+    con = _one_shot(campaign)
     report = one_shot_report(con, campaign)
     if as_json:
         sys.stdout.write(json.dumps(report, ensure_ascii=False) + "\n")

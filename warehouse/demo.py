@@ -16,7 +16,6 @@ stream for their word errors, so they differ only where comment detection acts.
 """
 from __future__ import annotations
 
-import bisect
 import itertools
 import pathlib
 from dataclasses import dataclass
@@ -24,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from warehouse import demo_lexicon as lex
+from warehouse.draws import Draws
 from warehouse.demo_pos import write_pos_task
 from warehouse.toml_writer import toml_table
 
@@ -48,33 +48,8 @@ THESIS_EXAMPLES = (
     ("exemple-5", "C2", "[com:] oh là là [:com] payer ma facture", "oh payer ma facture"),
 )
 
-class _Draws:
-    """Uniform draws from a numpy Generator, handed out one at a time (fast, deterministic)."""
-
-    def __init__(self, seed: list[int]):
-        self._rng = np.random.default_rng(seed)
-        self._buffer: list[float] = []
-        self._next = 0
-
-    def u(self) -> float:
-        """Next uniform number in [0, 1)."""
-        if self._next == len(self._buffer):
-            self._buffer = self._rng.random(8192).tolist()
-            self._next = 0
-        self._next += 1
-        return self._buffer[self._next - 1]
-
-    def pick(self, items):
-        """One item of a sequence, uniformly."""
-        return items[int(self.u() * len(items))]
-
-    def weighted(self, items, cumulative: list[float]):
-        """One item of a sequence, with cumulative weights ending at exactly 1.0."""
-        return items[bisect.bisect(cumulative, self.u())]
-
-
 def _cumulative(weights) -> list[float]:
-    """Cumulative weights normalised to end at exactly 1.0, for ``_Draws.weighted``."""
+    """Cumulative weights normalised to end at exactly 1.0, for ``Draws.weighted``."""
     total = sum(weights)
     return [w / total for w in itertools.accumulate(weights)]
 
@@ -133,7 +108,7 @@ def interpretation(tokens: list[str], *, comments_light: bool) -> str:
     return " ".join(concepts) or REJECT
 
 
-def _in_domain(draws: _Draws, corpus: lex.Corpus, kinds: list[float]) -> tuple[str, ...]:
+def _in_domain(draws: Draws, corpus: lex.Corpus, kinds: list[float]) -> tuple[str, ...]:
     """Words of one in-domain request (category C3 speech, or the useful part of a C2 one)."""
     kind = draws.weighted(lex.IN_DOMAIN_KINDS, kinds)
     if kind == "social":
@@ -162,7 +137,7 @@ def _in_domain(draws: _Draws, corpus: lex.Corpus, kinds: list[float]) -> tuple[s
     return tuple(words)
 
 
-def _reference_segments(draws: _Draws, corpus: lex.Corpus, kinds: list[float]):
+def _reference_segments(draws: Draws, corpus: lex.Corpus, kinds: list[float]):
     """Category and (is_comment, words) runs of one generated utterance."""
     r = draws.u()
     if r < 0.15:  # C1: noise, or a word cut by the speech detector (empty transcription)
@@ -181,7 +156,7 @@ def _reference_segments(draws: _Draws, corpus: lex.Corpus, kinds: list[float]):
 
 def _references(corpus_index: int, corpus: lex.Corpus, scale: float, first_speaker: int):
     """Utterances of one corpus, in corpus order: dialogues of 1-4 turns by repeat callers."""
-    draws = _Draws([SEED, 0, corpus_index])
+    draws = Draws([SEED, 0, corpus_index])
     size = max(5, round(corpus.size * scale))
     examples = corpus.id == "Test_I"
     generated = size - len(THESIS_EXAMPLES) if examples else size
@@ -209,7 +184,7 @@ def _references(corpus_index: int, corpus: lex.Corpus, scale: float, first_speak
     return utterances, first_speaker + speakers
 
 
-def _recognise_word(word: str, rec: lex.Recogniser, factor: float, in_comment: bool, draws: _Draws,
+def _recognise_word(word: str, rec: lex.Recogniser, factor: float, in_comment: bool, draws: Draws,
                     out: list[str]):
     """Append the recogniser's output for one reference word, then maybe an insertion."""
     r = draws.u()
@@ -237,7 +212,7 @@ def _recognise_word(word: str, rec: lex.Recogniser, factor: float, in_comment: b
         out.append(OOV if draws.u() < 0.15 else draws.pick(lex.FILLERS))
 
 
-def _recognise(utt: _Utterance, rec: lex.Recogniser, draws: _Draws):
+def _recognise(utt: _Utterance, rec: lex.Recogniser, draws: Draws):
     """Hypothesis runs (is_comment_in_reference, words) of one recogniser for one utterance."""
     r = draws.u()
     if utt.category == "C1":
@@ -262,7 +237,7 @@ def _recognise(utt: _Utterance, rec: lex.Recogniser, draws: _Draws):
     return runs
 
 
-def _render(runs, system: lex.System, draws: _Draws) -> list[str]:
+def _render(runs, system: lex.System, draws: Draws) -> list[str]:
     """Flat hypothesis tokens; a comment-detecting system brackets what it takes for comments."""
     tokens: list[str] = []
     for is_comment, words in runs:
@@ -277,8 +252,8 @@ def _render(runs, system: lex.System, draws: _Draws) -> list[str]:
 def _hypotheses(system_index: int, corpus_index: int, utterances: list[_Utterance]):
     """(utterance id, hypothesis tokens) of one system on one corpus, missing lines left out."""
     system = lex.SYSTEMS[system_index]
-    words = _Draws([SEED, 2, system.recogniser, corpus_index])
-    detection = _Draws([SEED, 3, system_index, corpus_index])
+    words = Draws([SEED, 2, system.recogniser, corpus_index])
+    detection = Draws([SEED, 3, system_index, corpus_index])
     missing: frozenset[int] = frozenset()
     if system.missing and lex.CORPORA[corpus_index].id == "Test_II":
         count = max(1, round(system.missing * len(utterances)))

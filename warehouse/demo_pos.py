@@ -106,6 +106,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from warehouse.draws import Draws
 from warehouse.toml_writer import toml_table
 
 SEED = 20261126
@@ -165,25 +166,6 @@ CROSS = {"N": "AVN", "A": "NV", "V": "AN", "D": "PS", "P": "DC", "S": "RD", "C":
 PUNCT_TYPES = (("s", {".", "!", "?", "..", "...", "....", "…"}), ("w", {",", ";", ":"}),
                ("o", {"(", "[", "{", "«", "“", "‹"}), ("c", {")", "]", "}", "»", "”", "›"}),
                ("q", {'"', "'", "’", "‘", "`"}), ("d", {"-", "--", "–", "—"}))
-
-
-class _Draws:
-    """Uniform draws from a seeded numpy Generator, handed out one at a time."""
-
-    def __init__(self, seed: list[int]):
-        self._rng = np.random.default_rng(seed)
-        self._buffer: list[float] = []
-        self._next = 0
-
-    def u(self) -> float:
-        if self._next == len(self._buffer):
-            self._buffer = self._rng.random(4096).tolist()
-            self._next = 0
-        self._next += 1
-        return self._buffer[self._next - 1]
-
-    def pick(self, items):
-        return items[int(self.u() * len(items))]
 
 
 @dataclass(frozen=True)
@@ -374,7 +356,7 @@ class _Confusions:
     def cross(self, tag: str) -> list[str]:
         return [self._top[c] for c in CROSS.get(tag[0], "") if c in self._top]
 
-    def wrong(self, form: str, tag: str, accepted: tuple[str, ...], draws: _Draws,
+    def wrong(self, form: str, tag: str, accepted: tuple[str, ...], draws: Draws,
               keep=lambda t: True) -> str | None:
         """A wrong tag for ``form`` (not accepted, ``keep(tag)`` true), or None if none fits."""
         r = draws.u()
@@ -428,7 +410,7 @@ def _reference_rows(sentence: _Sentence):
 
 def _with_second_tags(sentences: list[_Sentence], conf: _Confusions) -> list[_Sentence]:
     """About 1 % of the lines (seeded) accept a second plausible tag."""
-    draws = _Draws([SEED, 1])
+    draws = Draws([SEED, 1])
     out = []
     for sentence in sentences:
         lines = []
@@ -580,7 +562,7 @@ def write_pos_task(dest: pathlib.Path, scale: float = 1.0) -> tuple[list[dict], 
     writers = {"pivot": _pivot_rows, "coarse": _coarse_rows, "ambiguous": _ambiguous_rows}
     for index, system in enumerate(SYSTEMS):
         rows_of = functools.partial(writers[system.output], rate=system.error_rate, conf=conf,
-                                    draws=_Draws([SEED, 10, index]))
+                                    draws=Draws([SEED, 10, index]))
         _write(root / "submissions" / f"{system.id}.grace", _grace(reference, ref_docs, rows_of))
 
     coarse_rows = []
