@@ -10,14 +10,22 @@ import duckdb
 import pytest
 
 from etl.grace import read_grace_reference
-from warehouse.demo import write_demo_campaign
+from warehouse.demo_pos import write_pos_task
 from warehouse.families.pos import BASELINES, write_consensus
 from warehouse.pipeline import run
+from warehouse.toml_writer import toml_table
 
 
 @pytest.fixture(scope="module")
 def pristine(tmp_path_factory) -> Path:
-    return write_demo_campaign(tmp_path_factory.mktemp("demo") / "campaign", scale=0.2).parent
+    """The demo's POS task alone, in a campaign of its own."""
+    dest = tmp_path_factory.mktemp("demo") / "campaign"
+    participants, task_lines = write_pos_task(dest, scale=0.2)
+    lines = toml_table("[campaign]", {"id": "demo-asr", "name": "POS", "bootstrap": 200, "seed": 7})
+    for participant in [*participants, {"id": "orga", "name": "Organisers", "organiser": True}]:
+        lines += toml_table("[[participants]]", participant)
+    (dest / "campaign.toml").write_text("\n".join(lines + task_lines) + "\n", encoding="utf-8")
+    return dest
 
 
 @pytest.fixture()
