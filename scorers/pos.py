@@ -17,6 +17,8 @@ the two tokenisations differ, each aligned with rapidfuzz's LCS (Indel) opcodes.
 
 from __future__ import annotations
 
+import bisect
+
 import numpy as np
 import polars as pl
 from rapidfuzz.distance import Indel
@@ -91,21 +93,51 @@ def _anchors(ref: np.ndarray, hyp: np.ndarray, k: int = _ANCHOR) -> tuple[np.nda
     a_ref, a_hyp = r_first[ia], h_first[ib]
     order = np.argsort(a_ref)
     a_ref, a_hyp = a_ref[order], a_hyp[order]
-    # Drop isolated crossings (a repeated phrase moved elsewhere), then keep the anchors that are
-    # above everything before them and below everything after them: a chain on both sides.
-    for _ in range(3):
-        if len(a_hyp) < 3:
-            break
-        prev_ok = np.concatenate([[True], a_hyp[1:] > a_hyp[:-1]])
-        next_ok = np.concatenate([a_hyp[:-1] < a_hyp[1:], [True]])
-        keep = prev_ok | next_ok
-        if keep.all():
-            break
-        a_ref, a_hyp = a_ref[keep], a_hyp[keep]
-    left = np.maximum.accumulate(a_hyp) if len(a_hyp) else a_hyp
-    right = np.minimum.accumulate(a_hyp[::-1])[::-1] if len(a_hyp) else a_hyp
-    chain = (a_hyp >= left) & (a_hyp <= right)
-    return a_ref[chain], a_hyp[chain]
+    return _chain(a_ref, a_hyp)
+
+
+def _chain(a_ref: np.ndarray, a_hyp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Keep a chain of anchors increasing on both sides.
+
+    Consecutive anchors with the same offset (``a_hyp - a_ref``) form runs: the stretches where
+    the two texts agree. Runs of fewer than three anchors are dropped (a phrase repeated
+    elsewhere gives isolated anchors with an odd offset); then a longest increasing subsequence
+    over the remaining runs (a Python loop over runs, i.e. over the places where the texts
+    differ, not over tokens) removes the runs that cross the others.
+    """
+    if len(a_ref) == 0:
+        return a_ref, a_hyp
+    offset = a_hyp - a_ref
+    starts = np.flatnonzero(np.concatenate([[True], offset[1:] != offset[:-1]]))
+    lengths = np.diff(np.concatenate([starts, [len(offset)]]))
+    runs = starts[lengths >= 3]
+    run_len = lengths[lengths >= 3]
+    if len(runs) == 0:
+        return a_ref[:0], a_hyp[:0]
+    first_h, last_h = a_hyp[runs], a_hyp[runs + run_len - 1]
+    # Longest chain of runs with increasing hyp positions (patience sorting on the first anchor;
+    # a run follows another only if it starts after the other ends).
+    tails: list[int] = []  # last hyp position of the best chain of each length
+    tail_run: list[int] = []
+    previous = np.full(len(runs), -1)
+    for i in range(len(runs)):
+        j = bisect.bisect_left(tails, first_h[i])
+        if j > 0:
+            previous[i] = tail_run[j - 1]
+        if j == len(tails):
+            tails.append(last_h[i])
+            tail_run.append(i)
+        elif last_h[i] < tails[j]:
+            tails[j] = last_h[i]
+            tail_run[j] = i
+    chosen = []
+    i = tail_run[-1]
+    while i >= 0:
+        chosen.append(i)
+        i = previous[i]
+    chosen.reverse()
+    keep = np.concatenate([np.arange(runs[i], runs[i] + run_len[i]) for i in chosen])
+    return a_ref[keep], a_hyp[keep]
 
 
 def _kgram_hash(codes: np.ndarray, k: int) -> np.ndarray:
