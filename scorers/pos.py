@@ -179,14 +179,15 @@ def reference_spans(ref_tokens: pl.DataFrame, ref_units: pl.DataFrame) -> pl.Dat
     return pl.concat([single, locutions]).unique(subset=["first", "last"], keep="last", maintain_order=True)
 
 
-def judge_tokens(ref_tokens: pl.DataFrame, ref_units: pl.DataFrame, sys_tokens: pl.DataFrame,
-                 sys_units: pl.DataFrame, partner: np.ndarray, table: pl.DataFrame | None) -> pl.DataFrame:
+def judge_tokens(offered: pl.DataFrame, sys_tokens: pl.DataFrame, sys_units: pl.DataFrame, partner: np.ndarray,
+                 table: pl.DataFrame | None) -> pl.DataFrame:
     """One row per participant token: the reference span it matches (``first``, ``last``,
     ``span`` kind, ``acceptable`` tags; null when its units are unpaired or do not form a span
     the reference offers), its tags ``sys_tags``, their pivot images ``projected``, the tags
     missing from the table ``unknown_tags``, and ``acceptable_own``: the acceptable tags brought
     into the participant's tagset through the inverse table (relative evaluation).
-    ``table`` maps participant ``tag`` to ``pivot`` (one row per image); None is the identity."""
+    ``offered`` is :func:`reference_spans` of the reference. ``table`` maps participant ``tag``
+    to ``pivot`` (one row per image); None is the identity."""
     ref_of_hyp = np.full(sys_units.height, -1, dtype=np.int64)
     ref_of_hyp[partner[partner >= 0]] = np.flatnonzero(partner >= 0)
     spans = (sys_units.select("tok").with_columns(pl.Series("ref_unit", ref_of_hyp)).group_by("tok")
@@ -194,7 +195,6 @@ def judge_tokens(ref_tokens: pl.DataFrame, ref_units: pl.DataFrame, sys_tokens: 
                   (pl.col("ref_unit") < 0).any().alias("unpaired"), pl.len().alias("n"))
              .with_columns(((~pl.col("unpaired")) & (pl.col("last") - pl.col("first") + 1 == pl.col("n")))
                            .alias("contiguous")))
-    offered = reference_spans(ref_tokens, ref_units)
     tokens = (spans.join(offered, on=["first", "last"], how="left")
               .join(sys_tokens.select(pl.col("tok").cast(pl.Int64), pl.col("tags").alias("sys_tags")), on="tok")
               .with_columns(pl.when(pl.col("contiguous")).then(pl.col("acceptable")).alias("acceptable"),
@@ -243,27 +243,32 @@ def relative_cases(tokens: pl.DataFrame, sys_units: pl.DataFrame, partner: np.nd
 
 
 def _project(tokens: pl.DataFrame, table: pl.DataFrame | None) -> pl.DataFrame:
-    """Add ``projected`` (union of the images of ``sys_tags``) and ``unknown_tags``."""
+    """Add ``projected`` (union of the images of ``sys_tags``) and ``unknown_tags``. Computed
+    once per distinct tag list (a tagger emits a few hundred), then joined back to the tokens."""
     if table is None:
         return tokens.with_columns(pl.col("sys_tags").list.unique().list.sort().alias("projected"),
                                    pl.lit([], dtype=pl.List(pl.String)).alias("unknown_tags"))
     images = table.group_by("tag").agg(pl.col("pivot").unique().sort().alias("image"))
-    long = tokens.select("tok", "sys_tags").explode("sys_tags").join(
-        images, left_on="sys_tags", right_on="tag", how="left")
-    unknown = long.group_by("tok").agg(
+    keyed = tokens.with_columns(pl.col("sys_tags").list.join("\x1f").alias("_key"))
+    long = (keyed.select("_key", "sys_tags").unique("_key").explode("sys_tags")
+            .join(images, left_on="sys_tags", right_on="tag", how="left"))
+    unknown = long.group_by("_key").agg(
         pl.col("sys_tags").filter(pl.col("image").is_null()).unique().sort().alias("unknown_tags"))
-    projected = (long.select("tok", "image").explode("image", keep_nulls=False)
-                 .group_by("tok").agg(pl.col("image").unique().sort().alias("projected")))
-    return (tokens.join(unknown, on="tok", how="left").join(projected, on="tok", how="left")
-            .with_columns(pl.col("projected").fill_null(pl.lit([], dtype=pl.List(pl.String)))))
+    projected = (long.select("_key", "image").explode("image", keep_nulls=False)
+                 .group_by("_key").agg(pl.col("image").unique().sort().alias("projected")))
+    return (keyed.join(unknown, on="_key", how="left").join(projected, on="_key", how="left")
+            .with_columns(pl.col("projected").fill_null(pl.lit([], dtype=pl.List(pl.String))))
+            .drop("_key"))
 
 
 def _inverse(tokens: pl.DataFrame, table: pl.DataFrame | None) -> pl.DataFrame:
-    """Add ``acceptable_own``: every participant tag whose image contains an acceptable tag."""
+    """Add ``acceptable_own``: every participant tag whose image contains an acceptable tag
+    (once per distinct acceptable set, joined back)."""
     if table is None:
         return tokens.with_columns(pl.col("acceptable").alias("acceptable_own"))
     inverse = table.select("pivot", "tag").unique()
-    own = (tokens.select("tok", "acceptable").drop_nulls("acceptable").explode("acceptable")
+    keyed = tokens.with_columns(pl.col("acceptable").list.join("\x1f").alias("_key"))
+    own = (keyed.select("_key", "acceptable").drop_nulls("acceptable").unique("_key").explode("acceptable")
            .join(inverse, left_on="acceptable", right_on="pivot", how="left")
-           .group_by("tok").agg(pl.col("tag").drop_nulls().unique().sort().alias("acceptable_own")))
-    return tokens.join(own, on="tok", how="left")
+           .group_by("_key").agg(pl.col("tag").drop_nulls().unique().sort().alias("acceptable_own")))
+    return keyed.join(own, on="_key", how="left").drop("_key")

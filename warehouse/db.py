@@ -7,6 +7,7 @@ Each ``sql/<folder>/<table>.sql`` file holds the DDL of one table or view and, a
 
 from __future__ import annotations
 
+import os
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -22,6 +23,9 @@ def connect(path: str | Path | None = None) -> duckdb.DuckDBPyConnection:
     """Open (or create) the warehouse file, or an in-memory warehouse when ``path`` is None."""
     con = duckdb.connect(":memory:" if path is None else str(path))
     con.execute("SET preserve_insertion_order = true")
+    # DuckDB takes up to 80 % of the RAM by default; a bounded buffer makes big queries spill to
+    # disk instead, which keeps a nightly run within a predictable footprint.
+    con.execute(f"SET memory_limit = '{os.environ.get('SCOREHOUSE_MEMORY_LIMIT', '1GB')}'")
     return con
 
 

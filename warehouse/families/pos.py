@@ -220,20 +220,23 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
 
 
 def _reference(con, sha: str, corpus) -> tuple[pl.DataFrame, pl.DataFrame, bool]:
+    """The reference's offered segmentations, its units and whether tokens are cut into minimal
+    units; builds ``int_pos_ref_unit`` for this version once."""
     split = corpus.options.get("format", "grace") != "conllu"
     tokens = frame(con, "SELECT tok, doc, genre, sent, form, tags, loc, loc_tags FROM stg_pos_token "
                         "WHERE sha256 = ? ORDER BY tok", [sha])
     units = scorer.units(tokens, split=split)
+    offered = scorer.reference_spans(tokens, units)
     if one(con, "SELECT count(*) FROM int_pos_ref_unit WHERE sha256 = ?", [sha])[0] == 0:
         rows = units.join(tokens.select(pl.col("tok").cast(pl.Int64), "doc", "genre", "sent"), on="tok").sort("unit")
         insert_arrow(con, "int_pos_ref_unit", rows.to_arrow(), "$sha, unit, tok, unit_form, doc, genre, sent",
                      {"sha": sha})
-    return tokens, units, split
+    return offered, units, split
 
 
 def _score_unit(ctx, task, options, corpus: str, system: str, unit: dict, state: str, reference) -> None:
     con, campaign = ctx.con, ctx.campaign.id
-    ref_tokens, ref_units, split = reference
+    offered, ref_units, split = reference
     sys_tokens = frame(con, "SELECT tok, form, tags FROM stg_pos_token WHERE sha256 = ? ORDER BY tok",
                        [unit["submissions"]])
     table = None
@@ -242,7 +245,7 @@ def _score_unit(ctx, task, options, corpus: str, system: str, unit: dict, state:
     sys_units = scorer.units(sys_tokens, split=split)
     ref_codes, sys_codes = scorer.encode(ref_units["unit_form"], sys_units["unit_form"])
     partner = scorer.align_units(ref_codes, sys_codes)
-    tokens = scorer.judge_tokens(ref_tokens, ref_units, sys_tokens, sys_units, partner, table)
+    tokens = scorer.judge_tokens(offered, sys_tokens, sys_units, partner, table)
     ref_of_sys = np.full(sys_units.height, -1, dtype=np.int64)
     ref_of_sys[partner[partner >= 0]] = np.flatnonzero(partner >= 0)
     aligned = sys_units.with_columns(pl.Series("ref_unit", ref_of_sys).replace(-1, None))
