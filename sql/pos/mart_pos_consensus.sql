@@ -1,14 +1,27 @@
 -- mart_pos_consensus: a consensus annotation by majority vote over the projected outputs of
 -- the participants' systems (baselines excluded): each system gives each tag of its projected
 -- set 1/k vote; the tag with the most votes wins (ties: alphabetical), agreement = its votes /
--- number of voting systems. Grain: campaign x task x corpus x reference unit.
-CREATE OR REPLACE VIEW mart_pos_consensus AS
+-- number of voting systems. Grain: campaign x task x corpus x reference unit. Rebuilt for a
+-- corpus when any of its units is rescored (warehouse/families/pos.py).
+CREATE TABLE IF NOT EXISTS mart_pos_consensus (
+    campaign   VARCHAR NOT NULL,
+    task       VARCHAR NOT NULL,
+    corpus     VARCHAR NOT NULL,
+    ref_unit   BIGINT NOT NULL,
+    tag        VARCHAR NOT NULL,
+    votes      DOUBLE NOT NULL,
+    voters     BIGINT NOT NULL,
+    agreement  DOUBLE NOT NULL
+);
+-- @build
+INSERT INTO mart_pos_consensus
 WITH votes AS (
     SELECT c.campaign, c.task, c.corpus, c.ref_unit, c.system, unnest(c.projected) AS tag,
            1.0 / len(c.projected) AS vote
     FROM int_pos_case c
     JOIN cat_system s ON s.campaign = c.campaign AND s.task = c.task AND s.system = c.system
     WHERE c.evaluation = 'absolute' AND c.noneval IS NULL AND NOT s.baseline
+      AND c.campaign = $campaign AND c.task = $task AND c.corpus = $corpus
 ), tally AS (
     SELECT campaign, task, corpus, ref_unit, tag, sum(vote) AS votes FROM votes GROUP BY ALL
 ), voters AS (

@@ -214,9 +214,24 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
             changed.add(corpus.id)
             ctx.scored += 1
             progress.advance(bar)
-    if task.options.get("intervals", True):
-        for corpus_id in sorted(changed):
+    for corpus_id in sorted(changed):
+        consensus(ctx, task, corpus_id)
+        if task.options.get("intervals", True):
             intervals(ctx, task, corpus_id)
+
+
+def consensus(ctx: RunContext, task: Task, corpus: str) -> None:
+    """Rebuild the consensus annotation of a corpus (majority vote over the systems' outputs)."""
+    key = {"campaign": ctx.campaign.id, "task": task.id, "corpus": corpus}
+    ctx.con.begin()
+    try:
+        ctx.con.execute("DELETE FROM mart_pos_consensus WHERE campaign = $campaign AND task = $task "
+                        "AND corpus = $corpus", key)
+        build(ctx.con, SQL_FOLDER, "mart_pos_consensus", **key)
+        ctx.con.commit()
+    except Exception:
+        ctx.con.rollback()
+        raise
 
 
 def _reference(con, sha: str, corpus) -> tuple[pl.DataFrame, pl.DataFrame, bool]:
