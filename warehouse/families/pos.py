@@ -140,12 +140,18 @@ def _load_baselines(ctx: RunContext, task: Task, corpus: str) -> None:
     ref_sha, train_sha = inputs.get((corpus, "", "reference")), inputs.get((corpus, "", "training"))
     if ref_sha is None or train_sha is None:
         return
+    shas = {sid: fingerprint({"baseline": sid, "reference": ref_sha, "training": train_sha, "seed": ctx.campaign.seed})
+            for sid in BASELINES}
+    latest = dict(ctx.con.execute(
+        "SELECT system, sha256 FROM cat_input_latest WHERE campaign = ? AND task = ? AND corpus = ? "
+        "AND role = 'submissions'", [ctx.campaign.id, task.id, corpus]).fetchall())
+    if all(latest.get(sid) == sha for sid, sha in shas.items()):
+        return  # the baselines of this reference and training corpus are staged already
     ref = frame(ctx.con, "SELECT tok, line_no, doc, genre, sent, form FROM stg_pos_token WHERE sha256 = ? ORDER BY tok",
                 [ref_sha])
     train = frame(ctx.con, "SELECT form, tags FROM stg_pos_token WHERE sha256 = ?", [train_sha])
     for sid, table in lexical_baselines(ref, train, ctx.campaign.seed).items():
-        sha = fingerprint({"baseline": sid, "reference": ref_sha, "training": train_sha, "seed": ctx.campaign.seed})
-        stage_table(ctx, Slot(task.id, corpus, sid, "submissions"), f"(built-in {BASELINES[sid]})", sha,
+        stage_table(ctx, Slot(task.id, corpus, sid, "submissions"), f"(built-in {BASELINES[sid]})", shas[sid],
                     table.to_arrow(), _stage_tokens)
 
 
@@ -278,6 +284,7 @@ def _score_unit(ctx, task, options, corpus: str, system: str, unit: dict, state:
             insert_arrow(con, "int_pos_case", cases.to_arrow(),
                          '$campaign, $task, $corpus, $system, $evaluation, "case", ref_unit, sys_tok, sys_tags, '
                          "projected, acceptable, span, noneval, unknown_tags", {**key, "evaluation": evaluation})
+            del cases  # one evaluation's cases in memory at a time
         build(con, SQL_FOLDER, "fct_pos_sentence", **key, reference_sha=unit["reference"])
         build(con, SQL_FOLDER, "hist_pos_scores", **key, run_id=ctx.run_id, inputs=json.dumps(unit))
         con.execute("INSERT OR REPLACE INTO cat_scoring VALUES ($campaign, $task, $corpus, $system, $state, "
