@@ -32,41 +32,7 @@ and ``I`` on its following lines.
 - ``pos/submissions/<system>.grace``: the reference sentences in each system's tokenisation and
   tagset; ``pos/tables/<system>.tsv``: ``TAG<TAB>PIVOT`` rows, one per image (no header).
 
-Pivot tagset (positional, MULTEXT/GRACE style; trailing ``-`` dropped)
-----------------------------------------------------------------------
-The first letter is the category, the others are attributes (``-`` = not applicable/unknown);
-g = gender (``m``/``f``), n = number (``s``/``p``), p = person (``1``-``3``), from UD FEATS.
-
-=========  =========================================  ==========================================
-UPOS       tag                                        examples
-=========  =========================================  ==========================================
-NOUN       ``Nc`` g n                                 ``Ncms`` chemin, ``Ncfp``
-PROPN      ``Np`` g n                                 ``Np`` Averroès, ``Npfs``
-VERB/AUX   ``Vm``/``Va`` mood tense p n g             ``Vmip3s``, ``Vaip1p``, ``Vmn``, ``Vmps-pm``
-           mood: i ind., s subj., m imper., c cond.,  tense: p present, i imperfect, f future,
-           n infinitive, p participle, g gerund       s past (passé simple / past participle)
-ADJ        ``A`` type g n (type o ordinal, else f)    ``Afms``, ``Af-s``, ``Aofs``
-DET        ``D`` type p[psor] g n n[psor] definite    ``Da-ms-d`` le, ``Da--p-i`` des, ``Ds3fss``
-           type: a article, d demonstrative, s possessive, t interrogative, e exclamative,
-           r relative, i indefinite/negative/total; definite: d definite, i indefinite
-ADP        ``Sp``                                     ``Sp`` de
-CCONJ      ``Cc``                                     ``Cc`` et
-SCONJ      ``Cs``                                     ``Cs`` que
-PRON       ``P`` type p g n                           ``Pp1-s`` je, ``Pr`` que, ``Pd3ms`` ça
-           type: p personal, x reflexive, d demonstrative, r relative, t interrogative,
-           s possessive, i indefinite/negative/total
-ADV        ``R`` type (n negative, t interrogative,   ``Rg`` déjà, ``Rn`` pas
-           g general)
-NUM        ``M`` type g n (o ordinal, else c)         ``Mc-p`` deux
-INTJ       ``I``                                      ``I`` oui
-PUNCT      ``F`` type: s strong (. ! ? ...), w weak   ``Fs`` ., ``Fw`` ,, ``Fo`` «, ``Fc`` »
-           (, ; :), o opening, c closing, q quote,
-           d dash, x other
-SYM        ``Xs``                                     ``Xs`` %
-X          ``Xf`` (Foreign=Yes) or ``X``              ``Xf`` story
-=========  =========================================  ==========================================
-
-A multiword token joins its words' tags with ``+`` (``du`` -> ``Sp+Da-ms-d``).
+Pivot tagset: see ``warehouse/demo_gsd.py``, which reads GSD and converts its tags.
 
 Simulated systems
 -----------------
@@ -106,6 +72,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from warehouse.demo_gsd import COARSE_ORDER, Sentence, coarse, read_gsd
 from warehouse.draws import Draws
 from warehouse.toml_writer import toml_table
 
@@ -154,170 +121,8 @@ SYSTEMS = (
             "pivot"),
 )
 
-COARSE_ORDER = ("NOUN", "PROPN", "VERB", "AUX", "ADJ", "DET", "ADP", "ADP+DET", "CCONJ",
-                "SCONJ", "PRON", "ADV", "NUM", "INTJ", "PUNCT", "SYM", "X")
-# Default tag of a category when a locution's whole changes the head's category (ExtPos).
-DEFAULT_TAG = {"NOUN": "Nc", "PROPN": "Np", "VERB": "Vm", "AUX": "Va", "ADJ": "Af", "DET": "Di",
-               "ADP": "Sp", "CCONJ": "Cc", "SCONJ": "Cs", "PRON": "Pi", "ADV": "Rg", "NUM": "Mc",
-               "INTJ": "I", "PUNCT": "Fx", "SYM": "Xs", "X": "X"}
-# Categories a tagger plausibly confuses a category with (first letter of the pivot tag).
 CROSS = {"N": "AVN", "A": "NV", "V": "AN", "D": "PS", "P": "DC", "S": "RD", "C": "PRS",
          "R": "SCA", "M": "DN", "I": "RN", "F": "F", "X": "NA"}
-PUNCT_TYPES = (("s", {".", "!", "?", "..", "...", "....", "…"}), ("w", {",", ";", ":"}),
-               ("o", {"(", "[", "{", "«", "“", "‹"}), ("c", {")", "]", "}", "»", "”", "›"}),
-               ("q", {'"', "'", "’", "‘", "`"}), ("d", {"-", "--", "–", "—"}))
-
-
-@dataclass(frozen=True)
-class _Line:
-    """One reference line: a GSD surface token."""
-
-    form: str
-    tags: tuple[str, ...]  # acceptable pivot tags, the first one is the gold tag
-    loc: str = ""  # "", "B=<tag>" or "I"
-    space_after: bool = True
-
-
-@dataclass(frozen=True)
-class _Sentence:
-    sid: str
-    lines: tuple[_Line, ...]
-
-
-# --- UD -> pivot ---------------------------------------------------------------------------
-
-def _tag(*letters: str) -> str:
-    return "".join(letters).rstrip("-")
-
-
-def _pivot(upos: str, form: str, feats: dict[str, str]) -> str:
-    """Pivot tag of one UD word (see the module docstring)."""
-    g = {"Masc": "m", "Fem": "f"}.get(feats.get("Gender", ""), "-")
-    n = {"Sing": "s", "Plur": "p"}.get(feats.get("Number", ""), "-")
-    p = feats.get("Person", "-") if feats.get("Person") in ("1", "2", "3") else "-"
-    ptype = feats.get("PronType", "")
-    if upos in ("NOUN", "PROPN"):
-        return _tag("N", "c" if upos == "NOUN" else "p", g, n)
-    if upos in ("VERB", "AUX"):
-        kind = "m" if upos == "VERB" else "a"
-        form_ = feats.get("VerbForm", "")
-        if form_ == "Inf":
-            return _tag("V", kind, "n")
-        tense = {"Pres": "p", "Imp": "i", "Fut": "f", "Past": "s"}.get(feats.get("Tense", ""), "-")
-        if form_ in ("Part", "Ger"):
-            return _tag("V", kind, "p" if form_ == "Part" else "g", tense, "-", n, g)
-        mood = {"Ind": "i", "Sub": "s", "Imp": "m", "Cnd": "c"}.get(feats.get("Mood", ""), "-")
-        return _tag("V", kind, mood, tense, p, n, g)
-    if upos == "ADJ":
-        return _tag("A", "o" if feats.get("NumType") == "Ord" else "f", g, n)
-    if upos == "DET":
-        if feats.get("Poss") == "Yes":
-            kind = "s"
-        else:
-            kind = {"Art": "a", "Dem": "d", "Int": "t", "Exc": "e", "Rel": "r"}.get(ptype, "i")
-        owner = {"Sing": "s", "Plur": "p"}.get(feats.get("Number[psor]", ""), "-")
-        definite = {"Def": "d", "Ind": "i"}.get(feats.get("Definite", ""), "-")
-        return _tag("D", kind, feats.get("Person[psor]", "-"), g, n, owner, definite)
-    if upos == "ADP":
-        return "Sp"
-    if upos == "CCONJ":
-        return "Cc"
-    if upos == "SCONJ":
-        return "Cs"
-    if upos == "PRON":
-        if ptype == "Prs":
-            kind = "x" if feats.get("Reflex") == "Yes" else "p"
-        elif feats.get("Poss") == "Yes":
-            kind = "s"
-        else:
-            kind = {"Dem": "d", "Rel": "r", "Int": "t"}.get(ptype, "i")
-        return _tag("P", kind, p, g, n)
-    if upos == "ADV":
-        kind = "n" if feats.get("Polarity") == "Neg" else "t" if ptype == "Int" else "g"
-        return _tag("R", kind)
-    if upos == "NUM":
-        return _tag("M", "o" if feats.get("NumType") == "Ord" else "c", g, n)
-    if upos == "INTJ":
-        return "I"
-    if upos == "PUNCT":
-        return "F" + next((kind for kind, forms in PUNCT_TYPES if form in forms), "x")
-    if upos == "SYM":
-        return "Xs"
-    return "Xf" if feats.get("Foreign") == "Yes" else "X"
-
-
-def _coarse(tag: str) -> str:
-    """morpho-b's coarse (UPOS-like) tag of a pivot tag."""
-    if "+" in tag:
-        return "+".join(_coarse(part) for part in tag.split("+"))
-    special = {"Np": "PROPN", "Va": "AUX", "Cc": "CCONJ", "Cs": "SCONJ", "Xs": "SYM"}
-    if tag[:2] in special:
-        return special[tag[:2]]
-    return {"N": "NOUN", "V": "VERB", "A": "ADJ", "D": "DET", "S": "ADP", "P": "PRON",
-            "R": "ADV", "M": "NUM", "I": "INTJ", "F": "PUNCT", "X": "X"}[tag[0]]
-
-
-def _feats(field: str) -> dict[str, str]:
-    return dict(f.split("=", 1) for f in field.split("|")) if field != "_" else {}
-
-
-def _read_gsd(path: pathlib.Path) -> list[_Sentence]:
-    """Sentences of the GSD CoNLL-U file as reference lines, fixed expressions double-marked."""
-    sentences = []
-    for block in path.read_text(encoding="utf-8").strip().split("\n\n"):
-        sid, words, ranges = "", {}, []
-        for row in block.split("\n"):
-            if row.startswith("# sent_id = "):
-                sid = row[len("# sent_id = "):].strip()
-            if not row or row.startswith("#"):
-                continue
-            cols = row.split("\t")
-            if "-" in cols[0]:
-                first, last = map(int, cols[0].split("-"))
-                ranges.append((first, last, cols[1], cols[9]))
-            elif "." not in cols[0]:
-                words[int(cols[0])] = cols
-        # surface tokens: (word ids, form, misc)
-        starts = {first: (first, last, form, misc) for first, last, form, misc in ranges}
-        tokens, i = [], 1
-        while i <= len(words):
-            if i in starts:
-                first, last, form, misc = starts[i]
-                tokens.append((tuple(range(first, last + 1)), form, misc))
-                i = last + 1
-            else:
-                tokens.append(((i,), words[i][1], words[i][9]))
-                i += 1
-        token_of = {w: k for k, (ids, _, _) in enumerate(tokens) for w in ids}
-        lines = []
-        for ids, form, misc in tokens:
-            tag = "+".join(_pivot(words[w][3], words[w][1], _feats(words[w][5])) for w in ids)
-            lines.append(_Line(form, (tag,), "", "SpaceAfter=No" not in misc.split("|")))
-        # double-marked locutions: a head and its fixed dependents covering whole tokens
-        fixed: dict[int, list[int]] = {}
-        for w in sorted(words):
-            if words[w][7] == "fixed":
-                fixed.setdefault(int(words[w][6]), []).append(w)
-        for head in sorted(fixed):
-            ids = sorted([head, *fixed[head]])
-            span = sorted({token_of[w] for w in ids})
-            covered = [w for k in span for w in tokens[k][0]]
-            if (ids != list(range(ids[0], ids[-1] + 1)) or covered != ids or len(span) < 2
-                    or span != list(range(span[0], span[-1] + 1))
-                    or any(lines[k].loc for k in span)):
-                continue
-            upos, feats = words[head][3], _feats(words[head][5])
-            category = feats.get("ExtPos", upos)
-            whole = (_pivot(upos, words[head][1], feats) if category == upos
-                     else DEFAULT_TAG[category])
-            lines[span[0]] = replace(lines[span[0]], loc=f"B={whole}")
-            for k in span[1:]:
-                lines[k] = replace(lines[k], loc="I")
-        sentences.append(_Sentence(sid, tuple(lines)))
-    return sentences
-
-
-# --- confusions ----------------------------------------------------------------------------
 
 def _plain(tag: str) -> bool:
     """Whether no part of a tag is punctuation or residual (F, X)."""
@@ -327,7 +132,7 @@ def _plain(tag: str) -> bool:
 class _Confusions:
     """Plausible wrong tags, from the corpus's tag inventory and its form -> tags lexicon."""
 
-    def __init__(self, sentences: list[_Sentence]):
+    def __init__(self, sentences: list[Sentence]):
         counts: Counter[str] = Counter()
         lexicon: dict[str, Counter[str]] = {}
         for sentence in sentences:
@@ -388,7 +193,7 @@ def _documents(count: int, prefix: str, seed: int) -> list[tuple[str, str, int]]
             for k, (g, size) in enumerate(zip(genres, sizes))]
 
 
-def _grace(sentences: list[_Sentence], docs, rows_of) -> list[str]:
+def _grace(sentences: list[Sentence], docs, rows_of) -> list[str]:
     """GRACE lines: document headers, then each sentence's rows (tuples of fields)."""
     out, k = [], 0
     for doc, genre, size in docs:
@@ -403,12 +208,12 @@ def _grace(sentences: list[_Sentence], docs, rows_of) -> list[str]:
     return out
 
 
-def _reference_rows(sentence: _Sentence):
+def _reference_rows(sentence: Sentence):
     return [(line.form, "|".join(line.tags), *([line.loc] if line.loc else []))
             for line in sentence.lines]
 
 
-def _with_second_tags(sentences: list[_Sentence], conf: _Confusions) -> list[_Sentence]:
+def _with_second_tags(sentences: list[Sentence], conf: _Confusions) -> list[Sentence]:
     """About 1 % of the lines (seeded) accept a second plausible tag."""
     draws = Draws([SEED, 1])
     out = []
@@ -422,11 +227,11 @@ def _with_second_tags(sentences: list[_Sentence], conf: _Confusions) -> list[_Se
                 if pool:
                     line = replace(line, tags=(gold, draws.pick(pool)))
             lines.append(line)
-        out.append(_Sentence(sentence.sid, tuple(lines)))
+        out.append(Sentence(sentence.sid, tuple(lines)))
     return out
 
 
-def _locutions(sentence: _Sentence) -> dict[int, tuple[int, str]]:
+def _locutions(sentence: Sentence) -> dict[int, tuple[int, str]]:
     """Start line -> (end line, exclusive; tag of the whole) of each double-marked locution."""
     spans, lines = {}, sentence.lines
     for k, line in enumerate(lines):
@@ -471,9 +276,9 @@ def _coarse_rows(sentence, rate, conf, draws):
             form, gold, accepted = _surface(lines[k:end]), whole, (whole,)
         else:
             end, form, gold, accepted = k + 1, lines[k].form, lines[k].tags[0], lines[k].tags
-        right = {_coarse(t) for t in accepted}
-        tag = _coarse(_tagged(form, gold, accepted, rate, conf, draws,
-                              keep=lambda t, right=right: _coarse(t) not in right))
+        right = {coarse(t) for t in accepted}
+        tag = coarse(_tagged(form, gold, accepted, rate, conf, draws,
+                              keep=lambda t, right=right: coarse(t) not in right))
         elision = ELISION.match(form) if end == k + 1 else None
         if elision:
             rows += [(elision.group(1), tag), (elision.group(2), "PUNCT")]
@@ -524,7 +329,7 @@ def _write(path: pathlib.Path, lines: list[str]) -> None:
     path.write_bytes(("\n".join(lines) + "\n").encode("utf-8"))
 
 
-def _reference_tags(sentences: list[_Sentence]) -> list[str]:
+def _reference_tags(sentences: list[Sentence]) -> list[str]:
     """Every pivot tag the reference uses (line tags, second tags, tags of wholes), sorted."""
     return sorted({t for s in sentences for line in s.lines for t in
                    (*line.tags, *([line.loc[2:]] if line.loc.startswith("B=") else []))})
@@ -546,7 +351,7 @@ def write_pos_task(dest: pathlib.Path, scale: float = 1.0) -> tuple[list[dict], 
             f"UD French GSD test set not found at {path}: the POS demo needs the repository's "
             "data/UD_French-GSD folder (see data/UD_French-GSD/README.md)")
     dest = pathlib.Path(dest)
-    everything = _read_gsd(path)
+    everything = read_gsd(path)
     conf = _Confusions(everything)
     reference = _with_second_tags(everything[0::2], conf)
     training = everything[1::2]
@@ -566,12 +371,12 @@ def write_pos_task(dest: pathlib.Path, scale: float = 1.0) -> tuple[list[dict], 
         _write(root / "submissions" / f"{system.id}.grace", _grace(reference, ref_docs, rows_of))
 
     coarse_rows = []
-    for coarse in COARSE_ORDER:
-        if coarse in UNKNOWN_TO_B:
+    for category in COARSE_ORDER:
+        if category in UNKNOWN_TO_B:
             continue
-        images = ([t for t in full_reference_tags if _coarse(t) == coarse]
-                  or [t for t in conf.inventory if _coarse(t) == coarse])
-        coarse_rows += [f"{coarse}\t{t}" for t in images]
+        images = ([t for t in full_reference_tags if coarse(t) == category]
+                  or [t for t in conf.inventory if coarse(t) == category])
+        coarse_rows += [f"{category}\t{t}" for t in images]
     _write(root / "tables" / "morpho-b.tsv", coarse_rows)
     pivot_tags = sorted({*conf.inventory, *full_reference_tags})
     renamed_last = sorted(pivot_tags, key=lambda t: (_ambiguous_name(t) != t,
