@@ -58,6 +58,9 @@ def test_incremental_pos(campaign, tmp_path):
     sub.write_text(sub.read_text(encoding="utf-8").replace("\tSp\n", "\tRg\n", 3), encoding="utf-8")
     third = run(campaign, db, None, quiet=True)
     assert pos_units(db, third.run_id) == {("gsd", "morpho-a")}
+    changes = query(db, "SELECT DISTINCT system FROM mart_pos_changes WHERE run_id = ? AND previous_P IS NOT NULL",
+                    [third.run_id])
+    assert changes == [("morpho-a",)]
     # training corpus changed: only the baselines it feeds
     train = campaign / "pos" / "train.grace"
     train.write_text(train.read_text(encoding="utf-8") + "\n# doc = extra\nchat\tNcms\n", encoding="utf-8")
