@@ -159,7 +159,7 @@ def test_fixed_expressions_are_double_marked(generated):
 
 
 def test_multiword_tokens_have_combined_tags(reference):
-    conllu = (ROOT / "data" / "UD_French-GSD" / "fr_gsd-ud-test.conllu").read_text(
+    conllu = (ROOT / "warehouse" / "data" / "UD_French-GSD" / "fr_gsd-ud-test.conllu").read_text(
         encoding="utf-8").strip().split("\n\n")
     multiword = [line.split("\t")[1] for block in conllu[0::2] for line in block.split("\n")
                  if re.match(r"\d+-\d+\t", line)]

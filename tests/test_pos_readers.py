@@ -17,7 +17,7 @@ from etl.errors import InputError
 from etl.grace import read_grace_reference, read_grace_submission
 from etl.tagtable import read_tag_table
 
-GSD = Path("/work/shared/data/UD_French-GSD/fr_gsd-ud-test.conllu")
+GSD = Path(__file__).resolve().parent.parent / "warehouse" / "data" / "UD_French-GSD" / "fr_gsd-ud-test.conllu"
 needs_gsd = pytest.mark.skipif(not GSD.exists(), reason="UD French GSD test file not available")
 
 

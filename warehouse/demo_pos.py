@@ -1,8 +1,8 @@
 """Demo part-of-speech tagging task (GRACE campaign style) on the UD French GSD test set.
 
 ``write_pos_task(dest)`` writes, under ``dest/pos/``, a GRACE-style evaluation of morphosyntactic
-taggers (``spec/pos.md``) built from the real French sentences of ``data/UD_French-GSD``
-(CC BY-SA 4.0, see ``data/UD_French-GSD/NOTICE.md``): a reference, a training split for the
+taggers (``spec/pos.md``) built from the real French sentences of ``warehouse/data/UD_French-GSD``
+(CC BY-SA 4.0, see ``warehouse/data/UD_French-GSD/NOTICE.md``): a reference, a training split for the
 built-in baselines, five simulated submissions and their correspondence tables. It returns the
 task's participants and the lines of its ``[[tasks]]`` block for the campaign file.
 
@@ -77,7 +77,7 @@ from warehouse.draws import Draws
 from warehouse.toml_writer import toml_table
 
 SEED = 20261126
-DATA = pathlib.Path(__file__).resolve().parents[1] / "data" / "UD_French-GSD"
+DATA = pathlib.Path(__file__).resolve().parent / "data" / "UD_French-GSD"  # shipped as package data
 CONLLU = "fr_gsd-ud-test.conllu"
 GENRES = ("presse", "encyclopédie", "avis")
 ORGANISER = "orga"  # the organiser participant of the speech demo, reused for orga-tagger
@@ -349,7 +349,7 @@ def write_pos_task(dest: pathlib.Path, scale: float = 1.0) -> tuple[list[dict], 
     if not path.is_file():
         raise FileNotFoundError(
             f"UD French GSD test set not found at {path}: the POS demo needs the repository's "
-            "data/UD_French-GSD folder (see data/UD_French-GSD/README.md)")
+            "warehouse/data/UD_French-GSD folder (see its README.md)")
     dest = pathlib.Path(dest)
     everything = read_gsd(path)
     conf = _Confusions(everything)
