@@ -27,27 +27,25 @@ bytes.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
-import platform
 import re
 import shutil
-import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 
-from warehouse.demo import toml_table
+from measure import MIB, Measure, fmt_peak, measure, summary_line, tail
+from measure import code_hash as _code_hash
+from measure import machine as _machine
+from warehouse.toml_writer import toml_table
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = 20260502
-TIME = "/usr/bin/time"
-MIB = 1024 * 1024
 UNIT = re.compile(r"\w+|[^\w\s]")  # the minimal units of spec/pos.md (scorers/pos.py UNIT)
 CORPUS = "bench"
 GENRES = ("presse", "littérature", "encyclopédie")
@@ -707,45 +705,6 @@ def change_one_submission(camp: Path, model: SystemModel) -> Path:
 # ------------------------------------------------------------------------------------ measure
 
 
-@dataclass
-class Measure:
-    label: str
-    wall: float
-    peak_kib: int | None
-    rc: int
-    stderr: str = ""
-    extra: dict = field(default_factory=dict)
-
-
-def measure(label: str, cmd: list[str], stdout_path: Path | None = None) -> Measure:
-    """Run ``cmd`` in a fresh process; wall time around the whole process, peak RSS of it
-    (the method of bench/wer_bench.py)."""
-    with contextlib.ExitStack() as stack:
-        out = stack.enter_context(open(stdout_path, "wb")) if stdout_path else subprocess.DEVNULL
-        if os.access(TIME, os.X_OK):
-            report = Path(os.environ.get("TMPDIR", "/tmp")) / f"pos_bench_time_{os.getpid()}.txt"
-            t0 = time.perf_counter()
-            proc = subprocess.run([TIME, "-v", "-o", str(report), *cmd], stdout=out, stderr=subprocess.PIPE,
-                                  check=False)
-            wall = time.perf_counter() - t0
-            text = report.read_text(errors="replace") if report.exists() else ""
-            report.unlink(missing_ok=True)
-            found = re.search(r"Maximum resident set size \(kbytes\): (\d+)", text)
-            peak = int(found.group(1)) if found else None
-        else:
-            wrapper = ("import resource, subprocess, sys, time, json\n"
-                       "t0 = time.perf_counter()\n"
-                       "rc = subprocess.run(sys.argv[1:]).returncode\n"
-                       "sys.stderr.write('\\nPOS_BENCH ' + json.dumps([rc, time.perf_counter() - t0, "
-                       "resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss]) + '\\n')\n")
-            proc = subprocess.run([sys.executable, "-c", wrapper, *cmd], stdout=out, stderr=subprocess.PIPE,
-                                  check=False)
-            found = re.search(r"POS_BENCH (\[.*\])", proc.stderr.decode(errors="replace"))
-            rc, wall, peak = json.loads(found.group(1)) if found else (proc.returncode, float("nan"), None)
-            proc.returncode = rc
-    return Measure(label, wall, peak, proc.returncode, proc.stderr.decode(errors="replace"))
-
-
 def conllu_worker(gold: str, pred: str) -> None:
     """(Child process, the peer) parse both CoNLL-U files with the ``conllu`` package and count the
     words whose UPOS agree (the files are word-aligned); print JSON."""
@@ -765,28 +724,10 @@ def conllu_worker(gold: str, pred: str) -> None:
                       "accuracy": correct / words if words else None}))
 
 
-def _summary_line(stderr: str) -> str:
-    found = re.findall(r"^run \d+:.*$", stderr, re.MULTILINE)
-    return found[-1] if found else ""
-
-
 def code_hash() -> str:
-    """Hash of the files that the pos family's ``code_version`` covers (scorers/pos.py,
-    scorers/bootstrap.py, sql/pos/*.sql): when another edit lands between two campaign runs, every
-    unit is legitimately re-scored, and the timing says so."""
-    import hashlib
-
-    digest = hashlib.sha256()
-    files = [ROOT / "scorers" / "pos.py", ROOT / "scorers" / "bootstrap.py", *(ROOT / "sql" / "pos").glob("*.sql")]
-    for path in sorted(files):
-        if path.exists():
-            digest.update(path.name.encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()[:12]
-
-
-def _tail(text: str, lines: int = 25) -> str:
-    return "\n".join("    " + t for t in text.strip().splitlines()[-lines:])
-
+    """Fingerprint of what the pos family's ``code_version`` covers."""
+    return _code_hash([ROOT / "scorers" / "pos.py", ROOT / "scorers" / "bootstrap.py",
+                       *(ROOT / "sql" / "pos").glob("*.sql")])
 
 def _pct(v) -> str:
     return "n/a" if v is None else f"{100 * v:.1f}"
@@ -822,36 +763,7 @@ def sanity(db: Path, units: int) -> list[str]:
 # ------------------------------------------------------------------------------------ report
 
 def machine() -> list[str]:
-    from importlib.metadata import PackageNotFoundError, version
-
-    model = ""
-    try:
-        for row in Path("/proc/cpuinfo").read_text().splitlines():
-            if row.startswith("model name"):
-                model = row.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    mem = ""
-    try:
-        kib = int(re.search(r"MemTotal:\s+(\d+)", Path("/proc/meminfo").read_text()).group(1))
-        mem = f", {kib / MIB:.1f} GiB RAM"
-    except (OSError, AttributeError):
-        pass
-    versions = []
-    for package in ("scorehouse", "duckdb", "polars", "numpy", "pyarrow", "rapidfuzz", "conllu"):
-        try:
-            versions.append(f"{package} {version(package)}")
-        except PackageNotFoundError:
-            versions.append(f"{package} (absent)")
-    return [(f"machine:  nproc {os.cpu_count()} ({len(os.sched_getaffinity(0))} usable), "
-             f"CPU {model or platform.processor() or '?'}{mem}, {platform.system()} {platform.release()}"),
-            f"python:   {platform.python_version()} ({sys.executable})",
-            f"versions: {', '.join(versions)}"]
-
-
-def _fmt_peak(m: Measure) -> str:
-    return f"{m.peak_kib / 1024:,.0f}" if m.peak_kib is not None else "?"
+    return _machine(("scorehouse", "duckdb", "polars", "numpy", "pyarrow", "rapidfuzz", "conllu"))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -920,11 +832,11 @@ def main(argv: list[str] | None = None) -> int:
         else:
             target = "(reported)" if m.rc == 0 else "FAILED"
         rows.append(("campaign", m, speed, target))
-        summary = _summary_line(m.stderr)
+        summary = summary_line(m.stderr)
         notes.append(f"{label}: exit {m.rc}; {summary}" if summary else f"{label}: exit {m.rc}")
         notes[-1] += f" (1-min load average before: {load:.2f})"
         if m.rc:
-            notes.append(_tail(m.stderr))
+            notes.append(tail(m.stderr))
             break
     if args.split_steps and rows and rows[0][1].rc == 0:
         split_db, split_out = workdir / "split.duckdb", workdir / "split_bulletins"
@@ -940,9 +852,9 @@ def main(argv: list[str] | None = None) -> int:
                         workdir / f"split_{step}.stdout")
             rows.append(("steps", m, f"{n * len(models) / m.wall:,.0f}" if step == "score" and m.rc == 0 else "",
                          "(reported)" if m.rc == 0 else "FAILED"))
-            notes.append(f"{step} alone: exit {m.rc}; {_summary_line(m.stderr)} (1-min load average before: {load:.2f})")
+            notes.append(f"{step} alone: exit {m.rc}; {summary_line(m.stderr)} (1-min load average before: {load:.2f})")
             if m.rc:
-                notes.append(_tail(m.stderr))
+                notes.append(tail(m.stderr))
                 break
     if db.exists() and rows and rows[0][1].rc == 0:
         try:
@@ -963,7 +875,7 @@ def main(argv: list[str] | None = None) -> int:
                      f"{words:,} words, 1 system"))
         peer_res = json.loads(peer_out.read_text()) if peer_m.rc == 0 else None
         if not peer_res:
-            notes.append(f"conllu peer FAILED (exit {peer_m.rc}):\n{_tail(peer_m.stderr)}")
+            notes.append(f"conllu peer FAILED (exit {peer_m.rc}):\n{tail(peer_m.stderr)}")
         print("timing scorehouse pos --format conllu on the same pair ...", flush=True)
         sh_out = workdir / "peer" / "scorehouse_pos.json"
         sh_m = measure("scorehouse pos --format conllu", [exe, "pos", gold, pred, "--format", "conllu", "--json"],
@@ -976,7 +888,7 @@ def main(argv: list[str] | None = None) -> int:
             except ValueError:
                 pass
         else:
-            notes.append(f"scorehouse pos FAILED (exit {sh_m.rc}):\n{_tail(sh_m.stderr)}")
+            notes.append(f"scorehouse pos FAILED (exit {sh_m.rc}):\n{tail(sh_m.stderr)}")
         if peer_res:
             notes.append(f"peer inside its process: import conllu {peer_res['import_s']:.2f} s, parse + compare "
                          f"{peer_res['parse_and_compare_s']:.2f} s; UPOS accuracy {peer_res['accuracy']:.4%} "
@@ -1001,7 +913,7 @@ def main(argv: list[str] | None = None) -> int:
     print(head)
     print("-" * (len(head) + 24))
     for group, m, speed, target in rows:
-        print(f"{group:<9} {m.label:<38} {m.wall:>8.2f} {_fmt_peak(m):>9} {speed:>11}  {m.rc:>4}  {target}")
+        print(f"{group:<9} {m.label:<38} {m.wall:>8.2f} {fmt_peak(m):>9} {speed:>11}  {m.rc:>4}  {target}")
     print()
     for note in notes:
         print(note)

@@ -26,24 +26,23 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import re
 import shutil
-import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from measure import MIB, Measure, fmt_peak, measure, summary_line, tail
+from measure import code_hash as _code_hash
+from measure import machine as _machine
 from warehouse.toml_writer import toml_table
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = 20260501
-TIME = "/usr/bin/time"
 SCLITE = "/usr/lib/sctk/bin/sclite"
-MIB = 1024 * 1024
 
 NOISE, REJECT, OOV, SPR, COM_OPEN, COM_CLOSE = "[bruit]", "<REJET>", "OOV", "SPR", "[com:]", "[:com]"
 MARKERS = (NOISE, REJECT, OOV, SPR, COM_OPEN, COM_CLOSE)
@@ -345,47 +344,6 @@ def change_one_submission(camp: Path) -> Path:
 
 # ------------------------------------------------------------------------------------ measure
 
-@dataclass
-class Measure:
-    label: str
-    wall: float
-    peak_kib: int | None
-    rc: int
-    stderr: str = ""
-    extra: dict = field(default_factory=dict)
-
-
-def measure(label: str, cmd: list[str], stdout_path: Path | None = None, cwd: Path | None = None) -> Measure:
-    """Run ``cmd`` in a fresh process; wall time around the whole process, peak RSS of it."""
-    out = open(stdout_path, "wb") if stdout_path else subprocess.DEVNULL
-    try:
-        if os.access(TIME, os.X_OK):
-            report = Path(os.environ.get("TMPDIR", "/tmp")) / f"wer_bench_time_{os.getpid()}.txt"
-            t0 = time.perf_counter()
-            proc = subprocess.run([TIME, "-v", "-o", str(report), *cmd], stdout=out, stderr=subprocess.PIPE,
-                                  cwd=cwd)
-            wall = time.perf_counter() - t0
-            text = report.read_text(errors="replace") if report.exists() else ""
-            report.unlink(missing_ok=True)
-            found = re.search(r"Maximum resident set size \(kbytes\): (\d+)", text)
-            peak = int(found.group(1)) if found else None
-        else:
-            wrapper = ("import resource, subprocess, sys, time, json\n"
-                       "t0 = time.perf_counter()\n"
-                       "rc = subprocess.run(sys.argv[1:]).returncode\n"
-                       "sys.stderr.write('\\nWER_BENCH ' + json.dumps([rc, time.perf_counter() - t0, "
-                       "resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss]) + '\\n')\n")
-            proc = subprocess.run([sys.executable, "-c", wrapper, *cmd], stdout=out, stderr=subprocess.PIPE,
-                                  cwd=cwd)
-            found = re.search(r"WER_BENCH (\[.*\])", proc.stderr.decode(errors="replace"))
-            rc, wall, peak = json.loads(found.group(1)) if found else (proc.returncode, float("nan"), None)
-            proc.returncode = rc
-    finally:
-        if stdout_path:
-            out.close()
-    return Measure(label, wall, peak, proc.returncode, proc.stderr.decode(errors="replace"))
-
-
 def measure_best(label: str, cmd: list[str], stdout_path: Path | None, repeat: int) -> Measure:
     """``measure`` ``repeat`` times: the fastest wall time, the largest peak, the first failure."""
     runs = []
@@ -450,59 +408,15 @@ def _sclite_counts(path: Path) -> dict | None:
     return {"snt": snt, "N": n, "C": c, "S": s, "D": d, "I": i}
 
 
-def _summary_line(stderr: str) -> str:
-    found = re.findall(r"^run \d+:.*$", stderr, re.M)
-    return found[-1] if found else ""
-
-
 def code_hash() -> str:
-    """Hash of the files that scorehouse's wer ``code_version`` covers: when another edit lands
-    between two campaign runs, every unit is legitimately re-scored, and the timing says so."""
-    import hashlib
-
-    digest = hashlib.sha256()
-    for path in sorted([*(ROOT / "scorers").glob("*.py"), *(ROOT / "sql" / "wer").glob("*.sql")]):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()[:12]
-
-
-def _tail(text: str, lines: int = 15) -> str:
-    return "\n".join("    " + t for t in text.strip().splitlines()[-lines:])
+    """Fingerprint of what the wer family's ``code_version`` covers."""
+    return _code_hash([*(ROOT / "scorers").glob("*.py"), *(ROOT / "sql" / "wer").glob("*.sql")])
 
 
 # ------------------------------------------------------------------------------------ report
 
 def machine() -> list[str]:
-    from importlib.metadata import PackageNotFoundError, version
-
-    model = ""
-    try:
-        for row in Path("/proc/cpuinfo").read_text().splitlines():
-            if row.startswith("model name"):
-                model = row.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    mem = ""
-    try:
-        kib = int(re.search(r"MemTotal:\s+(\d+)", Path("/proc/meminfo").read_text()).group(1))
-        mem = f", {kib / MIB:.1f} GiB RAM"
-    except (OSError, AttributeError):
-        pass
-    versions = []
-    for package in ("scorehouse", "jiwer", "duckdb", "polars", "numpy", "pyarrow"):
-        try:
-            versions.append(f"{package} {version(package)}")
-        except PackageNotFoundError:
-            versions.append(f"{package} (absent)")
-    return [f"machine:  nproc {os.cpu_count()} ({len(os.sched_getaffinity(0))} usable), "
-            f"CPU {model or platform.processor() or '?'}{mem}, {platform.system()} {platform.release()}",
-            f"python:   {platform.python_version()} ({sys.executable})",
-            f"versions: {', '.join(versions)}"]
-
-
-def _fmt_peak(m: Measure) -> str:
-    return f"{m.peak_kib / 1024:,.0f}" if m.peak_kib is not None else "?"
+    return _machine(("scorehouse", "jiwer", "duckdb", "polars", "numpy", "pyarrow"))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -546,20 +460,20 @@ def main(argv: list[str] | None = None) -> int:
         if jiwer_res:
             jiwer_m.extra.update(jiwer_res)
         else:
-            notes.append(f"jiwer FAILED (exit {jiwer_m.rc}):\n{_tail(jiwer_m.stderr)}")
+            notes.append(f"jiwer FAILED (exit {jiwer_m.rc}):\n{tail(jiwer_m.stderr)}")
         print("timing scorehouse wer --json (sclite costs) ...", flush=True)
         sh_out = workdir / "scorehouse_wer.json"
         sh_m = measure_best("scorehouse wer --json", [exe, "wer", ref, hyp, "--json"], sh_out, args.repeat)
         sh_tot = _totals(sh_out) if sh_m.rc == 0 else None
         if sh_m.rc:
-            notes.append(f"scorehouse wer FAILED (exit {sh_m.rc}):\n{_tail(sh_m.stderr)}")
+            notes.append(f"scorehouse wer FAILED (exit {sh_m.rc}):\n{tail(sh_m.stderr)}")
         print("timing scorehouse wer --json --costs levenshtein (sanity check) ...", flush=True)
         lev_out = workdir / "scorehouse_wer_levenshtein.json"
         lev_m = measure_best("scorehouse wer --costs levenshtein",
                              [exe, "wer", ref, hyp, "--json", "--costs", "levenshtein"], lev_out, args.repeat)
         lev_tot = _totals(lev_out) if lev_m.rc == 0 else None
         if lev_m.rc:
-            notes.append(f"scorehouse wer --costs levenshtein FAILED (exit {lev_m.rc}):\n{_tail(lev_m.stderr)}")
+            notes.append(f"scorehouse wer --costs levenshtein FAILED (exit {lev_m.rc}):\n{tail(lev_m.stderr)}")
         rows.append(("one-shot", jiwer_m, "baseline"))
         target_ok = (sh_m.rc == 0 and jiwer_m.rc == 0 and sh_m.wall <= jiwer_m.wall / 2
                      and sh_m.peak_kib is not None and sh_m.peak_kib < 1024 * 1024)
@@ -578,7 +492,7 @@ def main(argv: list[str] | None = None) -> int:
                              f"scorehouse (sclite costs) = {sh_tot['C']}/{sh_tot['S']}/{sh_tot['D']}/"
                              f"{sh_tot['I']}/{sh_tot['N']}: {'IDENTICAL' if same else 'DIFFERENT'}")
             else:
-                notes.append(f"sclite: no Sum line parsed (exit {sc_m.rc}):\n{_tail(sc_m.stderr)}")
+                notes.append(f"sclite: no Sum line parsed (exit {sc_m.rc}):\n{tail(sc_m.stderr)}")
         if jiwer_res and lev_tot:
             j_err = jiwer_res["S"] + jiwer_res["D"] + jiwer_res["I"]
             s_err = lev_tot["S"] + lev_tot["D"] + lev_tot["I"]
@@ -621,10 +535,10 @@ def main(argv: list[str] | None = None) -> int:
             ok = m.rc == 0 and (limit is None or m.wall < limit)
             rows.append(("campaign", m, f"{target}: {'OK' if ok else 'MISSED'}" if limit else
                          ("OK" if m.rc == 0 else "FAILED")))
-            summary = _summary_line(m.stderr)
+            summary = summary_line(m.stderr)
             notes.append(f"{label}: exit {m.rc}; {summary}" if summary else f"{label}: exit {m.rc}")
             if m.rc:
-                notes.append(_tail(m.stderr))
+                notes.append(tail(m.stderr))
         notes.append(f"warehouse file: {db.stat().st_size / MIB:,.1f} MiB" if db.exists() else "no warehouse file")
 
     # ---- table
@@ -639,7 +553,7 @@ def main(argv: list[str] | None = None) -> int:
     for group, m, target in rows:
         speed = (f"{jiwer_m.wall / m.wall:.2f}x" if jiwer_m and jiwer_m.rc == 0 and m.rc == 0 and m.wall > 0
                  and group == "one-shot" else "")
-        print(f"{group:<9} {m.label:<38} {m.wall:>8.2f} {_fmt_peak(m):>9} {speed:>9}  {m.rc:>4}  {target}")
+        print(f"{group:<9} {m.label:<38} {m.wall:>8.2f} {fmt_peak(m):>9} {speed:>9}  {m.rc:>4}  {target}")
         if m is jiwer_m and m.extra:
             print(f"{'':<9} {'  jiwer process_words() alone':<38} {m.extra['compute_s']:>8.2f} {'':>9} "
                   f"{'':>9}  {'':>4}  (inside the process above)")

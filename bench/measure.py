@@ -1,0 +1,108 @@
+"""What every benchmark script shares: run a command in a fresh process and measure its wall time
+and peak RSS, describe the machine, and fingerprint the code being timed."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+TIME = "/usr/bin/time"
+MIB = 1024 * 1024
+
+
+@dataclass
+class Measure:
+    label: str
+    wall: float
+    peak_kib: int | None
+    rc: int
+    stderr: str = ""
+    extra: dict = field(default_factory=dict)
+
+
+def measure(label: str, cmd: list[str], stdout_path: Path | None = None, cwd: Path | None = None) -> Measure:
+    """Run ``cmd`` in a fresh process; wall time around the whole process, peak RSS of it
+    (``/usr/bin/time -v`` when present, else ``getrusage`` of a wrapper's child)."""
+    with contextlib.ExitStack() as stack:
+        out = stack.enter_context(open(stdout_path, "wb")) if stdout_path else subprocess.DEVNULL
+        if os.access(TIME, os.X_OK):
+            report = Path(os.environ.get("TMPDIR", "/tmp")) / f"bench_time_{os.getpid()}.txt"
+            t0 = time.perf_counter()
+            proc = subprocess.run([TIME, "-v", "-o", str(report), *cmd], stdout=out, stderr=subprocess.PIPE,
+                                  cwd=cwd, check=False)
+            wall = time.perf_counter() - t0
+            text = report.read_text(errors="replace") if report.exists() else ""
+            report.unlink(missing_ok=True)
+            found = re.search(r"Maximum resident set size \(kbytes\): (\d+)", text)
+            peak = int(found.group(1)) if found else None
+        else:
+            wrapper = ("import resource, subprocess, sys, time, json\n"
+                       "t0 = time.perf_counter()\n"
+                       "rc = subprocess.run(sys.argv[1:]).returncode\n"
+                       "sys.stderr.write('\\nBENCH_MEASURE ' + json.dumps([rc, time.perf_counter() - t0, "
+                       "resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss]) + '\\n')\n")
+            proc = subprocess.run([sys.executable, "-c", wrapper, *cmd], stdout=out, stderr=subprocess.PIPE,
+                                  cwd=cwd, check=False)
+            found = re.search(r"BENCH_MEASURE (\[.*\])", proc.stderr.decode(errors="replace"))
+            rc, wall, peak = json.loads(found.group(1)) if found else (proc.returncode, float("nan"), None)
+            proc.returncode = rc
+    return Measure(label, wall, peak, proc.returncode, proc.stderr.decode(errors="replace"))
+
+
+def summary_line(stderr: str) -> str:
+    """The last ``run N: ...`` line scorehouse printed."""
+    found = re.findall(r"^run \d+:.*$", stderr, re.MULTILINE)
+    return found[-1] if found else ""
+
+
+def code_hash(files: list[Path]) -> str:
+    """Hash of the files a family's ``code_version`` covers: when another edit lands between two
+    campaign runs, every unit is legitimately re-scored, and the timing says so."""
+    digest = hashlib.sha256()
+    for path in sorted(files):
+        if path.exists():
+            digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def tail(text: str, lines: int = 15) -> str:
+    return "\n".join("    " + t for t in text.strip().splitlines()[-lines:])
+
+
+def fmt_peak(m: Measure) -> str:
+    return f"{m.peak_kib / 1024:,.0f}" if m.peak_kib is not None else "?"
+
+
+def machine(packages: tuple[str, ...]) -> list[str]:
+    """Machine, Python and package versions, as the first lines of a benchmark's report."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    model = ""
+    with contextlib.suppress(OSError):
+        for row in Path("/proc/cpuinfo").read_text().splitlines():
+            if row.startswith("model name"):
+                model = row.split(":", 1)[1].strip()
+                break
+    mem = ""
+    with contextlib.suppress(OSError, AttributeError):
+        kib = int(re.search(r"MemTotal:\s+(\d+)", Path("/proc/meminfo").read_text()).group(1))
+        mem = f", {kib / MIB:.1f} GiB RAM"
+    versions = []
+    for package in packages:
+        try:
+            versions.append(f"{package} {version(package)}")
+        except PackageNotFoundError:
+            versions.append(f"{package} (absent)")
+    return [f"machine:  nproc {os.cpu_count()} ({len(os.sched_getaffinity(0))} usable), "
+            f"CPU {model or platform.processor() or '?'}{mem}, {platform.system()} {platform.release()}",
+            f"python:   {platform.python_version()} ({sys.executable})",
+            f"versions: {', '.join(versions)}"]
