@@ -39,7 +39,8 @@ import polars as pl
 import pyarrow as pa
 
 from etl.errors import InputError, shorten
-from etl.grace import _first_error, _lines
+from etl.lines import first_error, name_sentences
+from etl.lines import lines as read_lines
 
 TAGS = ("upos", "xpos", "upos+feats")
 _FIELDS = ("id", "form", "lemma", "upos", "xpos", "feats", "head", "deprel", "deps", "misc")
@@ -70,7 +71,7 @@ def read_conllu(path: str | Path, data: bytes | None = None, tag: str = "upos") 
     path = Path(path)
     raw = pl.col("raw")
     key = raw.str.extract(_COMMENT_LINE, 1)
-    frame = _lines(path, data).with_columns(
+    frame = read_lines(path, data).with_columns(
         pl.when(raw.str.strip_chars() == "").then(pl.lit(_BLANK))
         .when(raw.str.starts_with("#")).then(
             pl.when(key == "newdoc id").then(pl.lit(_DOC))
@@ -125,23 +126,7 @@ def read_conllu(path: str | Path, data: bytes | None = None, tag: str = "upos") 
     genre_of = genres.group_by("doc", maintain_order=True).agg(pl.col("genre").first())
 
     # sentences
-    sentences = (
-        frame.filter(pl.col("new_sent"))
-        .select("sent_idx", "doc", "line_no", "pending", "pending_line")
-        .with_columns(pl.int_range(1, pl.len() + 1).over("doc").alias("n"))
-        .with_columns(
-            pl.when(pl.col("pending").fill_null("") != "").then(pl.col("pending"))
-            .otherwise(pl.format("{}-s{}", pl.col("doc"), pl.col("n"))).alias("sent"),
-            pl.when(pl.col("pending").fill_null("") != "").then(pl.col("pending_line"))
-            .otherwise(pl.col("line_no")).alias("sent_line"),
-        )
-    )
-    again = sentences.filter(~pl.struct("doc", "sent").is_first_distinct()).head(1)
-    if again.height:
-        row = again.row(0, named=True)
-        first = sentences.filter((pl.col("doc") == row["doc"]) & (pl.col("sent") == row["sent"]))["sent_line"][0]
-        candidates.append((row["sent_line"], f"a new sentence id in document {row['doc']!r}",
-                           f"{row['sent']!r} again (first on line {first})"))
+    sentences = name_sentences(frame, candidates)
 
     # IDs 1..n, ranges
     body = frame.filter(kind.is_in([_WORD, _RANGE])).with_columns(
@@ -165,7 +150,7 @@ def read_conllu(path: str | Path, data: bytes | None = None, tag: str = "upos") 
     if bad_range.height:
         row = bad_range.row(0, named=True)
         candidates.append((row["line_no"], "a range a-b (a <= b) just before word a", f"{row['id']!r}"))
-    _first_error(candidates, path)
+    first_error(candidates, path)
 
     # surface tokens: a range, or a word no range covers
     body = body.with_columns(
@@ -225,4 +210,4 @@ def _line_errors(path: Path, lines: pl.DataFrame, tag: str) -> None:
         row = missing.row(0, named=True)
         article = "an" if column == "xpos" else "a"
         candidates.append((row["line_no"], f"{article} {column.upper()} tag (tag={tag!r})", repr(row[column])))
-    _first_error(candidates, path)
+    first_error(candidates, path)

@@ -53,7 +53,8 @@ from pathlib import Path
 import polars as pl
 import pyarrow as pa
 
-from etl.errors import InputError, decode_utf8, shorten
+from etl.errors import InputError, shorten
+from etl.lines import first_error, lines, name_sentences
 
 _META_KEYS = ("doc", "genre", "sent")
 _META_LINE = r"^# (doc|genre|sent) = (.*)$"
@@ -94,14 +95,6 @@ def read_grace_submission(path: str | Path, data: bytes | None = None) -> pa.Tab
     return _read_grace(Path(path), data, reference=False)
 
 
-def _lines(path: Path, data: bytes | None) -> pl.DataFrame:
-    """The file's lines ``(line_no, raw)``, line ends and the BOM removed."""
-    text = decode_utf8(path, path.read_bytes() if data is None else data)
-    text = text.removesuffix("\n")  # no phantom blank line after the last line end
-    raw = pl.Series("raw", [text], dtype=pl.String).str.split("\n").explode().str.strip_suffix("\r")
-    return pl.DataFrame([raw]).with_row_index("line_no", offset=1).with_columns(pl.col("line_no").cast(pl.Int32))
-
-
 def _classify(frame: pl.DataFrame) -> pl.DataFrame:
     raw = pl.col("raw")
     is_comment = (raw == "#") | raw.str.starts_with("# ")
@@ -114,13 +107,6 @@ def _classify(frame: pl.DataFrame) -> pl.DataFrame:
         .when(is_comment).then(pl.lit(_COMMENT))
         .otherwise(pl.lit(_TOKEN)).cast(pl.Int8).alias("kind")
     )
-
-
-def _first_error(candidates: list[tuple[int, str, str]], path: Path) -> None:
-    """Raise the candidate error with the smallest line number, if any."""
-    if candidates:
-        line, expected, found = min(candidates, key=lambda c: c[0])
-        raise InputError(path, line, expected, found)
 
 
 def _tags_problem(column: str) -> pl.Expr:
@@ -195,12 +181,12 @@ def _line_errors(path: Path, tokens: pl.DataFrame, meta: pl.DataFrame, reference
         row = empty_value.row(0, named=True)
         what = "a document id" if row["kind"] == _DOC else "a sentence id"
         candidates.append((row["line_no"], f"{what} after ' = '", f"nothing: {shorten(row['raw'])}"))
-    _first_error(candidates, path)
+    first_error(candidates, path)
 
 
 def _read_grace(path: Path, data: bytes | None, reference: bool) -> pa.Table:
     parts = pl.col("raw").str.split_exact("\t", 2)
-    frame = _classify(_lines(path, data)).with_columns(
+    frame = _classify(lines(path, data)).with_columns(
         (pl.col("raw").str.count_matches("\t", literal=True) + 1).alias("fields"),
         parts.struct.field("field_0").alias("form"),
         parts.struct.field("field_1").alias("tags"),
@@ -259,23 +245,7 @@ def _read_grace(path: Path, data: bytes | None, reference: bool) -> pa.Table:
         ((kind == _TOKEN) & (kind.shift(1) != _TOKEN).fill_null(True)).alias("new_sent"),
     )
     tokens = body.filter(kind == _TOKEN).with_columns(pl.col("new_sent").cum_sum().cast(pl.Int32).alias("sent_idx"))
-    sentences = (
-        tokens.filter(pl.col("new_sent"))
-        .select("sent_idx", "doc", "line_no", "pending", "pending_line")
-        .with_columns((pl.int_range(1, pl.len() + 1).over("doc")).alias("n"))
-        .with_columns(
-            pl.when(pl.col("pending").fill_null("") != "").then(pl.col("pending"))
-            .otherwise(pl.format("{}-s{}", pl.col("doc"), pl.col("n"))).alias("sent"),
-            pl.when(pl.col("pending").fill_null("") != "").then(pl.col("pending_line"))
-            .otherwise(pl.col("line_no")).alias("sent_line"),
-        )
-    )
-    again = sentences.filter(~pl.struct("doc", "sent").is_first_distinct()).head(1)
-    if again.height:
-        row = again.row(0, named=True)
-        first = sentences.filter((pl.col("doc") == row["doc"]) & (pl.col("sent") == row["sent"]))["sent_line"][0]
-        candidates.append((row["sent_line"], f"a new sentence id in document {row['doc']!r}",
-                           f"{row['sent']!r} again (first on line {first})"))
+    sentences = name_sentences(tokens, candidates)
 
     # locutions
     loc_field = pl.col("loc_field")
@@ -314,7 +284,7 @@ def _read_grace(path: Path, data: bytes | None, reference: bool) -> pa.Table:
                 after = f"a token outside the locution (line {row['next_line']})"
             candidates.append((row["line_no"], "a locution of at least two lines ('B=' then 'I')",
                                f"a one-line locution followed by {after}"))
-    _first_error(candidates, path)
+    first_error(candidates, path)
 
     # --- the table
     tag_list = pl.col("tags").str.split("|")
