@@ -10,26 +10,16 @@ import pytest
 
 from warehouse.demo import THESIS_EXAMPLES, write_demo_campaign
 from warehouse.demo_lexicon import CORPORA
+from helpers import text_lines, tree
 
 TRN_LINE = re.compile(r"^(.*) \(([^()\s]+)\)$")
 METADATA_HEADER = "utt_id\tspeaker\tcategory\tinterpretation\tinterpretation_comments"
 
 
-def _tree(root: pathlib.Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes()
-            for p in sorted(root.rglob("*")) if p.is_file()}
-
-
-def _lines(path: pathlib.Path) -> list[str]:
-    text = path.read_text(encoding="utf-8")
-    assert text.endswith("\n") and "\r" not in text, path
-    return text[:-1].split("\n")
-
-
 def _trn(path: pathlib.Path) -> dict[str, str]:
     """Utterance id -> text of a trn file, checking every line and id uniqueness."""
     rows = {}
-    for number, line in enumerate(_lines(path), 1):
+    for number, line in enumerate(text_lines(path), 1):
         match = TRN_LINE.match(line)
         assert match, f"{path}:{number}: {line!r}"
         assert match.group(2) not in rows, f"{path}:{number}: duplicate id"
@@ -61,15 +51,15 @@ def config(campaign) -> dict:
 def test_same_bytes_on_every_call_and_in_another_process(campaign, tmp_path):
     again = write_demo_campaign(tmp_path / "again", scale=0.05)
     assert again == tmp_path / "again" / "campaign.toml"
-    expected = _tree(campaign.parent)
-    assert _tree(again.parent) == expected
+    expected = tree(campaign.parent)
+    assert tree(again.parent) == expected
     script = ("import pathlib, sys; from warehouse.demo import write_demo_campaign; "
               "write_demo_campaign(pathlib.Path(sys.argv[1]), scale=0.05)")
     root = pathlib.Path(__file__).resolve().parents[1]
     env = {**os.environ, "PYTHONHASHSEED": "12345", "PYTHONPATH": str(root)}
     subprocess.run([sys.executable, "-c", script, str(tmp_path / "process")],
                    check=True, cwd=root, env=env)
-    assert _tree(tmp_path / "process") == expected
+    assert tree(tmp_path / "process") == expected
 
 
 def test_campaign_toml_structure(config):
@@ -121,7 +111,7 @@ def test_every_named_file_exists(campaign, config):
 
 def test_thesis_examples_verbatim(campaign, config):
     reference = _trn(campaign.parent / "references" / "Test_I.trn")
-    lines = _lines(campaign.parent / "references" / "Test_I.trn")
+    lines = text_lines(campaign.parent / "references" / "Test_I.trn")
     assert " (exemple-1)" in lines
     assert "[com:] oh là là [:com] payer ma facture (exemple-5)" in lines
     for uid, _, ref_text, hyp_text in THESIS_EXAMPLES:
@@ -143,7 +133,7 @@ def test_references_metadata_and_hypotheses_agree(campaign, config):
         reference = _trn(root / corpus["reference"])
         assert len(reference) == max(5, round(0.05 * next(
             c.size for c in CORPORA if c.id == corpus["id"])))
-        metadata = _lines(root / corpus["metadata"])
+        metadata = text_lines(root / corpus["metadata"])
         assert metadata[0] == METADATA_HEADER
         rows = [line.split("\t") for line in metadata[1:]]
         assert [row[0] for row in rows] == list(reference)
@@ -159,7 +149,7 @@ def test_references_metadata_and_hypotheses_agree(campaign, config):
             missing = len(reference) - len(hypothesis)
             assert missing == 0 or (system["participant"] == "gamma"
                                     and corpus["id"] == "Test_II" and missing <= 5)
-            interp = _lines(root / system["interpretations"][corpus["id"]])
+            interp = text_lines(root / system["interpretations"][corpus["id"]])
             assert interp[0] == "utt_id\tinterpretation"
             assert [line.split("\t")[0] for line in interp[1:]] == list(hypothesis)
 
@@ -186,7 +176,7 @@ def test_realistic_word_error_rate_and_categories(tmp_path):
     utterances = sum(len(ref) for ref in references.values())
     assert 1.8 < words / utterances < 3.5
     categories = [line.split("\t")[2] for c in task["corpora"]
-                  for line in _lines(root / c["metadata"])[1:]]
+                  for line in text_lines(root / c["metadata"])[1:]]
     shares = {c: categories.count(c) / len(categories) for c in ("C1", "C2", "C3")}
     assert 0.10 < shares["C1"] < 0.20 and 0.06 < shares["C2"] < 0.15 and shares["C3"] > 0.65
     for system in task["systems"]:

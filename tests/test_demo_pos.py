@@ -12,27 +12,17 @@ from warehouse import demo_pos
 from warehouse.demo import toml_table
 from warehouse.demo_lexicon import PARTICIPANTS as SPEECH_PARTICIPANTS
 from warehouse.demo_pos import write_pos_task
+from helpers import text_lines, tree
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 TAG = re.compile(r"[NVADSCPRMIFX][a-z0-9-]*(\+[NVADSCPRMIFX][a-z0-9-]*)*")
 SPEECH_IDS = {row[0] for row in SPEECH_PARTICIPANTS}
 
 
-def _tree(root: pathlib.Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes()
-            for p in sorted(root.rglob("*")) if p.is_file()}
-
-
-def _lines(path: pathlib.Path) -> list[str]:
-    text = path.read_text(encoding="utf-8")
-    assert text.endswith("\n") and "\r" not in text, path
-    return text[:-1].split("\n")
-
-
 def _grace(path: pathlib.Path):
     """(headers, sentences): the comment lines in order; per sentence, its rows of fields."""
     headers, sentences, current = [], [], None
-    for number, line in enumerate(_lines(path), 1):
+    for number, line in enumerate(text_lines(path), 1):
         where = f"{path.name}:{number}"
         if line.startswith("# "):
             assert current is None, f"{where}: comment inside a sentence"
@@ -79,15 +69,15 @@ def reference(generated):
 
 def test_same_bytes_on_every_call_and_in_another_process(generated, tmp_path):
     dest, participants, lines = generated
-    expected = _tree(dest)
+    expected = tree(dest)
     assert write_pos_task(tmp_path / "again") == (participants, lines)
-    assert _tree(tmp_path / "again") == expected
+    assert tree(tmp_path / "again") == expected
     script = ("import pathlib, sys; from warehouse.demo_pos import write_pos_task; "
               "write_pos_task(pathlib.Path(sys.argv[1]))")
     env = {**os.environ, "PYTHONHASHSEED": "4242", "PYTHONPATH": str(ROOT)}
     subprocess.run([sys.executable, "-c", script, str(tmp_path / "process")],
                    check=True, cwd=ROOT, env=env)
-    assert _tree(tmp_path / "process") == expected
+    assert tree(tmp_path / "process") == expected
 
 
 def test_task_block_and_participants(generated, task):
@@ -122,7 +112,7 @@ def test_every_named_file_exists(generated, task):
     paths += [s["table"] for s in task["systems"] if "table" in s]
     for path in paths:
         assert (dest / path).is_file(), path
-    assert sorted(_tree(dest)) == sorted(paths)
+    assert sorted(tree(dest)) == sorted(paths)
 
 
 def test_reference_format_and_locutions(reference):
@@ -191,7 +181,7 @@ def test_submissions_share_documents_and_sentences(generated, reference, task):
 
 
 def _tables(generated, name) -> list[list[str]]:
-    rows = [line.split("\t") for line in _lines(generated[0] / "pos" / "tables" / name)]
+    rows = [line.split("\t") for line in text_lines(generated[0] / "pos" / "tables" / name)]
     assert all(len(row) == 2 and all(row) for row in rows), name
     assert len({tuple(row) for row in rows}) == len(rows)
     return rows
@@ -252,9 +242,9 @@ def test_accuracy_of_the_systems_in_gsd_tokenisation(generated, reference):
 def test_scale_keeps_a_prefix(generated, tmp_path):
     write_pos_task(tmp_path, scale=0.05)
     for path in sorted((tmp_path / "pos").rglob("*.grace")):
-        small = _lines(path)
+        small = text_lines(path)
         assert sum(line.startswith("# sent = ") for line in small) == 20, path
-        full = _lines(generated[0] / path.relative_to(tmp_path))
+        full = text_lines(generated[0] / path.relative_to(tmp_path))
         assert full[:len(small)] == small, path
 
 

@@ -16,23 +16,9 @@ from etl.conllu import read_conllu
 from etl.errors import InputError
 from etl.grace import read_grace_reference, read_grace_submission
 from etl.tagtable import read_tag_table
+from helpers import assert_message, write
 
 GSD = Path(__file__).resolve().parent.parent / "warehouse" / "data" / "UD_French-GSD" / "fr_gsd-ud-test.conllu"
-needs_gsd = pytest.mark.skipif(not GSD.exists(), reason="UD French GSD test file not available")
-
-
-def assert_message(err: pytest.ExceptionInfo, path, line: int | None) -> str:
-    message = str(err.value)
-    where = re.escape(str(path)) + (f":{line}" if line is not None else "")
-    assert re.fullmatch(rf"{where}: expected .+, found .+", message), message
-    assert err.value.line == line
-    return message
-
-
-def write(tmp_path, name, data: bytes | str):
-    path = tmp_path / name
-    path.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
-    return path
 
 
 def rejected(reader, tmp_path, text, line, name="f.txt", **options) -> str:
@@ -316,7 +302,6 @@ def test_conllu_empty_file(tmp_path):
     rejected(read_conllu, tmp_path, "# sent_id = a\n\n", None, name="comments.conllu")
 
 
-@needs_gsd
 def test_conllu_gsd_test_file():
     table = read_conllu(GSD)
     lines = GSD.read_text(encoding="utf-8").split("\n")
@@ -344,7 +329,6 @@ def test_conllu_gsd_test_file():
     assert all(len(r["tags"]) == 1 and r["tags"][0] == r["upos"] for r in rows)
 
 
-@needs_gsd
 def test_conllu_gsd_tag_variants():
     feats = read_conllu(GSD, tag="upos+feats").to_pylist()
     assert feats[0]["tags"] == ["PRON+Emph=No|Number=Sing|Person=1|PronType=Prs"]

@@ -14,19 +14,7 @@ import pytest
 from etl.errors import InputError
 from etl.trn import read_trn
 from etl.tsv import read_tsv
-
-
-def assert_message(err: pytest.ExceptionInfo, path, line: int):
-    message = str(err.value)
-    assert re.fullmatch(rf"{re.escape(str(path))}:{line}: expected .+, found .+", message), message
-    assert err.value.line == line
-    return message
-
-
-def write(tmp_path, name, data: bytes | str):
-    path = tmp_path / name
-    path.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
-    return path
+from helpers import assert_message, write
 
 
 # ---------------------------------------------------------------- trn
