@@ -83,3 +83,12 @@ def test_help_of_every_command(command):
     assert result.exit_code == 0, result.output
     assert result.output.startswith("Usage:")
     assert "wer" in main.commands
+
+
+def test_the_same_file_as_reference_and_hypothesis(write_trn, wer_json):
+    """One file in two roles is two inputs (the role is hashed with the content), never one
+    staged table read twice."""
+    ref = write_trn("ref.trn", ROWS_REF)
+    totals = wer_json(ref, ref)["totals"]
+    assert (totals["S"], totals["D"], totals["I"], totals["wer"]) == (0, 0, 0, 0.0)
+    assert totals["C"] == totals["N"] == 8

@@ -101,12 +101,15 @@ def stage_file(ctx: RunContext, slot: Slot, path: Path,
     ``read(path, data)`` parses (raising :class:`InputError`), ``check(table)`` validates against
     other inputs, ``stage(con, sha256, table)`` inserts the staged rows. A rejected file is
     recorded with its message and leaves the staged data and the results untouched. ``salt``
-    names whatever besides the bytes shapes the staged rows (reader options, a default document
-    id taken from the file name): it is hashed with the content.
+    names whatever besides the bytes and the role shapes the staged rows (reader options, a
+    default document id taken from the file name): it is hashed with the role and the content.
     """
     con = ctx.con
     data = path.read_bytes() if path.is_file() else None
-    sha = hashlib.sha256(salt.encode() + b"\0" + data if salt else data).hexdigest() if data is not None else ""
+    # The role is hashed with the content: one file given in two roles (the same file as
+    # reference and hypothesis) is two inputs, each staged once, never the same rows twice.
+    salt = f"{slot.role}\0{salt}"
+    sha = hashlib.sha256(salt.encode() + b"\0" + data).hexdigest() if data is not None else ""
     latest = one(con,
         "SELECT sha256, status, error FROM cat_input_latest WHERE campaign = ? AND task = ? AND corpus = ? "
         "AND system = ? AND role = ?", [ctx.campaign.id, slot.task, slot.corpus, slot.system, slot.role])
