@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import warnings
 import zlib
+from dataclasses import dataclass
 
 import numpy as np
+import polars as pl
 
 
 def ratio_samples(numerator: np.ndarray, denominator: np.ndarray, resamples: int, seed: int,
@@ -52,3 +54,37 @@ def paired_p_value(delta_samples: np.ndarray) -> np.ndarray:
     below = np.mean(delta_samples <= 0, axis=0)
     above = np.mean(delta_samples >= 0, axis=0)
     return np.minimum(1.0, 2 * np.minimum(below, above))
+
+
+@dataclass(frozen=True)
+class Intervals:
+    """Point estimates and percentile intervals of micro ratios, one per variant (column)."""
+
+    variants: list[str]
+    point: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    samples: np.ndarray  # resamples x variants, for paired tests on the same resamples
+
+
+def ratio_intervals(counts: pl.DataFrame, unit: str, variant: str, numerator: str, denominator: str,
+                    resamples: int, seed: int, stream: str = "", level: float = 0.95) -> Intervals:
+    """Intervals of ``sum(numerator) / sum(denominator)`` per ``variant`` from a long count table
+    (one row per unit x variant, repeated keys summed, absent cells 0), every variant on the same
+    resamples of units. A variant whose denominator is 0 has a NaN point estimate."""
+    sums = counts.group_by(unit, variant).agg(pl.col(numerator).sum().alias("n"), pl.col(denominator).sum().alias("d"))
+    num = sums.pivot(on=variant, index=unit, values="n").sort(unit)
+    den = sums.pivot(on=variant, index=unit, values="d").sort(unit)
+    variants = sorted(c for c in num.columns if c != unit)
+    n = num.select(variants).fill_null(0).to_numpy().astype(np.float64)
+    d = den.select(variants).fill_null(0).to_numpy().astype(np.float64)
+    samples = ratio_samples(n, d, resamples, seed, stream=stream)
+    low, high = percentile_interval(samples, level)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        point = n.sum(0) / np.where(d.sum(0) > 0, d.sum(0), np.nan)
+    return Intervals(variants, point, low, high, samples)
+
+
+def finite(x) -> float | None:
+    """A float for the warehouse: None for NaN or infinity (an undefined ratio)."""
+    return None if x is None or not np.isfinite(x) else float(x)

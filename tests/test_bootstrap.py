@@ -76,3 +76,23 @@ def test_paired_p_value():
     assert clear < 0.01
     # symmetric in the order of the systems
     assert paired_p_value((samples[:, 2] - samples[:, 0])[:, None])[0] == clear
+
+
+def test_ratio_intervals_pivot_a_long_count_table():
+    """Repeated (unit, variant) keys are summed, absent cells count 0, and the intervals are those
+    of ratio_samples on the units x variants matrices."""
+    import polars as pl
+
+    from scorers.bootstrap import ratio_intervals
+
+    long = pl.DataFrame({"unit": ["u1", "u1", "u2", "u3", "u2"], "variant": ["b", "b", "a", "a", "b"],
+                         "num": [1, 2, 3, 0, 1], "den": [2, 2, 4, 5, 3]})
+    ci = ratio_intervals(long, "unit", "variant", "num", "den", 300, 11, stream="s")
+    assert ci.variants == ["a", "b"]
+    n = np.array([[0, 3], [3, 1], [0, 0]], dtype=float)
+    d = np.array([[0, 4], [4, 3], [5, 0]], dtype=float)
+    np.testing.assert_allclose(ci.point, [3 / 9, 4 / 7])
+    np.testing.assert_array_equal(ci.samples, ratio_samples(n, d, 300, 11, stream="s"))
+    low, high = percentile_interval(ci.samples)
+    np.testing.assert_array_equal(ci.low, low)
+    np.testing.assert_array_equal(ci.high, high)

@@ -320,19 +320,12 @@ def intervals(ctx: RunContext, task: Task, corpus: str) -> None:
         def total(cols):
             return sum((-pl.col(c[1:]) if c.startswith("-") else pl.col(c)) for c in cols)
         wide = counts.with_columns(total(num_cols).alias("num"), total(den_cols).alias("den"))
-        num = wide.pivot(on="variant", index="sentence", values="num").sort("sentence")
-        den = wide.pivot(on="variant", index="sentence", values="den").sort("sentence")
-        variants = [c for c in num.columns if c != "sentence"]
-        n = num.select(variants).fill_null(0).to_numpy().astype(float)
-        d = den.select(variants).fill_null(0).to_numpy().astype(float)
-        samples = bootstrap.ratio_samples(n, d, campaign.bootstrap, campaign.seed, stream=f"{task.id}/{corpus}")
-        low, high = bootstrap.percentile_interval(samples)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            point = n.sum(0) / np.where(d.sum(0) > 0, d.sum(0), np.nan)
-        for i, v in enumerate(variants):
+        ci = bootstrap.ratio_intervals(wide, "sentence", "variant", "num", "den", campaign.bootstrap, campaign.seed,
+                                       stream=f"{task.id}/{corpus}")
+        for i, v in enumerate(ci.variants):
             system, evaluation, granularity = v.split(chr(31))
             rows.append([campaign.id, task.id, corpus, system, evaluation, granularity, measure,
-                         *(None if not np.isfinite(x) else float(x) for x in (point[i], low[i], high[i])),
+                         *(bootstrap.finite(x[i]) for x in (ci.point, ci.low, ci.high)),
                          campaign.bootstrap, campaign.seed])
     con = ctx.con
     con.begin()

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
-import numpy as np
 import polars as pl
 import pyarrow as pa
 from rich.progress import Progress
@@ -242,16 +241,10 @@ def intervals(ctx: RunContext, task: Task, options: Options, corpus: str) -> Non
         for table in ("mart_wer_interval", "mart_wer_paired"):
             con.execute(f"DELETE FROM {table} WHERE campaign = ? AND task = ? AND corpus = ?", [campaign.id, task.id, corpus])
         return
-    errors = counts.pivot(on="variant", index="utt_id", values="errors").sort("utt_id")
-    totals = counts.pivot(on="variant", index="utt_id", values="N").sort("utt_id")
-    columns = [c for c in errors.columns if c != "utt_id"]
-    err = errors.select(columns).fill_null(0).to_numpy().astype(np.float64)
-    n = totals.select(columns).fill_null(0).to_numpy().astype(np.float64)
-    samples = bootstrap.ratio_samples(err, n, campaign.bootstrap, campaign.seed, stream=f"{task.id}/{corpus}")
-    low, high = bootstrap.percentile_interval(samples)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        point = err.sum(0) / np.where(n.sum(0) > 0, n.sum(0), np.nan)
-    systems_methods = [tuple(c.split(chr(31))) for c in columns]
+    ci = bootstrap.ratio_intervals(counts, "utt_id", "variant", "errors", "N", campaign.bootstrap, campaign.seed,
+                                   stream=f"{task.id}/{corpus}")
+    samples, point, low, high = ci.samples, ci.point, ci.low, ci.high
+    systems_methods = [tuple(c.split(chr(31))) for c in ci.variants]
     interval_rows = [[campaign.id, task.id, corpus, s, m, _f(point[i]), _f(low[i]), _f(high[i]),
                       campaign.bootstrap, campaign.seed] for i, (s, m) in enumerate(systems_methods)]
     paired_rows = []
@@ -277,8 +270,7 @@ def intervals(ctx: RunContext, task: Task, options: Options, corpus: str) -> Non
         raise
 
 
-def _f(x) -> float | None:
-    return None if x is None or not np.isfinite(x) else float(x)
+_f = bootstrap.finite
 
 
 # ---------------------------------------------------------------- one-shot
