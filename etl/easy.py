@@ -1,0 +1,390 @@
+"""EASY parsing annotations (the French parsing campaign, paper seeds/002): vocabulary, EASY XML.
+
+A sentence (``E``) is a sequence of word forms (``F``, addresses ``E1F1``...), some grouped in small
+constituents (``Groupe``: GA GN GP GR NV PV, contiguous, never nested) and linked by relations (14
+types, each with its roles in a fixed order; a role names a form or a group of the same sentence).
+Two formats carry the same content: the EASY XML (here: read with expat, one pass, columns built in
+plain lists) and a line-oriented TSV (``F``/``G``/``R`` lines, read with Polars: :mod:`etl.easy_tsv`).
+Both give the *items table* (``SCHEMA``: one row per form, per group and per relation role, in file
+order) and apply the same checks with the same messages (kept here, with the cross-reference checks
+and the writers' table helpers, for both formats); the writers give back files that read to the same
+table. Formats, every check and its message: docs/formats_parsing.md.
+
+Decisions: ids (sentences and items) are any text without whitespace or ``=`` other than ``_``;
+item ids are unique in the file (not necessarily prefixed by their sentence id), sentence ids too.
+A form's text is stripped of surrounding whitespace, inner spaces are kept; it must not be empty
+nor hold a TAB or a line break. Errors are :class:`etl.errors.InputError`
+``file:line: expected X, found Y``: first the earliest error local to one element or line (XML:
+the first met), then the earliest cross-reference error (ids, form texts, role targets).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from xml.parsers import expat
+
+import polars as pl
+import pyarrow as pa
+
+from etl.errors import InputError, shorten
+from etl.lines import first_error
+
+GROUP_TYPES = ("GA", "GN", "GP", "GR", "NV", "PV")
+ROLES = {  # relation type -> role names, in role_no order
+    "SUJ-V": ("sujet", "verbe"), "AUX-V": ("auxiliaire", "verbe"), "COD-V": ("cod", "verbe"),
+    "CPL-V": ("complement", "verbe"), "MOD-V": ("modifieur", "verbe"), "COMP": ("complementeur", "verbe"),
+    "ATB-SO": ("attribut", "verbe"), "MOD-N": ("modifieur", "nom"), "MOD-A": ("modifieur", "adjectif"),
+    "MOD-R": ("modifieur", "adverbe"), "MOD-P": ("modifieur", "preposition"),
+    "COORD": ("coordonnant", "coord-g", "coord-d"), "APPOS": ("premier", "appose"), "JUXT": ("premier", "suivant"),
+}
+ATTRIBUTES = {"ATB-SO": ("s-o", "valeur"), "MOD-N": ("a-propager", "booleen")}  # type -> (element, XML attribute)
+ATTRIBUTE_VALUES = {"ATB-SO": ("sujet", "objet", "ind"), "MOD-N": ("vrai", "faux")}
+REQUIRED_ATTRIBUTES = ("ATB-SO",)  # MOD-N's a-propager is optional (null when absent)
+EMPTY_ROLES = (("COORD", "coord-g"),)  # the only roles that may name nothing
+SCHEMA = pa.schema([
+    ("sent_no", pa.int32()), ("sent", pa.string()), ("line_no", pa.int32()), ("kind", pa.string()),
+    ("item", pa.string()), ("type", pa.string()), ("form_no", pa.int32()), ("form", pa.string()),
+    ("parent", pa.string()), ("role", pa.string()), ("role_no", pa.int8()), ("target", pa.string()),
+    ("attr", pa.string()),
+])
+XLINK = "http://www.w3.org/1999/xlink"
+_ID = r"^[^\s=]+$"
+_ELEMENTS = {t: element for t, (element, _) in ATTRIBUTES.items()}
+_XML_ATTRIBUTES = {t: name for t, (_, name) in ATTRIBUTES.items()}
+_ROLE_FRAME = pl.DataFrame(
+    [(t, i, r) for t, names in ROLES.items() for i, r in enumerate(names)],
+    schema={"type": pl.String, "role_no": pl.Int8, "role": pl.String}, orient="row")
+_CHILDREN = {"DOCUMENT": "<E>", "E": "<F>, <Groupe>, <constituants> or <relations>",
+             "constituants": "<F> or <Groupe>", "Groupe": "<F> (groups do not nest)", "F": "text only",
+             "relations": "<relation>"}
+
+
+# ---------------------------------------------------------------- messages shared by both formats
+
+def _or(words) -> str:
+    words = list(words)
+    return ", ".join(words[:-1]) + " or " + words[-1]
+
+
+def _shape(rtype: str) -> str:
+    text = f"the roles of {rtype} in order: {', '.join(ROLES[rtype])}"
+    if rtype in ATTRIBUTES:
+        kind = "an" if rtype in REQUIRED_ATTRIBUTES else "an optional"
+        text += f", then {kind} {ATTRIBUTES[rtype][0]} ({_or(ATTRIBUTE_VALUES[rtype])})"
+    return text
+
+
+def _value_error(rtype: str, value: str | None) -> tuple[str, str]:
+    return (f"an {ATTRIBUTES[rtype][0]} value: {_or(ATTRIBUTE_VALUES[rtype])}",
+            repr(value) if value else "no value")
+
+
+def _empty_role(rtype: str, role: str) -> tuple[str, str]:
+    return f"a target for role {role!r} of {rtype} (only COORD's coord-g may be empty)", "an empty role"
+
+
+def _type_error(kind: str, value: str | None) -> tuple[str, str]:
+    names = GROUP_TYPES if kind == "group" else tuple(ROLES)
+    return f"a {kind} type: {_or(names)}", repr(value) if value else "no type"
+
+
+def _foreign(rtype: str, name: str) -> tuple[str, str]:
+    return _shape(rtype), f"{name!r}, which {rtype} does not have"
+
+
+def _missing(rtype: str, present: int) -> tuple[str, str]:
+    roles = ROLES[rtype]
+    return _shape(rtype), f"no role {roles[present]!r}" if present < len(roles) else f"no {ATTRIBUTES[rtype][0]}"
+
+
+# ---------------------------------------------------------------- EASY XML
+
+def read_easy_xml(path: str | Path, data: bytes | None = None) -> pa.Table:
+    """Read an EASY XML file (``data``: its bytes, if already read) into the items table ``SCHEMA``.
+
+    The paper's annotation: constituents (``Groupe``, 6 types) over word forms (``F``) and relations
+    (14 types) whose roles name forms or constituents of the sentence (``xlink:href``). Parsed with
+    expat in one pass, the columns built in plain lists; raises :class:`InputError` naming the
+    offending element's line.
+    """
+    path = Path(path)
+    parser = expat.ParserCreate()
+    parser.buffer_text = True
+    stack: list = [None]  # the open elements' names
+    sents, sent_lines = [], []
+    forms = ([], [], [], [], [], [])  # seq, sent_no, line, id, text, parent
+    groups = ([], [], [], [], [])  # seq, sent_no, line, id, type
+    rels = ([], [], [], [], [], [])  # seq, sent_no, line, id, type, attr
+    roles = ([], [], [], [])  # relation seq, role_no, target, line
+    f_seq, f_sent, f_line, f_id, f_text, f_parent = (column.append for column in forms)
+    r_seq, r_no, r_target, r_line = (column.append for column in roles)
+    push, pop = stack.append, stack.pop
+    seq = sent_no = doc_line = sent_line = group_line = rel_line = -1
+    sent_forms = group_forms = 0
+    after_relations, group, rtype, names, attr, attr_line = False, None, "", [], None, None
+    texts = forms[4]
+
+    def fail(line: int, expected: str, found: str):
+        raise InputError(path, line, expected, found)
+
+    def start(name: str, attrs: dict):
+        nonlocal seq, sent_no, doc_line, sent_line, group_line, rel_line, sent_forms, group_forms
+        nonlocal after_relations, group, rtype, names, attr, attr_line
+        line, top = parser.CurrentLineNumber, stack[-1]
+        push(name)
+        if top == "relation":
+            roles_of = ROLES[rtype]
+            if name in roles_of:
+                at = len(names)
+                if name in names:
+                    fail(line, _shape(rtype), f"role {name!r} twice")
+                if name != roles_of[at]:
+                    fail(line, _shape(rtype), f"role {name!r} where {roles_of[at]!r} belongs")
+                target = attrs.get("xlink:href") or None
+                if target is None and (rtype, name) not in EMPTY_ROLES:
+                    fail(line, *_empty_role(rtype, name))
+                names.append(name)
+                r_seq(seq), r_no(at), r_target(target), r_line(line)
+            elif name == ATTRIBUTES.get(rtype, ("",))[0]:
+                if attr_line is not None:
+                    fail(line, _shape(rtype), f"a second {name!r}")
+                attr, attr_line = attrs.get(ATTRIBUTES[rtype][1]), line
+                if attr not in ATTRIBUTE_VALUES[rtype]:
+                    fail(line, *_value_error(rtype, attr))
+            else:
+                fail(line, *_foreign(rtype, name))
+            return
+        if name == "F" and (top == "Groupe" or top == "constituants" or top == "E"):
+            seq += 1
+            f_seq(seq), f_sent(sent_no), f_line(line), f_id(attrs.get("id")), f_text("")
+            f_parent(group if top == "Groupe" else None)
+            sent_forms, group_forms = sent_forms + 1, group_forms + 1
+        elif name == "Groupe" and (top == "constituants" or top == "E"):
+            seq, gtype, group, group_line, group_forms = seq + 1, attrs.get("type"), attrs.get("id"), line, 0
+            if gtype not in GROUP_TYPES:
+                fail(line, *_type_error("group", gtype))
+            for column, value in zip(groups, (seq, sent_no, line, group, gtype)):
+                column.append(value)
+        elif name == "relation" and top == "relations":
+            seq, rtype, names, rel_line, attr, attr_line = seq + 1, attrs.get("type"), [], line, None, None
+            if rtype not in ROLES:
+                fail(line, *_type_error("relation", rtype))
+            for column, value in zip(rels, (seq, sent_no, line, attrs.get("id"), rtype)):
+                column.append(value)
+        elif name == "E" and top == "DOCUMENT":
+            sent_no, sent_forms, after_relations, sent_line = sent_no + 1, 0, False, line
+            if not attrs.get("id"):
+                fail(line, "a sentence id (<E id=...>)", "<E> without id")
+            sents.append(attrs["id"]), sent_lines.append(line)
+        elif name == "relations" and top == "E":
+            after_relations = True
+        elif top is None:
+            if name != "DOCUMENT":
+                fail(line, "the root element <DOCUMENT>", f"<{name}>")
+            doc_line = line
+        elif not (name == "constituants" and top == "E"):
+            fail(line, f"{_CHILDREN.get(top, 'nothing')} inside <{top}>", f"<{name}>")
+        if after_relations and top == "E" and name != "relations":
+            fail(line, "<relations> after all the forms and groups of <E>", f"<{name}> after <relations>")
+
+    def end(name: str):
+        pop()
+        if name == "F":
+            return
+        if name == "Groupe" and not group_forms:
+            fail(group_line, f"at least one form in group {group}", "none")
+        elif name == "relation":
+            if len(names) < len(ROLES[rtype]) or (rtype in REQUIRED_ATTRIBUTES and attr is None):
+                fail(rel_line, *_missing(rtype, len(names)))
+            rels[5].append(attr)
+        elif name == "E" and not sent_forms:
+            fail(sent_line, f"at least one form in sentence {sents[-1]}", "none")
+        elif name == "DOCUMENT" and not sents:
+            fail(doc_line, "at least one sentence <E>", "none")
+
+    def text(data: str):
+        top = stack[-1]
+        if top == "F":
+            texts[-1] += data
+        elif not data.isspace():  # buffered text is handed over where it ends: count back to where it shows
+            line = parser.CurrentLineNumber - data.count("\n") + data[:len(data) - len(data.lstrip())].count("\n")
+            fail(line, f"only elements inside <{top}>", f"the text {shorten(data.strip())}")
+
+    def skipped(name: str, is_parameter: bool):
+        fail(parser.CurrentLineNumber, "a declared entity", f"&{name};")
+
+    parser.StartElementHandler, parser.EndElementHandler = start, end
+    parser.CharacterDataHandler, parser.SkippedEntityHandler = text, skipped
+    try:
+        parser.Parse(path.read_bytes() if data is None else data, True)
+    except expat.ExpatError as err:
+        raise InputError(path, err.lineno, "well-formed XML", expat.ErrorString(err.code)) from None
+    i32, s = pl.Int32, pl.String
+    frame = lambda columns, schema: pl.DataFrame(dict(zip(schema, columns)), schema=schema)  # noqa: E731
+    return _finish(
+        path,
+        frame((list(range(len(sents))), sents, sent_lines), {"sent_no": i32, "sent": s, "line_no": i32}),
+        frame(forms, {"seq": i32, "sent_no": i32, "line_no": i32, "item": s, "form": s, "parent": s}),
+        frame(groups, {"seq": i32, "sent_no": i32, "line_no": i32, "item": s, "type": s}),
+        frame(rels, {"seq": i32, "sent_no": i32, "line_no": i32, "item": s, "type": s, "attr": s}),
+        frame(roles, {"seq": i32, "role_no": pl.Int8, "target": s, "err_line": i32}),
+    )
+
+
+# ---------------------------------------------------------------- checks shared by both readers, the table
+
+def _flag(candidates: list, frame: pl.DataFrame, where: pl.Expr, message, line: str = "line_no") -> None:
+    """Add the first row of ``frame`` matching ``where`` as a candidate error; ``message(row)`` gives
+    (expected, found)."""
+    hit = frame.filter(where).head(1)
+    if hit.height:
+        row = hit.row(0, named=True)
+        candidates.append((row[line], *message(row)))
+
+
+def _bad_id(column: str) -> pl.Expr:
+    value = pl.col(column)
+    return value.is_null() | ~value.str.contains(_ID) | (value == "_")
+
+
+def _id_found(value: str | None) -> str:
+    return repr(value) if value else "no id"
+
+
+def _finish(path: Path, sents: pl.DataFrame, forms: pl.DataFrame, groups: pl.DataFrame,
+            rels: pl.DataFrame, roles: pl.DataFrame) -> pa.Table:
+    """Cross-reference checks (ids, form texts, role targets), then the items table in file order."""
+    candidates: list[tuple[int, str, str]] = []
+    id_rule = "id without whitespace or '=' (and not '_')"
+    _flag(candidates, sents, _bad_id("sent"), lambda r: (f"a sentence {id_rule}", _id_found(r["sent"])))
+    ids = pl.concat([f.select("seq", "line_no", "item") for f in (forms, groups, rels)])
+    _flag(candidates, ids, _bad_id("item"), lambda r: (f"an {id_rule}", _id_found(r["item"])))
+    for frame, key, what in ((sents.rename({"sent_no": "seq"}), "sent", "a sentence id"), (ids, "item", "an id")):
+        again = (frame.filter(pl.col(key).is_not_null() & pl.col(key).is_duplicated()).sort("seq")
+                 .with_columns(pl.col("line_no").first().over(key).alias("first")))
+        _flag(candidates, again, ~pl.col(key).is_first_distinct(), lambda r, key=key, what=what: (
+            f"{what} unique in the file", f"{r[key]!r} again (first on line {r['first']})"))
+    form = pl.col("form")
+    forms = forms.with_columns(form.str.strip_chars())
+    _flag(candidates, forms, form == "", lambda r: ("a non-empty form text", f"an empty form {r['item']!r}"))
+    _flag(candidates, forms, form.str.contains(r"[\t\r\n]"),
+          lambda r: ("a form text on one line, without TAB", shorten(r["form"])))
+    role_rows = (roles.join(rels, on="seq", maintain_order="left")
+                 .join(_ROLE_FRAME, on=["type", "role_no"], how="left", maintain_order="left"))
+    known = pl.concat([forms.select("sent_no", "item"), groups.select("sent_no", "item")]).rename({"item": "target"})
+    dangling = (role_rows.filter(pl.col("target").is_not_null())
+                .join(known, on=["sent_no", "target"], how="anti", maintain_order="left"))
+    _flag(candidates, dangling, pl.lit(True), lambda r: (f"a form or group of sentence {sents['sent'][r['sent_no']]}",
+                                                         f"{r['target']!r} in role {r['role']!r} of {r['item']}"),
+          line="err_line")
+    first_error(candidates, path)
+
+    kind = pl.col("kind")
+    items = pl.concat([forms.with_columns(kind=pl.lit("form")), groups.with_columns(kind=pl.lit("group")),
+                       role_rows.drop("err_line").with_columns(kind=pl.lit("relation"))], how="diagonal_relaxed")
+    items = (items.sort(pl.col("seq").cast(pl.Int64) * 4 + pl.col("role_no").fill_null(0))  # file order
+             .with_columns(pl.when(kind == "form").then((kind == "form").cum_sum().over("sent_no")).alias("form_no"),
+                           pl.lit(sents["sent"]).gather(pl.col("sent_no")).alias("sent")))
+    return items.select(SCHEMA.names).to_arrow().cast(SCHEMA)
+
+
+def _by_type(mapping: dict, dtype=pl.String) -> pl.Expr:
+    """A per-relation-type value (null for a type the mapping lacks)."""
+    return pl.col("type").replace_strict(mapping, default=None, return_dtype=dtype)
+
+
+# ---------------------------------------------------------------- writers (the helpers: for etl/easy_tsv.py too)
+
+def write_easy_xml(items: pa.Table | pl.DataFrame, path: str | Path) -> None:
+    """Write an items table as EASY XML: per sentence ``E``, its ``constituants`` (each ``Groupe`` at
+    the position of its first form, ``F`` in ``form_no`` order) then its ``relations`` (in table
+    order, roles in ``role_no`` order, then ``s-o`` / ``a-propager``). :func:`read_easy_xml` gives
+    the table back (``line_no`` aside); ValueError for a table no file can hold."""
+    frame, forms = _placed_forms(items)
+    esc = lambda column: _escape(pl.col(column))  # noqa: E731
+    when = lambda cond, text: pl.when(cond).then(text).otherwise(pl.lit(""))  # noqa: E731
+    sents = frame.group_by("sent_no").agg(pl.col("sent").first(), (pl.col("kind") == "relation").any().alias("rels"))
+    has_rel = pl.col("rels")
+    head = sents.select("sent_no", pl.format('  <E id="{}">\n    <constituants>', esc("sent")).alias("text"))
+    middle = sents.select("sent_no", pl.concat_str(pl.lit("    </constituants>"),
+                                                   when(has_rel, pl.lit("\n    <relations>"))).alias("text"))
+    tail = sents.select("sent_no", pl.concat_str(when(has_rel, pl.lit("    </relations>\n")),
+                                                 pl.lit("  </E>")).alias("text"))
+    form_text = pl.concat_str(
+        when(pl.col("opens"), pl.format('      <Groupe type="{}" id="{}">\n', esc("gtype"), esc("parent"))),
+        pl.when(pl.col("parent").is_not_null()).then(pl.lit("        ")).otherwise(pl.lit("      ")),
+        pl.format('<F id="{}">{}</F>', esc("item"), esc("form")), when(pl.col("closes"), pl.lit("\n      </Groupe>")))
+    rel_text = pl.concat_str(
+        when(pl.col("opens"), pl.format('      <relation xlink:type="extended" type="{}" id="{}">\n',
+                                        esc("type"), esc("item"))),
+        pl.when(pl.col("target").is_null()).then(pl.format("        <{}/>", "role"))
+        .otherwise(pl.format('        <{} xlink:type="locator" xlink:href="{}"/>', "role", esc("target"))),
+        when(pl.col("closes") & pl.col("attr").is_not_null(),
+             pl.format('\n        <{} {}="{}"/>', _by_type(_ELEMENTS), _by_type(_XML_ATTRIBUTES), esc("attr"))),
+        when(pl.col("closes"), pl.lit("\n      </relation>")))
+    body = _assemble(head, forms.select("sent_no", "form_no", form_text.alias("text")), middle,
+                     _relation_rows(frame).select("sent_no", "order", rel_text.alias("text")), tail, "\n")
+    text = f'<?xml version="1.0" encoding="UTF-8"?>\n<DOCUMENT xmlns:xlink="{XLINK}">\n{body}\n</DOCUMENT>\n'
+    Path(path).write_bytes(text.encode("utf-8"))
+
+
+def _escape(value: pl.Expr) -> pl.Expr:
+    for char, entity in (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ('"', "&quot;")):
+        value = value.str.replace_all(char, entity, literal=True)
+    return value
+
+
+def _placed_forms(items: pa.Table | pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The table as Polars (with a ``row`` index) and its forms in sentence order, each with its
+    group's type and whether it opens or closes the group; ValueError for a table no file can hold."""
+    frame = items if isinstance(items, pl.DataFrame) else pl.from_arrow(items)
+    missing = [c for c in SCHEMA.names if c != "line_no" and c not in frame.columns]
+    if missing:
+        raise ValueError(f"not an EASY items table: no column {', '.join(missing)}")
+    frame = frame.with_row_index("row")
+    kind, parent, form = pl.col("kind"), pl.col("parent"), pl.col("form")
+    groups = frame.filter(kind == "group").select("sent_no", pl.col("item").alias("parent"),
+                                                  pl.col("type").alias("gtype"))
+    step = lambda n: (parent.is_not_null() & (parent != parent.shift(n).over("sent_no")).fill_null(True))  # noqa: E731
+    forms = (frame.filter(kind == "form").sort("sent_no", "form_no")
+             .join(groups, on=["sent_no", "parent"], how="left", maintain_order="left")
+             .with_columns(step(1).alias("opens"), step(-1).alias("closes")))
+    rels = frame.filter(kind == "relation")
+    problems = (
+        (forms.filter(parent.is_not_null() & pl.col("gtype").is_null()),
+         "form {item!r} names {parent!r}, not a group of its sentence"),
+        (forms.filter(pl.col("opens") & (pl.col("opens").sum().over("sent_no", "parent") > 1)),
+         "group {parent!r} has its forms apart"),
+        (forms.filter(form.is_null() | form.str.contains(r"[\t\r\n]") | (form == "")
+                      | (form.str.strip_chars() != form)),
+         "form {item!r} has a text no file can hold"),
+        (groups.join(forms, on=["sent_no", "parent"], how="anti"), "group {parent!r} has no form"),
+        (rels.filter(pl.col("attr").is_not_null() & ~pl.col("type").is_in(list(ATTRIBUTES))),
+         "relation {item!r} has an attribute its type {type} does not have"),
+    )
+    for bad, why in problems:
+        if bad.height:
+            raise ValueError(why.format(**bad.row(0, named=True)))
+    return frame, forms
+
+
+def _relation_rows(frame: pl.DataFrame) -> pl.DataFrame:
+    """Relation rows in table order (``order``: the relation's first row), roles in ``role_no`` order."""
+    role_no, relation = pl.col("role_no"), ("sent_no", "item")
+    return (frame.filter(pl.col("kind") == "relation")
+            .with_columns(pl.col("row").min().over(relation).alias("order")).sort("order", "role_no")
+            .with_columns((role_no == role_no.min().over(relation)).alias("opens"),
+                          (role_no == role_no.max().over(relation)).alias("closes")))
+
+
+def _assemble(head, forms, middle, relations, tail, sentence_separator: str) -> str:
+    """The pieces of every sentence in order (head, forms, middle, relations, tail), lines joined by
+    LF, sentences by ``sentence_separator``."""
+    pieces = pl.concat([
+        piece.select(pl.col("sent_no").cast(pl.Int64), pl.lit(part).alias("part"),
+                     (pl.col(key) if key else pl.lit(0)).cast(pl.Int64).alias("key"), "text")
+        for part, (piece, key) in enumerate(((head, None), (forms, "form_no"), (middle, None),
+                                             (relations, "order"), (tail, None)))])
+    sentences = (pieces.sort("sent_no", "part", "key", maintain_order=True)
+                 .group_by("sent_no", maintain_order=True).agg(pl.col("text").str.join("\n")))
+    return sentence_separator.join(sentences["text"].to_list())
