@@ -6,11 +6,11 @@ import json
 
 
 def toml_value(value) -> str:
-    """TOML literal of a str, bool, int, list or dict (dict -> inline table)."""
+    """TOML literal of a str, bool, int, float, list or dict (dict -> inline table)."""
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
+    if isinstance(value, (int, float)):
+        return repr(value)
     if isinstance(value, str):
         return json.dumps(value, ensure_ascii=False)  # JSON string escapes are valid TOML
     if isinstance(value, list):
