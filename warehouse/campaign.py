@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 PUBLICATIONS = ("public", "anonymous", "withheld")
-CORPUS_OPTIONS = ("format", "tag", "genre")  # corpus keys that are settings, not file paths
+CORPUS_OPTIONS = ("format", "tag", "genre", "provider")  # corpus keys that are settings, not file paths
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 

@@ -222,6 +222,64 @@ def pos_command(reference, system, table, fmt, tag, as_json):
         click.echo("tags missing from the table: " + ", ".join(f"{k} ({v})" for k, v in report["unknown_tags"].items()))
 
 
+@main.command("parsing")
+@click.argument("reference", type=click.Path(exists=True, dir_okay=False))
+@click.argument("system", type=click.Path(exists=True, dir_okay=False))
+@click.option("--format", "fmt", type=click.Choice(["easy", "tsv", "conllu"]),
+              help="Input format; default from the REFERENCE's extension (.conllu, .tsv, else EASY XML).")
+@click.option("--mode", type=click.Choice(["hyp", "defhyp", "ref", "all"]), default="all", show_default=True,
+              help="EASY: how a relation argument naming a form becomes a range.")
+@click.option("--function", "function", default="all", show_default=True,
+              type=click.Choice(["equal", "fuzzy", "include", "intersection", "barycenter", "all"]),
+              help="EASY: the range equality function.")
+@click.option("--recover", is_flag=True,
+              help="CoNLL-U: score a system whose text differs from the reference's (reported), instead of stopping.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+def parsing_command(reference, system, fmt, mode, function, recover, as_json):
+    """Score a parsed SYSTEM file against a REFERENCE.
+
+    EASY (XML or TSV): precision, recall and F of constituents and relations over word-form
+    ranges, for each mode (HYP, DEFHYP, REF) and function (EQUAL, FUZZY, INCLUDE, INTERSECTION,
+    BARYCENTER), with one-to-one matching; system forms are re-aligned onto the reference's.
+    CoNLL-U: the 13 metrics of the CoNLL 2018 shared task, with the counts of the official
+    conll18_ud_eval.py.
+    """
+    from warehouse.families.parsing import FUNCTIONS, MODES, one_shot_report
+    from warehouse.pipeline import one_shot_campaign
+
+    fmt = fmt or {".conllu": "conllu", ".tsv": "tsv"}.get(Path(reference).suffix.lower(), "easy")
+    options = {"intervals": False, "consensus": False, "recover": recover,
+               "modes": list(MODES) if mode == "all" else [mode.upper()],
+               "functions": list(FUNCTIONS) if function == "all" else [function.upper()]}
+    campaign = one_shot_campaign("parsing", Path(reference), Path(system), options, sys_role="submissions",
+                                 corpus_options={"format": fmt})
+    con = _one_shot(campaign)
+    report = one_shot_report(con, campaign)
+    if fmt == "conllu":
+        if as_json:
+            sys.stdout.write(json.dumps(report, ensure_ascii=False) + "\n")
+            return
+        for d in report["differences"]:
+            click.echo(f"text differs: reference line {d['gold_line']} {d['gold_text']!r}, "
+                       f"system line {d['system_line']} {d['system_text']!r}", err=True)
+        click.echo("Metric     | Precision |    Recall |  F1 Score | AligndAcc")
+        click.echo("-----------+-----------+-----------+-----------+-----------")
+        for name, m in report["metrics"].items():
+            acc = "" if m["aligned_accuracy"] is None else f"{100 * m['aligned_accuracy']:10.2f}"
+            click.echo(f"{name:11}|{100 * m['precision']:10.2f} |{100 * m['recall']:10.2f} |{100 * m['f1']:10.2f} |{acc}")
+        return
+    wanted = [r for r in report["scores"] if r["mode"] in options["modes"] and r["function"] in options["functions"]]
+    if as_json:
+        sys.stdout.write(json.dumps({"scores": wanted}, ensure_ascii=False) + "\n")
+        return
+    pct = lambda v: "  n/a" if v is None else f"{100 * v:5.1f}"  # noqa: E731
+    click.echo(f"{'kind':12} {'type':7} {'mode':7} {'function':13} {'P':>5} {'R':>5} {'F':>5} "
+               f"{'matched':>8} {'hyp':>7} {'ref':>7}")
+    for r in wanted:
+        click.echo(f"{r['kind']:12} {r['type'] or 'all':7} {r['mode']:7} {r['function']:13} {pct(r['precision'])} "
+                   f"{pct(r['recall'])} {pct(r['f1'])} {r['matched']:>8} {r['hyp']:>7} {r['ref']:>7}")
+
+
 @main.command("demo")
 @click.option("--out", type=click.Path(file_okay=False), default="demo", show_default=True,
               help="Folder for the demo campaign, its warehouse and its bulletins.")

@@ -8,9 +8,9 @@ from __future__ import annotations
 from types import ModuleType
 
 from warehouse.campaign import CampaignError
-from warehouse.families import pos, wer
+from warehouse.families import parsing, pos, wer
 
-FAMILIES: dict[str, ModuleType] = {"wer": wer, "pos": pos}
+FAMILIES: dict[str, ModuleType] = {"wer": wer, "pos": pos, "parsing": parsing}
 
 
 def family(name: str) -> ModuleType:

@@ -1,0 +1,23 @@
+-- hist_parsing_scores: every corpus-level EASY score ever computed, with the inputs it came from.
+-- Grain: run x campaign x task x corpus x system x kind x mode x function.
+CREATE TABLE IF NOT EXISTS hist_parsing_scores (
+    run_id     INTEGER NOT NULL,
+    campaign   VARCHAR NOT NULL,
+    task       VARCHAR NOT NULL,
+    corpus     VARCHAR NOT NULL,
+    system     VARCHAR NOT NULL,
+    kind       VARCHAR NOT NULL,
+    mode       VARCHAR NOT NULL,
+    function   VARCHAR NOT NULL,
+    inputs     JSON NOT NULL,
+    hyp BIGINT, ref BIGINT, matched BIGINT, precision DOUBLE, recall DOUBLE, f1 DOUBLE
+);
+-- @build
+INSERT INTO hist_parsing_scores
+SELECT $run_id, campaign, task, corpus, system, kind, mode, function, $inputs,
+       sum(hyp), sum(ref), sum(matched),
+       sum(matched) / nullif(sum(hyp), 0), sum(matched) / nullif(sum(ref), 0),
+       2 * sum(matched) / nullif(sum(hyp) + sum(ref), 0)
+FROM fct_parsing_sentence_way
+WHERE campaign = $campaign AND task = $task AND corpus = $corpus AND system = $system
+GROUP BY ALL;

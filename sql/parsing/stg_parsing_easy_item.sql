@@ -1,0 +1,21 @@
+-- stg_parsing_easy_item: the items of every accepted EASY file (EASY XML or its TSV form):
+-- reference (annotated part), full corpus and submissions, as read by etl/easy.py.
+-- Grain: file content (sha256) x item (form, group, or relation role).
+-- A relation has one row per role (`role_no` in the type's role order); `target` names a form or
+-- a group of the same sentence (NULL: an empty role); `attr` is ATB-SO's s-o or MOD-N's a-propager.
+CREATE TABLE IF NOT EXISTS stg_parsing_easy_item (
+    sha256   VARCHAR NOT NULL,
+    sent_no  INTEGER NOT NULL,
+    sent     VARCHAR NOT NULL,
+    line_no  INTEGER NOT NULL,
+    kind     VARCHAR NOT NULL,   -- form | group | relation
+    item     VARCHAR NOT NULL,
+    type     VARCHAR,
+    form_no  INTEGER,
+    form     VARCHAR,
+    parent   VARCHAR,
+    role     VARCHAR,
+    role_no  TINYINT,
+    target   VARCHAR,
+    attr     VARCHAR
+);

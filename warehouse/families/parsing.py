@@ -1,0 +1,489 @@
+"""The ``parsing`` task family in the warehouse: EASY constituents and relations, and CoNLL-U
+dependency evaluation (CoNLL 2018 shared task metrics).
+
+A task is either an **EASY** task (corpora in ``format = "easy"`` (EASY XML) or ``"tsv"``) or a
+**dependency** task (``format = "conllu"``). Per corpus: ``reference`` (the annotated part), an
+optional ``full`` (the whole corpus given to participants: paper tables 2 and 3, and the base
+text of the combined treebank), options ``genre`` and ``provider``. Per system:
+``submissions = { corpus = path }``, option ``format`` (default: the corpus's). Task options
+(EASY): ``modes`` (HYP, DEFHYP, REF), ``functions`` (EQUAL, FUZZY, INCLUDE, INTERSECTION,
+BARYCENTER), ``majority`` (share of submissions a unit of the combined treebank needs, default
+0.5), ``consensus`` (default true); (CoNLL-U): ``recover`` (default false: a submission whose text
+differs from the reference's is rejected, as the official script stops; true: scored in recovery
+mode, see scorers/ud.py); both: ``intervals`` (default true).
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib import resources
+from pathlib import Path
+
+import polars as pl
+import pyarrow as pa
+from rich.progress import Progress
+
+from etl.easy import read_easy_xml
+from etl.easy_tsv import read_easy_tsv
+from etl.errors import InputError, shorten
+from etl.ud import read_ud
+from scorers import bootstrap
+from scorers import easy as easy_scorer
+from scorers import ud as ud_scorer
+from warehouse import __version__
+from warehouse.campaign import CampaignError, Task
+from warehouse.catalog import (RunContext, Slot, current_inputs, drop_undeclared, fingerprint, scoring_state,
+                               stage_file)
+from warehouse.db import build, frame, insert_arrow, one
+
+SQL_FOLDER = "parsing"
+FORMATS = ("easy", "tsv", "conllu")
+MODES = easy_scorer.MODES
+FUNCTIONS = easy_scorer.FUNCTIONS
+_EASY_TABLES = ("int_parsing_form_alignment", "int_parsing_range", "int_parsing_candidate", "fct_parsing_sentence")
+_UD_TABLES = ("int_parsing_ud_word", "int_parsing_ud_difference", "fct_parsing_ud_sentence")
+_ITEM_COLUMNS = ["sent_no", "sent", "line_no", "kind", "item", "type", "form_no", "form", "parent", "role",
+                 "role_no", "target", "attr"]
+_UD_COLUMNS = ["word", "line_no", "doc", "genre", "sent_no", "sent", "word_id", "form", "lemma", "upos", "xpos",
+               "feats", "head", "deprel", "tok", "tok_form", "tok_start", "tok_end", "multiword"]
+
+
+@cache
+def code_version() -> str:
+    """Package version plus a hash of the family's scoring code and SQL: a change re-scores."""
+    parts = [resources.files("scorers").joinpath(n).read_text(encoding="utf-8") for n in ("easy.py", "ud.py")]
+    parts += [e.read_text(encoding="utf-8") for e in sorted(resources.files("sql").joinpath("parsing").iterdir(),
+                                                              key=lambda e: e.name) if e.name.endswith(".sql")]
+    return f"{__version__}+{fingerprint({'code': parts})[:8]}"
+
+
+def signature(kind: str, mode: str | None = None, function: str | None = None, recover: bool = False) -> str:
+    """sacrebleu-style signature of a parsing variant."""
+    if kind == "conllu":
+        return f"parsing|conll18|recover:{'yes' if recover else 'no'}|version:{code_version()}"
+    return f"parsing|easy|mode:{mode}|function:{function}|matching:one-to-one|version:{code_version()}"
+
+
+def is_dependency(task: Task) -> bool:
+    """A dependency (CoNLL-U) task, as opposed to an EASY one."""
+    return task.corpora[0].options.get("format", "easy") == "conllu" if task.corpora else False
+
+
+def _options(task: Task) -> dict:
+    o = task.options
+    modes, functions = tuple(o.get("modes", MODES)), tuple(o.get("functions", FUNCTIONS))
+    if not modes or set(modes) - set(MODES):
+        raise CampaignError(f"task {task.id}: modes: expected some of {MODES}, found {list(modes)}")
+    if not functions or set(functions) - set(FUNCTIONS):
+        raise CampaignError(f"task {task.id}: functions: expected some of {FUNCTIONS}, found {list(functions)}")
+    majority = o.get("majority", 0.5)
+    if not isinstance(majority, (int, float)) or not 0 <= majority < 1:
+        raise CampaignError(f"task {task.id}: majority: expected a share in [0, 1), found {majority!r}")
+    dependency = is_dependency(task)
+    for corpus in task.corpora:
+        fmt = corpus.options.get("format", "easy")
+        if fmt not in FORMATS:
+            raise CampaignError(f"task {task.id}: corpus {corpus.id}: format: expected one of {FORMATS}, found {fmt!r}")
+        if (fmt == "conllu") != dependency:
+            raise CampaignError(f"task {task.id}: corpus {corpus.id}: format: expected every corpus of the task in "
+                                f"CoNLL-U or every one in EASY (easy, tsv), found {fmt!r}")
+        if "reference" not in corpus.files:
+            raise CampaignError(f"task {task.id}: corpus {corpus.id}: expected a 'reference' file")
+    for system in task.systems:
+        fmt = system.options.get("format")
+        if fmt is not None and (fmt not in FORMATS or (fmt == "conllu") != dependency):
+            raise CampaignError(f"task {task.id}: system {system.id}: format: expected "
+                                f"{'conllu' if dependency else 'easy or tsv'}, found {fmt!r}")
+    return {"modes": modes, "functions": functions, "majority": float(majority),
+            "recover": bool(o.get("recover", False)), "dependency": dependency}
+
+
+def _reader(fmt: str):
+    return {"easy": read_easy_xml, "tsv": read_easy_tsv, "conllu": read_ud}[fmt]
+
+
+def _stager(fmt: str):
+    table, columns = ("stg_parsing_ud_word", _UD_COLUMNS) if fmt == "conllu" else ("stg_parsing_easy_item", _ITEM_COLUMNS)
+
+    def stage(con, sha: str, rows: pa.Table) -> None:
+        insert_arrow(con, table, rows, "$sha, " + ", ".join(f'"{c}"' for c in columns), {"sha": sha})
+    return stage
+
+
+# ---------------------------------------------------------------- load
+
+def load(ctx: RunContext, task: Task) -> None:
+    """Stage every changed reference, full corpus and submission. A CoNLL-U submission whose
+    text differs from the reference's is rejected unless the task sets ``recover = true``."""
+    options = _options(task)
+    for corpus in task.corpora:
+        fmt = corpus.options.get("format", "easy")
+        for role in ("reference", "full"):
+            if role in corpus.files:
+                stage_file(ctx, Slot(task.id, corpus.id, "", role), corpus.files[role], _reader(fmt), _stager(fmt),
+                           salt=f"parsing|{fmt}")
+        for system in task.systems:
+            if corpus.id not in system.files.get("submissions", {}):
+                continue
+            sys_fmt = system.options.get("format", fmt)
+            path = system.files["submissions"][corpus.id]
+            check = None
+            if options["dependency"] and not options["recover"]:
+                check = _same_text_check(ctx, task, corpus.id, path)
+            stage_file(ctx, Slot(task.id, corpus.id, system.id, "submissions"), path, _reader(sys_fmt),
+                       _stager(sys_fmt), check=check, salt=f"parsing|{sys_fmt}")
+
+
+def _same_text_check(ctx: RunContext, task: Task, corpus: str, path: Path):
+    """A check rejecting a CoNLL-U submission whose text (token forms without spaces) differs
+    from the current reference's, naming the first differing token's line on both sides."""
+    def check(table: pa.Table) -> None:
+        ref_sha = current_inputs(ctx.con, ctx.campaign.id, task.id).get((corpus, "", "reference"))
+        if ref_sha is None:
+            return
+        gold = frame(ctx.con, "SELECT DISTINCT tok, tok_form, tok_start, tok_end, line_no FROM stg_parsing_ud_word "
+                              "WHERE sha256 = ? QUALIFY row_number() OVER (PARTITION BY tok ORDER BY word) = 1 "
+                              "ORDER BY tok", [ref_sha])
+        ref_path = one(ctx.con, "SELECT path FROM cat_input_current WHERE sha256 = ? LIMIT 1", [ref_sha])[0]
+        difference = text_difference(gold, pl.from_arrow(table))
+        if difference is not None:
+            gold_line, gold_text, sys_line, sys_text = difference
+            raise InputError(path, sys_line, f"the reference's text ({ref_path}:{gold_line}: {shorten(gold_text)}); "
+                             "set recover = true in the task to score it anyway",
+                             shorten(sys_text))
+    return check
+
+
+def text_difference(gold: pl.DataFrame, system: pl.DataFrame) -> tuple[int, str, int, str] | None:
+    """Where two CoNLL-U texts first differ: (gold line, gold text, system line, system text)
+    around the first differing character, or None when the texts are equal."""
+    def stream(words: pl.DataFrame) -> tuple[str, pl.DataFrame]:
+        tokens = words.unique("tok", keep="first", maintain_order=True).sort("tok")
+        return _zs_free("".join(tokens["tok_form"].to_list())), tokens
+    g_text, g_tok = stream(gold)
+    s_text, s_tok = stream(system)
+    if g_text == s_text:
+        return None
+    index = next((i for i, (a, b) in enumerate(zip(g_text, s_text)) if a != b), min(len(g_text), len(s_text)))
+
+    def line_at(tokens: pl.DataFrame) -> int:
+        hit = tokens.filter(pl.col("tok_end") > index).head(1)
+        return int(hit["line_no"][0]) if hit.height else int(tokens["line_no"][-1])
+    return line_at(g_tok), g_text[index:index + 20], line_at(s_tok), s_text[index:index + 20]
+
+
+def _zs_free(text: str) -> str:
+    import unicodedata
+    return "".join(c for c in text if unicodedata.category(c) != "Zs")
+
+
+# ---------------------------------------------------------------- score
+
+def score(ctx: RunContext, task: Task, force: bool = False) -> None:
+    """Recompute every (corpus, system) unit whose inputs or code changed; then, per changed
+    corpus, the corpus description, the combined treebank (EASY) and the intervals."""
+    options = _options(task)
+    con, campaign = ctx.con, ctx.campaign.id
+    inputs = current_inputs(con, campaign, task.id)
+    states = scoring_state(con, campaign, task.id)
+    declared = {(c.id, s.id) for c in task.corpora for s in task.systems}
+    tables = _UD_TABLES if options["dependency"] else _EASY_TABLES
+    changed = set(drop_undeclared(ctx, task.id, declared, tables)) & {c.id for c in task.corpora}
+    todo = []
+    for corpus in task.corpora:
+        for system in task.systems:
+            unit = {"reference": inputs.get((corpus.id, "", "reference")),
+                    "submissions": inputs.get((corpus.id, system.id, "submissions"))}
+            if unit["reference"] is None or unit["submissions"] is None:
+                continue
+            state = fingerprint({"inputs": unit, "version": code_version(), "genre": _genre(corpus),
+                                 "options": {k: options[k] for k in ("modes", "recover")}})
+            if force or states.get((corpus.id, system.id)) != state:
+                todo.append((corpus, system.id, unit, state))
+    with Progress(transient=True, disable=ctx.quiet) as progress:
+        bar = progress.add_task(f"scoring {task.id}", total=len(todo))
+        reference = None
+        for corpus, system, unit, state in todo:
+            if reference is None or reference[0] != unit["reference"]:
+                reference = (unit["reference"], _staged(con, unit["reference"], options["dependency"]))
+                if not options["dependency"]:
+                    _reference_ranges(ctx, task, corpus.id, reference[1])
+            scorer = _score_ud_unit if options["dependency"] else _score_easy_unit
+            scorer(ctx, task, options, corpus, system, unit, state, reference[1])
+            changed.add(corpus.id)
+            ctx.scored += 1
+            progress.advance(bar)
+    corpora = {c.id: c for c in task.corpora}
+    for corpus_id in sorted(changed):
+        if corpus_id in corpora:
+            _describe_corpus(ctx, task, corpora[corpus_id], options["dependency"])
+            if not options["dependency"] and task.options.get("consensus", True):
+                consensus(ctx, task, corpora[corpus_id], options["majority"])
+    if changed and task.options.get("intervals", True):
+        intervals(ctx, task, options["dependency"])
+
+
+def _genre(corpus) -> str:
+    return str(corpus.options.get("genre", corpus.id))
+
+
+def _staged(con, sha: str, dependency: bool) -> pl.DataFrame:
+    if dependency:
+        return frame(con, f"SELECT {', '.join(_UD_COLUMNS)} FROM stg_parsing_ud_word WHERE sha256 = ? ORDER BY word",
+                     [sha])
+    return frame(con, "SELECT " + ", ".join(f'"{c}"' for c in _ITEM_COLUMNS) +
+                 " FROM stg_parsing_easy_item WHERE sha256 = ? ORDER BY sent_no, line_no, role_no", [sha])
+
+
+def _transaction(con, key: dict, tables: tuple[str, ...], body) -> None:
+    """Replace a unit's rows of ``tables`` by what ``body()`` inserts, in one transaction."""
+    con.begin()
+    try:
+        for t in tables:
+            con.execute(f"DELETE FROM {t} WHERE campaign = $campaign AND task = $task AND corpus = $corpus "
+                        "AND system = $system", key)
+        body()
+        con.commit()
+    except Exception:
+        con.rollback()
+        raise
+
+
+def _reference_ranges(ctx: RunContext, task: Task, corpus: str, ref: pl.DataFrame) -> None:
+    key = {"campaign": ctx.campaign.id, "task": task.id, "corpus": corpus, "system": ""}
+    ranges = easy_scorer.reference_ranges(ref)
+    _transaction(ctx.con, key, ("int_parsing_range",), lambda: insert_arrow(
+        ctx.con, "int_parsing_range", ranges.to_arrow(),
+        "$campaign, $task, $corpus, $system, NULL, kind, sent, item, type, role_no, first, last, attr", key))
+
+
+def _close_unit(ctx: RunContext, task: Task, key: dict, unit: dict, state: str, hist: str) -> None:
+    con = ctx.con
+    build(con, SQL_FOLDER, hist, **key, run_id=ctx.run_id, inputs=json.dumps(unit))
+    con.execute("INSERT OR REPLACE INTO cat_scoring VALUES ($campaign, $task, $corpus, $system, $state, "
+                "$inputs, $run_id, now()::TIMESTAMP)",
+                {**key, "state": state, "inputs": json.dumps(unit), "run_id": ctx.run_id})
+
+
+def _score_easy_unit(ctx, task, options, corpus, system: str, unit: dict, state: str, ref: pl.DataFrame) -> None:
+    con = ctx.con
+    hyp = _staged(con, unit["submissions"], False)
+    result = easy_scorer.score(ref, hyp, modes=options["modes"])
+    key = {"campaign": ctx.campaign.id, "task": task.id, "corpus": corpus.id, "system": system}
+
+    def body():
+        insert_arrow(con, "int_parsing_form_alignment", result.alignment.to_arrow(),
+                     "$campaign, $task, $corpus, $system, sent, hyp_form_no, base_form_no, hyp_form, base_form", key)
+        insert_arrow(con, "int_parsing_range", result.ranges.to_arrow(),
+                     "$campaign, $task, $corpus, $system, mode, kind, sent, item, type, role_no, first, last, attr", key)
+        insert_arrow(con, "int_parsing_candidate", result.candidates.to_arrow(),
+                     "$campaign, $task, $corpus, $system, mode, kind, sent, type, hyp_item, ref_item, equal, fuzzy, "
+                     "include, intersection, barycenter, m_equal, m_fuzzy, m_include, m_intersection, m_barycenter",
+                     key)
+        insert_arrow(con, "fct_parsing_sentence", result.counts.to_arrow(),
+                     "$campaign, $task, $corpus, $system, $genre, sent, kind, type, mode, hyp, ref, matched_equal, "
+                     "matched_fuzzy, matched_include, matched_intersection, matched_barycenter",
+                     {**key, "genre": _genre(corpus)})
+        _close_unit(ctx, task, key, unit, state, "hist_parsing_scores")
+    _transaction(con, key, ("int_parsing_form_alignment", "int_parsing_range", "int_parsing_candidate",
+                            "fct_parsing_sentence"), body)
+
+
+_WORD_METRICS = ("Words", "UPOS", "XPOS", "UFeats", "AllTags", "Lemmas", "UAS", "LAS", "CLAS", "MLAS", "BLEX")
+
+
+def _score_ud_unit(ctx, task, options, corpus, system: str, unit: dict, state: str, gold: pl.DataFrame) -> None:
+    con = ctx.con
+    sys_words = _staged(con, unit["submissions"], True)
+    result = ud_scorer.evaluate(gold, sys_words, recover=options["recover"])
+    key = {"campaign": ctx.campaign.id, "task": task.id, "corpus": corpus.id, "system": system}
+    words = result.words.with_columns(
+        pl.col("CLAS_gold").fill_null(False).alias("gold_content"),
+        pl.col("CLAS_system").fill_null(False).alias("system_content"),
+        *(pl.col(f"{m}_correct").fill_null(False).alias(f"{m.lower()}_ok") for m in _WORD_METRICS[1:]))
+    sentences = gold.group_by("sent_no").agg(pl.col("sent").first(), pl.col("genre").first())
+    corpus_genre = _genre(corpus)
+    per_word = pl.concat([
+        words.group_by("sent_no").agg(pl.lit(m).alias("metric"), pl.col(f"{m}_correct").sum().alias("correct"),
+                                      pl.col(f"{m}_gold").sum().alias("gold_total"),
+                                      pl.col(f"{m}_system").sum().alias("system_total"),
+                                      (pl.col(f"{m}_aligned").sum() if m not in ("Words",) else pl.lit(None))
+                                      .cast(pl.Int64).alias("aligned_total"))
+        for m in _WORD_METRICS])
+    per_span = result.spans.group_by("sent_no", "metric").agg(
+        pl.col("correct").sum(), pl.col("gold").sum().alias("gold_total"), pl.col("system").sum().alias("system_total"),
+        pl.lit(None, dtype=pl.Int64).alias("aligned_total"))
+    counts = (pl.concat([per_span.select(per_word.columns).with_columns(pl.col("correct", "gold_total", "system_total")
+                                                                         .cast(pl.Int64)),
+                         per_word.with_columns(pl.col("correct", "gold_total", "system_total").cast(pl.Int64))])
+              .join(sentences, on="sent_no", how="left")
+              .with_columns(pl.when(pl.col("genre").fill_null("") != "").then(pl.col("genre"))
+                            .otherwise(pl.lit(corpus_genre)).alias("genre")))
+
+    def body():
+        insert_arrow(con, "int_parsing_ud_word", words.to_arrow(),
+                     "$campaign, $task, $corpus, $system, sent_no, gold_word, system_word, gold_upos, system_upos, "
+                     "gold_deprel, system_deprel, gold_content, system_content, upos_ok, xpos_ok, ufeats_ok, "
+                     "alltags_ok, lemmas_ok, uas_ok, las_ok, clas_ok, mlas_ok, blex_ok", key)
+        if result.differences.height:
+            insert_arrow(con, "int_parsing_ud_difference", result.differences.to_arrow(),
+                         "$campaign, $task, $corpus, $system, gold_line, system_line, gold_text, system_text", key)
+        insert_arrow(con, "fct_parsing_ud_sentence", counts.to_arrow(),
+                     "$campaign, $task, $corpus, $system, genre, sent_no, sent, metric, correct, gold_total, "
+                     "system_total, aligned_total", key)
+        _close_unit(ctx, task, key, unit, state, "hist_parsing_ud_scores")
+    _transaction(con, key, _UD_TABLES, body)
+    if result.differences.height:
+        ctx.notes.append(f"{task.id}/{corpus.id}/{system}: text differs from the reference in "
+                         f"{result.differences.height} place(s); scored in recovery mode")
+
+
+# ---------------------------------------------------------------- per corpus
+
+def _describe_corpus(ctx: RunContext, task: Task, corpus, dependency: bool) -> None:
+    """Paper tables 2 and 3: sentences and words of the full part and of the annotated part."""
+    inputs = current_inputs(ctx.con, ctx.campaign.id, task.id)
+    table = "stg_parsing_ud_word" if dependency else "stg_parsing_easy_item"
+    where = "" if dependency else " AND kind = 'form'"
+
+    def size(sha):
+        if sha is None:
+            return (0, 0)
+        return one(ctx.con, f"SELECT count(DISTINCT sent_no), count(*) FROM {table} WHERE sha256 = ?{where}", [sha])
+    annotated = size(inputs.get((corpus.id, "", "reference")))
+    full = size(inputs.get((corpus.id, "", "full"))) if (corpus.id, "", "full") in inputs else annotated
+    key = [ctx.campaign.id, task.id, corpus.id]
+    ctx.con.execute("DELETE FROM mart_parsing_corpus WHERE campaign = ? AND task = ? AND corpus = ?", key)
+    ctx.con.execute("INSERT INTO mart_parsing_corpus VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [*key, _genre(corpus), str(corpus.options.get("provider", "")), *full, *annotated])
+
+
+def _votes(con, campaign_id: str, task: Task, corpus: str, majority: float) -> tuple[pl.DataFrame, pl.DataFrame] | None:
+    """The votes of every submission's units (HYP mode) over a corpus's base text (the full part
+    when declared, else the reference), and that base; None without base or submissions."""
+    inputs = current_inputs(con, campaign_id, task.id)
+    base_sha = inputs.get((corpus, "", "full")) or inputs.get((corpus, "", "reference"))
+    systems = [s.id for s in task.systems if (corpus, s.id, "submissions") in inputs]
+    if base_sha is None or not systems:
+        return None
+    base = _staged(con, base_sha, False)
+    ranges = []
+    for system in systems:
+        hyp = _staged(con, inputs[(corpus, system, "submissions")], False)
+        ranges.append(easy_scorer.hypothesis_ranges(hyp, easy_scorer.align_forms(base, hyp), base, "HYP")
+                      .with_columns(pl.lit(system).alias("system")))
+    return easy_scorer.votes(pl.concat(ranges, how="diagonal_relaxed"), len(systems), majority), base
+
+
+def consensus(ctx: RunContext, task: Task, corpus, majority: float) -> None:
+    """Rebuild the combined treebank of a corpus (``mart_parsing_consensus``)."""
+    key = {"campaign": ctx.campaign.id, "task": task.id, "corpus": corpus.id}
+    voted = _votes(ctx.con, ctx.campaign.id, task, corpus.id, majority)
+    ctx.con.begin()
+    try:
+        ctx.con.execute("DELETE FROM mart_parsing_consensus WHERE campaign = $campaign AND task = $task "
+                        "AND corpus = $corpus", key)
+        if voted is not None and voted[0].height:
+            rows = voted[0].with_columns(_ranges_text(pl.col("ranges")).alias("ranges"))
+            insert_arrow(ctx.con, "mart_parsing_consensus", rows.to_arrow(),
+                         "$campaign, $task, $corpus, sent, kind, type, ranges, votes, share, consensus", key)
+        ctx.con.commit()
+    except Exception:
+        ctx.con.rollback()
+        raise
+
+
+def _ranges_text(ranges: pl.Expr) -> pl.Expr:
+    """``[{first: 3, last: 4}, {first: null, ...}]`` -> ``"3-4 _"``."""
+    return ranges.list.eval(
+        pl.when(pl.element().struct.field("first").is_null()).then(pl.lit("_"))
+        .otherwise(pl.format("{}-{}", pl.element().struct.field("first"), pl.element().struct.field("last")))
+    ).list.join(" ")
+
+
+def write_consensus(con, campaign, task: Task, corpus: str, path: Path) -> Path | None:
+    """Write the consensus annotation of a corpus as EASY XML (None when there is none)."""
+    from etl.easy import write_easy_xml
+
+    voted = _votes(con, campaign.id, task, corpus, _options(task)["majority"])
+    if voted is None:
+        return None
+    write_easy_xml(easy_scorer.consensus_items(*voted), path)
+    return path
+
+
+# ---------------------------------------------------------------- intervals
+
+def intervals(ctx: RunContext, task: Task, dependency: bool) -> None:
+    """95 % bootstrap intervals by sentence, per corpus and for the whole task (corpus '*'), every
+    system and variant on the same resamples (campaign seed). F = 2 matched / (hyp + ref) and the
+    CoNLL F1 = 2 correct / (gold + system) are ratios of additive counts."""
+    campaign = ctx.campaign
+    if dependency:
+        counts = frame(ctx.con, "SELECT corpus, system || chr(31) || metric AS variant, corpus || chr(31) || sent_no "
+                                "AS sentence, 2 * correct AS num, gold_total + system_total AS den "
+                                "FROM fct_parsing_ud_sentence WHERE campaign = ? AND task = ?", [campaign.id, task.id])
+        measures = {"F": ("num", "den")}
+    else:
+        counts = frame(ctx.con, "SELECT corpus, system || chr(31) || kind || chr(31) || mode || chr(31) || function "
+                                "AS variant, corpus || chr(31) || sent AS sentence, matched, hyp, ref "
+                                "FROM fct_parsing_sentence_way WHERE campaign = ? AND task = ?", [campaign.id, task.id])
+        counts = counts.with_columns((2 * pl.col("matched")).alias("num"), (pl.col("hyp") + pl.col("ref")).alias("den"))
+        measures = {"P": ("matched", "hyp"), "R": ("matched", "ref"), "F": ("num", "den")}
+    rows = []
+    scopes = [(c, counts.filter(pl.col("corpus") == c)) for c in sorted(counts["corpus"].unique())]
+    for scope, part in [*scopes, ("*", counts)] if len(scopes) > 1 else scopes:
+        for measure, (num_col, den_col) in measures.items():
+            ci = bootstrap.ratio_intervals(part, "sentence", "variant", num_col, den_col, campaign.bootstrap,
+                                           campaign.seed, stream=f"{task.id}/{scope}")
+            for i, v in enumerate(ci.variants):
+                values = [bootstrap.finite(x[i]) for x in (ci.point, ci.low, ci.high)]
+                if dependency:
+                    system, metric = v.split(chr(31))
+                    rows.append([campaign.id, task.id, scope, system, metric, *values, campaign.bootstrap, campaign.seed])
+                else:
+                    rows.append([campaign.id, task.id, scope, *v.split(chr(31)), measure, *values,
+                                 campaign.bootstrap, campaign.seed])
+    table = "mart_parsing_ud_interval" if dependency else "mart_parsing_interval"
+    con = ctx.con
+    con.begin()
+    try:
+        con.execute(f"DELETE FROM {table} WHERE campaign = ? AND task = ?", [campaign.id, task.id])
+        if rows:
+            con.executemany(f"INSERT INTO {table} VALUES ({', '.join('?' * len(rows[0]))})", rows)
+        con.commit()
+    except Exception:
+        con.rollback()
+        raise
+
+
+# ---------------------------------------------------------------- one-shot
+
+def one_shot_report(con, campaign) -> dict:
+    """``scorehouse parsing --json``: for CoNLL-U, ``{"metrics": {name: {precision, recall, f1,
+    aligned_accuracy, correct, gold_total, system_total, aligned_total}}}`` (the 13 CoNLL 2018
+    metrics); for EASY, ``{"scores": [{kind, type, mode, function, precision, recall, f1,
+    matched, hyp, ref}]}`` (type NULL: every type of the kind)."""
+    task = campaign.tasks[0]
+    if is_dependency(task):
+        rows = frame(con, "SELECT * FROM mart_parsing_ud_scores WHERE slice = 'task' AND campaign = ?", [campaign.id])
+        by_metric = {r["metric"]: r for r in rows.iter_rows(named=True)}
+        metrics = {m: {k: by_metric[m][k] for k in ("precision", "recall", "f1", "aligned_accuracy", "correct",
+                                                    "gold_total", "system_total", "aligned_total")}
+                   for m in ud_scorer.METRICS if m in by_metric}
+        differences = frame(con, "SELECT gold_line, system_line, gold_text, system_text FROM int_parsing_ud_difference "
+                                 "WHERE campaign = ?", [campaign.id])
+        return {"metrics": metrics, "differences": differences.to_dicts(),
+                "signature": signature("conllu", recover=bool(task.options.get("recover")))}
+    rows = frame(con, "SELECT kind, type, mode, function, precision, recall, f1, matched, hyp, ref "
+                      "FROM mart_parsing_scores WHERE slice IN ('task', 'type') AND campaign = ? "
+                      "ORDER BY kind, type NULLS FIRST, mode, function", [campaign.id])
+    return {"scores": rows.to_dicts()}
+
+
+def page_data(con, campaign, task, out):
+    """The bulletin page's data (reports/parsing.py), for reports/templates/parsing.html."""
+    from reports.parsing import page_data as parsing_page_data
+
+    return parsing_page_data(con, campaign, task, out)
