@@ -152,3 +152,87 @@ def operating_zones(systems: list[dict], title: str, zoom: bool = True) -> str:
     plt.close(fig)
     svg = buffer.getvalue()
     return svg[svg.index("<svg"):]
+
+
+def _svg_text(fig) -> str:
+    """The figure as SVG text (the ``<svg>`` element only); the figure is closed."""
+    buffer = io.StringIO()
+    fig.savefig(buffer, format="svg", metadata={"Date": None})
+    plt.close(fig)
+    svg = buffer.getvalue()
+    return svg[svg.index("<svg"):]
+
+
+_TEXT_SVG = {"svg.fonttype": "none"}  # labels and cell values as <text>: searchable, smaller
+
+
+def heatmap(values: list[list[float | None]], rows: list[str], columns: list[str], title: str,
+            vmin: float = 0.0, vmax: float = 1.0, scale: float = 100.0, digits: int = 0) -> str:
+    """A matrix of scores drawn with ``imshow``, each value written in its cell (times ``scale``,
+    ``digits`` decimals); a None cell is left blank on grey. Used for the EASY paper's figure 2
+    (F per genre x relation type of one system). SVG text."""
+    import numpy as np
+
+    matrix = np.array([[np.nan if v is None else float(v) for v in row] for row in values], dtype=float)
+    matrix = matrix.reshape(len(rows), len(columns))
+    with plt.rc_context(_TEXT_SVG):
+        fig, ax = plt.subplots(figsize=(min(14.0, max(5.5, 2.2 + 0.62 * len(columns))), 1.5 + 0.36 * len(rows)))
+        cmap = plt.get_cmap("viridis").with_extremes(bad="#e6e6e6")
+        image = ax.imshow(np.ma.masked_invalid(scale * matrix), cmap=cmap, vmin=scale * vmin, vmax=scale * vmax,
+                          aspect="auto")
+        for i in range(len(rows)):
+            for j in range(len(columns)):
+                v = matrix[i, j]
+                if np.isfinite(v):
+                    r, g, b, _ = cmap((v - vmin) / (vmax - vmin) if vmax > vmin else 0.0)
+                    ink = "black" if 0.299 * r + 0.587 * g + 0.114 * b > 0.5 else "white"
+                    ax.text(j, i, f"{scale * v:.{digits}f}", ha="center", va="center", fontsize=7, color=ink)
+        ax.set_xticks(range(len(columns)), columns, rotation=45, ha="right", fontsize=8)
+        ax.set_yticks(range(len(rows)), rows, fontsize=8)
+        ax.set_title(title, fontsize=9)
+        fig.colorbar(image, ax=ax, fraction=0.03, pad=0.02)
+        fig.tight_layout()
+        return _svg_text(fig)
+
+
+def way_lines(ways: list[str], series: dict[str, list[float | None]], ylabel: str, title: str,
+              scale: float = 100.0) -> str:
+    """One line with markers per series (e.g. system) over ordered categories (e.g. the 15
+    mode x function ways of the EASY paper's figure 3); values times ``scale``; None: a gap."""
+    with plt.rc_context(_TEXT_SVG):
+        fig, ax = plt.subplots(figsize=(max(6.0, 0.5 * len(ways) + 2.0), 3.6))
+        markers = "osD^v<>ph*"
+        for k, (name, values) in enumerate(series.items()):
+            ys = [float("nan") if v is None else scale * v for v in values]
+            ax.plot(range(len(ways)), ys, marker=markers[k % len(markers)], markersize=4, linewidth=1.1,
+                    label=name)
+        ax.set_xticks(range(len(ways)), ways, rotation=45, ha="right", fontsize=7.5)
+        ax.set_ylabel(ylabel)
+        ax.set_title(title, fontsize=10)
+        ax.grid(alpha=0.3)
+        ax.set_axisbelow(True)
+        ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        fig.tight_layout()
+        return _svg_text(fig)
+
+
+def label_bars(labels: list[str], series: dict[str, list[float | None]], ylabel: str, title: str,
+               scale: float = 100.0) -> str:
+    """Grouped bars over many labels (e.g. LAS F1 per dependency relation), one colour per series,
+    labels rotated; the figure widens with the labels up to a cap. None: no bar. SVG text."""
+    with plt.rc_context(_TEXT_SVG):
+        fig, ax = plt.subplots(figsize=(min(16.0, max(6.0, 0.28 * len(labels) * max(1, len(series)) ** 0.5 + 1.5)),
+                                        3.8))
+        width = 0.8 / max(1, len(series))
+        for k, (name, values) in enumerate(series.items()):
+            xs = [i + (k - (len(series) - 1) / 2) * width for i in range(len(labels))]
+            ax.bar(xs, [0.0 if v is None else scale * v for v in values], width, label=name)
+        ax.set_xticks(range(len(labels)), labels, rotation=60, ha="right", fontsize=7)
+        ax.set_xlim(-0.6, len(labels) - 0.4)
+        ax.set_ylabel(ylabel)
+        ax.set_title(title, fontsize=10)
+        ax.grid(axis="y", alpha=0.3)
+        ax.set_axisbelow(True)
+        ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        fig.tight_layout()
+        return _svg_text(fig)
