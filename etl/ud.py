@@ -65,10 +65,10 @@ _STRINGS = ("form", "lemma", "upos", "xpos", "feats", "deprel")
 _BLANK, _COMMENT, _BAD_COMMENT, _WORD, _RANGE, _EMPTY = range(6)
 
 SCHEMA = pa.schema([
-    ("word", pa.int32()), ("line_no", pa.int32()), ("doc", pa.string()), ("genre", pa.string()),
-    ("sent_no", pa.int32()), ("sent", pa.string()), ("word_id", pa.int32()), ("form", pa.string()),
-    ("lemma", pa.string()), ("upos", pa.string()), ("xpos", pa.string()), ("feats", pa.string()),
-    ("head", pa.int32()), ("deprel", pa.string()), ("tok", pa.int32()), ("tok_form", pa.string()),
+    ("word", pa.int32()), ("line_no", pa.int32()), ("doc", pa.large_string()), ("genre", pa.large_string()),
+    ("sent_no", pa.int32()), ("sent", pa.large_string()), ("word_id", pa.int32()), ("form", pa.large_string()),
+    ("lemma", pa.large_string()), ("upos", pa.large_string()), ("xpos", pa.large_string()), ("feats", pa.large_string()),
+    ("head", pa.int32()), ("deprel", pa.large_string()), ("tok", pa.int32()), ("tok_form", pa.large_string()),
     ("tok_start", pa.int64()), ("tok_end", pa.int64()), ("multiword", pa.bool_()),
 ])
 
@@ -242,10 +242,11 @@ def _fields(path: Path, text: _Text, lines: pl.DataFrame) -> pl.DataFrame:
     first_error(candidates, path)
     return lines.filter(kind.is_in([_WORD, _RANGE])).select(
         "line_no", "kind", "sent_no", pl.col("form").fill_null(""),
-        pl.when(kind == _WORD).then(pl.col("id").cast(pl.Int64)).alias("n_id"),
-        pl.when(kind == _WORD).then(pl.col("head").cast(pl.Int64)).alias("n_head"),
-        pl.when(kind == _RANGE).then(pl.col("id").str.extract(r"^(\d+)-", 1).cast(pl.Int64)).alias("r_first"),
-        pl.when(kind == _RANGE).then(pl.col("id").str.extract(r"-(\d+)$", 1).cast(pl.Int64)).alias("r_last"),
+        # numbers too large for int64 become -1 (a wrong ID or range) or 2**62 (a HEAD outside)
+        pl.when(kind == _WORD).then(pl.col("id").cast(pl.Int64, strict=False).fill_null(-1)).alias("n_id"),
+        pl.when(kind == _WORD).then(pl.col("head").cast(pl.Int64, strict=False).fill_null(2 ** 62)).alias("n_head"),
+        *(pl.when(kind == _RANGE).then(pl.col("id").str.extract(pattern, 1).cast(pl.Int64, strict=False).fill_null(-1))
+          .alias(name) for name, pattern in (("r_first", r"^(\d+)-"), ("r_last", r"-(\d+)$"))),
     )
 
 
@@ -297,8 +298,8 @@ def _sentence_errors(text: _Text, lines: pl.DataFrame, body: pl.DataFrame,
                       f"a sentence of {n} word{'s' if n != 1 else ''}"))
     bad = checks.filter((kind == _WORD) & (pl.col("n_head") > pl.col("n_words"))).head(1)
     if bad.height:
-        found.append((bad["line_no"][0], f"a HEAD between 0 and {bad['n_words'][0]} (the words of the sentence)",
-                      f"HEAD {bad['n_head'][0]}"))
+        line = bad["line_no"][0]
+        found.append((line, f"a HEAD between 0 and {bad['n_words'][0]} (the words of the sentence)", text.line(line)))
     candidates += sorted(found)[:1]
     return sentences.select("sent_no", "n_words", "first_line")
 
@@ -340,7 +341,7 @@ def _tree_errors(body: pl.DataFrame, sentences: pl.DataFrame, candidates: list[t
     if several.height:
         found.append((several["line_no"][0], "one root per sentence (one word with HEAD 0)",
                       f"a second root, word {several['n_id'][0]}"))
-    rootless = sentences.filter(~pl.col("sent_no").is_in(roots["sent_no"].unique()) & (pl.col("n_words") > 0))
+    rootless = sentences.filter(~pl.col("sent_no").is_in(roots["sent_no"].unique().implode()) & (pl.col("n_words") > 0))
     if rootless.height:
         found.append((rootless["first_line"][0], "a root in the sentence starting here (one word with HEAD 0)",
                       "none"))
@@ -378,7 +379,8 @@ def _columns(lines: pl.DataFrame, lo: int, body: pl.DataFrame, word0: int) -> di
         words["tok"], lines["form"].gather(tok_at).alias("tok_form"), words["tok_start"], words["tok_end"],
         words["multiword"],
     ])
-    return {name: column.cast(SCHEMA.field(name).type) for name, column in zip(frame.columns, frame.to_arrow().columns)}
+    frame = frame.cast({name: pl.from_arrow(pa.array([], SCHEMA.field(name).type)).dtype for name in frame.columns})
+    return dict(zip(frame.columns, frame.to_arrow().columns))
 
 
 def _table(path: Path, parts: list[dict], starts: pl.DataFrame, comments: pl.DataFrame) -> pa.Table:
@@ -405,8 +407,7 @@ def _table(path: Path, parts: list[dict], starts: pl.DataFrame, comments: pl.Dat
     for field in SCHEMA:
         if field.name in ("doc", "genre", "sent"):
             per_sentence = sentences[field.name]
-            chunks = [pl.Series(per_sentence).gather(pl.Series(part["sent_no"])).to_arrow().cast(field.type)
-                      for part in parts]
+            chunks = [per_sentence.gather(pl.Series(part["sent_no"])).to_arrow() for part in parts]
         else:
             chunks = [part[field.name] for part in parts]
         arrays = [a for c in chunks for a in (c.chunks if isinstance(c, pa.ChunkedArray) else [c])]

@@ -1,11 +1,12 @@
 """Dependency evaluation equal to the CoNLL 2018 shared task's ``conll18_ud_eval.py``.
 
-Paper: ``seeds/002`` (EASY: relations between word forms, scored by precision, recall and F);
-metrics of the CoNLL 2018 UD shared task (Zeman et al. 2018). Every metric is a count of
-``correct`` items against ``gold_total`` and ``system_total`` (and, for the word metrics that
-need an alignment, ``aligned_total``): precision = correct / system_total, recall = correct /
-gold_total, F1 = 2 correct / (system_total + gold_total), aligned accuracy = correct /
-aligned_total.
+Paper: ``seeds/002`` (EASY), which scores relations between word forms (dependencies rather
+than constituents, after Lin 98) by precision P, recall R and F = 1 / (alpha/P + (1-alpha)/R)
+= 2PR / (P+R) with alpha = 0.5 (its footnote 16); the metrics are those of the CoNLL 2018 UD
+shared task (Zeman et al. 2018). Every metric counts ``correct`` items against ``gold_total``
+and ``system_total`` (and, for the word metrics read through the alignment, ``aligned_total``):
+P = correct / system_total, R = correct / gold_total, F1 = 2 correct / (system_total +
+gold_total), aligned accuracy = correct / aligned_total.
 
 * **Tokens** and **Sentences**: spans of the character stream (every token's FORM, spaces
   removed, end to end), correct when the gold and the system span are identical.
@@ -101,9 +102,10 @@ class Evaluation:
         return out
 
     def scores(self) -> dict[str, dict]:
-        """Per metric: precision = c/s, recall = c/g, f1 = 2c/(g+s) (0.0 when a denominator is 0)
-        and aligned_accuracy = c/aligned (the aligned total itself when it is 0 or None), with the
-        counts."""
+        """Per metric, exactly as the official ``Score``: precision P = c/s, recall R = c/g, f1 =
+        2PR/(P+R) computed as 2c/(g+s) (the paper's F with alpha = 0.5; 0.0 when a denominator is
+        0) and aligned_accuracy = c/aligned (the aligned total itself when it is 0 or None), with
+        the counts (c correct, g gold total, s system total)."""
         out = {}
         for metric, c in self.counts().items():
             correct, g, s, a = c["correct"], c["gold_total"], c["system_total"], c["aligned_total"]
@@ -115,7 +117,8 @@ class Evaluation:
 
 def evaluate(gold: pl.DataFrame, system: pl.DataFrame, recover: bool = False, *,
              gold_path: str = "gold", system_path: str = "system") -> Evaluation:
-    """Score ``system`` against ``gold`` (both ``pl.from_arrow(etl.ud.read_ud(...))``).
+    """Score ``system`` against ``gold`` (both ``pl.from_arrow(etl.ud.read_ud(...))``: every
+    word of a file, in file order) with the 13 CoNLL 2018 metrics (module docstring).
 
     Raises :class:`TextMismatch` when the character streams differ and ``recover`` is False;
     ``gold_path`` and ``system_path`` name the files in its message.
@@ -156,6 +159,8 @@ class _Side:
 
     @classmethod
     def of(cls, frame: pl.DataFrame) -> _Side:
+        if not (frame["word"].to_numpy() == np.arange(frame.height)).all():
+            raise ValueError("expected the rows of read_ud in file order (word = 0, 1, 2, ...)")
         tok = frame["tok"].to_numpy().astype(np.int64)
         first = np.flatnonzero(np.diff(tok, prepend=-1) != 0)
         count = np.diff(np.append(first, len(tok)))
@@ -528,13 +533,12 @@ def _universal(gold: pl.Series, system: pl.Series, canonical) -> tuple[tuple, ..
     forms = [canonical(v) for v in values.to_list()]
     ids = {f: k for k, f in enumerate(dict.fromkeys(forms))}
 
-    def per_value(mapped: pl.Series, numpy: bool = True):
-        out = tuple(c.replace_strict(values, mapped) for c in (gold, system))
-        return tuple(c.to_numpy() for c in out) if numpy else out
+    def per_value(mapped: list, dtype, numpy: bool = True):
+        out = tuple(c.replace_strict(values, pl.Series(mapped, dtype=dtype), return_dtype=dtype) for c in (gold, system))
+        return tuple(c.to_numpy().astype(bool if dtype == pl.Boolean else np.int64) for c in out) if numpy else out
 
-    return (per_value(pl.Series([ids[f] for f in forms])), per_value(pl.Series([f in CONTENT_DEPRELS for f in forms])),
-            per_value(pl.Series([f in FUNCTIONAL_DEPRELS for f in forms])),
-            per_value(pl.Series(forms, dtype=pl.String), numpy=False))
+    return (per_value([ids[f] for f in forms], pl.Int64), per_value([f in CONTENT_DEPRELS for f in forms], pl.Boolean),
+            per_value([f in FUNCTIONAL_DEPRELS for f in forms], pl.Boolean), per_value(forms, pl.String, numpy=False))
 
 
 def _children_ok(g: _Side, s: _Side, gold_of_sys: np.ndarray, pad: dict, functional) -> np.ndarray:
@@ -559,9 +563,10 @@ def _children_ok(g: _Side, s: _Side, gold_of_sys: np.ndarray, pad: dict, functio
     for name in ("deprel", "upos", "feats"):
         gc, sc = pad[name]
         good &= gc[c] == sc[s_child]
-    matched = np.bincount(s_parent[good], minlength=len(s.tok))
+    matched = np.bincount(s_parent[good], minlength=len(s.tok) + 1)
+    s_count = np.append(s_count, 0)
     sys_of_gold = np.full(n_g, -1, dtype=np.int64)
     aligned = np.flatnonzero(gold_of_sys >= 0)
     sys_of_gold[gold_of_sys[aligned]] = aligned
-    k = np.maximum(sys_of_gold, 0)
+    k = np.where(sys_of_gold >= 0, sys_of_gold, len(s.tok))
     return (sys_of_gold >= 0) & (g_count == s_count[k]) & (matched[k] == g_count)
