@@ -235,7 +235,7 @@ def main(argv: list[str] | None = None) -> int:
     rows.append(measure("scorehouse run, one submission changed", run))
     print(f"EASY campaign: {args.sentences:,} annotated sentences x {args.systems} systems x 15 ways")
     print(*machine(("duckdb", "polars", "scipy")), sep="\n")
-    print(f"{'command':42} {'wall s':>8} {'peak':>10}  rc")
+    print(f"{'command':42} {'wall s':>8} {'peak MiB':>10}  rc")
     for m in rows:
         print(f"{m.label:42} {m.wall:8.2f} {fmt_peak(m):>10}  {m.rc}  {summary_line(m.stderr)}")
         if m.rc not in (0,):

@@ -23,11 +23,12 @@ The file is read line by line exactly as the official loader does:
   form over the whole file).
 
 Rejected, as :class:`etl.errors.InputError` ``file:line: expected X, found Y`` (the official
-script rejects all of these, stricter checks are marked *): a comment inside a sentence, a field
-count other than 10, an ID that is not ``n``, ``a-b`` or ``n.m`` (*), word IDs not running 1..n,
-a range that does not start at the next word (*) or that the sentence does not finish, an empty
-FORM (after removing spaces), a HEAD that is not a non-negative integer or points outside the
-sentence, a sentence without a root or with several, a cycle, a sentence of 0 words (e.g. two
+script rejects all of these except the checks marked *, where this reader is stricter): a comment
+inside a sentence, a field count other than 10, an ID that is not ``n``, ``a-b`` or ``n.m``
+(* signed numbers such as ``+1``, ``1.x``, a range ending before it starts), word IDs not running
+1..n (* also inside a multiword token), a range that does not start at the next word (*) or that
+the sentence does not finish, an empty FORM (after removing spaces), a HEAD that is not a
+non-negative integer (* ``+0``) or points outside the sentence, a sentence without a root or with several, a cycle, a sentence of 0 words (e.g. two
 blank lines in a row), and a last sentence without its closing blank line. Line-level problems
 come first (the earliest in the file), then the structure of sentences, then their trees.
 

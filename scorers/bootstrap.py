@@ -15,29 +15,42 @@ import numpy as np
 import polars as pl
 
 
+def resampled_totals(tables: list[np.ndarray], resamples: int, seed: int, stream: str = "",
+                     chunk: int = 100) -> list[np.ndarray]:
+    """Bootstrap totals ``w @ X`` of each ``n x k`` count table X (units x columns), all tables on
+    the same resamples of the ``n`` units, reproducible from ``(seed, stream)``: ``resamples x k``
+    per table. Weights are drawn ``chunk`` resamples at a time, so memory stays at ``chunk x n``
+    whatever the number of resamples."""
+    tables = [np.asarray(t, dtype=np.float64) for t in tables]
+    n = tables[0].shape[0]
+    rng = np.random.default_rng([seed, zlib.crc32(stream.encode())])
+    out = [np.empty((resamples, t.shape[1])) for t in tables]
+    for start in range(0, resamples, chunk):
+        size = min(chunk, resamples - start)
+        draws = rng.integers(0, max(n, 1), size=(size, n))
+        flat = (draws + np.arange(size)[:, None] * n).ravel()
+        weights = np.bincount(flat, minlength=size * n).reshape(size, n).astype(np.float64)
+        for table, total in zip(tables, out):
+            total[start:start + size] = weights @ table
+    return out
+
+
+def ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """``num / den`` elementwise, NaN where ``den`` is 0 (an undefined ratio)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
+
+
 def ratio_samples(numerator: np.ndarray, denominator: np.ndarray, resamples: int, seed: int,
                   stream: str = "", chunk: int = 100) -> np.ndarray:
     """Bootstrap samples of micro ratios ``sum(num) / sum(den)`` over resampled units.
 
     ``numerator`` and ``denominator`` are ``n x k`` count tables (units x columns, e.g. one column
     per system and method). Returns ``resamples x k`` ratios, reproducible from ``(seed,
-    stream)``; a resample with an empty denominator gives NaN. Weights are drawn ``chunk``
-    resamples at a time, so memory stays at ``chunk x n`` whatever the number of resamples.
+    stream)``; a resample with an empty denominator gives NaN.
     """
-    numerator = np.asarray(numerator, dtype=np.float64)
-    denominator = np.asarray(denominator, dtype=np.float64)
-    n = numerator.shape[0]
-    rng = np.random.default_rng([seed, zlib.crc32(stream.encode())])
-    out = np.empty((resamples, numerator.shape[1]))
-    for start in range(0, resamples, chunk):
-        size = min(chunk, resamples - start)
-        draws = rng.integers(0, max(n, 1), size=(size, n))
-        flat = (draws + np.arange(size)[:, None] * n).ravel()
-        weights = np.bincount(flat, minlength=size * n).reshape(size, n).astype(np.float64)
-        num, den = weights @ numerator, weights @ denominator
-        with np.errstate(invalid="ignore", divide="ignore"):
-            out[start:start + size] = np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
-    return out
+    num, den = resampled_totals([numerator, denominator], resamples, seed, stream, chunk)
+    return ratio(num, den)
 
 
 def percentile_interval(samples: np.ndarray, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
@@ -67,22 +80,30 @@ class Intervals:
     samples: np.ndarray  # resamples x variants, for paired tests on the same resamples
 
 
+def unit_table(counts: pl.DataFrame, unit: str, variant: str, values: list[str]
+               ) -> tuple[list[str], list[str], list[np.ndarray]]:
+    """Pivot a long count table (one row per unit x variant, repeated keys summed, absent cells
+    0) into dense ``units x variants`` matrices, one per column of ``values``; units and variants
+    sorted. Returns (units, variants, matrices)."""
+    units = counts[unit].unique().sort()
+    variants = counts[variant].unique().sort()
+    u = counts[unit].replace_strict(units, pl.Series(range(len(units))), return_dtype=pl.Int64).to_numpy()
+    v = counts[variant].replace_strict(variants, pl.Series(range(len(variants))), return_dtype=pl.Int64).to_numpy()
+    flat, size = u * len(variants) + v, len(units) * len(variants)
+    matrices = [np.bincount(flat, weights=counts[c].cast(pl.Float64).to_numpy(), minlength=size)
+                .reshape(len(units), len(variants)) for c in values]
+    return units.to_list(), variants.to_list(), matrices
+
+
 def ratio_intervals(counts: pl.DataFrame, unit: str, variant: str, numerator: str, denominator: str,
                     resamples: int, seed: int, stream: str = "", level: float = 0.95) -> Intervals:
     """Intervals of ``sum(numerator) / sum(denominator)`` per ``variant`` from a long count table
     (one row per unit x variant, repeated keys summed, absent cells 0), every variant on the same
     resamples of units. A variant whose denominator is 0 has a NaN point estimate."""
-    sums = counts.group_by(unit, variant).agg(pl.col(numerator).sum().alias("n"), pl.col(denominator).sum().alias("d"))
-    num = sums.pivot(on=variant, index=unit, values="n").sort(unit)
-    den = sums.pivot(on=variant, index=unit, values="d").sort(unit)
-    variants = sorted(c for c in num.columns if c != unit)
-    n = num.select(variants).fill_null(0).to_numpy().astype(np.float64)
-    d = den.select(variants).fill_null(0).to_numpy().astype(np.float64)
+    _, variants, (n, d) = unit_table(counts, unit, variant, [numerator, denominator])
     samples = ratio_samples(n, d, resamples, seed, stream=stream)
     low, high = percentile_interval(samples, level)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        point = n.sum(0) / np.where(d.sum(0) > 0, d.sum(0), np.nan)
-    return Intervals(variants, point, low, high, samples)
+    return Intervals(variants, ratio(n.sum(0), d.sum(0)), low, high, samples)
 
 
 def finite(x) -> float | None:

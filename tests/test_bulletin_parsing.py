@@ -97,7 +97,7 @@ def _easy_facts(con, c: str) -> None:
                     m = base if kind == "constituent" else _matched(rng, min(hyp, ref))
                     rows.append([c, "easy", corpus, system, CORPORA[corpus][0], sent, kind, t, mode, hyp, ref, *m])
     con.executemany("INSERT INTO fct_parsing_sentence VALUES (" + ", ".join("?" * 16) + ")", rows)
-    con.executemany("INSERT INTO int_parsing_range VALUES (" + ", ".join("?" * 13) + ")", ranges)
+    con.executemany("INSERT INTO int_parsing_range VALUES (" + ", ".join("?" * 14) + ")", [[*r, False] for r in ranges])
     con.execute("""INSERT INTO mart_parsing_interval
         SELECT campaign, task, CASE slice WHEN 'task' THEN '*' ELSE corpus END, system, kind, mode, function, measure,
                value, greatest(value - 0.05, 0), least(value + 0.05, 1), 50, 3

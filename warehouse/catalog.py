@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
+from multiprocessing import get_context
 from pathlib import Path
 from typing import Callable
 
@@ -92,6 +95,19 @@ class Slot:
     role: str
 
 
+@dataclass(frozen=True)
+class StageJob:
+    """One input file to stage: where it belongs, its reader, its staging function, an optional
+    check against other inputs, and the salt of its content hash (see :func:`stage_file`)."""
+
+    slot: Slot
+    path: Path
+    read: Callable[[Path, bytes], pa.Table]
+    stage: Callable[[duckdb.DuckDBPyConnection, str, pa.Table], None]
+    check: Callable[[pa.Table], None] | None = None
+    salt: str = ""
+
+
 def stage_file(ctx: RunContext, slot: Slot, path: Path,
                read: Callable[[Path, bytes], pa.Table],
                stage: Callable[[duckdb.DuckDBPyConnection, str, pa.Table], None],
@@ -104,31 +120,93 @@ def stage_file(ctx: RunContext, slot: Slot, path: Path,
     names whatever besides the bytes and the role shapes the staged rows (reader options, a
     default document id taken from the file name): it is hashed with the role and the content.
     """
-    con = ctx.con
-    data = path.read_bytes() if path.is_file() else None
-    # The role is hashed with the content: one file given in two roles (the same file as
-    # reference and hypothesis) is two inputs, each staged once, never the same rows twice.
-    salt = f"{slot.role}\0{salt}"
-    sha = hashlib.sha256(salt.encode() + b"\0" + data).hexdigest() if data is not None else ""
-    latest = one(con,
-        "SELECT sha256, status, error FROM cat_input_latest WHERE campaign = ? AND task = ? AND corpus = ? "
-        "AND system = ? AND role = ?", [ctx.campaign.id, slot.task, slot.corpus, slot.system, slot.role])
-    if latest is not None and latest[0] == sha:
-        if latest[1] == "rejected":
-            ctx.rejections.append(latest[2])
-        return False
+    return stage_files(ctx, [StageJob(slot, path, read, stage, check, salt)], workers=1)[0]
+
+
+def stage_files(ctx: RunContext, jobs: list[StageJob], workers: int | None = None) -> list[bool]:
+    """:func:`stage_file` for several files, in order, the changed ones parsed ahead in up to
+    ``workers`` processes (default: one per CPU, when the changed files weigh more than 32 MB):
+    parsing is the slow part of a load, staging stays sequential (one transaction per file).
+    Readers must then be module-level functions (they are pickled)."""
+    todo = []
+    for job in jobs:
+        data = job.path.read_bytes() if job.path.is_file() else None
+        # The role is hashed with the content: one file given in two roles (the same file as
+        # reference and hypothesis) is two inputs, each staged once, never the same rows twice.
+        salt = f"{job.slot.role}\0{job.salt}"
+        sha = hashlib.sha256(salt.encode() + b"\0" + data).hexdigest() if data is not None else ""
+        latest = one(ctx.con,
+            "SELECT sha256, status, error FROM cat_input_latest WHERE campaign = ? AND task = ? AND corpus = ? "
+            "AND system = ? AND role = ?", [ctx.campaign.id, job.slot.task, job.slot.corpus, job.slot.system,
+                                            job.slot.role])
+        todo.append((job, data, sha, latest is not None and latest[0] == sha, latest))
+    changed = [(job, data) for job, data, _, same, _ in todo if not same and data is not None]
+    size = sum(len(data) for _, data in changed)
+    workers = workers or (min(os.cpu_count() or 1, len(changed)) if size > 32 * 2**20 else 1)
+    with _Reader(workers) as reader:
+        for job, data in changed[:2 * workers]:
+            reader.submit(job, data)
+        ahead = iter(changed[2 * workers:])
+        out = []
+        for job, data, sha, same, latest in todo:
+            if same:
+                if latest[1] == "rejected":
+                    ctx.rejections.append(latest[2])
+                out.append(False)
+                continue
+            following = next(ahead, None) if data is not None else None
+            if following is not None:
+                reader.submit(*following)
+            try:
+                if data is None:
+                    raise InputError(job.path, None, "a readable file", "nothing (missing file)")
+                table = reader.result(job)
+                if job.check is not None:
+                    job.check(table)
+            except InputError as err:
+                _record(ctx.con, ctx, job.slot, job.path, sha, None, "rejected", str(err))
+                ctx.rejections.append(str(err))
+                out.append(True)
+                continue
+            _accept(ctx, job.slot, str(job.path), sha, table, job.stage)
+            out.append(True)
+    return out
+
+
+class _Reader:
+    """Parse files in worker processes (or in this one, with one worker), results in order."""
+
+    def __init__(self, workers: int):
+        self.pool = ProcessPoolExecutor(workers, mp_context=get_context("spawn")) if workers > 1 else None
+        self.pending: dict[int, object] = {}
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self.pool is not None:
+            self.pool.shutdown(cancel_futures=True)
+
+    def submit(self, job: StageJob, data: bytes) -> None:
+        self.pending[id(job)] = data if self.pool is None else self.pool.submit(_read, job.read, job.path, data)
+
+    def result(self, job: StageJob) -> pa.Table:
+        pending = self.pending.pop(id(job))
+        if self.pool is None:
+            return job.read(job.path, pending)
+        outcome = pending.result()
+        if isinstance(outcome, tuple):  # an InputError, sent back as its parts
+            raise InputError(*outcome)
+        return outcome
+
+
+def _read(read, path: Path, data: bytes):
+    """Worker side of :class:`_Reader`: the table, or the parts of the InputError (the exception
+    itself does not survive pickling)."""
     try:
-        if data is None:
-            raise InputError(path, None, "a readable file", "nothing (missing file)")
-        table = read(path, data)
-        if check is not None:
-            check(table)
+        return read(path, data)
     except InputError as err:
-        _record(con, ctx, slot, path, sha, None, "rejected", str(err))
-        ctx.rejections.append(str(err))
-        return True
-    _accept(ctx, slot, str(path), sha, table, stage)
-    return True
+        return (err.path, err.line, err.expected, err.found)
 
 
 def stage_table(ctx: RunContext, slot: Slot, label: str, sha: str, table: pa.Table,

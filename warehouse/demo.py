@@ -24,7 +24,9 @@ import numpy as np
 
 from warehouse import demo_lexicon as lex
 from warehouse.draws import Draws
+from warehouse.demo_parsing import write_parsing_task
 from warehouse.demo_pos import write_pos_task
+from warehouse.demo_ud import write_dependency_task
 from warehouse.toml_writer import toml_table
 
 SEED = 20261125
@@ -35,7 +37,10 @@ DESCRIPTION = (
     "la thèse, chapitre 4 : énoncés courts d'appelants, bruits, faux départs, mots hors "
     "vocabulaire et commentaires. Test_I contient les cinq énoncés de l'exemple du tableau 4.4. "
     "La tâche d'étiquetage reprend la moitié du test UD French GSD (CC BY-SA 4.0) avec un jeu "
-    "d'étiquettes positionnel pivot et cinq étiqueteurs simulés."
+    "d'étiquettes positionnel pivot et cinq étiqueteurs simulés. La tâche EASY convertit le test "
+    "GSD en constituants et relations EASY, répartis en quatre genres (répartition synthétique), "
+    "avec cinq analyseurs simulés ; la tâche en dépendances note trois analyseurs simulés avec "
+    "les mesures de CoNLL 2018."
 )
 
 # The five utterances of thesis table 4.4: id, category, annotated reference, hypothesis.
@@ -277,7 +282,8 @@ def _campaign_toml(extra_participants: list[dict] = (), extra_tasks: list[str] =
     (the speech task here; other families' demo tasks come as ``extra_*``)."""
     lines = toml_table("[campaign]", {
         "id": "demo-asr",
-        "name": "Démo scorehouse : reconnaissance de la parole (WER, IER) et étiquetage morphosyntaxique (GRACE)",
+        "name": ("Démo scorehouse : reconnaissance de la parole (WER, IER), étiquetage morphosyntaxique "
+                 "(GRACE) et analyse syntaxique (EASY, CoNLL 2018)"),
         "description": DESCRIPTION,
         "bootstrap": 1000,
         "seed": SEED,
@@ -323,9 +329,12 @@ def _trn_line(tokens: list[str], uid: str) -> str:
     return f"{' '.join(tokens)} ({uid})"
 
 
-def write_demo_campaign(dest: pathlib.Path, scale: float = 1.0, pos: bool = True) -> pathlib.Path:
-    """Write the demo campaign into ``dest``; return its ``campaign.toml``: the speech task and,
-    with ``pos``, the POS tagging task of ``warehouse/demo_pos.py`` (UD French GSD).
+def write_demo_campaign(dest: pathlib.Path, scale: float = 1.0, pos: bool = True,
+                        parsing: bool = True) -> pathlib.Path:
+    """Write the demo campaign into ``dest``; return its ``campaign.toml``: the speech task;
+    with ``pos``, the POS tagging task of ``warehouse/demo_pos.py``; with ``parsing``, the EASY
+    parsing task of ``warehouse/demo_parsing.py`` and the CoNLL-U dependency task of
+    ``warehouse/demo_ud.py`` (all three on UD French GSD).
 
     ``scale`` multiplies the number of utterances of each corpus (at least 5; Test_I always
     keeps the five thesis examples). The output is byte-identical for equal arguments.
@@ -350,6 +359,10 @@ def write_demo_campaign(dest: pathlib.Path, scale: float = 1.0, pos: bool = True
             _write(folder / f"{corpus.id}.interp.tsv", ["utt_id\tinterpretation", *(
                 f"{uid}\t{interpretation(t, comments_light=False)}" for uid, t in rows)])
     participants, task_lines = write_pos_task(dest, scale) if pos else ([], [])
+    if parsing:
+        easy_participants, easy_lines = write_parsing_task(dest, scale)
+        participants, task_lines = [*participants, *easy_participants], [*task_lines, *easy_lines,
+                                                                        *write_dependency_task(dest, scale)]
     campaign = dest / "campaign.toml"
     _write(campaign, _campaign_toml(participants, task_lines))
     return campaign

@@ -25,6 +25,8 @@ scoring path.
 
 from __future__ import annotations
 
+import pathlib
+
 import numpy as np
 import polars as pl
 
@@ -345,3 +347,44 @@ def _typo(t: Token, rng: np.random.Generator) -> None:
     t.form = form
     if not t.multi:
         t.words[0].form = form
+
+
+# ------------------------------------------------------------------------------------ the demo task
+
+DEMO_SYSTEMS = (  # system id, participant (of warehouse/demo_parsing.PARTICIPANTS), description, noise scale
+    ("dep-a", "syntaxe-nord", "Analyseur en dépendances A (simulé)", 0.5),
+    ("dep-b", "kappa", "Analyseur en dépendances B (simulé)", 1.5),
+    ("dep-c", "analyse-est", "Analyseur en dépendances C (simulé, segmentation plus bruitée)", 1.0),
+)
+
+
+def write_dependency_task(dest: pathlib.Path, scale: float = 1.0) -> list[str]:
+    """Write the demo CoNLL-U dependency task under ``dest/dependency/``; return the TOML lines of
+    its ``[[tasks]]`` block, corpus and systems (paths relative to ``dest``). The reference is the
+    UD French GSD test set (``scale`` < 1 keeps its first ``max(20, N * scale)`` sentences); the
+    three systems are :func:`noisy_system` outputs at different noise levels (dep-c with five
+    times the tokenisation noise), by participants of the EASY demo task. Same bytes on every call.
+    """
+    from warehouse.demo_pos import CONLLU, DATA
+    from warehouse.toml_writer import toml_table
+
+    gold = (DATA / CONLLU).read_text(encoding="utf-8")
+    if scale < 1:
+        blocks = gold.strip("\n").split("\n\n")
+        gold = "\n\n".join(blocks[:max(20, round(len(blocks) * scale))]) + "\n\n"
+    root = pathlib.Path(dest) / "dependency"
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "gsd-test.conllu").write_text(gold, encoding="utf-8")
+    lines = toml_table("[[tasks]]", {"id": "dependency", "family": "parsing",
+                                     "name": "Analyse en dépendances (CoNLL 2018, UD French GSD)"})
+    lines += toml_table("[[tasks.corpora]]", {"id": "gsd-test", "phase": "test", "format": "conllu",
+                                              "genre": "web", "provider": "UD French GSD",
+                                              "reference": "dependency/gsd-test.conllu"})
+    for index, (sid, participant, description, level) in enumerate(DEMO_SYSTEMS):
+        rates = {k: v * level for k, v in RATES.items()}
+        if sid == "dep-c":
+            rates |= {k: RATES[k] * 5 for k in ("split_token", "merge_tokens", "split_sentence", "merge_sentences")}
+        (root / f"{sid}.conllu").write_text(noisy_system(gold, 20261125 + index, rates), encoding="utf-8")
+        lines += toml_table("[[tasks.systems]]", {"id": sid, "participant": participant, "description": description,
+                                                  "submissions": {"gsd-test": f"dependency/{sid}.conllu"}})
+    return lines

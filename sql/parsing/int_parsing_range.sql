@@ -2,8 +2,8 @@
 -- reference form positions [first, last] (spec/parsing.md, "Ranges"). Reference rows have
 -- system = '' and mode NULL; hypothesis constituents have mode NULL (their range does not depend
 -- on the mode); hypothesis relation arguments have one row per mode (HYP, DEFHYP, REF).
--- Grain: campaign x task x corpus x system x mode x item x role. first/last NULL: an empty role,
--- or a hypothesis item none of whose forms could be aligned.
+-- Grain: campaign x task x corpus x system x mode x item x role. first/last NULL: an empty role
+-- (`empty`, COORD's coord-g), or a hypothesis item none of whose forms could be aligned.
 CREATE TABLE IF NOT EXISTS int_parsing_range (
     campaign  VARCHAR NOT NULL,
     task      VARCHAR NOT NULL,
@@ -17,5 +17,6 @@ CREATE TABLE IF NOT EXISTS int_parsing_range (
     role_no   TINYINT NOT NULL,
     first     INTEGER,
     last      INTEGER,
-    attr      VARCHAR
+    attr      VARCHAR,
+    empty     BOOLEAN NOT NULL
 );

@@ -33,8 +33,8 @@ from scorers import easy as easy_scorer
 from scorers import ud as ud_scorer
 from warehouse import __version__
 from warehouse.campaign import CampaignError, Task
-from warehouse.catalog import (RunContext, Slot, current_inputs, drop_undeclared, fingerprint, scoring_state,
-                               stage_file)
+from warehouse.catalog import (RunContext, Slot, StageJob, current_inputs, drop_undeclared, fingerprint,
+                               scoring_state, stage_files)
 from warehouse.db import build, frame, insert_arrow, one
 
 SQL_FOLDER = "parsing"
@@ -114,25 +114,31 @@ def _stager(fmt: str):
 # ---------------------------------------------------------------- load
 
 def load(ctx: RunContext, task: Task) -> None:
-    """Stage every changed reference, full corpus and submission. A CoNLL-U submission whose
-    text differs from the reference's is rejected unless the task sets ``recover = true``."""
+    """Stage every changed reference, full corpus and submission (parsed in parallel worker
+    processes when they are big). A CoNLL-U submission whose text differs from the reference's is
+    rejected unless the task sets ``recover = true``."""
     options = _options(task)
+    references = []
     for corpus in task.corpora:
         fmt = corpus.options.get("format", "easy")
-        for role in ("reference", "full"):
-            if role in corpus.files:
-                stage_file(ctx, Slot(task.id, corpus.id, "", role), corpus.files[role], _reader(fmt), _stager(fmt),
-                           salt=f"parsing|{fmt}")
+        references += [StageJob(Slot(task.id, corpus.id, "", role), corpus.files[role], _reader(fmt), _stager(fmt),
+                                salt=f"parsing|{fmt}") for role in ("reference", "full") if role in corpus.files]
+    stage_files(ctx, references)
+    submissions = []
+    for corpus in task.corpora:
         for system in task.systems:
             if corpus.id not in system.files.get("submissions", {}):
                 continue
-            sys_fmt = system.options.get("format", fmt)
+            fmt = system.options.get("format", corpus.options.get("format", "easy"))
             path = system.files["submissions"][corpus.id]
-            check = None
+            check, salt = None, f"parsing|{fmt}"
             if options["dependency"] and not options["recover"]:
-                check = _same_text_check(ctx, task, corpus.id, path)
-            stage_file(ctx, Slot(task.id, corpus.id, system.id, "submissions"), path, _reader(sys_fmt),
-                       _stager(sys_fmt), check=check, salt=f"parsing|{sys_fmt}")
+                # accepted or rejected against this reference: a revised reference re-checks it
+                reference = current_inputs(ctx.con, ctx.campaign.id, task.id).get((corpus.id, "", "reference"))
+                check, salt = _same_text_check(ctx, task, corpus.id, path), f"{salt}|same-text-as:{reference}"
+            submissions.append(StageJob(Slot(task.id, corpus.id, system.id, "submissions"), path, _reader(fmt),
+                                        _stager(fmt), check, salt))
+    stage_files(ctx, submissions)
 
 
 def _same_text_check(ctx: RunContext, task: Task, corpus: str, path: Path):
@@ -150,7 +156,7 @@ def _same_text_check(ctx: RunContext, task: Task, corpus: str, path: Path):
         if difference is not None:
             gold_line, gold_text, sys_line, sys_text = difference
             raise InputError(path, sys_line, f"the reference's text ({ref_path}:{gold_line}: {shorten(gold_text)}); "
-                             "set recover = true in the task to score it anyway",
+                             "to score it anyway: recover = true in the task, --recover on the command line",
                              shorten(sys_text))
     return check
 
@@ -255,7 +261,7 @@ def _reference_ranges(ctx: RunContext, task: Task, corpus: str, ref: pl.DataFram
     ranges = easy_scorer.reference_ranges(ref)
     _transaction(ctx.con, key, ("int_parsing_range",), lambda: insert_arrow(
         ctx.con, "int_parsing_range", ranges.to_arrow(),
-        "$campaign, $task, $corpus, $system, NULL, kind, sent, item, type, role_no, first, last, attr", key))
+        "$campaign, $task, $corpus, $system, NULL, kind, sent, item, type, role_no, first, last, attr, empty", key))
 
 
 def _close_unit(ctx: RunContext, task: Task, key: dict, unit: dict, state: str, hist: str) -> None:
@@ -276,7 +282,7 @@ def _score_easy_unit(ctx, task, options, corpus, system: str, unit: dict, state:
         insert_arrow(con, "int_parsing_form_alignment", result.alignment.to_arrow(),
                      "$campaign, $task, $corpus, $system, sent, hyp_form_no, base_form_no, hyp_form, base_form", key)
         insert_arrow(con, "int_parsing_range", result.ranges.to_arrow(),
-                     "$campaign, $task, $corpus, $system, mode, kind, sent, item, type, role_no, first, last, attr", key)
+                     "$campaign, $task, $corpus, $system, mode, kind, sent, item, type, role_no, first, last, attr, empty", key)
         insert_arrow(con, "int_parsing_candidate", result.candidates.to_arrow(),
                      "$campaign, $task, $corpus, $system, mode, kind, sent, type, hyp_item, ref_item, equal, fuzzy, "
                      "include, intersection, barycenter, m_equal, m_fuzzy, m_include, m_intersection, m_barycenter",
@@ -296,7 +302,11 @@ _WORD_METRICS = ("Words", "UPOS", "XPOS", "UFeats", "AllTags", "Lemmas", "UAS", 
 def _score_ud_unit(ctx, task, options, corpus, system: str, unit: dict, state: str, gold: pl.DataFrame) -> None:
     con = ctx.con
     sys_words = _staged(con, unit["submissions"], True)
-    result = ud_scorer.evaluate(gold, sys_words, recover=options["recover"])
+    try:
+        result = ud_scorer.evaluate(gold, sys_words, recover=options["recover"])
+    except ud_scorer.TextMismatch as err:  # cannot happen after the load's check; kept as a guard
+        ctx.rejections.append(f"{task.id}/{corpus.id}/{system}: {err}")
+        return
     key = {"campaign": ctx.campaign.id, "task": task.id, "corpus": corpus.id, "system": system}
     words = result.words.with_columns(
         pl.col("CLAS_gold").fill_null(False).alias("gold_content"),
@@ -368,11 +378,17 @@ def _votes(con, campaign_id: str, task: Task, corpus: str, majority: float) -> t
     if base_sha is None or not systems:
         return None
     base = _staged(con, base_sha, False)
-    ranges = []
-    for system in systems:
-        hyp = _staged(con, inputs[(corpus, system, "submissions")], False)
-        ranges.append(easy_scorer.hypothesis_ranges(hyp, easy_scorer.align_forms(base, hyp), base, "HYP")
-                      .with_columns(pl.lit(system).alias("system")))
+    if (corpus, "", "full") not in inputs and "HYP" in _options(task)["modes"]:
+        # the base is the reference: the scored units' HYP ranges are already in the warehouse
+        ranges = [frame(con, "SELECT system, kind, sent, item, type, role_no, first, last, attr, empty "
+                             "FROM int_parsing_range WHERE campaign = ? AND task = ? AND corpus = ? AND system <> '' "
+                             "AND (mode IS NULL OR mode = 'HYP')", [campaign_id, task.id, corpus])]
+    else:
+        ranges = []
+        for system in systems:
+            hyp = _staged(con, inputs[(corpus, system, "submissions")], False)
+            ranges.append(easy_scorer.hypothesis_ranges(hyp, easy_scorer.align_forms(base, hyp), base, "HYP")
+                          .with_columns(pl.lit(system).alias("system")))
     return easy_scorer.votes(pl.concat(ranges, how="diagonal_relaxed"), len(systems), majority), base
 
 
@@ -417,33 +433,51 @@ def write_consensus(con, campaign, task: Task, corpus: str, path: Path) -> Path 
 
 def intervals(ctx: RunContext, task: Task, dependency: bool) -> None:
     """95 % bootstrap intervals by sentence, per corpus and for the whole task (corpus '*'), every
-    system and variant on the same resamples (campaign seed). F = 2 matched / (hyp + ref) and the
-    CoNLL F1 = 2 correct / (gold + system) are ratios of additive counts."""
+    system and variant on the same resamples (campaign seed). P, R, F = 2 matched / (hyp + ref)
+    and the CoNLL F1 = 2 correct / (gold + system) are ratios of additive counts, so one draw of
+    weights gives the resampled totals of every count and every measure."""
     campaign = ctx.campaign
     if dependency:
         counts = frame(ctx.con, "SELECT corpus, system || chr(31) || metric AS variant, corpus || chr(31) || sent_no "
                                 "AS sentence, 2 * correct AS num, gold_total + system_total AS den "
                                 "FROM fct_parsing_ud_sentence WHERE campaign = ? AND task = ?", [campaign.id, task.id])
-        measures = {"F": ("num", "den")}
+        columns = ["num", "den"]
     else:
-        counts = frame(ctx.con, "SELECT corpus, system || chr(31) || kind || chr(31) || mode || chr(31) || function "
-                                "AS variant, corpus || chr(31) || sent AS sentence, matched, hyp, ref "
-                                "FROM fct_parsing_sentence_way WHERE campaign = ? AND task = ?", [campaign.id, task.id])
-        counts = counts.with_columns((2 * pl.col("matched")).alias("num"), (pl.col("hyp") + pl.col("ref")).alias("den"))
-        measures = {"P": ("matched", "hyp"), "R": ("matched", "ref"), "F": ("num", "den")}
+        matched = [f"matched_{f.lower()}" for f in FUNCTIONS]
+        counts = frame(ctx.con, "SELECT corpus, system || chr(31) || kind || chr(31) || mode AS variant, "
+                                "corpus || chr(31) || sent AS sentence, sum(hyp) AS hyp, sum(ref) AS ref, " +
+                       ", ".join(f"sum({m}) AS {m}" for m in matched) +
+                       " FROM fct_parsing_sentence WHERE campaign = ? AND task = ? GROUP BY ALL",
+                       [campaign.id, task.id])
+        columns = ["hyp", "ref", *matched]
     rows = []
-    scopes = [(c, counts.filter(pl.col("corpus") == c)) for c in sorted(counts["corpus"].unique())]
-    for scope, part in [*scopes, ("*", counts)] if len(scopes) > 1 else scopes:
-        for measure, (num_col, den_col) in measures.items():
-            ci = bootstrap.ratio_intervals(part, "sentence", "variant", num_col, den_col, campaign.bootstrap,
-                                           campaign.seed, stream=f"{task.id}/{scope}")
-            for i, v in enumerate(ci.variants):
-                values = [bootstrap.finite(x[i]) for x in (ci.point, ci.low, ci.high)]
+    corpora = sorted(counts["corpus"].unique())
+    for scope in [*corpora, "*"] if len(corpora) > 1 else corpora:
+        part = counts if scope == "*" else counts.filter(pl.col("corpus") == scope)
+        _, variants, tables = bootstrap.unit_table(part, "sentence", "variant", columns)
+        totals = bootstrap.resampled_totals(tables, campaign.bootstrap, campaign.seed, stream=f"{task.id}/{scope}")
+        sums = [t.sum(0) for t in tables]
+        if dependency:
+            measures = {"F": (0, 1, 1)}
+        else:
+            measures = {}
+            for k, function in enumerate(FUNCTIONS):
+                measures |= {("P", function): (2 + k, 0, 1), ("R", function): (2 + k, 1, 1),
+                             ("F", function): (2 + k, (0, 1), 2)}
+        for measure, (num, den, factor) in measures.items():
+            def total(index, source):
+                return sum(source[i] for i in index) if isinstance(index, tuple) else source[index]
+            samples = bootstrap.ratio(factor * total(num, totals), total(den, totals))
+            low, high = bootstrap.percentile_interval(samples)
+            point = bootstrap.ratio(factor * total(num, sums), total(den, sums))
+            for i, v in enumerate(variants):
+                values = [bootstrap.finite(x[i]) for x in (point, low, high)]
                 if dependency:
                     system, metric = v.split(chr(31))
                     rows.append([campaign.id, task.id, scope, system, metric, *values, campaign.bootstrap, campaign.seed])
                 else:
-                    rows.append([campaign.id, task.id, scope, *v.split(chr(31)), measure, *values,
+                    system, kind, mode = v.split(chr(31))
+                    rows.append([campaign.id, task.id, scope, system, kind, mode, measure[1], measure[0], *values,
                                  campaign.bootstrap, campaign.seed])
     table = "mart_parsing_ud_interval" if dependency else "mart_parsing_interval"
     con = ctx.con
