@@ -139,7 +139,8 @@ def stage_files(ctx: RunContext, jobs: list[StageJob], workers: int | None = Non
             "SELECT sha256, status, error FROM cat_input_latest WHERE campaign = ? AND task = ? AND corpus = ? "
             "AND system = ? AND role = ?", [ctx.campaign.id, job.slot.task, job.slot.corpus, job.slot.system,
                                             job.slot.role])
-        todo.append((job, data, sha, latest is not None and latest[0] == sha, latest))
+        same = latest is not None and latest[0] == sha
+        todo.append((job, None if same else data, sha, same, latest))  # keep only the bytes to parse
     changed = [(job, data) for job, data, _, same, _ in todo if not same and data is not None]
     size = sum(len(data) for _, data in changed)
     workers = workers or (min(os.cpu_count() or 1, len(changed)) if size > 32 * 2**20 else 1)

@@ -1,7 +1,8 @@
 -- int_parsing_form_alignment: each submission's forms re-aligned onto the reference forms of the
--- same sentence (LCS on forms, equal-length gaps paired position by position; scorers/easy.py).
--- Grain: campaign x task x corpus x system x sentence x hypothesis form. `ref_form_no` NULL: the
--- form could not be aligned (an inserted or re-tokenised form), so ranges ignore it.
+-- same sentence (LCS on forms, equal-length gaps paired position by position; scorers/easy.py),
+-- as form positions; int_parsing_form_pair adds the forms' texts. Grain: campaign x task x corpus
+-- x system x sentence x hypothesis form. `ref_form_no` NULL: the form could not be aligned (an
+-- inserted or re-tokenised form), so ranges ignore it.
 CREATE TABLE IF NOT EXISTS int_parsing_form_alignment (
     campaign     VARCHAR NOT NULL,
     task         VARCHAR NOT NULL,
@@ -9,7 +10,5 @@ CREATE TABLE IF NOT EXISTS int_parsing_form_alignment (
     system       VARCHAR NOT NULL,
     sent         VARCHAR NOT NULL,
     hyp_form_no  INTEGER NOT NULL,
-    ref_form_no  INTEGER,
-    hyp_form     VARCHAR,
-    ref_form     VARCHAR
+    ref_form_no  INTEGER
 );

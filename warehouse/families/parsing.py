@@ -280,7 +280,7 @@ def _score_easy_unit(ctx, task, options, corpus, system: str, unit: dict, state:
 
     def body():
         insert_arrow(con, "int_parsing_form_alignment", result.alignment.to_arrow(),
-                     "$campaign, $task, $corpus, $system, sent, hyp_form_no, base_form_no, hyp_form, base_form", key)
+                     "$campaign, $task, $corpus, $system, sent, hyp_form_no, base_form_no", key)
         insert_arrow(con, "int_parsing_range", result.ranges.to_arrow(),
                      "$campaign, $task, $corpus, $system, mode, kind, sent, item, type, role_no, first, last, attr, empty", key)
         insert_arrow(con, "int_parsing_candidate", result.candidates.to_arrow(),
