@@ -1,0 +1,429 @@
+"""Coreference (reference resolution): comparing two partitions of mentions.
+
+Paper: ``seeds/004`` (Popescu-Belis); statement: ``spec/coref.md``. Everything derives from the
+**contingency table** n_ij = |K_i ∩ R_j| of the key partition P_K and the response partition P_R
+of each document, plus the twinless mentions (key-only, response-only): :func:`contingency`.
+:func:`statistics` turns it into per-document additive counts for every measure (long form), which
+:func:`scores` sums over documents (micro average) and :func:`macro` averages per document.
+
+Measures: mention detection; MUC (DÉF.6-7), B3 (DÉF.9), CEAF-m, CEAF-e, BLANC and LEA exactly as
+the CoNLL reference scorer v8.01 (LEA from its LEA branch) computes them; the paper's kappa, C,
+XC, RCVT, D-error and H (:mod:`scorers.coref_paper`).
+
+Two conventions (spec "Zero denominators"), named in every signature:
+
+- ``"conll"`` (the reference scorer): recall over key mentions, precision over response mentions,
+  response-only mentions kept with no credit, 0/0 = 0.
+- ``"paper"``: E = E_K ∪ E_R, each partition completed by singletons for the mentions it lacks
+  (DÉF.17), and a zero denominator gives 1 (100 %).
+
+The paper's measures (kappa, C, XC, RCVT, D-error, H) need one set E: they are always computed
+on the completed partitions (DÉF.17); under ``"conll"`` only their zero-denominator rule differs.
+MUC and C are unchanged by the completion (§5.3).
+
+Aggregation over documents (ours, documented): ratio measures sum numerators and denominators.
+H is summed as |E_d| H_d (entropies conditional on the document, mention-weighted), so the
+corpus HRS = Σ_d |E_d| I_d / Σ_d |E_d| H_d(P_R). kappa is recomputed from the summed link counts
+a, key links, response links and N = Σ_d (|E_d| - 1). RCVT is the mention-weighted mean of the
+documents' values, i.e. 1 - Σ_d Σ_i abs(|K_i| - |R_i|) / (2 Σ_d |E_d|). D-error pools the
+weighted scaled positions of A and B over documents. BLANC sums its link counts, as the
+reference scorer does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+from scipy.optimize import linear_sum_assignment
+from scipy.sparse import coo_matrix, csr_matrix
+from scipy.sparse.csgraph import connected_components, min_weight_full_bipartite_matching
+
+from scorers import coref_paper as paper
+from scorers.coref_paper import (BASELINES, baseline, pronoun_antecedent, restrict,  # noqa: F401 (re-exported)
+                                 superclass_partition, unique_spans)
+
+CONVENTIONS = ("conll", "paper")
+RATIO_METRICS = ("mentions", "muc", "bcub", "ceafm", "ceafe", "lea", "kernel", "exclusive_kernel", "entropy")
+METRICS = ("mentions", "muc", "bcub", "ceafm", "ceafe", "blanc_coref", "blanc_noncoref", "lea", "kernel",
+           "exclusive_kernel", "entropy", "kappa", "rcvt", "d_error")
+SCORE_ORDER = ("mentions", "muc", "bcub", "ceafm", "ceafe", "blanc", "blanc_coref", "blanc_noncoref", "lea",
+               "conll", "kernel", "exclusive_kernel", "entropy", "kappa", "rcvt", "d_error")
+_DENSE_LIMIT = 4_000_000  # cells of a dense CEAF matrix before switching to the sparse solver
+
+
+def matched_mentions(key, response) -> pl.DataFrame:
+    """Key and response mentions matched by exact span, with the rules of :func:`contingency`
+    (duplicates dropped, response documents absent from the key ignored): ``doc, start, end,
+    status`` (both | key: missed | response: spurious), ``key_cluster, response_cluster``, and
+    the ``category`` and ``text`` of the key mention (else the response's)."""
+    extra = ["category", "text"]
+
+    def side(mentions, name):
+        frame = unique_spans(mentions)
+        return frame.select(*paper.SPAN, pl.col("cluster").alias(f"{name}_cluster"),
+                            *(pl.col(c).alias(f"{name}_{c}") if c in frame.columns else
+                              pl.lit(None, dtype=pl.String).alias(f"{name}_{c}") for c in extra))
+    key_side = side(key, "key")
+    resp = side(response, "response").filter(pl.col("doc").is_in(key_side["doc"].unique().implode()))
+    both = key_side.join(resp, on=paper.SPAN, how="full", coalesce=True)
+    return both.select(
+        *paper.SPAN,
+        pl.when(pl.col("key_cluster").is_null()).then(pl.lit("response"))
+        .when(pl.col("response_cluster").is_null()).then(pl.lit("key")).otherwise(pl.lit("both")).alias("status"),
+        "key_cluster", "response_cluster",
+        *(pl.coalesce(f"key_{c}", f"response_{c}").alias(c) for c in extra)).sort(*paper.SPAN)
+
+
+def contingency(key, response) -> pl.DataFrame:
+    """The contingency table n_ij = |K_i ∩ R_j| with the twinless mentions: one row per
+    (doc, key_class, response_class) with ``n`` mentions; ``key_class`` null for response-only
+    mentions, ``response_class`` null for key-only mentions; ``first`` = the smallest start of the
+    cell's mentions (for tie-breaking in XC).
+
+    Mentions match by exact span (doc, start, end). Duplicate spans are dropped, the first kept
+    (v8.01 drops repeated response mentions). A key document absent from the response has all
+    its mentions key-only. Response documents absent from the key are ignored, as v8.01 does
+    (it loops over the key's documents)."""
+    key = unique_spans(key).select(*paper.SPAN, pl.col("cluster").alias("key_class"))
+    resp = unique_spans(response).select(*paper.SPAN, pl.col("cluster").alias("response_class"))
+    resp = resp.filter(pl.col("doc").is_in(key["doc"].unique().implode()))
+    both = key.join(resp, on=paper.SPAN, how="full", coalesce=True)
+    return (both.group_by("doc", "key_class", "response_class")
+            .agg(pl.len().cast(pl.Int64).alias("n"), pl.col("start").min().cast(pl.Int64).alias("first"))
+            .sort("doc", "first", "key_class", "response_class", nulls_last=True))
+
+
+@dataclass
+class _Cells:
+    """Integer-coded contingency cells: ``d, k, r, n, f`` per cell (-1: no class on that side) and
+    per class its document, size and first mention."""
+
+    ndocs: int
+    d: np.ndarray
+    k: np.ndarray
+    r: np.ndarray
+    n: np.ndarray
+    f: np.ndarray
+
+    def __post_init__(self):
+        self.k, self.kdoc, self.ksize, self.kfirst = self._classes(self.k)
+        self.r, self.rdoc, self.rsize, self.rfirst = self._classes(self.r)
+
+    def _classes(self, c):
+        has = c >= 0
+        _, inv = np.unique(c[has], return_inverse=True)
+        code = np.full(len(c), -1, dtype=np.int64)
+        code[has] = inv
+        count = int(inv.max()) + 1 if len(inv) else 0
+        size = np.bincount(inv, weights=self.n[has], minlength=count).astype(np.int64)
+        doc = np.zeros(count, dtype=np.int64)
+        doc[inv] = self.d[has]
+        first = np.full(count, np.iinfo(np.int64).max, dtype=np.int64)
+        np.minimum.at(first, inv, self.f[has])
+        return code, doc, size, first
+
+    def without_singletons(self) -> _Cells:
+        """Key classes of one mention and response classes of one mention removed: their mentions
+        become twinless on the other side (or vanish)."""
+        k, r = self.k.copy(), self.r.copy()
+        k[k >= 0] = np.where(self.ksize[k[k >= 0]] == 1, -1, k[k >= 0])
+        r[r >= 0] = np.where(self.rsize[r[r >= 0]] == 1, -1, r[r >= 0])
+        keep = (k >= 0) | (r >= 0)
+        return _Cells(self.ndocs, self.d[keep], k[keep], r[keep], self.n[keep], self.f[keep])
+
+    def completed(self) -> _Cells:
+        """DÉF.17: each mention missing from one side becomes a singleton class there."""
+        lone = (self.k < 0) | (self.r < 0)
+        rep = np.where(lone, self.n, 1)
+        d, k, r, f = (np.repeat(a, rep) for a in (self.d, self.k, self.r, self.f))
+        n = np.where(np.repeat(lone, rep), 1, np.repeat(self.n, rep))
+        for side, count in ((k, len(self.ksize)), (r, len(self.rsize))):
+            miss = np.flatnonzero(side < 0)
+            side[miss] = count + np.arange(len(miss))
+        return _Cells(self.ndocs, d, k, r, n, f)
+
+
+def _encode(table: pl.DataFrame) -> tuple[list[str], _Cells]:
+    table = table if isinstance(table, pl.DataFrame) else pl.from_arrow(table)
+    sep = pl.lit("\x00")
+    coded = table.select(
+        (pl.col("doc").rank("dense") - 1).cast(pl.Int64).alias("d"),
+        (pl.concat_str("doc", sep, "key_class").rank("dense") - 1).fill_null(-1).cast(pl.Int64).alias("k"),
+        (pl.concat_str("doc", sep, "response_class").rank("dense") - 1).fill_null(-1).cast(pl.Int64).alias("r"),
+        pl.col("n").cast(pl.Int64),
+        (pl.col("first") if "first" in table.columns else pl.lit(0)).cast(pl.Int64).alias("f"))
+    docs = table["doc"].unique().sort().to_list()
+    a = {name: coded[name].to_numpy() for name in coded.columns}
+    return docs, _Cells(len(docs), a["d"], a["k"], a["r"], a["n"], a["f"])
+
+
+def _pairs(x):
+    x = np.asarray(x, dtype=np.float64)
+    return x * (x - 1) / 2
+
+
+def _reference(c: _Cells) -> dict[str, tuple]:
+    """The v8.01 counts per document: (recall_num, recall_den, precision_num, precision_den)."""
+    nd = c.ndocs
+    m = (c.k >= 0) & (c.r >= 0)
+    n, d, k, r = c.n[m].astype(np.float64), c.d[m], c.k[m], c.r[m]
+    ks, rs = c.ksize[k].astype(np.float64), c.rsize[r].astype(np.float64)
+    s = paper.per_doc
+    e_k, e_r = s(c.ksize, c.kdoc, nd), s(c.rsize, c.rdoc, nd)
+    p_k, p_r = np.bincount(c.kdoc, minlength=nd), np.bincount(c.rdoc, minlength=nd)
+    matched = s(n, d, nd)
+    correct = s(n - 1, d, nd)
+    c_kr = s(_pairs(n), d, nd)
+    c_k, c_r = s(_pairs(c.ksize), c.kdoc, nd), s(_pairs(c.rsize), c.rdoc, nd)
+    in_k = np.bincount(k, weights=n, minlength=len(c.ksize))  # matched mentions of each key class
+    in_r = np.bincount(r, weights=n, minlength=len(c.rsize))
+    n_kr = _pairs(matched) - s(_pairs(in_k), c.kdoc, nd) - s(_pairs(in_r), c.rdoc, nd) + c_kr
+    with np.errstate(invalid="ignore", divide="ignore"):
+        lea_r = np.where(ks > 1, ks * _pairs(n) / np.where(ks > 1, _pairs(ks), 1), rs == 1)
+        lea_p = np.where(rs > 1, rs * _pairs(n) / np.where(rs > 1, _pairs(rs), 1), ks == 1)
+    ceafm, ceafe = _ceaf(c, n, d, k, r, n), _ceaf(c, n, d, k, r, 2 * n / (ks + rs))
+    return {
+        "mentions": (matched, e_k, matched, e_r),
+        "muc": (correct, e_k - p_k, correct, e_r - p_r),
+        "bcub": (s(n * n / ks, d, nd), e_k, s(n * n / rs, d, nd), e_r),
+        "ceafm": (ceafm, e_k, ceafm, e_r),
+        "ceafe": (ceafe, p_k, ceafe, p_r),
+        "blanc_coref": (c_kr, c_k, c_kr, c_r),
+        "blanc_noncoref": (n_kr, _pairs(e_k) - c_k, n_kr, _pairs(e_r) - c_r),
+        "lea": (s(lea_r, d, nd), e_k, s(lea_p, d, nd), e_r),
+    }
+
+
+def _ceaf(c: _Cells, n, d, k, r, phi) -> np.ndarray:
+    """Σ φ over the optimal one-to-one alignment of key and response classes, per document.
+
+    The alignment decomposes over the connected components of the graph of classes that meet: a
+    component with one key or one response class takes its best cell (vectorised); the others go
+    to ``linear_sum_assignment`` (dense), or LAPJVsp when the dense matrix would be large."""
+    nd = c.ndocs
+    if len(n) == 0:
+        return np.zeros(nd)
+    uk, ki = np.unique(k, return_inverse=True)
+    ur, ri = np.unique(r, return_inverse=True)
+    nk = len(uk)
+    graph = coo_matrix((np.ones(len(n)), (ki, nk + ri)), shape=(nk + len(ur),) * 2)
+    _, label = connected_components(graph, directed=False)
+    comp = label[ki]
+    rows = np.bincount(label[:nk], minlength=label.max() + 1)
+    cols = np.bincount(label[nk:], minlength=label.max() + 1)
+    trivial = (rows[comp] == 1) | (cols[comp] == 1)
+    best = np.zeros(label.max() + 1)
+    np.maximum.at(best, comp[trivial], phi[trivial])
+    comp_doc = np.zeros(label.max() + 1, dtype=np.int64)
+    comp_doc[comp] = d
+    total = paper.per_doc(best, comp_doc, nd)
+    hard = np.flatnonzero(~trivial)
+    if len(hard):
+        hard = hard[np.argsort(comp[hard], kind="stable")]
+        bounds = np.flatnonzero(np.diff(comp[hard])) + 1
+        for cells in np.split(hard, bounds):
+            total[d[cells[0]]] += _assign(ki[cells], ri[cells], phi[cells])
+    return total
+
+
+def _assign(rows, cols, phi) -> float:
+    """Maximum Σ φ of a one-to-one assignment within one component."""
+    _, rows = np.unique(rows, return_inverse=True)
+    _, cols = np.unique(cols, return_inverse=True)
+    nr, nc = rows.max() + 1, cols.max() + 1
+    if nr * nc <= _DENSE_LIMIT:
+        sim = np.zeros((nr, nc))
+        sim[rows, cols] = phi
+        a, b = linear_sum_assignment(sim, maximize=True)
+        return float(sim[a, b].sum())
+    # Sparse: every row may also take its own dummy column (unassigned); costs C - φ > 0.
+    top = float(phi.max()) + 1
+    cost = csr_matrix((np.concatenate([top - phi, np.full(nr, top)]),
+                       (np.concatenate([rows, np.arange(nr)]), np.concatenate([cols, nc + np.arange(nr)]))),
+                      shape=(nr, nc + nr))
+    a, b = min_weight_full_bipartite_matching(cost)
+    real = b < nc
+    lookup = np.argsort(rows * nc + cols)
+    where = np.searchsorted((rows * nc + cols)[lookup], a[real] * nc + b[real])
+    return float(phi[lookup[where]].sum())
+
+
+def _check(convention: str) -> float:
+    if convention not in CONVENTIONS:
+        raise ValueError(f"convention must be one of {', '.join(CONVENTIONS)}, not {convention!r}")
+    return 1.0 if convention == "paper" else 0.0
+
+
+def statistics(table: pl.DataFrame, convention: str = "conll", singletons: bool = True) -> pl.DataFrame:
+    """Per-document additive statistics of every measure, long form: ``doc, metric, recall_num,
+    recall_den, precision_num, precision_den, value, direction, mentions``.
+
+    ``metric``: mentions, muc, bcub, ceafm, ceafe, blanc_coref and blanc_noncoref (BLANC's
+    coreference and non-coreference link counts, in closed form from sums of C(n, 2)), lea, kernel
+    (C), exclusive_kernel (XC), entropy (H: numerators |E| I(P_K; P_R), denominators |E| H(P_R)
+    for recall and |E| H(P_K) for precision), kappa (a, key links, a, response links; ``value`` the
+    document's kappa), rcvt (``value``), d_error (recall_* = Σ_A w x, Σ_A w; precision_* = Σ_B w x,
+    Σ_B w; ``value`` = |mA - mB|, ``direction`` "recall" or "precision", null when the profiles
+    agree). ``mentions`` = |E| = |E_K ∪ E_R| of the document (after singleton removal).
+
+    ``convention``: "conll" or "paper" (module docstring). ``singletons=False`` removes the key
+    and response classes of one mention first (the CoNLL-2012 setting)."""
+    zero = _check(convention)
+    docs, cells = _encode(table)
+    if not singletons:
+        cells = cells.without_singletons()
+    full = cells.completed()
+    counts = _reference(full if convention == "paper" else cells)
+    counts["kernel"] = paper.kernel(full)
+    counts["exclusive_kernel"] = paper.exclusive_kernel(full)
+    hk, hr, hk_r, hr_k = paper.entropy_terms(full)
+    counts["entropy"] = (np.maximum(hr - hr_k, 0), hr, np.maximum(hk - hk_r, 0), hk)
+    a, kl, rl, n = paper.kappa_counts(full)
+    counts["kappa"] = (a, kl, a, rl)
+    rcvt, awx, aw, bwx, bw = paper.profile(full)
+    counts["d_error"] = (awx, aw, bwx, bw)
+    size = paper.per_doc(full.ksize, full.kdoc, full.ndocs).astype(np.int64)
+    nd = len(docs)
+    none = np.full(nd, np.nan)
+    d_value, direction = paper.d_error(awx, aw, bwx, bw)
+    values = {"kappa": paper.kappa(a, kl, rl, n, zero), "rcvt": np.where(size > 0, rcvt, zero), "d_error": d_value}
+    parts = []
+    for metric in METRICS:
+        rn, rd, pn, pd = counts.get(metric, (none, none, none, none))
+        parts.append(pl.DataFrame({
+            "doc": docs, "metric": [metric] * nd, "recall_num": rn, "recall_den": rd,
+            "precision_num": pn, "precision_den": pd, "value": values.get(metric, none),
+            "direction": direction if metric == "d_error" else [None] * nd, "mentions": size,
+        }, schema=_SCHEMA, nan_to_null=True))
+    return pl.concat(parts).sort("doc", maintain_order=True)
+
+
+_SCHEMA = {"doc": pl.String, "metric": pl.String, "recall_num": pl.Float64, "recall_den": pl.Float64,
+           "precision_num": pl.Float64, "precision_den": pl.Float64, "value": pl.Float64,
+           "direction": pl.String, "mentions": pl.Int64}
+
+
+def _ratio(num, den, zero):
+    num, den = np.asarray(num, dtype=np.float64), np.asarray(den, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1), zero)
+
+
+def _f1(r, p):
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where((r > 0) & (p > 0), 2 * r * p / np.where(r + p > 0, r + p, 1), 0.0)
+
+
+def _finish(sums: pl.DataFrame, zero: float) -> pl.DataFrame:
+    """Scores of summed statistics: one row per (group, metric) in ``sums`` (columns group,
+    metric, rn, rd, pn, pd, links = Σ(|E|-1), weight = Σ|E|, weighted = Σ|E| value)."""
+    out = []
+    by = {m: frame for (m,), frame in sums.partition_by("metric", as_dict=True).items()}
+    null = pl.lit(None, pl.Float64)
+    for metric, f in by.items():
+        rn, rd, pn, pd = (f[c].to_numpy().astype(np.float64) for c in ("rn", "rd", "pn", "pd"))
+        if metric == "kappa":
+            cols = {"value": paper.kappa(rn, rd, pd, f["links"].to_numpy(), zero)}
+        elif metric == "rcvt":
+            w = f["weight"].to_numpy().astype(np.float64)
+            cols = {"value": _ratio(f["weighted"].to_numpy(), w, zero)}
+        elif metric == "d_error":
+            value, direction = paper.d_error(rn, rd, pn, pd)
+            cols = {"value": value, "direction": direction}
+        elif metric in ("blanc_coref", "blanc_noncoref"):
+            continue
+        else:
+            r, p = _ratio(rn, rd, zero), _ratio(pn, pd, zero)
+            cols = {"recall": r, "precision": p, "f1": _f1(r, p)}
+        out.append(f.select("group", pl.lit(metric).alias("metric")).with_columns(
+            *(pl.Series(name, v, dtype=pl.String if name == "direction" else pl.Float64)
+              for name, v in cols.items())))
+    if "blanc_coref" in by and "blanc_noncoref" in by:
+        out.extend(_blanc(by["blanc_coref"], by["blanc_noncoref"], zero))
+    scored = pl.concat(out, how="diagonal_relaxed") if out else pl.DataFrame(
+        schema={"group": sums.schema["group"], "metric": pl.String})
+    for name, dtype in (("recall", pl.Float64), ("precision", pl.Float64), ("f1", pl.Float64),
+                        ("value", pl.Float64), ("direction", pl.String)):
+        if name not in scored.columns:
+            scored = scored.with_columns(null.cast(dtype).alias(name))
+    f1 = scored.filter(pl.col("metric").is_in(["muc", "bcub", "ceafe"]))
+    if f1["metric"].n_unique() == 3:
+        conll = f1.group_by("group").agg((pl.col("f1").sum() / 3).alias("f1"))
+        scored = pl.concat([scored, conll.with_columns(pl.lit("conll").alias("metric"))], how="diagonal_relaxed")
+    rank = {m: i for i, m in enumerate(SCORE_ORDER)}
+    return (scored.with_columns(pl.col("metric").replace_strict(rank, default=len(rank)).alias("_o"))
+            .sort("group", "_o", "metric").drop("_o")
+            .select("group", "metric", "recall", "precision", "f1", "value", "direction"))
+
+
+def _blanc(coref: pl.DataFrame, non: pl.DataFrame, zero: float) -> list[pl.DataFrame]:
+    """BLANC as v8.01: R = (Rc + Rn)/2, P = (Pc + Pn)/2, F = (Fc + Fn)/2; only the non-coreference
+    part when the key has no coreference link, only the coreference part when the key has no
+    non-coreference link, ``zero`` when it has neither."""
+    coref, non = coref.sort("group"), non.sort("group")
+    parts, out = {}, []
+    for name, f in (("blanc_coref", coref), ("blanc_noncoref", non)):
+        r = _ratio(f["rn"].to_numpy(), f["rd"].to_numpy(), zero)
+        p = _ratio(f["pn"].to_numpy(), f["pd"].to_numpy(), zero)
+        parts[name] = (r, p, _f1(r, p), f["rd"].to_numpy() > 0)
+        out.append(f.select("group", pl.lit(name).alias("metric")).with_columns(
+            pl.Series("recall", r), pl.Series("precision", p), pl.Series("f1", parts[name][2])))
+    (rc, pc, fc, kc), (rn, pn, fn, kn) = parts["blanc_coref"], parts["blanc_noncoref"]
+    pick = [np.where(kc & kn, (a + b) / 2, np.where(kc, a, np.where(kn, b, zero)))
+            for a, b in ((rc, rn), (pc, pn), (fc, fn))]
+    out.append(coref.select("group", pl.lit("blanc").alias("metric")).with_columns(
+        pl.Series("recall", pick[0]), pl.Series("precision", pick[1]), pl.Series("f1", pick[2])))
+    return out
+
+
+def _sums(stats: pl.DataFrame, group) -> pl.DataFrame:
+    return stats.group_by(group, "metric").agg(
+        pl.col("recall_num").sum().alias("rn"), pl.col("recall_den").sum().alias("rd"),
+        pl.col("precision_num").sum().alias("pn"), pl.col("precision_den").sum().alias("pd"),
+        (pl.col("mentions") - 1).clip(lower_bound=0).sum().alias("links"),
+        pl.col("mentions").sum().alias("weight"), (pl.col("mentions") * pl.col("value")).sum().alias("weighted"))
+
+
+def scores(stats: pl.DataFrame, convention: str = "conll") -> pl.DataFrame:
+    """Corpus scores, micro-averaged over the documents in ``stats`` (sums of numerators over
+    sums of denominators; a zero denominator gives 0 under "conll", 1 under "paper"):
+    ``metric, recall, precision, f1, value, direction``. Adds ``blanc`` (from its two link
+    counts, as v8.01) and ``conll`` = (MUC F + B3 F + CEAF-e F) / 3 (``f1`` only); kappa, rcvt
+    and d_error give ``value`` (and ``direction``), aggregated as the module docstring says."""
+    zero = _check(convention)
+    return _finish(_sums(stats, pl.lit(0).alias("group")), zero).drop("group")
+
+
+def macro(stats: pl.DataFrame, convention: str = "conll") -> pl.DataFrame:
+    """Macro view: each document scored on its own (as :func:`scores`), then recall, precision,
+    F and value averaged over documents (same columns as :func:`scores`). The D-error direction is
+    the sign of the mean signed value (recall +, precision -)."""
+    zero = _check(convention)
+    per = _finish(_sums(stats.rename({"doc": "group"}), "group"), zero)
+    signed = pl.when(pl.col("direction") == "recall").then(pl.col("value")).when(
+        pl.col("direction") == "precision").then(-pl.col("value")).otherwise(pl.col("value"))
+    out = per.with_columns(pl.when(pl.col("metric") == "d_error").then(signed).otherwise(pl.col("value"))
+                           .alias("value")).group_by("metric", maintain_order=True).agg(
+        pl.col("recall").mean(), pl.col("precision").mean(), pl.col("f1").mean(), pl.col("value").mean())
+    is_d = pl.col("metric") == "d_error"
+    return out.with_columns(
+        pl.when(is_d & (pl.col("value") > 0)).then(pl.lit("recall"))
+        .when(is_d & (pl.col("value") < 0)).then(pl.lit("precision")).otherwise(pl.lit(None, pl.String))
+        .alias("direction"),
+        pl.when(is_d).then(pl.col("value").abs()).otherwise(pl.col("value")).alias("value"))
+
+
+def entropies(table: pl.DataFrame, singletons: bool = True) -> pl.DataFrame:
+    """H(P_K), H(P_R), H(P_K|P_R), H(P_R|P_K) per document (DÉF.14-15, natural log, partitions
+    completed by DÉF.17): ``doc, h_key, h_response, h_key_given_response, h_response_given_key``."""
+    docs, cells = _encode(table)
+    if not singletons:
+        cells = cells.without_singletons()
+    full = cells.completed()
+    e = paper.per_doc(full.ksize, full.kdoc, full.ndocs)
+    safe = np.where(e > 0, e, 1)
+    hk, hr, hk_r, hr_k = (x / safe for x in paper.entropy_terms(full))
+    return pl.DataFrame({"doc": docs, "h_key": hk, "h_response": hr, "h_key_given_response": hk_r,
+                         "h_response_given_key": hr_k})
