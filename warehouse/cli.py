@@ -280,6 +280,46 @@ def parsing_command(reference, system, fmt, mode, function, recover, as_json):
                    f"{pct(r['recall'])} {pct(r['f1'])} {r['matched']:>8} {r['hyp']:>7} {r['ref']:>7}")
 
 
+@main.command("coref")
+@click.argument("key", type=click.Path(exists=True, dir_okay=False))
+@click.argument("response", type=click.Path(exists=True, dir_okay=False))
+@click.option("--format", "fmt", type=click.Choice(["conll2012", "jsonl"]),
+              help="Input format; default from the KEY's extension (.jsonl, else CoNLL-2012).")
+@click.option("--convention", type=click.Choice(["conll", "paper"]), default="conll", show_default=True,
+              help="Zero denominators: 0 as the CoNLL reference scorer, or 1 (100 %) as the paper.")
+@click.option("--singletons/--no-singletons", default=True, show_default=True,
+              help="Count singleton classes, or remove them from key and response first.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+def coref_command(key, response, fmt, convention, singletons, as_json):
+    """Score a coreference RESPONSE against a KEY: mention detection, MUC, B3, CEAF-m, CEAF-e,
+    BLANC, LEA and the CoNLL average (as the CoNLL reference scorer v8.01), and the paper's C, XC,
+    H, kappa, RCVT and D-error, per document and for the corpus (micro average)."""
+    from warehouse.families.coref import one_shot_report
+    from warehouse.pipeline import one_shot_campaign
+
+    fmt = fmt or ("jsonl" if Path(key).suffix.lower() in (".jsonl", ".json") else "conll2012")
+    campaign = one_shot_campaign("coref", Path(key), Path(response), {
+        "conventions": [convention], "singletons": [singletons], "baselines": False, "intervals": False},
+        ref_role="key", sys_role="submissions", corpus_options={"format": fmt})
+    con = _one_shot(campaign)
+    report = one_shot_report(con, campaign, convention, singletons)
+    if as_json:
+        sys.stdout.write(json.dumps({k: report[k] for k in ("corpus", "documents", "signature")},
+                                    ensure_ascii=False) + "\n")
+        return
+    click.echo(f"signature: {report['signature']}")
+    click.echo(f"{'metric':18} {'R':>7} {'P':>7} {'F':>7}")
+    for name, m in report["corpus"].items():
+        if "recall" in m:
+            click.echo(f"{name:18} {100 * m['recall']:7.2f} {100 * m['precision']:7.2f} {100 * m['f1']:7.2f}")
+        elif name == "conll":
+            click.echo(f"{name:18} {'':7} {'':7} {100 * m['f1']:7.2f}")
+        elif name == "d_error":
+            click.echo(f"{name:18} {m['direction']} {m['value']:.4f}")
+        else:
+            click.echo(f"{name:18} {m['value']:7.4f}")
+
+
 @main.command("demo")
 @click.option("--out", type=click.Path(file_okay=False), default="demo", show_default=True,
               help="Folder for the demo campaign, its warehouse and its bulletins.")

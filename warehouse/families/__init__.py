@@ -8,9 +8,9 @@ from __future__ import annotations
 from types import ModuleType
 
 from warehouse.campaign import CampaignError
-from warehouse.families import parsing, pos, wer
+from warehouse.families import coref, parsing, pos, wer
 
-FAMILIES: dict[str, ModuleType] = {"wer": wer, "pos": pos, "parsing": parsing}
+FAMILIES: dict[str, ModuleType] = {"wer": wer, "pos": pos, "parsing": parsing, "coref": coref}
 
 
 def family(name: str) -> ModuleType:

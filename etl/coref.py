@@ -1,0 +1,506 @@
+"""Coreference inputs: the referring expressions (the paper's ER, the mention set E) of each
+document and the class each falls into, i.e. one partition (the key P_K or a response P_R).
+
+Two formats (docs/formats_coref.md): CoNLL-2012 (``#begin document (name); part NNN`` ...
+``#end document``, one token per line, the coreference column last: ``-``, ``(12)``, ``(12``,
+``12)`` joined by ``|``) and JSON lines (``{"doc": ..., "clusters": [[[start, end], ...], ...]}``,
+with optional ``genre``, ``tokens``, ``categories`` and typed ``links`` between classes). Both give
+the mentions table: one row per mention, ``doc``, ``genre``, ``start``/``end`` (int32, inclusive
+0-based token span in the document), ``cluster`` (the class id as written), ``category``, ``text``,
+``line_no``. A mention repeated with the same span and class in one document is kept once; the
+same span in two classes gives two rows. Mention categories for CoNLL-2012 come from a side TSV
+(:func:`read_mention_categories`). Errors are :class:`etl.errors.InputError`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from etl.errors import InputError, decode_utf8, shorten
+from etl.lines import first_error
+from etl.lines import lines as read_lines
+
+SCHEMA = pa.schema([
+    ("doc", pa.string()), ("genre", pa.string()), ("start", pa.int32()), ("end", pa.int32()),
+    ("cluster", pa.string()), ("category", pa.string()), ("text", pa.string()), ("line_no", pa.int32()),
+])
+LINKS_SCHEMA = pa.schema([("doc", pa.string()), ("from_cluster", pa.string()), ("to_cluster", pa.string()),
+                          ("type", pa.string())])
+CATEGORIES_SCHEMA = pa.schema([("doc", pa.string()), ("start", pa.int32()), ("end", pa.int32()),
+                               ("category", pa.string())])
+
+_PART = r"\(\d+\)|\(\d+|\d+\)"
+_FIELD = rf"^(?:[-_]|(?:{_PART})(?:\|?(?:{_PART}))*)$"
+_HEADER = r"^#\s*begin document\s+(?:\((.+)\)|([^\s();]+))\s*;?\s*(?:part\s+(\S+))?\s*$"
+_FIELD_TEXT = "a coreference field: '-', or '(N)', '(N', 'N)' (N a number), one after the other or joined by '|'"
+_COLUMNS_TEXT = "2 columns (word, coreference) or at least 5 (document, part, word number, word, ..., coreference)"
+_BLANK, _BEGIN, _END, _COMMENT, _TOKEN = range(5)
+_SINGLE, _OPEN, _CLOSE = range(3)
+
+
+def read_conll2012(path: str | Path, data: bytes | None = None) -> pa.Table:
+    """Read a CoNLL-2012 file (``data``: its bytes, if already read) into the mentions table
+    (:data:`SCHEMA`; ``category`` null): per document, the mentions E and their classes.
+
+    Token indices run over the whole document (blank lines between sentences do not count).
+    Brackets of one id are matched last-opened first-closed; within one field, ``(N)`` mentions,
+    then openings, then closings are read, as the CoNLL reference scorer does. Raises
+    :class:`InputError` for the earliest line-level or structural error, then the earliest
+    bracket error."""
+    path = Path(path)
+    raw = pl.col("raw")
+    frame = _lines(path, data).filter(raw.str.contains(r"\S")).with_columns(
+        pl.when(raw.str.starts_with("#")).then(
+            pl.when(raw.str.contains(r"^#\s*begin document\b")).then(pl.lit(_BEGIN))
+            .when(raw.str.contains(r"^#\s*end document\b")).then(pl.lit(_END)).otherwise(pl.lit(_COMMENT)))
+        .otherwise(pl.lit(_TOKEN)).cast(pl.Int8).alias("kind"))
+    kind, line = pl.col("kind"), pl.col("line_no")
+    marker = pl.when(kind == _BEGIN).then(pl.lit(1)).when(kind == _END).then(pl.lit(0))
+    frame = frame.with_columns(
+        marker.forward_fill().shift(1).alias("open_before"),
+        pl.when(kind == _BEGIN).then(line).forward_fill().alias("begin_line"),
+        (kind == _BEGIN).cum_sum().cast(pl.Int32).alias("doc_idx"),
+    )
+    candidates: list[tuple[int, str, str]] = []
+    docs = _documents(frame, candidates)
+    outside = frame.filter(((kind == _TOKEN) | (kind == _END)) & (pl.col("open_before") != 1).fill_null(True))
+    for row in outside.head(1).iter_rows(named=True):
+        what = "a token line" if row["kind"] == _TOKEN else "'#end document'"
+        candidates.append((row["line_no"], f"'#begin document' before {what}", shorten(row["raw"])))
+    empty = frame.height == 0
+    tokens = _columns(frame.filter(kind == _TOKEN).select("line_no", "doc_idx", "raw"))
+    del frame
+    for row in tokens.filter((pl.col("ncol") != 2) & (pl.col("ncol") < 5)).head(1).iter_rows(named=True):
+        candidates.append((row["line_no"], _COLUMNS_TEXT, f"{row['ncol']} column(s): {shorten(row['raw'])}"))
+    for row in tokens.filter(~pl.col("field").str.contains(_FIELD)).head(1).iter_rows(named=True):
+        candidates.append((row["line_no"], _FIELD_TEXT, repr(row["field"])))
+    first_error(candidates, path)
+    if docs.height == 0:
+        raise InputError(path, None, "a document ('#begin document (name); part NNN')",
+                         "an empty file" if empty else "no '#begin document' line")
+
+    tokens = tokens.select("doc_idx", "line_no", "field", "word",
+                           pl.int_range(pl.len(), dtype=pl.Int32).over("doc_idx").alias("tok"))
+    parts = (tokens.filter(~pl.col("field").is_in(["-", "_"]))
+             .select("doc_idx", "tok", "line_no", pl.col("field").str.extract_all(_PART).alias("part"))
+             .with_columns(pl.int_ranges(pl.col("part").list.len()).alias("pos")).explode("part", "pos"))
+    part = pl.col("part")
+    parts = parts.with_columns(
+        pl.when(part.str.starts_with("(") & part.str.ends_with(")")).then(pl.lit(_SINGLE))
+        .when(part.str.starts_with("(")).then(pl.lit(_OPEN)).otherwise(pl.lit(_CLOSE)).cast(pl.Int8).alias("kind"),
+        part.str.strip_chars("()").alias("cluster"))
+    pairs = _pair(parts.filter(pl.col("kind") != _SINGLE), docs, path)
+    singles = parts.filter(pl.col("kind") == _SINGLE).select(
+        "doc_idx", pl.col("tok").alias("start"), pl.col("tok").alias("end"), "cluster", "line_no", "kind", "pos")
+    order = pl.concat([singles, pairs]).sort("doc_idx", "start", -pl.col("end"), "kind", "pos")
+    mentions = order.unique(["doc_idx", "start", "end", "cluster"], keep="first", maintain_order=True)
+    offset = tokens.group_by("doc_idx").agg(pl.len().alias("n")).sort("doc_idx").select(
+        "doc_idx", (pl.col("n").cum_sum() - pl.col("n")).alias("offset"))
+    mentions = mentions.join(offset, on="doc_idx", how="left", maintain_order="left")
+    text = _span_text(tokens["word"], mentions["offset"] + mentions["start"], mentions["offset"] + mentions["end"])
+    table = mentions.with_columns(text.alias("text")).join(docs, on="doc_idx", maintain_order="left").select(
+        "doc", "genre", "start", "end", "cluster", pl.lit(None, pl.String).alias("category"), "text", "line_no")
+    return table.to_arrow().cast(SCHEMA)
+
+
+def _lines(path: Path, data: bytes | None) -> pl.DataFrame:
+    """The file's lines ``(line_no, raw)`` as :func:`etl.lines.lines` gives them, cut from the
+    bytes with numpy and Arrow (half its peak memory on a 35 MB file)."""
+    data = path.read_bytes() if data is None else data
+    decode_utf8(path, data)
+    bom = 3 if data.startswith(b"\xef\xbb\xbf") else 0
+    ends = np.flatnonzero(np.frombuffer(data, np.uint8) == 10)
+    starts = np.r_[bom, ends + 1]
+    starts = starts[:-1] if starts[-1] == len(data) else starts
+    offsets = pa.py_buffer(np.r_[starts, len(data)].astype(np.int64))
+    raw = pa.LargeStringArray.from_buffers(len(starts), offsets, pa.py_buffer(data))
+    raw = pl.from_arrow(pc.utf8_rtrim(raw, characters="\r\n")).alias("raw")
+    return pl.DataFrame([raw]).with_row_index("line_no", offset=1).with_columns(pl.col("line_no").cast(pl.Int32))
+
+
+def _columns(tokens: pl.DataFrame) -> pl.DataFrame:
+    """Add ``ncol`` (the number of whitespace-separated columns), ``field`` (the last one) and
+    ``word`` (the 4th of 5 or more, else the 1st) to the token lines; lines of TAB-separated
+    columns are split directly, the others (e.g. space-aligned files) after their whitespace runs
+    became TABs. Row by row, on the streaming engine: the split lines never exist all at once."""
+    raw = pl.col("raw")
+    spaced = raw.str.contains(r"[^\t\S]|\t\t|^\t|\t$")
+    tokens = tokens.with_columns(spaced.alias("spaced"))
+    cols = raw.str.split("\t")
+    if tokens["spaced"].any():  # both branches run on every row, so only when needed
+        cols = pl.when("spaced").then(raw.str.strip_chars().str.replace_all(r"\s+", "\t")).otherwise(raw)
+        cols = cols.str.split("\t")
+    split = pl.col("cols")
+    return tokens.lazy().with_columns(cols.alias("cols")).select(
+        "line_no", "doc_idx", "raw", split.list.len().alias("ncol"), split.list.last().alias("field"),
+        pl.when(split.list.len() >= 5).then(split.list.get(3, null_on_oob=True)).otherwise(split.list.first())
+        .alias("word"),
+    ).collect(engine="streaming")
+
+
+def _documents(frame: pl.DataFrame, candidates: list) -> pl.DataFrame:
+    """One row per ``#begin document`` line: ``doc_idx``, ``doc`` (name[/part]) and ``genre``;
+    header syntax, nesting, unended and repeated documents are added to ``candidates``."""
+    kind = pl.col("kind")
+    header = pl.col("raw").str.extract_groups(_HEADER)
+    name = pl.coalesce(header.struct.field("1"), header.struct.field("2"))
+    docs = frame.filter(kind == _BEGIN).with_columns(name.alias("name"), header.struct.field("3").alias("part"))
+    ends = frame.filter(kind == _END).group_by("doc_idx").agg(pl.col("line_no").first().alias("end_line"))
+    docs = docs.join(ends, on="doc_idx", how="left").sort("doc_idx").with_columns(
+        pl.when(pl.col("part").is_null()).then(pl.col("name"))
+        .otherwise(pl.format("{}/{}", "name", "part")).alias("doc"),
+        pl.col("line_no").shift(1).alias("previous"),
+        pl.when(pl.col("name").str.contains("/")).then(pl.col("name").str.extract(r"^([^/]*)/"))
+        .otherwise(pl.lit("")).alias("genre"))
+    for row in docs.filter(pl.col("name").is_null()).head(1).iter_rows(named=True):
+        candidates.append((row["line_no"], "a header '#begin document (name); part NNN'", shorten(row["raw"])))
+    for row in docs.filter(pl.col("open_before") == 1).head(1).iter_rows(named=True):
+        candidates.append((row["line_no"], f"'#end document' before a new document (the one begun on line "
+                           f"{row['previous']} is still open)", shorten(row["raw"])))
+    for row in docs.tail(1).filter(pl.col("end_line").is_null()).iter_rows(named=True):
+        candidates.append((row["line_no"], "'#end document' closing the document begun here",
+                           f"the end of the file (line {frame['line_no'][-1]})"))
+    again = docs.filter(pl.col("doc").is_not_null() & ~pl.col("doc").is_first_distinct()).head(1)
+    for row in again.iter_rows(named=True):
+        first = docs.filter(pl.col("doc") == row["doc"])["line_no"][0]
+        candidates.append((row["line_no"], "a new document", f"{row['doc']!r} again (first begun on line {first})"))
+    return docs.select("doc_idx", "doc", "genre", "line_no", "end_line").rename({"line_no": "begin_line"})
+
+
+def _pair(events: pl.DataFrame, docs: pl.DataFrame | None, path: Path | None) -> pl.DataFrame:
+    """Match openings and closings (``kind``) of each (``doc_idx``, ``cluster``) last-opened
+    first-closed, in reading order (line, openings before closings, position in the field).
+    Gives the multi-token mentions ``doc_idx, start, end, cluster, line_no, kind, pos``; with a
+    ``path``, a closing without opening or an opening never closed raises :class:`InputError`."""
+    key = ["doc_idx", "cluster"]
+    events = events.sort("doc_idx", "tok", "kind", "pos").with_columns(
+        pl.when(pl.col("kind") == _OPEN).then(1).otherwise(-1).cum_sum().over(key).alias("depth"))
+    opening = pl.col("kind") == _OPEN
+    candidates: list[tuple[int, str, str]] = []
+    stray = events.filter(pl.col("depth") < 0)
+    for row in stray.head(1).iter_rows(named=True):
+        doc = docs.filter(pl.col("doc_idx") == row["doc_idx"])["doc"][0]
+        candidates.append((row["line_no"], f"an open mention '({row['cluster']}' before '{row['cluster']})'",
+                           f"'{row['cluster']})' with no open mention of cluster {row['cluster']} in document {doc!r}"))
+    events = events.with_columns(pl.when(opening).then(pl.col("depth")).otherwise(pl.col("depth") + 1).alias("level"))
+    events = events.with_columns(pl.int_range(pl.len()).over(*key, "level").alias("rank"),
+                                 pl.len().over(*key, "level").alias("count"))
+    # a group that went below 0 flags its unclosed openings only after its first stray closing
+    unclosed = events.filter(opening & (pl.col("rank") == pl.col("count") - 1) & (pl.col("count") % 2 == 1))
+    if path is not None:
+        for row in unclosed.sort("line_no").head(1).iter_rows(named=True):
+            end = docs.filter(pl.col("doc_idx") == row["doc_idx"])["end_line"][0]
+            candidates.append((row["line_no"], f"'{row['cluster']})' closing the mention opened here before "
+                               f"'#end document' (line {end})", f"'({row['cluster']}' never closed"))
+        first_error(candidates, path)
+    events = events.sort(*key, "level", "tok", "kind", "pos")
+    opens, closes = events.filter(opening), events.filter(~opening)
+    return opens.select("doc_idx", pl.col("tok").alias("start"), closes["tok"].alias("end"), "cluster",
+                        "line_no", "kind", "pos")
+
+
+def _span_text(words: pl.Series, first: pl.Series, last: pl.Series) -> pl.Series:
+    """The words ``first..last`` (global token indices) of each mention, joined by spaces."""
+    index = pl.select(pl.int_ranges(first, last + 1, dtype=pl.Int64).explode()).to_series()
+    offsets = pa.array(np.r_[0, np.cumsum((last - first + 1).to_numpy())], pa.int64())
+    spans = pa.LargeListArray.from_arrays(offsets, words.gather(index).to_arrow())
+    return pl.from_arrow(pc.binary_join(spans, pa.scalar(" ", spans.type.value_type)))
+
+
+def read_coref_jsonl(path: str | Path, data: bytes | None = None) -> pa.Table:
+    """Read a coreference JSON-lines file into the mentions table (:data:`SCHEMA`): per document
+    line, the mention set E and its partition (``clusters``; ``cluster`` is the class index as a
+    string), with ``category`` from ``categories`` and ``text`` from ``tokens`` (else null)."""
+    return _read_jsonl(Path(path), data)[0]
+
+
+def read_coref_links(path: str | Path, data: bytes | None = None, format: str = "jsonl") -> pa.Table:
+    """The typed links between key classes (:data:`LINKS_SCHEMA`: ``doc``, ``from_cluster``,
+    ``to_cluster`` as class indices, ``type`` such as ``part-of``) of a JSON-lines file, in file
+    order, each link once; CoNLL-2012 (``format="conll2012"``) has none: an empty table."""
+    if format == "conll2012":
+        return LINKS_SCHEMA.empty_table()
+    if format != "jsonl":
+        raise ValueError(f"format must be 'jsonl' or 'conll2012'; got {format!r}")
+    return _read_jsonl(Path(path), data)[1]
+
+
+def _read_jsonl(path: Path, data: bytes | None) -> tuple[pa.Table, pa.Table]:
+    """Both tables of a JSON-lines file; :class:`InputError` names the first bad line."""
+    rows: list[tuple] = []
+    links: dict[tuple, None] = {}
+    seen: dict[str, int] = {}
+    for number, raw in enumerate(decode_utf8(path, path.read_bytes() if data is None else data).split("\n"), 1):
+        if raw.strip():
+            _jsonl_document(path, number, raw, seen, rows, links)
+    if not seen:
+        raise InputError(path, None, "a JSON object per document", "an empty file")
+    columns = list(zip(*rows)) or [[] for _ in SCHEMA]
+    link_columns = list(zip(*links)) or [[] for _ in LINKS_SCHEMA]
+    return (pa.table(dict(zip(SCHEMA.names, columns)), schema=SCHEMA),
+            pa.table(dict(zip(LINKS_SCHEMA.names, link_columns)), schema=LINKS_SCHEMA))
+
+
+def _jsonl_document(path: Path, number: int, raw: str, seen: dict, rows: list, links: dict) -> None:
+    """Check one document line and add its mention rows and links."""
+    def fail(expected: str, value: object = None, text: str | None = None) -> None:
+        raise InputError(path, number, expected, _show(value) if text is None else text)
+
+    try:
+        obj = json.loads(raw)
+    except json.JSONDecodeError as err:
+        fail("a JSON object", text=f"invalid JSON ({err.msg}, column {err.colno})")
+    if not isinstance(obj, dict):
+        fail("a JSON object", obj)
+    doc, genre, tokens, clusters = (obj.get(key) for key in ("doc", "genre", "tokens", "clusters"))
+    if not isinstance(doc, str) or not doc:
+        fail('a non-empty string "doc"', doc, None if "doc" in obj else 'no "doc"')
+    if doc in seen:
+        fail("a new document", text=f"{doc!r} again (first on line {seen[doc]})")
+    seen[doc] = number
+    genre = "" if genre is None else genre
+    if not isinstance(genre, str):
+        fail('a string "genre"', genre)
+    if tokens is not None and not (isinstance(tokens, list) and all(isinstance(t, str) for t in tokens)):
+        fail('"tokens": a list of strings', tokens)
+    if not isinstance(clusters, list):
+        fail('"clusters": a list of clusters, each a list of [start, end]', clusters,
+             None if "clusters" in obj else 'no "clusters"')
+    for key in ("categories", "links"):
+        if not isinstance(obj.get(key) or [], list):
+            fail(f'"{key}": a list', obj[key])
+    bound = "0 <= start <= end" + (f" < {len(tokens)} (the number of tokens)" if tokens is not None else "")
+
+    def span(value: object) -> tuple[int, int]:
+        if not (isinstance(value, list) and len(value) == 2 and all(type(v) is int for v in value)
+                and 0 <= value[0] <= value[1] and (tokens is None or value[1] < len(tokens))):
+            fail(f"a mention [start, end] of integers with {bound}", value)
+        return value[0], value[1]
+
+    mentions: dict[tuple[int, int, str], None] = {}  # each (span, cluster) once, in file order
+    for index, cluster in enumerate(clusters):
+        if not isinstance(cluster, list) or not cluster:
+            fail(f"cluster {index}: a non-empty list of [start, end]", cluster)
+        mentions.update(((*span(m), str(index)), None) for m in cluster)
+    spans = {(start, end) for start, end, _ in mentions}
+    categories: dict[tuple[int, int], str] = {}
+    for value in obj.get("categories") or []:
+        if not (isinstance(value, list) and len(value) == 3 and isinstance(value[2], str) and value[2]):
+            fail("a category [start, end, name] (name a non-empty string)", value)
+        key = span(value[:2])
+        if key not in spans:
+            fail('a category for the span of a mention in "clusters"', value)
+        if key in categories:
+            fail("one category per span", text=f"{_show(value)} (already {categories[key]!r})")
+        categories[key] = value[2]
+    rows += [(doc, genre, start, end, cluster, categories.get((start, end)),
+              None if tokens is None else " ".join(tokens[start:end + 1]), number) for start, end, cluster in mentions]
+    links.update(((doc, *_link(value, len(clusters), fail)), None) for value in obj.get("links") or [])
+
+
+def _link(value: object, n_clusters: int, fail) -> tuple[str, str, str]:
+    """``(from_cluster, to_cluster, type)`` of one ``links`` entry, checked."""
+    ok = (isinstance(value, dict) and isinstance(value.get("type"), str) and value["type"]
+          and all(isinstance(value.get(k), int) and not isinstance(value.get(k), bool)
+                  and 0 <= value[k] < n_clusters for k in ("from", "to")) and value["from"] != value["to"])
+    if not ok:
+        fail(f'a link {{"from": i, "to": j, "type": name}} between two clusters (0 <= i != j < {n_clusters})', value)
+    return str(value["from"]), str(value["to"]), value["type"]
+
+
+def _show(value: object) -> str:
+    """A JSON value quoted in an error message."""
+    return shorten(json.dumps(value, ensure_ascii=False))
+
+
+def read_mention_categories(path: str | Path, data: bytes | None = None) -> pa.Table:
+    """Read the side TSV of mention categories (header naming ``doc``, ``start``, ``end`` and
+    ``category``, other columns ignored) into :data:`CATEGORIES_SCHEMA`, one row per span; the
+    family joins it to the mentions of a CoNLL-2012 file on (doc, start, end)."""
+    path = Path(path)
+    frame = read_lines(path, data).filter(pl.col("raw").str.strip_chars() != "")
+    if frame.height == 0:
+        raise InputError(path, None, "a header line: doc, start, end, category (TAB-separated)", "an empty file")
+    header = frame["raw"][0].split("\t")
+    head_line = frame["line_no"][0]
+    for column in ("doc", "start", "end", "category"):
+        if column not in header:
+            raise InputError(path, head_line, f"a column named {column!r} in the header", shorten(frame["raw"][0]))
+    if len(set(header)) != len(header):
+        raise InputError(path, head_line, "distinct column names", shorten(frame["raw"][0]))
+    fields = pl.col("raw").str.split("\t")
+    rows = frame.slice(1).with_columns(fields.list.len().alias("n"), *(
+        fields.list.get(header.index(c), null_on_oob=True).str.strip_chars().alias(c) for c in CATEGORIES_SCHEMA.names))
+    candidates: list[tuple[int, str, str]] = []
+    for row in rows.filter(pl.col("n") != len(header)).head(1).iter_rows(named=True):
+        candidates.append((row["line_no"], f"{len(header)} TAB-separated fields", f"{row['n']}: {shorten(row['raw'])}"))
+    rows = rows.filter(pl.col("n") == len(header)).with_columns(
+        pl.col("start").cast(pl.Int32, strict=False).alias("s"), pl.col("end").cast(pl.Int32, strict=False).alias("e"))
+    bad = rows.filter((pl.col("doc") == "") | (pl.col("category") == "") | pl.col("s").is_null() | pl.col("e").is_null()
+                      | (pl.col("s") < 0) | (pl.col("s") > pl.col("e")))
+    for row in bad.head(1).iter_rows(named=True):
+        candidates.append((row["line_no"], "a doc, integers 0 <= start <= end and a category", shorten(row["raw"])))
+    again = rows.filter(~pl.struct("doc", "s", "e").is_first_distinct())
+    for row in again.head(1).iter_rows(named=True):
+        first = rows.filter((pl.col("doc") == row["doc"]) & (pl.col("s") == row["s"]) & (pl.col("e") == row["e"]))
+        candidates.append((row["line_no"], "one category per span",
+                           f"{row['doc']} [{row['s']}, {row['e']}] again (first on line {first['line_no'][0]})"))
+    first_error(candidates, path)
+    return rows.select("doc", pl.col("s").alias("start"), pl.col("e").alias("end"), "category").to_arrow().cast(
+        CATEGORIES_SCHEMA)
+
+
+def write_conll2012(mentions: pa.Table | pl.DataFrame, tokens_by_doc: Mapping[str, Sequence], path: str | Path) -> None:
+    """Write each document of ``tokens_by_doc`` (doc -> its tokens, or its sentences as lists of
+    tokens; in this order, documents without mentions included) with its partition as CoNLL-2012:
+    five TAB-separated columns (name, part, word number, word, coreference), a blank line after
+    each sentence. :func:`read_conll2012` gives ``mentions`` back (``category`` aside: see
+    :func:`write_mention_categories`); ValueError for what the format cannot hold (a token with
+    whitespace, a cluster id that is not a number, crossing mentions of one cluster, ...)."""
+    frame = _frame(mentions)
+    genres = dict(frame.group_by("doc").agg(pl.col("genre").unique()).iter_rows())
+    heads, sizes, sent_sizes, words = [], [], [], []
+    for doc, tokens in tokens_by_doc.items():
+        sents = [list(tokens)] if not tokens or isinstance(tokens[0], str) else [list(t) for t in tokens]
+        heads.append(_conll_header(doc, genres.pop(doc, [])))
+        sizes.append(sum(map(len, sents)))
+        sent_sizes += [len(t) for t in sents if t]
+        words += itertools.chain.from_iterable(sents)
+    if genres:
+        raise ValueError(f"mentions of document {next(iter(genres))!r}, which is not in tokens_by_doc")
+    word = pl.Series("word", words, pl.String)
+    for bad in word.filter(~word.str.contains(r"^\S+$")).head(1):
+        raise ValueError(f"a token CoNLL-2012 cannot hold (empty, or with whitespace): {bad!r}")
+    docs = pl.DataFrame({"doc": list(tokens_by_doc), "n": sizes, "header": [h for h, _ in heads],
+                         "prefix": [p for _, p in heads]}, schema_overrides={"doc": pl.String, "n": pl.Int64})
+    docs = docs.with_columns(pl.int_range(pl.len(), dtype=pl.Int64).alias("doc_idx"))
+    frame = frame.join(docs.select("doc", "doc_idx", "n"), on="doc", maintain_order="left")
+    wrong = frame.filter((pl.col("start") < 0) | (pl.col("start") > pl.col("end")) | (pl.col("end") >= pl.col("n"))
+                         | ~pl.col("cluster").str.contains(r"^\d+$"))
+    for row in wrong.head(1).iter_rows(named=True):
+        raise ValueError(f"a mention CoNLL-2012 cannot hold (span 0 <= start <= end < {row['n']}, cluster a "
+                         f"number): {row['doc']} [{row['start']}, {row['end']}] cluster {row['cluster']!r}")
+    frame = frame.unique(["doc", "start", "end", "cluster"], maintain_order=True)
+    multi = frame.filter(pl.col("start") < pl.col("end"))
+    event = {"doc_idx": pl.col("doc_idx"), "cluster": pl.col("cluster"), "line_no": pl.lit(0)}
+    events = pl.concat([
+        multi.select(**event, tok=pl.col("start"), kind=pl.lit(_OPEN, pl.Int8), order=-pl.col("end")),
+        multi.select(**event, tok=pl.col("end"), kind=pl.lit(_CLOSE, pl.Int8), order=-pl.col("start")),
+    ]).sort("doc_idx", "tok", "kind", "order").with_columns(pl.int_range(pl.len()).alias("pos"))
+    lost = multi.join(_pair(events, None, None), on=["doc_idx", "start", "end", "cluster"], how="anti")
+    for row in lost.head(1).iter_rows(named=True):
+        raise ValueError(f"crossing mentions of one cluster cannot be written as brackets: {row['doc']} "
+                         f"[{row['start']}, {row['end']}] cluster {row['cluster']}")
+    marks = pl.concat([  # in a field: openings (longest first), one-token mentions, closings
+        events.select("doc_idx", "tok", "pos", (pl.col("kind").cast(pl.Int32) * 2 - 2).alias("k"),
+                      pl.when(pl.col("kind") == _OPEN).then(pl.format("({}", "cluster"))
+                      .otherwise(pl.format("{})", "cluster")).alias("mark")),
+        frame.filter(pl.col("start") == pl.col("end")).select(
+            "doc_idx", pl.col("start").alias("tok"), pl.lit(0, pl.Int64).alias("pos"), pl.lit(1, pl.Int32).alias("k"),
+            pl.format("({})", "cluster").alias("mark")),
+    ]).sort("doc_idx", "tok", "k", "pos").group_by("doc_idx", "tok", maintain_order=True).agg(
+        pl.col("mark").str.join("|"))
+    tokens = pl.DataFrame({"doc_idx": np.repeat(np.arange(len(sizes), dtype=np.int64), sizes),
+                           "sent": np.repeat(np.arange(len(sent_sizes)), sent_sizes), "word": word})
+    tokens = tokens.with_columns(
+        pl.int_range(pl.len(), dtype=pl.Int32).over("doc_idx").alias("tok"),
+        pl.int_range(pl.len()).over("sent").alias("word_no"),
+        (pl.col("sent") != pl.col("sent").shift(-1)).fill_null(True).alias("last"))
+    body = (tokens.join(marks, on=["doc_idx", "tok"], how="left", maintain_order="left")
+            .join(docs.select("doc_idx", "prefix"), on="doc_idx", maintain_order="left")
+            .select("doc_idx", pl.concat_str(
+                pl.format("{}\t{}\t{}\t{}", "prefix", "word_no", "word", pl.col("mark").fill_null("-")),
+                pl.when("last").then(pl.lit("\n")).otherwise(pl.lit(""))).alias("line"))
+            .group_by("doc_idx", maintain_order=True).agg(pl.col("line").str.join("\n")))
+    out = docs.join(body, on="doc_idx", how="left", maintain_order="left")
+    Path(path).write_bytes("".join(
+        f"#begin document {header}\n" + (f"{line}\n" if line else "") + "#end document\n"
+        for header, line in out.select("header", "line").iter_rows()).encode("utf-8"))
+
+
+def _conll_header(doc: str, genres: list) -> tuple[str, str]:
+    """What follows ``#begin document`` for ``doc`` (``(name); part NNN`` when doc ends in
+    ``/NNN``, else ``(doc);``) and the first two columns of its token lines, chosen so that the
+    reader gives back ``doc`` and its genre (the first component of the name)."""
+    name, _, part = doc.rpartition("/")
+    forms = ([(f"({name}); part {part}", name, part)] if name and part.isdigit() else []) + [(f"({doc});", doc, "0")]
+    for header, name, part in forms:
+        found = re.fullmatch(_HEADER, "#begin document " + header)
+        genre = name.split("/", 1)[0] if "/" in name else ""
+        if found and found.group(1) == name and not re.search(r"\s", name) and set(genres) <= {genre}:
+            return header, f"{name}\t{part}"
+    raise ValueError(f"document {doc!r} with genre(s) {sorted(genres)} cannot be written as CoNLL-2012 (the genre "
+                     "is the first component of the name; no whitespace)")
+
+
+def write_coref_jsonl(mentions: pa.Table | pl.DataFrame, path: str | Path,
+                      tokens_by_doc: Mapping[str, Sequence] | None = None,
+                      links: pa.Table | pl.DataFrame | None = None) -> None:
+    """Write one JSON object per document (those of ``tokens_by_doc`` first, in its order, then
+    the others of ``mentions``): ``doc``, ``genre`` (when not empty), ``tokens`` (when given;
+    sentences are flattened), ``clusters`` (classes numbered in order of first mention),
+    ``categories`` and ``links`` (when any). :func:`read_coref_jsonl` gives ``mentions`` back, with
+    clusters renumbered 0, 1, ...; ValueError for two genres of one document, two categories of
+    one span, or a link naming a cluster without mentions."""
+    frame = _frame(mentions).unique(["doc", "start", "end", "cluster"], maintain_order=True)
+    tokens_by_doc = tokens_by_doc or {}
+    order = list(dict.fromkeys([*tokens_by_doc, *frame["doc"].unique(maintain_order=True)]))
+    genre = frame.group_by("doc").agg(pl.col("genre").unique())
+    for doc, values in genre.filter(pl.col("genre").list.len() > 1).head(1).iter_rows():
+        raise ValueError(f"document {doc!r} has two genres: {sorted(values)}")
+    classes = frame.group_by("doc", "cluster", maintain_order=True).agg(pl.concat_list("start", "end").alias("span"))
+    classes = classes.with_columns(pl.int_range(pl.len()).over("doc").alias("index"))
+    objects: dict[str, dict] = {doc: {"doc": doc} for doc in order}
+    for doc, value in genre.iter_rows():
+        if value[0]:
+            objects[doc]["genre"] = value[0]
+    for doc, tokens in tokens_by_doc.items():
+        objects[doc]["tokens"] = list(tokens) if not tokens or isinstance(tokens[0], str) else [
+            w for sent in tokens for w in sent]
+    for doc, spans in classes.group_by("doc").agg("span").iter_rows():
+        objects[doc]["clusters"] = spans
+    for doc, start, end, category in _categories(frame).iter_rows():
+        objects[doc].setdefault("categories", []).append([start, end, category])
+    if links is not None:
+        index = classes.select("doc", "cluster", "index")
+        linked = (_frame(links).with_row_index("row")
+                  .join(index.rename({"cluster": "from_cluster", "index": "from"}), on=["doc", "from_cluster"], how="left")
+                  .join(index.rename({"cluster": "to_cluster", "index": "to"}), on=["doc", "to_cluster"], how="left")
+                  .sort("row"))
+        for row in linked.filter(pl.col("from").is_null() | pl.col("to").is_null()).head(1).iter_rows(named=True):
+            raise ValueError(f"a link between clusters without mentions: {row['doc']} {row['from_cluster']} -> "
+                             f"{row['to_cluster']}")
+        for doc, link_from, link_to, kind in linked.select("doc", "from", "to", "type").iter_rows():
+            objects[doc].setdefault("links", []).append({"from": link_from, "to": link_to, "type": kind})
+    lines = (json.dumps({**obj, "clusters": obj.get("clusters", [])}, ensure_ascii=False) for obj in objects.values())
+    Path(path).write_bytes("".join(f"{line}\n" for line in lines).encode("utf-8"))
+
+
+def write_mention_categories(mentions: pa.Table | pl.DataFrame, path: str | Path) -> None:
+    """Write the categories of ``mentions`` (non-null, one row per span) as the side TSV that
+    :func:`read_mention_categories` reads; ValueError for two categories of one span."""
+    rows = _categories(_frame(mentions)).select(pl.format("{}\t{}\t{}\t{}", "doc", "start", "end", "category"))
+    Path(path).write_bytes(("doc\tstart\tend\tcategory\n" + "".join(f"{r}\n" for r in rows.to_series())).encode())
+
+
+def _categories(frame: pl.DataFrame) -> pl.DataFrame:
+    """The distinct ``doc, start, end, category`` of the mentions that have one."""
+    spans = frame.filter(pl.col("category").is_not_null()).unique(
+        ["doc", "start", "end", "category"], maintain_order=True).select("doc", "start", "end", "category")
+    for row in spans.filter(~pl.struct("doc", "start", "end").is_first_distinct()).head(1).iter_rows(named=True):
+        raise ValueError(f"two categories for the span {row['doc']} [{row['start']}, {row['end']}]")
+    return spans
+
+
+def _frame(table: pa.Table | pl.DataFrame) -> pl.DataFrame:
+    """A Polars view of a mentions (or links) table."""
+    return pl.from_arrow(table) if isinstance(table, pa.Table) else table

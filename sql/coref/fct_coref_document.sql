@@ -1,0 +1,24 @@
+-- fct_coref_document: per-document additive statistics of every measure (recall and precision
+-- numerators and denominators: mention detection, MUC, B3, CEAF-m, CEAF-e, BLANC, LEA, C, XC, H)
+-- and the per-document values of kappa, RCVT and the D-error direction, for each variant
+-- (convention conll | paper, singletons kept or not); BLANC as its two link counts (blanc_coref,
+-- blanc_noncoref). Corpus scores are sums of numerators over
+-- sums of denominators. Grain: campaign x task x corpus x system x variant x document x metric.
+CREATE TABLE IF NOT EXISTS fct_coref_document (
+    campaign       VARCHAR NOT NULL,
+    task           VARCHAR NOT NULL,
+    corpus         VARCHAR NOT NULL,
+    system         VARCHAR NOT NULL,
+    convention     VARCHAR NOT NULL,
+    singletons     BOOLEAN NOT NULL,
+    genre          VARCHAR NOT NULL,
+    doc            VARCHAR NOT NULL,
+    metric         VARCHAR NOT NULL,
+    recall_num     DOUBLE,
+    recall_den     DOUBLE,
+    precision_num  DOUBLE,
+    precision_den  DOUBLE,
+    value          DOUBLE,
+    direction      VARCHAR,
+    mentions       DOUBLE     -- |E_K ∪ E_R| of the document (weights corpus kappa and RCVT)
+);

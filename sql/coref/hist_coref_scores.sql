@@ -1,0 +1,19 @@
+-- hist_coref_scores: every corpus-level coreference score ever computed, with its inputs.
+-- Grain: run x campaign x task x corpus x system x convention x singletons x metric.
+CREATE TABLE IF NOT EXISTS hist_coref_scores (
+    run_id      INTEGER NOT NULL,
+    campaign    VARCHAR NOT NULL,
+    task        VARCHAR NOT NULL,
+    corpus      VARCHAR NOT NULL,
+    system      VARCHAR NOT NULL,
+    convention  VARCHAR NOT NULL,
+    singletons  BOOLEAN NOT NULL,
+    metric      VARCHAR NOT NULL,
+    inputs      JSON NOT NULL,
+    recall DOUBLE, precision DOUBLE, f1 DOUBLE, value DOUBLE
+);
+-- @build
+INSERT INTO hist_coref_scores
+SELECT $run_id, campaign, task, corpus, system, convention, singletons, metric, $inputs, recall, precision, f1, value
+FROM mart_coref_scores
+WHERE slice = 'corpus' AND campaign = $campaign AND task = $task AND corpus = $corpus AND system = $system;

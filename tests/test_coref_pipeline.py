@@ -1,0 +1,138 @@
+"""The coreference task in the nightly job and in ``scorehouse coref``: the warehouse's scores
+equal the scorer's on the same files, baselines, incremental runs, a malformed response rejected
+with its line, a document missing from the response, and the one-shot JSON contract."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import duckdb
+import polars as pl
+import pytest
+from click.testing import CliRunner
+
+from etl.coref import read_conll2012
+from scorers import coref
+from warehouse.cli import main
+from warehouse.pipeline import run
+from warehouse.toml_writer import toml_table
+
+DOC = "#begin document ({name}); part 000\n{body}#end document\n"
+
+
+def document(name: str, words: list[str], marks: list[str]) -> str:
+    body = "".join(f"{name} 0 {i} {w} - {m}\n" + ("\n" if w == "." else "") for i, (w, m) in enumerate(zip(words, marks)))
+    return DOC.format(name=name, body=body)
+
+
+WORDS = "John met Mary . He smiled at her sister Ann . She waved".split()
+KEY = ["(1)", "-", "(2)", "-", "(1)", "-", "-", "(2)", "(3", "3)", "-", "(2)", "-"]
+GOOD = ["(1)", "-", "(2)", "-", "(1)", "-", "-", "(2)", "(3", "3)", "-", "(3)", "-"]
+MERGER = ["(1)", "-", "(1)", "-", "(1)", "-", "-", "(1)", "(1", "1)", "-", "(1)", "-"]
+
+
+def write_campaign(root: Path) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "key.conll").write_text(document("nw/a", WORDS, KEY) + document("bc/b", WORDS, KEY), encoding="utf-8")
+    (root / "good.conll").write_text(document("nw/a", WORDS, GOOD) + document("bc/b", WORDS, GOOD), encoding="utf-8")
+    (root / "merger.conll").write_text(document("nw/a", WORDS, MERGER), encoding="utf-8")  # bc/b missing
+    lines = toml_table("[campaign]", {"id": "c", "name": "coref", "bootstrap": 200, "seed": 4})
+    lines += toml_table("[[participants]]", {"id": "p", "name": "P"})
+    lines += toml_table("[[tasks]]", {"id": "coref", "family": "coref", "singletons": [True, False], "draws": 3})
+    lines += toml_table("[[tasks.corpora]]", {"id": "test", "key": "key.conll"})
+    for sid in ("good", "merger"):
+        lines += toml_table("[[tasks.systems]]", {"id": sid, "participant": "p",
+                                                  "submissions": {"test": f"{sid}.conll"}})
+    (root / "campaign.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return root
+
+
+def query(db: Path, sql: str, params=()) -> list[tuple]:
+    with duckdb.connect(str(db), read_only=True) as con:
+        return con.execute(sql, list(params)).fetchall()
+
+
+@pytest.fixture()
+def scored(tmp_path) -> tuple[Path, Path]:
+    root = write_campaign(tmp_path / "campaign")
+    db = tmp_path / "w.duckdb"
+    result = run(root, db, None, quiet=True)
+    assert result.rejections == [] and result.scored == 5  # two systems and three baselines
+    return root, db
+
+
+def test_warehouse_scores_equal_the_scorer(scored):
+    root, db = scored
+    key = pl.from_arrow(read_conll2012(root / "key.conll"))
+    for system in ("good", "merger"):
+        response = pl.from_arrow(read_conll2012(root / f"{system}.conll"))
+        for convention in ("conll", "paper"):
+            expected = coref.scores(coref.statistics(coref.contingency(key, response), convention=convention),
+                                    convention=convention)
+            rows = dict(query(db, "SELECT metric, f1 FROM mart_coref_scores WHERE slice = 'corpus' AND system = ? "
+                                  "AND convention = ? AND singletons", (system, convention)))
+            for r in expected.filter(pl.col("f1").is_not_null()).iter_rows(named=True):
+                assert rows[r["metric"]] == pytest.approx(r["f1"]), (system, convention, r["metric"])
+
+
+def test_missing_document_is_all_missed_and_genres_are_slices(scored):
+    _, db = scored
+    missed = query(db, "SELECT count(*) FROM int_coref_mention WHERE system = 'merger' AND doc LIKE 'bc/b%' "
+                       "AND status = 'key'")[0][0]
+    assert missed == 6
+    genres = query(db, "SELECT DISTINCT genre FROM mart_coref_scores WHERE slice = 'genre' ORDER BY 1")
+    assert genres == [("bc",), ("nw",)]
+    (recall,) = query(db, "SELECT recall FROM mart_coref_scores WHERE slice = 'genre' AND genre = 'bc' "
+                          "AND system = 'merger' AND metric = 'mentions' AND convention = 'conll' AND singletons")[0]
+    assert recall == 0
+
+
+def test_baselines_behave_as_the_paper_says(scored):
+    _, db = scored
+    rows = {(s, m): (r, p) for s, m, r, p in query(
+        db, "SELECT system, metric, recall, precision FROM mart_coref_scores WHERE slice = 'corpus' "
+            "AND convention = 'paper' AND singletons AND system LIKE 'baseline-%'")}
+    assert rows[("baseline-singletons", "muc")] == (0, 1)  # nothing resolved: P = 100 % (paper)
+    assert rows[("baseline-merged", "muc")][0] == 1
+    assert rows[("baseline-singletons", "mentions")] == (1, 1)
+
+
+def test_incremental_and_intervals(scored):
+    root, db = scored
+    again = run(root, db, None, quiet=True)
+    assert (again.loaded, again.scored) == (0, 0)
+    intervals = query(db, "SELECT metric, value, ci_low, ci_high FROM mart_coref_interval WHERE system = 'good' "
+                          "AND convention = 'conll' AND singletons")
+    assert {m for m, *_ in intervals} >= {"muc", "bcub", "ceafe", "conll"}
+    assert all(low <= value + 1e-12 and value <= high + 1e-12 for _, value, low, high in intervals)
+
+
+def test_a_malformed_response_is_rejected_with_its_line(scored):
+    root, db = scored
+    before = query(db, "SELECT * FROM mart_coref_scores WHERE system = 'good' ORDER BY ALL")
+    text = (root / "good.conll").read_text(encoding="utf-8").replace("(3\n", "(7\n", 1)
+    (root / "good.conll").write_text(text, encoding="utf-8")
+    result = run(root, db, None, quiet=True)
+    assert result.exit_code == 2 and result.rejections[0].startswith(f"{root / 'good.conll'}:")
+    assert query(db, "SELECT * FROM mart_coref_scores WHERE system = 'good' ORDER BY ALL") == before
+
+
+def test_one_shot_json_contract(tmp_path):
+    root = write_campaign(tmp_path / "c")
+    out = CliRunner().invoke(main, ["coref", str(root / "key.conll"), str(root / "good.conll"), "--json"],
+                             catch_exceptions=False)
+    assert out.exit_code == 0, out.output
+    report = json.loads(out.stdout)
+    ratio = {"mentions", "muc", "bcub", "ceafm", "ceafe", "blanc", "lea", "kernel", "exclusive_kernel", "entropy"}
+    corpus = report["corpus"]
+    assert set(corpus) == ratio | {"conll", "rcvt", "kappa", "d_error"}
+    assert all(set(corpus[m]) == {"recall", "precision", "f1"} for m in ratio)
+    assert set(corpus["conll"]) == {"f1"} and set(corpus["kappa"]) == {"value"} and set(corpus["rcvt"]) == {"value"}
+    assert set(corpus["d_error"]) == {"direction", "value"}
+    assert set(report["documents"]) == {"nw/a/000", "bc/b/000"}
+    conll = (corpus["muc"]["f1"] + corpus["bcub"]["f1"] + corpus["ceafe"]["f1"]) / 3
+    assert corpus["conll"]["f1"] == pytest.approx(conll)
+    paper = CliRunner().invoke(main, ["coref", str(root / "key.conll"), str(root / "merger.conll"), "--json",
+                                      "--convention", "paper"])
+    assert paper.exit_code == 0 and "convention:paper" in json.loads(paper.stdout)["signature"]

@@ -1,0 +1,322 @@
+"""The ``coref`` task family in the warehouse: mentions, contingency tables, every partition
+measure per document, corpus scores, baselines and intervals (spec/coref.md).
+
+Per corpus: ``key`` (CoNLL-2012, or JSON lines with ``format = "jsonl"``), optional
+``categories`` (a TSV of mention categories, see docs/formats_coref.md), option ``genre`` (the
+default genre of documents that name none). Per system: ``submissions = { corpus = path }``,
+option ``format`` (default: the corpus's). Task options: ``conventions`` (``conll``: the CoNLL
+reference scorer's, 0/0 = 0; ``paper``: the paper's, a zero denominator gives 1; default both),
+``singletons`` (list of booleans: singletons counted or removed; default ``[true]``),
+``baselines`` (all-singletons, all-merged and random-profile responses built from the key,
+default true), ``draws`` (random-profile draws averaged, default 10), ``intervals`` (default true).
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+from rich.progress import Progress
+
+from etl.coref import read_conll2012, read_coref_jsonl
+from scorers import bootstrap
+from scorers import coref as scorer
+from warehouse import __version__
+from warehouse.campaign import CampaignError, Task
+from warehouse.catalog import (RunContext, Slot, StageJob, current_inputs, drop_undeclared, fingerprint,
+                               scoring_state, stage_files)
+from warehouse.db import build, frame, insert_arrow
+
+SQL_FOLDER = "coref"
+FORMATS = ("conll2012", "jsonl")
+CONVENTIONS = ("conll", "paper")
+BASELINES = {"baseline-singletons": ("all_singletons", "Baseline: all singletons"),
+             "baseline-merged": ("all_merged", "Baseline: all merged"),
+             "baseline-random": ("random_profile", "Baseline: random, key profile")}
+_UNIT_TABLES = ("int_coref_mention", "int_coref_contingency", "fct_coref_document", "mart_coref_scores")
+_MENTION_COLUMNS = ["doc", "genre", "start", "end", "cluster", "category", "text", "line_no"]
+
+
+@cache
+def code_version() -> str:
+    """Package version plus a hash of the family's scoring code and SQL: a change re-scores."""
+    parts = [e.read_text(encoding="utf-8") for e in sorted(resources.files("scorers").iterdir(), key=lambda e: e.name)
+             if e.name.startswith("coref") and e.name.endswith(".py")]
+    parts += [e.read_text(encoding="utf-8") for e in sorted(resources.files("sql").joinpath("coref").iterdir(),
+                                                              key=lambda e: e.name) if e.name.endswith(".sql")]
+    return f"{__version__}+{fingerprint({'code': parts})[:8]}"
+
+
+def signature(convention: str, singletons: bool) -> str:
+    """sacrebleu-style signature of a coreference variant."""
+    return (f"coref|convention:{convention}|singletons:{'yes' if singletons else 'no'}|mentions:exact-span"
+            f"|aggregation:micro|version:{code_version()}")
+
+
+def _options(task: Task) -> dict:
+    o = task.options
+    conventions = tuple(o.get("conventions", CONVENTIONS))
+    if not conventions or set(conventions) - set(CONVENTIONS):
+        raise CampaignError(f"task {task.id}: conventions: expected some of {CONVENTIONS}, found {list(conventions)}")
+    singletons = tuple(o.get("singletons", [True]))
+    if not singletons or not all(isinstance(s, bool) for s in singletons):
+        raise CampaignError(f"task {task.id}: singletons: expected a list of booleans, found {singletons!r}")
+    for corpus in task.corpora:
+        if "key" not in corpus.files:
+            raise CampaignError(f"task {task.id}: corpus {corpus.id}: expected a 'key' file")
+        if corpus.options.get("format", "conll2012") not in FORMATS:
+            raise CampaignError(f"task {task.id}: corpus {corpus.id}: format: expected one of {FORMATS}")
+    return {"conventions": conventions, "singletons": singletons, "baselines": bool(o.get("baselines", True)),
+            "draws": int(o.get("draws", 10))}
+
+
+def _reader(fmt: str):
+    return read_coref_jsonl if fmt == "jsonl" else read_conll2012
+
+
+def _stage(con, sha: str, table: pa.Table) -> None:
+    insert_arrow(con, "stg_coref_mention", table, "$sha, " + ", ".join(f'"{c}"' for c in _MENTION_COLUMNS),
+                 {"sha": sha})
+
+
+# ---------------------------------------------------------------- load
+
+def load(ctx: RunContext, task: Task) -> None:
+    """Stage every changed key and submission."""
+    _options(task)
+    jobs = []
+    for corpus in task.corpora:
+        fmt = corpus.options.get("format", "conll2012")
+        jobs.append(StageJob(Slot(task.id, corpus.id, "", "key"), corpus.files["key"], _reader(fmt), _stage,
+                             salt=f"coref|{fmt}"))
+        for system in task.systems:
+            if corpus.id in system.files.get("submissions", {}):
+                sys_fmt = system.options.get("format", fmt)
+                jobs.append(StageJob(Slot(task.id, corpus.id, system.id, "submissions"),
+                                     system.files["submissions"][corpus.id], _reader(sys_fmt), _stage,
+                                     salt=f"coref|{sys_fmt}"))
+    stage_files(ctx, jobs)
+    if _options(task)["baselines"]:
+        ctx.con.executemany(
+            "INSERT OR REPLACE INTO cat_system VALUES (?, ?, ?, 'baseline', ?, false, true, ?, '{}')",
+            [[ctx.campaign.id, task.id, sid, label, "built-in, from the key"] for sid, (_, label) in BASELINES.items()])
+
+
+# ---------------------------------------------------------------- score
+
+def _mentions(con, sha: str) -> pl.DataFrame:
+    return frame(con, "SELECT " + ", ".join(f'"{c}"' for c in _MENTION_COLUMNS) +
+                 " FROM stg_coref_mention WHERE sha256 = ?", [sha])
+
+
+def score(ctx: RunContext, task: Task, force: bool = False) -> None:
+    """Recompute every (corpus, system) unit whose inputs, options or code changed (the built-in
+    baselines are units whose input is the key), then the intervals of the changed corpora."""
+    options = _options(task)
+    con, campaign = ctx.con, ctx.campaign.id
+    inputs = current_inputs(con, campaign, task.id)
+    states = scoring_state(con, campaign, task.id)
+    systems = [s.id for s in task.systems] + (list(BASELINES) if options["baselines"] else [])
+    declared = {(c.id, s) for c in task.corpora for s in systems}
+    changed = set(drop_undeclared(ctx, task.id, declared, _UNIT_TABLES)) & {c.id for c in task.corpora}
+    todo = []
+    for corpus in task.corpora:
+        for system in systems:
+            key_sha = inputs.get((corpus.id, "", "key"))
+            sub = key_sha if system in BASELINES else inputs.get((corpus.id, system, "submissions"))
+            if key_sha is None or sub is None:
+                continue
+            unit = {"key": key_sha, "submissions": sub}
+            state = fingerprint({"inputs": unit, "version": code_version(), "seed": ctx.campaign.seed,
+                                 "options": {k: options[k] for k in ("conventions", "singletons", "draws")},
+                                 "genre": corpus.options.get("genre", "")})
+            if force or states.get((corpus.id, system)) != state:
+                todo.append((corpus, system, unit, state))
+    with Progress(transient=True, disable=ctx.quiet) as progress:
+        bar = progress.add_task(f"scoring {task.id}", total=len(todo))
+        for corpus, system, unit, state in todo:
+            _score_unit(ctx, task, options, corpus, system, unit, state)
+            changed.add(corpus.id)
+            ctx.scored += 1
+            progress.advance(bar)
+    if task.options.get("intervals", True):
+        for corpus_id in sorted(changed):
+            intervals(ctx, task, corpus_id)
+
+
+def _with_genre(mentions: pl.DataFrame, corpus) -> pl.DataFrame:
+    default = str(corpus.options.get("genre", ""))
+    return mentions.with_columns(pl.when(pl.col("genre") != "").then(pl.col("genre")).otherwise(pl.lit(default))
+                                 .alias("genre"))
+
+
+def unit_statistics(key: pl.DataFrame, response: pl.DataFrame | None, options: dict, system: str,
+                    seed: int) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """(matched mentions, contingency table, statistics of every variant) of one unit; a baseline
+    ``system`` builds its response from the key (the random profile averaged over draws)."""
+    kind = BASELINES.get(system, (None,))[0]
+    draws = [scorer.baseline(key, kind, seed, d) for d in range(options["draws"] if kind == "random_profile" else 1)] \
+        if kind else [response]
+    stats = []
+    for convention in options["conventions"]:
+        for singletons in options["singletons"]:
+            per_draw = [scorer.statistics(scorer.contingency(key, r), convention=convention, singletons=singletons)
+                        for r in draws]
+            s = per_draw[0] if len(per_draw) == 1 else _mean_statistics(per_draw)
+            stats.append(s.with_columns(pl.lit(convention).alias("convention"), pl.lit(singletons).alias("singletons")))
+    return scorer.matched_mentions(key, draws[0]), scorer.contingency(key, draws[0]), pl.concat(stats, how="diagonal_relaxed")
+
+
+def _mean_statistics(per_draw: list[pl.DataFrame]) -> pl.DataFrame:
+    """The random-profile baseline: numerators, denominators and values averaged over draws."""
+    numeric = ["recall_num", "recall_den", "precision_num", "precision_den", "value", "mentions"]
+    return (pl.concat(per_draw, how="diagonal_relaxed").group_by("doc", "metric", maintain_order=True)
+            .agg(*(pl.col(c).mean() for c in numeric), pl.col("direction").mode().first()))
+
+
+def _score_unit(ctx, task, options, corpus, system: str, unit: dict, state: str) -> None:
+    con = ctx.con
+    key = _with_genre(_mentions(con, unit["key"]), corpus)
+    response = None if system in BASELINES else _mentions(con, unit["submissions"])
+    matched, table, stats = unit_statistics(key, response, options, system, ctx.campaign.seed)
+    genres = key.select("doc", "genre").unique("doc")
+    stats = stats.join(genres, on="doc", how="left").with_columns(pl.col("genre").fill_null(""))
+    scores = _scores(stats)
+    keys = {"campaign": ctx.campaign.id, "task": task.id, "corpus": corpus.id, "system": system}
+    con.begin()
+    try:
+        for t in _UNIT_TABLES:
+            con.execute(f"DELETE FROM {t} WHERE campaign = $campaign AND task = $task AND corpus = $corpus "
+                        "AND system = $system", keys)
+        insert_arrow(con, "int_coref_mention", matched.to_arrow(),
+                     '$campaign, $task, $corpus, $system, doc, start, "end", status, key_cluster, response_cluster, '
+                     "category, text", keys)
+        insert_arrow(con, "int_coref_contingency", table.to_arrow(),
+                     "$campaign, $task, $corpus, $system, doc, key_class, response_class, n", keys)
+        insert_arrow(con, "fct_coref_document", stats.to_arrow(),
+                     "$campaign, $task, $corpus, $system, convention, singletons, genre, doc, metric, recall_num, "
+                     "recall_den, precision_num, precision_den, value, direction, mentions", keys)
+        insert_arrow(con, "mart_coref_scores", scores.to_arrow(),
+                     "$campaign, $task, $corpus, $system, convention, singletons, slice, genre, metric, recall, "
+                     "precision, f1, value, direction", keys)
+        build(con, SQL_FOLDER, "hist_coref_scores", **keys, run_id=ctx.run_id, inputs=json.dumps(unit))
+        con.execute("INSERT OR REPLACE INTO cat_scoring VALUES ($campaign, $task, $corpus, $system, $state, "
+                    "$inputs, $run_id, now()::TIMESTAMP)",
+                    {**keys, "state": state, "inputs": json.dumps(unit), "run_id": ctx.run_id})
+        con.commit()
+    except Exception:
+        con.rollback()
+        raise
+
+
+def _scores(stats: pl.DataFrame) -> pl.DataFrame:
+    """Corpus and per-genre scores of every variant (scorers/coref.py ``scores``)."""
+    out = []
+    for (convention, singletons), part in stats.group_by("convention", "singletons", maintain_order=True):
+        slices = [("corpus", None, part)] + [("genre", g, p) for (g,), p in part.group_by("genre", maintain_order=True)]
+        for name, genre, rows in slices:
+            out.append(scorer.scores(rows, convention=convention).with_columns(
+                pl.lit(convention).alias("convention"), pl.lit(singletons).alias("singletons"),
+                pl.lit(name).alias("slice"), pl.lit(genre, dtype=pl.String).alias("genre")))
+    return pl.concat(out, how="diagonal_relaxed")
+
+
+def intervals(ctx: RunContext, task: Task, corpus: str) -> None:
+    """95 % bootstrap intervals of the F of every ratio measure and of the CoNLL average,
+    resampling documents, every system and variant on the same resamples (campaign seed)."""
+    campaign = ctx.campaign
+    stats = frame(ctx.con, "SELECT system || chr(31) || convention || chr(31) || singletons::VARCHAR || chr(31) || "
+                           "metric AS variant, doc, recall_num, recall_den, precision_num, precision_den "
+                           "FROM fct_coref_document WHERE campaign = ? AND task = ? AND corpus = ? AND metric IN ("
+                           + ", ".join(f"'{m}'" for m in scorer.RATIO_METRICS) + ")", [campaign.id, task.id, corpus])
+    rows = []
+    if stats.height:
+        _, variants, tables = bootstrap.unit_table(stats, "doc", "variant",
+                                                   ["recall_num", "recall_den", "precision_num", "precision_den"])
+        totals = bootstrap.resampled_totals(tables, campaign.bootstrap, campaign.seed, stream=f"{task.id}/{corpus}")
+        sums = [t.sum(0) for t in tables]
+        conventions = [v.split(chr(31))[1] for v in variants]
+        paper = np.array([c == "paper" for c in conventions])
+
+        def f_measure(rn, rd, pn, pd):
+            """F from summed counts; a zero denominator gives 1 (paper) or 0 (conll)."""
+            r = np.where(rd > 0, rn / np.where(rd > 0, rd, 1), np.where(paper, 1.0, 0.0))
+            p = np.where(pd > 0, pn / np.where(pd > 0, pd, 1), np.where(paper, 1.0, 0.0))
+            with np.errstate(invalid="ignore", divide="ignore"):
+                return np.where((r > 0) & (p > 0), 2 * r * p / (r + p), 0.0)
+        samples, point = f_measure(*totals), f_measure(*sums)
+        low, high = bootstrap.percentile_interval(samples)
+        conll = {}
+        for i, v in enumerate(variants):
+            system, convention, singletons, metric = v.split(chr(31))
+            rows.append([campaign.id, task.id, corpus, system, convention, singletons == "true", metric,
+                         bootstrap.finite(point[i]), bootstrap.finite(low[i]), bootstrap.finite(high[i]),
+                         campaign.bootstrap, campaign.seed])
+            if metric in ("muc", "bcub", "ceafe"):
+                conll.setdefault((system, convention, singletons), []).append(i)
+        for (system, convention, singletons), idx in conll.items():
+            if len(idx) == 3:
+                average = samples[:, idx].mean(1)
+                lo, hi = bootstrap.percentile_interval(average[:, None])
+                rows.append([campaign.id, task.id, corpus, system, convention, singletons == "true", "conll",
+                             bootstrap.finite(point[idx].mean()), bootstrap.finite(lo[0]), bootstrap.finite(hi[0]),
+                             campaign.bootstrap, campaign.seed])
+    con = ctx.con
+    con.begin()
+    try:
+        con.execute("DELETE FROM mart_coref_interval WHERE campaign = ? AND task = ? AND corpus = ?",
+                    [campaign.id, task.id, corpus])
+        if rows:
+            con.executemany("INSERT INTO mart_coref_interval VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        con.commit()
+    except Exception:
+        con.rollback()
+        raise
+
+
+# ---------------------------------------------------------------- one-shot
+
+_VALUE_METRICS = ("rcvt", "kappa")
+
+
+def one_shot_report(con, campaign, convention: str = "conll", singletons: bool = True) -> dict:
+    """``scorehouse coref --json``: ``{"corpus": {metric: {...}}, "documents": {doc: {metric: {...}}}}``
+    with ``{"recall", "precision", "f1"}`` for the ratio measures, ``{"f1"}`` for ``conll``,
+    ``{"value"}`` for rcvt and kappa, ``{"direction", "value"}`` for d_error."""
+    corpus = frame(con, "SELECT * FROM mart_coref_scores WHERE slice = 'corpus' AND system = 'sys' AND convention = ? "
+                        "AND singletons = ?", [convention, singletons])
+    stats = frame(con, "SELECT * FROM fct_coref_document WHERE system = 'sys' AND convention = ? AND singletons = ?",
+                  [convention, singletons])
+    documents = {}
+    for (doc,), rows in stats.group_by("doc", maintain_order=True):
+        documents[doc] = _metrics(scorer.scores(rows, convention=convention))
+    return {"corpus": _metrics(corpus), "documents": documents, "signature": signature(convention, singletons)}
+
+
+def _metrics(rows: pl.DataFrame) -> dict:
+    out = {}
+    for r in rows.iter_rows(named=True):
+        m = r["metric"]
+        if m in ("blanc_coref", "blanc_noncoref"):
+            continue  # BLANC's two parts: in the warehouse, not in the report
+        if m == "conll":
+            out[m] = {"f1": r["f1"]}
+        elif m in _VALUE_METRICS:
+            out[m] = {"value": r["value"]}
+        elif m == "d_error":
+            out[m] = {"direction": r["direction"], "value": r["value"]}
+        else:
+            out[m] = {"recall": r["recall"], "precision": r["precision"], "f1": r["f1"]}
+    return out
+
+
+def page_data(con, campaign, task, out: Path):
+    """The bulletin page's data (reports/coref.py), for reports/templates/coref.html."""
+    from reports.coref import page_data as coref_page_data
+
+    return coref_page_data(con, campaign, task, out)
