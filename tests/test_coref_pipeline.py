@@ -136,3 +136,43 @@ def test_one_shot_json_contract(tmp_path):
     paper = CliRunner().invoke(main, ["coref", str(root / "key.conll"), str(root / "merger.conll"), "--json",
                                       "--convention", "paper"])
     assert paper.exit_code == 0 and "convention:paper" in json.loads(paper.stdout)["signature"]
+
+
+def test_category_subsets_typed_links_and_pronouns(tmp_path):
+    """JSON lines with categories and part-of links: the category and link subsets are scored
+    as their own partitions, and pronoun/antecedent counts land in the warehouse."""
+    key = {"doc": "d1", "genre": "news", "clusters": [[[0, 0], [4, 4], [9, 9]], [[2, 2], [7, 7]], [[12, 13]]],
+           "categories": [[0, 0, "proper"], [4, 4, "pronoun"], [9, 9, "pronoun"], [2, 2, "proper"],
+                          [7, 7, "pronoun"], [12, 13, "nominal"]],
+           "links": [{"from": 2, "to": 0, "type": "part-of"}]}
+    response = {"doc": "d1", "clusters": [[[0, 0], [4, 4]], [[2, 2], [7, 7], [9, 9]], [[12, 13]]],
+                "links": [{"from": 2, "to": 1, "type": "part-of"}]}
+    root = tmp_path / "c"
+    root.mkdir()
+    (root / "key.jsonl").write_text(json.dumps(key) + "\n", encoding="utf-8")
+    (root / "sys.jsonl").write_text(json.dumps(response) + "\n", encoding="utf-8")
+    lines = toml_table("[campaign]", {"id": "c", "name": "coref", "bootstrap": 50})
+    lines += toml_table("[[participants]]", {"id": "p", "name": "P"})
+    lines += toml_table("[[tasks]]", {"id": "coref", "family": "coref", "baselines": False, "conventions": ["conll"],
+                                      "categories": ["pronoun"], "link_types": ["part-of"]})
+    lines += toml_table("[[tasks.corpora]]", {"id": "test", "format": "jsonl", "key": "key.jsonl"})
+    lines += toml_table("[[tasks.systems]]", {"id": "s", "participant": "p", "submissions": {"test": "sys.jsonl"}})
+    (root / "campaign.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    db = tmp_path / "w.duckdb"
+    result = run(root, db, None, quiet=True)
+    assert result.rejections == [] and result.scored == 1
+    subsets = {r[0] for r in query(db, "SELECT DISTINCT subset FROM mart_coref_scores")}
+    assert subsets == {"all", "category:pronoun", "link:part-of"}
+    # pronouns 4, 9, 7: key classes {4, 9} and {7}; the response puts 4 alone and 9 with 7
+    muc = query(db, "SELECT recall, precision FROM mart_coref_scores WHERE subset = 'category:pronoun' "
+                    "AND metric = 'muc' AND slice = 'corpus'")[0]
+    assert muc == (0.0, 0.0)
+    # part-of merges key classes 0 and 2 (the nominal joins the proper-name chain) and response 1 and 2
+    (linked,) = query(db, "SELECT recall FROM mart_coref_scores WHERE subset = 'link:part-of' AND metric = 'mentions' "
+                          "AND slice = 'corpus'")[0]
+    assert linked == 1.0
+    # pronoun/antecedent: key pronouns with a preceding mention in their class: 4 (after 0), 9 (after 4), 7
+    # (after 2); the response resolves 4 -> 0 (same key class: success), 7 -> 2 (success), 9 -> 7 (failure)
+    counts = query(db, "SELECT recall_num, recall_den, precision_num, precision_den FROM fct_coref_document "
+                       "WHERE metric = 'pronoun_antecedent'")
+    assert counts == [(2.0, 3.0, 2.0, 3.0)]

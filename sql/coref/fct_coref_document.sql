@@ -1,9 +1,11 @@
 -- fct_coref_document: per-document additive statistics of every measure (recall and precision
--- numerators and denominators: mention detection, MUC, B3, CEAF-m, CEAF-e, BLANC, LEA, C, XC, H)
--- and the per-document values of kappa, RCVT and the D-error direction, for each variant
--- (convention conll | paper, singletons kept or not); BLANC as its two link counts (blanc_coref,
--- blanc_noncoref). Corpus scores are sums of numerators over
--- sums of denominators. Grain: campaign x task x corpus x system x variant x document x metric.
+-- numerators and denominators: mention detection, MUC, B3, CEAF-m, CEAF-e, BLANC as its two link
+-- counts (blanc_coref, blanc_noncoref), LEA, C, XC, H, and the pronoun/antecedent counts) and the
+-- per-document values of kappa, RCVT and the D-error direction, for each variant: convention
+-- (conll | paper), singletons kept or not, and subset (all mentions; one mention category, the
+-- spec's "restriction to a mention category"; or the super-classes of one link type). Corpus
+-- scores are sums of numerators over sums of denominators.
+-- Grain: campaign x task x corpus x system x convention x singletons x subset x document x metric.
 CREATE TABLE IF NOT EXISTS fct_coref_document (
     campaign       VARCHAR NOT NULL,
     task           VARCHAR NOT NULL,
@@ -11,6 +13,7 @@ CREATE TABLE IF NOT EXISTS fct_coref_document (
     system         VARCHAR NOT NULL,
     convention     VARCHAR NOT NULL,
     singletons     BOOLEAN NOT NULL,
+    subset         VARCHAR NOT NULL,   -- all | category:<c> | link:<type>
     genre          VARCHAR NOT NULL,
     doc            VARCHAR NOT NULL,
     metric         VARCHAR NOT NULL,

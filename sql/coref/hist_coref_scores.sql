@@ -1,5 +1,5 @@
 -- hist_coref_scores: every corpus-level coreference score ever computed, with its inputs.
--- Grain: run x campaign x task x corpus x system x convention x singletons x metric.
+-- Grain: run x campaign x task x corpus x system x convention x singletons x subset x metric.
 CREATE TABLE IF NOT EXISTS hist_coref_scores (
     run_id      INTEGER NOT NULL,
     campaign    VARCHAR NOT NULL,
@@ -8,12 +8,13 @@ CREATE TABLE IF NOT EXISTS hist_coref_scores (
     system      VARCHAR NOT NULL,
     convention  VARCHAR NOT NULL,
     singletons  BOOLEAN NOT NULL,
+    subset      VARCHAR NOT NULL,   -- all | category:<c> | link:<type>
     metric      VARCHAR NOT NULL,
     inputs      JSON NOT NULL,
     recall DOUBLE, precision DOUBLE, f1 DOUBLE, value DOUBLE
 );
 -- @build
 INSERT INTO hist_coref_scores
-SELECT $run_id, campaign, task, corpus, system, convention, singletons, metric, $inputs, recall, precision, f1, value
+SELECT $run_id, campaign, task, corpus, system, convention, singletons, subset, metric, $inputs, recall, precision, f1, value
 FROM mart_coref_scores
 WHERE slice = 'corpus' AND campaign = $campaign AND task = $task AND corpus = $corpus AND system = $system;

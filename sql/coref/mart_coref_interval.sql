@@ -1,7 +1,7 @@
 -- mart_coref_interval: 95 % bootstrap intervals of the F of every ratio measure (and of the CoNLL
 -- average), resampling documents with the campaign's seed, every system on the same resamples;
 -- computed by warehouse/families/coref.py from fct_coref_document.
--- Grain: campaign x task x corpus x system x convention x singletons x metric.
+-- Grain: campaign x task x corpus x system x convention x singletons x subset x metric.
 CREATE TABLE IF NOT EXISTS mart_coref_interval (
     campaign    VARCHAR NOT NULL,
     task        VARCHAR NOT NULL,
@@ -9,6 +9,7 @@ CREATE TABLE IF NOT EXISTS mart_coref_interval (
     system      VARCHAR NOT NULL,
     convention  VARCHAR NOT NULL,
     singletons  BOOLEAN NOT NULL,
+    subset      VARCHAR NOT NULL,   -- all | category:<c> | link:<type>
     metric      VARCHAR NOT NULL,
     value       DOUBLE,
     ci_low      DOUBLE,

@@ -1,7 +1,7 @@
 -- mart_coref_scores: recall, precision and F of every measure (and kappa, RCVT, the D-error
 -- direction and the CoNLL average) for each corpus and each genre (column `slice`), micro-averaged
 -- over documents by scorers/coref.py `scores` under the variant's zero-denominator convention.
--- Grain: campaign x task x corpus x system x convention x singletons x slice (x genre) x metric.
+-- Grain: campaign x task x corpus x system x convention x singletons x subset x slice (x genre) x metric.
 CREATE TABLE IF NOT EXISTS mart_coref_scores (
     campaign    VARCHAR NOT NULL,
     task        VARCHAR NOT NULL,
@@ -9,6 +9,7 @@ CREATE TABLE IF NOT EXISTS mart_coref_scores (
     system      VARCHAR NOT NULL,
     convention  VARCHAR NOT NULL,
     singletons  BOOLEAN NOT NULL,
+    subset      VARCHAR NOT NULL,   -- all | category:<c> | link:<type>
     slice       VARCHAR NOT NULL,   -- corpus | genre
     genre       VARCHAR,
     metric      VARCHAR NOT NULL,

@@ -8,7 +8,12 @@ option ``format`` (default: the corpus's). Task options: ``conventions`` (``conl
 reference scorer's, 0/0 = 0; ``paper``: the paper's, a zero denominator gives 1; default both),
 ``singletons`` (list of booleans: singletons counted or removed; default ``[true]``),
 ``baselines`` (all-singletons, all-merged and random-profile responses built from the key,
-default true), ``draws`` (random-profile draws averaged, default 10), ``intervals`` (default true).
+default true), ``draws`` (random-profile draws averaged, default 10), ``categories`` (mention
+categories to score apart, each its own subset ``category:<c>``, default none), ``link_types``
+(typed links of JSON lines files whose super-class partitions are scored as ``link:<type>``,
+default none), ``pronoun_category`` (the category counted by pronoun/antecedent scoring, default
+``pronoun``), ``intervals`` (default true). Every variant (convention x singletons x subset) is in
+every table.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ import polars as pl
 import pyarrow as pa
 from rich.progress import Progress
 
-from etl.coref import read_conll2012, read_coref_jsonl
+from etl.coref import read_conll2012, read_coref_jsonl, read_coref_links, read_mention_categories
 from scorers import bootstrap
 from scorers import coref as scorer
 from warehouse import __version__
@@ -72,7 +77,8 @@ def _options(task: Task) -> dict:
         if corpus.options.get("format", "conll2012") not in FORMATS:
             raise CampaignError(f"task {task.id}: corpus {corpus.id}: format: expected one of {FORMATS}")
     return {"conventions": conventions, "singletons": singletons, "baselines": bool(o.get("baselines", True)),
-            "draws": int(o.get("draws", 10))}
+            "draws": int(o.get("draws", 10)), "categories": tuple(o.get("categories", ())),
+            "link_types": tuple(o.get("link_types", ())), "pronoun_category": str(o.get("pronoun_category", "pronoun"))}
 
 
 def _reader(fmt: str):
@@ -84,6 +90,23 @@ def _stage(con, sha: str, table: pa.Table) -> None:
                  {"sha": sha})
 
 
+def _stage_links(con, sha: str, table: pa.Table) -> None:
+    insert_arrow(con, "stg_coref_link", table, "$sha, doc, from_cluster, to_cluster, type", {"sha": sha})
+
+
+def _stage_categories(con, sha: str, table: pa.Table) -> None:
+    insert_arrow(con, "stg_coref_category", table, '$sha, doc, start, "end", category', {"sha": sha})
+
+
+def _jobs(slot: Slot, path: Path, fmt: str) -> list[StageJob]:
+    """A mentions file, and its typed links when it is JSON lines (role ``<role>-links``)."""
+    jobs = [StageJob(slot, path, _reader(fmt), _stage, salt=f"coref|{fmt}")]
+    if fmt == "jsonl":
+        links = Slot(slot.task, slot.corpus, slot.system, f"{slot.role}-links")
+        jobs.append(StageJob(links, path, read_coref_links, _stage_links, salt="coref|links"))
+    return jobs
+
+
 # ---------------------------------------------------------------- load
 
 def load(ctx: RunContext, task: Task) -> None:
@@ -92,14 +115,14 @@ def load(ctx: RunContext, task: Task) -> None:
     jobs = []
     for corpus in task.corpora:
         fmt = corpus.options.get("format", "conll2012")
-        jobs.append(StageJob(Slot(task.id, corpus.id, "", "key"), corpus.files["key"], _reader(fmt), _stage,
-                             salt=f"coref|{fmt}"))
+        jobs += _jobs(Slot(task.id, corpus.id, "", "key"), corpus.files["key"], fmt)
+        if "categories" in corpus.files:
+            jobs.append(StageJob(Slot(task.id, corpus.id, "", "categories"), corpus.files["categories"],
+                                 read_mention_categories, _stage_categories, salt="coref|categories"))
         for system in task.systems:
             if corpus.id in system.files.get("submissions", {}):
-                sys_fmt = system.options.get("format", fmt)
-                jobs.append(StageJob(Slot(task.id, corpus.id, system.id, "submissions"),
-                                     system.files["submissions"][corpus.id], _reader(sys_fmt), _stage,
-                                     salt=f"coref|{sys_fmt}"))
+                jobs += _jobs(Slot(task.id, corpus.id, system.id, "submissions"),
+                              system.files["submissions"][corpus.id], system.options.get("format", fmt))
     stage_files(ctx, jobs)
     if _options(task)["baselines"]:
         ctx.con.executemany(
@@ -131,9 +154,13 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
             sub = key_sha if system in BASELINES else inputs.get((corpus.id, system, "submissions"))
             if key_sha is None or sub is None:
                 continue
-            unit = {"key": key_sha, "submissions": sub}
+            unit = {"key": key_sha, "submissions": sub,
+                    "categories": inputs.get((corpus.id, "", "categories")),
+                    "key_links": inputs.get((corpus.id, "", "key-links")),
+                    "links": None if system in BASELINES else inputs.get((corpus.id, system, "submissions-links"))}
             state = fingerprint({"inputs": unit, "version": code_version(), "seed": ctx.campaign.seed,
-                                 "options": {k: options[k] for k in ("conventions", "singletons", "draws")},
+                                 "options": {k: options[k] for k in ("conventions", "singletons", "draws", "categories",
+                                                                     "link_types", "pronoun_category")},
                                  "genre": corpus.options.get("genre", "")})
             if force or states.get((corpus.id, system)) != state:
                 todo.append((corpus, system, unit, state))
@@ -155,21 +182,45 @@ def _with_genre(mentions: pl.DataFrame, corpus) -> pl.DataFrame:
                                  .alias("genre"))
 
 
-def unit_statistics(key: pl.DataFrame, response: pl.DataFrame | None, options: dict, system: str,
-                    seed: int) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+def unit_statistics(key: pl.DataFrame, response: pl.DataFrame | None, options: dict, system: str, seed: int,
+                    key_links: pl.DataFrame | None = None, links: pl.DataFrame | None = None
+                    ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """(matched mentions, contingency table, statistics of every variant) of one unit; a baseline
-    ``system`` builds its response from the key (the random profile averaged over draws)."""
+    ``system`` builds its response from the key (the random profile averaged over draws). The
+    subsets: all mentions, each of ``options["categories"]`` (scorers.coref.restrict), and the
+    super-class partitions of each of ``options["link_types"]``."""
     kind = BASELINES.get(system, (None,))[0]
     draws = [scorer.baseline(key, kind, seed, d) for d in range(options["draws"] if kind == "random_profile" else 1)] \
         if kind else [response]
+    subsets = [("all", lambda r: (key, r))]
+    subsets += [(f"category:{c}", lambda r, c=c: scorer.restrict(key, r, c)) for c in options["categories"]]
+    for t in options["link_types"]:
+        def superclasses(r, t=t):
+            return (scorer.superclass_partition(key, _links(key_links), t),
+                    r if kind else scorer.superclass_partition(r, _links(links), t))
+        subsets.append((f"link:{t}", superclasses))
     stats = []
-    for convention in options["conventions"]:
-        for singletons in options["singletons"]:
-            per_draw = [scorer.statistics(scorer.contingency(key, r), convention=convention, singletons=singletons)
-                        for r in draws]
-            s = per_draw[0] if len(per_draw) == 1 else _mean_statistics(per_draw)
-            stats.append(s.with_columns(pl.lit(convention).alias("convention"), pl.lit(singletons).alias("singletons")))
-    return scorer.matched_mentions(key, draws[0]), scorer.contingency(key, draws[0]), pl.concat(stats, how="diagonal_relaxed")
+    for subset, pair in subsets:
+        for convention in options["conventions"]:
+            for singletons in options["singletons"]:
+                per_draw = []
+                for r in draws:
+                    k, rr = pair(r)
+                    s = scorer.statistics(scorer.contingency(k, rr), convention=convention, singletons=singletons)
+                    if subset == "all":
+                        s = pl.concat([s, scorer.pronoun_antecedent(key, r, options["pronoun_category"])],
+                                      how="diagonal_relaxed")
+                    per_draw.append(s)
+                s = per_draw[0] if len(per_draw) == 1 else _mean_statistics(per_draw)
+                stats.append(s.with_columns(pl.lit(convention).alias("convention"), pl.lit(singletons).alias("singletons"),
+                                            pl.lit(subset).alias("subset")))
+    return (scorer.matched_mentions(key, draws[0]), scorer.contingency(key, draws[0]),
+            pl.concat(stats, how="diagonal_relaxed"))
+
+
+def _links(links: pl.DataFrame | None) -> pl.DataFrame:
+    return links if links is not None else pl.DataFrame(schema={"doc": pl.String, "from_cluster": pl.String,
+                                                                "to_cluster": pl.String, "type": pl.String})
 
 
 def _mean_statistics(per_draw: list[pl.DataFrame]) -> pl.DataFrame:
@@ -182,8 +233,18 @@ def _mean_statistics(per_draw: list[pl.DataFrame]) -> pl.DataFrame:
 def _score_unit(ctx, task, options, corpus, system: str, unit: dict, state: str) -> None:
     con = ctx.con
     key = _with_genre(_mentions(con, unit["key"]), corpus)
+    if unit["categories"] is not None:
+        side = frame(con, 'SELECT doc, start, "end", category AS side FROM stg_coref_category WHERE sha256 = ?',
+                     [unit["categories"]])
+        key = key.join(side, on=["doc", "start", "end"], how="left", maintain_order="left").with_columns(
+            pl.coalesce("side", "category").alias("category")).drop("side")
     response = None if system in BASELINES else _mentions(con, unit["submissions"])
-    matched, table, stats = unit_statistics(key, response, options, system, ctx.campaign.seed)
+
+    def links(sha):
+        return None if sha is None else frame(con, "SELECT doc, from_cluster, to_cluster, type FROM stg_coref_link "
+                                                   "WHERE sha256 = ?", [sha])
+    matched, table, stats = unit_statistics(key, response, options, system, ctx.campaign.seed,
+                                            links(unit["key_links"]), links(unit["links"]))
     genres = key.select("doc", "genre").unique("doc")
     stats = stats.join(genres, on="doc", how="left").with_columns(pl.col("genre").fill_null(""))
     scores = _scores(stats)
@@ -199,10 +260,10 @@ def _score_unit(ctx, task, options, corpus, system: str, unit: dict, state: str)
         insert_arrow(con, "int_coref_contingency", table.to_arrow(),
                      "$campaign, $task, $corpus, $system, doc, key_class, response_class, n", keys)
         insert_arrow(con, "fct_coref_document", stats.to_arrow(),
-                     "$campaign, $task, $corpus, $system, convention, singletons, genre, doc, metric, recall_num, "
+                     "$campaign, $task, $corpus, $system, convention, singletons, subset, genre, doc, metric, recall_num, "
                      "recall_den, precision_num, precision_den, value, direction, mentions", keys)
         insert_arrow(con, "mart_coref_scores", scores.to_arrow(),
-                     "$campaign, $task, $corpus, $system, convention, singletons, slice, genre, metric, recall, "
+                     "$campaign, $task, $corpus, $system, convention, singletons, subset, slice, genre, metric, recall, "
                      "precision, f1, value, direction", keys)
         build(con, SQL_FOLDER, "hist_coref_scores", **keys, run_id=ctx.run_id, inputs=json.dumps(unit))
         con.execute("INSERT OR REPLACE INTO cat_scoring VALUES ($campaign, $task, $corpus, $system, $state, "
@@ -217,12 +278,13 @@ def _score_unit(ctx, task, options, corpus, system: str, unit: dict, state: str)
 def _scores(stats: pl.DataFrame) -> pl.DataFrame:
     """Corpus and per-genre scores of every variant (scorers/coref.py ``scores``)."""
     out = []
-    for (convention, singletons), part in stats.group_by("convention", "singletons", maintain_order=True):
+    for (convention, singletons, subset), part in stats.group_by("convention", "singletons", "subset",
+                                                                 maintain_order=True):
         slices = [("corpus", None, part)] + [("genre", g, p) for (g,), p in part.group_by("genre", maintain_order=True)]
         for name, genre, rows in slices:
             out.append(scorer.scores(rows, convention=convention).with_columns(
                 pl.lit(convention).alias("convention"), pl.lit(singletons).alias("singletons"),
-                pl.lit(name).alias("slice"), pl.lit(genre, dtype=pl.String).alias("genre")))
+                pl.lit(subset).alias("subset"), pl.lit(name).alias("slice"), pl.lit(genre, dtype=pl.String).alias("genre")))
     return pl.concat(out, how="diagonal_relaxed")
 
 
@@ -231,7 +293,7 @@ def intervals(ctx: RunContext, task: Task, corpus: str) -> None:
     resampling documents, every system and variant on the same resamples (campaign seed)."""
     campaign = ctx.campaign
     stats = frame(ctx.con, "SELECT system || chr(31) || convention || chr(31) || singletons::VARCHAR || chr(31) || "
-                           "metric AS variant, doc, recall_num, recall_den, precision_num, precision_den "
+                           "subset || chr(31) || metric AS variant, doc, recall_num, recall_den, precision_num, precision_den "
                            "FROM fct_coref_document WHERE campaign = ? AND task = ? AND corpus = ? AND metric IN ("
                            + ", ".join(f"'{m}'" for m in scorer.RATIO_METRICS) + ")", [campaign.id, task.id, corpus])
     rows = []
@@ -253,17 +315,17 @@ def intervals(ctx: RunContext, task: Task, corpus: str) -> None:
         low, high = bootstrap.percentile_interval(samples)
         conll = {}
         for i, v in enumerate(variants):
-            system, convention, singletons, metric = v.split(chr(31))
-            rows.append([campaign.id, task.id, corpus, system, convention, singletons == "true", metric,
+            system, convention, singletons, subset, metric = v.split(chr(31))
+            rows.append([campaign.id, task.id, corpus, system, convention, singletons == "true", subset, metric,
                          bootstrap.finite(point[i]), bootstrap.finite(low[i]), bootstrap.finite(high[i]),
                          campaign.bootstrap, campaign.seed])
             if metric in ("muc", "bcub", "ceafe"):
-                conll.setdefault((system, convention, singletons), []).append(i)
-        for (system, convention, singletons), idx in conll.items():
+                conll.setdefault((system, convention, singletons, subset), []).append(i)
+        for (system, convention, singletons, subset), idx in conll.items():
             if len(idx) == 3:
                 average = samples[:, idx].mean(1)
                 lo, hi = bootstrap.percentile_interval(average[:, None])
-                rows.append([campaign.id, task.id, corpus, system, convention, singletons == "true", "conll",
+                rows.append([campaign.id, task.id, corpus, system, convention, singletons == "true", subset, "conll",
                              bootstrap.finite(point[idx].mean()), bootstrap.finite(lo[0]), bootstrap.finite(hi[0]),
                              campaign.bootstrap, campaign.seed])
     con = ctx.con
@@ -272,7 +334,7 @@ def intervals(ctx: RunContext, task: Task, corpus: str) -> None:
         con.execute("DELETE FROM mart_coref_interval WHERE campaign = ? AND task = ? AND corpus = ?",
                     [campaign.id, task.id, corpus])
         if rows:
-            con.executemany("INSERT INTO mart_coref_interval VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+            con.executemany("INSERT INTO mart_coref_interval VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
         con.commit()
     except Exception:
         con.rollback()
@@ -289,9 +351,9 @@ def one_shot_report(con, campaign, convention: str = "conll", singletons: bool =
     with ``{"recall", "precision", "f1"}`` for the ratio measures, ``{"f1"}`` for ``conll``,
     ``{"value"}`` for rcvt and kappa, ``{"direction", "value"}`` for d_error."""
     corpus = frame(con, "SELECT * FROM mart_coref_scores WHERE slice = 'corpus' AND system = 'sys' AND convention = ? "
-                        "AND singletons = ?", [convention, singletons])
-    stats = frame(con, "SELECT * FROM fct_coref_document WHERE system = 'sys' AND convention = ? AND singletons = ?",
-                  [convention, singletons])
+                        "AND singletons = ? AND subset = 'all'", [convention, singletons])
+    stats = frame(con, "SELECT * FROM fct_coref_document WHERE system = 'sys' AND convention = ? AND singletons = ? "
+                       "AND subset = 'all'", [convention, singletons])
     documents = {}
     for (doc,), rows in stats.group_by("doc", maintain_order=True):
         documents[doc] = _metrics(scorer.scores(rows, convention=convention))
@@ -302,8 +364,8 @@ def _metrics(rows: pl.DataFrame) -> dict:
     out = {}
     for r in rows.iter_rows(named=True):
         m = r["metric"]
-        if m in ("blanc_coref", "blanc_noncoref"):
-            continue  # BLANC's two parts: in the warehouse, not in the report
+        if m in ("blanc_coref", "blanc_noncoref", "pronoun_antecedent"):
+            continue  # BLANC's two parts, and pronoun/antecedent counts: in the warehouse, not in the report
         if m == "conll":
             out[m] = {"f1": r["f1"]}
         elif m in _VALUE_METRICS:
