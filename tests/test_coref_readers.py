@@ -17,8 +17,9 @@ import pytest
 
 from etl.coref import (
     CATEGORIES_SCHEMA, LINKS_SCHEMA, SCHEMA, read_conll2012, read_coref_jsonl, read_coref_links,
-    read_mention_categories, write_conll2012, write_coref_jsonl, write_mention_categories,
+    read_mention_categories,
 )
+from etl.coref_write import write_conll2012, write_coref_jsonl, write_mention_categories
 from etl.errors import InputError
 from helpers import assert_message, write
 
@@ -135,6 +136,8 @@ def test_conll_two_column_files_and_documents_without_mentions(tmp_path):
                  "#begin document (c);", "Marie (0)", "#end document")
     assert rows(read_conll2012(write(tmp_path, "k.conll", text)), "doc", "start", "end", "text") == [
         ("c", 0, 0, "Marie")]
+    empty = read_conll2012(write(tmp_path, "e.conll", conll("#begin document (a);", "x -", "#end document")))
+    assert empty.num_rows == 0 and empty.schema == SCHEMA
 
 
 # ---------------------------------------------------------------- CoNLL-2012: bad input
@@ -471,7 +474,8 @@ CONLL_REJECTED = [  # one case per documented check: (text, line)
     (b"#begin document (d);\na\xe9 -\n#end document\n", 2),
 ]
 JSONL_REJECTED = [
-    '{"doc": ', '["doc", "x"]', '{"clusters": []}', '{"doc": "a", "clusters": []}', '{"doc": "x", "genre": 1, "clusters": []}',
+    '{"doc": ', '["doc", "x"]', '{"clusters": []}', '{"doc": "a", "clusters": []}',
+    '{"doc": "x", "genre": 1, "clusters": []}',
     '{"doc": "x", "tokens": "a b", "clusters": []}', '{"doc": "x"}', '{"doc": "x", "clusters": [[]]}',
     '{"doc": "x", "clusters": [[[3, 2]]]}', '{"doc": "x", "tokens": ["a"], "clusters": [[[0, 1]]]}',
     '{"doc": "x", "clusters": [[[0, 0]]], "categories": {"0": "a"}}',
