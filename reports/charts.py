@@ -236,3 +236,30 @@ def label_bars(labels: list[str], series: dict[str, list[float | None]], ylabel:
         ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
         fig.tight_layout()
         return _svg_text(fig)
+
+
+def correlation_heatmap(values: list[list[float | None]], labels: list[str], title: str, digits: int = 2) -> str:
+    """A square matrix of rank correlations (e.g. Kendall's tau between evaluation measures across
+    systems) on a diverging scale from -1 (blue) through 0 (white) to 1 (red), each value written
+    in its cell; a None cell (no ranking to compare) is left blank on grey. SVG text."""
+    import numpy as np
+
+    matrix = np.array([[np.nan if v is None else float(v) for v in row] for row in values], dtype=float)
+    matrix = matrix.reshape(len(labels), len(labels))
+    with plt.rc_context(_TEXT_SVG):
+        side = min(7.5, max(4.0, 1.6 + 0.36 * len(labels)))
+        fig, ax = plt.subplots(figsize=(side + 0.9, side))
+        cmap = plt.get_cmap("RdBu_r").with_extremes(bad="#e6e6e6")
+        image = ax.imshow(np.ma.masked_invalid(matrix), cmap=cmap, vmin=-1.0, vmax=1.0)
+        for i in range(len(labels)):
+            for j in range(len(labels)):
+                v = matrix[i, j]
+                if np.isfinite(v):
+                    ax.text(j, i, f"{v:.{digits}f}", ha="center", va="center", fontsize=6.5,
+                            color="white" if abs(v) > 0.6 else "black")
+        ax.set_xticks(range(len(labels)), labels, rotation=45, ha="right", fontsize=8)
+        ax.set_yticks(range(len(labels)), labels, fontsize=8)
+        ax.set_title(title, fontsize=9)
+        fig.colorbar(image, ax=ax, fraction=0.04, pad=0.02)
+        fig.tight_layout()
+        return _svg_text(fig)

@@ -396,12 +396,17 @@ def scores(stats: pl.DataFrame, convention: str = "conll") -> pl.DataFrame:
     return _finish(_sums(stats, pl.lit(0).alias("group")), zero).drop("group")
 
 
+def document_scores(stats: pl.DataFrame, convention: str = "conll") -> pl.DataFrame:
+    """:func:`scores` of each document on its own, in one pass: ``doc`` + the columns of
+    :func:`scores`."""
+    return _finish(_sums(stats.rename({"doc": "group"}), "group"), _check(convention)).rename({"group": "doc"})
+
+
 def macro(stats: pl.DataFrame, convention: str = "conll") -> pl.DataFrame:
     """Macro view: each document scored on its own (as :func:`scores`), then recall, precision,
     F and value averaged over documents (same columns as :func:`scores`). The D-error direction is
     the sign of the mean signed value (recall +, precision -)."""
-    zero = _check(convention)
-    per = _finish(_sums(stats.rename({"doc": "group"}), "group"), zero)
+    per = document_scores(stats, convention)
     signed = pl.when(pl.col("direction") == "recall").then(pl.col("value")).when(
         pl.col("direction") == "precision").then(-pl.col("value")).otherwise(pl.col("value"))
     out = per.with_columns(pl.when(pl.col("metric") == "d_error").then(signed).otherwise(pl.col("value"))

@@ -176,3 +176,11 @@ def test_category_subsets_typed_links_and_pronouns(tmp_path):
     counts = query(db, "SELECT recall_num, recall_den, precision_num, precision_den FROM fct_coref_document "
                        "WHERE metric = 'pronoun_antecedent'")
     assert counts == [(2.0, 3.0, 2.0, 3.0)]
+
+
+def test_a_report_only_run_keeps_the_built_in_baselines(scored, tmp_path):
+    root, db = scored
+    run(root, db, tmp_path / "bulletins", steps=("report",), quiet=True)
+    baselines = query(db, "SELECT system FROM cat_system WHERE baseline ORDER BY 1")
+    assert baselines == [("baseline-merged",), ("baseline-random",), ("baseline-singletons",)]
+    assert "Baseline: all merged" in (tmp_path / "bulletins" / "coref" / "index.html").read_text(encoding="utf-8")

@@ -125,7 +125,8 @@ def stage_file(ctx: RunContext, slot: Slot, path: Path,
 
 def stage_files(ctx: RunContext, jobs: list[StageJob], workers: int | None = None) -> list[bool]:
     """:func:`stage_file` for several files, in order, the changed ones parsed ahead in up to
-    ``workers`` processes (default: one per CPU, when the changed files weigh more than 32 MB):
+    ``workers`` processes (default: ``SCOREHOUSE_WORKERS``, else one per CPU when the changed files
+    weigh more than 32 MB):
     parsing is the slow part of a load, staging stays sequential (one transaction per file).
     Readers must then be module-level functions (they are pickled)."""
     todo = []
@@ -143,7 +144,8 @@ def stage_files(ctx: RunContext, jobs: list[StageJob], workers: int | None = Non
         todo.append((job, None if same else data, sha, same, latest))  # keep only the bytes to parse
     changed = [(job, data) for job, data, _, same, _ in todo if not same and data is not None]
     size = sum(len(data) for _, data in changed)
-    workers = workers or (min(os.cpu_count() or 1, len(changed)) if size > 32 * 2**20 else 1)
+    workers = workers or int(os.environ.get("SCOREHOUSE_WORKERS", 0)) or (
+        min(os.cpu_count() or 1, len(changed)) if size > 32 * 2**20 else 1)
     with _Reader(workers) as reader:
         for job, data in changed[:2 * workers]:
             reader.submit(job, data)

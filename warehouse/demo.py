@@ -24,6 +24,7 @@ import numpy as np
 
 from warehouse import demo_lexicon as lex
 from warehouse.draws import Draws
+from warehouse.demo_coref import write_coref_task
 from warehouse.demo_parsing import write_parsing_task
 from warehouse.demo_pos import write_pos_task
 from warehouse.demo_ud import write_dependency_task
@@ -40,7 +41,9 @@ DESCRIPTION = (
     "d'étiquettes positionnel pivot et cinq étiqueteurs simulés. La tâche EASY convertit le test "
     "GSD en constituants et relations EASY, répartis en quatre genres (répartition synthétique), "
     "avec cinq analyseurs simulés ; la tâche en dépendances note trois analyseurs simulés avec "
-    "les mesures de CoNLL 2018."
+    "les mesures de CoNLL 2018. La tâche de coréférence reprend le texte du guide de haute "
+    "montagne de l'article (17 mentions) et des documents générés, avec quatre systèmes simulés "
+    "et les systèmes de référence (tout singleton, tout fusionné, profil aléatoire)."
 )
 
 # The five utterances of thesis table 4.4: id, category, annotated reference, hypothesis.
@@ -283,7 +286,7 @@ def _campaign_toml(extra_participants: list[dict] = (), extra_tasks: list[str] =
     lines = toml_table("[campaign]", {
         "id": "demo-asr",
         "name": ("Démo scorehouse : reconnaissance de la parole (WER, IER), étiquetage morphosyntaxique "
-                 "(GRACE) et analyse syntaxique (EASY, CoNLL 2018)"),
+                 "(GRACE), analyse syntaxique (EASY, CoNLL 2018) et coréférence"),
         "description": DESCRIPTION,
         "bootstrap": 1000,
         "seed": SEED,
@@ -330,11 +333,12 @@ def _trn_line(tokens: list[str], uid: str) -> str:
 
 
 def write_demo_campaign(dest: pathlib.Path, scale: float = 1.0, pos: bool = True,
-                        parsing: bool = True) -> pathlib.Path:
+                        parsing: bool = True, coref: bool = True) -> pathlib.Path:
     """Write the demo campaign into ``dest``; return its ``campaign.toml``: the speech task;
     with ``pos``, the POS tagging task of ``warehouse/demo_pos.py``; with ``parsing``, the EASY
     parsing task of ``warehouse/demo_parsing.py`` and the CoNLL-U dependency task of
-    ``warehouse/demo_ud.py`` (all three on UD French GSD).
+    ``warehouse/demo_ud.py`` (all three on UD French GSD); with ``coref``, the coreference task of
+    ``warehouse/demo_coref.py`` (the paper's guide text and generated documents).
 
     ``scale`` multiplies the number of utterances of each corpus (at least 5; Test_I always
     keeps the five thesis examples). The output is byte-identical for equal arguments.
@@ -363,6 +367,9 @@ def write_demo_campaign(dest: pathlib.Path, scale: float = 1.0, pos: bool = True
         easy_participants, easy_lines = write_parsing_task(dest, scale)
         participants, task_lines = [*participants, *easy_participants], [*task_lines, *easy_lines,
                                                                         *write_dependency_task(dest, scale)]
+    if coref:
+        coref_participants, coref_lines = write_coref_task(dest, scale)
+        participants, task_lines = [*participants, *coref_participants], [*task_lines, *coref_lines]
     campaign = dest / "campaign.toml"
     _write(campaign, _campaign_toml(participants, task_lines))
     return campaign

@@ -72,6 +72,9 @@ def _execute(ctx: RunContext, steps, out, force: bool) -> RunResult:
     bulletins: list[Path] = []
     try:
         for task in ctx.campaign.tasks:
+            declare = getattr(family(task.family), "declare", None)
+            if declare is not None:  # built-in systems (baselines), which campaign.toml does not list
+                declare(ctx, task)
             if "load" in steps:
                 family(task.family).load(ctx, task)
         scored_before = ctx.scored

@@ -1,6 +1,7 @@
 """The registry of task families. A family module provides ``SQL_FOLDER``, ``load(ctx, task)``,
 ``score(ctx, task, force)`` and ``page_data(con, campaign, task, out)`` (rendered with
-reports/templates/<family>.html); adding a family is one
+reports/templates/<family>.html), and optionally ``declare(ctx, task)`` (built-in systems such as
+baselines, declared at the start of every run); adding a family is one
 entry here and touches no other family."""
 
 from __future__ import annotations

@@ -124,6 +124,10 @@ def load(ctx: RunContext, task: Task) -> None:
                 jobs += _jobs(Slot(task.id, corpus.id, system.id, "submissions"),
                               system.files["submissions"][corpus.id], system.options.get("format", fmt))
     stage_files(ctx, jobs)
+
+
+def declare(ctx: RunContext, task: Task) -> None:
+    """Declare the built-in baselines in the catalog (every run, whatever its steps)."""
     if _options(task)["baselines"]:
         ctx.con.executemany(
             "INSERT OR REPLACE INTO cat_system VALUES (?, ?, ?, 'baseline', ?, false, true, ?, '{}')",
@@ -354,9 +358,8 @@ def one_shot_report(con, campaign, convention: str = "conll", singletons: bool =
                         "AND singletons = ? AND subset = 'all'", [convention, singletons])
     stats = frame(con, "SELECT * FROM fct_coref_document WHERE system = 'sys' AND convention = ? AND singletons = ? "
                        "AND subset = 'all'", [convention, singletons])
-    documents = {}
-    for (doc,), rows in stats.group_by("doc", maintain_order=True):
-        documents[doc] = _metrics(scorer.scores(rows, convention=convention))
+    per_doc = scorer.document_scores(stats, convention=convention)
+    documents = {doc: _metrics(rows) for (doc,), rows in per_doc.group_by("doc", maintain_order=True)}
     return {"corpus": _metrics(corpus), "documents": documents, "signature": signature(convention, singletons)}
 
 

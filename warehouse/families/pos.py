@@ -122,10 +122,10 @@ def load(ctx: RunContext, task: Task) -> None:
                            _reader(sys_fmt, False), _stage_tokens, salt=_salt(sys_fmt, path, False))
         if task.options.get("baselines", True) and "training" in corpus.files:
             _load_baselines(ctx, task, corpus.id)
-    _declare_baselines(ctx, task)
 
 
-def _declare_baselines(ctx: RunContext, task: Task) -> None:
+def declare(ctx: RunContext, task: Task) -> None:
+    """Declare the built-in baselines in the catalog (every run, whatever its steps)."""
     if not (task.options.get("baselines", True) and any("training" in c.files for c in task.corpora)):
         return
     ctx.con.executemany(

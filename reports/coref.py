@@ -1,0 +1,385 @@
+"""The coreference bulletin page (spec/coref.md; paper seeds/004, Popescu-Belis): comparing the key
+partition P_K and each system's response partition P_R of the mentions.
+
+For each corpus and each declared variant (zero-denominator convention ``conll`` first, then
+``paper``; singletons counted or removed, as the task declares them):
+
+1. the paper's table 2: recall and precision of MUC (MRS, MPS), B3 (BRS, BPS), the kernels C
+   (CRS, CPS) and exclusive kernels XC (XRS, XPS), the D-error (magnitude and direction), RCVT
+   (the paper's RVT) and the entropy measure H (HRS, HPS);
+2. the paper's table 3: F of MUC, B3, C, XC and H with kappa (Passonneau's K);
+3. today's CoNLL table: mention detection, MUC, B3, CEAF-m, CEAF-e, BLANC and LEA (R, P, F) and
+   the CoNLL average (MUC F + B3 F + CEAF-e F) / 3, with 95 % bootstrap intervals (documents
+   resampled, mart_coref_interval);
+4. per genre: the CoNLL average and the F of MUC, B3 and CEAF-e;
+5. the built-in baselines (all singletons, all merged, random partition with the key's class-size
+   profile) and the differential view: each system's score minus the best baseline's, per measure;
+6. where the measures agree (the paper's conclusion: trust a ranking when the measures are
+   covariant): Kendall's tau-b between measures across the systems (a heatmap), each system's F
+   under each measure (a line chart), and the pairs of systems every measure orders the same way;
+
+and per corpus the mention statistics of int_coref_mention (matched by exact span: both / missed /
+spurious). Only published systems appear (withheld ones are left out, anonymous ones under their
+code); organisers' systems are shown apart, the built-in baselines as their own group. Every table
+and chart carries the signature of its figures; the main tables are written as CSV, Parquet,
+Markdown and LaTeX next to the page, with labels instead of internal system ids.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+from scipy.stats import kendalltau
+
+from reports.charts import correlation_heatmap, way_lines
+from reports.tables import export
+from warehouse.db import frame
+
+GROUPS = (("Participants", "participant"), ("Baselines (built-in)", "baseline"),
+          ("Organisers (shown apart)", "organiser"))
+CONVENTION_ORDER = ("conll", "paper")
+# (metric, the paper's prefix of its recall / precision names) in the paper's table 2 order.
+TABLE2 = (("muc", "M"), ("bcub", "B"), ("kernel", "C"), ("exclusive_kernel", "X"))
+TABLE2_TAIL = (("entropy", "H"),)  # after D-err and RVT, as in the paper
+TABLE3 = ("muc", "bcub", "kappa", "kernel", "exclusive_kernel", "entropy")
+CONLL_TABLE = ("mentions", "muc", "bcub", "ceafm", "ceafe", "blanc", "lea")
+GENRE_MEASURES = ("conll", "muc", "bcub", "ceafe")
+SUBSET_MEASURES = ("muc", "bcub", "ceafe", "conll", "kernel", "exclusive_kernel", "entropy", "kappa")
+# Measures compared across systems (F, or the value of kappa and RCVT).
+MEASURES = ("muc", "bcub", "ceafm", "ceafe", "blanc", "lea", "conll", "kernel", "exclusive_kernel", "entropy",
+            "kappa", "rcvt")
+VALUE_MEASURES = ("kappa", "rcvt", "d_error")
+NAMES = {"mentions": "Mentions", "muc": "MUC", "bcub": "B³", "ceafm": "CEAF-m", "ceafe": "CEAF-e",
+         "blanc": "BLANC", "lea": "LEA", "conll": "CoNLL", "kernel": "C", "exclusive_kernel": "XC",
+         "entropy": "H", "kappa": "κ", "rcvt": "RCVT", "d_error": "D-error",
+         "pronoun_antecedent": "Pronoun / antecedent"}
+AGREEMENT_BASELINES = True  # the baselines are systems of the rank correlation (the paper's 2a, 2b, 3a, 3b)
+_FIELDS = ("recall", "precision", "f1", "value", "direction", "ci_low", "ci_high")
+_EMPTY = dict.fromkeys(_FIELDS)
+
+
+def page_data(con, campaign, task, out: Path) -> dict:
+    """Everything the ``coref.html`` template shows, and the exported files."""
+    from warehouse.families.coref import BASELINES, code_version, signature
+
+    key = [campaign.id, task.id]
+    systems = _systems(con, key, BASELINES if task.options.get("baselines", True) else {})
+    labels = dict(zip(systems["system"], systems["label"]))
+    rejected = frame(con, "SELECT corpus, system, role, path, error FROM cat_input_latest "
+                          "WHERE campaign = ? AND task = ? AND status = 'rejected' ORDER BY corpus, system", key)
+    rejected = rejected.filter(pl.col("system").is_in(["", *labels])).with_columns(pl.col("system").replace(labels))
+    boot = frame(con, "SELECT DISTINCT resamples, seed FROM mart_coref_interval WHERE campaign = ? AND task = ?",
+                 key).to_dicts()
+    boot_n, boot_seed = ((boot[0]["resamples"], boot[0]["seed"]) if len(boot) == 1
+                         else (campaign.bootstrap, campaign.seed))
+    scores = _published(frame(con, """
+        SELECT s.corpus, s.system, s.convention, s.singletons, s.subset, s.slice, coalesce(s.genre, '') AS genre,
+               s.metric, s.recall, s.precision, s.f1, s.value, s.direction, i.ci_low, i.ci_high
+        FROM mart_coref_scores s
+        LEFT JOIN mart_coref_interval i ON s.slice = 'corpus' AND i.campaign = s.campaign AND i.task = s.task
+         AND i.corpus = s.corpus AND i.system = s.system AND i.convention = s.convention
+         AND i.singletons = s.singletons AND i.subset = s.subset AND i.metric = s.metric
+        WHERE s.campaign = ? AND s.task = ?""", key), systems)
+    corpora = _corpora(con, campaign, task)
+    mentions = _published(frame(con, """
+        SELECT corpus, system, coalesce(category, '') AS category,
+               count(*) FILTER (WHERE status <> 'response') AS key_mentions,
+               count(*) FILTER (WHERE status <> 'key') AS response_mentions,
+               count(*) FILTER (WHERE status = 'both') AS "both",
+               count(*) FILTER (WHERE status = 'key') AS missed,
+               count(*) FILTER (WHERE status = 'response') AS spurious
+        FROM int_coref_mention WHERE campaign = ? AND task = ? GROUP BY ALL""", key),
+                          systems.filter(~pl.col("baseline")))
+    declared = [c for c in CONVENTION_ORDER if c in task.options.get("conventions", CONVENTION_ORDER)]
+    present = set(scores.select("convention", "singletons").unique().iter_rows()) if scores.height else set()
+    variants = [(c, s) for c in declared for s in task.options.get("singletons", [True]) if (c, s) in present]
+    version = code_version()
+    draws = int(task.options.get("draws", 10))
+    sig = {"corpus": f"corpus|coref|units:key-mentions|duplicates:dropped|version:{version}",
+           "bootstrap": f"boot|unit:document|resamples:{boot_n}|seed:{boot_seed}|interval:percentile-95",
+           "mentions": f"mentions|matching:exact-span|duplicates:dropped|baselines:excluded|version:{version}"}
+    sections, exported = [], {"scores": [], "differential": [], "agreement": [], "pairs": []}
+    for corpus in corpora["corpus"].to_list():
+        mine = scores.filter(pl.col("corpus") == corpus)
+        genres = sorted(set(mine.filter(pl.col("slice") == "genre")["genre"]))
+        views = []
+        for convention, singletons in variants:
+            part = mine.filter((pl.col("convention") == convention) & (pl.col("singletons") == singletons))
+            if not part.height:
+                continue
+            views.append(_variant(corpus, convention, singletons, signature(convention, singletons), part, genres,
+                                  draws, exported))
+        counts = mentions.filter(pl.col("corpus") == corpus)
+        categories = sorted(c for c in set(counts["category"]) if c)
+        sections.append({"id": corpus, "genres": genres, "variants": views,
+                         "mentions": _grouped(_mention_totals(counts).to_dicts()),
+                         "categories": categories,
+                         "by_category": _mention_categories(counts, categories) if categories else []})
+    files = _export(out, {
+        "coref_corpora": corpora,
+        "coref_scores": _concat(exported["scores"]),
+        "coref_differential": _concat(exported["differential"]),
+        "coref_agreement": _concat(exported["agreement"]),
+        "coref_pairs": _concat(exported["pairs"]),
+        "coref_mentions": _mention_totals(mentions).select(
+            "corpus", "label", "organiser", "key_mentions", "response_mentions", "both", "missed", "spurious"),
+        "coref_mentions_by_category": mentions.filter(pl.col("category") != "").select(
+            "corpus", "label", "organiser", "category", "key_mentions", "response_mentions", "both", "missed",
+            "spurious"),
+    })
+    return {"task": task, "corpora": corpora.to_dicts(), "sections": sections, "variants": variants,
+            "rejected": rejected.to_dicts(), "resamples": boot_n, "seed": boot_seed, "draws": draws,
+            "names": NAMES, "table2": TABLE2, "table2_tail": TABLE2_TAIL, "table3": TABLE3,
+            "conll_table": CONLL_TABLE, "genre_measures": GENRE_MEASURES, "subset_measures": SUBSET_MEASURES, "measures": MEASURES,
+            "pronoun_category": str(task.options.get("pronoun_category", "pronoun")), "sig": sig, "files": files}
+
+
+# ---------------------------------------------------------------- systems and rows
+
+def _systems(con, key: list, baselines: dict) -> pl.DataFrame:
+    """Published systems in page order: participants (by label), the built-in baselines (in the
+    family's order), organisers; withheld systems (label NULL) are left out. The built-in
+    baselines are taken from ``baselines`` (id -> (kind, label)) when the catalog lacks them (it
+    lists them only after a load step)."""
+    systems = frame(con, "SELECT system, label, organiser, baseline FROM cat_system "
+                         "WHERE campaign = ? AND task = ? AND label IS NOT NULL", key)
+    missing = [[b, label, False, True] for b, (_, label) in baselines.items() if b not in set(systems["system"])]
+    if missing:
+        systems = pl.concat([systems, pl.DataFrame(missing, schema=systems.schema, orient="row")])
+    rank = {g: i for i, (_, g) in enumerate(GROUPS)}
+    return (systems.with_columns(pl.when(pl.col("organiser")).then(pl.lit("organiser"))
+                                 .when(pl.col("baseline")).then(pl.lit("baseline"))
+                                 .otherwise(pl.lit("participant")).alias("group"))
+            .with_columns(pl.col("group").replace_strict(rank, return_dtype=pl.Int32).alias("_g"),
+                          pl.col("system").replace_strict({b: i for i, b in enumerate(baselines)}, default=None,
+                                                          return_dtype=pl.Int32).alias("_b"))
+            .sort("_g", "_b", "label", nulls_last=True).drop("_g", "_b").with_row_index("_order"))
+
+
+def _published(rows: pl.DataFrame, systems: pl.DataFrame) -> pl.DataFrame:
+    """Rows of published systems only, with label, organiser, baseline and group, in page order."""
+    visible = systems.select("system", "label", "organiser", "baseline", "group", "_order")
+    return rows.join(visible, on="system", how="inner").sort("_order", maintain_order=True).drop("_order")
+
+
+def _grouped(rows: list[dict]) -> list[tuple[str, list[dict]]]:
+    """Rows split into the page's groups: participants, baselines, organisers (non-empty ones)."""
+    return [(title, [r for r in rows if r["group"] == group]) for title, group in GROUPS
+            if any(r["group"] == group for r in rows)]
+
+
+def _system_rows(part: pl.DataFrame) -> list[dict]:
+    """One dict per system (page order): ``system, label, group`` and ``m``: metric -> its
+    recall, precision, f1, value, direction, ci_low, ci_high (None when absent)."""
+    out: dict[str, dict] = {}
+    for r in part.iter_rows(named=True):
+        row = out.setdefault(r["system"], {"system": r["system"], "label": r["label"], "group": r["group"],
+                                           "m": {m: dict(_EMPTY) for m in NAMES}})
+        row["m"][r["metric"]] = {f: r[f] for f in _FIELDS}
+    return list(out.values())
+
+
+def _score(row: dict, metric: str) -> float | None:
+    """A system's score under a measure: F, or the value of kappa and RCVT."""
+    return row["m"][metric]["value" if metric in VALUE_MEASURES else "f1"]
+
+
+# ---------------------------------------------------------------- one corpus x variant
+
+def _variant(corpus: str, convention: str, singletons: bool, sig: str, part: pl.DataFrame, genres: list[str],
+             draws: int, exported: dict) -> dict:
+    """The tables and charts of one corpus under one variant; their long forms go to ``exported``."""
+    keys = {"corpus": corpus, "convention": convention, "singletons": singletons}
+    whole = part.filter(pl.col("subset") == "all")
+    head = whole.filter(pl.col("slice") == "corpus")
+    rows = _system_rows(head)
+    per_genre = []
+    if len(genres) > 1:
+        by_genre = {(r["system"], g): r for g in genres
+                    for r in _system_rows(whole.filter((pl.col("slice") == "genre") & (pl.col("genre") == g)))}
+        per_genre = [{**r, "cells": [by_genre.get((r["system"], g), {"m": {m: dict(_EMPTY) for m in NAMES}})["m"]
+                                     for g in genres]} for r in rows]
+    baselines = [r for r in rows if r["group"] == "baseline"]
+    best, differential = _differential(rows, baselines)
+    agreement_rows = [r for r in rows if AGREEMENT_BASELINES or r["group"] != "baseline"]
+    tau, p_value, used = _agreement(agreement_rows)
+    pairs = _pairs([r for r in rows if r["group"] != "baseline"])
+    title = _variant_title(convention, singletons)
+    sigs = {"head": sig,
+            "differential": f"differential|against:best-baseline|baselines:all_singletons,all_merged,"
+                            f"random_profile(draws:{draws})|{sig}",
+            "agreement": f"agreement|rank:kendall-tau-b|systems:{len(used)}|baselines:"
+                         f"{'included' if AGREEMENT_BASELINES else 'excluded'}|scores:F,kappa,RCVT|{sig}",
+            "pairs": f"pairs|order:strict|measures:{len(MEASURES)}|baselines:excluded|{sig}"}
+    names = [NAMES[m] for m in MEASURES]
+    short = f"{corpus}, {convention}, singletons {'in' if singletons else 'out'}"
+    heat = (correlation_heatmap(tau, names, f"{short}: Kendall's tau between measures over {len(used)} systems")
+            if len(used) >= 3 else "")
+    f_measures = [m for m in MEASURES if m not in VALUE_MEASURES]
+    dots = way_lines([NAMES[m] for m in f_measures], {r["label"]: [_score(r, m) for m in f_measures] for r in rows},
+                     "F (%)", f"{short}: F under each measure") if rows else ""
+    subsets = [(name, _subset_title(name), _grouped(_system_rows(rows_)))
+               for (name,), rows_ in part.filter((pl.col("subset") != "all") & (pl.col("slice") == "corpus"))
+               .sort("subset", maintain_order=True).group_by("subset", maintain_order=True)]
+    exported["scores"].append(part.select(
+        "label", "organiser", "baseline", "corpus", "convention", "singletons", "subset", "slice", "genre", "metric", "recall", "precision",
+        "f1", "value", "direction", "ci_low", "ci_high").with_columns(pl.lit(sig).alias("signature")))
+    if differential:
+        exported["differential"].append(pl.DataFrame([
+            {**keys, "label": r["label"], "organiser": r["group"] == "organiser", "metric": m, "score": _score(r, m),
+             "best_baseline": best[m]["label"], "best_baseline_score": best[m]["score"], "difference": r["diff"][m]}
+            for r in differential for m in MEASURES], infer_schema_length=None))
+    if used:
+        exported["agreement"].append(pl.DataFrame([
+            {**keys, "measure_a": NAMES[a], "measure_b": NAMES[b], "tau": tau[i][j], "p_value": p_value[i][j],
+             "systems": len(used)} for i, a in enumerate(MEASURES) for j, b in enumerate(MEASURES)],
+            infer_schema_length=None))
+    if pairs:
+        exported["pairs"].append(pl.DataFrame([{**keys, **{k: v for k, v in p.items() if k != "groups"}}
+                                               for p in pairs], infer_schema_length=None))
+    return {"convention": convention, "singletons": singletons, "title": title,
+            "anchor": f"{corpus}-{convention}-{'singletons' if singletons else 'no-singletons'}", "sig": sigs,
+            "rows": _grouped(rows), "genres": _grouped(per_genre), "baselines": baselines, "best": best,
+            "differential": _grouped(differential), "heatmap": heat, "dots": dots, "agreement_systems": used,
+            "tau": tau, "pairs": pairs, "uniform": sum(p["verdict"] != "measures disagree" for p in pairs),
+            "subsets": subsets}
+
+
+def _subset_title(subset: str) -> str:
+    kind, _, name = subset.partition(":")
+    return {"category": f"Mentions of category {name} only",
+            "link": f"Super-classes joined by {name} links"}.get(kind, subset)
+
+
+def _variant_title(convention: str, singletons: bool) -> str:
+    return (f"{'CoNLL scorer' if convention == 'conll' else 'paper'} convention, "
+            f"singletons {'counted' if singletons else 'removed'}")
+
+
+def _differential(rows: list[dict], baselines: list[dict]) -> tuple[dict, list[dict]]:
+    """The best baseline per measure (``{metric: {"label", "score"}}``, the highest score among
+    the baselines) and, per non-baseline system, ``diff``: its score minus the best baseline's."""
+    best = {}
+    for m in MEASURES:
+        scored = [(_score(b, m), b["label"]) for b in baselines if _score(b, m) is not None]
+        top = max(scored, key=lambda x: x[0]) if scored else (None, None)
+        best[m] = {"score": top[0], "label": top[1]}
+    if not baselines:
+        return best, []
+    out = []
+    for r in rows:
+        if r["group"] == "baseline":
+            continue
+        diff = {m: (_score(r, m) - best[m]["score"] if _score(r, m) is not None and best[m]["score"] is not None
+                    else None) for m in MEASURES}
+        out.append({**r, "diff": diff})
+    return best, out
+
+
+def _agreement(rows: list[dict]) -> tuple[list[list], list[list], list[str]]:
+    """Kendall's tau-b (and its p-value) between every two measures of ``MEASURES`` over the
+    systems that have a score under each; None where a measure gives every system the same
+    score (no ranking) or fewer than 3 systems are scored. Also the labels of the systems used."""
+    used = [r for r in rows if all(_score(r, m) is not None for m in MEASURES)]
+    k = len(MEASURES)
+    tau = [[None] * k for _ in range(k)]
+    p_value = [[None] * k for _ in range(k)]
+    if len(used) < 3:
+        return tau, p_value, [r["label"] for r in used]
+    x = np.array([[_score(r, m) for m in MEASURES] for r in used], dtype=float)
+    ranked = [np.ptp(x[:, j]) > 1e-12 for j in range(k)]
+    for i in range(k):
+        for j in range(i, k):
+            if ranked[i] and ranked[j]:
+                result = kendalltau(x[:, i], x[:, j])
+                if not math.isnan(result.statistic):
+                    tau[i][j] = tau[j][i] = float(result.statistic)
+                    p_value[i][j] = p_value[j][i] = float(result.pvalue)
+    return tau, p_value, [r["label"] for r in used]
+
+
+def _pairs(rows: list[dict]) -> list[dict]:
+    """Every two systems (page order) with the number of measures that score each one strictly
+    higher, and the verdict: better under every measure (the paper's covariant responses) or not."""
+    out = []
+    for i, a in enumerate(rows):
+        for b in rows[i + 1:]:
+            diffs = [_score(a, m) - _score(b, m) for m in MEASURES
+                     if _score(a, m) is not None and _score(b, m) is not None]
+            wins_a = sum(d > 1e-12 for d in diffs)
+            wins_b = sum(d < -1e-12 for d in diffs)
+            verdict = (f"{a['label']} better under every measure" if wins_a == len(diffs) and diffs else
+                       f"{b['label']} better under every measure" if wins_b == len(diffs) and diffs else
+                       "measures disagree")
+            out.append({"system_a": a["label"], "system_b": b["label"], "groups": (a["group"], b["group"]),
+                        "a_better": wins_a, "b_better": wins_b, "ties": len(diffs) - wins_a - wins_b,
+                        "measures": len(diffs), "verdict": verdict})
+    return out
+
+
+# ---------------------------------------------------------------- corpora and mentions
+
+def _corpora(con, campaign, task) -> pl.DataFrame:
+    """One row per corpus (task order): phase, documents, genres, key mentions (distinct spans),
+    key classes, singleton classes, the largest class and mentions per class (the paper's
+    table 4, |E| / |P_K|)."""
+    order = [c.id for c in task.corpora]
+    stats = frame(con, """
+        WITH spans AS (
+            SELECT i.corpus, m.doc, arg_min(m.cluster, m.line_no) AS cluster
+            FROM cat_input_current i JOIN stg_coref_mention m ON m.sha256 = i.sha256
+            WHERE i.campaign = ? AND i.task = ? AND i.system = '' AND i.role = 'key'
+            GROUP BY i.corpus, m.doc, m.start, m."end"),
+        classes AS (SELECT corpus, doc, cluster, count(*) AS size FROM spans GROUP BY ALL)
+        SELECT corpus, count(DISTINCT doc) AS documents, sum(size)::BIGINT AS key_mentions,
+               count(*) AS key_classes, count(*) FILTER (WHERE size = 1) AS singleton_classes,
+               max(size) AS largest_class, sum(size) / count(*) AS mentions_per_class
+        FROM classes GROUP BY corpus""", [campaign.id, task.id])
+    genres = frame(con, "SELECT corpus, count(DISTINCT genre) AS genres FROM mart_coref_scores "
+                        "WHERE campaign = ? AND task = ? AND slice = 'genre' GROUP BY corpus", [campaign.id, task.id])
+    base = pl.DataFrame({"corpus": order, "phase": [c.phase for c in task.corpora]},
+                        schema={"corpus": pl.String, "phase": pl.String})
+    return (base.join(stats, on="corpus", how="left", maintain_order="left")
+            .join(genres, on="corpus", how="left", maintain_order="left")
+            .select("corpus", "phase", "documents", "genres", "key_mentions", "key_classes", "singleton_classes",
+                    "largest_class", "mentions_per_class"))
+
+
+_COUNTS = ("key_mentions", "response_mentions", "both", "missed", "spurious")
+
+
+def _mention_totals(counts: pl.DataFrame) -> pl.DataFrame:
+    """Mention counts summed over the categories, one row per corpus x system (page order)."""
+    return counts.group_by("corpus", "system", "label", "organiser", "group", maintain_order=True).agg(
+        *(pl.col(c).sum() for c in _COUNTS))
+
+
+def _mention_categories(counts: pl.DataFrame, categories: list[str]) -> list[dict]:
+    """Per system: for each category, its both / missed / spurious counts (None when absent)."""
+    out = []
+    for r in _mention_totals(counts).to_dicts():
+        mine = {c["category"]: c for c in counts.filter(pl.col("system") == r["system"]).to_dicts()}
+        out.append({**r, "cells": [mine.get(c) for c in categories]})
+    return out
+
+
+# ---------------------------------------------------------------- export
+
+def _concat(parts: list[pl.DataFrame]) -> pl.DataFrame:
+    return pl.concat(parts, how="diagonal_relaxed") if parts else pl.DataFrame()
+
+
+def _export(out: Path, tables: dict[str, pl.DataFrame]) -> list[str]:
+    """The published tables as CSV, Parquet, Markdown and LaTeX, labels instead of system ids."""
+    files = []
+    for stem, table in tables.items():
+        if table.height:
+            public = table.drop([c for c in ("system", "group") if c in table.columns])
+            front = [c for c in ("corpus", "convention", "singletons", "slice", "genre", "label", "organiser",
+                                 "baseline") if c in public.columns]
+            files += [p.name for p in export(public.select(*front, *[c for c in public.columns if c not in front]),
+                                             out, stem)]
+    return files
