@@ -157,7 +157,7 @@ def _frame(mentions) -> pl.DataFrame:
 
 def unique_spans(mentions) -> pl.DataFrame:
     """The mentions with duplicate spans (doc, start, end) dropped, the first kept (file order)."""
-    return _frame(mentions).unique(subset=SPAN, keep="first", maintain_order=True)
+    return _frame(mentions).filter(pl.struct(SPAN).is_first_distinct())  # unique() needs more memory
 
 
 def restrict(key, response, category: str, column: str = "category") -> tuple[pl.DataFrame, pl.DataFrame]:

@@ -126,10 +126,10 @@ def stage_file(ctx: RunContext, slot: Slot, path: Path,
 def stage_files(ctx: RunContext, jobs: list[StageJob], workers: int | None = None) -> list[bool]:
     """:func:`stage_file` for several files, in order, the changed ones parsed ahead in up to
     ``workers`` processes (default: ``SCOREHOUSE_WORKERS``, else one per CPU when the changed files
-    weigh more than 32 MB):
-    parsing is the slow part of a load, staging stays sequential (one transaction per file).
+    weigh more than 32 MB): parsing is the slow part of a load, staging stays sequential (one
+    transaction per file).
     Readers must then be module-level functions (they are pickled)."""
-    todo = []
+    todo, changed = [], []
     for job in jobs:
         data = job.path.read_bytes() if job.path.is_file() else None
         # The role is hashed with the content: one file given in two roles (the same file as
@@ -141,27 +141,28 @@ def stage_files(ctx: RunContext, jobs: list[StageJob], workers: int | None = Non
             "AND system = ? AND role = ?", [ctx.campaign.id, job.slot.task, job.slot.corpus, job.slot.system,
                                             job.slot.role])
         same = latest is not None and latest[0] == sha
-        todo.append((job, None if same else data, sha, same, latest))  # keep only the bytes to parse
-    changed = [(job, data) for job, data, _, same, _ in todo if not same and data is not None]
+        todo.append((job, data is not None, sha, same, latest))
+        if not same and data is not None:
+            changed.append((job, data))  # only the bytes still to parse are kept, until submitted
+        del data
     size = sum(len(data) for _, data in changed)
-    workers = workers or int(os.environ.get("SCOREHOUSE_WORKERS", 0)) or (
+    workers = workers or int(os.environ.get("SCOREHOUSE_WORKERS") or 0) or (
         min(os.cpu_count() or 1, len(changed)) if size > 32 * 2**20 else 1)
+    changed.reverse()  # popped from the end, in file order: submitted bytes are not held twice
     with _Reader(workers) as reader:
-        for job, data in changed[:2 * workers]:
-            reader.submit(job, data)
-        ahead = iter(changed[2 * workers:])
+        for _ in range(min(2 * workers, len(changed))):
+            reader.submit(*changed.pop())
         out = []
-        for job, data, sha, same, latest in todo:
+        for job, readable, sha, same, latest in todo:
             if same:
                 if latest[1] == "rejected":
                     ctx.rejections.append(latest[2])
                 out.append(False)
                 continue
-            following = next(ahead, None) if data is not None else None
-            if following is not None:
-                reader.submit(*following)
+            if readable and changed:
+                reader.submit(*changed.pop())
             try:
-                if data is None:
+                if not readable:
                     raise InputError(job.path, None, "a readable file", "nothing (missing file)")
                 table = reader.result(job)
                 if job.check is not None:
@@ -172,6 +173,7 @@ def stage_files(ctx: RunContext, jobs: list[StageJob], workers: int | None = Non
                 out.append(True)
                 continue
             _accept(ctx, job.slot, str(job.path), sha, table, job.stage)
+            del table  # not alive while the next file is parsed
             out.append(True)
     return out
 

@@ -136,9 +136,11 @@ def declare(ctx: RunContext, task: Task) -> None:
 
 # ---------------------------------------------------------------- score
 
-def _mentions(con, sha: str) -> pl.DataFrame:
-    return frame(con, "SELECT " + ", ".join(f'"{c}"' for c in _MENTION_COLUMNS) +
-                 " FROM stg_coref_mention WHERE sha256 = ?", [sha])
+def _mentions(con, sha: str, genre: bool = True) -> pl.DataFrame:
+    """The staged mentions the scorers use (not ``line_no``; ``genre`` for the key only)."""
+    columns = [c for c in _MENTION_COLUMNS if c != "line_no" and (genre or c != "genre")]
+    return frame(con, "SELECT " + ", ".join(f'"{c}"' for c in columns) + " FROM stg_coref_mention WHERE sha256 = ?",
+                 [sha])
 
 
 def score(ctx: RunContext, task: Task, force: bool = False) -> None:
@@ -242,7 +244,7 @@ def _score_unit(ctx, task, options, corpus, system: str, unit: dict, state: str)
                      [unit["categories"]])
         key = key.join(side, on=["doc", "start", "end"], how="left", maintain_order="left").with_columns(
             pl.coalesce("side", "category").alias("category")).drop("side")
-    response = None if system in BASELINES else _mentions(con, unit["submissions"])
+    response = None if system in BASELINES else _mentions(con, unit["submissions"], genre=False)
 
     def links(sha):
         return None if sha is None else frame(con, "SELECT doc, from_cluster, to_cluster, type FROM stg_coref_link "
