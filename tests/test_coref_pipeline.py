@@ -184,3 +184,20 @@ def test_a_report_only_run_keeps_the_built_in_baselines(scored, tmp_path):
     baselines = query(db, "SELECT system FROM cat_system WHERE baseline ORDER BY 1")
     assert baselines == [("baseline-merged",), ("baseline-random",), ("baseline-singletons",)]
     assert "Baseline: all merged" in (tmp_path / "bulletins" / "coref" / "index.html").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("option, value, expected", [
+    ("singletons", True, "singletons: expected a list of booleans"),
+    ("draws", "ten", "draws: expected a positive integer"),
+    ("conventions", ["strict"], "conventions: expected some of"),
+])
+def test_bad_task_options_name_the_key(tmp_path, option, value, expected):
+    from warehouse.campaign import CampaignError
+
+    root = write_campaign(tmp_path / "c")
+    lines = [line for line in (root / "campaign.toml").read_text(encoding="utf-8").splitlines()
+             if not line.startswith(f"{option} = ")]
+    text = "\n".join(lines).replace('family = "coref"', f'family = "coref"\n{option} = {json.dumps(value)}', 1)
+    (root / "campaign.toml").write_text(text, encoding="utf-8")
+    with pytest.raises(CampaignError, match=expected):
+        run(root, tmp_path / "w.duckdb", None, quiet=True)

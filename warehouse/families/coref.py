@@ -68,16 +68,27 @@ def _options(task: Task) -> dict:
     conventions = tuple(o.get("conventions", CONVENTIONS))
     if not conventions or set(conventions) - set(CONVENTIONS):
         raise CampaignError(f"task {task.id}: conventions: expected some of {CONVENTIONS}, found {list(conventions)}")
-    singletons = tuple(o.get("singletons", [True]))
-    if not singletons or not all(isinstance(s, bool) for s in singletons):
+    singletons = o.get("singletons", [True])
+    if not isinstance(singletons, list) or not singletons or not all(isinstance(s, bool) for s in singletons):
         raise CampaignError(f"task {task.id}: singletons: expected a list of booleans, found {singletons!r}")
+    singletons = tuple(singletons)
+    draws = o.get("draws", 10)
+    if not isinstance(draws, int) or isinstance(draws, bool) or draws < 1:
+        raise CampaignError(f"task {task.id}: draws: expected a positive integer, found {draws!r}")
+    for key in ("categories", "link_types"):
+        if not isinstance(o.get(key, []), list) or not all(isinstance(v, str) for v in o.get(key, [])):
+            raise CampaignError(f"task {task.id}: {key}: expected a list of names, found {o.get(key)!r}")
+    for system in task.systems:
+        if system.options.get("format", "conll2012") not in FORMATS:
+            raise CampaignError(f"task {task.id}: system {system.id}: format: expected one of {FORMATS}, "
+                                f"found {system.options.get('format')!r}")
     for corpus in task.corpora:
         if "key" not in corpus.files:
             raise CampaignError(f"task {task.id}: corpus {corpus.id}: expected a 'key' file")
         if corpus.options.get("format", "conll2012") not in FORMATS:
             raise CampaignError(f"task {task.id}: corpus {corpus.id}: format: expected one of {FORMATS}")
     return {"conventions": conventions, "singletons": singletons, "baselines": bool(o.get("baselines", True)),
-            "draws": int(o.get("draws", 10)), "categories": tuple(o.get("categories", ())),
+            "draws": draws, "categories": tuple(o.get("categories", ())),
             "link_types": tuple(o.get("link_types", ())), "pronoun_category": str(o.get("pronoun_category", "pronoun"))}
 
 
