@@ -74,8 +74,10 @@ class TextMismatch(ValueError):
 class Evaluation:
     """The evaluation of one system file against a gold file.
 
-    ``words``: one row per gold word and one per system word left unaligned, with the booleans
-    ``<M>_gold``, ``<M>_system``, ``<M>_aligned``, ``<M>_correct`` of each word metric M;
+    ``words``: one row per gold word and one per system word left unaligned (``gold_word``,
+    ``system_word``, ``sent_no``, the Categorical labels ``gold_upos``, ``system_upos``,
+    ``gold_deprel``, ``system_deprel``: universal relations), with the booleans ``<M>_gold``,
+    ``<M>_system``, ``<M>_aligned``, ``<M>_correct`` of each word metric M;
     ``spans``: one row per gold or system token and sentence (``metric``, ``sent_no``, ``gold``,
     ``system``, ``correct``); ``differences``: the stretches where the texts differ (recovery).
     """
@@ -118,18 +120,21 @@ class Evaluation:
 def evaluate(gold: pl.DataFrame, system: pl.DataFrame, recover: bool = False, *,
              gold_path: str = "gold", system_path: str = "system") -> Evaluation:
     """Score ``system`` against ``gold`` (both ``pl.from_arrow(etl.ud.read_ud(...))``: every
-    word of a file, in file order) with the 13 CoNLL 2018 metrics (module docstring).
+    word of a file, in file order; the label columns may be String or Categorical) with the 13
+    CoNLL 2018 metrics (module docstring). Memory: per word, int32 indices and codes and numpy
+    booleans, no Python object (on 200,000 words, about 40 MB of numpy arrays at the peak).
 
     Raises :class:`TextMismatch` when the character streams differ and ``recover`` is False;
     ``gold_path`` and ``system_path`` name the files in its message.
     """
     g, s = _Side.of(gold), _Side.of(system)
-    g_text, s_text = g.text(), s.text()
     differences = pl.DataFrame(schema=_DIFFERENCES)
-    if g_text != s_text:
+    if not (g.stream() == s.stream()).all():  # compared in Polars: no Python copy of two long texts
+        g_text, s_text = g.text(), s.text()
         if not recover:
             raise TextMismatch(_mismatch(g, s, g_text, s_text, gold_path, system_path))
         s, differences = _recover(g, s, g_text, s_text)
+        del g_text, s_text
     sent_first = np.flatnonzero(np.diff(g.t_sent, prepend=-1) != 0)  # each gold sentence's first token
     sent_starts = g.t_start[sent_first]
     spans = pl.concat([_spans("Tokens", g.t_start, g.t_end, s.t_start, s.t_end, g.t_sent, sent_starts),
@@ -161,20 +166,25 @@ class _Side:
     def of(cls, frame: pl.DataFrame) -> _Side:
         if not (frame["word"].to_numpy() == np.arange(frame.height)).all():
             raise ValueError("expected the rows of read_ud in file order (word = 0, 1, 2, ...)")
-        tok = frame["tok"].to_numpy().astype(np.int64)
-        first = np.flatnonzero(np.diff(tok, prepend=-1) != 0)
-        count = np.diff(np.append(first, len(tok)))
+        # indices and counts as int32 (a file of 2**31 words is out of reach): half the memory of int64
+        tok = frame["tok"].to_numpy().astype(np.int32, copy=False)
+        first = np.flatnonzero(np.diff(tok, prepend=-1) != 0).astype(np.int32)
+        count = np.diff(np.append(first, np.int32(len(tok))))
         multi = frame["multiword"].to_numpy()
-        head, word_id = frame["head"].to_numpy().astype(np.int64), frame["word_id"].to_numpy().astype(np.int64)
-        parent = np.where(head > 0, np.arange(len(tok)) - word_id + head, -1)
-        line = frame["line_no"].to_numpy()[first] - multi[first]  # a multiword token's range line precedes it
+        head, word_id = (frame[c].to_numpy().astype(np.int32, copy=False) for c in ("head", "word_id"))
+        parent = np.where(head > 0, np.arange(len(tok), dtype=np.int32) - word_id + head, np.int32(-1))
+        line = (frame["line_no"].to_numpy()[first] - multi[first]).astype(np.int32)  # a range line precedes its words
         return cls(frame, tok, multi, parent, first, count, frame["tok_start"].to_numpy()[first],
                    frame["tok_end"].to_numpy()[first], multi[first], line, frame["sent_no"].to_numpy()[first])
 
-    def text(self) -> str:
-        """The character stream: every token's form without spaces, end to end."""
+    def stream(self) -> pl.Series:
+        """The character stream as a Series of one string: every token's form without spaces, end to end."""
         forms = self.frame["tok_form"].gather(self.t_first)
-        return pl.select(without_spaces(pl.lit(forms)).str.join("")).item() if len(self.t_first) else ""
+        return pl.select(without_spaces(pl.lit(forms, dtype=pl.String)).str.join("")).to_series()
+
+    def text(self) -> str:
+        """The character stream as a Python string."""
+        return self.stream().item() if len(self.t_first) else ""
 
     def forms(self, words: np.ndarray) -> list[str]:
         """The forms the LCS compares, lower-cased as in the official script: a multiword token's
@@ -305,16 +315,21 @@ def _recover(g: _Side, s: _Side, g_text: str, s_text: str) -> tuple[_Side, pl.Da
 def _align(g: _Side, s: _Side) -> np.ndarray:
     """For each system word, the gold word aligned with it (-1: none), as the official script
     aligns them (module docstring: chunks cut at common token boundaries)."""
-    gold_of_sys = np.full(len(s.tok), -1, dtype=np.int64)
+    gold_of_sys = np.full(len(s.tok), -1, dtype=np.int32)
     if not len(g.tok) or not len(s.tok):
         return gold_of_sys
     gts, gte, gmw, gfirst, gn = g.t_start, g.t_end, g.t_multi, g.t_first, g.t_count
     sts, ste, smw, sfirst, sn = s.t_start, s.t_end, s.t_multi, s.t_first, s.t_count
     sv = np.flatnonzero(ste > sts)  # system tokens with a span (after recovery, some have none)
-    bounds = np.intersect1d(gts, sts[sv])
-    gc = np.searchsorted(bounds, gts, side="right")  # chunk of each token; 0: before the first bound
-    sc = np.searchsorted(bounds, sts[sv], side="right")
+    k = np.searchsorted(gts, sts[sv])  # gold token starts are increasing: the common ones, without a sort
+    common = np.zeros(len(gts), dtype=bool)
+    common[k[gts[np.minimum(k, len(gts) - 1)] == sts[sv]]] = True
+    bounds = gts[common]
+    del k, common
+    gc = np.searchsorted(bounds, gts, side="right").astype(np.int32)  # chunk of each token; 0: before the first
+    sc = np.searchsorted(bounds, sts[sv], side="right").astype(np.int32)
     n_chunks = len(bounds) + 1
+    del bounds
     ng, ns = np.bincount(gc, minlength=n_chunks), np.bincount(sc, minlength=n_chunks)
     multi = (np.bincount(gc, weights=gmw, minlength=n_chunks) + np.bincount(sc, weights=smw[sv], minlength=n_chunks)) > 0
     fg = np.minimum(np.searchsorted(gc, np.arange(n_chunks)), len(gc) - 1)
@@ -325,6 +340,7 @@ def _align(g: _Side, s: _Side) -> np.ndarray:
     easy = multi & simple & in_step
     hard = multi & ~easy
     region = hard | np.concatenate([hard[1:], [False]])  # a hard chunk is replayed from the chunk before
+    del ng, ns, multi, simple, before, in_step, hard  # (arrays per chunk: freed as soon as they are done with)
 
     g_idx, s_idx = [], []
     # chunks without multiword tokens: identical spans
@@ -335,6 +351,8 @@ def _align(g: _Side, s: _Side) -> np.ndarray:
         ok = (gts[gplain[k]] == sts[splain]) & (gte[gplain[k]] == ste[splain])
         g_idx.append(gfirst[gplain[k[ok]]])
         s_idx.append(sfirst[splain[ok]])
+        del k, ok
+    del gplain, splain
     # one token on each side, entered in step: the LCS of the two word lists (identical lists: in order)
     e = np.flatnonzero(easy & ~region)
     gt, st = fg[e], fs[e]
@@ -464,88 +482,118 @@ def _lcs(a: list[str], b: list[str]) -> list[tuple[int, int]]:
 
 def _word_metrics(g: _Side, s: _Side, gold_of_sys: np.ndarray, sent_starts: np.ndarray) -> pl.DataFrame:
     """The ``words`` table: one row per gold word and per unaligned system word, each word
-    metric's gold / system / aligned / correct booleans."""
-    n_g, n_s = len(g.tok), len(s.tok)
+    metric's gold / system / aligned / correct booleans. Computed on the aligned pairs with
+    int32 codes and booleans (the labels stay Categorical), the rows put in text order last."""
+    n_g = len(g.tok)
+    sys_of_gold = _inverse(gold_of_sys, n_g)
+    ga = np.flatnonzero(sys_of_gold >= 0)  # the aligned pairs (gold word ga, system word sa)
+    sa = sys_of_gold[ga]
+    upos, xpos, lemma = (_codes(g.frame[c], s.frame[c]) for c in ("upos", "xpos", "lemma"))
+    deprel, content, functional, deprels = _universal(g.frame["deprel"], s.frame["deprel"], lambda d: d.split(":")[0])
+    feats = _universal(g.frame["feats"], s.frame["feats"], lambda f: "|".join(
+        sorted(x for x in f.split("|") if x.split("=", 1)[0] in UNIVERSAL_FEATURES)))[0]
+    children = _children_ok(g, s, gold_of_sys, sys_of_gold, {"deprel": deprel, "upos": upos[:2], "feats": feats},
+                            functional)
+    same = {name: codes[0][ga] == codes[1][sa] for name, codes in
+            (("upos", upos), ("xpos", xpos), ("feats", feats), ("deprel", deprel))}
+    any_lemma = (lemma[2] == "_").to_numpy()  # per code: a gold lemma _ accepts any system lemma
+    same["lemma"] = any_lemma[lemma[0][ga]] | (lemma[0][ga] == lemma[1][sa])
+    del upos, xpos, lemma, feats
+    gp, sp = g.parent[ga], s.parent[sa]
+    mapped = np.where(sp >= 0, gold_of_sys[np.maximum(sp, 0)], -1)
+    same["head"] = ((gp < 0) & (sp < 0)) | ((gp >= 0) & (mapped == gp))
+    same["children"] = children[ga]
+    del gp, sp, mapped, children
+    # rows: every gold word, then the system words left unaligned; in text order: by gold
+    # sentence, then start (a gold word before a system word at the same start)
+    extra = np.flatnonzero(gold_of_sys < 0)
+    start = np.concatenate([g.t_start[g.tok], s.t_start[s.tok[extra]]])
+    sent_no = np.concatenate([g.frame["sent_no"].to_numpy(), _gold_sentence(start[n_g:], sent_starts)])
+    order = np.lexsort((start, sent_no))
+    del start
+    n_rows = n_g + len(extra)
+
+    def rows(gold_side: np.ndarray | None = None, pairs: np.ndarray | None = None, system_side=None) -> np.ndarray:
+        """A boolean per row, from a value per gold word, per aligned pair or per unaligned system word."""
+        out = np.zeros(n_rows, dtype=bool)
+        if gold_side is not None:
+            out[:n_g] = gold_side
+        if pairs is not None:
+            out[ga] = pairs
+        if system_side is not None:
+            out[n_g:] = system_side
+        return out[order]
+
+    gold_word = np.concatenate([np.arange(n_g), np.full(len(extra), -1)])[order]
+    system_word = np.concatenate([sys_of_gold, extra])[order]
+    has_g, has_s, both = gold_word >= 0, system_word >= 0, rows(pairs=True)
+    cg, cs = rows(gold_side=content[0]), rows(pairs=content[1][sa], system_side=content[1][extra])
+
+    def label(values: pl.Series, index: np.ndarray) -> pl.Series:
+        return values.gather(pl.Series(index).replace(-1, None)) if len(values) else \
+            pl.Series([None] * len(index), dtype=values.dtype)
+
+    base = {
+        "gold_word": pl.Series(gold_word).replace(-1, None), "system_word": pl.Series(system_word).replace(-1, None),
+        "sent_no": pl.Series(sent_no[order], dtype=pl.Int32),
+        "gold_upos": label(g.frame["upos"], gold_word), "system_upos": label(s.frame["upos"], system_word),
+        "gold_deprel": label(deprels[0], gold_word), "system_deprel": label(deprels[1], system_word),
+    }
+    ok = {name: rows(pairs=value) for name, value in same.items()}
+    del same, sent_no
+    las = ok["head"] & ok["deprel"]
+    correct = {"Words": both, "UPOS": ok["upos"], "XPOS": ok["xpos"], "UFeats": ok["feats"],
+               "AllTags": ok["upos"] & ok["xpos"] & ok["feats"], "Lemmas": ok["lemma"], "UAS": ok["head"],
+               "LAS": las, "CLAS": las, "MLAS": las & ok["upos"] & ok["feats"] & ok["children"],
+               "BLEX": las & ok["lemma"]}
+    columns = dict(base)
+    for metric in WORD_METRICS:
+        content_only = metric in ("CLAS", "MLAS", "BLEX")
+        columns[f"{metric}_gold"] = cg if content_only else has_g
+        columns[f"{metric}_system"] = cs if content_only else has_s
+        columns[f"{metric}_aligned"] = both & cg if content_only else both
+        columns[f"{metric}_correct"] = correct[metric] & both & (cg if content_only else True)
+    return pl.DataFrame(columns)
+
+
+def _inverse(gold_of_sys: np.ndarray, n_g: int) -> np.ndarray:
+    """For each gold word, the system word aligned with it (-1: none)."""
     sys_of_gold = np.full(n_g, -1, dtype=np.int64)
     aligned = np.flatnonzero(gold_of_sys >= 0)
     sys_of_gold[gold_of_sys[aligned]] = aligned
-    gw = np.concatenate([np.arange(n_g), np.full(n_s - len(aligned), -1)])
-    sw = np.concatenate([sys_of_gold, np.flatnonzero(gold_of_sys < 0)])
-    # rows in text order: by gold sentence, then start (a gold word before a system word at the same start)
-    start = np.concatenate([g.t_start[g.tok], s.t_start[s.tok[sw[n_g:]]]])
-    sent_no = np.concatenate([g.frame["sent_no"].to_numpy(), _gold_sentence(start[n_g:], sent_starts)])
-    order = np.lexsort((start, sent_no))
-    gw, sw, sent_no = gw[order], sw[order], sent_no[order]
-    has_g, has_s = gw >= 0, sw >= 0
-    gi, si = np.maximum(gw, 0), np.maximum(sw, 0)  # safe indices, masked by has_g / has_s
-    codes = {c: encode(g.frame[c], s.frame[c]) for c in ("upos", "xpos", "lemma")}
-    codes["deprel"], content, functional, deprels = _universal(g.frame["deprel"], s.frame["deprel"],
-                                                               lambda d: d.split(":")[0])
-    codes["feats"] = _universal(g.frame["feats"], s.frame["feats"], lambda f: "|".join(
-        sorted(x for x in f.split("|") if x.split("=", 1)[0] in UNIVERSAL_FEATURES)))[0]
-    pad = {c: (np.append(gc, -1), np.append(sc, -2)) for c, (gc, sc) in codes.items()}  # index -1: no word
-    same = {c: gc[gi] == sc[si] for c, (gc, sc) in pad.items()}  # meaningful where both words exist
-    g_lemma_any = np.append((g.frame["lemma"] == "_").to_numpy(), False)
-    lemma_ok = g_lemma_any[gi] | same["lemma"]
-    gp, sp = np.append(g.parent, -1)[gi], np.append(s.parent, -1)[si]
-    mapped = np.where(sp >= 0, np.append(gold_of_sys, -1)[sp], -1)
-    head_ok = ((gp < 0) & (sp < 0)) | ((gp >= 0) & (mapped == gp))
-    children = np.append(_children_ok(g, s, gold_of_sys, pad, functional), False)[gi]
+    return sys_of_gold
 
-    def take(series: pl.Series, index: np.ndarray, present: np.ndarray) -> pl.Series:
-        return pl.select(pl.when(pl.lit(pl.Series(present))).then(
-            pl.lit(series.gather(np.minimum(index, max(len(series) - 1, 0))) if len(series) else
-                   pl.Series([None] * len(index), dtype=pl.String)))).to_series()
 
-    base = pl.DataFrame({
-        "gold_word": pl.Series(gw).replace(-1, None), "system_word": pl.Series(sw).replace(-1, None),
-        "sent_no": pl.Series(sent_no, dtype=pl.Int32),
-        "gold_upos": take(g.frame["upos"], gi, has_g), "system_upos": take(s.frame["upos"], si, has_s),
-        "gold_deprel": take(deprels[0], gi, has_g), "system_deprel": take(deprels[1], si, has_s),
-        "_g": has_g, "_s": has_s, "_cg": has_g & np.append(content[0], False)[gi],
-        "_cs": has_s & np.append(content[1], False)[si], "_lemma": lemma_ok, "_head": head_ok,
-        "_children": children, **{f"_{c}": same[c] for c in ("upos", "xpos", "feats", "deprel")},
-    })
-    del gw, sw, gi, si, same, lemma_ok, head_ok, children
-    c = pl.col
-    both, las = c("_g") & c("_s"), c("_head") & c("_deprel")
-    correct = {
-        "Words": both, "UPOS": c("_upos"), "XPOS": c("_xpos"), "UFeats": c("_feats"),
-        "AllTags": c("_upos") & c("_xpos") & c("_feats"), "Lemmas": c("_lemma"), "UAS": c("_head"), "LAS": las,
-        "CLAS": las, "MLAS": las & c("_upos") & c("_feats") & c("_children"), "BLEX": las & c("_lemma"),
-    }
-    columns = []
-    for metric in WORD_METRICS:
-        content_only = metric in ("CLAS", "MLAS", "BLEX")
-        columns += [
-            (c("_cg") if content_only else c("_g")).alias(f"{metric}_gold"),
-            (c("_cs") if content_only else c("_s")).alias(f"{metric}_system"),
-            (both & c("_cg") if content_only else both).alias(f"{metric}_aligned"),
-            (correct[metric] & both & c("_cg") if content_only else correct[metric] & both).alias(f"{metric}_correct"),
-        ]
-    return base.select(*base.columns[:7], *columns)
+def _codes(gold: pl.Series, system: pl.Series) -> tuple[np.ndarray, np.ndarray, pl.Series]:
+    """int32 codes of two label columns (String or Categorical), equal for equal labels, and the
+    labels by code: both columns cast to one Enum of their distinct values (no copy of the
+    columns' strings)."""
+    gold, system = gold.fill_null(""), system.fill_null("")
+    labels = pl.concat([gold.unique().cast(pl.String), system.unique().cast(pl.String)]).unique(maintain_order=True)
+    enum = pl.Enum(labels)
+    return (*(c.cast(enum).to_physical().cast(pl.Int32).to_numpy() for c in (gold, system)), labels)
 
 
 def _universal(gold: pl.Series, system: pl.Series, canonical) -> tuple[tuple, ...]:
     """For both columns, computed once per distinct value: the codes of ``canonical(value)``,
-    whether it is a content relation, a functional relation, and the canonical strings."""
-    values = pl.concat([gold, system]).unique()
+    whether it is a content relation, a functional relation, and the canonical labels
+    (Categorical)."""
+    g_codes, s_codes, values = _codes(gold, system)
     forms = [canonical(v) for v in values.to_list()]
     ids = {f: k for k, f in enumerate(dict.fromkeys(forms))}
+    form_id = np.array([ids[f] for f in forms], dtype=np.int32)
+    content = np.array([f in CONTENT_DEPRELS for f in forms], dtype=bool)
+    functional = np.array([f in FUNCTIONAL_DEPRELS for f in forms], dtype=bool)
+    labels = pl.Series(forms, dtype=pl.Categorical)
+    return ((form_id[g_codes], form_id[s_codes]), (content[g_codes], content[s_codes]),
+            (functional[g_codes], functional[s_codes]), (labels.gather(g_codes), labels.gather(s_codes)))
 
-    def per_value(mapped: list, dtype, numpy: bool = True):
-        out = tuple(c.replace_strict(values, pl.Series(mapped, dtype=dtype), return_dtype=dtype) for c in (gold, system))
-        return tuple(c.to_numpy().astype(bool if dtype == pl.Boolean else np.int64) for c in out) if numpy else out
 
-    return (per_value([ids[f] for f in forms], pl.Int64), per_value([f in CONTENT_DEPRELS for f in forms], pl.Boolean),
-            per_value([f in FUNCTIONAL_DEPRELS for f in forms], pl.Boolean), per_value(forms, pl.String, numpy=False))
-
-
-def _children_ok(g: _Side, s: _Side, gold_of_sys: np.ndarray, pad: dict, functional) -> np.ndarray:
+def _children_ok(g: _Side, s: _Side, gold_of_sys: np.ndarray, sys_of_gold: np.ndarray, codes: dict,
+                 functional) -> np.ndarray:
     """Per gold word: its functional children equal those of the system word aligned with it
     (same number; child by child in order: aligned with each other, same universal DEPREL,
     UPOS and UFeats), as MLAS requires."""
-    n_g = len(g.tok)
 
     def children(side: _Side, is_functional: np.ndarray):
         child = np.flatnonzero(is_functional & (side.parent >= 0))
@@ -559,14 +607,10 @@ def _children_ok(g: _Side, s: _Side, gold_of_sys: np.ndarray, pad: dict, functio
     partner = gold_of_sys[s_parent]  # the gold word aligned with each system child's parent
     usable = (partner >= 0) & (s_rank < g_count[np.maximum(partner, 0)])
     c = np.where(usable, np.append(g_child, -1)[np.where(usable, g_first[np.maximum(partner, 0)] + s_rank, -1)], -1)
-    good = usable & (gold_of_sys[s_child] == c)
-    for name in ("deprel", "upos", "feats"):
-        gc, sc = pad[name]
-        good &= gc[c] == sc[s_child]
+    good = usable & (gold_of_sys[s_child] == c)  # where usable, c is a gold child
+    for gc, sc in codes.values():
+        good &= gc[np.maximum(c, 0)] == sc[s_child]
     matched = np.bincount(s_parent[good], minlength=len(s.tok) + 1)
     s_count = np.append(s_count, 0)
-    sys_of_gold = np.full(n_g, -1, dtype=np.int64)
-    aligned = np.flatnonzero(gold_of_sys >= 0)
-    sys_of_gold[gold_of_sys[aligned]] = aligned
     k = np.where(sys_of_gold >= 0, sys_of_gold, len(s.tok))
     return (sys_of_gold >= 0) & (g_count == s_count[k]) & (matched[k] == g_count)
