@@ -74,6 +74,11 @@ def test_warehouse_scores_equal_the_scorer(scored):
                                   "AND convention = ? AND singletons", (system, convention)))
             for r in expected.filter(pl.col("f1").is_not_null()).iter_rows(named=True):
                 assert rows[r["metric"]] == pytest.approx(r["f1"]), (system, convention, r["metric"])
+            stats = coref.statistics(coref.contingency(key, response), convention=convention)
+            macro = dict(query(db, "SELECT metric, f1 FROM mart_coref_scores WHERE slice = 'macro' AND system = ? "
+                                   "AND convention = ? AND singletons", (system, convention)))
+            for r in coref.macro(stats, convention=convention).filter(pl.col("f1").is_not_null()).iter_rows(named=True):
+                assert macro[r["metric"]] == pytest.approx(r["f1"]), (system, convention, r["metric"])
 
 
 def test_missing_document_is_all_missed_and_genres_are_slices(scored):

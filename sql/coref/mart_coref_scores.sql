@@ -1,6 +1,7 @@
 -- mart_coref_scores: recall, precision and F of every measure (and kappa, RCVT, the D-error
 -- direction and the CoNLL average) for each corpus and each genre (column `slice`), micro-averaged
--- over documents by scorers/coref.py `scores` under the variant's zero-denominator convention.
+-- over documents by scorers/coref.py `scores` under the variant's zero-denominator convention; and
+-- the macro average over the corpus's documents as a second view (slice `macro`).
 -- Grain: campaign x task x corpus x system x convention x singletons x subset x slice (x genre) x metric.
 CREATE TABLE IF NOT EXISTS mart_coref_scores (
     campaign    VARCHAR NOT NULL,
@@ -10,7 +11,7 @@ CREATE TABLE IF NOT EXISTS mart_coref_scores (
     convention  VARCHAR NOT NULL,
     singletons  BOOLEAN NOT NULL,
     subset      VARCHAR NOT NULL,   -- all | category:<c> | link:<type>
-    slice       VARCHAR NOT NULL,   -- corpus | genre
+    slice       VARCHAR NOT NULL,   -- corpus | genre | macro
     genre       VARCHAR,
     metric      VARCHAR NOT NULL,
     recall      DOUBLE,

@@ -293,13 +293,16 @@ def _score_unit(ctx, task, options, corpus, system: str, unit: dict, state: str)
 
 
 def _scores(stats: pl.DataFrame) -> pl.DataFrame:
-    """Corpus and per-genre scores of every variant (scorers/coref.py ``scores``)."""
+    """Corpus and per-genre scores of every variant (scorers/coref.py ``scores``: micro), and the
+    macro average over documents as a second view (slice ``macro``)."""
     out = []
     for (convention, singletons, subset), part in stats.group_by("convention", "singletons", "subset",
                                                                  maintain_order=True):
-        slices = [("corpus", None, part)] + [("genre", g, p) for (g,), p in part.group_by("genre", maintain_order=True)]
+        slices = [("corpus", None, part), ("macro", None, part)]
+        slices += [("genre", g, p) for (g,), p in part.group_by("genre", maintain_order=True)]
         for name, genre, rows in slices:
-            out.append(scorer.scores(rows, convention=convention).with_columns(
+            aggregate = scorer.macro if name == "macro" else scorer.scores
+            out.append(aggregate(rows, convention=convention).with_columns(
                 pl.lit(convention).alias("convention"), pl.lit(singletons).alias("singletons"),
                 pl.lit(subset).alias("subset"), pl.lit(name).alias("slice"), pl.lit(genre, dtype=pl.String).alias("genre")))
     return pl.concat(out, how="diagonal_relaxed")
