@@ -278,6 +278,19 @@ def drop_undeclared(ctx: RunContext, task: str, declared: set[tuple[str, str]], 
     return touched
 
 
+def record_scoring(ctx: RunContext, folder: str, hist: str, key: dict, unit: dict, state: str) -> None:
+    """Close a unit's scoring, inside its transaction: append its corpus scores to the family's
+    history table ``hist`` (the ``-- @build`` of ``sql/<folder>/<hist>.sql``) and record its state
+    in ``cat_scoring``. ``key`` holds campaign, task, corpus and system; ``unit`` its inputs."""
+    from warehouse.db import build
+
+    inputs = json.dumps(unit)
+    build(ctx.con, folder, hist, **key, run_id=ctx.run_id, inputs=inputs)
+    ctx.con.execute("INSERT OR REPLACE INTO cat_scoring VALUES ($campaign, $task, $corpus, $system, $state, "
+                    "$inputs, $run_id, now()::TIMESTAMP)",
+                    {**key, "state": state, "inputs": inputs, "run_id": ctx.run_id})
+
+
 def fingerprint(payload: dict) -> str:
     """Stable hash of a JSON-able payload (inputs, options, code version)."""
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:16]

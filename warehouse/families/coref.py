@@ -18,7 +18,6 @@ every table.
 
 from __future__ import annotations
 
-import json
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -34,8 +33,8 @@ from scorers import coref as scorer
 from warehouse import __version__
 from warehouse.campaign import CampaignError, Task
 from warehouse.catalog import (RunContext, Slot, StageJob, current_inputs, drop_undeclared, fingerprint,
-                               scoring_state, stage_files)
-from warehouse.db import build, frame, insert_arrow
+                               record_scoring, scoring_state, stage_files)
+from warehouse.db import frame, insert_arrow
 
 SQL_FOLDER = "coref"
 FORMATS = ("conll2012", "jsonl")
@@ -282,10 +281,7 @@ def _score_unit(ctx, task, options, corpus, system: str, unit: dict, state: str)
         insert_arrow(con, "mart_coref_scores", scores.to_arrow(),
                      "$campaign, $task, $corpus, $system, convention, singletons, subset, slice, genre, metric, recall, "
                      "precision, f1, value, direction", keys)
-        build(con, SQL_FOLDER, "hist_coref_scores", **keys, run_id=ctx.run_id, inputs=json.dumps(unit))
-        con.execute("INSERT OR REPLACE INTO cat_scoring VALUES ($campaign, $task, $corpus, $system, $state, "
-                    "$inputs, $run_id, now()::TIMESTAMP)",
-                    {**keys, "state": state, "inputs": json.dumps(unit), "run_id": ctx.run_id})
+        record_scoring(ctx, SQL_FOLDER, "hist_coref_scores", keys, unit, state)
         con.commit()
     except Exception:
         con.rollback()

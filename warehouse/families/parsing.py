@@ -15,7 +15,6 @@ mode, see scorers/ud.py); both: ``intervals`` (default true).
 
 from __future__ import annotations
 
-import json
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -35,8 +34,8 @@ from scorers import ud as ud_scorer
 from warehouse import __version__
 from warehouse.campaign import CampaignError, Task
 from warehouse.catalog import (RunContext, Slot, StageJob, current_inputs, drop_undeclared, fingerprint,
-                               scoring_state, stage_files)
-from warehouse.db import build, frame, insert_arrow, one
+                               record_scoring, scoring_state, stage_files)
+from warehouse.db import frame, insert_arrow, one
 
 SQL_FOLDER = "parsing"
 FORMATS = ("easy", "tsv", "conllu")
@@ -284,14 +283,6 @@ def _reference_ranges(ctx: RunContext, task: Task, corpus: str, ref: pl.DataFram
         "$campaign, $task, $corpus, $system, NULL, kind, sent, item, type, role_no, first, last, attr, empty", key))
 
 
-def _close_unit(ctx: RunContext, task: Task, key: dict, unit: dict, state: str, hist: str) -> None:
-    con = ctx.con
-    build(con, SQL_FOLDER, hist, **key, run_id=ctx.run_id, inputs=json.dumps(unit))
-    con.execute("INSERT OR REPLACE INTO cat_scoring VALUES ($campaign, $task, $corpus, $system, $state, "
-                "$inputs, $run_id, now()::TIMESTAMP)",
-                {**key, "state": state, "inputs": json.dumps(unit), "run_id": ctx.run_id})
-
-
 def _score_easy_unit(ctx, task, options, corpus, system: str, unit: dict, state: str, ref: pl.DataFrame) -> None:
     con = ctx.con
     hyp = _staged(con, unit["submissions"], False)
@@ -311,7 +302,7 @@ def _score_easy_unit(ctx, task, options, corpus, system: str, unit: dict, state:
                      "$campaign, $task, $corpus, $system, $genre, sent, kind, type, mode, hyp, ref, matched_equal, "
                      "matched_fuzzy, matched_include, matched_intersection, matched_barycenter",
                      {**key, "genre": _genre(corpus)})
-        _close_unit(ctx, task, key, unit, state, "hist_parsing_scores")
+        record_scoring(ctx, SQL_FOLDER, "hist_parsing_scores", key, unit, state)
     _transaction(con, key, ("int_parsing_form_alignment", "int_parsing_range", "int_parsing_candidate",
                             "fct_parsing_sentence"), body)
 
@@ -369,7 +360,7 @@ def _score_ud_unit(ctx, task, options, corpus, system: str, unit: dict, state: s
         insert_arrow(con, "fct_parsing_ud_sentence", counts.to_arrow(),
                      "$campaign, $task, $corpus, $system, genre, sent_no, sent, metric, correct, gold_total, "
                      "system_total, aligned_total", key)
-        _close_unit(ctx, task, key, unit, state, "hist_parsing_ud_scores")
+        record_scoring(ctx, SQL_FOLDER, "hist_parsing_ud_scores", key, unit, state)
     _transaction(con, key, _UD_TABLES, body)
     if differences.height:
         ctx.notes.append(f"{task.id}/{corpus.id}/{system}: text differs from the reference in "

@@ -11,7 +11,6 @@ is given).
 
 from __future__ import annotations
 
-import json
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -28,8 +27,8 @@ from scorers import bootstrap
 from scorers import pos as scorer
 from warehouse import __version__
 from warehouse.campaign import CampaignError, Task
-from warehouse.catalog import (RunContext, Slot, current_inputs, drop_undeclared, fingerprint, scoring_state,
-                               stage_file, stage_table)
+from warehouse.catalog import (RunContext, Slot, current_inputs, drop_undeclared, fingerprint, record_scoring,
+                               scoring_state, stage_file, stage_table)
 from warehouse.db import build, frame, insert_arrow, one
 
 SQL_FOLDER = "pos"
@@ -286,10 +285,7 @@ def _score_unit(ctx, task, options, corpus: str, system: str, unit: dict, state:
                          "projected, acceptable, span, noneval, unknown_tags", {**key, "evaluation": evaluation})
             del cases  # one evaluation's cases in memory at a time
         build(con, SQL_FOLDER, "fct_pos_sentence", **key, reference_sha=unit["reference"])
-        build(con, SQL_FOLDER, "hist_pos_scores", **key, run_id=ctx.run_id, inputs=json.dumps(unit))
-        con.execute("INSERT OR REPLACE INTO cat_scoring VALUES ($campaign, $task, $corpus, $system, $state, "
-                    "$inputs, $run_id, now()::TIMESTAMP)",
-                    {**key, "state": state, "inputs": json.dumps(unit), "run_id": ctx.run_id})
+        record_scoring(ctx, SQL_FOLDER, "hist_pos_scores", key, unit, state)
         con.commit()
     except Exception:
         con.rollback()

@@ -10,7 +10,6 @@ tests). System option: ``comment_detection``.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -27,8 +26,8 @@ from scorers.alignment import LEVENSHTEIN, SCLITE, Costs
 from scorers.wer import CASES, METHODS, Markers, align_tokens, normalise, signature
 from warehouse import __version__
 from warehouse.campaign import CampaignError, Task
-from warehouse.catalog import (RunContext, Slot, current_inputs, drop_undeclared, fingerprint, scoring_state,
-                               stage_file)
+from warehouse.catalog import (RunContext, Slot, current_inputs, drop_undeclared, fingerprint, record_scoring,
+                               scoring_state, stage_file)
 from warehouse.db import build, frame, insert_arrow, one
 
 SQL_FOLDER = "wer"
@@ -219,10 +218,7 @@ def _score_unit(ctx, task, options: Options, corpus: str, system, unit: dict, st
             build(con, SQL_FOLDER, "fct_ier_utterance", **key, metadata_sha=unit["metadata"],
                   interpretation_sha=unit["interpretations"], reject=options.markers.reject_label,
                   comment_detection=bool(system.options.get("comment_detection", False)))
-        build(con, SQL_FOLDER, "hist_wer_scores", **key, run_id=ctx.run_id, inputs=json.dumps(unit))
-        con.execute("INSERT OR REPLACE INTO cat_scoring VALUES ($campaign, $task, $corpus, $system, $state, "
-                    "$inputs, $run_id, now()::TIMESTAMP)", {**key, "state": state, "inputs": json.dumps(unit),
-                                                            "run_id": ctx.run_id})
+        record_scoring(ctx, SQL_FOLDER, "hist_wer_scores", key, unit, state)
         con.commit()
     except Exception:
         con.rollback()
