@@ -54,7 +54,8 @@ _UD_LABELS = ["genre", "sent", "upos", "xpos", "feats", "deprel"]
 @cache
 def code_version() -> str:
     """Package version plus a hash of the family's scoring code and SQL: a change re-scores."""
-    parts = [resources.files("scorers").joinpath(n).read_text(encoding="utf-8") for n in ("easy.py", "ud.py")]
+    parts = [resources.files("scorers").joinpath(n).read_text(encoding="utf-8")
+             for n in ("easy.py", "ud.py", "ud_align.py")]
     parts += [e.read_text(encoding="utf-8") for e in sorted(resources.files("sql").joinpath("parsing").iterdir(),
                                                               key=lambda e: e.name) if e.name.endswith(".sql")]
     return f"{__version__}+{fingerprint({'code': parts})[:8]}"
