@@ -278,6 +278,20 @@ def drop_undeclared(ctx: RunContext, task: str, declared: set[tuple[str, str]], 
     return touched
 
 
+def replace_unit(con, key: dict, tables: tuple[str, ...], body) -> None:
+    """Replace a unit's rows of ``tables`` by what ``body()`` inserts, in one transaction."""
+    con.begin()
+    try:
+        for t in tables:
+            con.execute(f"DELETE FROM {t} WHERE campaign = $campaign AND task = $task AND corpus = $corpus "
+                        "AND system = $system", key)
+        body()
+        con.commit()
+    except Exception:
+        con.rollback()
+        raise
+
+
 def record_scoring(ctx: RunContext, folder: str, hist: str, key: dict, unit: dict, state: str) -> None:
     """Close a unit's scoring, inside its transaction: append its corpus scores to the family's
     history table ``hist`` (the ``-- @build`` of ``sql/<folder>/<hist>.sql``) and record its state

@@ -19,36 +19,30 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
-import numpy as np
 import polars as pl
 import pyarrow as pa
 from rich.progress import Progress
 
 from etl.easy import read_easy_xml
 from etl.easy_tsv import read_easy_tsv
-from etl.errors import InputError, shorten
-from etl.ud import read_ud, without_spaces
+from etl.ud import read_ud
 from scorers import bootstrap
 from scorers import easy as easy_scorer
 from scorers import ud as ud_scorer
 from warehouse import __version__
 from warehouse.campaign import CampaignError, Task
 from warehouse.catalog import (RunContext, Slot, StageJob, current_inputs, drop_undeclared, fingerprint,
-                               record_scoring, scoring_state, stage_files)
+                               record_scoring, replace_unit, scoring_state, stage_files)
 from warehouse.db import frame, insert_arrow, one
+from warehouse.families import parsing_ud as ud
 
 SQL_FOLDER = "parsing"
 FORMATS = ("easy", "tsv", "conllu")
 MODES = easy_scorer.MODES
 FUNCTIONS = easy_scorer.FUNCTIONS
 _EASY_TABLES = ("int_parsing_form_alignment", "int_parsing_range", "int_parsing_candidate", "fct_parsing_sentence")
-_UD_TABLES = ("int_parsing_ud_word", "int_parsing_ud_difference", "fct_parsing_ud_sentence")
 _ITEM_COLUMNS = ["sent_no", "sent", "line_no", "kind", "item", "type", "form_no", "form", "parent", "role",
                  "role_no", "target", "attr"]
-_UD_COLUMNS = ["word", "line_no", "doc", "genre", "sent_no", "sent", "word_id", "form", "lemma", "upos", "xpos",
-               "feats", "head", "deprel", "tok", "tok_form", "tok_start", "tok_end", "multiword"]
-_UD_SCORED = [c for c in _UD_COLUMNS if c != "doc"]  # what scorers/ud.py and the sentence facts read
-_UD_LABELS = ["genre", "sent", "upos", "xpos", "feats", "deprel"]
 
 
 @cache
@@ -107,7 +101,7 @@ def _reader(fmt: str):
 
 
 def _stager(fmt: str):
-    table, columns = ("stg_parsing_ud_word", _UD_COLUMNS) if fmt == "conllu" else ("stg_parsing_easy_item", _ITEM_COLUMNS)
+    table, columns = ("stg_parsing_ud_word", ud.UD_COLUMNS) if fmt == "conllu" else ("stg_parsing_easy_item", _ITEM_COLUMNS)
 
     def stage(con, sha: str, rows: pa.Table) -> None:
         insert_arrow(con, table, rows, "$sha, " + ", ".join(f'"{c}"' for c in columns), {"sha": sha})
@@ -138,61 +132,10 @@ def load(ctx: RunContext, task: Task) -> None:
             if options["dependency"] and not options["recover"]:
                 # accepted or rejected against this reference: a revised reference re-checks it
                 reference = current_inputs(ctx.con, ctx.campaign.id, task.id).get((corpus.id, "", "reference"))
-                check, salt = _same_text_check(ctx, task, corpus.id, path), f"{salt}|same-text-as:{reference}"
+                check, salt = ud.same_text_check(ctx, task, corpus.id, path), f"{salt}|same-text-as:{reference}"
             submissions.append(StageJob(Slot(task.id, corpus.id, system.id, "submissions"), path, _reader(fmt),
                                         _stager(fmt), check, salt))
     stage_files(ctx, submissions)
-
-
-def _same_text_check(ctx: RunContext, task: Task, corpus: str, path: Path):
-    """A check rejecting a CoNLL-U submission whose text (token forms without spaces) differs
-    from the current reference's, naming the first differing token's line on both sides."""
-    def check(table: pa.Table) -> None:
-        ref_sha = current_inputs(ctx.con, ctx.campaign.id, task.id).get((corpus, "", "reference"))
-        if ref_sha is None:
-            return
-        # every word's token (in insertion order, i.e. word order; sorted below if not): no
-        # DISTINCT, window or ORDER BY in DuckDB, whose sort would hold the whole result twice
-        gold = frame(ctx.con, "SELECT word, tok, tok_form, tok_end, line_no FROM stg_parsing_ud_word "
-                              "WHERE sha256 = ?", [ref_sha])
-        ref_path = one(ctx.con, "SELECT path FROM cat_input_current WHERE sha256 = ? LIMIT 1", [ref_sha])[0]
-        difference = text_difference(gold, pl.from_arrow(table).select("word", "tok", "tok_form", "tok_end", "line_no"))
-        if difference is not None:
-            gold_line, gold_text, sys_line, sys_text = difference
-            raise InputError(path, sys_line, f"the reference's text ({ref_path}:{gold_line}: {shorten(gold_text)}); "
-                             "to score it anyway: recover = true in the task, --recover on the command line",
-                             shorten(sys_text))
-    return check
-
-
-def text_difference(gold: pl.DataFrame, system: pl.DataFrame) -> tuple[int, str, int, str] | None:
-    """Where two CoNLL-U texts first differ: (gold line, gold text, system line, system text)
-    around the first differing character, or None when the texts are equal. The texts (every
-    token's form without spaces, as :func:`etl.ud.without_spaces`) are compared in Polars; only
-    differing ones become Python strings."""
-    def tokens(words: pl.DataFrame) -> pl.DataFrame:
-        if not words["word"].is_sorted():
-            words = words.sort("word")
-        return words.filter(pl.col("tok") != pl.col("tok").shift(1).fill_null(-1)).select("tok_form", "tok_end",
-                                                                                            "line_no")
-
-    def stream(tokens: pl.DataFrame) -> pl.Series:
-        return pl.select(without_spaces(pl.lit(tokens["tok_form"], dtype=pl.String)).str.join("")).to_series()
-
-    g_tok, s_tok = tokens(gold), tokens(system)
-    g_stream, s_stream = stream(g_tok), stream(s_tok)
-    if (g_stream == s_stream).all():
-        return None
-    g_text, s_text = g_stream.item(), s_stream.item()
-    a, b = (np.frombuffer(t.encode("utf-32-le"), dtype=np.uint32) for t in (g_text, s_text))
-    n = min(len(a), len(b))
-    differ = np.flatnonzero(a[:n] != b[:n])
-    index = int(differ[0]) if len(differ) else n
-
-    def line_at(tokens: pl.DataFrame) -> int:
-        hit = tokens.filter(pl.col("tok_end") > index).head(1)
-        return int(hit["line_no"][0]) if hit.height else int(tokens["line_no"][-1])
-    return line_at(g_tok), g_text[index:index + 20], line_at(s_tok), s_text[index:index + 20]
 
 
 # ---------------------------------------------------------------- score
@@ -205,7 +148,7 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
     inputs = current_inputs(con, campaign, task.id)
     states = scoring_state(con, campaign, task.id)
     declared = {(c.id, s.id) for c in task.corpora for s in task.systems}
-    tables = _UD_TABLES if options["dependency"] else _EASY_TABLES
+    tables = ud.UD_TABLES if options["dependency"] else _EASY_TABLES
     changed = set(drop_undeclared(ctx, task.id, declared, tables)) & {c.id for c in task.corpora}
     todo = []
     for corpus in task.corpora:
@@ -214,7 +157,7 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
                     "submissions": inputs.get((corpus.id, system.id, "submissions"))}
             if unit["reference"] is None or unit["submissions"] is None:
                 continue
-            state = fingerprint({"inputs": unit, "version": code_version(), "genre": _genre(corpus),
+            state = fingerprint({"inputs": unit, "version": code_version(), "genre": ud.corpus_genre(corpus),
                                  "options": {k: options[k] for k in ("modes", "recover")}})
             if force or states.get((corpus.id, system.id)) != state:
                 todo.append((corpus, system.id, unit, state))
@@ -226,7 +169,7 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
                 reference = (unit["reference"], _staged(con, unit["reference"], options["dependency"]))
                 if not options["dependency"]:
                     _reference_ranges(ctx, task, corpus.id, reference[1])
-            scorer = _score_ud_unit if options["dependency"] else _score_easy_unit
+            scorer = ud.score_unit if options["dependency"] else _score_easy_unit
             scorer(ctx, task, options, corpus, system, unit, state, reference[1])
             changed.add(corpus.id)
             ctx.scored += 1
@@ -241,45 +184,17 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
         intervals(ctx, task, options["dependency"])
 
 
-def _genre(corpus) -> str:
-    return str(corpus.options.get("genre", corpus.id))
-
-
 def _staged(con, sha: str, dependency: bool) -> pl.DataFrame:
     if dependency:
-        # Only what scoring reads (not ``doc``), in batches of 25,000 rows whose labels become
-        # Categorical (4 bytes a word) as they come: the strings of the whole result never exist
-        # at once. Rows in insertion order (word order for one file; sorted here if not): an ORDER
-        # BY would make DuckDB hold the whole result twice. Measured on 200,000 words: 26 MB of
-        # peak instead of 50 (whole result) or 92 (with ORDER BY).
-        reader = con.sql(f"SELECT {', '.join(_UD_SCORED)} FROM stg_parsing_ud_word WHERE sha256 = ?",
-                         params=[sha]).to_arrow_reader(25_000)
-        parts = [pl.from_arrow(batch).with_columns(pl.col(_UD_LABELS).cast(pl.Categorical)) for batch in reader]
-        words = pl.concat(parts, rechunk=False) if parts else \
-            pl.from_arrow(reader.schema.empty_table()).with_columns(pl.col(_UD_LABELS).cast(pl.Categorical))
-        return words if words["word"].is_sorted() else words.sort("word")
+        return ud.staged_words(con, sha)
     return frame(con, "SELECT " + ", ".join(f'"{c}"' for c in _ITEM_COLUMNS) +
                  " FROM stg_parsing_easy_item WHERE sha256 = ? ORDER BY sent_no, line_no, role_no", [sha])
-
-
-def _transaction(con, key: dict, tables: tuple[str, ...], body) -> None:
-    """Replace a unit's rows of ``tables`` by what ``body()`` inserts, in one transaction."""
-    con.begin()
-    try:
-        for t in tables:
-            con.execute(f"DELETE FROM {t} WHERE campaign = $campaign AND task = $task AND corpus = $corpus "
-                        "AND system = $system", key)
-        body()
-        con.commit()
-    except Exception:
-        con.rollback()
-        raise
 
 
 def _reference_ranges(ctx: RunContext, task: Task, corpus: str, ref: pl.DataFrame) -> None:
     key = {"campaign": ctx.campaign.id, "task": task.id, "corpus": corpus, "system": ""}
     ranges = easy_scorer.reference_ranges(ref)
-    _transaction(ctx.con, key, ("int_parsing_range",), lambda: insert_arrow(
+    replace_unit(ctx.con, key, ("int_parsing_range",), lambda: insert_arrow(
         ctx.con, "int_parsing_range", ranges.to_arrow(),
         "$campaign, $task, $corpus, $system, NULL, kind, sent, item, type, role_no, first, last, attr, empty", key))
 
@@ -302,70 +217,10 @@ def _score_easy_unit(ctx, task, options, corpus, system: str, unit: dict, state:
         insert_arrow(con, "fct_parsing_sentence", result.counts.to_arrow(),
                      "$campaign, $task, $corpus, $system, $genre, sent, kind, type, mode, hyp, ref, matched_equal, "
                      "matched_fuzzy, matched_include, matched_intersection, matched_barycenter",
-                     {**key, "genre": _genre(corpus)})
+                     {**key, "genre": ud.corpus_genre(corpus)})
         record_scoring(ctx, SQL_FOLDER, "hist_parsing_scores", key, unit, state)
-    _transaction(con, key, ("int_parsing_form_alignment", "int_parsing_range", "int_parsing_candidate",
+    replace_unit(con, key, ("int_parsing_form_alignment", "int_parsing_range", "int_parsing_candidate",
                             "fct_parsing_sentence"), body)
-
-
-_WORD_METRICS = ("Words", "UPOS", "XPOS", "UFeats", "AllTags", "Lemmas", "UAS", "LAS", "CLAS", "MLAS", "BLEX")
-
-
-def _score_ud_unit(ctx, task, options, corpus, system: str, unit: dict, state: str, gold: pl.DataFrame) -> None:
-    con = ctx.con
-    sys_words = _staged(con, unit["submissions"], True)
-    try:
-        result = ud_scorer.evaluate(gold, sys_words, recover=options["recover"])
-    except ud_scorer.TextMismatch as err:  # cannot happen after the load's check; kept as a guard
-        ctx.rejections.append(f"{task.id}/{corpus.id}/{system}: {err}")
-        return
-    del sys_words  # freed before the facts are built
-    key = {"campaign": ctx.campaign.id, "task": task.id, "corpus": corpus.id, "system": system}
-    words, spans, differences = result.words, result.spans, result.differences
-    del result
-    sentences = gold.group_by("sent_no").agg(pl.col("sent", "genre").first().cast(pl.String))
-    corpus_genre = _genre(corpus)
-    per_word = pl.concat([
-        words.group_by("sent_no").agg(pl.lit(m).alias("metric"), pl.col(f"{m}_correct").sum().alias("correct"),
-                                      pl.col(f"{m}_gold").sum().alias("gold_total"),
-                                      pl.col(f"{m}_system").sum().alias("system_total"),
-                                      (pl.col(f"{m}_aligned").sum() if m not in ("Words",) else pl.lit(None))
-                                      .cast(pl.Int64).alias("aligned_total"))
-        for m in _WORD_METRICS])
-    per_span = spans.group_by("sent_no", "metric").agg(
-        pl.col("correct").sum(), pl.col("gold").sum().alias("gold_total"), pl.col("system").sum().alias("system_total"),
-        pl.lit(None, dtype=pl.Int64).alias("aligned_total"))
-    counts = (pl.concat([per_span.select(per_word.columns).with_columns(pl.col("correct", "gold_total", "system_total")
-                                                                         .cast(pl.Int64)),
-                         per_word.with_columns(pl.col("correct", "gold_total", "system_total").cast(pl.Int64))])
-              .join(sentences, on="sent_no", how="left")
-              .with_columns(pl.when(pl.col("genre").fill_null("") != "").then(pl.col("genre"))
-                            .otherwise(pl.lit(corpus_genre)).alias("genre")))
-
-    # only the columns the table keeps go to Arrow (the words frame has 51)
-    stored = words.select(
-        "sent_no", "gold_word", "system_word", "gold_upos", "system_upos", "gold_deprel", "system_deprel",
-        pl.col("CLAS_gold").fill_null(False).alias("gold_content"),
-        pl.col("CLAS_system").fill_null(False).alias("system_content"),
-        *(pl.col(f"{m}_correct").fill_null(False).alias(f"{m.lower()}_ok") for m in _WORD_METRICS[1:])).to_arrow()
-    del words, per_word
-
-    def body():
-        insert_arrow(con, "int_parsing_ud_word", stored,
-                     "$campaign, $task, $corpus, $system, sent_no, gold_word, system_word, gold_upos, system_upos, "
-                     "gold_deprel, system_deprel, gold_content, system_content, upos_ok, xpos_ok, ufeats_ok, "
-                     "alltags_ok, lemmas_ok, uas_ok, las_ok, clas_ok, mlas_ok, blex_ok", key)
-        if differences.height:
-            insert_arrow(con, "int_parsing_ud_difference", differences.to_arrow(),
-                         "$campaign, $task, $corpus, $system, gold_line, system_line, gold_text, system_text", key)
-        insert_arrow(con, "fct_parsing_ud_sentence", counts.to_arrow(),
-                     "$campaign, $task, $corpus, $system, genre, sent_no, sent, metric, correct, gold_total, "
-                     "system_total, aligned_total", key)
-        record_scoring(ctx, SQL_FOLDER, "hist_parsing_ud_scores", key, unit, state)
-    _transaction(con, key, _UD_TABLES, body)
-    if differences.height:
-        ctx.notes.append(f"{task.id}/{corpus.id}/{system}: text differs from the reference in "
-                         f"{differences.height} place(s); scored in recovery mode")
 
 
 # ---------------------------------------------------------------- per corpus
@@ -385,7 +240,7 @@ def _describe_corpus(ctx: RunContext, task: Task, corpus, dependency: bool) -> N
     key = [ctx.campaign.id, task.id, corpus.id]
     ctx.con.execute("DELETE FROM mart_parsing_corpus WHERE campaign = ? AND task = ? AND corpus = ?", key)
     ctx.con.execute("INSERT INTO mart_parsing_corpus VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [*key, _genre(corpus), str(corpus.options.get("provider", "")), *full, *annotated])
+                    [*key, ud.corpus_genre(corpus), str(corpus.options.get("provider", "")), *full, *annotated])
 
 
 def _votes(con, campaign_id: str, task: Task, corpus: str, majority: float) -> tuple[pl.DataFrame, pl.DataFrame] | None:
