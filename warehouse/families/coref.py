@@ -33,7 +33,7 @@ from scorers import coref as scorer
 from warehouse import __version__
 from warehouse.campaign import CampaignError, Task
 from warehouse.catalog import (RunContext, Slot, StageJob, current_inputs, drop_undeclared, fingerprint,
-                               record_scoring, scoring_state, stage_files)
+                               record_scoring, replace_unit, scoring_state, stage_files)
 from warehouse.db import frame, insert_arrow
 
 SQL_FOLDER = "coref"
@@ -265,11 +265,8 @@ def _score_unit(ctx, task, options, corpus, system: str, unit: dict, state: str)
     stats = stats.join(genres, on="doc", how="left").with_columns(pl.col("genre").fill_null(""))
     scores = _scores(stats)
     keys = {"campaign": ctx.campaign.id, "task": task.id, "corpus": corpus.id, "system": system}
-    con.begin()
-    try:
-        for t in _UNIT_TABLES:
-            con.execute(f"DELETE FROM {t} WHERE campaign = $campaign AND task = $task AND corpus = $corpus "
-                        "AND system = $system", keys)
+
+    def body():
         insert_arrow(con, "int_coref_mention", matched.to_arrow(),
                      '$campaign, $task, $corpus, $system, doc, start, "end", status, key_cluster, response_cluster, '
                      "category, text", keys)
@@ -282,10 +279,7 @@ def _score_unit(ctx, task, options, corpus, system: str, unit: dict, state: str)
                      "$campaign, $task, $corpus, $system, convention, singletons, subset, slice, genre, metric, recall, "
                      "precision, f1, value, direction", keys)
         record_scoring(ctx, SQL_FOLDER, "hist_coref_scores", keys, unit, state)
-        con.commit()
-    except Exception:
-        con.rollback()
-        raise
+    replace_unit(con, keys, _UNIT_TABLES, body)
 
 
 def _scores(stats: pl.DataFrame) -> pl.DataFrame:
