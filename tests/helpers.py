@@ -34,3 +34,26 @@ def text_lines(path: pathlib.Path) -> list[str]:
     text = path.read_text(encoding="utf-8")
     assert text.endswith("\n") and "\r" not in text, path
     return text[:-1].split("\n")
+
+
+# Participants of every publication kind (public, anonymous, withheld, organiser), for the bulletin
+# tests' campaign.toml: a page must show alpha, beta under its code, never gamma, orga apart.
+PUBLICATION_PARTICIPANTS = """[[participants]]
+id = "alpha"
+name = "Alpha Lab"
+
+[[participants]]
+id = "beta"
+name = "Beta Team"
+publication = "anonymous"
+
+[[participants]]
+id = "gamma"
+name = "Gamma Hidden Institute"
+publication = "withheld"
+
+[[participants]]
+id = "orga"
+name = "The Organisers"
+organiser = true
+"""

@@ -30,6 +30,7 @@ import numpy as np
 import polars as pl
 import pytest
 from browser import browse
+from helpers import PUBLICATION_PARTICIPANTS
 from scipy.stats import kendalltau
 
 from warehouse.campaign import load_campaign
@@ -92,25 +93,7 @@ seed = 3
 [[phases]]
 id = "test"
 
-[[participants]]
-id = "alpha"
-name = "Alpha Lab"
-
-[[participants]]
-id = "beta"
-name = "Beta Team"
-publication = "anonymous"
-
-[[participants]]
-id = "gamma"
-name = "Gamma Hidden Institute"
-publication = "withheld"
-
-[[participants]]
-id = "orga"
-name = "The Organisers"
-organiser = true
-
+{participants}
 [[tasks]]
 id = "coref"
 family = "coref"
@@ -135,7 +118,8 @@ submissions = {{ news = "{s}.conll" }}
 @pytest.fixture(scope="module")
 def page(tmp_path_factory):
     root = tmp_path_factory.mktemp("bulletin_coref")
-    (root / "campaign.toml").write_text(CAMPAIGN, encoding="utf-8")
+    toml = CAMPAIGN.replace("{participants}", PUBLICATION_PARTICIPANTS)
+    (root / "campaign.toml").write_text(toml, encoding="utf-8")
     (root / "key.conll").write_text(_conll({d: _key(d) for d in DOCS}), encoding="utf-8")
     (root / "key.categories.tsv").write_text("doc\tstart\tend\tcategory\n" + "".join(
         f"{d}\t{s}\t{e}\t{'pronoun' if s == e else 'nominal'}\n" for d in DOCS for s, e, _ in _key(d)),

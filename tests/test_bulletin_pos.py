@@ -18,6 +18,7 @@ import numpy as np
 import polars as pl
 import pytest
 from browser import browse
+from helpers import PUBLICATION_PARTICIPANTS
 
 from reports.charts import operating_zone_band
 from warehouse.campaign import load_campaign
@@ -132,25 +133,7 @@ seed = 3
 id = "test"
 name = "Official test"
 
-[[participants]]
-id = "alpha"
-name = "Alpha Lab"
-
-[[participants]]
-id = "beta"
-name = "Beta Team"
-publication = "anonymous"
-
-[[participants]]
-id = "gamma"
-name = "Gamma Hidden Institute"
-publication = "withheld"
-
-[[participants]]
-id = "orga"
-name = "The Organisers"
-organiser = true
-
+{participants}
 [[tasks]]
 id = "pos"
 family = "pos"
@@ -182,7 +165,7 @@ submissions = { tiny = "sub/secret.grace" }
 id = "house"
 participant = "orga"
 submissions = { tiny = "sub/house.grace" }
-""", encoding="utf-8")
+""".replace("{participants}", PUBLICATION_PARTICIPANTS), encoding="utf-8")
     return toml
 
 
