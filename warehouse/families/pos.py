@@ -28,7 +28,7 @@ from scorers import pos as scorer
 from warehouse import __version__
 from warehouse.campaign import CampaignError, Task
 from warehouse.catalog import (RunContext, Slot, current_inputs, drop_undeclared, fingerprint, record_scoring,
-                               scoring_state, stage_file, stage_table)
+                               replace_unit, scoring_state, stage_file, stage_table)
 from warehouse.db import build, frame, insert_arrow, one
 
 SQL_FOLDER = "pos"
@@ -270,11 +270,8 @@ def _score_unit(ctx, task, options, corpus: str, system: str, unit: dict, state:
     ref_of_sys[partner[partner >= 0]] = np.flatnonzero(partner >= 0)
     aligned = sys_units.with_columns(pl.Series("ref_unit", ref_of_sys).replace(-1, None))
     key = {"campaign": campaign, "task": task.id, "corpus": corpus, "system": system}
-    con.begin()
-    try:
-        for t in _UNIT_TABLES:
-            con.execute(f"DELETE FROM {t} WHERE campaign = $campaign AND task = $task AND corpus = $corpus "
-                        "AND system = $system", key)
+
+    def body():
         insert_arrow(con, "int_pos_sys_unit", aligned.to_arrow(),
                      "$campaign, $task, $corpus, $system, unit, tok, unit_form, ref_unit", key)
         for evaluation in options["evaluations"]:
@@ -286,10 +283,7 @@ def _score_unit(ctx, task, options, corpus: str, system: str, unit: dict, state:
             del cases  # one evaluation's cases in memory at a time
         build(con, SQL_FOLDER, "fct_pos_sentence", **key, reference_sha=unit["reference"])
         record_scoring(ctx, SQL_FOLDER, "hist_pos_scores", key, unit, state)
-        con.commit()
-    except Exception:
-        con.rollback()
-        raise
+    replace_unit(con, key, _UNIT_TABLES, body)
 
 
 MEASURES = {  # measure -> (numerator columns, denominator columns) over fct_pos_sentence

@@ -27,7 +27,7 @@ from scorers.wer import CASES, METHODS, Markers, align_tokens, normalise, signat
 from warehouse import __version__
 from warehouse.campaign import CampaignError, Task
 from warehouse.catalog import (RunContext, Slot, current_inputs, drop_undeclared, fingerprint, record_scoring,
-                               scoring_state, stage_file)
+                               replace_unit, scoring_state, stage_file)
 from warehouse.db import build, frame, insert_arrow, one
 
 SQL_FOLDER = "wer"
@@ -198,11 +198,8 @@ def _score_unit(ctx, task, options: Options, corpus: str, system, unit: dict, st
     missing = matched["line_no"].is_null()
     hyp_texts = matched.select("utt_id", "text")
     key = {"campaign": campaign, "task": task.id, "corpus": corpus, "system": system.id}
-    con.begin()
-    try:
-        for table in _UNIT_TABLES:
-            con.execute(f"DELETE FROM {table} WHERE campaign = $campaign AND task = $task AND corpus = $corpus "
-                        "AND system = $system", key)
+
+    def body():
         for method in options.methods:
             hyp_tokens = normalise(hyp_texts, method, options.markers, options.case)["tokens"]
             aligned = align_tokens(reference[method], hyp_tokens, options.costs)
@@ -219,10 +216,7 @@ def _score_unit(ctx, task, options: Options, corpus: str, system, unit: dict, st
                   interpretation_sha=unit["interpretations"], reject=options.markers.reject_label,
                   comment_detection=bool(system.options.get("comment_detection", False)))
         record_scoring(ctx, SQL_FOLDER, "hist_wer_scores", key, unit, state)
-        con.commit()
-    except Exception:
-        con.rollback()
-        raise
+    replace_unit(con, key, _UNIT_TABLES, body)
 
 
 def intervals(ctx: RunContext, task: Task, options: Options, corpus: str) -> None:
