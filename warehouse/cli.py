@@ -336,6 +336,42 @@ def coref_command(key, response, fmt, convention, singletons, as_json):
             click.echo(f"{name:18} {m['value']:7.4f}")
 
 
+@main.command("terms")
+@click.argument("reference", type=click.Path(exists=True, dir_okay=False))
+@click.argument("output", type=click.Path(exists=True, dir_okay=False))
+@click.option("--sigma", type=click.FloatRange(0, 1), default=0.4, show_default=True,
+              help="Output terms within this distance dt of a reference term are aligned to it.")
+@click.option("--case", type=click.Choice(["keep", "lower"]), default="keep", show_default=True,
+              help="Case policy of the normalisation (NFC and whitespace always).")
+@click.option("--top", type=click.IntRange(min=1), help="Score only the first N terms of a ranked OUTPUT.")
+@click.option("--sweep", is_flag=True, help="Scores for sigma = 0, 0.05, ..., 1 (the paper's figure 3).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON on stdout.")
+def terms_command(reference, output, sigma, case, top, sweep, as_json):
+    """Score a term list OUTPUT (one term per line, optionally term<TAB>score) against a
+    REFERENCE list (term or term<TAB>label) as Termometer does: graded term precision TP and
+    recall TR (an output term counts 1 - dt when its nearest reference term is within sigma;
+    output terms sharing their nearest reference term count once), their F, and the classical
+    exact-match P, R, F."""
+    _lean_allocator()
+    from warehouse.families.terms import one_shot_report
+    from warehouse.pipeline import one_shot_campaign
+
+    campaign = one_shot_campaign("terms", Path(reference), Path(output), {
+        "sigma": sigma, "case": case, "top": [top] if top else [], "intervals": False},
+        ref_role="reference", sys_role="terms")
+    con = _one_shot(campaign)
+    report = one_shot_report(con, sweep=sweep, top=top or 0)
+    if as_json:
+        sys.stdout.write(json.dumps(report, ensure_ascii=False) + "\n")
+        return
+    rows = report if sweep else [report]
+    click.echo(f"{'sigma':>5} {'TP':>6} {'TR':>6} {'F':>6} {'P':>6} {'R':>6} {'F_exact':>7} {'parts':>6} {'aligned':>7}")
+    for r in rows:
+        click.echo(f"{r['sigma']:5.2f} {100 * r['TP']:6.2f} {100 * r['TR']:6.2f} {100 * r['F']:6.2f} "
+                   f"{100 * r['P']:6.2f} {100 * r['R']:6.2f} {100 * r['F_exact']:7.2f} {r['parts']:6d} "
+                   f"{r['aligned_terms']:7d}")
+
+
 @main.command("demo")
 @click.option("--out", type=click.Path(file_okay=False), default="demo", show_default=True,
               help="Folder for the demo campaign, its warehouse and its bulletins.")

@@ -41,16 +41,19 @@ def schema_markdown() -> str:
         out += [f"## `sql/{folder}/`", ""]
         for name, text in sql_files(folder).items():
             names = [name] + [v for v in re.findall(r"CREATE OR REPLACE VIEW (\w+)", text) if v != name]
+            macro = re.search(r"CREATE OR REPLACE MACRO (\w+)\(([^)]*)\)", text)
             for table in names:
-                kind = "view" if kinds.get(table) == "VIEW" else "table"
-                out += [f"### `{table}` ({kind})", ""]
+                kind = "view" if kinds.get(table) == "VIEW" else "table macro" if macro else "table"
+                out += [f"### `{table}({macro.group(2)})` ({kind})" if macro else f"### `{table}` ({kind})", ""]
                 if table == name:
                     out += [header(text), ""]
                 notes = column_notes(text)
                 out += ["| column | type | note |", "|---|---|---|"]
-                for column, dtype in con.execute(
+                columns = (con.execute(f"DESCRIBE SELECT * FROM {table}({', '.join('[]' for _ in macro.group(2).split(','))})"
+                                       ).fetchall() if macro else con.execute(
                         "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = ? "
-                        "ORDER BY ordinal_position", [table]).fetchall():
+                        "ORDER BY ordinal_position", [table]).fetchall())
+                for column, dtype, *_ in columns:
                     note = notes.get(column, "").replace("|", "\\|")
                     out.append(f"| `{column}` | {dtype} | {note} |")
                 out.append("")

@@ -9,9 +9,9 @@ from __future__ import annotations
 from types import ModuleType
 
 from warehouse.campaign import CampaignError
-from warehouse.families import coref, parsing, pos, wer
+from warehouse.families import coref, parsing, pos, terms, wer
 
-FAMILIES: dict[str, ModuleType] = {"wer": wer, "pos": pos, "parsing": parsing, "coref": coref}
+FAMILIES: dict[str, ModuleType] = {"wer": wer, "pos": pos, "parsing": parsing, "coref": coref, "terms": terms}
 
 
 def family(name: str) -> ModuleType:

@@ -1,0 +1,435 @@
+"""The ``terms`` task family in the warehouse: terminology acquisition scored as in Termometer
+(spec/terms.md; paper seeds/003): graded term precision TP and recall TR at a declared sigma and
+over the sigma sweep, classical exact-match P, R, F (TermEval 2020 style, with and without named
+entities), variant pairs and relation triples, the validation effort, and CoRReCT's incremental
+reference.
+
+Per corpus: ``reference`` (``term<TAB>label`` lines, labels optional; optional when the task is
+``incremental``), optional ``variants`` (``group_id<TAB>term``) and ``relations``
+(``term1<TAB>type<TAB>term2``), option ``genre``. Per system: ``terms = { corpus = path }``
+(``term`` or ``term<TAB>score`` lines: a ranked list), optional ``variants``, ``relations`` and
+``validated`` (the output after expert validation). Task options: ``case`` (``keep``, default, or
+``lower``), ``sigma`` (default 0.4), ``top`` (cut-offs of ranked lists, default none),
+``exclude_labels`` (a slice ``without:<label>`` for each, default ``["Named_Entity"]``, when the
+reference has that label), ``incremental`` (CoRReCT, default false), ``symmetric_relations``
+(default ``["synonym"]``), ``intervals`` (default true). The formats are in docs/formats_terms.md.
+
+Every distance is computed once, into ``int_terms_alignment`` (one row per output term x
+reference kind x slice: its nearest reference term r(e) and d(e)); every score, at any sigma and
+any cut-off, is SQL over that table (the macro ``mart_terms_at``).
+"""
+
+from __future__ import annotations
+
+from functools import cache, partial
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+from rich.progress import Progress
+
+from etl.terms import read_relations, read_term_list, read_variant_groups
+from scorers import bootstrap
+from scorers import terms as scorer
+from scorers import terms_measures as measures
+from warehouse import __version__
+from warehouse.campaign import CampaignError, Task
+from warehouse.catalog import (RunContext, Slot, StageJob, current_inputs, drop_undeclared, fingerprint,
+                               record_scoring, replace_unit, scoring_state, stage_files)
+from warehouse.db import build, frame, insert_arrow
+
+SQL_FOLDER = "terms"
+CASES = ("keep", "lower")
+CORPUS_ROLES = ("reference", "variants", "relations")
+SYSTEM_ROLES = ("terms", "variants", "relations", "validated")
+REFERENCES = ("reference", "validated", "incremental")
+_READERS = {"reference": read_term_list, "terms": read_term_list, "validated": read_term_list,
+            "variants": read_variant_groups, "relations": read_relations}
+_UNIT_TABLES = ("int_terms_alignment", "fct_terms_slice", "mart_terms_sweep", "mart_terms_scores",
+                "mart_terms_interval", "int_terms_link", "mart_terms_link_scores", "int_terms_validation_edit",
+                "mart_terms_validation")
+
+
+@cache
+def code_version() -> str:
+    """Package version plus a hash of the family's scoring code and SQL: a change re-scores."""
+    parts = [e.read_text(encoding="utf-8") for e in sorted(resources.files("scorers").iterdir(), key=lambda e: e.name)
+             if e.name.startswith("terms") and e.name.endswith(".py")]
+    parts += [e.read_text(encoding="utf-8") for e in sorted(resources.files("sql").joinpath("terms").iterdir(),
+                                                              key=lambda e: e.name) if e.name.endswith(".sql")]
+    return f"{__version__}+{fingerprint({'code': parts})[:8]}"
+
+
+def signature(sigma: float, case: str) -> str:
+    """sacrebleu-style signature of the Termometer scores."""
+    return (f"terms|sigma:{sigma:g}|case:{case}|distance:dt=(dch+dtc)/2|ties:first-in-reference"
+            f"|resample:output-parts(TP),reference-terms(TR)|version:{code_version()}")
+
+
+def options(task: Task) -> dict:
+    """The task's options, checked (errors name the key)."""
+    o = task.options
+    case = o.get("case", "keep")
+    if case not in CASES:
+        raise CampaignError(f"task {task.id}: case: expected one of {CASES}, found {case!r}")
+    sigma = o.get("sigma", 0.4)
+    if isinstance(sigma, bool) or not isinstance(sigma, (int, float)) or not 0 <= sigma <= 1:
+        raise CampaignError(f"task {task.id}: sigma: expected a number in [0, 1], found {sigma!r}")
+    top = o.get("top", [])
+    if not isinstance(top, list) or not all(isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in top):
+        raise CampaignError(f"task {task.id}: top: expected a list of positive integers, found {top!r}")
+    for key in ("exclude_labels", "symmetric_relations"):
+        value = o.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise CampaignError(f"task {task.id}: {key}: expected a list of names, found {value!r}")
+    incremental = o.get("incremental", False)
+    if not isinstance(incremental, bool):
+        raise CampaignError(f"task {task.id}: incremental: expected true or false, found {incremental!r}")
+    for corpus in task.corpora:
+        unknown = sorted(set(corpus.files) - set(CORPUS_ROLES))
+        if unknown:
+            raise CampaignError(f"task {task.id}: corpus {corpus.id}: expected files among {CORPUS_ROLES}, "
+                                f"found {unknown}")
+        if "reference" not in corpus.files and not incremental:
+            raise CampaignError(f"task {task.id}: corpus {corpus.id}: expected a 'reference' file "
+                                "(or incremental = true)")
+    for system in task.systems:
+        unknown = sorted(set(system.files) - set(SYSTEM_ROLES))
+        if unknown:
+            raise CampaignError(f"task {task.id}: system {system.id}: expected files among {SYSTEM_ROLES}, "
+                                f"found {unknown}")
+    return {"case": case, "sigma": float(sigma), "top": sorted(set(top)),
+            "exclude_labels": tuple(o.get("exclude_labels", ["Named_Entity"])),
+            "symmetric_relations": tuple(o.get("symmetric_relations", ["synonym"])), "incremental": incremental,
+            "intervals": bool(o.get("intervals", True))}
+
+
+# ---------------------------------------------------------------- load
+
+def _stage_terms(con, sha: str, table) -> None:
+    insert_arrow(con, "stg_terms_term", table, "$sha, line_no, term, raw, label, score, rank, duplicate_of",
+                 {"sha": sha})
+
+
+def _stage_variants(con, sha: str, table) -> None:
+    insert_arrow(con, "stg_terms_variant", table, "$sha, line_no, group_id, term", {"sha": sha})
+
+
+def _stage_relations(con, sha: str, table) -> None:
+    insert_arrow(con, "stg_terms_relation", table, "$sha, line_no, term1, type, term2", {"sha": sha})
+
+
+_STAGE = {"reference": _stage_terms, "terms": _stage_terms, "validated": _stage_terms,
+          "variants": _stage_variants, "relations": _stage_relations}
+
+
+def load(ctx: RunContext, task: Task) -> None:
+    """Stage every changed term list, variants file and relations file (normalised with the
+    task's case policy, which is part of each file's content hash)."""
+    case = options(task)["case"]
+    jobs = []
+
+    def job(slot: Slot, path: Path) -> StageJob:
+        return StageJob(slot, path, partial(_READERS[slot.role], case=case), _STAGE[slot.role], salt=f"terms|{case}")
+    for corpus in task.corpora:
+        jobs += [job(Slot(task.id, corpus.id, "", role), path) for role, path in corpus.files.items()]
+        for system in task.systems:
+            jobs += [job(Slot(task.id, corpus.id, system.id, role), files[corpus.id])
+                     for role, files in system.files.items() if corpus.id in files]
+    stage_files(ctx, jobs)
+    for list_ in frame(ctx.con, "SELECT corpus, system, role, path, duplicates FROM mart_terms_list WHERE campaign = ? "
+                               "AND task = ? AND duplicates > 0 ORDER BY ALL", [ctx.campaign.id, task.id]).iter_rows():
+        corpus, system, role, path, duplicates = list_
+        ctx.notes.append(f"{task.id}/{corpus}/{system or role}: {path}: {duplicates} duplicate term(s), counted once")
+
+
+# ---------------------------------------------------------------- score
+
+def _terms(con, sha: str) -> pl.DataFrame:
+    """The distinct terms of a staged list in rank order: term, label, rank, score."""
+    return frame(con, "SELECT term, label, rank, score FROM stg_terms_term WHERE sha256 = ? AND duplicate_of IS NULL "
+                      "ORDER BY rank", [sha])
+
+
+def _incremental(con, task: Task, corpus, inputs: dict) -> tuple[pl.DataFrame, dict[str, tuple[int, list]]]:
+    """CoRReCT: the reference built from the corpus reference (version 0) and the validated lists
+    of the systems in declaration order (version i: the terms the i-th contributor added). Returns
+    the build (term, label, version, contributor) and, per system, (the number of versions before
+    it, the validated inputs they came from)."""
+    rows, seen, before, shas = [], set(), {}, []
+    ref_sha = inputs.get((corpus.id, "", "reference"))
+    if ref_sha is not None:
+        for term, label in _terms(con, ref_sha).select("term", "label").iter_rows():
+            seen.add(term)
+            rows.append((term, label, 0, ""))
+    version = 0
+    for system in task.systems:
+        before[system.id] = (version, [ref_sha, *shas])
+        sha = inputs.get((corpus.id, system.id, "validated"))
+        if sha is None:
+            continue
+        version += 1
+        shas.append(sha)
+        for term, label in _terms(con, sha).select("term", "label").iter_rows():
+            if term not in seen:
+                seen.add(term)
+                rows.append((term, label, version, system.id))
+    build_ = pl.DataFrame(rows, schema={"term": pl.String, "label": pl.String, "version": pl.Int32,
+                                        "contributor": pl.String}, orient="row")
+    return build_, before
+
+
+def score(ctx: RunContext, task: Task, force: bool = False) -> None:
+    """Recompute every (corpus, system) unit whose inputs, options or code changed."""
+    o = options(task)
+    con, campaign = ctx.con, ctx.campaign.id
+    inputs = current_inputs(con, campaign, task.id)
+    states = scoring_state(con, campaign, task.id)
+    declared = {(c.id, s.id) for c in task.corpora for s in task.systems}
+    drop_undeclared(ctx, task.id, declared, _UNIT_TABLES)
+    todo = []
+    for corpus in task.corpora:
+        build_, before = _incremental(con, task, corpus, inputs) if o["incremental"] else (None, {})
+        if build_ is not None:
+            _store_build(ctx, task, corpus.id, build_)
+        for system in task.systems:
+            unit = {role: inputs.get((corpus.id, "", role)) for role in CORPUS_ROLES}
+            unit |= {f"system_{role}": inputs.get((corpus.id, system.id, role)) for role in SYSTEM_ROLES}
+            if unit["system_terms"] is None:
+                continue
+            incremental = None
+            if build_ is not None:
+                version, shas = before[system.id]
+                incremental = build_.filter(pl.col("version") <= version)
+                unit["incremental"] = shas
+            state = fingerprint({"inputs": unit, "version": code_version(), "seed": ctx.campaign.seed,
+                                 "bootstrap": ctx.campaign.bootstrap, "options": o})
+            if force or states.get((corpus.id, system.id)) != state:
+                todo.append((corpus, system.id, unit, state, incremental))
+    with Progress(transient=True, disable=ctx.quiet) as progress:
+        bar = progress.add_task(f"scoring {task.id}", total=len(todo))
+        for corpus, system, unit, state, incremental in todo:
+            _score_unit(ctx, task, o, corpus, system, unit, state, incremental)
+            ctx.scored += 1
+            progress.advance(bar)
+
+
+def _store_build(ctx: RunContext, task: Task, corpus: str, build_: pl.DataFrame) -> None:
+    con, key = ctx.con, {"campaign": ctx.campaign.id, "task": task.id, "corpus": corpus}
+    con.begin()
+    try:
+        con.execute("DELETE FROM int_terms_reference_build WHERE campaign = $campaign AND task = $task "
+                    "AND corpus = $corpus", key)
+        insert_arrow(con, "int_terms_reference_build", build_.to_arrow(),
+                     "$campaign, $task, $corpus, version, term, label, contributor", key)
+        con.commit()
+    except Exception:
+        con.rollback()
+        raise
+
+
+def slices(reference: pl.DataFrame, exclude_labels: tuple[str, ...]) -> dict[str, list[str | None]]:
+    """The reference slices scored: ``all``, ``label:<L>`` for each label, ``without:<L>`` for each
+    excluded label present; each as the list of label groups (None: unlabelled terms) it unites."""
+    groups = reference["label"].unique(maintain_order=True).to_list()
+    labels = [g for g in groups if g is not None]
+    out = {"all": groups}
+    out |= {f"label:{label}": [label] for label in labels}
+    out |= {f"without:{label}": [g for g in groups if g != label] for label in exclude_labels if label in labels}
+    return out
+
+
+def alignment(output: pl.DataFrame, reference: pl.DataFrame, exclude_labels: tuple[str, ...]
+              ) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Every output term's nearest reference term in every slice (int_terms_alignment without the
+    unit keys) and the slice sizes (fct_terms_slice). Distances are computed once per label group
+    (the groups partition the reference); a slice's nearest is the minimum over its groups, ties
+    broken by reference order."""
+    reference = reference.with_row_index("pos")
+    per_group = {}
+    for (label,), group in reference.group_by("label", maintain_order=True):
+        found = scorer.nearest(output["term"].to_list(), group["term"].to_list())
+        positions = group["pos"]
+        per_group[label] = found.with_columns(
+            pl.when(pl.col("nearest_pos").is_null()).then(None)
+            .otherwise(positions.gather(found["nearest_pos"].fill_null(0)).cast(pl.Int64)).alias("pos"),
+            pl.lit(label, dtype=pl.String).alias("nearest_label"))
+    rows, sizes = [], []
+    ranks = output.select("term", "rank", "score")
+    for name, groups in slices(reference, exclude_labels).items():
+        members = reference.filter(pl.col("label").is_in([g for g in groups if g is not None])
+                                   | (pl.col("label").is_null() if None in groups else pl.lit(False)))
+        sizes.append((name, members.height, output.height))
+        if not output.height:
+            continue
+        found = pl.concat([per_group[g] for g in groups])
+        best = (found.filter(pl.col("dt") <= pl.col("dt").min().over("term") + scorer.TIE)
+                .sort("term", "pos").unique("term", keep="first"))
+        exact = members["term"].implode()
+        rows.append(ranks.join(best.select("term", "nearest", "nearest_label", "dt", "dch", "dtc"), on="term",
+                               how="left", maintain_order="left")
+                    .with_columns(pl.col("term").is_in(exact).alias("exact"), pl.lit(name).alias("slice")))
+    table = pl.concat(rows) if rows else pl.DataFrame(schema={
+        "term": pl.String, "rank": pl.Int32, "score": pl.Float64, "nearest": pl.String, "nearest_label": pl.String,
+        "dt": pl.Float64, "dch": pl.Float64, "dtc": pl.Float64, "exact": pl.Boolean, "slice": pl.String})
+    return table, pl.DataFrame(sizes, schema={"slice": pl.String, "reference_terms": pl.Int32,
+                                              "output_terms": pl.Int32}, orient="row")
+
+
+def _score_unit(ctx, task, o, corpus, system: str, unit: dict, state: str, incremental) -> None:
+    con = ctx.con
+    output = _terms(con, unit["system_terms"])
+    references = {}
+    if unit["reference"] is not None:
+        references["reference"] = _terms(con, unit["reference"]).select("term", "label")
+    if unit["system_validated"] is not None:
+        references["validated"] = _terms(con, unit["system_validated"]).select("term", "label")
+    if incremental is not None and incremental.height:
+        references["incremental"] = incremental.select("term", "label")
+    aligned, sizes = [], []
+    for kind, reference in references.items():
+        table, size = alignment(output, reference, o["exclude_labels"])
+        aligned.append(table.with_columns(pl.lit(kind).alias("reference")))
+        sizes.append(size.with_columns(pl.lit(kind).alias("reference")))
+    aligned = pl.concat(aligned) if aligned else None
+    links = _links(con, o, unit, output)
+    edits = (measures.validation_edits(output["term"].to_list(), references["validated"]["term"].to_list(), o["sigma"])
+             if "validated" in references else None)
+    intervals = _intervals(aligned, pl.concat(sizes), references, o, ctx.campaign) \
+        if o["intervals"] and aligned is not None else None
+    keys = {"campaign": ctx.campaign.id, "task": task.id, "corpus": corpus.id, "system": system}
+
+    def body():
+        if aligned is not None:
+            insert_arrow(con, "int_terms_alignment", aligned.to_arrow(),
+                         "$campaign, $task, $corpus, $system, reference, slice, term, rank, score, nearest, "
+                         "nearest_label, dt, dch, dtc, exact", keys)
+            insert_arrow(con, "fct_terms_slice", pl.concat(sizes).to_arrow(),
+                         "$campaign, $task, $corpus, $system, reference, slice, reference_terms, output_terms", keys)
+        tops = [0, *o["top"]]
+        build(con, SQL_FOLDER, "mart_terms_sweep", **keys, sigmas=list(measures.SIGMAS), tops=tops)
+        build(con, SQL_FOLDER, "mart_terms_scores", **keys, sigmas=[o["sigma"]], tops=tops)
+        if intervals is not None and intervals.height:
+            insert_arrow(con, "mart_terms_interval", intervals.to_arrow(),
+                         "$campaign, $task, $corpus, $system, reference, slice, sigma, metric, value, low, high, "
+                         "resample, resamples, seed", keys)
+        if links is not None and links.height:
+            insert_arrow(con, "int_terms_link", links.to_arrow(),
+                         "$campaign, $task, $corpus, $system, kind, term1, type, term2, status", keys)
+            build(con, SQL_FOLDER, "mart_terms_link_scores", **keys)
+        if edits is not None:
+            insert_arrow(con, "int_terms_validation_edit", edits.to_arrow(),
+                         "$campaign, $task, $corpus, $system, edit, raw_term, validated_term, dt", keys)
+            build(con, SQL_FOLDER, "mart_terms_validation", **keys)
+        record_scoring(ctx, SQL_FOLDER, "hist_terms_scores", keys, unit, state)
+    replace_unit(con, keys, _UNIT_TABLES, body)
+
+
+def _links(con, o: dict, unit: dict, output: pl.DataFrame) -> pl.DataFrame | None:
+    """The variant pairs and relation triples of the unit, matched (int_terms_link without keys):
+    scored when both the corpus and the system have the file. The terms the system returned: its
+    term list and the terms of its own variant classes (or relations)."""
+    parts = []
+    if unit["variants"] is not None and unit["system_variants"] is not None:
+        def groups(sha):
+            return frame(con, "SELECT group_id, term FROM stg_terms_variant WHERE sha256 = ? ORDER BY line_no", [sha])
+        mine = groups(unit["system_variants"])
+        returned = set(output["term"]) | set(mine["term"])
+        reference = measures.link_pairs(groups(unit["variants"])).with_columns(pl.lit("").alias("type"))
+        system = measures.link_pairs(mine).with_columns(pl.lit("").alias("type"))
+        links, _ = measures.link_scores(reference, system, sorted(returned), None)
+        parts.append(links.with_columns(pl.lit("variant").alias("kind")))
+    if unit["relations"] is not None and unit["system_relations"] is not None:
+        def triples(sha):
+            return frame(con, "SELECT term1, type, term2 FROM stg_terms_relation WHERE sha256 = ? ORDER BY line_no",
+                         [sha])
+        mine = triples(unit["system_relations"])
+        returned = set(output["term"]) | set(mine["term1"]) | set(mine["term2"])
+        symmetric = set(o["symmetric_relations"])
+        links, _ = measures.link_scores(triples(unit["relations"]), mine, sorted(returned),
+                                      lambda t: t in symmetric)
+        parts.append(links.with_columns(pl.lit("relation").alias("kind")))
+    return pl.concat(parts, how="diagonal_relaxed") if parts else None
+
+
+def _intervals(aligned: pl.DataFrame, sizes: pl.DataFrame, references: dict, o: dict, campaign) -> pl.DataFrame:
+    """95 % bootstrap intervals at the declared sigma (whole lists), per reference kind x slice:
+    TP over the parts of P(S), TR and R over the reference terms, P over the output terms, F and
+    F_exact from the b-th resample of each side."""
+    sigma, rows = o["sigma"], []
+    resamples, seed = campaign.bootstrap, campaign.seed
+    for (kind, name), part in aligned.group_by("reference", "slice", maintain_order=True):
+        stream = f"{kind}/{name}"
+        size = sizes.filter((pl.col("reference") == kind) & (pl.col("slice") == name))["reference_terms"][0]
+        inside = part.with_columns(((pl.col("dt") <= sigma + 1e-9).fill_null(False)).alias("in"))
+        parts = inside.group_by(pl.when(pl.col("in")).then(pl.lit("r") + pl.col("nearest"))
+                                .otherwise(pl.lit("e") + pl.col("term")).alias("part")).agg(
+            pl.when(pl.col("in")).then(1 - pl.col("dt")).otherwise(0.0).max().alias("pert"),
+            pl.col("nearest").first(), pl.col("in").any())
+        credit = np.zeros(size)  # per reference term: Pert of the part aligned to it, matched exactly or not
+        matched = np.zeros(size)
+        members = _slice_terms(references[kind], name, o["exclude_labels"])
+        index = {t: i for i, t in enumerate(members)}
+        for nearest, pert in parts.filter(pl.col("in")).select("nearest", "pert").iter_rows():
+            credit[index[nearest]] = pert
+        for term in part.filter(pl.col("exact"))["term"]:
+            matched[index[term]] = 1.0
+        exact = part["exact"].cast(pl.Float64).to_numpy()
+
+        def samples(values: np.ndarray, which: str) -> np.ndarray:
+            values = values[:, None]
+            return bootstrap.ratio_samples(values, np.ones_like(values), resamples, seed, f"{stream}/{which}")[:, 0]
+        pert = parts["pert"].to_numpy()
+        tp, tr = samples(pert, "parts"), samples(credit, "reference")
+        p, r = samples(exact, "output"), samples(matched, "reference")
+        point = {"tp": pert.mean() if len(pert) else 0.0, "tr": credit.sum() / size if size else 0.0,
+                 "precision": exact.mean() if len(exact) else 0.0, "recall": matched.sum() / size if size else 0.0}
+        point["f"] = _f(point["tp"], point["tr"])
+        point["f_exact"] = _f(point["precision"], point["recall"])
+        draws = {"tp": (tp, "output-parts"), "tr": (tr, "reference-terms"), "precision": (p, "output-terms"),
+                 "recall": (r, "reference-terms"), "f": (_f(tp, tr), "paired"), "f_exact": (_f(p, r), "paired")}
+        for metric, (values, resample) in draws.items():
+            low, high = bootstrap.percentile_interval(values[:, None])
+            rows.append((kind, name, sigma, metric, bootstrap.finite(point[metric]), bootstrap.finite(low[0]),
+                         bootstrap.finite(high[0]), resample, resamples, seed))
+    return pl.DataFrame(rows, schema={"reference": pl.String, "slice": pl.String, "sigma": pl.Float64,
+                                      "metric": pl.String, "value": pl.Float64, "low": pl.Float64,
+                                      "high": pl.Float64, "resample": pl.String, "resamples": pl.Int32,
+                                      "seed": pl.Int64}, orient="row")
+
+
+def _slice_terms(reference: pl.DataFrame, name: str, exclude_labels) -> list[str]:
+    groups = slices(reference, exclude_labels)[name]
+    return reference.filter(pl.col("label").is_in([g for g in groups if g is not None])
+                            | (pl.col("label").is_null() if None in groups else pl.lit(False)))["term"].to_list()
+
+
+def _f(p, r):
+    """F = 2 P R / (P + R), 0 where both are 0 (scalars or arrays)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(np.asarray(p) + np.asarray(r) > 0, 2 * np.asarray(p) * r / (np.asarray(p) + r), 0.0)
+
+
+# ---------------------------------------------------------------- one-shot and bulletin
+
+_REPORT = ("sigma", "TP", "TR", "F", "P", "R", "F_exact", "parts", "aligned_terms")
+
+
+def one_shot_report(con, sweep: bool = False, top: int = 0) -> dict | list[dict]:
+    """``scorehouse terms --json``: ``{"sigma", "TP", "TR", "F", "P", "R", "F_exact", "parts",
+    "aligned_terms"}`` at the declared sigma, or (``sweep``) the list of those for sigma = 0, 0.05,
+    ..., 1; the first ``top`` terms (0: all), reference 'reference', slice 'all'."""
+    table = "mart_terms_sweep" if sweep else "mart_terms_scores"
+    rows = frame(con, f"SELECT sigma, tp, tr, f, precision, recall, f_exact, parts, aligned_terms FROM {table} "
+                      "WHERE system = 'sys' AND reference = 'reference' AND slice = 'all' AND top = ? ORDER BY sigma",
+                 [top])
+    out = [dict(zip(_REPORT, row)) for row in rows.iter_rows()]
+    return out if sweep else out[0]
+
+
+def page_data(con, campaign, task, out: Path):
+    """The bulletin page's data (reports/terms.py), for reports/templates/terms.html."""
+    from reports.terms import page_data as terms_page_data
+
+    return terms_page_data(con, campaign, task, out)
