@@ -26,6 +26,7 @@ from warehouse import demo_lexicon as lex
 from warehouse.draws import Draws
 from warehouse.demo_coref import write_coref_task
 from warehouse.demo_parsing import write_parsing_task
+from warehouse.demo_terms import write_terms_task
 from warehouse.demo_pos import write_pos_task
 from warehouse.demo_ud import write_dependency_task
 from warehouse.toml_writer import toml_table
@@ -43,7 +44,10 @@ DESCRIPTION = (
     "avec cinq analyseurs simulés ; la tâche en dépendances note trois analyseurs simulés avec "
     "les mesures de CoNLL 2018. La tâche de coréférence reprend le texte du guide de haute "
     "montagne de l'article (17 mentions) et des documents générés, avec quatre systèmes simulés "
-    "et les systèmes de référence (tout singleton, tout fusionné, profil aléatoire)."
+    "et les systèmes de référence (tout singleton, tout fusionné, profil aléatoire). La tâche de "
+    "terminologie note quatre extracteurs simulés sur les listes françaises d'ACTER v1.5 (énergie "
+    "éolienne, insuffisance cardiaque ; CC BY-NC-SA 4.0), la référence éolienne passant de la "
+    "version 1.0 (reconstruite) à la version 1.1 entre deux exécutions."
 )
 
 # The five utterances of thesis table 4.4: id, category, annotated reference, hypothesis.
@@ -286,7 +290,7 @@ def _campaign_toml(extra_participants: list[dict] = (), extra_tasks: list[str] =
     lines = toml_table("[campaign]", {
         "id": "demo-asr",
         "name": ("Démo scorehouse : reconnaissance de la parole (WER, IER), étiquetage morphosyntaxique "
-                 "(GRACE), analyse syntaxique (EASY, CoNLL 2018) et coréférence"),
+                 "(GRACE), analyse syntaxique (EASY, CoNLL 2018), coréférence et terminologie"),
         "description": DESCRIPTION,
         "bootstrap": 1000,
         "seed": SEED,
@@ -333,12 +337,13 @@ def _trn_line(tokens: list[str], uid: str) -> str:
 
 
 def write_demo_campaign(dest: pathlib.Path, scale: float = 1.0, pos: bool = True,
-                        parsing: bool = True, coref: bool = True) -> pathlib.Path:
+                        parsing: bool = True, coref: bool = True, terms: bool = True) -> pathlib.Path:
     """Write the demo campaign into ``dest``; return its ``campaign.toml``: the speech task;
     with ``pos``, the POS tagging task of ``warehouse/demo_pos.py``; with ``parsing``, the EASY
     parsing task of ``warehouse/demo_parsing.py`` and the CoNLL-U dependency task of
     ``warehouse/demo_ud.py`` (all three on UD French GSD); with ``coref``, the coreference task of
-    ``warehouse/demo_coref.py`` (the paper's guide text and generated documents).
+    ``warehouse/demo_coref.py`` (the paper's guide text and generated documents); with ``terms``,
+    the terminology task of ``warehouse/demo_terms.py`` (ACTER French term lists).
 
     ``scale`` multiplies the number of utterances of each corpus (at least 5; Test_I always
     keeps the five thesis examples). The output is byte-identical for equal arguments.
@@ -370,6 +375,9 @@ def write_demo_campaign(dest: pathlib.Path, scale: float = 1.0, pos: bool = True
     if coref:
         coref_participants, coref_lines = write_coref_task(dest, scale)
         participants, task_lines = [*participants, *coref_participants], [*task_lines, *coref_lines]
+    if terms:
+        terms_participants, terms_lines = write_terms_task(dest, scale)
+        participants, task_lines = [*participants, *terms_participants], [*task_lines, *terms_lines]
     campaign = dest / "campaign.toml"
     _write(campaign, _campaign_toml(participants, task_lines))
     return campaign

@@ -378,11 +378,12 @@ def _intervals(aligned: pl.DataFrame, sizes: pl.DataFrame, references: dict, o: 
         exact = part["exact"].cast(pl.Float64).to_numpy()
 
         def samples(values: np.ndarray, which: str) -> np.ndarray:
-            values = values[:, None]
-            return bootstrap.ratio_samples(values, np.ones_like(values), resamples, seed, f"{stream}/{which}")[:, 0]
+            """Resampled means of each column of ``values`` (units x columns), on shared resamples."""
+            values = values.reshape(len(values), -1)
+            return bootstrap.ratio_samples(values, np.ones_like(values), resamples, seed, f"{stream}/{which}")
         pert = parts["pert"].to_numpy()
-        tp, tr = samples(pert, "parts"), samples(credit, "reference")
-        p, r = samples(exact, "output"), samples(matched, "reference")
+        tp, p = samples(pert, "parts")[:, 0], samples(exact, "output")[:, 0]
+        tr, r = samples(np.column_stack([credit, matched]), "reference").T
         point = {"tp": pert.mean() if len(pert) else 0.0, "tr": credit.sum() / size if size else 0.0,
                  "precision": exact.mean() if len(exact) else 0.0, "recall": matched.sum() / size if size else 0.0}
         point["f"] = _f(point["tp"], point["tr"])
