@@ -19,7 +19,9 @@ by a seeded numpy generator (copies, inflections, truncations, word reorderings,
 word, noise terms of random words of the reference's vocabulary); about half the reference terms
 are missing from it.
 
-Measured: ``--nearest-worker`` in a fresh process (``bench/measure.py``: wall time of the whole
+Measured: ``scorehouse terms REF OUTPUT --sweep --json`` end to end (the family's whole path:
+reading, staging, the alignment of every label slice, the SQL scores and the 21-sigma sweep) and
+``--nearest-worker``, each in a fresh process (``bench/measure.py``: wall time of the whole
 process, peak RSS), which reads both lists, runs ``nearest`` and ``sweep`` (21 sigmas) and prints
 its inside timings and the pruning counts (pairs whose dt came from an exact bound, pairs whose
 word assignment was computed); and, for comparison, the pair-by-pair oracle ``nearest_brute`` on
@@ -199,6 +201,11 @@ def main(argv: list[str] | None = None) -> int:
     rows.append(_timed(f"fixed cost: 20 x {len(reference):,}", work, args.reference, small))
     m, info = _timed(f"nearest + sweep, {len(output):,} x {len(reference):,}", work, args.reference, output_path)
     rows.append((m, info))
+    print("timing scorehouse terms --sweep --json (the whole family: load, alignment per label slice, "
+          "SQL scores and sweep) ...", flush=True)
+    cli = measure(f"scorehouse terms --sweep, {len(output):,} x {len(reference):,}",
+                  [sys.executable, "-m", "warehouse.cli", "terms", str(args.reference), str(output_path), "--sweep",
+                   "--json"], work / "cli.json", cwd=ROOT)
     for n in args.large:
         big_reference = simulate_output(reference, n, args.seed + 1)
         big_path = work / f"reference_{n}.tsv"
@@ -231,6 +238,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{m.label:<36} {m.wall:>8.2f} {fmt_peak(m):>9} {inside}  {m.rc:>4}")
         if m.rc:
             print(tail(m.stderr))
+    print(f"{cli.label:<36} {cli.wall:>8.2f} {fmt_peak(cli):>9} {'':>10} {'':>8} {'':>9}  {cli.rc:>4}")
+    if cli.rc:
+        print(tail(cli.stderr))
+    else:
+        at = {round(r["sigma"], 2): r for r in json.loads((work / "cli.json").read_text())}[0.4]
+        print(f"  at sigma 0.4: TP {at['TP']:.4f}, TR {at['TR']:.4f}, F {at['F']:.4f}, P {at['P']:.4f}, "
+              f"R {at['R']:.4f}, parts {at['parts']:,}, aligned terms {at['aligned_terms']:,}")
     print()
     for m, info in rows:
         if not info:
