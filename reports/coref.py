@@ -35,6 +35,7 @@ import polars as pl
 from scipy.stats import kendalltau
 
 from reports.charts import correlation_heatmap, way_lines
+from reports.render import rejected_inputs
 from reports.tables import export
 from warehouse.db import frame
 
@@ -68,9 +69,7 @@ def page_data(con, campaign, task, out: Path) -> dict:
     key = [campaign.id, task.id]
     systems = _systems(con, key, BASELINES if task.options.get("baselines", True) else {})
     labels = dict(zip(systems["system"], systems["label"]))
-    rejected = frame(con, "SELECT corpus, system, role, path, error FROM cat_input_latest "
-                          "WHERE campaign = ? AND task = ? AND status = 'rejected' ORDER BY corpus, system", key)
-    rejected = rejected.filter(pl.col("system").is_in(["", *labels])).with_columns(pl.col("system").replace(labels))
+    rejected = rejected_inputs(con, campaign, task, labels)
     boot = frame(con, "SELECT DISTINCT resamples, seed FROM mart_coref_interval WHERE campaign = ? AND task = ?",
                  key).to_dicts()
     boot_n, boot_seed = ((boot[0]["resamples"], boot[0]["seed"]) if len(boot) == 1
@@ -131,7 +130,7 @@ def page_data(con, campaign, task, out: Path) -> dict:
             "spurious"),
     })
     return {"task": task, "corpora": corpora.to_dicts(), "sections": sections, "variants": variants,
-            "rejected": rejected.to_dicts(), "resamples": boot_n, "seed": boot_seed, "draws": draws,
+            "rejected": rejected, "resamples": boot_n, "seed": boot_seed, "draws": draws,
             "names": NAMES, "table2": TABLE2, "table2_tail": TABLE2_TAIL, "table3": TABLE3,
             "conll_table": CONLL_TABLE, "genre_measures": GENRE_MEASURES, "subset_measures": SUBSET_MEASURES, "measures": MEASURES,
             "pronoun_category": str(task.options.get("pronoun_category", "pronoun")), "sig": sig, "files": files}

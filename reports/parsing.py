@@ -24,6 +24,7 @@ from pathlib import Path
 import polars as pl
 
 from reports.charts import heatmap, label_bars, way_lines
+from reports.render import rejected_inputs
 from reports.tables import export
 from warehouse.db import frame
 
@@ -54,9 +55,7 @@ def page_data(con, campaign, task, out: Path) -> dict:
                                                             return_dtype=pl.Int32).alias("_rank"))
                .sort("_rank", "label").drop("_rank").with_row_index("_order"))
     labels = dict(zip(systems["system"], systems["label"]))
-    rejected = frame(con, "SELECT corpus, system, role, path, error FROM cat_input_latest "
-                          "WHERE campaign = ? AND task = ? AND status = 'rejected' ORDER BY corpus, system", key)
-    rejected = rejected.filter(pl.col("system").is_in(["", *labels])).with_columns(pl.col("system").replace(labels))
+    rejected = rejected_inputs(con, campaign, task, labels)
     boot = frame(con, "SELECT DISTINCT resamples, seed FROM (SELECT resamples, seed FROM mart_parsing_interval "
                       "WHERE campaign = ? AND task = ? UNION ALL SELECT resamples, seed FROM mart_parsing_ud_interval "
                       "WHERE campaign = ? AND task = ?)", key + key).to_dicts()
@@ -73,7 +72,7 @@ def page_data(con, campaign, task, out: Path) -> dict:
     view["sig"]["bootstrap"] = f"boot|unit:sentence|resamples:{boot_n}|seed:{boot_seed}|interval:percentile-95"
     totals = {c: int(corpora[c].sum()) for c in ("sentences", "words", "annotated_sentences", "annotated_words")}
     return {"task": task, "dependency": dependency, "corpora": corpora.to_dicts(), "totals": totals,
-            "rejected": rejected.to_dicts(), "resamples": boot_n, "seed": boot_seed, **view}
+            "rejected": rejected, "resamples": boot_n, "seed": boot_seed, **view}
 
 
 def _by(table: pl.DataFrame, column: str, order: list[str]) -> pl.DataFrame:

@@ -18,6 +18,7 @@ from pathlib import Path
 import polars as pl
 
 from reports.charts import operating_zones
+from reports.render import rejected_inputs
 from reports.tables import export
 from warehouse.db import frame
 from warehouse.families.pos import (
@@ -128,9 +129,7 @@ def page_data(con, campaign, task, out: Path) -> dict:
         " SELECT *, row_number() OVER (PARTITION BY corpus, system ORDER BY unit) AS rn,"
         " count(*) OVER (PARTITION BY corpus, system) AS total"
         " FROM int_pos_residual WHERE campaign = ? AND task = ?) WHERE rn <= ?", [*key, RESIDUAL_EXAMPLES])
-    rejected = frame(con, "SELECT corpus, system, role, path, error FROM cat_input_latest "
-                          "WHERE campaign = ? AND task = ? AND status = 'rejected' ORDER BY corpus, system", key)
-    rejected = rejected.filter(pl.col("system").is_in(["", *labels])).with_columns(pl.col("system").replace(labels))
+    rejected = rejected_inputs(con, campaign, task, labels)
 
     version = code_version()
     # The headline variant: absolute evaluation on full tags, unless the task shows neither.
@@ -193,7 +192,7 @@ def page_data(con, campaign, task, out: Path) -> dict:
     files += _export(out, scores, unknown, kappa, pairs, consensus, corpora)
     return {"task": task, "evaluations": evaluations, "granularities": granularities,
             "head_evaluation": he, "head_granularity": hg,
-            "corpora": corpora.to_dicts(), "sig": sig, "per_corpus": per_corpus, "rejected": rejected.to_dicts(),
+            "corpora": corpora.to_dicts(), "sig": sig, "per_corpus": per_corpus, "rejected": rejected,
             "files": files, "resamples": boot_n, "seed": boot_seed, "residual_examples": RESIDUAL_EXAMPLES}
 
 

@@ -48,3 +48,22 @@ def render_campaign(con, campaign, out: Path) -> list[Path]:
     index.write_text(env.get_template("index.html").render(**common, pages=pages, participants=participants,
                                                            root=""), encoding="utf-8")
     return [index, *written]
+
+
+def rejected_inputs(con, campaign, task, labels: dict[str, str]) -> list[dict]:
+    """The task's inputs whose latest version was rejected, for the bulletin's warning box: the
+    reference side and the published systems (``labels``: system id -> the name shown), a
+    system under the name it is published with. A system shown under another name than its id
+    (an anonymous code) must not be named by its file: its path becomes ``(file)`` in the message."""
+    rows = frame(con, "SELECT corpus, system, role, path, error FROM cat_input_latest "
+                      "WHERE campaign = ? AND task = ? AND status = 'rejected' ORDER BY corpus, system",
+                 [campaign.id, task.id]).to_dicts()
+    out = []
+    for r in rows:
+        if r["system"] and r["system"] not in labels:
+            continue
+        shown = labels.get(r["system"], r["system"])
+        if shown != r["system"]:
+            r = {**r, "path": "(file)", "error": (r["error"] or "").replace(r["path"], "(file)")}
+        out.append({**r, "system": shown})
+    return out

@@ -35,6 +35,7 @@ from pathlib import Path
 import polars as pl
 
 from reports.charts import way_lines
+from reports.render import rejected_inputs
 from reports.tables import export
 from warehouse.db import frame
 
@@ -115,12 +116,7 @@ def page_data(con, campaign, task, out: Path) -> dict:
             pl.col("added").cum_sum().over("corpus").alias("size"))
     changes = _changes(con, key, systems)
     lists = _lists(con, key, systems, campaign.root)
-    rejected = frame(con, "SELECT corpus, system, role, path, error FROM cat_input_latest "
-                          "WHERE campaign = ? AND task = ? AND status = 'rejected' ORDER BY corpus, system", key)
-    anonymous = set(systems.filter(pl.col("publication") == "anonymous")["system"])
-    rejected = [{**r, "error": (r["error"] or "").replace(r["path"], "(file)") if r["system"] in anonymous
-                 else r["error"], "system": labels.get(r["system"], r["system"])}
-                for r in rejected.filter(pl.col("system").is_in(["", *labels])).to_dicts()]
+    rejected = rejected_inputs(con, campaign, task, labels)
     corpora = _corpora(con, key, task, scores)
 
     order = [s.id for s in task.systems]

@@ -13,6 +13,7 @@ from pathlib import Path
 import polars as pl
 
 from reports.charts import grouped_bars
+from reports.render import rejected_inputs
 from reports.tables import export
 from warehouse.db import frame
 from warehouse.families.wer import Options, code_version
@@ -68,10 +69,7 @@ def page_data(con, campaign, task, out: Path) -> dict:
         " SELECT *, row_number() OVER (PARTITION BY corpus, system, op ORDER BY n DESC, ref_token, hyp_token) AS rn"
         " FROM mart_wer_confusions WHERE campaign = ? AND task = ? AND method = ?) WHERE rn <= ?",
         [*key, headline, TOP_ERRORS])
-    rejected = frame(con, "SELECT corpus, system, role, path, error FROM cat_input_latest "
-                          "WHERE campaign = ? AND task = ? AND status = 'rejected' ORDER BY corpus, system", key)
-    rejected = rejected.filter(pl.col("system").is_in(["", *labels])).with_columns(
-        pl.col("system").replace(labels))
+    rejected = rejected_inputs(con, campaign, task, labels)
 
     options = Options.of(task)
     boot = f"boot|unit:utterance|resamples:{campaign.bootstrap}|seed:{campaign.seed}|interval:percentile-95"
@@ -100,7 +98,7 @@ def page_data(con, campaign, task, out: Path) -> dict:
         })
     return {"task": task, "methods": methods, "headline": headline, "corpora": corpora.to_dicts(),
             "sig": signatures,
-            "per_corpus": per_corpus, "rejected": rejected.to_dicts(), "files": files,
+            "per_corpus": per_corpus, "rejected": rejected, "files": files,
             "resamples": campaign.bootstrap, "seed": campaign.seed}
 
 

@@ -395,3 +395,25 @@ def test_page_in_chromium(page):
                     "Approximate matches to check", "Variants and relations", "Validation effort",
                     "Reference building (CoRReCT)", "Changes since the previous scoring", "Input lists"):
         assert heading in text, heading
+
+
+def test_rejected_list_of_an_anonymous_system_does_not_name_it(tmp_path):
+    """The warning box of rejected inputs (reports.render.rejected_inputs, shared by every page)
+    names a published system by its label, and an anonymous one's file as ``(file)``: its path
+    (``termer.terms.tsv``) would name it."""
+    (tmp_path / "campaign.toml").write_text(CAMPAIGN.replace("{participants}", PUBLICATION_PARTICIPANTS),
+                                            encoding="utf-8")
+    files = {"reference.tsv": REFERENCE, "reference.variants.tsv": REFERENCE_VARIANTS,
+             "reference.relations.tsv": REFERENCE_RELATIONS, **FILES}
+    files["termer.terms.tsv"] = "énergie\t0.9\nvent\tnot-a-score\n"
+    files["extractor-a.terms.tsv"] = "énergie\t0.9\nvent\n"
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    result = run(tmp_path, tmp_path / "w.duckdb", tmp_path / "out", quiet=True)
+    assert len(result.rejections) == 2
+    html = (tmp_path / "out" / "terms" / "index.html").read_text(encoding="utf-8")
+    box = html.split('id="rejected"')[1].split("</div>")[0]
+    code = f"{load_campaign(tmp_path).participants['beta'].code('terms-bulletin')}-1"
+    assert "extractor-a" in box and "extractor-a.terms.tsv:2: expected a score like line 1" in box
+    assert code in box and "(file):2: expected a score like line 1" in box
+    assert "termer" not in html
