@@ -290,3 +290,37 @@ def test_one_shot_json_and_sweep(tmp_path):
     bad.write_text("a\tb\tc\td\n", encoding="utf-8")
     rejected = runner.invoke(main, ["terms", str(ref), str(bad)])
     assert rejected.exit_code == 2 and f"{bad}:1: expected" in rejected.output
+
+
+def test_acter_reference_revised_rescores_only_its_corpus(tmp_path):
+    """The demo's terminology task on ACTER (wind energy and heart failure, French): scored
+    against the reconstructed v1.0 wind-energy list, then the list is revised to v1.1 (the real
+    changelog: 1 term added, 4 terms and 98 named entities removed): only the wind-energy units
+    are re-scored, their previous figures stay in the history, and at sigma = 0 every TP is the
+    classical precision on real data."""
+    from warehouse.demo_terms import reference_v1_1, revise_terms_reference, write_terms_task
+
+    root = tmp_path / "campaign"
+    participants, task = write_terms_task(root, scale=0.2)
+    head = toml_table("[campaign]", {"id": "acter", "name": "ACTER", "bootstrap": 100})
+    head += toml_table("[[phases]]", {"id": "test"})
+    for participant in participants:
+        head += toml_table("[[participants]]", participant)
+    (root / "campaign.toml").write_text("\n".join(head + task) + "\n", encoding="utf-8")
+    db = tmp_path / "w.duckdb"
+    first = run(root, db, None, quiet=True)
+    assert first.rejections == [] and first.scored == 8
+    zero = query(db, "SELECT tp, precision, tr, recall FROM mart_terms_sweep WHERE sigma = 0")
+    assert zero and all(tp == pytest.approx(p, abs=1e-12) and tr == pytest.approx(r, abs=1e-12)
+                        for tp, p, tr, r in zero)
+    htfl = query(db, "SELECT * FROM mart_terms_scores WHERE corpus = 'htfl-fr' ORDER BY ALL")
+    revise_terms_reference(root)
+    second = run(root, db, None, quiet=True)
+    assert (second.loaded, second.scored) == (1, 4)
+    assert query(db, "SELECT * FROM mart_terms_scores WHERE corpus = 'htfl-fr' ORDER BY ALL") == htfl
+    changed = query(db, "SELECT DISTINCT corpus, system FROM mart_terms_changes WHERE run_id = ? "
+                        "AND previous_run_id IS NOT NULL ORDER BY ALL", (second.run_id,))
+    assert changed == [("wind-fr", f"terms-{x}") for x in "abcd"]
+    sizes = query(db, "SELECT DISTINCT reference_terms FROM fct_terms_slice WHERE corpus = 'wind-fr' "
+                      "AND reference = 'reference' AND slice = 'all'")
+    assert sizes == [(reference_v1_1().height,)]
