@@ -324,3 +324,11 @@ def test_acter_reference_revised_rescores_only_its_corpus(tmp_path):
     sizes = query(db, "SELECT DISTINCT reference_terms FROM fct_terms_slice WHERE corpus = 'wind-fr' "
                       "AND reference = 'reference' AND slice = 'all'")
     assert sizes == [(reference_v1_1().height,)]
+
+
+def test_reference_of_one_label_has_no_empty_without_slice(tmp_path):
+    root = write_campaign(tmp_path / "c", reference="EDF\tNamed_Entity\nVestas\tNamed_Entity\n")
+    db = tmp_path / "w.duckdb"
+    assert run(root, db, None, quiet=True).rejections == []
+    slices = {s for (s,) in query(db, "SELECT DISTINCT slice FROM fct_terms_slice WHERE reference = 'reference'")}
+    assert slices == {"all", "label:Named_Entity"}

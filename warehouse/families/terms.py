@@ -216,7 +216,12 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
 
 
 def _store_build(ctx: RunContext, task: Task, corpus: str, build_: pl.DataFrame) -> None:
+    """Replace the corpus's CoRReCT build when it changed (one transaction)."""
     con, key = ctx.con, {"campaign": ctx.campaign.id, "task": task.id, "corpus": corpus}
+    stored = frame(con, "SELECT term, label, version, contributor FROM int_terms_reference_build "
+                        "WHERE campaign = $campaign AND task = $task AND corpus = $corpus ORDER BY version, term", key)
+    if stored.equals(build_.sort("version", "term")):
+        return
     con.begin()
     try:
         con.execute("DELETE FROM int_terms_reference_build WHERE campaign = $campaign AND task = $task "
@@ -236,7 +241,8 @@ def slices(reference: pl.DataFrame, exclude_labels: tuple[str, ...]) -> dict[str
     labels = [g for g in groups if g is not None]
     out = {"all": groups}
     out |= {f"label:{label}": [label] for label in labels}
-    out |= {f"without:{label}": [g for g in groups if g != label] for label in exclude_labels if label in labels}
+    out |= {f"without:{label}": [g for g in groups if g != label] for label in exclude_labels
+            if label in labels and len(groups) > 1}
     return out
 
 
