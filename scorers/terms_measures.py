@@ -40,7 +40,9 @@ def _ratio(num, den):
     return num / den if den else 0.0
 
 
-def _f(p: np.ndarray, r: np.ndarray) -> np.ndarray:
+def f_score(p, r) -> np.ndarray:
+    """F = 2 P R / (P + R), 0 where P + R = 0 (scalars or arrays, elementwise)."""
+    p, r = np.asarray(p, dtype=np.float64), np.asarray(r, dtype=np.float64)
     den = p + r
     return np.divide(2 * p * r, den, out=np.zeros_like(den, dtype=np.float64), where=den > 0)
 
@@ -63,7 +65,7 @@ def sweep(alignment: pl.DataFrame, reference_size: int, sigmas: Sequence[float] 
     parts = open_parts.sum(axis=1) + (len(d) - aligned)
     tp = np.divide(total, parts, out=np.zeros_like(total), where=parts > 0)
     tr = total / reference_size if reference_size else np.zeros_like(total)
-    return pl.DataFrame({"sigma": np.asarray(sigmas, dtype=np.float64), "TP": tp, "TR": tr, "F": _f(tp, tr),
+    return pl.DataFrame({"sigma": np.asarray(sigmas, dtype=np.float64), "TP": tp, "TR": tr, "F": f_score(tp, tr),
                          "parts": parts, "aligned_terms": aligned}, schema=SWEEP_SCHEMA)
 
 
@@ -134,7 +136,7 @@ def link_scores(reference: pl.DataFrame, system: pl.DataFrame, returned: Sequenc
     r = table["matched"].to_numpy() / np.maximum(table["reference_links"].to_numpy(), 1)
     scores = table.select("type", "matched", "reference_links", "system_links").with_columns(
         precision=pl.Series(p, dtype=pl.Float64), recall=pl.Series(r, dtype=pl.Float64),
-        f1=pl.Series(_f(p, r), dtype=pl.Float64))
+        f1=pl.Series(f_score(p, r), dtype=pl.Float64))
     return links.cast(LINK_SCHEMA), scores.cast(LINK_SCORE_SCHEMA)
 
 
