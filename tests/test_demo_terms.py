@@ -22,8 +22,8 @@ from etl.terms import read_relations, read_term_list, read_variant_groups
 from helpers import text_lines, tree
 from warehouse import demo_terms
 from warehouse.campaign import load_campaign
-from warehouse.demo_terms import (DATA, SYSTEMS, acter_list, reference_v1_0, reference_v1_1, revise_terms_reference,
-                                  wind_fr_changes, write_terms_task)
+from warehouse.demo_acter import DATA, acter_list, reference_v1_0, reference_v1_1, wind_fr_changes
+from warehouse.demo_terms import SYSTEMS, revise_terms_reference, write_terms_task
 from warehouse.toml_writer import toml_table
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
