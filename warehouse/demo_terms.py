@@ -7,8 +7,9 @@ seeds/003 §5-7 (dt = (dch + dtc) / 2, pert, Pert over the partition P(S), TP an
 sigma); it returns the task's participants and the lines of its ``[[tasks]]`` block.
 
 References (``terms/reference/``): ``wind-fr`` is ACTER **v1.0**, rebuilt by
-``warehouse.demo_acter.reference_v1_0`` from the v1.5 list and the changelog of the bundled README; :func:`revise_terms_reference`
-overwrites it with v1.1 (the bundled file), the "reference revised, re-score" case. ``htfl-fr`` is
+``warehouse.demo_acter.reference_v1_0`` from the v1.5 list and the changelog of the bundled
+README; :func:`revise_terms_reference` overwrites it with v1.1 (the bundled file), the "reference
+revised, re-score" case. ``htfl-fr`` is
 the bundled v1.5 list, unchanged. ``wind-fr`` also has synthetic **variant classes**
 (:func:`variant_groups`: terms equal once des/du read de and each word loses a final s/x then e,
 ``aimant permanent`` / ``aimants permanents``, or a term and its acronym, ``mli`` / ``modulation de
