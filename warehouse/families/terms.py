@@ -186,6 +186,8 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
     states = scoring_state(con, campaign, task.id)
     declared = {(c.id, s.id) for c in task.corpora for s in task.systems}
     drop_undeclared(ctx, task.id, declared, _UNIT_TABLES)
+    if not o["incremental"]:  # a task that no longer builds its reference keeps no stale build
+        con.execute("DELETE FROM int_terms_reference_build WHERE campaign = ? AND task = ?", [campaign, task.id])
     todo = []
     for corpus in task.corpora:
         build_, before = _incremental(con, task, corpus, inputs) if o["incremental"] else (None, {})
