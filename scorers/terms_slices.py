@@ -33,16 +33,22 @@ def slices(reference: pl.DataFrame, exclude_labels: tuple[str, ...]) -> dict[str
     return out
 
 
-def alignment(output: pl.DataFrame, reference: pl.DataFrame, exclude_labels: tuple[str, ...]
-              ) -> tuple[pl.DataFrame, pl.DataFrame]:
+def alignment(output: pl.DataFrame, reference: pl.DataFrame, exclude_labels: tuple[str, ...],
+              searched: dict | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Every output term's nearest reference term in every slice (int_terms_alignment without the
     unit keys) and the slice sizes (fct_terms_slice). Distances are computed once per label group
     (the groups partition the reference); a slice's nearest is the minimum over its groups, ties
-    broken by reference order."""
+    broken by reference order. ``searched`` (a dict the caller keeps across calls with the same
+    output) reuses the search of a group already met, e.g. the corpus reference's groups inside
+    CoRReCT's incremental reference."""
     reference = reference.with_row_index("pos")
+    searched = {} if searched is None else searched
     per_group = {}
     for (label,), group in reference.group_by("label", maintain_order=True):
-        found = nearest(output["term"].to_list(), group["term"].to_list())
+        terms = tuple(group["term"])
+        if terms not in searched:
+            searched[terms] = nearest(output["term"].to_list(), list(terms))
+        found = searched[terms]
         positions = group["pos"]
         per_group[label] = found.with_columns(
             pl.when(pl.col("nearest_pos").is_null()).then(None)

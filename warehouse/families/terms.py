@@ -244,9 +244,9 @@ def _score_unit(ctx, task, o, corpus, system: str, unit: dict, state: str, incre
         references["validated"] = _terms(con, unit["system_validated"]).select("term", "label")
     if incremental is not None and incremental.height:
         references["incremental"] = incremental.select("term", "label")
-    aligned, sizes = [], []
+    aligned, sizes, searched = [], [], {}
     for kind, reference in references.items():
-        table, size = slicing.alignment(output, reference, o["exclude_labels"])
+        table, size = slicing.alignment(output, reference, o["exclude_labels"], searched)
         aligned.append(table.with_columns(pl.lit(kind).alias("reference")))
         sizes.append(size.with_columns(pl.lit(kind).alias("reference")))
     aligned = pl.concat(aligned) if aligned else None
