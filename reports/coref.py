@@ -36,11 +36,10 @@ from scipy.stats import kendalltau
 
 from reports.charts import correlation_heatmap, way_lines
 from reports.render import rejected_inputs
+from reports.systems import grouped, only_published, published_systems
 from reports.tables import export
 from warehouse.db import frame
 
-GROUPS = (("Participants", "participant"), ("Baselines (built-in)", "baseline"),
-          ("Organisers (shown apart)", "organiser"))
 CONVENTION_ORDER = ("conll", "paper")
 # (metric, the paper's prefix of its recall / precision names) in the paper's table 2 order.
 TABLE2 = (("muc", "M"), ("bcub", "B"), ("kernel", "C"), ("exclusive_kernel", "X"))
@@ -67,14 +66,14 @@ def page_data(con, campaign, task, out: Path) -> dict:
     from warehouse.families.coref import BASELINES, code_version, signature
 
     key = [campaign.id, task.id]
-    systems = _systems(con, key, BASELINES if task.options.get("baselines", True) else {})
+    systems = published_systems(con, key, BASELINES if task.options.get("baselines", True) else {})
     labels = dict(zip(systems["system"], systems["label"]))
     rejected = rejected_inputs(con, campaign, task, labels)
     boot = frame(con, "SELECT DISTINCT resamples, seed FROM mart_coref_interval WHERE campaign = ? AND task = ?",
                  key).to_dicts()
     boot_n, boot_seed = ((boot[0]["resamples"], boot[0]["seed"]) if len(boot) == 1
                          else (campaign.bootstrap, campaign.seed))
-    scores = _published(frame(con, """
+    scores = only_published(frame(con, """
         SELECT s.corpus, s.system, s.convention, s.singletons, s.subset, s.slice, coalesce(s.genre, '') AS genre,
                s.metric, s.recall, s.precision, s.f1, s.value, s.direction, i.ci_low, i.ci_high
         FROM mart_coref_scores s
@@ -83,7 +82,7 @@ def page_data(con, campaign, task, out: Path) -> dict:
          AND i.singletons = s.singletons AND i.subset = s.subset AND i.metric = s.metric
         WHERE s.campaign = ? AND s.task = ?""", key), systems)
     corpora = _corpora(con, campaign, task)
-    mentions = _published(frame(con, """
+    mentions = only_published(frame(con, """
         SELECT corpus, system, coalesce(category, '') AS category,
                count(*) FILTER (WHERE status <> 'response') AS key_mentions,
                count(*) FILTER (WHERE status <> 'key') AS response_mentions,
@@ -114,7 +113,7 @@ def page_data(con, campaign, task, out: Path) -> dict:
         counts = mentions.filter(pl.col("corpus") == corpus)
         categories = sorted(c for c in set(counts["category"]) if c)
         sections.append({"id": corpus, "genres": genres, "variants": views,
-                         "mentions": _grouped(_mention_totals(counts).to_dicts()),
+                         "mentions": grouped(_mention_totals(counts).to_dicts()),
                          "categories": categories,
                          "by_category": _mention_categories(counts, categories) if categories else []})
     files = _export(out, {
@@ -137,38 +136,6 @@ def page_data(con, campaign, task, out: Path) -> dict:
 
 
 # ---------------------------------------------------------------- systems and rows
-
-def _systems(con, key: list, baselines: dict) -> pl.DataFrame:
-    """Published systems in page order: participants (by label), the built-in baselines (in the
-    family's order), organisers; withheld systems (label NULL) are left out. The built-in
-    baselines are taken from ``baselines`` (id -> (kind, label)) when the catalog lacks them (it
-    lists them only after a load step)."""
-    systems = frame(con, "SELECT system, label, organiser, baseline FROM cat_system "
-                         "WHERE campaign = ? AND task = ? AND label IS NOT NULL", key)
-    missing = [[b, label, False, True] for b, (_, label) in baselines.items() if b not in set(systems["system"])]
-    if missing:
-        systems = pl.concat([systems, pl.DataFrame(missing, schema=systems.schema, orient="row")])
-    rank = {g: i for i, (_, g) in enumerate(GROUPS)}
-    return (systems.with_columns(pl.when(pl.col("organiser")).then(pl.lit("organiser"))
-                                 .when(pl.col("baseline")).then(pl.lit("baseline"))
-                                 .otherwise(pl.lit("participant")).alias("group"))
-            .with_columns(pl.col("group").replace_strict(rank, return_dtype=pl.Int32).alias("_g"),
-                          pl.col("system").replace_strict({b: i for i, b in enumerate(baselines)}, default=None,
-                                                          return_dtype=pl.Int32).alias("_b"))
-            .sort("_g", "_b", "label", nulls_last=True).drop("_g", "_b").with_row_index("_order"))
-
-
-def _published(rows: pl.DataFrame, systems: pl.DataFrame) -> pl.DataFrame:
-    """Rows of published systems only, with label, organiser, baseline and group, in page order."""
-    visible = systems.select("system", "label", "organiser", "baseline", "group", "_order")
-    return rows.join(visible, on="system", how="inner").sort("_order", maintain_order=True).drop("_order")
-
-
-def _grouped(rows: list[dict]) -> list[tuple[str, list[dict]]]:
-    """Rows split into the page's groups: participants, baselines, organisers (non-empty ones)."""
-    return [(title, [r for r in rows if r["group"] == group]) for title, group in GROUPS
-            if any(r["group"] == group for r in rows)]
-
 
 def _system_rows(part: pl.DataFrame) -> list[dict]:
     """One dict per system (page order): ``system, label, group`` and ``m``: metric -> its
@@ -220,7 +187,7 @@ def _variant(corpus: str, convention: str, singletons: bool, sig: str, part: pl.
     f_measures = [m for m in MEASURES if m not in VALUE_MEASURES]
     dots = way_lines([NAMES[m] for m in f_measures], {r["label"]: [_score(r, m) for m in f_measures] for r in rows},
                      "F (%)", f"{short}: F under each measure") if rows else ""
-    subsets = [(name, _subset_title(name), _grouped(_system_rows(rows_)))
+    subsets = [(name, _subset_title(name), grouped(_system_rows(rows_)))
                for (name,), rows_ in part.filter((pl.col("subset") != "all") & (pl.col("slice") == "corpus"))
                .sort("subset", maintain_order=True).group_by("subset", maintain_order=True)]
     exported["scores"].append(part.select(
@@ -241,8 +208,8 @@ def _variant(corpus: str, convention: str, singletons: bool, sig: str, part: pl.
                                                for p in pairs], infer_schema_length=None))
     return {"convention": convention, "singletons": singletons, "title": title,
             "anchor": f"{corpus}-{convention}-{'singletons' if singletons else 'no-singletons'}", "sig": sigs,
-            "rows": _grouped(rows), "genres": _grouped(per_genre), "baselines": baselines, "best": best,
-            "differential": _grouped(differential), "heatmap": heat, "dots": dots, "agreement_systems": used,
+            "rows": grouped(rows), "genres": grouped(per_genre), "baselines": baselines, "best": best,
+            "differential": grouped(differential), "heatmap": heat, "dots": dots, "agreement_systems": used,
             "tau": tau, "pairs": pairs, "uniform": sum(p["verdict"] != "measures disagree" for p in pairs),
             "subsets": subsets}
 

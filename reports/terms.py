@@ -36,10 +36,10 @@ import polars as pl
 
 from reports.charts import way_lines
 from reports.render import rejected_inputs
+from reports.systems import grouped, only_published, published_systems
 from reports.tables import export
 from warehouse.db import frame
 
-GROUPS = (("Participants", "participant"), ("Organisers (shown apart)", "organiser"))
 METRICS = ("tp", "tr", "f", "precision", "recall", "f_exact")
 PAIRS = 12  # closest pairs shown per system and kind (smallest dt; nearest the threshold)
 TOLERANCE = 1e-9  # d(e) <= sigma up to float error (spec/terms.md)
@@ -54,10 +54,10 @@ def page_data(con, campaign, task, out: Path) -> dict:
     from warehouse.families import terms as family
 
     key = [campaign.id, task.id]
-    systems = _systems(con, key)
+    systems = published_systems(con, key)
     labels = dict(zip(systems["system"], systems["label"]))
     groups = dict(zip(systems["system"], systems["group"]))
-    scores = _published(_scores(con, key), systems)
+    scores = only_published(_scores(con, key), systems)
     options = family.options(task)
     sigma, case = options["sigma"], options["case"]
     head = family.signature(sigma, case)
@@ -78,11 +78,11 @@ def page_data(con, campaign, task, out: Path) -> dict:
            "build": f"correct|order:declaration|reference:union-of-earlier-validated-lists|{head}",
            "changes": f"changes|top:0|slice:all|{head}",
            "lists": f"lists|case:{case}|normalisation:NFC|duplicates:counted-once|version:{version}"}
-    sweep = _published(frame(con, """
+    sweep = only_published(frame(con, """
         SELECT corpus, system, sigma, output_terms, aligned_terms, parts, tp, tr, f, precision, recall, f_exact
         FROM mart_terms_sweep WHERE campaign = ? AND task = ? AND reference = 'reference' AND slice = 'all'
          AND top = 0 ORDER BY sigma""", key), systems)
-    pairs = _published(frame(con, f"""
+    pairs = only_published(frame(con, f"""
         WITH aligned AS (
             SELECT corpus, system, term, rank, nearest, nearest_label, dch, dtc, dt,
                    row_number() OVER (PARTITION BY corpus, system ORDER BY dt, rank, term) AS up,
@@ -94,11 +94,11 @@ def page_data(con, campaign, task, out: Path) -> dict:
         SELECT *, CASE WHEN up <= {PAIRS} THEN 'closest' ELSE 'threshold' END AS kind
         FROM aligned WHERE up <= {PAIRS} OR down <= {PAIRS}
         ORDER BY corpus, kind, CASE WHEN up <= {PAIRS} THEN up ELSE down END""", [*key, sigma]), systems)
-    links = _published(frame(con, """
+    links = only_published(frame(con, """
         SELECT corpus, system, kind, type, matched, reference_links, system_links, precision, recall, f1
         FROM mart_terms_link_scores WHERE campaign = ? AND task = ?
         ORDER BY corpus, kind DESC, type""", key), systems)
-    validation = _published(frame(con, """
+    validation = only_published(frame(con, """
         SELECT v.corpus, v.system, v.raw_terms, v.validated_terms, v.kept, v.modified, v.deleted, v.added, v.effort,
                s.tp, s.tr, s.f, s.precision, s.recall, s.f_exact
         FROM mart_terms_validation v
@@ -135,16 +135,16 @@ def page_data(con, campaign, task, out: Path) -> dict:
         curves = sweep.filter(pl.col("corpus") == corpus)
         sections.append({
             "id": corpus,
-            "main": _grouped(whole.to_dicts()),
-            "termeval": _grouped(_by_slice(ref.filter(pl.col("top") == 0), ["all", *slices])) if slices else [],
+            "main": grouped(whole.to_dicts()),
+            "termeval": grouped(_by_slice(ref.filter(pl.col("top") == 0), ["all", *slices])) if slices else [],
             "slices": [(s, _slice_title(s), _size(ref, s)) for s in ["all", *slices]],
             "labels": [(s.split(":", 1)[1], _size(ref, s)) for s in label_slices],
-            "by_label": _grouped(_by_slice(ref.filter(pl.col("top") == 0), label_slices)) if label_slices else [],
-            "cutoffs": _grouped(_cutoffs(ref.filter(pl.col("slice") == "all"))),
+            "by_label": grouped(_by_slice(ref.filter(pl.col("top") == 0), label_slices)) if label_slices else [],
+            "cutoffs": grouped(_cutoffs(ref.filter(pl.col("slice") == "all"))),
             "charts": _charts(corpus, curves, sigma) if curves.height else {},
             "pairs": _pair_blocks(pairs.filter(pl.col("corpus") == corpus)),
-            "links": _grouped(links.filter(pl.col("corpus") == corpus).to_dicts()),
-            "validation": _grouped(validation.filter(pl.col("corpus") == corpus).to_dicts()),
+            "links": grouped(links.filter(pl.col("corpus") == corpus).to_dicts()),
+            "validation": grouped(validation.filter(pl.col("corpus") == corpus).to_dicts()),
             "build": build.filter(pl.col("corpus") == corpus).to_dicts() if build.height else [],
             "incremental": incremental.to_dicts(),
             "changes": changes.filter((pl.col("corpus") == corpus) & pl.col("moved")).to_dicts()
@@ -169,30 +169,6 @@ def page_data(con, campaign, task, out: Path) -> dict:
 
 
 # ---------------------------------------------------------------- systems and rows
-
-def _systems(con, key: list) -> pl.DataFrame:
-    """Published systems in page order: participants (by label), then organisers; withheld
-    systems (label NULL) are left out."""
-    systems = frame(con, "SELECT s.system, s.label, s.organiser, coalesce(p.publication, 'public') AS publication "
-                         "FROM cat_system s LEFT JOIN cat_participant p ON p.campaign = s.campaign "
-                         "AND p.participant = s.participant "
-                         "WHERE s.campaign = ? AND s.task = ? AND s.label IS NOT NULL", key)
-    return (systems.with_columns(pl.when(pl.col("organiser")).then(pl.lit("organiser"))
-                                 .otherwise(pl.lit("participant")).alias("group"))
-            .sort("organiser", "label").with_row_index("_order"))
-
-
-def _published(rows: pl.DataFrame, systems: pl.DataFrame) -> pl.DataFrame:
-    """Rows of published systems only, with label, organiser and group, in page order (stable)."""
-    visible = systems.select("system", "label", "organiser", "group", "_order")
-    return rows.join(visible, on="system", how="inner").sort("_order", maintain_order=True).drop("_order")
-
-
-def _grouped(rows: list[dict]) -> list[tuple[str, list[dict]]]:
-    """Rows split into the page's groups: participants, organisers (non-empty ones)."""
-    return [(title, [r for r in rows if r["group"] == group]) for title, group in GROUPS
-            if any(r["group"] == group for r in rows)]
-
 
 def _scores(con, key: list) -> pl.DataFrame:
     """mart_terms_scores (declared sigma) with the bootstrap interval of each metric
@@ -295,7 +271,7 @@ def _input_change(inputs, previous) -> str:
 def _changes(con, key: list, systems: pl.DataFrame) -> pl.DataFrame:
     """The rows of mart_terms_changes of the latest scoring run that replaced a previous value
     (slice ``all``), with the inputs that changed and ``moved``: whether TP or the exact F did."""
-    rows = _published(frame(con, """
+    rows = only_published(frame(con, """
         SELECT corpus, system, reference, slice, run_id, previous_run_id, tp, previous_tp, delta_tp, f_exact,
                previous_f_exact, inputs::VARCHAR AS inputs, previous_inputs::VARCHAR AS previous_inputs
         FROM mart_terms_changes
@@ -317,7 +293,7 @@ def _lists(con, key: list, systems: pl.DataFrame, root: Path) -> pl.DataFrame:
                       "WHERE campaign = ? AND task = ? ORDER BY corpus, system, role", key)
     reference = rows.filter(pl.col("system") == "").with_columns(
         pl.lit("reference").alias("label"), pl.lit(False).alias("organiser"), pl.lit("reference").alias("group"))
-    rows = pl.concat([reference, _published(rows.filter(pl.col("system") != ""), systems)], how="diagonal_relaxed")
+    rows = pl.concat([reference, only_published(rows.filter(pl.col("system") != ""), systems)], how="diagonal_relaxed")
 
     def relative(path: str) -> str:
         try:
@@ -355,7 +331,7 @@ def _export(out: Path, head: str, tables: dict[str, pl.DataFrame]) -> list[str]:
     for stem, table in tables.items():
         if not table.height:
             continue
-        public = table.drop([c for c in ("system", "group", "total") if c in table.columns])
+        public = table.drop([c for c in ("system", "group", "total", "baseline") if c in table.columns])
         if stem in ("terms_scores", "terms_cutoffs"):
             public = public.with_columns(pl.lit(head).alias("signature"))
         front = [c for c in ("corpus", "label", "organiser", "reference", "slice", "top", "sigma", "kind", "type")

@@ -1,0 +1,51 @@
+"""The systems a bulletin page may show, in page order (shared by the coref and terms pages).
+
+A page shows published systems only: a withheld participant's systems (``cat_system.label`` NULL)
+are left out, an anonymous one's appear under their code (the label), organisers' systems are
+shown apart, after the participants and the family's built-in baselines.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from warehouse.db import frame
+
+GROUPS = (("Participants", "participant"), ("Baselines (built-in)", "baseline"),
+          ("Organisers (shown apart)", "organiser"))
+
+
+def published_systems(con, key: list, baselines: dict | None = None) -> pl.DataFrame:
+    """Published systems of task ``key`` = [campaign, task] in page order: participants (by label),
+    the built-in baselines (in the family's order), organisers. Columns ``system``, ``label``,
+    ``organiser``, ``baseline``, ``publication``, ``group`` and ``_order``. ``baselines`` (id ->
+    (kind, label)) are added when the catalog lacks them (it lists them only after a load step)."""
+    baselines = baselines or {}
+    systems = frame(con, "SELECT s.system, s.label, s.organiser, s.baseline, "
+                         "coalesce(p.publication, 'public') AS publication FROM cat_system s "
+                         "LEFT JOIN cat_participant p ON p.campaign = s.campaign AND p.participant = s.participant "
+                         "WHERE s.campaign = ? AND s.task = ? AND s.label IS NOT NULL", key)
+    missing = [[b, label, False, True, "public"] for b, (_, label) in baselines.items()
+               if b not in set(systems["system"])]
+    if missing:
+        systems = pl.concat([systems, pl.DataFrame(missing, schema=systems.schema, orient="row")])
+    rank = {g: i for i, (_, g) in enumerate(GROUPS)}
+    return (systems.with_columns(pl.when(pl.col("organiser")).then(pl.lit("organiser"))
+                                 .when(pl.col("baseline")).then(pl.lit("baseline"))
+                                 .otherwise(pl.lit("participant")).alias("group"))
+            .with_columns(pl.col("group").replace_strict(rank, return_dtype=pl.Int32).alias("_g"),
+                          pl.col("system").replace_strict({b: i for i, b in enumerate(baselines)}, default=None,
+                                                          return_dtype=pl.Int32).alias("_b"))
+            .sort("_g", "_b", "label", nulls_last=True).drop("_g", "_b").with_row_index("_order"))
+
+
+def only_published(rows: pl.DataFrame, systems: pl.DataFrame) -> pl.DataFrame:
+    """Rows of published systems only, with label, organiser, baseline and group, in page order."""
+    visible = systems.select("system", "label", "organiser", "baseline", "group", "_order")
+    return rows.join(visible, on="system", how="inner").sort("_order", maintain_order=True).drop("_order")
+
+
+def grouped(rows: list[dict]) -> list[tuple[str, list[dict]]]:
+    """Rows split into the page's groups: participants, baselines, organisers (non-empty ones)."""
+    return [(title, [r for r in rows if r["group"] == group]) for title, group in GROUPS
+            if any(r["group"] == group for r in rows)]
