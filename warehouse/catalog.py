@@ -13,6 +13,7 @@ import os
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
+from importlib import resources
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Callable
@@ -303,6 +304,16 @@ def record_scoring(ctx: RunContext, folder: str, hist: str, key: dict, unit: dic
     ctx.con.execute("INSERT OR REPLACE INTO cat_scoring VALUES ($campaign, $task, $corpus, $system, $state, "
                     "$inputs, $run_id, now()::TIMESTAMP)",
                     {**key, "state": state, "inputs": inputs, "run_id": ctx.run_id})
+
+
+def code_version(sql_folder: str, scorers: tuple[str, ...]) -> str:
+    """A family's code version: the package version plus a hash of the scorer modules (file names
+    in ``scorers/``) and the SQL folder its results depend on, so that a change to either
+    re-scores its units."""
+    parts = [resources.files("scorers").joinpath(name).read_text(encoding="utf-8") for name in scorers]
+    parts += [e.read_text(encoding="utf-8") for e in sorted(resources.files("sql").joinpath(sql_folder).iterdir(),
+                                                              key=lambda e: e.name) if e.name.endswith(".sql")]
+    return f"{__version__}+{fingerprint({'code': parts})[:8]}"
 
 
 def fingerprint(payload: dict) -> str:

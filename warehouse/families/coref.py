@@ -19,7 +19,6 @@ every table.
 from __future__ import annotations
 
 from functools import cache
-from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -30,8 +29,8 @@ from rich.progress import Progress
 from etl.coref import read_conll2012, read_coref_jsonl, read_coref_links, read_mention_categories
 from scorers import bootstrap
 from scorers import coref as scorer
-from warehouse import __version__
 from warehouse.campaign import CampaignError, Task
+from warehouse.catalog import code_version as catalog_code_version
 from warehouse.catalog import (RunContext, Slot, StageJob, current_inputs, drop_undeclared, fingerprint,
                                record_scoring, replace_unit, scoring_state, stage_files)
 from warehouse.db import frame, insert_arrow
@@ -49,11 +48,7 @@ _MENTION_COLUMNS = ["doc", "genre", "start", "end", "cluster", "category", "text
 @cache
 def code_version() -> str:
     """Package version plus a hash of the family's scoring code and SQL: a change re-scores."""
-    parts = [e.read_text(encoding="utf-8") for e in sorted(resources.files("scorers").iterdir(), key=lambda e: e.name)
-             if e.name.startswith("coref") and e.name.endswith(".py")]
-    parts += [e.read_text(encoding="utf-8") for e in sorted(resources.files("sql").joinpath("coref").iterdir(),
-                                                              key=lambda e: e.name) if e.name.endswith(".sql")]
-    return f"{__version__}+{fingerprint({'code': parts})[:8]}"
+    return catalog_code_version(SQL_FOLDER, ("coref.py", "coref_paper.py", "bootstrap.py"))
 
 
 def signature(convention: str, singletons: bool) -> str:

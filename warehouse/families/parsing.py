@@ -16,7 +16,6 @@ mode, see scorers/ud.py); both: ``intervals`` (default true).
 from __future__ import annotations
 
 from functools import cache
-from importlib import resources
 from pathlib import Path
 
 import polars as pl
@@ -29,8 +28,8 @@ from etl.ud import read_ud
 from scorers import bootstrap
 from scorers import easy as easy_scorer
 from scorers import ud as ud_scorer
-from warehouse import __version__
 from warehouse.campaign import CampaignError, Task
+from warehouse.catalog import code_version as catalog_code_version
 from warehouse.catalog import (RunContext, Slot, StageJob, current_inputs, drop_undeclared, fingerprint,
                                record_scoring, replace_unit, scoring_state, stage_files)
 from warehouse.db import frame, insert_arrow, one
@@ -48,11 +47,7 @@ _ITEM_COLUMNS = ["sent_no", "sent", "line_no", "kind", "item", "type", "form_no"
 @cache
 def code_version() -> str:
     """Package version plus a hash of the family's scoring code and SQL: a change re-scores."""
-    parts = [resources.files("scorers").joinpath(n).read_text(encoding="utf-8")
-             for n in ("easy.py", "ud.py", "ud_align.py")]
-    parts += [e.read_text(encoding="utf-8") for e in sorted(resources.files("sql").joinpath("parsing").iterdir(),
-                                                              key=lambda e: e.name) if e.name.endswith(".sql")]
-    return f"{__version__}+{fingerprint({'code': parts})[:8]}"
+    return catalog_code_version(SQL_FOLDER, ("easy.py", "ud.py", "ud_align.py"))
 
 
 def signature(kind: str, mode: str | None = None, function: str | None = None, recover: bool = False) -> str:

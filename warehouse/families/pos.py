@@ -12,7 +12,6 @@ is given).
 from __future__ import annotations
 
 from functools import cache
-from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -25,8 +24,8 @@ from etl.grace import read_grace_reference, read_grace_submission
 from etl.tagtable import read_tag_table
 from scorers import bootstrap
 from scorers import pos as scorer
-from warehouse import __version__
 from warehouse.campaign import CampaignError, Task
+from warehouse.catalog import code_version as catalog_code_version
 from warehouse.catalog import (RunContext, Slot, current_inputs, drop_undeclared, fingerprint, record_scoring,
                                replace_unit, scoring_state, stage_file, stage_table)
 from warehouse.db import build, frame, insert_arrow, one
@@ -42,10 +41,7 @@ _TOKEN_COLUMNS = ["tok", "line_no", "doc", "genre", "sent", "form", "tags", "loc
 @cache
 def code_version() -> str:
     """Package version plus a hash of the family's scoring code and SQL: a change re-scores."""
-    parts = [resources.files("scorers").joinpath(n).read_text(encoding="utf-8") for n in ("pos.py", "bootstrap.py")]
-    parts += [e.read_text(encoding="utf-8") for e in sorted(resources.files("sql").joinpath("pos").iterdir(),
-                                                              key=lambda e: e.name) if e.name.endswith(".sql")]
-    return f"{__version__}+{fingerprint({'code': parts})[:8]}"
+    return catalog_code_version(SQL_FOLDER, ("pos.py", "bootstrap.py"))
 
 
 def signature(task: Task, evaluation: str, granularity: str) -> str:

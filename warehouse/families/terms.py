@@ -22,7 +22,6 @@ any cut-off, is SQL over that table (the macro ``mart_terms_at``).
 from __future__ import annotations
 
 from functools import cache, partial
-from importlib import resources
 from pathlib import Path
 
 import polars as pl
@@ -31,8 +30,8 @@ from rich.progress import Progress
 from etl.terms import read_relations, read_term_list, read_variant_groups
 from scorers import terms_measures as measures
 from scorers import terms_slices as slicing
-from warehouse import __version__
 from warehouse.campaign import CampaignError, Task
+from warehouse.catalog import code_version as catalog_code_version
 from warehouse.catalog import (RunContext, Slot, StageJob, current_inputs, drop_undeclared, fingerprint,
                                record_scoring, replace_unit, scoring_state, stage_files)
 from warehouse.db import build, frame, insert_arrow
@@ -52,11 +51,7 @@ _UNIT_TABLES = ("int_terms_alignment", "fct_terms_slice", "mart_terms_sweep", "m
 @cache
 def code_version() -> str:
     """Package version plus a hash of the family's scoring code and SQL: a change re-scores."""
-    parts = [e.read_text(encoding="utf-8") for e in sorted(resources.files("scorers").iterdir(), key=lambda e: e.name)
-             if e.name.startswith("terms") and e.name.endswith(".py")]
-    parts += [e.read_text(encoding="utf-8") for e in sorted(resources.files("sql").joinpath("terms").iterdir(),
-                                                              key=lambda e: e.name) if e.name.endswith(".sql")]
-    return f"{__version__}+{fingerprint({'code': parts})[:8]}"
+    return catalog_code_version(SQL_FOLDER, ("terms.py", "terms_measures.py", "terms_slices.py", "bootstrap.py"))
 
 
 def signature(sigma: float, case: str) -> str:

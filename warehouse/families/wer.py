@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 
 import polars as pl
 import pyarrow as pa
@@ -24,8 +23,8 @@ from etl.tsv import read_tsv
 from scorers import bootstrap
 from scorers.alignment import LEVENSHTEIN, SCLITE, Costs
 from scorers.wer import CASES, METHODS, Markers, align_tokens, normalise, signature
-from warehouse import __version__
 from warehouse.campaign import CampaignError, Task
+from warehouse.catalog import code_version as catalog_code_version
 from warehouse.catalog import (RunContext, Slot, current_inputs, drop_undeclared, fingerprint, record_scoring,
                                replace_unit, scoring_state, stage_file)
 from warehouse.db import build, frame, insert_arrow, one
@@ -38,11 +37,7 @@ _UNIT_TABLES = ("int_wer_aligned_utterance", "fct_wer_utterance", "fct_ier_utter
 @cache
 def code_version() -> str:
     """Package version plus a hash of the family's scoring code and SQL: a change re-scores."""
-    parts = [resources.files("scorers").joinpath(n).read_text(encoding="utf-8")
-             for n in ("wer.py", "alignment.py", "bootstrap.py")]
-    parts += [e.read_text(encoding="utf-8") for e in sorted(resources.files("sql").joinpath("wer").iterdir(),
-                                                              key=lambda e: e.name) if e.name.endswith(".sql")]
-    return f"{__version__}+{fingerprint({'code': parts})[:8]}"
+    return catalog_code_version(SQL_FOLDER, ("wer.py", "alignment.py", "bootstrap.py"))
 
 
 @dataclass(frozen=True)
