@@ -279,13 +279,15 @@ def drop_undeclared(ctx: RunContext, task: str, declared: set[tuple[str, str]], 
     return touched
 
 
-def replace_unit(con, key: dict, tables: tuple[str, ...], body) -> None:
-    """Replace a unit's rows of ``tables`` by what ``body()`` inserts, in one transaction."""
+def replace_rows(con, key: dict, tables: tuple[str, ...], body) -> None:
+    """Replace the rows of ``tables`` that match every column of ``key`` by what ``body()``
+    inserts, in one transaction: a unit's results (key campaign, task, corpus, system), a
+    corpus's (campaign, task, corpus) or a task's (campaign, task)."""
+    where = " AND ".join(f"{column} = ${column}" for column in key)
     con.begin()
     try:
         for t in tables:
-            con.execute(f"DELETE FROM {t} WHERE campaign = $campaign AND task = $task AND corpus = $corpus "
-                        "AND system = $system", key)
+            con.execute(f"DELETE FROM {t} WHERE {where}", key)
         body()
         con.commit()
     except Exception:

@@ -32,7 +32,7 @@ from scorers import coref as scorer
 from warehouse.campaign import CampaignError, Task
 from warehouse.catalog import code_version as catalog_code_version
 from warehouse.catalog import (RunContext, Slot, StageJob, current_inputs, drop_undeclared, fingerprint,
-                               record_scoring, replace_unit, scoring_state, stage_files)
+                               record_scoring, replace_rows, scoring_state, stage_files)
 from warehouse.db import frame, insert_arrow
 
 SQL_FOLDER = "coref"
@@ -274,7 +274,7 @@ def _score_unit(ctx, task, options, corpus, system: str, unit: dict, state: str)
                      "$campaign, $task, $corpus, $system, convention, singletons, subset, slice, genre, metric, recall, "
                      "precision, f1, value, direction", keys)
         record_scoring(ctx, SQL_FOLDER, "hist_coref_scores", keys, unit, state)
-    replace_unit(con, keys, _UNIT_TABLES, body)
+    replace_rows(con, keys, _UNIT_TABLES, body)
 
 
 def _scores(stats: pl.DataFrame) -> pl.DataFrame:
@@ -333,17 +333,10 @@ def intervals(ctx: RunContext, task: Task, corpus: str) -> None:
                 rows.append([campaign.id, task.id, corpus, system, convention, singletons == "true", subset, "conll",
                              bootstrap.finite(point[idx].mean()), bootstrap.finite(lo[0]), bootstrap.finite(hi[0]),
                              campaign.bootstrap, campaign.seed])
-    con = ctx.con
-    con.begin()
-    try:
-        con.execute("DELETE FROM mart_coref_interval WHERE campaign = ? AND task = ? AND corpus = ?",
-                    [campaign.id, task.id, corpus])
+    def body():
         if rows:
-            con.executemany("INSERT INTO mart_coref_interval VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
-        con.commit()
-    except Exception:
-        con.rollback()
-        raise
+            ctx.con.executemany("INSERT INTO mart_coref_interval VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    replace_rows(ctx.con, {"campaign": campaign.id, "task": task.id, "corpus": corpus}, ("mart_coref_interval",), body)
 
 
 # ---------------------------------------------------------------- one-shot

@@ -31,7 +31,7 @@ from scorers import ud as ud_scorer
 from warehouse.campaign import CampaignError, Task
 from warehouse.catalog import code_version as catalog_code_version
 from warehouse.catalog import (RunContext, Slot, StageJob, current_inputs, drop_undeclared, fingerprint,
-                               record_scoring, replace_unit, scoring_state, stage_files)
+                               record_scoring, replace_rows, scoring_state, stage_files)
 from warehouse.db import frame, insert_arrow, one
 from warehouse.families import parsing_ud as ud
 
@@ -189,7 +189,7 @@ def _staged(con, sha: str, dependency: bool) -> pl.DataFrame:
 def _reference_ranges(ctx: RunContext, task: Task, corpus: str, ref: pl.DataFrame) -> None:
     key = {"campaign": ctx.campaign.id, "task": task.id, "corpus": corpus, "system": ""}
     ranges = easy_scorer.reference_ranges(ref)
-    replace_unit(ctx.con, key, ("int_parsing_range",), lambda: insert_arrow(
+    replace_rows(ctx.con, key, ("int_parsing_range",), lambda: insert_arrow(
         ctx.con, "int_parsing_range", ranges.to_arrow(),
         "$campaign, $task, $corpus, $system, NULL, kind, sent, item, type, role_no, first, last, attr, empty", key))
 
@@ -214,7 +214,7 @@ def _score_easy_unit(ctx, task, options, corpus, system: str, unit: dict, state:
                      "matched_fuzzy, matched_include, matched_intersection, matched_barycenter",
                      {**key, "genre": ud.corpus_genre(corpus)})
         record_scoring(ctx, SQL_FOLDER, "hist_parsing_scores", key, unit, state)
-    replace_unit(con, key, ("int_parsing_form_alignment", "int_parsing_range", "int_parsing_candidate",
+    replace_rows(con, key, ("int_parsing_form_alignment", "int_parsing_range", "int_parsing_candidate",
                             "fct_parsing_sentence"), body)
 
 
@@ -265,18 +265,13 @@ def consensus(ctx: RunContext, task: Task, corpus, majority: float) -> None:
     """Rebuild the combined treebank of a corpus (``mart_parsing_consensus``)."""
     key = {"campaign": ctx.campaign.id, "task": task.id, "corpus": corpus.id}
     voted = _votes(ctx.con, ctx.campaign.id, task, corpus.id, majority)
-    ctx.con.begin()
-    try:
-        ctx.con.execute("DELETE FROM mart_parsing_consensus WHERE campaign = $campaign AND task = $task "
-                        "AND corpus = $corpus", key)
+
+    def body():
         if voted is not None and voted[0].height:
             rows = voted[0].with_columns(_ranges_text(pl.col("ranges")).alias("ranges"))
             insert_arrow(ctx.con, "mart_parsing_consensus", rows.to_arrow(),
                          "$campaign, $task, $corpus, sent, kind, type, ranges, votes, share, consensus", key)
-        ctx.con.commit()
-    except Exception:
-        ctx.con.rollback()
-        raise
+    replace_rows(ctx.con, key, ("mart_parsing_consensus",), body)
 
 
 def _ranges_text(ranges: pl.Expr) -> pl.Expr:
@@ -350,15 +345,10 @@ def intervals(ctx: RunContext, task: Task, dependency: bool) -> None:
                                  campaign.bootstrap, campaign.seed])
     table = "mart_parsing_ud_interval" if dependency else "mart_parsing_interval"
     con = ctx.con
-    con.begin()
-    try:
-        con.execute(f"DELETE FROM {table} WHERE campaign = ? AND task = ?", [campaign.id, task.id])
+    def body():
         if rows:
             con.executemany(f"INSERT INTO {table} VALUES ({', '.join('?' * len(rows[0]))})", rows)
-        con.commit()
-    except Exception:
-        con.rollback()
-        raise
+    replace_rows(con, {"campaign": campaign.id, "task": task.id}, (table,), body)
 
 
 # ---------------------------------------------------------------- one-shot

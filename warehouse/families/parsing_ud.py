@@ -16,7 +16,7 @@ from etl.errors import InputError, shorten
 from etl.ud import without_spaces
 from scorers import ud as ud_scorer
 from warehouse.campaign import Task
-from warehouse.catalog import RunContext, current_inputs, record_scoring, replace_unit
+from warehouse.catalog import RunContext, current_inputs, record_scoring, replace_rows
 from warehouse.db import frame, insert_arrow, one
 
 SQL_FOLDER = "parsing"
@@ -152,7 +152,7 @@ def score_unit(ctx, task, options, corpus, system: str, unit: dict, state: str, 
                      "$campaign, $task, $corpus, $system, genre, sent_no, sent, metric, correct, gold_total, "
                      "system_total, aligned_total", key)
         record_scoring(ctx, SQL_FOLDER, "hist_parsing_ud_scores", key, unit, state)
-    replace_unit(con, key, UD_TABLES, body)
+    replace_rows(con, key, UD_TABLES, body)
     if differences.height:
         ctx.notes.append(f"{task.id}/{corpus.id}/{system}: text differs from the reference in "
                          f"{differences.height} place(s); scored in recovery mode")

@@ -27,7 +27,7 @@ from scorers import pos as scorer
 from warehouse.campaign import CampaignError, Task
 from warehouse.catalog import code_version as catalog_code_version
 from warehouse.catalog import (RunContext, Slot, current_inputs, drop_undeclared, fingerprint, record_scoring,
-                               replace_unit, scoring_state, stage_file, stage_table)
+                               replace_rows, scoring_state, stage_file, stage_table)
 from warehouse.db import build, frame, insert_arrow, one
 
 SQL_FOLDER = "pos"
@@ -224,15 +224,7 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
 def consensus(ctx: RunContext, task: Task, corpus: str) -> None:
     """Rebuild the consensus annotation of a corpus (majority vote over the systems' outputs)."""
     key = {"campaign": ctx.campaign.id, "task": task.id, "corpus": corpus}
-    ctx.con.begin()
-    try:
-        ctx.con.execute("DELETE FROM mart_pos_consensus WHERE campaign = $campaign AND task = $task "
-                        "AND corpus = $corpus", key)
-        build(ctx.con, SQL_FOLDER, "mart_pos_consensus", **key)
-        ctx.con.commit()
-    except Exception:
-        ctx.con.rollback()
-        raise
+    replace_rows(ctx.con, key, ("mart_pos_consensus",), lambda: build(ctx.con, SQL_FOLDER, "mart_pos_consensus", **key))
 
 
 def _reference(con, sha: str, corpus) -> tuple[pl.DataFrame, pl.DataFrame, bool]:
@@ -279,7 +271,7 @@ def _score_unit(ctx, task, options, corpus: str, system: str, unit: dict, state:
             del cases  # one evaluation's cases in memory at a time
         build(con, SQL_FOLDER, "fct_pos_sentence", **key, reference_sha=unit["reference"])
         record_scoring(ctx, SQL_FOLDER, "hist_pos_scores", key, unit, state)
-    replace_unit(con, key, _UNIT_TABLES, body)
+    replace_rows(con, key, _UNIT_TABLES, body)
 
 
 MEASURES = {  # measure -> (numerator columns, denominator columns) over fct_pos_sentence
@@ -313,16 +305,9 @@ def intervals(ctx: RunContext, task: Task, corpus: str) -> None:
             rows.append([campaign.id, task.id, corpus, system, evaluation, granularity, measure,
                          *(bootstrap.finite(x[i]) for x in (ci.point, ci.low, ci.high)),
                          campaign.bootstrap, campaign.seed])
-    con = ctx.con
-    con.begin()
-    try:
-        con.execute("DELETE FROM mart_pos_interval WHERE campaign = ? AND task = ? AND corpus = ?",
-                    [campaign.id, task.id, corpus])
-        con.executemany("INSERT INTO mart_pos_interval VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
-        con.commit()
-    except Exception:
-        con.rollback()
-        raise
+    replace_rows(ctx.con, {"campaign": campaign.id, "task": task.id, "corpus": corpus}, ("mart_pos_interval",),
+                 lambda: ctx.con.executemany("INSERT INTO mart_pos_interval VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                             rows))
 
 
 # ---------------------------------------------------------------- one-shot and exports

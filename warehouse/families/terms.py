@@ -33,7 +33,7 @@ from scorers import terms_slices as slicing
 from warehouse.campaign import CampaignError, Task
 from warehouse.catalog import code_version as catalog_code_version
 from warehouse.catalog import (RunContext, Slot, StageJob, current_inputs, drop_undeclared, fingerprint,
-                               record_scoring, replace_unit, scoring_state, stage_files)
+                               record_scoring, replace_rows, scoring_state, stage_files)
 from warehouse.db import build, frame, insert_arrow
 
 SQL_FOLDER = "terms"
@@ -217,16 +217,9 @@ def _store_build(ctx: RunContext, task: Task, corpus: str, build_: pl.DataFrame)
                         "WHERE campaign = $campaign AND task = $task AND corpus = $corpus ORDER BY version, term", key)
     if stored.equals(build_.sort("version", "term")):
         return
-    con.begin()
-    try:
-        con.execute("DELETE FROM int_terms_reference_build WHERE campaign = $campaign AND task = $task "
-                    "AND corpus = $corpus", key)
-        insert_arrow(con, "int_terms_reference_build", build_.to_arrow(),
-                     "$campaign, $task, $corpus, version, term, label, contributor", key)
-        con.commit()
-    except Exception:
-        con.rollback()
-        raise
+    replace_rows(con, key, ("int_terms_reference_build",), lambda: insert_arrow(
+        con, "int_terms_reference_build", build_.to_arrow(), "$campaign, $task, $corpus, version, term, label, contributor",
+        key))
 
 
 def _score_unit(ctx, task, o, corpus, system: str, unit: dict, state: str, incremental) -> None:
@@ -276,7 +269,7 @@ def _score_unit(ctx, task, o, corpus, system: str, unit: dict, state: str, incre
                          "$campaign, $task, $corpus, $system, edit, raw_term, validated_term, dt", keys)
             build(con, SQL_FOLDER, "mart_terms_validation", **keys)
         record_scoring(ctx, SQL_FOLDER, "hist_terms_scores", keys, unit, state)
-    replace_unit(con, keys, _UNIT_TABLES, body)
+    replace_rows(con, keys, _UNIT_TABLES, body)
 
 
 def _links(con, o: dict, unit: dict, output: pl.DataFrame) -> pl.DataFrame | None:

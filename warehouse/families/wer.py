@@ -26,7 +26,7 @@ from scorers.wer import CASES, METHODS, Markers, align_tokens, normalise, signat
 from warehouse.campaign import CampaignError, Task
 from warehouse.catalog import code_version as catalog_code_version
 from warehouse.catalog import (RunContext, Slot, current_inputs, drop_undeclared, fingerprint, record_scoring,
-                               replace_unit, scoring_state, stage_file)
+                               replace_rows, scoring_state, stage_file)
 from warehouse.db import build, frame, insert_arrow, one
 
 SQL_FOLDER = "wer"
@@ -211,7 +211,7 @@ def _score_unit(ctx, task, options: Options, corpus: str, system, unit: dict, st
                   interpretation_sha=unit["interpretations"], reject=options.markers.reject_label,
                   comment_detection=bool(system.options.get("comment_detection", False)))
         record_scoring(ctx, SQL_FOLDER, "hist_wer_scores", key, unit, state)
-    replace_unit(con, key, _UNIT_TABLES, body)
+    replace_rows(con, key, _UNIT_TABLES, body)
 
 
 def intervals(ctx: RunContext, task: Task, options: Options, corpus: str) -> None:
@@ -242,17 +242,12 @@ def intervals(ctx: RunContext, task: Task, options: Options, corpus: str) -> Non
                 paired_rows.append([campaign.id, task.id, corpus, ma, sa, sb, _f(point[i]), _f(point[j]),
                                     _f(point[i] - point[j]), _f(lo[0]), _f(hi[0]), _f(p),
                                     campaign.bootstrap, campaign.seed])
-    con.begin()
-    try:
-        for table in ("mart_wer_interval", "mart_wer_paired"):
-            con.execute(f"DELETE FROM {table} WHERE campaign = ? AND task = ? AND corpus = ?", [campaign.id, task.id, corpus])
+    def body():
         con.executemany("INSERT INTO mart_wer_interval VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", interval_rows)
         if paired_rows:
             con.executemany("INSERT INTO mart_wer_paired VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", paired_rows)
-        con.commit()
-    except Exception:
-        con.rollback()
-        raise
+    replace_rows(con, {"campaign": campaign.id, "task": task.id, "corpus": corpus}, ("mart_wer_interval", "mart_wer_paired"),
+                 body)
 
 
 _f = bootstrap.finite
