@@ -130,11 +130,13 @@ def load(ctx: RunContext, task: Task) -> None:
         for system in task.systems:
             jobs += [job(Slot(task.id, corpus.id, system.id, role), files[corpus.id])
                      for role, files in system.files.items() if corpus.id in files]
-    stage_files(ctx, jobs)
-    for list_ in frame(ctx.con, "SELECT corpus, system, role, path, duplicates FROM mart_terms_list WHERE campaign = ? "
-                               "AND task = ? AND duplicates > 0 ORDER BY ALL", [ctx.campaign.id, task.id]).iter_rows():
-        corpus, system, role, path, duplicates = list_
-        ctx.notes.append(f"{task.id}/{corpus}/{system or role}: {path}: {duplicates} duplicate term(s), counted once")
+    loaded = {(j.slot.corpus, j.slot.system, j.slot.role) for j, changed in zip(jobs, stage_files(ctx, jobs)) if changed}
+    lists = frame(ctx.con, "SELECT corpus, system, role, path, duplicates FROM mart_terms_list WHERE campaign = ? "
+                           "AND task = ? AND duplicates > 0 ORDER BY ALL", [ctx.campaign.id, task.id])
+    for corpus, system, role, path, duplicates in lists.iter_rows():
+        if (corpus, system, role) in loaded:  # said once, when loaded; mart_terms_list keeps the count
+            ctx.notes.append(f"{task.id}/{corpus}/{system or role}: {path}: {duplicates} duplicate term(s), "
+                             "counted once")
 
 
 # ---------------------------------------------------------------- score
