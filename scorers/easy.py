@@ -24,7 +24,7 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import maximum_bipartite_matching
 
 from etl.easy import GROUP_TYPES, ROLES, SCHEMA  # noqa: F401  (GROUP_TYPES, ROLES: re-exported)
-from scorers.pos import align_units, encode
+from scorers.lcs import align, encode
 
 FUNCTIONS = ("EQUAL", "FUZZY", "INCLUDE", "INTERSECTION", "BARYCENTER")
 MODES = ("HYP", "DEFHYP", "REF")
@@ -38,7 +38,7 @@ def align_forms(base: pl.DataFrame, hyp: pl.DataFrame) -> pl.DataFrame:
     """Re-align a submission's word forms onto the base forms, sentence by sentence.
 
     Sentences are paired by ``sent`` id (hyp sentences absent from ``base`` are ignored). The form
-    sequences of the whole file are aligned at once by LCS (``scorers.pos.align_units`` on
+    sequences of the whole file are aligned at once by LCS (``scorers.lcs.align`` on
     ``encode`` codes), a distinct sentinel code opening every sentence; a pair that would still join
     two different sentences (an LCS of equal length may skip a sentinel) is dropped. Then the forms
     of a gap between two aligned forms (or a sentence edge) are paired position by position when
@@ -54,7 +54,7 @@ def align_forms(base: pl.DataFrame, hyp: pl.DataFrame) -> pl.DataFrame:
     b_codes, h_codes = encode(b["form"], h["form"])
     b_codes = np.where(b["form_no"].to_numpy() == 0, -1 - b["k"].to_numpy(), b_codes)
     h_codes = np.where(h["form_no"].to_numpy() == 0, -1 - h["k"].to_numpy(), h_codes)
-    partner = align_units(b_codes, h_codes)
+    partner = align(b_codes, h_codes)
     base_of_hyp = np.full(len(h_codes), -1, dtype=np.int64)
     base_of_hyp[partner[partner >= 0]] = np.flatnonzero(partner >= 0)
     b_k, b_no = b["k"].to_numpy(), b["form_no"].to_numpy()

@@ -13,7 +13,7 @@
   multiword token is replayed with the official procedure from the previous chunk on (the
   procedure may reach back one token there). Tests compare every count with the official script.
 * :func:`recover_spans` (recovery; the official script stops when the two streams differ): the
-  token sequences are aligned by the LCS of their forms (:func:`scorers.pos.align_units`);
+  token sequences are aligned by the LCS of their forms (:func:`scorers.lcs.align`);
   between two paired tokens, a stretch whose characters are equal keeps the official offsets
   (shifted by the length differences before it), and a stretch whose characters differ is
   aligned character by character (rapidfuzz ``Levenshtein.opcodes``: equal and substituted
@@ -33,7 +33,7 @@ import polars as pl
 from rapidfuzz.distance import Levenshtein
 
 from etl.ud import without_spaces
-from scorers.pos import align_units, encode
+from scorers.lcs import align, encode
 
 DIFFERENCES = {"gold_line": pl.Int32, "system_line": pl.Int32, "gold_text": pl.String, "system_text": pl.String}
 
@@ -106,7 +106,7 @@ def recover_spans(g: Side, s: Side, g_text: str, s_text: str) -> tuple[Side, pl.
     g_start, g_end, s_start, s_end = g.t_start, g.t_end, s.t_start, s.t_end
     g_forms = g.frame["tok_form"].gather(g.t_first)
     s_forms = s.frame["tok_form"].gather(s.t_first)
-    partner = align_units(*encode(pl.select(without_spaces(pl.lit(g_forms))).to_series(),
+    partner = align(*encode(pl.select(without_spaces(pl.lit(g_forms))).to_series(),
                                   pl.select(without_spaces(pl.lit(s_forms))).to_series()))
     gp = np.flatnonzero(partner >= 0)
     sp = partner[gp]

@@ -23,6 +23,7 @@ from etl.conllu import read_conllu
 from etl.grace import read_grace_reference, read_grace_submission
 from etl.tagtable import read_tag_table
 from scorers import bootstrap
+from scorers import lcs
 from scorers import pos as scorer
 from warehouse.campaign import CampaignError, Task
 from warehouse.catalog import code_version as catalog_code_version
@@ -251,8 +252,8 @@ def _score_unit(ctx, task, options, corpus: str, system: str, unit: dict, state:
     if unit["table"] is not None:
         table = frame(con, "SELECT tag, pivot_tag AS pivot FROM stg_pos_tagtable WHERE sha256 = ?", [unit["table"]])
     sys_units = scorer.units(sys_tokens, split=split)
-    ref_codes, sys_codes = scorer.encode(ref_units["unit_form"], sys_units["unit_form"])
-    partner = scorer.align_units(ref_codes, sys_codes)
+    ref_codes, sys_codes = lcs.encode(ref_units["unit_form"], sys_units["unit_form"])
+    partner = lcs.align(ref_codes, sys_codes)
     tokens = scorer.judge_tokens(offered, sys_tokens, sys_units, partner, table)
     ref_of_sys = np.full(sys_units.height, -1, dtype=np.int64)
     ref_of_sys[partner[partner >= 0]] = np.flatnonzero(partner >= 0)

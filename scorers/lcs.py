@@ -1,0 +1,81 @@
+"""Longest-common-subsequence alignment of two token sequences, shared by every family that
+re-aligns two tokenisations of one text: POS (GRACE's re-alignment of minimal units), EASY
+parsing (word forms) and CoNLL-U recovery (characters).
+
+GRACE aligned the participant's text with the reference by UNIX diff (Adda et al., "The GRACE
+French part-of-speech tagging evaluation task", section 3). :func:`align` is a true LCS diff: its
+number of pairs is the length of a longest common subsequence on every input (as GNU
+``diff --minimal``). It runs Myers' O((N+M)D) difference algorithm with linear space ("An O(ND)
+Difference Algorithm and Its Variations", 1986; N, M the lengths, D the number of units to
+insert or delete), through the C++ diff-match-patch library with its time limit switched off and
+its non-minimal speed-ups unused. It is fast when the texts mostly agree (one million units with
+1 % of them differing: under a second); its cost grows with D, as diff's does.
+"""
+
+from __future__ import annotations
+
+import fast_diff_match_patch as dmp
+import numpy as np
+import polars as pl
+
+_SURROGATES = (0xD800, 0xE000)
+_LAST_CODE_POINT = 0x10FFFF
+
+
+def align(ref: np.ndarray, hyp: np.ndarray) -> np.ndarray:
+    """A longest common subsequence of two integer sequences: for each ``ref`` position, the
+    ``hyp`` position it is paired with, or -1. Pairs are increasing on both sides and join equal
+    values; their number is the LCS length (ties between optimal alignments are broken as
+    Myers' algorithm breaks them, deterministically)."""
+    ref = np.asarray(ref, dtype=np.int64)
+    hyp = np.asarray(hyp, dtype=np.int64)
+    partner = np.full(len(ref), -1, dtype=np.int64)
+    if len(ref) == 0 or len(hyp) == 0:
+        return partner
+    a, b = _as_text(ref, hyp)
+    ops = dmp.diff(a, b, timelimit=0, checklines=False, cleanup="No", counts_only=True)
+    kind = np.fromiter((op for op, _ in ops), dtype="<U1", count=len(ops))
+    size = np.fromiter((n for _, n in ops), dtype=np.int64, count=len(ops))
+    on_ref = np.where(kind == "+", 0, size)  # '=' and '-' advance ref, '=' and '+' advance hyp
+    on_hyp = np.where(kind == "-", 0, size)
+    r0 = np.cumsum(on_ref) - on_ref
+    h0 = np.cumsum(on_hyp) - on_hyp
+    same = np.flatnonzero(kind == "=")
+    if len(same):
+        lengths = size[same]
+        step = np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+        partner[np.repeat(r0[same], lengths) + step] = np.repeat(h0[same], lengths) + step
+    return partner
+
+
+def _as_text(ref: np.ndarray, hyp: np.ndarray) -> tuple[str, str]:
+    """Both sequences as strings, one character per element, equal elements equal characters.
+
+    Only values found on both sides can be paired, so each gets its own character and every
+    value found on one side only shares one character per side: the alphabet is the shared
+    vocabulary plus two, which Unicode's 1,112,062 scalar values hold for any real text."""
+    shared = np.intersect1d(ref, hyp)
+    limit = _LAST_CODE_POINT - (_SURROGATES[1] - _SURROGATES[0])
+    if len(shared) + 2 > limit:
+        raise ValueError(f"cannot align sequences sharing {len(shared):,} distinct values "
+                         f"(at most {limit - 2:,})")
+    codes = []
+    for side, lone in ((ref, len(shared) + 1), (hyp, len(shared) + 2)):
+        at = np.searchsorted(shared, side)
+        found = (at < len(shared)) & (shared[np.minimum(at, len(shared) - 1)] == side) if len(shared) \
+            else np.zeros(len(side), dtype=bool)
+        code = np.where(found, at + 1, lone).astype(np.int64)
+        code = np.where(code >= _SURROGATES[0], code + (_SURROGATES[1] - _SURROGATES[0]), code)
+        codes.append(code.astype("<u4").tobytes().decode("utf-32-le"))
+    return codes[0], codes[1]
+
+
+def encode(*columns: pl.Series) -> list[np.ndarray]:
+    """Integer codes of string columns, consistent across them (equal strings, equal codes)."""
+    joined = pl.concat([c.cast(pl.String) for c in columns])
+    codes = joined.cast(pl.Categorical).to_physical().to_numpy().astype(np.int64)
+    out, start = [], 0
+    for c in columns:
+        out.append(codes[start:start + len(c)])
+        start += len(c)
+    return out
