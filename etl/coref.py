@@ -7,8 +7,10 @@ Two formats (docs/formats_coref.md): CoNLL-2012 (``#begin document (name); part 
 with optional ``genre``, ``tokens``, ``categories`` and typed ``links`` between classes). Both give
 the mentions table: one row per mention, ``doc``, ``genre``, ``start``/``end`` (int32, inclusive
 0-based token span in the document), ``cluster`` (the class id as written), ``category``, ``text``,
-``line_no``. A mention repeated with the same span and class in one document is kept once; the
-same span in two classes gives two rows. Mention categories for CoNLL-2012 come from a side TSV
+``line_no``. A document without any mention is one row whose ``start``, ``end`` and ``cluster``
+are null (its ``line_no``: the document's first line): it is part of the corpus all the same.
+A mention repeated with the same span and class in one document is kept once; the same span in
+two classes gives two rows. Mention categories for CoNLL-2012 come from a side TSV
 (:func:`read_mention_categories`). Errors are :class:`etl.errors.InputError`. The writers are in
 :mod:`etl.coref_write`.
 """
@@ -106,8 +108,12 @@ def read_conll2012(path: str | Path, data: bytes | None = None) -> pa.Table:
     mentions = mentions.join(offset, on="doc_idx", how="left", maintain_order="left")
     text = _span_text(tokens["word"], mentions["offset"] + mentions["start"], mentions["offset"] + mentions["end"])
     table = mentions.with_columns(text.alias("text")).join(docs, on="doc_idx", maintain_order="left").select(
-        "doc", "genre", "start", "end", "cluster", pl.lit(None, pl.String).alias("category"), "text", "line_no")
-    return table.to_arrow().cast(SCHEMA)
+        "doc_idx", "doc", "genre", "start", "end", "cluster", pl.lit(None, pl.String).alias("category"), "text",
+        "line_no")
+    empty = docs.join(mentions.select("doc_idx").unique(), on="doc_idx", how="anti").select(
+        "doc_idx", "doc", "genre", pl.col("begin_line").alias("line_no"))
+    table = pl.concat([table, empty], how="diagonal_relaxed").sort("doc_idx", maintain_order=True)
+    return table.drop("doc_idx").to_arrow().cast(SCHEMA)
 
 
 def _lines(path: Path, data: bytes | None) -> pl.DataFrame:
@@ -322,6 +328,8 @@ def _jsonl_document(path: Path, number: int, raw: str, seen: dict, rows: list, l
         categories[key] = value[2]
     rows += [(doc, genre, start, end, cluster, categories.get((start, end)),
               None if tokens is None else " ".join(tokens[start:end + 1]), number) for start, end, cluster in mentions]
+    if not mentions:  # the document still exists: its response mentions are scored against none
+        rows.append((doc, genre, None, None, None, None, None, number))
     links.update(((doc, *_link(value, len(clusters), fail)), None) for value in obj.get("links") or [])
 
 

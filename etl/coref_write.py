@@ -21,7 +21,8 @@ from etl.coref import _CLOSE, _HEADER, _OPEN, _pair
 
 def write_conll2012(mentions: pa.Table | pl.DataFrame, tokens_by_doc: Mapping[str, Sequence], path: str | Path) -> None:
     """Write each document of ``tokens_by_doc`` (doc -> its tokens, or its sentences as lists of
-    tokens; in this order, documents without mentions included) with its partition as CoNLL-2012:
+    tokens; in this order, documents without mentions included: ``mentions`` may name them by a
+    row with a null span, as the reader gives them) with its partition as CoNLL-2012:
     five TAB-separated columns (name, part, word number, word, coreference), a blank line after
     each sentence. :func:`etl.coref.read_conll2012` gives ``mentions`` back (``category`` aside: see
     :func:`write_mention_categories`); ValueError for what the format cannot hold (a token with
@@ -43,6 +44,7 @@ def write_conll2012(mentions: pa.Table | pl.DataFrame, tokens_by_doc: Mapping[st
     docs = pl.DataFrame({"doc": list(tokens_by_doc), "n": sizes, "header": [h for h, _ in heads],
                          "prefix": [p for _, p in heads]}, schema_overrides={"doc": pl.String, "n": pl.Int64})
     docs = docs.with_columns(pl.int_range(pl.len(), dtype=pl.Int64).alias("doc_idx"))
+    frame = frame.filter(pl.col("start").is_not_null())  # documents without mentions: in tokens_by_doc
     frame = frame.join(docs.select("doc", "doc_idx", "n"), on="doc", maintain_order="left")
     wrong = frame.filter((pl.col("start") < 0) | (pl.col("start") > pl.col("end")) | (pl.col("end") >= pl.col("n"))
                          | ~pl.col("cluster").str.contains(r"^\d+$"))
@@ -111,10 +113,11 @@ def write_coref_jsonl(mentions: pa.Table | pl.DataFrame, path: str | Path,
     ``categories`` and ``links`` (when any). :func:`etl.coref.read_coref_jsonl` gives ``mentions`` back, with
     clusters renumbered 0, 1, ...; ValueError for two genres of one document, two categories of
     one span, or a link naming a cluster without mentions."""
-    frame = _frame(mentions).unique(["doc", "start", "end", "cluster"], maintain_order=True)
+    every = _frame(mentions)
+    frame = every.filter(pl.col("start").is_not_null()).unique(["doc", "start", "end", "cluster"], maintain_order=True)
     tokens_by_doc = tokens_by_doc or {}
-    order = list(dict.fromkeys([*tokens_by_doc, *frame["doc"].unique(maintain_order=True)]))
-    genre = frame.group_by("doc").agg(pl.col("genre").unique())
+    order = list(dict.fromkeys([*tokens_by_doc, *every["doc"].unique(maintain_order=True)]))
+    genre = every.group_by("doc").agg(pl.col("genre").unique())
     for doc, values in genre.filter(pl.col("genre").list.len() > 1).head(1).iter_rows():
         raise ValueError(f"document {doc!r} has two genres: {sorted(values)}")
     classes = frame.group_by("doc", "cluster", maintain_order=True).agg(pl.concat_list("start", "end").alias("span"))

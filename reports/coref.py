@@ -299,11 +299,16 @@ def _corpora(con, campaign, task) -> pl.DataFrame:
             FROM cat_input_current i JOIN stg_coref_mention m ON m.sha256 = i.sha256
             WHERE i.campaign = ? AND i.task = ? AND i.system = '' AND i.role = 'key'
             GROUP BY i.corpus, m.doc, m.start, m."end"),
-        classes AS (SELECT corpus, doc, cluster, count(*) AS size FROM spans GROUP BY ALL)
-        SELECT corpus, count(DISTINCT doc) AS documents, sum(size)::BIGINT AS key_mentions,
+        classes AS (SELECT corpus, doc, cluster, count(*) AS size FROM spans GROUP BY ALL),
+        empty AS (
+            SELECT i.corpus, count(*) AS empty_documents
+            FROM cat_input_current i JOIN stg_coref_empty_document d ON d.sha256 = i.sha256
+            WHERE i.campaign = ? AND i.task = ? AND i.system = '' AND i.role = 'key' GROUP BY i.corpus)
+        SELECT corpus, count(DISTINCT doc) + coalesce(any_value(empty_documents), 0) AS documents,
+               sum(size)::BIGINT AS key_mentions,
                count(*) AS key_classes, count(*) FILTER (WHERE size = 1) AS singleton_classes,
                max(size) AS largest_class, sum(size) / count(*) AS mentions_per_class
-        FROM classes GROUP BY corpus""", [campaign.id, task.id])
+        FROM classes LEFT JOIN empty USING (corpus) GROUP BY corpus""", [campaign.id, task.id] * 2)
     genres = frame(con, "SELECT corpus, count(DISTINCT genre) AS genres FROM mart_coref_scores "
                         "WHERE campaign = ? AND task = ? AND slice = 'genre' GROUP BY corpus", [campaign.id, task.id])
     base = pl.DataFrame({"corpus": order, "phase": [c.phase for c in task.corpora]},

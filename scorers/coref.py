@@ -66,7 +66,7 @@ def matched_mentions(key, response) -> pl.DataFrame:
                             *(pl.col(c).alias(f"{name}_{c}") if c in frame.columns else
                               pl.lit(None, dtype=pl.String).alias(f"{name}_{c}") for c in extra))
     key_side = side(key, "key")
-    resp = side(response, "response").filter(pl.col("doc").is_in(key_side["doc"].unique().implode()))
+    resp = side(paper.in_documents(response, key), "response")
     both = key_side.join(resp, on=paper.SPAN, how="full", coalesce=True)
     return both.select(
         *paper.SPAN,
@@ -84,15 +84,24 @@ def contingency(key, response) -> pl.DataFrame:
 
     Mentions match by exact span (doc, start, end). Duplicate spans are dropped, the first kept
     (v8.01 drops repeated response mentions). A key document absent from the response has all
-    its mentions key-only. Response documents absent from the key are ignored, as v8.01 does
-    (it loops over the key's documents)."""
+    its mentions key-only; a key document without any mention (a row with a null span) has all
+    the response's mentions response-only, so they count in every precision denominator.
+    Response documents absent from the key are ignored, as v8.01 does (it loops over the key's
+    documents): :func:`stray_documents` names them."""
+    resp = unique_spans(paper.in_documents(response, key)).select(
+        *paper.SPAN, pl.col("cluster").alias("response_class"))
     key = unique_spans(key).select(*paper.SPAN, pl.col("cluster").alias("key_class"))
-    resp = unique_spans(response).select(*paper.SPAN, pl.col("cluster").alias("response_class"))
-    resp = resp.filter(pl.col("doc").is_in(key["doc"].unique().implode()))
     both = key.join(resp, on=paper.SPAN, how="full", coalesce=True)
     return (both.group_by("doc", "key_class", "response_class")
             .agg(pl.len().cast(pl.Int64).alias("n"), pl.col("start").min().cast(pl.Int64).alias("first"))
             .sort("doc", "first", "key_class", "response_class", nulls_last=True))
+
+
+def stray_documents(key, response) -> list[str]:
+    """The response's documents absent from the key, which every score ignores (as the CoNLL
+    reference scorer does), sorted: a misnamed document is worth a warning."""
+    known = paper.as_frame(key)["doc"].unique().implode()
+    return paper.as_frame(response).filter(~pl.col("doc").is_in(known))["doc"].unique().sort().to_list()
 
 
 @dataclass

@@ -151,24 +151,41 @@ def entropy_terms(c) -> tuple[np.ndarray, ...]:
 
 # --- generalisations over mention tables (§5) -------------------------------------------------
 
-def _frame(mentions) -> pl.DataFrame:
+def as_frame(mentions) -> pl.DataFrame:
     return mentions if isinstance(mentions, pl.DataFrame) else pl.from_arrow(mentions)
 
 
 def unique_spans(mentions) -> pl.DataFrame:
-    """The mentions with duplicate spans (doc, start, end) dropped, the first kept (file order)."""
-    return _frame(mentions).filter(pl.struct(SPAN).is_first_distinct())  # unique() needs more memory
+    """The mentions with duplicate spans (doc, start, end) dropped, the first kept (file order).
+    A document's row with a null span (a document without any mention) is not a mention."""
+    frame = as_frame(mentions).filter(pl.col("start").is_not_null())
+    return frame.filter(pl.struct(SPAN).is_first_distinct())  # unique() needs more memory
+
+
+def in_documents(response, key) -> pl.DataFrame:
+    """The ``response`` rows of the key's documents, those without any mention included: the
+    CoNLL reference scorer v8.01 scores the key's documents, so a response document absent from
+    the key is ignored, while every response mention of a key document counts."""
+    return as_frame(response).filter(pl.col("doc").is_in(as_frame(key)["doc"].unique().implode()))
+
+
+def with_documents(subset: pl.DataFrame, mentions) -> pl.DataFrame:
+    """``subset`` of ``mentions`` keeping every document of ``mentions``: a document whose
+    mentions all fell out of the subset keeps a row with a null span (it is still scored)."""
+    lost = as_frame(mentions).select("doc").unique(maintain_order=True).join(
+        subset.select("doc").unique(), on="doc", how="anti")
+    return pl.concat([subset, lost], how="diagonal_relaxed")
 
 
 def restrict(key, response, category: str, column: str = "category") -> tuple[pl.DataFrame, pl.DataFrame]:
     """§5.4: rebuild E, P_K and P_R on one mention category. A key mention keeps its key
     category; a response mention takes the key's category when its span is in the key, else its
     own. Returns the two restricted mention tables (give them to ``contingency``)."""
-    key, response = unique_spans(key), unique_spans(response)
+    every, key, response = key, unique_spans(key), unique_spans(response)
     known = key.select(*SPAN, pl.col(column).alias("_key_cat"))
     resp = (response.join(known, on=SPAN, how="left", maintain_order="left")
             .filter(pl.coalesce("_key_cat", column) == category).drop("_key_cat"))
-    return key.filter(pl.col(column) == category), resp
+    return with_documents(key.filter(pl.col(column) == category), every), resp
 
 
 def pronoun_antecedent(key, response, category: str = "pronoun", column: str = "category") -> pl.DataFrame:
@@ -178,8 +195,8 @@ def pronoun_antecedent(key, response, category: str = "pronoun", column: str = "
     class; precision = successes / response pronouns that have an antecedent (resolved). A
     response mention is a pronoun by the key's category when its span is in the key, else its own.
     Returns statistics rows (``metric`` = "pronoun_antecedent") that ``scores`` aggregates."""
-    key, response = unique_spans(key), unique_spans(response)
-    response = response.filter(pl.col("doc").is_in(key["doc"].unique().implode()))
+    docs = as_frame(key).select("doc").unique()
+    key, response = unique_spans(key), unique_spans(in_documents(response, docs))
     order = ["doc", "cluster", "start", "end"]
     prev = pl.col("cluster").shift(1).over("doc")
     key_side = (key.sort(order).with_columns(
@@ -194,7 +211,6 @@ def pronoun_antecedent(key, response, category: str = "pronoun", column: str = "
             .filter((pl.coalesce("kcat", "rcat") == category) & pl.col("ante").is_not_null()))
     counts = resp.group_by("doc").agg(pl.len().alias("pd"),
                                       (pl.col("kc") == pl.col("ante_kc")).fill_null(False).sum().alias("ok"))
-    docs = key.select("doc").unique()
     out = (docs.join(recall_den, on="doc", how="left").join(counts, on="doc", how="left")
            .fill_null(0).sort("doc"))
     f = pl.Float64
@@ -210,8 +226,9 @@ def superclass_partition(mentions, links, type: str) -> pl.DataFrame:
     links of that type (``doc, from_cluster, to_cluster, type``) are merged; a super-class is named
     after its class that comes first in the table. Score it like identity (key and response
     each with their own links). Raises ValueError for a link to a class absent from ``mentions``."""
-    mentions, links = _frame(mentions), _frame(links)
-    classes = mentions.select("doc", "cluster").unique(maintain_order=True).with_row_index("node")
+    mentions, links = as_frame(mentions), as_frame(links)
+    classes = (mentions.filter(pl.col("start").is_not_null()).select("doc", "cluster")
+               .unique(maintain_order=True).with_row_index("node"))
     chosen = links.filter(pl.col("type") == type).select(
         "doc", pl.col("from_cluster").cast(pl.String), pl.col("to_cluster").cast(pl.String))
     ends = (chosen.join(classes.rename({"cluster": "from_cluster", "node": "a"}), on=["doc", "from_cluster"], how="left")

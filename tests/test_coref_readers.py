@@ -134,10 +134,11 @@ def test_conll_two_column_files_and_documents_without_mentions(tmp_path):
     text = conll("#begin document (a);", "Il -", "pleut -", "#end document",
                  "#begin document (b);", "#end document",
                  "#begin document (c);", "Marie (0)", "#end document")
+    # a document without any mention is kept as one row with a null span: it is still scored
     assert rows(read_conll2012(write(tmp_path, "k.conll", text)), "doc", "start", "end", "text") == [
-        ("c", 0, 0, "Marie")]
+        ("a", None, None, None), ("b", None, None, None), ("c", 0, 0, "Marie")]
     empty = read_conll2012(write(tmp_path, "e.conll", conll("#begin document (a);", "x -", "#end document")))
-    assert empty.num_rows == 0 and empty.schema == SCHEMA
+    assert rows(empty, "doc", "start", "cluster", "line_no") == [("a", None, None, 1)] and empty.schema == SCHEMA
 
 
 # ---------------------------------------------------------------- CoNLL-2012: bad input
@@ -254,6 +255,7 @@ def test_jsonl_mentions(tmp_path):
         ("d1", "nw", 4, 4, "1", "pronoun", "il", 1),
         ("d1", "nw", 5, 5, "2", None, "part", 1),
         ("d2", "", 3, 7, "0", None, None, 3),
+        ("d3", "", None, None, None, None, None, 4),  # no mention: a row with a null span
     ]
 
 
@@ -349,7 +351,10 @@ def test_conll_round_trip(tmp_path):
     assert text.startswith(f"#begin document ({NAME}); part 000\n{NAME}\t000\t0\tJohn\t(1)\n")
     assert f"{NAME}\t000\t1\tsmiled\t(3|(5|(4)\n" in text and "\n\n#end document\n" in text
     assert "#begin document (nw/empty); part 000\n#end document\n" in text
-    assert read_conll2012(out).drop(["line_no"]) == table.drop(["line_no"])
+    back = pl.from_arrow(read_conll2012(out).drop(["line_no"]))
+    assert back.filter(pl.col("start").is_not_null()).equals(pl.from_arrow(table.drop(["line_no"])))
+    assert rows(back.filter(pl.col("start").is_null()).to_arrow(), "doc", "genre", "cluster") == [
+        ("nw/empty/000", "nw", None)]
 
 
 def test_jsonl_round_trip_with_categories_and_links(tmp_path):
@@ -389,7 +394,11 @@ def random_partition(rng: np.random.Generator, n_docs: int) -> tuple[pa.Table, d
 
 
 def mention_set(table: pa.Table) -> set:
-    return set(rows(table, "doc", "genre", "start", "end", "cluster"))
+    return {r for r in rows(table, "doc", "genre", "start", "end", "cluster") if r[2] is not None}
+
+
+def empty_documents(table: pa.Table) -> set:
+    return {r[0] for r in rows(table, "doc", "start") if r[1] is None}
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -398,8 +407,10 @@ def test_random_partitions_round_trip_through_both_formats(tmp_path, seed):
     write_conll2012(table, tokens, tmp_path / "r.conll")
     from_conll = read_conll2012(tmp_path / "r.conll")
     assert mention_set(from_conll) == mention_set(table)
-    assert from_conll.num_rows == len(mention_set(table))
-    texts = {(r["doc"], r["start"], r["end"]): r["text"] for r in from_conll.to_pylist()}
+    without = set(tokens) - {doc for doc, *_ in mention_set(table)}
+    assert empty_documents(from_conll) == without
+    assert from_conll.num_rows == len(mention_set(table)) + len(without)
+    texts = {(r["doc"], r["start"], r["end"]): r["text"] for r in from_conll.to_pylist() if r["start"] is not None}
     assert all(text == " ".join(f"t{i}" for i in range(s, e + 1)) for (_, s, e), text in texts.items())
     write_coref_jsonl(from_conll, tmp_path / "r.jsonl", tokens)
     from_jsonl = read_coref_jsonl(tmp_path / "r.jsonl")
@@ -408,6 +419,7 @@ def test_random_partitions_round_trip_through_both_formats(tmp_path, seed):
         frame = pl.from_arrow(t).group_by("doc", "cluster").agg(pl.concat_list("start", "end").sort().alias("m"))
         return {(doc, tuple(map(tuple, m))) for doc, _, m in frame.iter_rows()}
     assert partition(from_jsonl) == partition(from_conll)
+    assert empty_documents(from_jsonl) == without
     spans = ("doc", "start", "end", "text")
     assert sorted(rows(from_jsonl, *spans)) == sorted(rows(from_conll, *spans))
     write_conll2012(from_jsonl, tokens, tmp_path / "r2.conll")

@@ -132,6 +132,8 @@ def _one_shot(campaign):
         for message in result.rejections:
             click.echo(f"rejected: {message}", err=True)
         sys.exit(2)
+    for message in result.notes:
+        click.echo(f"note: {message}", err=True)
     return con
 
 

@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pyarrow as pa
+import pyarrow.compute as pc
 from rich.progress import Progress
 
 from etl.coref import read_conll2012, read_coref_jsonl, read_coref_links, read_mention_categories
@@ -91,8 +92,12 @@ def _reader(fmt: str):
 
 
 def _stage(con, sha: str, table: pa.Table) -> None:
-    insert_arrow(con, "stg_coref_mention", table, "$sha, " + ", ".join(f'"{c}"' for c in _MENTION_COLUMNS),
-                 {"sha": sha})
+    """The mentions into ``stg_coref_mention``, the documents without any (null span) into
+    ``stg_coref_empty_document``."""
+    empty = pc.is_null(table["start"])
+    insert_arrow(con, "stg_coref_mention", table.filter(pc.invert(empty)),
+                 "$sha, " + ", ".join(f'"{c}"' for c in _MENTION_COLUMNS), {"sha": sha})
+    insert_arrow(con, "stg_coref_empty_document", table.filter(empty), "$sha, doc, genre, line_no", {"sha": sha})
 
 
 def _stage_links(con, sha: str, table: pa.Table) -> None:
@@ -105,7 +110,7 @@ def _stage_categories(con, sha: str, table: pa.Table) -> None:
 
 def _jobs(slot: Slot, path: Path, fmt: str) -> list[StageJob]:
     """A mentions file, and its typed links when it is JSON lines (role ``<role>-links``)."""
-    jobs = [StageJob(slot, path, _reader(fmt), _stage, salt=f"coref|{fmt}")]
+    jobs = [StageJob(slot, path, _reader(fmt), _stage, salt=f"coref|{fmt}|empty-documents")]
     if fmt == "jsonl":
         links = Slot(slot.task, slot.corpus, slot.system, f"{slot.role}-links")
         jobs.append(StageJob(links, path, read_coref_links, _stage_links, salt="coref|links"))
@@ -144,8 +149,9 @@ def declare(ctx: RunContext, task: Task) -> None:
 def _mentions(con, sha: str, genre: bool = True) -> pl.DataFrame:
     """The staged mentions the scorers use (not ``line_no``; ``genre`` for the key only)."""
     columns = [c for c in _MENTION_COLUMNS if c != "line_no" and (genre or c != "genre")]
-    return frame(con, "SELECT " + ", ".join(f'"{c}"' for c in columns) + " FROM stg_coref_mention WHERE sha256 = ?",
-                 [sha])
+    empty = ", ".join(f'"{c}"' if c in ("doc", "genre") else f'NULL AS "{c}"' for c in columns)
+    return frame(con, "SELECT " + ", ".join(f'"{c}"' for c in columns) + " FROM stg_coref_mention WHERE sha256 = ? "
+                 f"UNION ALL SELECT {empty} FROM stg_coref_empty_document WHERE sha256 = ?", [sha, sha])
 
 
 def score(ctx: RunContext, task: Task, force: bool = False) -> None:
@@ -254,6 +260,11 @@ def _score_unit(ctx, task, options, corpus, system: str, unit: dict, state: str)
     def links(sha):
         return None if sha is None else frame(con, "SELECT doc, from_cluster, to_cluster, type FROM stg_coref_link "
                                                    "WHERE sha256 = ?", [sha])
+    stray = [] if response is None else scorer.stray_documents(key, response)
+    if stray:
+        shown = ", ".join(stray[:5]) + (", ..." if len(stray) > 5 else "")
+        ctx.notes.append(f"{task.id}/{corpus.id}/{system}: {len(stray)} response document(s) absent from the "
+                         f"key, ignored as the CoNLL reference scorer ignores them: {shown}")
     matched, table, stats = unit_statistics(key, response, options, system, ctx.campaign.seed,
                                             links(unit["key_links"]), links(unit["links"]))
     genres = key.select("doc", "genre").unique("doc")
