@@ -1,4 +1,4 @@
--- fct_pos_sentence: the seven counts of spec/pos.md per sentence (nbCas, NONEVAL, OK, ERR,
+-- fct_pos_sentence: the seven GRACE counts per sentence (nbCas, NONEVAL, OK, ERR,
 -- SIL_ok, SIL_err, SILOK_moy, plus SIL_sil and NONEVAL by reason), additive over any slice.
 -- Grain: campaign x task x corpus x system x evaluation x granularity x sentence.
 CREATE TABLE IF NOT EXISTS fct_pos_sentence (

@@ -1,4 +1,4 @@
--- mart_pos_scores: counts and scores of spec/pos.md for the corpus, each genre and each
+-- mart_pos_scores: the GRACE counts and scores for the corpus, each genre and each
 -- document (column `slice`): P = OK/(OK+ERR), D = (OK+ERR)/(OK+ERR+SIL), Pmin, Pmoy, Pmax,
 -- %NONEVAL. P is NULL when OK + ERR = 0 and the others when nothing is evaluable (undefined).
 -- Grain: campaign x task x corpus x system x evaluation x granularity x slice (x genre x doc).

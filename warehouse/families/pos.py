@@ -246,8 +246,8 @@ def _reference(con, sha: str, corpus) -> tuple[pl.DataFrame, pl.DataFrame, bool]
 def _score_unit(ctx, task, options, corpus: str, system: str, unit: dict, state: str, reference) -> None:
     con, campaign = ctx.con, ctx.campaign.id
     offered, ref_units, split = reference
-    sys_tokens = frame(con, "SELECT tok, form, tags FROM stg_pos_token WHERE sha256 = ? ORDER BY tok",
-                       [unit["submissions"]])
+    sys_tokens = frame(con, "SELECT tok, doc, sent, form, tags FROM stg_pos_token WHERE sha256 = ? "
+                            "ORDER BY tok", [unit["submissions"]])
     table = None
     if unit["table"] is not None:
         table = frame(con, "SELECT tag, pivot_tag AS pivot FROM stg_pos_tagtable WHERE sha256 = ?", [unit["table"]])
@@ -264,8 +264,8 @@ def _score_unit(ctx, task, options, corpus: str, system: str, unit: dict, state:
         insert_arrow(con, "int_pos_sys_unit", aligned.to_arrow(),
                      "$campaign, $task, $corpus, $system, unit, tok, unit_form, ref_unit", key)
         for evaluation in options["evaluations"]:
-            cases = (scorer.absolute_cases if evaluation == "absolute" else scorer.relative_cases)(
-                tokens, sys_units, partner)
+            cases = (scorer.absolute_cases(tokens, sys_units, partner) if evaluation == "absolute"
+                     else scorer.relative_cases(tokens))
             insert_arrow(con, "int_pos_case", cases.to_arrow(),
                          '$campaign, $task, $corpus, $system, $evaluation, "case", ref_unit, sys_tok, sys_tags, '
                          "projected, acceptable, span, noneval, unknown_tags", {**key, "evaluation": evaluation})
@@ -315,7 +315,9 @@ def intervals(ctx: RunContext, task: Task, corpus: str) -> None:
 
 def one_shot_report(con, campaign) -> dict:
     """``scorehouse pos --json``: the seven counts (absolute evaluation, full tags), the NONEVAL
-    reasons, the five scores, and the same for every evaluation x granularity under ``variants``."""
+    reasons, the five scores, and the same for every evaluation x granularity under ``variants``;
+    ``unknown_tags`` (tag -> absolute cases made NONEVAL) and ``dropped_alternatives`` (tag ->
+    absolute cases it was dropped from as an alternative)."""
     rows = frame(con, "SELECT * FROM mart_pos_scores WHERE slice = 'corpus' AND campaign = ?", [campaign.id])
     variants = {}
     for r in rows.iter_rows(named=True):
@@ -326,9 +328,14 @@ def one_shot_report(con, campaign) -> dict:
             "counts": counts, "scores": {k: r[k] for k in ("P", "D", "Pmin", "Pmoy", "Pmax")},
             "signature": signature(campaign.tasks[0], r["evaluation"], r["granularity"])}
     head = variants.get("absolute/full", {"counts": {}, "scores": {}, "signature": ""})
-    unknown = frame(con, "SELECT tag, cases FROM mart_pos_unknown_tags WHERE campaign = ? ORDER BY cases DESC, tag",
-                    [campaign.id])
-    return {**head, "unknown_tags": dict(unknown.iter_rows()), "variants": variants}
+    unknown = frame(con, "SELECT tag, cases, dropped FROM mart_pos_unknown_tags "
+                         "WHERE campaign = ? AND evaluation = 'absolute'", [campaign.id])
+
+    def by_tag(column: str) -> dict:
+        rows = unknown.filter(pl.col(column) > 0).sort([column, "tag"], descending=[True, False])
+        return dict(zip(rows["tag"], rows[column]))
+    return {**head, "unknown_tags": by_tag("cases"), "dropped_alternatives": by_tag("dropped"),
+            "variants": variants}
 
 
 def write_consensus(con, campaign_id: str, task: str, corpus: str, path: Path) -> Path:
