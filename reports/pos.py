@@ -1,5 +1,6 @@
-"""The POS bulletin page (GRACE, spec/pos.md): operating zones, precision / decision tables,
-relative evaluation, granularity, NONEVAL, kappa, consensus and residual forms.
+"""The POS bulletin page (GRACE, Adda et al., TALN 1999): operating zones, precision / decision
+tables, relative evaluation, granularity, NONEVAL, unknown tags and dropped alternatives, kappa,
+consensus and residual forms.
 
 Only published systems appear (withheld ones are left out, anonymous ones under their code);
 built-in baselines are marked, organiser systems are shown apart. Every table and chart carries
@@ -94,8 +95,14 @@ def page_data(con, campaign, task, out: Path) -> dict:
                       key).to_dicts()
     boot_n, boot_seed = ((resamples[0]["resamples"], resamples[0]["seed"]) if len(resamples) == 1
                          else (campaign.bootstrap, campaign.seed))
-    unknown = published("SELECT corpus, system, tag, cases FROM mart_pos_unknown_tags "
-                        "WHERE campaign = ? AND task = ?")
+    unknown = published(
+        "SELECT corpus, system, tag, "
+        + ", ".join(f"coalesce(sum({c}) FILTER (WHERE evaluation = '{e}'), 0)::BIGINT AS {e}_{c}"
+                    for e in evaluations for c in ("cases", "dropped"))
+        + " FROM mart_pos_unknown_tags WHERE campaign = ? AND task = ? GROUP BY ALL")
+    dropped = frame(con, "SELECT corpus, system, evaluation, sum(dropped)::BIGINT AS dropped "
+                         "FROM mart_pos_unknown_tags WHERE campaign = ? AND task = ? "
+                         "GROUP BY ALL", key)
     kappa = published("SELECT corpus, system, cases, p_o, p_e, kappa FROM mart_pos_kappa "
                       "WHERE campaign = ? AND task = ?")
     pairs = frame(con, "SELECT corpus, system_a, system_b, cases, p_o, p_e, kappa FROM mart_pos_kappa_pairs "
@@ -143,7 +150,7 @@ def page_data(con, campaign, task, out: Path) -> dict:
         "bootstrap": f"boot|unit:sentence|resamples:{boot_n}|seed:{boot_seed}|interval:percentile-95",
         "corpus": f"corpus|units:minimal|version:{version}",
         "zone": f"zone|exact:slice-band|points:400|{head_sig}",
-        "absolute": strict_sig,  # views computed on the absolute evaluation (unknown tags, residual forms)
+        "absolute": strict_sig,  # views computed on the absolute evaluation (residual forms)
         "kappa": f"kappa|cohen|cases:strict|{strict_sig}",
         "consensus": f"consensus|vote:1/k|ties:alphabetical|baselines:excluded|{strict_sig}",
     }
@@ -176,13 +183,8 @@ def page_data(con, campaign, task, out: Path) -> dict:
             if len(evaluations) == 2 else [],
             "category": _side_by_side(variant(he, "full"), variant(he, "category"))
             if len(granularities) == 2 else [],
-            "noneval": _grouped(sc.filter((pl.col("slice") == "corpus") & (pl.col("granularity") == hg))
-                                .with_columns(pl.col("evaluation").replace_strict(
-                                    {e: i for i, e in enumerate(EVALUATIONS)}, return_dtype=pl.Int32).alias("_e"))
-                                .sort("_e", maintain_order=True)
-                                .with_columns(pl.col("system").replace_strict(order, return_dtype=pl.Int64).alias("_s"))
-                                .sort("_s", maintain_order=True).drop("_e", "_s").to_dicts()) if sc.height else [],
-            "unknown": _rows(unknown, corpus, "cases"),
+            "noneval": _noneval(sc, hg, order, dropped.filter(pl.col("corpus") == corpus)),
+            "unknown": _rows(unknown, corpus, f"{he}_cases"),
             "kappa": _grouped(_rows(kappa, corpus)),
             "pairs": pairs.filter(pl.col("corpus") == corpus).to_dicts() if pairs.height else [],
             "consensus": consensus.filter(pl.col("corpus") == corpus).to_dicts(),
@@ -194,6 +196,20 @@ def page_data(con, campaign, task, out: Path) -> dict:
             "head_evaluation": he, "head_granularity": hg,
             "corpora": corpora.to_dicts(), "sig": sig, "per_corpus": per_corpus, "rejected": rejected,
             "files": files, "resamples": boot_n, "seed": boot_seed, "residual_examples": RESIDUAL_EXAMPLES}
+
+
+def _noneval(sc: pl.DataFrame, granularity: str, order: dict, dropped: pl.DataFrame) -> list:
+    """NONEVAL by reason per system and evaluation (corpus slice), with the alternatives dropped
+    for a tag missing from the table (``dropped``), grouped, in page order."""
+    if not sc.height:
+        return []
+    rank = {e: i for i, e in enumerate(EVALUATIONS)}
+    rows = (sc.filter((pl.col("slice") == "corpus") & (pl.col("granularity") == granularity))
+            .join(dropped.drop("corpus"), on=["system", "evaluation"], how="left")
+            .with_columns(pl.col("dropped").fill_null(0),
+                          _e=pl.col("evaluation").replace_strict(rank, return_dtype=pl.Int32),
+                          _s=pl.col("system").replace_strict(order, return_dtype=pl.Int64)))
+    return _grouped(rows.sort("_s", "_e").drop("_e", "_s").to_dicts())
 
 
 def _rows(table: pl.DataFrame, corpus: str, sort: str | None = None) -> list[dict]:

@@ -1,13 +1,13 @@
 """The POS bulletin page (reports/pos.py, templates/pos.html) on a tiny self-made GRACE campaign,
 checked in headless Chromium and as files; and the exact operating zone of reports/charts.py
-against a dense sampling of the (ok, err) polygon of spec/pos.md.
+against a dense sampling of the paper's (ok, err) polygon.
 
 The campaign: a reference with two documents of two genres, a double-marked locution and an
 ambiguous reference unit; a training corpus (so the built-in baselines run); four systems:
 ``tagger-a`` (public, pivot tags: one error, two silences, a dropped token = a residual form),
 ``tagger-b`` (anonymous, its own tagset through a correspondence table: a multi-unit token that
-is no reference segmentation, a tag missing from its table), ``secret`` (withheld) and ``house``
-(organisers).
+is no reference segmentation, a tag missing from its table, and an alternative missing from it
+beside a known one), ``secret`` (withheld) and ``house`` (organisers).
 """
 
 from __future__ import annotations
@@ -97,6 +97,8 @@ def _tagger_b(sent, tokens):
             skip = True
         elif form == "Marie":
             rows.append((form, "INTJ"))  # missing from the correspondence table
+        elif form == "chanson":
+            rows.append((form, "NOUN|GRAM"))  # GRAM is missing: dropped, NOUN is judged
         else:
             rows.append((form, COARSE[tags.split("|")[0]]))
     return rows
@@ -235,6 +237,17 @@ def test_page_figures(bulletin):
     b = scores.filter((pl.col("label").str.starts_with("P-")) & (pl.col("slice") == "corpus")
                       & (pl.col("evaluation") == "absolute") & (pl.col("granularity") == "full")).row(0, named=True)
     assert b["noneval_segmentation"] == 2 and b["noneval_unknown_tag"] == 1 and b["SIL"] > 0
+    # Marie INTJ: no known alternative, one case (one unit, one token) made NONEVAL in each
+    # evaluation; chanson NOUN|GRAM: GRAM dropped, the case judged on NOUN (absolute: {Ncms,
+    # Ncfs}, a silence; relative: NOUN against Ncfs's inverse image {NOUN}, OK).
+    unknown = pl.read_csv(out / "pos" / "pos_unknown_tags.csv").filter(pl.col("label") == b["label"])
+    assert sorted(unknown.select("tag", "absolute_cases", "absolute_dropped", "relative_cases",
+                                 "relative_dropped").rows()) == [("GRAM", 0, 1, 0, 1), ("INTJ", 1, 0, 1, 0)]
+    assert "<code>GRAM</code>" in html and "Alternatives dropped" in html
+    b_rel = scores.filter((pl.col("label") == b["label"]) & (pl.col("slice") == "corpus")
+                          & (pl.col("evaluation") == "relative")
+                          & (pl.col("granularity") == "full")).row(0, named=True)
+    assert b_rel["noneval_unknown_tag"] == 1 and b_rel["SIL"] == 0
     consensus = pl.read_csv(out / "pos" / "pos_consensus.csv").row(0, named=True)
     assert consensus["units"] == 22 and 0 < consensus["mean_agreement"] <= 1
     assert consensus["share_half"] + consensus["share_low"] == pytest.approx(1)
