@@ -85,7 +85,8 @@ def _by(table: pl.DataFrame, column: str, order: list[str]) -> pl.DataFrame:
 def _published(rows: pl.DataFrame, systems: pl.DataFrame, *by: str) -> pl.DataFrame:
     """Rows of published systems only, with label, organiser and group, in page order."""
     visible = systems.select("system", "label", "organiser", "group", "_order")
-    return rows.join(visible, on="system", how="inner").sort(*by, "_order", maintain_order=True).drop("_order")
+    return (rows.join(visible, on="system", how="inner", maintain_order="left")
+            .sort(*by, "_order", maintain_order=True).drop("_order"))
 
 
 def _grouped(rows: list[dict]) -> list[tuple[str, list[dict]]]:

@@ -55,10 +55,10 @@ def page_data(con, campaign, task, out: Path) -> dict:
     visible = systems.select("system", "label", "organiser", "baseline", "group")
 
     def published(query: str, params=key) -> pl.DataFrame:
-        rows = frame(con, query, params)
+        rows = frame(con, f"SELECT * FROM ({query}) ORDER BY ALL", params)  # a total order: same bytes
         if not rows.height:
             return rows
-        return (rows.join(visible, on="system", how="inner")
+        return (rows.join(visible, on="system", how="inner", maintain_order="left")
                 .with_columns(pl.col("system").replace_strict(order, return_dtype=pl.Int64).alias("_order"))
                 .sort("corpus", "_order", maintain_order=True).drop("_order"))
 
@@ -120,7 +120,7 @@ def page_data(con, campaign, task, out: Path) -> dict:
                  if rows else pairs.clear())
     consensus = frame(con, """
         SELECT c.corpus, count(u.unit) AS units, count(m.ref_unit) AS with_consensus,
-               avg(m.agreement) AS mean_agreement,
+               avg(m.agreement::DECIMAL(38, 18))::DOUBLE AS mean_agreement,  -- exact sum: same bits every run
                avg((m.agreement >= 1 - 1e-9)::INTEGER) AS share_full,
                avg((m.agreement >= 0.5)::INTEGER) AS share_half,
                avg((m.agreement < 0.5)::INTEGER) AS share_low

@@ -42,7 +42,8 @@ def published_systems(con, key: list, baselines: dict | None = None) -> pl.DataF
 def only_published(rows: pl.DataFrame, systems: pl.DataFrame) -> pl.DataFrame:
     """Rows of published systems only, with label, organiser, baseline and group, in page order."""
     visible = systems.select("system", "label", "organiser", "baseline", "group", "_order")
-    return rows.join(visible, on="system", how="inner").sort("_order", maintain_order=True).drop("_order")
+    return (rows.join(visible, on="system", how="inner", maintain_order="left")
+            .sort("_order", maintain_order=True).drop("_order"))
 
 
 def grouped(rows: list[dict]) -> list[tuple[str, list[dict]]]:

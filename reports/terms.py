@@ -81,7 +81,7 @@ def page_data(con, campaign, task, out: Path) -> dict:
     sweep = only_published(frame(con, """
         SELECT corpus, system, sigma, output_terms, aligned_terms, parts, tp, tr, f, precision, recall, f_exact
         FROM mart_terms_sweep WHERE campaign = ? AND task = ? AND reference = 'reference' AND slice = 'all'
-         AND top = 0 ORDER BY sigma""", key), systems)
+         AND top = 0 ORDER BY corpus, system, sigma""", key), systems)
     pairs = only_published(frame(con, f"""
         WITH aligned AS (
             SELECT corpus, system, term, rank, nearest, nearest_label, dch, dtc, dt,

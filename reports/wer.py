@@ -33,8 +33,9 @@ def page_data(con, campaign, task, out: Path) -> dict:
     visible = systems.select("system", "label", "organiser")
 
     def published(query: str, params=key, on="system") -> pl.DataFrame:
-        rows = frame(con, query, params)
-        return rows.join(visible, left_on=on, right_on="system", how="inner") if rows.height else rows
+        rows = frame(con, f"SELECT * FROM ({query}) ORDER BY ALL", params)  # a total order: same bytes
+        return rows.join(visible, left_on=on, right_on="system", how="inner", maintain_order="left") \
+            if rows.height else rows
 
     scores = published(
         "SELECT s.corpus, s.system, s.method, s.utterances, s.missing, s.N, s.wer, s.c_rate, s.i_rate, "
@@ -138,7 +139,7 @@ def _speakers(by_field: pl.DataFrame, corpus: str) -> list[dict]:
     return (rows.filter(pl.col("N") > 0).group_by("label", "organiser")
             .agg(pl.len().alias("speakers"), pl.col("wer").quantile(0.25).alias("q1"),
                  pl.col("wer").median().alias("median"), pl.col("wer").quantile(0.75).alias("q3"),
-                 pl.col("value").sort_by("wer", descending=True).first().alias("worst"),
+                 pl.col("value").sort_by(["wer", "value"], descending=[True, False]).first().alias("worst"),
                  pl.col("wer").max().alias("worst_wer"))
             .sort("organiser", "label").to_dicts())
 
@@ -146,8 +147,9 @@ def _speakers(by_field: pl.DataFrame, corpus: str) -> list[dict]:
 def _errors(errors: pl.DataFrame, corpus: str) -> list[dict]:
     rows = errors.filter(pl.col("corpus") == corpus) if errors.height else errors
     out = []
-    for label in (rows["label"].unique(maintain_order=True).to_list() if rows.height else []):
-        mine = rows.filter(pl.col("label") == label).sort("n", descending=True)
+    for label in (rows.sort("organiser", "label")["label"].unique(maintain_order=True).to_list() if rows.height else []):
+        mine = rows.filter(pl.col("label") == label).sort(["n", "ref_token", "hyp_token"],
+                                                          descending=[True, False, False], nulls_last=True)
         out.append({"label": label, **{op: mine.filter(pl.col("op") == op).to_dicts() for op in "SDI"}})
     return out
 

@@ -89,7 +89,7 @@ def intervals(aligned: pl.DataFrame, sizes: pl.DataFrame, references: dict[str, 
         parts = inside.group_by(pl.when(pl.col("in")).then(pl.lit("r") + pl.col("nearest"))
                                 .otherwise(pl.lit("e") + pl.col("term")).alias("part")).agg(
             pl.when(pl.col("in")).then(1 - pl.col("dt")).otherwise(0.0).max().alias("pert"),
-            pl.col("nearest").first(), pl.col("in").any())
+            pl.col("nearest").first(), pl.col("in").any()).sort("part")  # a fixed order for the resamples
         credit = np.zeros(size)  # per reference term: Pert of the part aligned to it, matched exactly or not
         matched = np.zeros(size)
         members = slice_terms(references[kind], name, exclude_labels)

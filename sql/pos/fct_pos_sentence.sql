@@ -38,7 +38,8 @@ SELECT j.campaign, j.task, j.corpus, j.system, j.evaluation, j.granularity, u.do
        count(*) FILTER (WHERE j.judgement = 'SIL_ok'),
        count(*) FILTER (WHERE j.judgement = 'SIL_err'),
        count(*) FILTER (WHERE j.judgement = 'SIL_sil'),
-       coalesce(sum(j.c / j.k) FILTER (WHERE j.judgement LIKE 'SIL%'), 0)
+       -- fixed-point sum of the c/k: exact, so the same bits whatever order the threads add them in
+       coalesce(sum(CASE WHEN j.judgement LIKE 'SIL%' THEN (j.c / j.k)::DECIMAL(38, 18) END), 0)::DOUBLE
 FROM int_pos_judgement j
 JOIN int_pos_ref_unit u ON u.sha256 = $reference_sha AND u.unit = j.ref_unit
 WHERE j.campaign = $campaign AND j.task = $task AND j.corpus = $corpus AND j.system = $system

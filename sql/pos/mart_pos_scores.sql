@@ -13,7 +13,7 @@ WITH sums AS (
            sum(noneval_unknown_tag)::BIGINT AS noneval_unknown_tag,
            sum(noneval_no_inverse_image)::BIGINT AS noneval_no_inverse_image,
            sum(OK)::BIGINT AS OK, sum(ERR)::BIGINT AS ERR, sum(SIL_ok)::BIGINT AS SIL_ok, sum(SIL_err)::BIGINT AS SIL_err,
-           sum(SIL_sil)::BIGINT AS SIL_sil, sum(SILOK_moy) AS SILOK_moy
+           sum(SIL_sil)::BIGINT AS SIL_sil, sum(SILOK_moy::DECIMAL(38, 18))::DOUBLE AS SILOK_moy
     FROM fct_pos_sentence
     GROUP BY GROUPING SETS (
         (campaign, task, corpus, system, evaluation, granularity),

@@ -25,7 +25,8 @@ WITH grid AS (
     GROUP BY campaign, task, corpus, system, reference, slice, top, sigma,
              CASE WHEN aligned THEN 'r' || nearest ELSE 'e' || term END
 ), totals AS (
-    SELECT campaign, task, corpus, system, reference, slice, top, sigma, count(*) AS parts, sum(pert) AS pert,
+    SELECT campaign, task, corpus, system, reference, slice, top, sigma, count(*) AS parts,
+           sum(pert::DECIMAL(38, 18))::DOUBLE AS pert,  -- exact: the same bits in any order
            sum(n) AS output_terms, coalesce(sum(n) FILTER (WHERE aligned), 0) AS aligned_terms,
            sum(matches) AS matches
     FROM parts
