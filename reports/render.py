@@ -1,15 +1,14 @@
-"""Render a campaign's bulletins: an index page and one page per task (family template)."""
+"""Render a campaign's bulletin pages: an index page and one page per task (family template).
+What to render, where, and the swap that publishes them: :mod:`warehouse.publish`."""
 
 from __future__ import annotations
 
-from datetime import datetime
 from pathlib import Path
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
-from warehouse import __version__
 from warehouse.db import frame
-from warehouse.families import family
+from warehouse.families import page_module
 
 
 def environment() -> Environment:
@@ -22,24 +21,18 @@ def environment() -> Environment:
     return env
 
 
-def render_campaign(con, campaign, out: Path) -> list[Path]:
-    """Write ``index.html`` and one page (plus exported tables) per task into ``out``."""
-    out.mkdir(parents=True, exist_ok=True)
-    env = environment()
-    run = frame(con, "SELECT run_id, started_at FROM cat_run WHERE campaign = ? ORDER BY run_id DESC LIMIT 1",
-                [campaign.id]).to_dicts()
-    common = {"campaign": campaign, "version": __version__, "run": run[0] if run else None,
-              "generated": datetime.now().strftime("%Y-%m-%d %H:%M")}
-    pages, written = [], []
-    for task in campaign.tasks:
-        folder = out / task.id
-        folder.mkdir(exist_ok=True)
-        data = family(task.family).page_data(con, campaign, task, folder)
-        path = folder / "index.html"
-        path.write_text(env.get_template(f"{task.family}.html").render(**common, **data, root="../"),
-                        encoding="utf-8")
-        pages.append({"task": task, "href": f"{task.id}/index.html"})
-        written.append(path)
+def render_task(con, campaign, task, folder: Path, env: Environment, common: dict) -> Path:
+    """Write one task's page (and its exported tables) into ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    data = page_module(task.family).page_data(con, campaign, task, folder)
+    path = folder / "index.html"
+    path.write_text(env.get_template(f"{task.family}.html").render(**common, **data, root="../"), encoding="utf-8")
+    return path
+
+
+def render_index(con, campaign, out: Path, env: Environment, common: dict) -> Path:
+    """Write the campaign's index page (its tasks and published participants) into ``out``."""
+    pages = [{"task": task, "href": f"{task.id}/index.html"} for task in campaign.tasks]
     participants = frame(con, "SELECT CASE WHEN publication = 'anonymous' THEN code ELSE name END AS shown, "
                               "publication, organiser FROM cat_participant "
                               "WHERE campaign = ? AND publication <> 'withheld' ORDER BY organiser, shown",
@@ -47,7 +40,7 @@ def render_campaign(con, campaign, out: Path) -> list[Path]:
     index = out / "index.html"
     index.write_text(env.get_template("index.html").render(**common, pages=pages, participants=participants,
                                                            root=""), encoding="utf-8")
-    return [index, *written]
+    return index
 
 
 def rejected_inputs(con, campaign, task, labels: dict[str, str]) -> list[dict]:

@@ -7,10 +7,13 @@ the file as accepted or rejected (with the reader's ``file:line`` message) in on
 
 from __future__ import annotations
 
+import ast
 import hashlib
+import importlib.util
 import json
 import os
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from importlib import resources
@@ -25,6 +28,7 @@ from etl.errors import InputError
 from warehouse import __version__
 from warehouse.campaign import Campaign
 from warehouse.db import one
+from warehouse.faults import checkpoint
 
 
 @dataclass
@@ -59,9 +63,33 @@ def finish_run(ctx: RunContext, status: str | None = None, message: str = "") ->
     return status
 
 
-def _declare(con, campaign: Campaign, run_id: int) -> None:
-    con.begin()
+@contextmanager
+def transaction(con: duckdb.DuckDBPyConnection):
+    """One transaction on ``con``: committed when the block ends, rolled back if it raises.
+    Nested blocks join the outermost one, so a step that commits its rows together with the
+    record that they are done (a reduce, a page) may call helpers that open their own block."""
+    depth = _DEPTH.get(id(con), 0)
+    if depth == 0:
+        con.begin()
+    _DEPTH[id(con)] = depth + 1
     try:
+        yield con
+    except BaseException:
+        _DEPTH[id(con)] = depth
+        if depth == 0:
+            con.rollback()
+        raise
+    _DEPTH[id(con)] = depth
+    if depth == 0:
+        con.commit()
+        checkpoint("commit")
+
+
+_DEPTH: dict[int, int] = {}  # id(connection) -> depth of open transaction blocks
+
+
+def _declare(con, campaign: Campaign, run_id: int) -> None:
+    with transaction(con):
         c = campaign.id
         con.execute("DELETE FROM cat_campaign WHERE campaign = ?", [c])
         con.execute("INSERT INTO cat_campaign VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -80,10 +108,6 @@ def _declare(con, campaign: Campaign, run_id: int) -> None:
                               json.dumps(s.options)] for s in task.systems])
             con.executemany("INSERT INTO cat_corpus VALUES (?, ?, ?, ?, ?)",
                             [[c, task.id, task.family, k.id, k.phase] for k in task.corpora])
-        con.commit()
-    except Exception:
-        con.rollback()
-        raise
 
 
 @dataclass(frozen=True)
@@ -232,16 +256,11 @@ def _accept(ctx: RunContext, slot: Slot, path: str, sha: str, table: pa.Table, s
     """In one transaction: stage the rows (unless this content is staged already for this role)
     and catalogue the version as accepted."""
     con = ctx.con
-    con.begin()
-    try:
+    with transaction(con):
         if not one(con, "SELECT 1 FROM cat_input WHERE sha256 = ? AND status = 'accepted' AND role = ? LIMIT 1",
                    [sha, slot.role]):
             stage(con, sha, table)
         _record(con, ctx, slot, path, sha, table.num_rows, "accepted", None)
-        con.commit()
-    except Exception:
-        con.rollback()
-        raise
     ctx.loaded += 1
 
 
@@ -284,15 +303,10 @@ def replace_rows(con, key: dict, tables: tuple[str, ...], body) -> None:
     inserts, in one transaction: a unit's results (key campaign, task, corpus, system), a
     corpus's (campaign, task, corpus) or a task's (campaign, task)."""
     where = " AND ".join(f"{column} = ${column}" for column in key)
-    con.begin()
-    try:
+    with transaction(con):
         for t in tables:
             con.execute(f"DELETE FROM {t} WHERE {where}", key)
         body()
-        con.commit()
-    except Exception:
-        con.rollback()
-        raise
 
 
 def record_scoring(ctx: RunContext, folder: str, hist: str, key: dict, unit: dict, state: str) -> None:
@@ -308,19 +322,57 @@ def record_scoring(ctx: RunContext, folder: str, hist: str, key: dict, unit: dic
                     {**key, "state": state, "inputs": inputs, "run_id": ctx.run_id})
 
 
-def code_version(sql_folder: str, scorers: tuple[str, ...]) -> str:
-    """A family's code version: the package version plus a hash of the scorer modules (file names
-    in ``scorers/``) and the SQL folder its results depend on, so that a change to either
-    re-scores its units."""
-    parts = [resources.files("scorers").joinpath(name).read_text(encoding="utf-8") for name in scorers]
+def code_version(sql_folder: str, module: str) -> str:
+    """A family's code version: the package version plus a hash of the SQL folder its results
+    depend on and of every project module its scoring imports, found by following the imports of
+    ``module`` (the family module) through the ``scorers``, ``etl`` and ``warehouse.families``
+    packages. No list is kept by hand: a change to any module the scoring reaches, however
+    indirectly, re-scores the family's units, and a change elsewhere does not."""
+    parts = [text for _, text in imported_sources(module)]
     parts += [e.read_text(encoding="utf-8") for e in sorted(resources.files("sql").joinpath(sql_folder).iterdir(),
                                                               key=lambda e: e.name) if e.name.endswith(".sql")]
     return f"{__version__}+{fingerprint({'code': parts})[:8]}"
 
 
+_SCORING_PACKAGES = ("scorers", "etl", "warehouse.families")
+
+
+def imported_sources(module: str) -> list[tuple[str, str]]:
+    """``(module name, source)`` of ``module`` and of every module of :data:`_SCORING_PACKAGES`
+    it imports, directly or not (read statically from the import statements), sorted by name."""
+    seen: dict[str, str] = {}
+    todo = [module]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.origin is None or not spec.origin.endswith(".py"):
+            continue
+        source = Path(spec.origin).read_text(encoding="utf-8")
+        seen[name] = source
+        for node in ast.walk(ast.parse(source)):
+            found = []
+            if isinstance(node, ast.Import):
+                found = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                # "from package import module" depends on the module, not on the package's __init__
+                inner = [f"{node.module}.{alias.name}" for alias in node.names]
+                found = [f for f in inner if _is_module(f)] or [node.module]
+            todo += [f for f in found if f.startswith(_SCORING_PACKAGES) and _is_module(f)]
+    return sorted(seen.items())
+
+
+def _is_module(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ModuleNotFoundError:
+        return False
+
+
 def fingerprint(payload: dict) -> str:
     """Stable hash of a JSON-able payload (inputs, options, code version)."""
-    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:16]
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
 def _now() -> datetime:

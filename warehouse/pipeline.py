@@ -1,8 +1,9 @@
 """The nightly job and its steps: load, score, report; and the one-shot in-memory warehouse.
 
 ``run`` = ``load`` + ``score`` + ``report``, each of which can also run alone. A run only loads
-files whose content changed, only scores units whose inputs, options or code changed, and only
-re-renders bulletins when a result changed (or the bulletins are missing).
+files whose content changed, only scores units whose inputs, options or code changed, only
+recomputes the reduces whose units, seed or options changed (:mod:`warehouse.artifacts`), and only
+re-renders the pages whose data or publication settings changed (:mod:`warehouse.publish`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from warehouse.campaign import Campaign, Corpus, Participant, System, Task, load
 from warehouse.catalog import RunContext, finish_run, start_run
 from warehouse.db import apply_schema, connect
 from warehouse.families import family, sql_folders
+from warehouse.publish import publish
 
 STEPS = ("load", "score", "report")
 
@@ -77,19 +79,11 @@ def _execute(ctx: RunContext, steps, out, force: bool) -> RunResult:
                 declare(ctx, task)
             if "load" in steps:
                 family(task.family).load(ctx, task)
-        scored_before = ctx.scored
         for task in ctx.campaign.tasks:
             if "score" in steps:
                 family(task.family).score(ctx, task, force=force)
         if "report" in steps and out is not None:
-            from reports.render import render_campaign  # matplotlib is imported only when reporting
-
-            out = Path(out)
-            stale = not (out / "index.html").exists() or ctx.scored > scored_before or force or steps == ("report",)
-            if stale:
-                bulletins = render_campaign(ctx.con, ctx.campaign, out)
-            else:
-                ctx.notes.append(f"bulletins in {out} are up to date")
+            bulletins = publish(ctx, Path(out), force=force)
     except BaseException as err:
         finish_run(ctx, "failed", f"{type(err).__name__}: {err}")
         raise

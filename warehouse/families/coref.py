@@ -30,6 +30,7 @@ from rich.progress import Progress
 from etl.coref import read_conll2012, read_coref_jsonl, read_coref_links, read_mention_categories
 from scorers import bootstrap
 from scorers import coref as scorer
+from warehouse.artifacts import reduce
 from warehouse.campaign import CampaignError, Task
 from warehouse.catalog import code_version as catalog_code_version
 from warehouse.catalog import (RunContext, Slot, StageJob, current_inputs, drop_undeclared, fingerprint,
@@ -49,7 +50,7 @@ _MENTION_COLUMNS = ["doc", "genre", "start", "end", "cluster", "category", "text
 @cache
 def code_version() -> str:
     """Package version plus a hash of the family's scoring code and SQL: a change re-scores."""
-    return catalog_code_version(SQL_FOLDER, ("coref.py", "coref_paper.py", "bootstrap.py"))
+    return catalog_code_version(SQL_FOLDER, __name__)
 
 
 def signature(convention: str, singletons: bool) -> str:
@@ -156,14 +157,15 @@ def _mentions(con, sha: str, genre: bool = True) -> pl.DataFrame:
 
 def score(ctx: RunContext, task: Task, force: bool = False) -> None:
     """Recompute every (corpus, system) unit whose inputs, options or code changed (the built-in
-    baselines are units whose input is the key), then the intervals of the changed corpora."""
+    baselines are units whose input is the key), then the intervals of every corpus whose units,
+    seed or options changed since they were last computed (:func:`warehouse.artifacts.reduce`)."""
     options = _options(task)
     con, campaign = ctx.con, ctx.campaign.id
     inputs = current_inputs(con, campaign, task.id)
     states = scoring_state(con, campaign, task.id)
     systems = [s.id for s in task.systems] + (list(BASELINES) if options["baselines"] else [])
     declared = {(c.id, s) for c in task.corpora for s in systems}
-    changed = set(drop_undeclared(ctx, task.id, declared, _UNIT_TABLES)) & {c.id for c in task.corpora}
+    drop_undeclared(ctx, task.id, declared, _UNIT_TABLES)
     todo = []
     for corpus in task.corpora:
         for system in systems:
@@ -185,12 +187,12 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
         bar = progress.add_task(f"scoring {task.id}", total=len(todo))
         for corpus, system, unit, state in todo:
             _score_unit(ctx, task, options, corpus, system, unit, state)
-            changed.add(corpus.id)
             ctx.scored += 1
             progress.advance(bar)
     if task.options.get("intervals", True):
-        for corpus_id in sorted(changed):
-            intervals(ctx, task, corpus_id)
+        for corpus in task.corpora:
+            reduce(ctx, task, corpus.id, "intervals", lambda c=corpus.id: intervals(ctx, task, c), code_version(),
+                   force)
 
 
 def _with_genre(mentions: pl.DataFrame, corpus) -> pl.DataFrame:
@@ -383,10 +385,3 @@ def _metrics(rows: pl.DataFrame) -> dict:
         else:
             out[m] = {"recall": r["recall"], "precision": r["precision"], "f1": r["f1"]}
     return out
-
-
-def page_data(con, campaign, task, out: Path):
-    """The bulletin page's data (reports/coref.py), for reports/templates/coref.html."""
-    from reports.coref import page_data as coref_page_data
-
-    return coref_page_data(con, campaign, task, out)

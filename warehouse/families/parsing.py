@@ -28,6 +28,7 @@ from etl.ud import read_ud
 from scorers import bootstrap
 from scorers import easy as easy_scorer
 from scorers import ud as ud_scorer
+from warehouse.artifacts import reduce
 from warehouse.campaign import CampaignError, Task
 from warehouse.catalog import code_version as catalog_code_version
 from warehouse.catalog import (RunContext, Slot, StageJob, current_inputs, drop_undeclared, fingerprint,
@@ -47,7 +48,7 @@ _ITEM_COLUMNS = ["sent_no", "sent", "line_no", "kind", "item", "type", "form_no"
 @cache
 def code_version() -> str:
     """Package version plus a hash of the family's scoring code and SQL: a change re-scores."""
-    return catalog_code_version(SQL_FOLDER, ("easy.py", "ud.py", "ud_align.py"))
+    return catalog_code_version(SQL_FOLDER, __name__)
 
 
 def signature(kind: str, mode: str | None = None, function: str | None = None, recover: bool = False) -> str:
@@ -136,15 +137,16 @@ def load(ctx: RunContext, task: Task) -> None:
 # ---------------------------------------------------------------- score
 
 def score(ctx: RunContext, task: Task, force: bool = False) -> None:
-    """Recompute every (corpus, system) unit whose inputs or code changed; then, per changed
-    corpus, the corpus description, the combined treebank (EASY) and the intervals."""
+    """Recompute every (corpus, system) unit whose inputs or code changed; then each reduce whose
+    units, seed or options changed since it last completed (:func:`warehouse.artifacts.reduce`):
+    per corpus its description and combined treebank (EASY), and the task's intervals."""
     options = _options(task)
     con, campaign = ctx.con, ctx.campaign.id
     inputs = current_inputs(con, campaign, task.id)
     states = scoring_state(con, campaign, task.id)
     declared = {(c.id, s.id) for c in task.corpora for s in task.systems}
     tables = ud.UD_TABLES if options["dependency"] else _EASY_TABLES
-    changed = set(drop_undeclared(ctx, task.id, declared, tables)) & {c.id for c in task.corpora}
+    drop_undeclared(ctx, task.id, declared, tables)
     todo = []
     for corpus in task.corpora:
         for system in task.systems:
@@ -166,17 +168,17 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
                     _reference_ranges(ctx, task, corpus.id, reference[1])
             scorer = ud.score_unit if options["dependency"] else _score_easy_unit
             scorer(ctx, task, options, corpus, system, unit, state, reference[1])
-            changed.add(corpus.id)
             ctx.scored += 1
             progress.advance(bar)
-    corpora = {c.id: c for c in task.corpora}
-    for corpus_id in sorted(changed):
-        if corpus_id in corpora:
-            _describe_corpus(ctx, task, corpora[corpus_id], options["dependency"])
-            if not options["dependency"] and task.options.get("consensus", True):
-                consensus(ctx, task, corpora[corpus_id], options["majority"])
-    if changed and task.options.get("intervals", True):
-        intervals(ctx, task, options["dependency"])
+    for corpus in task.corpora:
+        reference_sha = {"reference": inputs.get((corpus.id, "", "reference"))}
+        reduce(ctx, task, corpus.id, "corpus", lambda c=corpus: _describe_corpus(ctx, task, c, options["dependency"]),
+               code_version(), force, reference_sha)
+        if not options["dependency"] and task.options.get("consensus", True):
+            reduce(ctx, task, corpus.id, "consensus", lambda c=corpus: consensus(ctx, task, c, options["majority"]),
+                   code_version(), force, reference_sha)
+    if task.options.get("intervals", True):
+        reduce(ctx, task, None, "intervals", lambda: intervals(ctx, task, options["dependency"]), code_version(), force)
 
 
 def _staged(con, sha: str, dependency: bool) -> pl.DataFrame:
@@ -373,10 +375,3 @@ def one_shot_report(con, campaign) -> dict:
                       "FROM mart_parsing_scores WHERE slice IN ('task', 'type') AND campaign = ? "
                       "ORDER BY kind, type NULLS FIRST, mode, function", [campaign.id])
     return {"scores": rows.to_dicts()}
-
-
-def page_data(con, campaign, task, out):
-    """The bulletin page's data (reports/parsing.py), for reports/templates/parsing.html."""
-    from reports.parsing import page_data as parsing_page_data
-
-    return parsing_page_data(con, campaign, task, out)

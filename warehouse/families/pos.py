@@ -25,6 +25,7 @@ from etl.tagtable import read_tag_table
 from scorers import bootstrap
 from scorers import lcs
 from scorers import pos as scorer
+from warehouse.artifacts import reduce
 from warehouse.campaign import CampaignError, Task
 from warehouse.catalog import code_version as catalog_code_version
 from warehouse.catalog import (RunContext, Slot, current_inputs, drop_undeclared, fingerprint, record_scoring,
@@ -42,7 +43,7 @@ _TOKEN_COLUMNS = ["tok", "line_no", "doc", "genre", "sent", "form", "tags", "loc
 @cache
 def code_version() -> str:
     """Package version plus a hash of the family's scoring code and SQL: a change re-scores."""
-    return catalog_code_version(SQL_FOLDER, ("pos.py", "bootstrap.py"))
+    return catalog_code_version(SQL_FOLDER, __name__)
 
 
 def signature(task: Task, evaluation: str, granularity: str) -> str:
@@ -183,14 +184,15 @@ def _systems(ctx: RunContext, task: Task) -> list[tuple[str, dict]]:
 
 
 def score(ctx: RunContext, task: Task, force: bool = False) -> None:
-    """Recompute every (corpus, system) unit whose inputs or code changed, then the intervals of
-    the corpora that changed."""
+    """Recompute every (corpus, system) unit whose inputs or code changed, then the consensus and
+    the intervals of every corpus whose units, seed or options changed since they were last
+    computed (:func:`warehouse.artifacts.reduce`)."""
     options = _options(task)
     con, campaign = ctx.con, ctx.campaign.id
     inputs = current_inputs(con, campaign, task.id)
     states = scoring_state(con, campaign, task.id)
     declared = {(c.id, s) for c in task.corpora for s, _ in _systems(ctx, task)}
-    stale = drop_undeclared(ctx, task.id, declared, _UNIT_TABLES)
+    drop_undeclared(ctx, task.id, declared, _UNIT_TABLES)
     todo = []
     for corpus in task.corpora:
         for system, sys_options in _systems(ctx, task):
@@ -205,7 +207,6 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
                                  "split": corpus.options.get("format", "grace") != "conllu"})
             if force or states.get((corpus.id, system)) != state:
                 todo.append((corpus, system, unit, state))
-    changed = set(stale) & {c.id for c in task.corpora}
     with Progress(transient=True, disable=ctx.quiet) as progress:
         bar = progress.add_task(f"scoring {task.id}", total=len(todo))
         reference = None
@@ -213,13 +214,13 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
             if reference is None or reference[0] != unit["reference"]:
                 reference = (unit["reference"], *_reference(con, unit["reference"], corpus))
             _score_unit(ctx, task, options, corpus.id, system, unit, state, reference[1:])
-            changed.add(corpus.id)
             ctx.scored += 1
             progress.advance(bar)
-    for corpus_id in sorted(changed):
-        consensus(ctx, task, corpus_id)
+    for corpus in task.corpora:
+        reduce(ctx, task, corpus.id, "consensus", lambda c=corpus.id: consensus(ctx, task, c), code_version(), force)
         if task.options.get("intervals", True):
-            intervals(ctx, task, corpus_id)
+            reduce(ctx, task, corpus.id, "intervals", lambda c=corpus.id: intervals(ctx, task, c), code_version(),
+                   force)
 
 
 def consensus(ctx: RunContext, task: Task, corpus: str) -> None:
@@ -364,10 +365,3 @@ def write_consensus(con, campaign_id: str, task: str, corpus: str, path: Path) -
         lines.append(f"{r['form']}\t{r['tag'] or 'X'}")
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
-
-
-def page_data(con, campaign, task, out):
-    """The bulletin page's data (reports/pos.py), for reports/templates/pos.html."""
-    from reports.pos import page_data as pos_page_data
-
-    return pos_page_data(con, campaign, task, out)

@@ -51,7 +51,7 @@ _UNIT_TABLES = ("int_terms_alignment", "fct_terms_slice", "mart_terms_sweep", "m
 @cache
 def code_version() -> str:
     """Package version plus a hash of the family's scoring code and SQL: a change re-scores."""
-    return catalog_code_version(SQL_FOLDER, ("terms.py", "terms_measures.py", "terms_slices.py", "bootstrap.py"))
+    return catalog_code_version(SQL_FOLDER, __name__)
 
 
 def signature(sigma: float, case: str) -> str:
@@ -316,10 +316,3 @@ def one_shot_report(con, sweep: bool = False, top: int = 0) -> dict | list[dict]
                  [top])
     out = [dict(zip(_REPORT, row)) for row in rows.iter_rows()]
     return out if sweep else out[0]
-
-
-def page_data(con, campaign, task, out: Path):
-    """The bulletin page's data (reports/terms.py), for reports/templates/terms.html."""
-    from reports.terms import page_data as terms_page_data
-
-    return terms_page_data(con, campaign, task, out)

@@ -23,6 +23,7 @@ from etl.tsv import read_tsv
 from scorers import bootstrap
 from scorers.alignment import LEVENSHTEIN, SCLITE, Costs
 from scorers.wer import CASES, METHODS, Markers, align_tokens, normalise, signature
+from warehouse.artifacts import reduce
 from warehouse.campaign import CampaignError, Task
 from warehouse.catalog import code_version as catalog_code_version
 from warehouse.catalog import (RunContext, Slot, current_inputs, drop_undeclared, fingerprint, record_scoring,
@@ -37,7 +38,7 @@ _UNIT_TABLES = ("int_wer_aligned_utterance", "fct_wer_utterance", "fct_ier_utter
 @cache
 def code_version() -> str:
     """Package version plus a hash of the family's scoring code and SQL: a change re-scores."""
-    return catalog_code_version(SQL_FOLDER, ("wer.py", "alignment.py", "bootstrap.py"))
+    return catalog_code_version(SQL_FOLDER, __name__)
 
 
 @dataclass(frozen=True)
@@ -142,8 +143,7 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
     con, campaign = ctx.con, ctx.campaign.id
     inputs = current_inputs(con, campaign, task.id)
     states = scoring_state(con, campaign, task.id)
-    stale = drop_undeclared(ctx, task.id, {(c.id, s.id) for c in task.corpora for s in task.systems},
-                            _UNIT_TABLES)
+    drop_undeclared(ctx, task.id, {(c.id, s.id) for c in task.corpora for s in task.systems}, _UNIT_TABLES)
     todo = []
     for corpus in task.corpora:
         for system in task.systems:
@@ -155,7 +155,6 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
                                  "comment_detection": bool(system.options.get("comment_detection", False))})
             if force or states.get((corpus.id, system.id)) != state:
                 todo.append((corpus, system, unit, state))
-    changed_corpora = set(stale) & {c.id for c in task.corpora}
     with Progress(transient=True, disable=ctx.quiet) as progress:
         bar = progress.add_task(f"scoring {task.id}", total=len(todo))
         references: dict[str, pl.DataFrame] = {}
@@ -164,14 +163,14 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
                 references = {corpus.id: _normalised_reference(con, unit["reference"], options)}
             try:
                 _score_unit(ctx, task, options, corpus.id, system, unit, state, references[corpus.id])
-                changed_corpora.add(corpus.id)
                 ctx.scored += 1
             except InputError as err:
                 ctx.rejections.append(str(err))
             progress.advance(bar)
     if task.options.get("intervals", True):
-        for corpus_id in sorted(changed_corpora):
-            intervals(ctx, task, options, corpus_id)
+        for corpus in task.corpora:
+            reduce(ctx, task, corpus.id, "intervals", lambda c=corpus.id: intervals(ctx, task, options, c),
+                   code_version(), force)
 
 
 def _normalised_reference(con, sha: str, options: Options) -> dict:
@@ -273,10 +272,3 @@ def one_shot_report(con, campaign) -> tuple[dict, pl.DataFrame]:
     header = {"signature": sig, "totals": {"C": c, "S": s, "D": d, "I": i, "N": n, "wer": wer},
               "missing": rows.filter(pl.col("missing"))["id"].to_list()}
     return header, rows.drop("missing")
-
-
-def page_data(con, campaign, task, out):
-    """The bulletin page's data (reports/wer.py), for reports/templates/wer.html."""
-    from reports.wer import page_data as wer_page_data
-
-    return wer_page_data(con, campaign, task, out)

@@ -1,0 +1,126 @@
+"""Reduces and pages are fingerprinted by what they are computed from (warehouse/artifacts.py,
+warehouse/publish.py), and each family's code version follows its imports.
+
+- a seed change recomputes the intervals and no unit, and the intervals carry the new seed;
+- a participant turned from public to withheld re-renders its pages: it leaves the page and the
+  exported tables; the other pages are kept as they were (hard links to the same files);
+- a run whose only event is a rejection re-renders the page that shows it;
+- the bulletin path is a link swapped to a whole new edition, and two runs of the same campaign
+  publish the same bytes;
+- the code version of a family covers every module its scoring imports, however indirectly,
+  and no module it does not.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from warehouse.catalog import imported_sources
+from warehouse.demo import write_demo_campaign
+from warehouse.pipeline import run
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory) -> Path:
+    return write_demo_campaign(tmp_path_factory.mktemp("demo") / "campaign", scale=0.03, pos=False,
+                               parsing=False, coref=False, terms=False).parent
+
+
+@pytest.fixture()
+def campaign(pristine, tmp_path) -> Path:
+    shutil.copytree(pristine, tmp_path / "campaign")
+    return tmp_path / "campaign"
+
+
+def query(db: Path, sql: str, params=()) -> list[tuple]:
+    with duckdb.connect(str(db), read_only=True) as con:
+        return con.execute(sql, list(params)).fetchall()
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def test_a_seed_change_recomputes_the_intervals_and_no_unit(campaign, tmp_path):
+    db, out = tmp_path / "w.duckdb", tmp_path / "bulletins"
+    run(campaign, db, out, quiet=True)
+    before = query(db, "SELECT system, method, ci_low, ci_high, seed FROM mart_wer_interval ORDER BY ALL")
+    edit(campaign / "campaign.toml", "seed = 20261125", "seed = 7")
+    second = run(campaign, db, out, quiet=True)
+    assert second.scored == 0 and second.bulletins  # no unit, but the page shows new intervals
+    after = query(db, "SELECT system, method, ci_low, ci_high, seed FROM mart_wer_interval ORDER BY ALL")
+    assert {r[-1] for r in after} == {7} and [r[:4] for r in after] != [r[:4] for r in before]
+    assert "seed 7" in (out / "asr" / "index.html").read_text(encoding="utf-8")
+
+
+def test_withholding_a_participant_re_renders_its_pages(campaign, tmp_path):
+    db, out = tmp_path / "w.duckdb", tmp_path / "bulletins"
+    run(campaign, db, out, quiet=True)
+    assert "parole-sud-base" in (out / "asr" / "index.html").read_text(encoding="utf-8")
+    assert "Laboratoire Parole Sud" in (out / "index.html").read_text(encoding="utf-8")
+    edition = out.resolve()
+    before_rows = "".join(p.read_text(encoding="utf-8") for p in (out / "asr").glob("*.csv")).count("\n")
+    edit(campaign / "campaign.toml", 'name = "Laboratoire Parole Sud (fictif)"\npublication = "public"',
+         'name = "Laboratoire Parole Sud (fictif)"\npublication = "withheld"')
+    second = run(campaign, db, out, quiet=True)
+    assert second.scored == 0 and out.resolve() != edition
+    assert "parole-sud" not in (out / "asr" / "index.html").read_text(encoding="utf-8")
+    assert "Laboratoire Parole Sud" not in (out / "index.html").read_text(encoding="utf-8")
+    exported = "".join(p.read_text(encoding="utf-8") for p in (out / "asr").glob("*.csv"))
+    assert "parole-sud" not in exported and "Parole Sud" not in exported
+    assert exported.count("\n") < before_rows  # its rows left the exported tables
+
+
+def test_a_rejection_alone_is_published(campaign, tmp_path):
+    db, out = tmp_path / "w.duckdb", tmp_path / "bulletins"
+    run(campaign, db, out, quiet=True)
+    hyp = next((campaign / "submissions").glob("*/Test_II.trn"))
+    hyp.write_bytes(hyp.read_bytes() + b"a line without any id\n")
+    second = run(campaign, db, out, quiet=True)
+    assert second.scored == 0 and second.rejections and second.bulletins
+    page = (out / "asr" / "index.html").read_text(encoding="utf-8")
+    assert "a line without any id" in page or "expected" in page
+
+
+def test_editions_are_swapped_whole_and_reproducible(campaign, tmp_path):
+    first_out, second_out = tmp_path / "a" / "bulletins", tmp_path / "b" / "bulletins"
+    run(campaign, tmp_path / "a.duckdb", first_out, quiet=True)
+    run(campaign, tmp_path / "b.duckdb", second_out, quiet=True)
+    assert first_out.is_symlink() and first_out.resolve().parent.name == ".bulletins.editions"
+
+    def files(out: Path) -> dict[str, bytes]:
+        root = out.resolve()
+        return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+    assert files(first_out) == files(second_out)
+    assert not re.search(r"\b20\d\d-\d\d-\d\d \d\d:\d\d\b", (first_out / "index.html").read_text(encoding="utf-8"))
+    third = run(campaign, tmp_path / "a.duckdb", first_out, quiet=True)
+    assert third.bulletins == [] and "up to date" in third.summary()
+
+
+def test_an_older_bulletin_folder_is_replaced_by_an_edition(campaign, tmp_path):
+    out = tmp_path / "bulletins"
+    out.mkdir()
+    (out / "stale.html").write_text("old layout")
+    run(campaign, tmp_path / "w.duckdb", out, quiet=True)
+    assert out.is_symlink() and (out / "index.html").exists() and not (out / "stale.html").exists()
+
+
+@pytest.mark.parametrize("family, reaches, not_reached", [
+    ("parsing", ["scorers.lcs", "scorers.ud_align", "scorers.bootstrap", "warehouse.families.parsing_ud"],
+     ["scorers.pos", "scorers.wer", "warehouse.families.pos"]),
+    ("pos", ["scorers.lcs", "scorers.pos", "etl.grace", "scorers.bootstrap"], ["scorers.easy", "scorers.wer"]),
+    ("wer", ["scorers.alignment", "scorers.wer", "scorers.bootstrap"], ["scorers.lcs", "scorers.pos"]),
+    ("coref", ["scorers.coref", "scorers.coref_paper", "scorers.bootstrap"], ["scorers.lcs"]),
+    ("terms", ["scorers.terms", "scorers.terms_measures", "scorers.terms_slices"], ["scorers.lcs"]),
+])
+def test_code_versions_follow_the_imports(family, reaches, not_reached):
+    found = {name for name, _ in imported_sources(f"warehouse.families.{family}")}
+    assert set(reaches) <= found and not set(not_reached) & found
+    assert not any(name.startswith("reports") for name in found)  # pages are not scoring code
