@@ -46,7 +46,7 @@ from warehouse.toml_writer import toml_table
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = 20260502
-UNIT = re.compile(r"\w+|[^\w\s]")  # the minimal units of spec/pos.md (scorers/pos.py UNIT)
+UNIT = re.compile(r"[^\W_]+|[^\w\s]|_")  # minimal units (scorers/pos.py UNIT) of the generated forms
 CORPUS = "bench"
 GENRES = ("presse", "littérature", "encyclopédie")
 GENRE_P = (0.5, 0.3, 0.2)

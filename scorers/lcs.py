@@ -57,13 +57,18 @@ def _as_text(ref: np.ndarray, hyp: np.ndarray) -> tuple[str, str]:
     shared = np.intersect1d(ref, hyp)
     limit = _LAST_CODE_POINT - (_SURROGATES[1] - _SURROGATES[0])
     if len(shared) + 2 > limit:
-        raise ValueError(f"cannot align sequences sharing {len(shared):,} distinct values "
-                         f"(at most {limit - 2:,})")
+        raise ValueError(
+            f"cannot align sequences sharing {len(shared):,} distinct values "
+            f"(at most {limit - 2:,})"
+        )
     codes = []
     for side, lone in ((ref, len(shared) + 1), (hyp, len(shared) + 2)):
         at = np.searchsorted(shared, side)
-        found = (at < len(shared)) & (shared[np.minimum(at, len(shared) - 1)] == side) if len(shared) \
+        found = (
+            (at < len(shared)) & (shared[np.minimum(at, len(shared) - 1)] == side)
+            if len(shared)
             else np.zeros(len(side), dtype=bool)
+        )
         code = np.where(found, at + 1, lone).astype(np.int64)
         code = np.where(code >= _SURROGATES[0], code + (_SURROGATES[1] - _SURROGATES[0]), code)
         codes.append(code.astype("<u4").tobytes().decode("utf-32-le"))
@@ -76,6 +81,6 @@ def encode(*columns: pl.Series) -> list[np.ndarray]:
     codes = joined.cast(pl.Categorical).to_physical().to_numpy().astype(np.int64)
     out, start = [], 0
     for c in columns:
-        out.append(codes[start:start + len(c)])
+        out.append(codes[start : start + len(c)])
         start += len(c)
     return out

@@ -27,8 +27,14 @@ from warehouse.pipeline import run
 
 @pytest.fixture(scope="module")
 def pristine(tmp_path_factory) -> Path:
-    return write_demo_campaign(tmp_path_factory.mktemp("demo") / "campaign", scale=0.03, pos=False,
-                               parsing=False, coref=False, terms=False).parent
+    return write_demo_campaign(
+        tmp_path_factory.mktemp("demo") / "campaign",
+        scale=0.03,
+        pos=False,
+        parsing=False,
+        coref=False,
+        terms=False,
+    ).parent
 
 
 @pytest.fixture()
@@ -51,11 +57,15 @@ def edit(path: Path, old: str, new: str) -> None:
 def test_a_seed_change_recomputes_the_intervals_and_no_unit(campaign, tmp_path):
     db, out = tmp_path / "w.duckdb", tmp_path / "bulletins"
     run(campaign, db, out, quiet=True)
-    before = query(db, "SELECT system, method, ci_low, ci_high, seed FROM mart_wer_interval ORDER BY ALL")
+    before = query(
+        db, "SELECT system, method, ci_low, ci_high, seed FROM mart_wer_interval ORDER BY ALL"
+    )
     edit(campaign / "campaign.toml", "seed = 20261125", "seed = 7")
     second = run(campaign, db, out, quiet=True)
     assert second.scored == 0 and second.bulletins  # no unit, but the page shows new intervals
-    after = query(db, "SELECT system, method, ci_low, ci_high, seed FROM mart_wer_interval ORDER BY ALL")
+    after = query(
+        db, "SELECT system, method, ci_low, ci_high, seed FROM mart_wer_interval ORDER BY ALL"
+    )
     assert {r[-1] for r in after} == {7} and [r[:4] for r in after] != [r[:4] for r in before]
     assert "seed 7" in (out / "asr" / "index.html").read_text(encoding="utf-8")
 
@@ -66,9 +76,14 @@ def test_withholding_a_participant_re_renders_its_pages(campaign, tmp_path):
     assert "parole-sud-base" in (out / "asr" / "index.html").read_text(encoding="utf-8")
     assert "Laboratoire Parole Sud" in (out / "index.html").read_text(encoding="utf-8")
     edition = out.resolve()
-    before_rows = "".join(p.read_text(encoding="utf-8") for p in (out / "asr").glob("*.csv")).count("\n")
-    edit(campaign / "campaign.toml", 'name = "Laboratoire Parole Sud (fictif)"\npublication = "public"',
-         'name = "Laboratoire Parole Sud (fictif)"\npublication = "withheld"')
+    before_rows = "".join(p.read_text(encoding="utf-8") for p in (out / "asr").glob("*.csv")).count(
+        "\n"
+    )
+    edit(
+        campaign / "campaign.toml",
+        'name = "Laboratoire Parole Sud (fictif)"\npublication = "public"',
+        'name = "Laboratoire Parole Sud (fictif)"\npublication = "withheld"',
+    )
     second = run(campaign, db, out, quiet=True)
     assert second.scored == 0 and out.resolve() != edition
     assert "parole-sud" not in (out / "asr" / "index.html").read_text(encoding="utf-8")
@@ -97,9 +112,14 @@ def test_editions_are_swapped_whole_and_reproducible(campaign, tmp_path):
 
     def files(out: Path) -> dict[str, bytes]:
         root = out.resolve()
-        return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+        return {
+            str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
+        }
+
     assert files(first_out) == files(second_out)
-    assert not re.search(r"\b20\d\d-\d\d-\d\d \d\d:\d\d\b", (first_out / "index.html").read_text(encoding="utf-8"))
+    assert not re.search(
+        r"\b20\d\d-\d\d-\d\d \d\d:\d\d\b", (first_out / "index.html").read_text(encoding="utf-8")
+    )
     third = run(campaign, tmp_path / "a.duckdb", first_out, quiet=True)
     assert third.bulletins == [] and "up to date" in third.summary()
 
@@ -112,15 +132,55 @@ def test_an_older_bulletin_folder_is_replaced_by_an_edition(campaign, tmp_path):
     assert out.is_symlink() and (out / "index.html").exists() and not (out / "stale.html").exists()
 
 
-@pytest.mark.parametrize("family, reaches, not_reached", [
-    ("parsing", ["scorers.lcs", "scorers.ud_align", "scorers.bootstrap", "warehouse.families.parsing_ud"],
-     ["scorers.pos", "scorers.wer", "warehouse.families.pos"]),
-    ("pos", ["scorers.lcs", "scorers.pos", "etl.grace", "scorers.bootstrap"], ["scorers.easy", "scorers.wer"]),
-    ("wer", ["scorers.alignment", "scorers.wer", "scorers.bootstrap"], ["scorers.lcs", "scorers.pos"]),
-    ("coref", ["scorers.coref", "scorers.coref_paper", "scorers.bootstrap"], ["scorers.lcs"]),
-    ("terms", ["scorers.terms", "scorers.terms_measures", "scorers.terms_slices"], ["scorers.lcs"]),
-])
+@pytest.mark.parametrize(
+    "family, reaches, not_reached",
+    [
+        (
+            "parsing",
+            [
+                "scorers.lcs",
+                "scorers.ud_align",
+                "scorers.bootstrap",
+                "warehouse.families.parsing_ud",
+            ],
+            ["scorers.pos", "scorers.wer", "warehouse.families.pos"],
+        ),
+        (
+            "pos",
+            ["scorers.lcs", "scorers.pos", "etl.grace", "scorers.bootstrap"],
+            ["scorers.easy", "scorers.wer"],
+        ),
+        (
+            "wer",
+            ["scorers.alignment", "scorers.wer", "scorers.bootstrap"],
+            ["scorers.lcs", "scorers.pos"],
+        ),
+        ("coref", ["scorers.coref", "scorers.coref_paper", "scorers.bootstrap"], ["scorers.lcs"]),
+        (
+            "terms",
+            ["scorers.terms", "scorers.terms_measures", "scorers.terms_slices"],
+            ["scorers.lcs"],
+        ),
+    ],
+)
 def test_code_versions_follow_the_imports(family, reaches, not_reached):
     found = {name for name, _ in imported_sources(f"warehouse.families.{family}")}
     assert set(reaches) <= found and not set(not_reached) & found
     assert not any(name.startswith("reports") for name in found)  # pages are not scoring code
+
+
+def test_a_warehouse_from_an_earlier_version_gains_new_columns(campaign, tmp_path):
+    """A column added to a table's DDL is added to an existing warehouse (null in old rows); a
+    column that changed type is a clear error, not a silent mismatch."""
+    db = tmp_path / "w.duckdb"
+    run(campaign, db, None, quiet=True)
+    with duckdb.connect(str(db)) as con:
+        con.execute("ALTER TABLE hist_wer_scores DROP COLUMN signature")  # as an older version made it
+    run(campaign, db, None, quiet=True)
+    assert query(db, "SELECT count(*) FROM information_schema.columns WHERE table_name = 'hist_wer_scores' "
+                     "AND column_name = 'signature'") == [(1,)]
+    with duckdb.connect(str(db)) as con:
+        con.execute("ALTER TABLE cat_scoring ALTER state TYPE INTEGER USING 0")
+    from warehouse.db import SchemaError
+    with pytest.raises(SchemaError, match=r"table cat_scoring .*column state is INTEGER here, VARCHAR expected"):
+        run(campaign, db, None, quiet=True)

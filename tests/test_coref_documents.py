@@ -34,8 +34,13 @@ RESPONSE = [("a", A_RESPONSE), ("empty", EMPTY_RESPONSE), ("responly", [[(0, 0),
 def write(path, docs, fmt: str, tokens: int = 8):
     """``docs`` as a CoNLL-2012 file (document names ``name/000``) or JSON lines."""
     if fmt == "jsonl":
-        path.write_text("".join(json.dumps({"doc": f"{name}/000", "clusters": [[list(m) for m in c] for c in cl]})
-                                + "\n" for name, cl in docs))
+        path.write_text(
+            "".join(
+                json.dumps({"doc": f"{name}/000", "clusters": [[list(m) for m in c] for c in cl]})
+                + "\n"
+                for name, cl in docs
+            )
+        )
         return path
     lines = []
     for name, clusters in docs:
@@ -62,11 +67,18 @@ def counts(tmp_path, key_docs, response_docs, fmt: str, convention: str) -> dict
     stats = coref.statistics(coref.contingency(key, response), convention=convention)
     zero = F(1) if convention == "paper" else F(0)
     out = {}
-    for row in stats.group_by("metric").agg(pl.col("^recall_.*|precision_.*$").sum()).iter_rows(named=True):
+    for row in (
+        stats.group_by("metric").agg(pl.col("^recall_.*|precision_.*$").sum()).iter_rows(named=True)
+    ):
         if row["recall_den"] is None:
             continue
-        ratio = [F(row[f"{side}_num"]).limit_denominator(10_000) / F(row[f"{side}_den"]).limit_denominator(10_000)
-                 if row[f"{side}_den"] else zero for side in ("recall", "precision")]
+        ratio = [
+            F(row[f"{side}_num"]).limit_denominator(10_000)
+            / F(row[f"{side}_den"]).limit_denominator(10_000)
+            if row[f"{side}_den"]
+            else zero
+            for side in ("recall", "precision")
+        ]
         out[row["metric"]] = tuple(ratio)
     return out
 
@@ -106,12 +118,16 @@ def test_corpus_under_the_papers_convention(tmp_path, fmt):
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
-@pytest.mark.parametrize("convention, muc, bcub", [
-    # conll: no key mention, so every recall is 0/0 = 0 and every precision 0/n = 0
-    ("conll", (F(0), F(0)), (F(0), F(0))),
-    # paper: the key is 6 singletons: MUC recall 0/0 = 1, precision 0/3; B3 recall 6/6, precision 3/6
-    ("paper", (F(1), F(0)), (F(1), F(1, 2))),
-])
+@pytest.mark.parametrize(
+    "convention, muc, bcub",
+    [
+        # conll: no key mention, so every recall is 0/0 = 0 and every precision 0/n = 0
+        ("conll", (F(0), F(0)), (F(0), F(0))),
+        # paper: the key is 6 singletons: MUC recall 0/0 = 1, precision 0/3;
+        # B3 recall 6/6, precision 3/6
+        ("paper", (F(1), F(0)), (F(1), F(1, 2))),
+    ],
+)
 def test_a_key_document_without_mentions_alone(tmp_path, fmt, convention, muc, bcub):
     got = counts(tmp_path, [("empty", [])], [("empty", EMPTY_RESPONSE)], fmt, convention)
     assert got["muc"] == muc and got["bcub"] == bcub
@@ -119,13 +135,20 @@ def test_a_key_document_without_mentions_alone(tmp_path, fmt, convention, muc, b
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
-@pytest.mark.parametrize("response", [[("keyonly", [])], [("other", [[(0, 0), (1, 1)]])]],
-                         ids=["empty-in-response", "absent-from-response"])
-@pytest.mark.parametrize("convention, muc, bcub", [
-    ("conll", (F(0), F(0)), (F(0), F(0))),  # recall 0/3 and 0/5, precision 0/0 = 0
-    # paper: the response is 5 singletons: MUC 0/3 and 0/0 = 1; B3 recall (1/2·2 + 1/3·3)/5 = 2/5
-    ("paper", (F(0), F(1)), (F(2, 5), F(1))),
-])
+@pytest.mark.parametrize(
+    "response",
+    [[("keyonly", [])], [("other", [[(0, 0), (1, 1)]])]],
+    ids=["empty-in-response", "absent-from-response"],
+)
+@pytest.mark.parametrize(
+    "convention, muc, bcub",
+    [
+        ("conll", (F(0), F(0)), (F(0), F(0))),  # recall 0/3 and 0/5, precision 0/0 = 0
+        # paper: the response is 5 singletons: MUC 0/3 and 0/0 = 1;
+        # B3 recall (1/2·2 + 1/3·3)/5 = 2/5
+        ("paper", (F(0), F(1)), (F(2, 5), F(1))),
+    ],
+)
 def test_a_document_only_in_the_key_alone(tmp_path, fmt, response, convention, muc, bcub):
     got = counts(tmp_path, [("keyonly", KEY_ONLY)], response, fmt, convention)
     assert got["muc"] == muc and got["bcub"] == bcub
@@ -134,7 +157,13 @@ def test_a_document_only_in_the_key_alone(tmp_path, fmt, response, convention, m
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_a_document_only_in_the_response_is_ignored(tmp_path, fmt):
     """Only a is scored (v8.01: MUC 1/3 and 1/3, B3 3.1667/6 and 2.6667/5)."""
-    got = counts(tmp_path, [("a", A_KEY)], [("a", A_RESPONSE), ("responly", [[(0, 0), (1, 1)]])], fmt, "conll")
+    got = counts(
+        tmp_path,
+        [("a", A_KEY)],
+        [("a", A_RESPONSE), ("responly", [[(0, 0), (1, 1)]])],
+        fmt,
+        "conll",
+    )
     assert got["muc"] == (F(1, 3), F(1, 3))
     assert got["bcub"] == (F(19, 36), F(8, 15))
     read = read_coref_jsonl if fmt == "jsonl" else read_conll2012
@@ -155,10 +184,16 @@ def test_readers_keep_a_document_without_mentions(tmp_path, fmt):
 def test_one_shot_with_a_key_without_any_mention(tmp_path, convention):
     """Once a traceback (ValueError: cannot concat empty list); now the figures, exit 0."""
     key = write(tmp_path / "key.conll", [("empty", [])], "conll2012")
-    response = write(tmp_path / "response.conll", [("empty", EMPTY_RESPONSE), ("stray", [[(0, 0)]])], "conll2012")
-    out = CliRunner().invoke(main, ["coref", str(key), str(response), "--json", "--convention", convention])
+    response = write(
+        tmp_path / "response.conll", [("empty", EMPTY_RESPONSE), ("stray", [[(0, 0)]])], "conll2012"
+    )
+    out = CliRunner().invoke(
+        main, ["coref", str(key), str(response), "--json", "--convention", convention]
+    )
     assert out.exit_code == 0, out.output
     report = json.loads(out.stdout)
     assert report["corpus"]["muc"]["precision"] == 0.0
-    assert report["corpus"]["bcub"]["precision"] == pytest.approx(0.5 if convention == "paper" else 0.0)
+    assert report["corpus"]["bcub"]["precision"] == pytest.approx(
+        0.5 if convention == "paper" else 0.0
+    )
     assert "1 response document(s) absent from the key" in out.stderr and "stray/000" in out.stderr

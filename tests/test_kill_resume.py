@@ -24,27 +24,50 @@ import pytest
 from warehouse.demo import write_demo_campaign
 
 SCOREHOUSE = str(Path(sys.executable).parent / "scorehouse")
-VOLATILE = ("run_id", "previous_run_id", "scored_at", "loaded_at", "started_at", "finished_at", "created_at")
+VOLATILE = (
+    "run_id",
+    "previous_run_id",
+    "scored_at",
+    "loaded_at",
+    "started_at",
+    "finished_at",
+    "created_at",
+)
 
 
 def run(campaign: Path, db: Path, out: Path, **env) -> subprocess.CompletedProcess:
     environment = {**os.environ, **{k: str(v) for k, v in env.items()}}
-    return subprocess.run([SCOREHOUSE, "run", str(campaign), "--db", str(db), "--out", str(out), "-q"],
-                          env=environment, capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [SCOREHOUSE, "run", str(campaign), "--db", str(db), "--out", str(out), "-q"],
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def tables(db: Path) -> dict[str, list]:
     """Every result table's rows, sorted, without run ids and timestamps."""
     con = duckdb.connect(str(db), read_only=True)
     try:
-        names = [r[0] for r in con.execute(
-            "SELECT table_name FROM information_schema.tables WHERE regexp_matches(table_name, "
-            "'^(int|fct|mart|hist)_') ORDER BY table_name").fetchall()]
+        names = [
+            r[0]
+            for r in con.execute(
+                "SELECT table_name FROM information_schema.tables WHERE regexp_matches(table_name, "
+                "'^(int|fct|mart|hist)_') ORDER BY table_name"
+            ).fetchall()
+        ]
         out = {}
         for name in names:
-            columns = [c for (c,) in con.execute(
-                "SELECT column_name FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position",
-                [name]).fetchall() if c not in VOLATILE and not c.endswith("_at")]
+            columns = [
+                c
+                for (c,) in con.execute(
+                    "SELECT column_name FROM information_schema.columns WHERE table_name = ? "
+                    "ORDER BY ordinal_position",
+                    [name],
+                ).fetchall()
+                if c not in VOLATILE and not c.endswith("_at")
+            ]
             quoted = ", ".join(f'"{c}"' for c in columns)
             out[name] = con.execute(f"SELECT {quoted} FROM {name} ORDER BY ALL").fetchall()
         return out
@@ -54,7 +77,9 @@ def tables(db: Path) -> dict[str, list]:
 
 def published(out: Path) -> dict[str, bytes]:
     root = out.resolve()
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
+    }
 
 
 @pytest.fixture(scope="module")
@@ -68,18 +93,30 @@ def uninterrupted(tmp_path_factory):
     return root, campaign, names, tables(root / "a.duckdb"), published(root / "a" / "bulletins")
 
 
-POINTS = ("first commit", "a third in", "two thirds in", "last commit", "a page", "edition written",
-          "edition published")
+POINTS = (
+    "first commit",
+    "a third in",
+    "two thirds in",
+    "last commit",
+    "a page",
+    "edition written",
+    "edition published",
+)
 
 
 def kill_point(names: list[str], point: str) -> int:
     """The 1-based boundary of the uninterrupted run's log named by ``point``."""
     commits = [i + 1 for i, n in enumerate(names) if n == "commit"]
     pages = [i + 1 for i, n in enumerate(names) if n.startswith("page ")]
-    return {"first commit": commits[0], "a third in": commits[len(commits) // 3],
-            "two thirds in": commits[2 * len(commits) // 3], "last commit": commits[-1],
-            "a page": pages[len(pages) // 2], "edition written": names.index("edition written") + 1,
-            "edition published": names.index("edition published") + 1}[point]
+    return {
+        "first commit": commits[0],
+        "a third in": commits[len(commits) // 3],
+        "two thirds in": commits[2 * len(commits) // 3],
+        "last commit": commits[-1],
+        "a page": pages[len(pages) // 2],
+        "edition written": names.index("edition written") + 1,
+        "edition published": names.index("edition published") + 1,
+    }[point]
 
 
 def test_there_are_boundaries_to_kill_at(uninterrupted):
@@ -94,7 +131,9 @@ def test_a_killed_run_resumes_to_the_same_result(uninterrupted, tmp_path, point)
     at = kill_point(names, point)
     db, out = tmp_path / "b.duckdb", tmp_path / "b" / "bulletins"
     killed = run(campaign, db, out, SCOREHOUSE_KILL_AT=at)
-    assert killed.returncode == -9, f"not killed at boundary {at} ({names[at - 1]}): {killed.stderr}"
+    assert killed.returncode == -9, (
+        f"not killed at boundary {at} ({names[at - 1]}): {killed.stderr}"
+    )
     if out.exists():  # whatever a reader sees after the kill is one whole edition
         assert (out / "index.html").exists()
     again = run(campaign, db, out)
@@ -102,7 +141,9 @@ def test_a_killed_run_resumes_to_the_same_result(uninterrupted, tmp_path, point)
     got = tables(db)
     assert got.keys() == expected_tables.keys()
     for name in got:
-        assert got[name] == expected_tables[name], f"{name} differs after a kill at {at} ({names[at - 1]})"
+        assert got[name] == expected_tables[name], (
+            f"{name} differs after a kill at {at} ({names[at - 1]})"
+        )
     assert published(out) == expected_files
     third = run(campaign, db, out)
     said = third.stdout + third.stderr

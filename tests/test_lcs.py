@@ -67,7 +67,7 @@ def rearranged(rng, ref: np.ndarray, edits: int, block: int | None = None) -> np
             hyp = np.concatenate([rest[:at], moved, rest[at:]])
         elif op == 4 and n > 1:  # a phrase repeated elsewhere
             i = int(rng.integers(0, n))
-            hyp = np.insert(hyp, pos, hyp[i:i + int(rng.integers(1, 30))])
+            hyp = np.insert(hyp, pos, hyp[i : i + int(rng.integers(1, 30))])
         elif op == 5 and n:  # a substitution
             hyp[min(pos, n - 1)] = rng.integers(10_000, 20_000)
     return hyp
@@ -77,7 +77,12 @@ def test_swapped_blocks_pair_the_longer_one():
     """The case an anchored diff got wrong: two swapped blocks (7 and 14 units, each with
     unique 4-grams); an LCS pairs the 14-unit block and leaves the 7-unit one, in both orders
     (the anchored diff paired the 7-unit block when the 14-unit one came first)."""
-    head, short, long, tail = np.arange(10), 100 + np.arange(7), 200 + np.arange(14), 300 + np.arange(10)
+    head, short, long, tail = (
+        np.arange(10),
+        100 + np.arange(7),
+        200 + np.arange(14),
+        300 + np.arange(10),
+    )
     for first, second in ((short, long), (long, short)):
         ref = np.concatenate([head, first, second, tail])
         hyp = np.concatenate([head, second, first, tail])

@@ -23,13 +23,21 @@ import random
 
 import pytest
 from click.testing import CliRunner
-
 from grace_oracle import counts as oracle_counts
+
 from warehouse.cli import main
 
 PIVOT = ["Ncms", "Ncfs", "Vmip3s-", "Sp", "Da-fs-d", "Afpms", "Rgp", "Cc"]
-TABLE = {"NC": ["Ncms", "Ncfs"], "V": ["Vmip3s-"], "P": ["Sp"], "D": ["Da-fs-d"], "A": ["Afpms"],
-         "ADV": ["Rgp"], "C": ["Cc"], "NCM": ["Ncms"]}
+TABLE = {
+    "NC": ["Ncms", "Ncfs"],
+    "V": ["Vmip3s-"],
+    "P": ["Sp"],
+    "D": ["Da-fs-d"],
+    "A": ["Afpms"],
+    "ADV": ["Rgp"],
+    "C": ["Cc"],
+    "NCM": ["Ncms"],
+}
 UNKNOWN = ["ZZ", "QQ"]  # participant tags missing from the table
 COUNTS = ("nbCas", "NONEVAL", "OK", "ERR", "SIL_ok", "SIL_err")
 
@@ -43,24 +51,44 @@ def generate(seed: int):
         if rng.random() < 0.15:  # a double-marked locution of 2-3 words
             size, tag = rng.randint(2, 3), rng.choice(PIVOT)
             forms = [next(words) for _ in range(size)]
-            reference += [{"form": f, "tags": [rng.choice(PIVOT)], "loc": loc, "loc_tags": [tag]} for f in forms]
+            reference += [
+                {"form": f, "tags": [rng.choice(PIVOT)], "loc": loc, "loc_tags": [tag]}
+                for f in forms
+            ]
             loc += 1
             if rng.random() < 0.6:  # tagged as one token, over the locution
                 submission.append({"form": " ".join(forms), "tags": tags(rng, tag)})
             else:
-                submission += [{"form": f, "tags": tags(rng, r["tags"][0])} for f, r in zip(forms, reference[-size:])]
+                submission += [
+                    {"form": f, "tags": tags(rng, r["tags"][0])}
+                    for f, r in zip(forms, reference[-size:])
+                ]
             continue
         form, tag = next(words), rng.choice(PIVOT)
-        reference.append({"form": form, "tags": [tag] if rng.random() < 0.9 else rng.sample(PIVOT, 2),
-                          "loc": None, "loc_tags": None})
+        reference.append(
+            {
+                "form": form,
+                "tags": [tag] if rng.random() < 0.9 else rng.sample(PIVOT, 2),
+                "loc": None,
+                "loc_tags": None,
+            }
+        )
         u = rng.random()
         if u < 0.05:
             continue  # omitted by the participant: a residual form
         if u < 0.1:
             submission.append({"form": next(words), "tags": tags(rng, tag)})  # a word of its own
-        if u < 0.15 and submission and len(submission[-1]["form"].split()) == 1 and reference[-2:-1] \
-                and reference[-2]["loc"] is None:
-            submission[-1] = {"form": submission[-1]["form"] + " " + form, "tags": tags(rng, tag)}  # merged
+        if (
+            u < 0.15
+            and submission
+            and len(submission[-1]["form"].split()) == 1
+            and reference[-2:-1]
+            and reference[-2]["loc"] is None
+        ):
+            submission[-1] = {
+                "form": submission[-1]["form"] + " " + form,
+                "tags": tags(rng, tag),
+            }  # merged
             continue
         submission.append({"form": form, "tags": tags(rng, tag)})
     return reference, submission
@@ -95,11 +123,15 @@ def write_inputs(tmp_path, reference, submission):
     ref = tmp_path / "ref.grace"
     ref.write_text("# doc = d1\n" + "".join(ref_lines), encoding="utf-8")
     sys = tmp_path / "sys.grace"
-    sys.write_text("# doc = d1\n" + "".join(f"{s['form']}\t{'|'.join(s['tags'])}\n" for s in submission),
-                   encoding="utf-8")
+    sys.write_text(
+        "# doc = d1\n" + "".join(f"{s['form']}\t{'|'.join(s['tags'])}\n" for s in submission),
+        encoding="utf-8",
+    )
     table = tmp_path / "table.tsv"
-    table.write_text("tag\tpivot\n" + "".join(f"{t}\t{p}\n" for t, images in TABLE.items() for p in images),
-                     encoding="utf-8")
+    table.write_text(
+        "tag\tpivot\n" + "".join(f"{t}\t{p}\n" for t, images in TABLE.items() for p in images),
+        encoding="utf-8",
+    )
     return ref, sys, table
 
 
@@ -118,5 +150,7 @@ def test_counts_equal_the_independent_implementation(tmp_path, seed):
             assert {k: mine[k] for k in COUNTS} == {k: theirs[k] for k in COUNTS}, where
             assert mine["SILOK_moy"] == pytest.approx(theirs["SILOK_moy"], abs=1e-9), where
             if evaluation == "absolute":
-                assert mine["NONEVAL_by_reason"] == {**dict.fromkeys(mine["NONEVAL_by_reason"], 0),
-                                                     **{k: v for k, v in theirs["NONEVAL_by_reason"].items() if v}}, where
+                assert mine["NONEVAL_by_reason"] == {
+                    **dict.fromkeys(mine["NONEVAL_by_reason"], 0),
+                    **{k: v for k, v in theirs["NONEVAL_by_reason"].items() if v},
+                }, where

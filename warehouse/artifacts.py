@@ -13,39 +13,64 @@ from __future__ import annotations
 
 from typing import Callable
 
-from warehouse.catalog import RunContext, fingerprint, transaction
 from warehouse.campaign import Task
+from warehouse.catalog import RunContext, fingerprint, transaction
 
 
 def artifact_states(con, campaign: str, kind: str) -> dict[str, str]:
     """key -> recorded state of every artifact of ``kind`` ('reduce' or 'page')."""
-    rows = con.execute("SELECT key, state FROM cat_artifact WHERE campaign = ? AND kind = ?", [campaign, kind])
+    rows = con.execute(
+        "SELECT key, state FROM cat_artifact WHERE campaign = ? AND kind = ?", [campaign, kind]
+    )
     return dict(rows.fetchall())
 
 
 def record_artifact(ctx: RunContext, kind: str, key: str, state: str) -> None:
     """Record an artifact as done; call it inside the transaction that writes its output."""
-    ctx.con.execute("INSERT OR REPLACE INTO cat_artifact VALUES (?, ?, ?, ?, ?)",
-                    [ctx.campaign.id, kind, key, state, ctx.run_id])
+    ctx.con.execute(
+        "INSERT OR REPLACE INTO cat_artifact VALUES (?, ?, ?, ?, ?)",
+        [ctx.campaign.id, kind, key, state, ctx.run_id],
+    )
 
 
-def unit_states(con, campaign: str, task: str, corpus: str | None = None) -> list[tuple[str, str, str]]:
+def unit_states(
+    con, campaign: str, task: str, corpus: str | None = None
+) -> list[tuple[str, str, str]]:
     """``(corpus, system, state)`` of the current units of a task (of one corpus when given),
     sorted: what a reduce over them is computed from."""
-    rows = con.execute("SELECT corpus, system, state FROM cat_scoring WHERE campaign = ? AND task = ? "
-                       "AND (corpus = ? OR ? IS NULL) ORDER BY corpus, system", [campaign, task, corpus, corpus])
+    rows = con.execute(
+        "SELECT corpus, system, state FROM cat_scoring WHERE campaign = ? AND task = ? "
+        "AND (corpus = ? OR ? IS NULL) ORDER BY corpus, system",
+        [campaign, task, corpus, corpus],
+    )
     return rows.fetchall()
 
 
-def reduce(ctx: RunContext, task: Task, corpus: str | None, name: str, compute: Callable[[], None],
-           code: str, force: bool = False, extra: dict | None = None) -> bool:
+def reduce(
+    ctx: RunContext,
+    task: Task,
+    corpus: str | None,
+    name: str,
+    compute: Callable[[], None],
+    code: str,
+    force: bool = False,
+    extra: dict | None = None,
+) -> bool:
     """Run ``compute`` (which replaces the reduce's rows) when what the reduce ``name`` of
     ``task`` and ``corpus`` (None: the whole task) is computed from changed since it last
     completed, and record its new state in the same transaction. ``code``: the family's code
     version; ``extra``: anything else it depends on. Returns whether it ran."""
-    state = fingerprint({"units": unit_states(ctx.con, ctx.campaign.id, task.id, corpus), "name": name,
-                         "seed": ctx.campaign.seed, "resamples": ctx.campaign.bootstrap, "code": code,
-                         "options": task.options, "extra": extra or {}})
+    state = fingerprint(
+        {
+            "units": unit_states(ctx.con, ctx.campaign.id, task.id, corpus),
+            "name": name,
+            "seed": ctx.campaign.seed,
+            "resamples": ctx.campaign.bootstrap,
+            "code": code,
+            "options": task.options,
+            "extra": extra or {},
+        }
+    )
     key = f"{task.id}/{'' if corpus is None else corpus}/{name}"
     if not force and artifact_states(ctx.con, ctx.campaign.id, "reduce").get(key) == state:
         return False

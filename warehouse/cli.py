@@ -11,6 +11,7 @@ import click
 from etl.errors import InputError
 from warehouse import __version__
 from warehouse.campaign import CampaignError
+from warehouse.db import SchemaError
 
 DEFAULT_DB = "scorehouse.duckdb"
 
@@ -49,7 +50,7 @@ def _run_steps(campaign_dir, db, out, steps, force, quiet) -> None:
 
     try:
         result = run(campaign_dir, db, out, steps=steps, force=force, quiet=quiet)
-    except (CampaignError, InputError) as err:
+    except (CampaignError, InputError, SchemaError) as err:
         raise click.ClickException(str(err)) from None
     click.echo(result.summary(), err=True)
     sys.exit(result.exit_code)

@@ -8,6 +8,7 @@ Each ``sql/<folder>/<table>.sql`` file holds the DDL of one table or view and, a
 from __future__ import annotations
 
 import os
+import re
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -43,11 +44,50 @@ def sql_files(folder: str) -> dict[str, str]:
     return dict(sorted(files.items(), key=lambda kv: (_LAYERS.index(kv[0].split("_")[0]), kv[0])))
 
 
+class SchemaError(Exception):
+    """The warehouse file holds a table this version of scorehouse cannot use as it is."""
+
+
 def apply_schema(con: duckdb.DuckDBPyConnection, folders: list[str]) -> None:
-    """Create every table and view of the given folders (idempotent)."""
+    """Create every table and view of the given folders (idempotent). A table of a warehouse
+    made by an earlier version gains the columns this version added (null in its old rows: a
+    unit whose code changed is recomputed anyway, history keeps what it knew); a column removed
+    or retyped is a :class:`SchemaError` naming it, never a silent mismatch."""
+    existing = {name for (name,) in con.execute(
+        "SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE'").fetchall()}
     for folder in folders:
-        for text in sql_files(folder).values():
-            con.execute(text.split(_BUILD)[0])
+        for table, text in sql_files(folder).items():
+            ddl = text.split(_BUILD)[0]
+            if table in existing and re.search(rf"CREATE TABLE IF NOT EXISTS {table}\b", ddl):
+                _add_columns(con, table, ddl)
+            con.execute(ddl)
+
+
+def _columns(con, table: str) -> dict[str, str]:
+    rows = con.execute("SELECT column_name, data_type FROM information_schema.columns "
+                       "WHERE table_name = ? ORDER BY ordinal_position", [table]).fetchall()
+    return dict(rows)
+
+
+def _add_columns(con, table: str, ddl: str) -> None:
+    """Bring an existing table to the columns of ``ddl`` by adding the missing ones."""
+    scratch = duckdb.connect(":memory:")
+    try:
+        scratch.execute(ddl)
+        wanted = _columns(scratch, table)
+    finally:
+        scratch.close()
+    have = _columns(con, table)
+    changed = [f"column {c} is {have[c]} here, {t} expected" for c, t in wanted.items()
+               if c in have and have[c] != t]
+    changed += [f"column {c} is no longer used" for c in have if c not in wanted]
+    if changed:
+        raise SchemaError(f"table {table} of this warehouse was made by another version of scorehouse "
+                          f"({'; '.join(changed)}): score into a new --db file, or remove the table "
+                          "to rebuild it")
+    for column, kind in wanted.items():
+        if column not in have:
+            con.execute(f'ALTER TABLE {table} ADD COLUMN "{column}" {kind}')
 
 
 def build(con: duckdb.DuckDBPyConnection, folder: str, table: str, **params) -> None:

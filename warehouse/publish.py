@@ -33,20 +33,50 @@ _KEEP = 2  # editions kept: the current one and the one before
 def page_states(con, campaign) -> dict[str, str]:
     """task id -> state of its page, and ``""`` -> state of the index page."""
     c = campaign.id
-    shared = {"campaign": [campaign.name, campaign.description, campaign.phases, campaign.bootstrap, campaign.seed],
-              "participants": _rows(con, "SELECT * FROM cat_participant WHERE campaign = ? ORDER BY participant", c),
-              "code": _reports_code()}
+    shared = {
+        "campaign": [
+            campaign.name,
+            campaign.description,
+            campaign.phases,
+            campaign.bootstrap,
+            campaign.seed,
+        ],
+        "participants": _rows(
+            con, "SELECT * FROM cat_participant WHERE campaign = ? ORDER BY participant", c
+        ),
+        "code": _reports_code(),
+    }
     reduces = artifact_states(con, c, "reduce")
     states = {}
     for task in campaign.tasks:
         t = task.id
-        states[t] = fingerprint({
-            **shared, "task": [task.family, task.name, task.options, [(k.id, k.phase) for k in task.corpora]],
-            "units": unit_states(con, c, t),
-            "reduces": sorted((k, v) for k, v in reduces.items() if k.startswith(f"{t}/")),
-            "systems": _rows(con, "SELECT * FROM cat_system WHERE campaign = ? AND task = ? ORDER BY system", c, t),
-            "inputs": _rows(con, "SELECT corpus, system, role, sha256, path, status, error FROM cat_input_latest "
-                                 "WHERE campaign = ? AND task = ? ORDER BY corpus, system, role", c, t)})
+        states[t] = fingerprint(
+            {
+                **shared,
+                "task": [
+                    task.family,
+                    task.name,
+                    task.options,
+                    [(k.id, k.phase) for k in task.corpora],
+                ],
+                "units": unit_states(con, c, t),
+                "reduces": sorted((k, v) for k, v in reduces.items() if k.startswith(f"{t}/")),
+                "systems": _rows(
+                    con,
+                    "SELECT * FROM cat_system WHERE campaign = ? AND task = ? ORDER BY system",
+                    c,
+                    t,
+                ),
+                "inputs": _rows(
+                    con,
+                    "SELECT corpus, system, role, sha256, path, status, error "
+                    "FROM cat_input_latest WHERE campaign = ? AND task = ? "
+                    "ORDER BY corpus, system, role",
+                    c,
+                    t,
+                ),
+            }
+        )
     states[""] = fingerprint({**shared, "pages": states})
     return states
 
@@ -54,7 +84,11 @@ def page_states(con, campaign) -> dict[str, str]:
 def publish(ctx: RunContext, out: Path, force: bool = False) -> list[Path]:
     """Publish the bulletins at ``out`` when any page's state changed (every page with
     ``force``); returns the pages rendered (none when the published edition is up to date)."""
-    from reports.render import environment, render_index, render_task  # matplotlib: only when reporting
+    from reports.render import (
+        environment,
+        render_index,
+        render_task,
+    )  # matplotlib: only when reporting
 
     con, campaign = ctx.con, ctx.campaign
     out = Path(out)
@@ -114,6 +148,13 @@ def _reports_code() -> str:
     """A hash of the page code: every module and template of ``reports/``."""
     root = resources.files("reports")
     files = [*root.iterdir(), *root.joinpath("templates").iterdir()]
-    return fingerprint({"version": __version__, "files": {f.name: f.read_text(encoding="utf-8") for f in
-                                                          sorted(files, key=lambda f: f.name)
-                                                          if f.name.endswith((".py", ".html", ".css"))}})
+    return fingerprint(
+        {
+            "version": __version__,
+            "files": {
+                f.name: f.read_text(encoding="utf-8")
+                for f in sorted(files, key=lambda f: f.name)
+                if f.name.endswith((".py", ".html", ".css"))
+            },
+        }
+    )
