@@ -175,12 +175,20 @@ def test_a_warehouse_from_an_earlier_version_gains_new_columns(campaign, tmp_pat
     db = tmp_path / "w.duckdb"
     run(campaign, db, None, quiet=True)
     with duckdb.connect(str(db)) as con:
-        con.execute("ALTER TABLE hist_wer_scores DROP COLUMN signature")  # as an older version made it
+        con.execute(
+            "ALTER TABLE hist_wer_scores DROP COLUMN signature"
+        )  # as an older version made it
     run(campaign, db, None, quiet=True)
-    assert query(db, "SELECT count(*) FROM information_schema.columns WHERE table_name = 'hist_wer_scores' "
-                     "AND column_name = 'signature'") == [(1,)]
+    assert query(
+        db,
+        "SELECT count(*) FROM information_schema.columns WHERE table_name = 'hist_wer_scores' "
+        "AND column_name = 'signature'",
+    ) == [(1,)]
     with duckdb.connect(str(db)) as con:
         con.execute("ALTER TABLE cat_scoring ALTER state TYPE INTEGER USING 0")
     from warehouse.db import SchemaError
-    with pytest.raises(SchemaError, match=r"table cat_scoring .*column state is INTEGER here, VARCHAR expected"):
+
+    with pytest.raises(
+        SchemaError, match=r"table cat_scoring .*column state is INTEGER here, VARCHAR expected"
+    ):
         run(campaign, db, None, quiet=True)

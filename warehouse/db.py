@@ -54,7 +54,8 @@ def apply_schema(con: duckdb.DuckDBPyConnection, folders: list[str]) -> None:
     unit whose code changed is recomputed anyway, history keeps what it knew); a column removed
     or retyped is a :class:`SchemaError` naming it, never a silent mismatch."""
     existing = {name for (name,) in con.execute(
-        "SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE'").fetchall()}
+        "SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE'"
+    ).fetchall()}
     for folder in folders:
         for table, text in sql_files(folder).items():
             ddl = text.split(_BUILD)[0]
@@ -82,9 +83,9 @@ def _add_columns(con, table: str, ddl: str) -> None:
                if c in have and have[c] != t]
     changed += [f"column {c} is no longer used" for c in have if c not in wanted]
     if changed:
-        raise SchemaError(f"table {table} of this warehouse was made by another version of scorehouse "
-                          f"({'; '.join(changed)}): score into a new --db file, or remove the table "
-                          "to rebuild it")
+        raise SchemaError(f"table {table} of this warehouse was made by another version of "
+                          f"scorehouse ({'; '.join(changed)}): score into a new --db file, or "
+                          "remove the table to rebuild it")
     for column, kind in wanted.items():
         if column not in have:
             con.execute(f'ALTER TABLE {table} ADD COLUMN "{column}" {kind}')
