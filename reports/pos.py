@@ -19,7 +19,7 @@ from pathlib import Path
 import polars as pl
 
 from reports.charts import operating_zones
-from reports.render import rejected_inputs
+from reports.render import rejected_inputs, stored_signature
 from reports.tables import export
 from warehouse.db import frame
 from warehouse.families.pos import (
@@ -67,7 +67,7 @@ def page_data(con, campaign, task, out: Path) -> dict:
         + ", ".join(f"s.{c}" for c in _COUNTS + _SCORES) + ", "
         + ", ".join(f"s.noneval_{r}" for r in NONEVAL_REASONS) + ", "
         "ip.ci_low AS P_low, ip.ci_high AS P_high, id.ci_low AS D_low, id.ci_high AS D_high, "
-        "im.ci_low AS Pmoy_low, im.ci_high AS Pmoy_high "
+        "im.ci_low AS Pmoy_low, im.ci_high AS Pmoy_high, s.signature "
         "FROM mart_pos_scores s "
         "LEFT JOIN mart_pos_interval ip ON ip.measure = 'P' AND s.slice = 'corpus' "
         " AND ip.campaign = s.campaign AND ip.task = s.task AND ip.corpus = s.corpus AND ip.system = s.system "
@@ -79,10 +79,16 @@ def page_data(con, campaign, task, out: Path) -> dict:
         " AND im.campaign = s.campaign AND im.task = s.task AND im.corpus = s.corpus AND im.system = s.system "
         " AND im.evaluation = s.evaluation AND im.granularity = s.granularity "
         "WHERE s.campaign = ? AND s.task = ? AND s.slice IN ('corpus', 'genre')")
+    stored = {}  # "evaluation/granularity" -> the signatures stored with its scores
+    if scores.height:
+        for (evaluation, granularity), rows in scores.group_by("evaluation", "granularity"):
+            stored[f"{evaluation}/{granularity}"] = rows["signature"]
+
+    def variant_sig(evaluation: str, granularity: str) -> str:
+        return stored_signature(stored.get(f"{evaluation}/{granularity}", []),
+                                signature(task, evaluation, granularity))
     if scores.height:
         scores = scores.filter(pl.col("evaluation").is_in(evaluations) & pl.col("granularity").is_in(granularities))
-        scores = scores.with_columns(pl.struct("evaluation", "granularity").map_elements(
-            lambda r: signature(task, r["evaluation"], r["granularity"]), return_dtype=pl.String).alias("signature"))
     corpora = frame(con, """
         SELECT c.corpus, c.phase, count(DISTINCT u.doc) AS documents, count(DISTINCT u.genre) AS genres,
                count(DISTINCT u.doc || chr(31) || u.sent) AS sentences, count(u.unit) AS units
@@ -142,11 +148,11 @@ def page_data(con, campaign, task, out: Path) -> dict:
     # The headline variant: absolute evaluation on full tags, unless the task shows neither.
     he = "absolute" if "absolute" in evaluations else evaluations[0]
     hg = "full" if "full" in granularities else granularities[0]
-    head_sig = signature(task, he, hg)
-    strict_sig = signature(task, "absolute", "full")  # kappa and consensus: fixed by their SQL
+    head_sig = variant_sig(he, hg)
+    strict_sig = variant_sig("absolute", "full")  # kappa and consensus: fixed by their SQL
     sig = {
         "head": head_sig,
-        "variants": {f"{e}/{g}": signature(task, e, g) for e in evaluations for g in granularities},
+        "variants": {f"{e}/{g}": variant_sig(e, g) for e in evaluations for g in granularities},
         "bootstrap": f"boot|unit:sentence|resamples:{boot_n}|seed:{boot_seed}|interval:percentile-95",
         "corpus": f"corpus|units:minimal|version:{version}",
         "zone": f"zone|exact:slice-band|points:400|{head_sig}",

@@ -60,3 +60,12 @@ def rejected_inputs(con, campaign, task, labels: dict[str, str]) -> list[dict]:
             r = {**r, "path": "(file)", "error": (r["error"] or "").replace(r["path"], "(file)")}
         out.append({**r, "system": shown})
     return out
+
+
+def stored_signature(signatures, fallback: str) -> str:
+    """The signature a page prints under some scores: the one stored with them when they were
+    scored (``signatures``: the stored values of the rows shown); every distinct one, sorted and
+    space-separated, if the rows come from scorings by different code versions; ``fallback``
+    (what the current code would store) when there is no row to read it from."""
+    found = sorted({s for s in signatures if s})
+    return " ".join(found) if found else fallback

@@ -157,8 +157,9 @@ def test_scores_rebuild_the_counts():
         silok_moy = sil_ok + sil_sil * rng.random()
         rows.append(["c", "t", "k", f"s{i}", "absolute", "full", "d", "g", "x",
                      int(ok + err + sil_ok + sil_err + sil_sil + noneval), int(noneval), int(noneval), 0, 0, 0,
-                     int(ok), int(err), int(sil_ok), int(sil_err), int(sil_sil), float(silok_moy)])
-    con.executemany("INSERT INTO fct_pos_sentence VALUES (" + ", ".join("?" * 21) + ")", rows)
+                     int(ok), int(err), int(sil_ok), int(sil_err), int(sil_sil), float(silok_moy),
+                     "pos|test"])
+    con.executemany("INSERT INTO fct_pos_sentence VALUES (" + ", ".join("?" * 22) + ")", rows)
     scores = con.execute("SELECT nbCas, NONEVAL, P, D, Pmin, Pmoy, Pmax, OK, ERR, SIL, SIL_ok, SIL_err, SILOK_moy "
                          "FROM mart_pos_scores WHERE slice = 'corpus' ORDER BY system").fetchall()
     assert len(scores) == 200

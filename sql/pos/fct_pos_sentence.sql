@@ -1,5 +1,7 @@
 -- fct_pos_sentence: the seven GRACE counts per sentence (nbCas, NONEVAL, OK, ERR,
--- SIL_ok, SIL_err, SILOK_moy, plus SIL_sil and NONEVAL by reason), additive over any slice.
+-- SIL_ok, SIL_err, SILOK_moy, plus SIL_sil and NONEVAL by reason), additive over any slice, and
+-- the signature of the variant (warehouse/families/pos.py `signature`, written when the unit is
+-- scored: it names the code version that produced the row).
 -- Grain: campaign x task x corpus x system x evaluation x granularity x sentence.
 CREATE TABLE IF NOT EXISTS fct_pos_sentence (
     campaign     VARCHAR NOT NULL,
@@ -22,7 +24,8 @@ CREATE TABLE IF NOT EXISTS fct_pos_sentence (
     SIL_ok       BIGINT NOT NULL,
     SIL_err      BIGINT NOT NULL,
     SIL_sil      BIGINT NOT NULL,
-    SILOK_moy    DOUBLE NOT NULL
+    SILOK_moy    DOUBLE NOT NULL,
+    signature    VARCHAR NOT NULL
 );
 -- @build
 INSERT INTO fct_pos_sentence
@@ -39,7 +42,9 @@ SELECT j.campaign, j.task, j.corpus, j.system, j.evaluation, j.granularity, u.do
        count(*) FILTER (WHERE j.judgement = 'SIL_err'),
        count(*) FILTER (WHERE j.judgement = 'SIL_sil'),
        -- fixed-point sum of the c/k: exact, so the same bits whatever order the threads add them in
-       coalesce(sum(CASE WHEN j.judgement LIKE 'SIL%' THEN (j.c / j.k)::DECIMAL(38, 18) END), 0)::DOUBLE
+       coalesce(sum(CASE WHEN j.judgement LIKE 'SIL%' THEN (j.c / j.k)::DECIMAL(38, 18) END),
+                0)::DOUBLE,
+       $signatures[j.evaluation || '/' || j.granularity]  -- a MAP keyed 'evaluation/granularity'
 FROM int_pos_judgement j
 JOIN int_pos_ref_unit u ON u.sha256 = $reference_sha AND u.unit = j.ref_unit
 WHERE j.campaign = $campaign AND j.task = $task AND j.corpus = $corpus AND j.system = $system

@@ -1,4 +1,5 @@
--- hist_pos_scores: every corpus-level POS score ever computed, with the inputs it came from.
+-- hist_pos_scores: every corpus-level POS score ever computed, with the inputs it came from and
+-- the signature of its variant (code version included) from mart_pos_scores.
 -- Grain: run x campaign x task x corpus x system x evaluation x granularity.
 CREATE TABLE IF NOT EXISTS hist_pos_scores (
     run_id       INTEGER NOT NULL,
@@ -10,11 +11,13 @@ CREATE TABLE IF NOT EXISTS hist_pos_scores (
     granularity  VARCHAR NOT NULL,
     inputs       JSON NOT NULL,
     nbCas BIGINT, NONEVAL BIGINT, OK BIGINT, ERR BIGINT, SIL_ok BIGINT, SIL_err BIGINT, SIL_sil BIGINT,
-    SILOK_moy DOUBLE, P DOUBLE, D DOUBLE, Pmin DOUBLE, Pmoy DOUBLE, Pmax DOUBLE
+    SILOK_moy DOUBLE, P DOUBLE, D DOUBLE, Pmin DOUBLE, Pmoy DOUBLE, Pmax DOUBLE,
+    signature    VARCHAR
 );
 -- @build
 INSERT INTO hist_pos_scores
 SELECT $run_id, campaign, task, corpus, system, evaluation, granularity, $inputs,
-       nbCas, NONEVAL, OK, ERR, SIL_ok, SIL_err, SIL_sil, SILOK_moy, P, D, Pmin, Pmoy, Pmax
+       nbCas, NONEVAL, OK, ERR, SIL_ok, SIL_err, SIL_sil, SILOK_moy, P, D, Pmin, Pmoy, Pmax,
+       signature
 FROM mart_pos_scores
 WHERE slice = 'corpus' AND campaign = $campaign AND task = $task AND corpus = $corpus AND system = $system;

@@ -271,9 +271,18 @@ def _score_unit(ctx, task, options, corpus: str, system: str, unit: dict, state:
                          '$campaign, $task, $corpus, $system, $evaluation, "case", ref_unit, sys_tok, sys_tags, '
                          "projected, acceptable, span, noneval, unknown_tags", {**key, "evaluation": evaluation})
             del cases  # one evaluation's cases in memory at a time
-        build(con, SQL_FOLDER, "fct_pos_sentence", **key, reference_sha=unit["reference"])
+        build(con, SQL_FOLDER, "fct_pos_sentence", **key, reference_sha=unit["reference"],
+              signatures=_signatures(task, options))
         record_scoring(ctx, SQL_FOLDER, "hist_pos_scores", key, unit, state)
     replace_rows(con, key, _UNIT_TABLES, body)
+
+
+def _signatures(task: Task, options: dict) -> dict:
+    """The signature of every variant a unit stores, as a DuckDB MAP parameter keyed
+    ``evaluation/granularity`` (both granularities are always stored)."""
+    variants = [(e, g) for e in options["evaluations"] for g in GRANULARITIES]
+    return {"key": [f"{e}/{g}" for e, g in variants],
+            "value": [signature(task, e, g) for e, g in variants]}
 
 
 MEASURES = {  # measure -> (numerator columns, denominator columns) over fct_pos_sentence
