@@ -24,7 +24,7 @@ from pathlib import Path
 import polars as pl
 
 from reports.charts import heatmap, label_bars, way_lines
-from reports.render import rejected_inputs
+from reports.render import rejected_inputs, stored_signature
 from reports.tables import export
 from warehouse.db import frame
 
@@ -141,7 +141,7 @@ def _easy(con, campaign, task, out: Path, systems: pl.DataFrame, corpora: pl.Dat
             FROM mart_parsing_interval WHERE campaign = $campaign AND task = $task GROUP BY ALL)
         SELECT s.slice, s.corpus, s.genre, s.type, s.system, s.kind, s.mode, s.function,
                s.hyp, s.ref, s.matched, s.precision, s.recall, s.f1,
-               i.P_low, i.P_high, i.R_low, i.R_high, i.F_low, i.F_high
+               i.P_low, i.P_high, i.R_low, i.R_high, i.F_low, i.F_high, s.signature
         FROM mart_parsing_scores s
         LEFT JOIN i ON i.system = s.system AND i.kind = s.kind AND i.mode = s.mode AND i.function = s.function
          AND i.corpus = CASE s.slice WHEN 'corpus' THEN s.corpus WHEN 'task' THEN $scope END
@@ -160,6 +160,8 @@ def _easy(con, campaign, task, out: Path, systems: pl.DataFrame, corpora: pl.Dat
               for kind, _ in KINDS}
     scores = scores.join(produced, on=["system", "kind"], how="semi", maintain_order="left")
     head = scores.filter((pl.col("mode") == mode) & (pl.col("function") == function))
+    head_sig = stored_signature(head["signature"], signature("easy", mode, function))
+    scores, head = scores.drop("signature"), head.drop("signature")  # shown under the tables only
 
     def part(slice_: str, kind: str, frame_=head) -> pl.DataFrame:
         return frame_.filter((pl.col("slice") == slice_) & (pl.col("kind") == kind))
@@ -218,7 +220,7 @@ def _easy(con, campaign, task, out: Path, systems: pl.DataFrame, corpora: pl.Dat
                 links[r["corpus"]] = path.name
                 files.append(path.name)
     version = code_version()
-    sig = {"head": signature("easy", mode, function),
+    sig = {"head": head_sig,
            "ways": signature("easy", ",".join(modes), ",".join(functions)),
            "corpus": f"corpus|easy|units:word-forms|version:{version}",
            "consensus": f"consensus|vote:share>{majority:g}|mode:HYP|submissions:all|version:{version}"}
@@ -308,13 +310,16 @@ def _ud(con, campaign, task, out: Path, systems: pl.DataFrame, corpora: pl.DataF
     scores = frame(con, """
         SELECT s.slice, s.corpus, s.genre, s.system, s.metric, s.correct, s.gold_total, s.system_total,
                s.aligned_total, s.precision, s.recall, s.f1, s.aligned_accuracy,
-               i.ci_low AS f1_low, i.ci_high AS f1_high
+               i.ci_low AS f1_low, i.ci_high AS f1_high, s.signature
         FROM mart_parsing_ud_scores s
         LEFT JOIN mart_parsing_ud_interval i ON i.campaign = s.campaign AND i.task = s.task AND i.system = s.system
          AND i.metric = s.metric AND i.corpus = CASE s.slice WHEN 'corpus' THEN s.corpus WHEN 'task' THEN $scope END
         WHERE s.campaign = $campaign AND s.task = $task ORDER BY s.slice, s.corpus, s.genre""",
                    {"campaign": campaign.id, "task": task.id, "scope": scope})
     scores = _published(_by(scores, "metric", list(UD_METRICS)), systems)  # page order, then metric order
+    sig_ud = stored_signature(scores["signature"],
+                              signature("conllu", recover=bool(task.options.get("recover", False))))
+    scores = scores.drop("signature")  # shown under the tables only
     genres = sorted(set(scores.filter(pl.col("slice") == "genre")["genre"].drop_nulls()))
     scopes = [("task", None, "Whole task" if len(corpus_ids) > 1 else f"Corpus {scope}")]
     scopes += [("corpus", c, f"Corpus {c}") for c in corpus_ids] if len(corpus_ids) > 1 else []
@@ -357,7 +362,6 @@ def _ud(con, campaign, task, out: Path, systems: pl.DataFrame, corpora: pl.DataF
     differences = _published(frame(con, "SELECT corpus, system, gold_line, system_line, gold_text, system_text "
                                         "FROM int_parsing_ud_difference WHERE campaign = ? AND task = ? "
                                         "ORDER BY corpus, gold_line", key), systems)
-    sig_ud = signature("conllu", recover=bool(task.options.get("recover", False)))
     version = code_version()
     sig = {"head": sig_ud, "corpus": f"corpus|conllu|units:syntactic-words|version:{version}",
            "confusion": f"confusion|scope:head_correct|top:{TOP_CONFUSIONS}|{sig_ud}"}

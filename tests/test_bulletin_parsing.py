@@ -27,6 +27,7 @@ from reports.parsing import page_data
 from reports.render import environment
 from warehouse.campaign import Campaign, Corpus, Participant, System, Task
 from warehouse.db import apply_schema, frame, one
+from warehouse.families.parsing import FUNCTIONS, signature
 from warehouse.pipeline import open_warehouse
 
 PARTICIPANTS = {"alpha": Participant("alpha", "Alpha Lab"),
@@ -95,8 +96,9 @@ def _easy_facts(con, c: str) -> None:
                 base = _matched(rng, min(hyp, ref))
                 for mode in MODES:
                     m = base if kind == "constituent" else _matched(rng, min(hyp, ref))
-                    rows.append([c, "easy", corpus, system, CORPORA[corpus][0], sent, kind, t, mode, hyp, ref, *m])
-    con.executemany("INSERT INTO fct_parsing_sentence VALUES (" + ", ".join("?" * 16) + ")", rows)
+                    rows.append([c, "easy", corpus, system, CORPORA[corpus][0], sent, kind, t, mode,
+                                 hyp, ref, *m, *(signature("easy", mode, f) for f in FUNCTIONS)])
+    con.executemany("INSERT INTO fct_parsing_sentence VALUES (" + ", ".join("?" * 21) + ")", rows)
     con.executemany("INSERT INTO int_parsing_range VALUES (" + ", ".join("?" * 14) + ")", [[*r, False] for r in ranges])
     con.execute("""INSERT INTO mart_parsing_interval
         SELECT campaign, task, CASE slice WHEN 'task' THEN '*' ELSE corpus END, system, kind, mode, function, measure,
@@ -147,14 +149,15 @@ def _ud_facts(con, c: str) -> None:
                 correct = int(rng.integers(0, min(gold, sys_total) + 1))
                 aligned = None if metric in ("Tokens", "Sentences", "Words") else min(gold, sys_total)
                 rows.append([c, "ud", "gsd", system, genre, sent_no, f"s{sent_no}", metric, correct, gold, sys_total,
-                             aligned])
+                             aligned, signature("conllu")])
         for i, (upos, deprel) in enumerate(WORDS):
             wrong = i in WRONG[system]
             sys_deprel = {"nsubj": "obj", "obl": "nmod", "obj": "nsubj"}.get(deprel, "dep") if wrong else deprel
             words.append([c, "ud", "gsd", system, 1 + i // 5, i + 1, i + 1, upos, "X" if wrong else upos, deprel,
                           sys_deprel, True, True, not wrong, True, True, not wrong, True, True, not wrong, not wrong,
                           not wrong, not wrong])
-    con.executemany("INSERT INTO fct_parsing_ud_sentence VALUES (" + ", ".join("?" * 12) + ")", rows)
+    con.executemany("INSERT INTO fct_parsing_ud_sentence VALUES (" + ", ".join("?" * 13) + ")",
+                    rows)
     con.executemany("INSERT INTO int_parsing_ud_word VALUES (" + ", ".join("?" * 23) + ")", words)
     con.execute("""INSERT INTO mart_parsing_ud_interval
         SELECT campaign, task, corpus, system, metric, f1, greatest(f1 - 0.04, 0), least(f1 + 0.04, 1), 50, 3

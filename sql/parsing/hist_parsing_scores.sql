@@ -1,4 +1,5 @@
--- hist_parsing_scores: every corpus-level EASY score ever computed, with the inputs it came from.
+-- hist_parsing_scores: every corpus-level EASY score ever computed, with the inputs it came from
+-- and the signature of its mode x function way (code version included).
 -- Grain: run x campaign x task x corpus x system x kind x mode x function.
 CREATE TABLE IF NOT EXISTS hist_parsing_scores (
     run_id     INTEGER NOT NULL,
@@ -10,14 +11,15 @@ CREATE TABLE IF NOT EXISTS hist_parsing_scores (
     mode       VARCHAR NOT NULL,
     function   VARCHAR NOT NULL,
     inputs     JSON NOT NULL,
-    hyp BIGINT, ref BIGINT, matched BIGINT, precision DOUBLE, recall DOUBLE, f1 DOUBLE
+    hyp BIGINT, ref BIGINT, matched BIGINT, precision DOUBLE, recall DOUBLE, f1 DOUBLE,
+    signature  VARCHAR
 );
 -- @build
 INSERT INTO hist_parsing_scores
 SELECT $run_id, campaign, task, corpus, system, kind, mode, function, $inputs,
        sum(hyp), sum(ref), sum(matched),
        sum(matched) / nullif(sum(hyp), 0), sum(matched) / nullif(sum(ref), 0),
-       2 * sum(matched) / nullif(sum(hyp) + sum(ref), 0)
+       2 * sum(matched) / nullif(sum(hyp) + sum(ref), 0), signature
 FROM fct_parsing_sentence_way
 WHERE campaign = $campaign AND task = $task AND corpus = $corpus AND system = $system
 GROUP BY ALL;

@@ -1,4 +1,5 @@
--- hist_parsing_ud_scores: every corpus-level CoNLL 2018 score ever computed, with its inputs.
+-- hist_parsing_ud_scores: every corpus-level CoNLL 2018 score ever computed, with its inputs and
+-- its signature (code version included).
 -- Grain: run x campaign x task x corpus x system x metric.
 CREATE TABLE IF NOT EXISTS hist_parsing_ud_scores (
     run_id    INTEGER NOT NULL,
@@ -8,13 +9,14 @@ CREATE TABLE IF NOT EXISTS hist_parsing_ud_scores (
     system    VARCHAR NOT NULL,
     metric    VARCHAR NOT NULL,
     inputs    JSON NOT NULL,
-    correct BIGINT, gold_total BIGINT, system_total BIGINT, aligned_total BIGINT, f1 DOUBLE
+    correct BIGINT, gold_total BIGINT, system_total BIGINT, aligned_total BIGINT, f1 DOUBLE,
+    signature VARCHAR
 );
 -- @build
 INSERT INTO hist_parsing_ud_scores
 SELECT $run_id, campaign, task, corpus, system, metric, $inputs,
        sum(correct), sum(gold_total), sum(system_total), sum(aligned_total),
-       coalesce(2 * sum(correct) / nullif(sum(gold_total) + sum(system_total), 0), 0)
+       coalesce(2 * sum(correct) / nullif(sum(gold_total) + sum(system_total), 0), 0), signature
 FROM fct_parsing_ud_sentence
 WHERE campaign = $campaign AND task = $task AND corpus = $corpus AND system = $system
 GROUP BY ALL;

@@ -213,11 +213,20 @@ def _score_easy_unit(ctx, task, options, corpus, system: str, unit: dict, state:
                      key)
         insert_arrow(con, "fct_parsing_sentence", result.counts.to_arrow(),
                      "$campaign, $task, $corpus, $system, $genre, sent, kind, type, mode, hyp, ref, matched_equal, "
-                     "matched_fuzzy, matched_include, matched_intersection, matched_barycenter",
-                     {**key, "genre": ud.corpus_genre(corpus)})
+                     "matched_fuzzy, matched_include, matched_intersection, matched_barycenter, "
+                     + ", ".join(f"$signatures[mode || '/{f}']" for f in FUNCTIONS),
+                     {**key, "genre": ud.corpus_genre(corpus), "signatures": _signatures()})
         record_scoring(ctx, SQL_FOLDER, "hist_parsing_scores", key, unit, state)
     replace_rows(con, key, ("int_parsing_form_alignment", "int_parsing_range", "int_parsing_candidate",
                             "fct_parsing_sentence"), body)
+
+
+def _signatures() -> dict:
+    """The signature of every mode x function way, as a DuckDB MAP parameter keyed
+    ``MODE/FUNCTION`` (a unit's rows look theirs up by their mode)."""
+    ways = [(m, f) for m in MODES for f in FUNCTIONS]
+    return {"key": [f"{m}/{f}" for m, f in ways],
+            "value": [signature("easy", m, f) for m, f in ways]}
 
 
 # ---------------------------------------------------------------- per corpus

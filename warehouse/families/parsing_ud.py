@@ -102,7 +102,10 @@ _WORD_METRICS = ("Words", "UPOS", "XPOS", "UFeats", "AllTags", "Lemmas", "UAS", 
 
 
 def score_unit(ctx, task, options, corpus, system: str, unit: dict, state: str, gold: pl.DataFrame) -> None:
+    from warehouse.families.parsing import signature  # the family module imports this one
+
     con = ctx.con
+    sig = signature("conllu", recover=options["recover"])
     sys_words = staged_words(con, unit["submissions"])
     try:
         result = ud_scorer.evaluate(gold, sys_words, recover=options["recover"])
@@ -150,7 +153,7 @@ def score_unit(ctx, task, options, corpus, system: str, unit: dict, state: str, 
                          "$campaign, $task, $corpus, $system, gold_line, system_line, gold_text, system_text", key)
         insert_arrow(con, "fct_parsing_ud_sentence", counts.to_arrow(),
                      "$campaign, $task, $corpus, $system, genre, sent_no, sent, metric, correct, gold_total, "
-                     "system_total, aligned_total", key)
+                     "system_total, aligned_total, $signature", {**key, "signature": sig})
         record_scoring(ctx, SQL_FOLDER, "hist_parsing_ud_scores", key, unit, state)
     replace_rows(con, key, UD_TABLES, body)
     if differences.height:
