@@ -35,7 +35,7 @@ import polars as pl
 from scipy.stats import kendalltau
 
 from reports.charts import correlation_heatmap, way_lines
-from reports.render import rejected_inputs
+from reports.render import rejected_inputs, stored_signature
 from reports.systems import grouped, only_published, published_systems
 from reports.tables import export
 from warehouse.db import frame
@@ -75,7 +75,8 @@ def page_data(con, campaign, task, out: Path) -> dict:
                          else (campaign.bootstrap, campaign.seed))
     scores = only_published(frame(con, """
         SELECT s.corpus, s.system, s.convention, s.singletons, s.subset, s.slice, coalesce(s.genre, '') AS genre,
-               s.metric, s.recall, s.precision, s.f1, s.value, s.direction, i.ci_low, i.ci_high
+               s.metric, s.recall, s.precision, s.f1, s.value, s.direction, i.ci_low, i.ci_high,
+               s.signature
         FROM mart_coref_scores s
         LEFT JOIN mart_coref_interval i ON s.slice = 'corpus' AND i.campaign = s.campaign AND i.task = s.task
          AND i.corpus = s.corpus AND i.system = s.system AND i.convention = s.convention
@@ -108,8 +109,9 @@ def page_data(con, campaign, task, out: Path) -> dict:
             part = mine.filter((pl.col("convention") == convention) & (pl.col("singletons") == singletons))
             if not part.height:
                 continue
-            views.append(_variant(corpus, convention, singletons, signature(convention, singletons), part, genres,
-                                  draws, exported))
+            head = stored_signature(part["signature"], signature(convention, singletons))
+            views.append(_variant(corpus, convention, singletons, head, part, genres, draws,
+                                  exported))
         counts = mentions.filter(pl.col("corpus") == corpus)
         categories = sorted(c for c in set(counts["category"]) if c)
         sections.append({"id": corpus, "genres": genres, "variants": views,
@@ -192,7 +194,7 @@ def _variant(corpus: str, convention: str, singletons: bool, sig: str, part: pl.
                .sort("subset", maintain_order=True).group_by("subset", maintain_order=True)]
     exported["scores"].append(part.select(
         "label", "organiser", "baseline", "corpus", "convention", "singletons", "subset", "slice", "genre", "metric", "recall", "precision",
-        "f1", "value", "direction", "ci_low", "ci_high").with_columns(pl.lit(sig).alias("signature")))
+        "f1", "value", "direction", "ci_low", "ci_high", "signature"))
     if differential:
         exported["differential"].append(pl.DataFrame([
             {**keys, "label": r["label"], "organiser": r["group"] == "organiser", "metric": m, "score": _score(r, m),

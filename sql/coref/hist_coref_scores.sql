@@ -1,4 +1,5 @@
--- hist_coref_scores: every corpus-level coreference score ever computed, with its inputs.
+-- hist_coref_scores: every corpus-level coreference score ever computed, with its inputs and the
+-- signature of its variant (code version included) from mart_coref_scores.
 -- Grain: run x campaign x task x corpus x system x convention x singletons x subset x metric.
 CREATE TABLE IF NOT EXISTS hist_coref_scores (
     run_id      INTEGER NOT NULL,
@@ -11,10 +12,12 @@ CREATE TABLE IF NOT EXISTS hist_coref_scores (
     subset      VARCHAR NOT NULL,   -- all | category:<c> | link:<type>
     metric      VARCHAR NOT NULL,
     inputs      JSON NOT NULL,
-    recall DOUBLE, precision DOUBLE, f1 DOUBLE, value DOUBLE
+    recall DOUBLE, precision DOUBLE, f1 DOUBLE, value DOUBLE,
+    signature   VARCHAR
 );
 -- @build
 INSERT INTO hist_coref_scores
-SELECT $run_id, campaign, task, corpus, system, convention, singletons, subset, metric, $inputs, recall, precision, f1, value
+SELECT $run_id, campaign, task, corpus, system, convention, singletons, subset, metric, $inputs,
+       recall, precision, f1, value, signature
 FROM mart_coref_scores
 WHERE slice = 'corpus' AND campaign = $campaign AND task = $task AND corpus = $corpus AND system = $system;

@@ -285,14 +285,15 @@ def _score_unit(ctx, task, options, corpus, system: str, unit: dict, state: str)
                      "recall_den, precision_num, precision_den, value, direction, mentions", keys)
         insert_arrow(con, "mart_coref_scores", scores.to_arrow(),
                      "$campaign, $task, $corpus, $system, convention, singletons, subset, slice, genre, metric, recall, "
-                     "precision, f1, value, direction", keys)
+                     "precision, f1, value, direction, signature", keys)
         record_scoring(ctx, SQL_FOLDER, "hist_coref_scores", keys, unit, state)
     replace_rows(con, keys, _UNIT_TABLES, body)
 
 
 def _scores(stats: pl.DataFrame) -> pl.DataFrame:
     """Corpus and per-genre scores of every variant (scorers/coref.py ``scores``: micro), and the
-    macro average over documents as a second view (slice ``macro``)."""
+    macro average over documents as a second view (slice ``macro``), each with the signature of
+    its variant."""
     out = []
     for (convention, singletons, subset), part in stats.group_by("convention", "singletons", "subset",
                                                                  maintain_order=True):
@@ -302,7 +303,9 @@ def _scores(stats: pl.DataFrame) -> pl.DataFrame:
             aggregate = scorer.macro if name == "macro" else scorer.scores
             out.append(aggregate(rows, convention=convention).with_columns(
                 pl.lit(convention).alias("convention"), pl.lit(singletons).alias("singletons"),
-                pl.lit(subset).alias("subset"), pl.lit(name).alias("slice"), pl.lit(genre, dtype=pl.String).alias("genre")))
+                pl.lit(subset).alias("subset"), pl.lit(name).alias("slice"),
+                pl.lit(genre, dtype=pl.String).alias("genre"),
+                pl.lit(signature(convention, singletons)).alias("signature")))
     return pl.concat(out, how="diagonal_relaxed")
 
 
