@@ -35,7 +35,7 @@ from pathlib import Path
 import polars as pl
 
 from reports.charts import way_lines
-from reports.render import rejected_inputs
+from reports.render import rejected_inputs, stored_signature
 from reports.systems import grouped, only_published, published_systems
 from reports.tables import export
 from warehouse.db import frame
@@ -60,20 +60,26 @@ def page_data(con, campaign, task, out: Path) -> dict:
     scores = only_published(_scores(con, key), systems)
     options = family.options(task)
     sigma, case = options["sigma"], options["case"]
-    head = family.signature(sigma, case)
+    head = stored_signature(scores["signature"], family.signature(sigma, case))
     version = family.code_version()
     boot = frame(con, "SELECT DISTINCT resamples, seed FROM mart_terms_interval WHERE campaign = ? AND task = ?",
                  key).to_dicts()
     boot_n, boot_seed = ((boot[0]["resamples"], boot[0]["seed"]) if len(boot) == 1
                          else (campaign.bootstrap, campaign.seed))
-    symmetric = ",".join(options["symmetric_relations"]) or "none"
+    links = only_published(frame(con, """
+        SELECT corpus, system, kind, type, matched, reference_links, system_links, precision,
+               recall, f1, signature
+        FROM mart_terms_link_scores WHERE campaign = ? AND task = ?
+        ORDER BY corpus, kind DESC, type""", key), systems)
+    links_sig = stored_signature(links["signature"],
+                                 family.link_signature(options["symmetric_relations"], case))
+    links = links.drop("signature")  # shown under the tables only
     sig = {"head": head,
            "bootstrap": f"boot|resample:output-parts(TP),reference-terms(TR,R),output-terms(P),paired(F)"
                         f"|resamples:{boot_n}|seed:{boot_seed}|interval:percentile-95",
            "sweep": head.replace(f"sigma:{sigma:g}|", "sigma:0..1/0.05|"),
            "pairs": f"pairs|reference:reference|slice:all|exact:no|dt<=sigma|shown:{PAIRS}+{PAIRS}|{head}",
-           "links": f"links|reference:restricted-to-system-terms|variants:unordered-pairs|symmetric:{symmetric}"
-                    f"|case:{case}|version:{version}",
+           "links": links_sig,
            "validation": f"validation|effort:(modified+deleted+added)/raw|{head}",
            "build": f"correct|order:declaration|reference:union-of-earlier-validated-lists|{head}",
            "changes": f"changes|top:0|slice:all|{head}",
@@ -94,10 +100,6 @@ def page_data(con, campaign, task, out: Path) -> dict:
         SELECT *, CASE WHEN up <= {PAIRS} THEN 'closest' ELSE 'threshold' END AS kind
         FROM aligned WHERE up <= {PAIRS} OR down <= {PAIRS}
         ORDER BY corpus, kind, CASE WHEN up <= {PAIRS} THEN up ELSE down END""", [*key, sigma]), systems)
-    links = only_published(frame(con, """
-        SELECT corpus, system, kind, type, matched, reference_links, system_links, precision, recall, f1
-        FROM mart_terms_link_scores WHERE campaign = ? AND task = ?
-        ORDER BY corpus, kind DESC, type""", key), systems)
     validation = only_published(frame(con, """
         SELECT v.corpus, v.system, v.raw_terms, v.validated_terms, v.kept, v.modified, v.deleted, v.added, v.effort,
                s.tp, s.tr, s.f, s.precision, s.recall, s.f_exact
@@ -153,7 +155,7 @@ def page_data(con, campaign, task, out: Path) -> dict:
             if changes.height else 0,
             "lists": lists.filter(pl.col("corpus") == corpus).to_dicts() if lists.height else [],
         })
-    files = _export(out, head, {
+    files = _export(out, {
         "terms_corpora": corpora,
         "terms_scores": scores.filter(pl.col("top") == 0),
         "terms_cutoffs": scores.filter((pl.col("top") > 0) & (pl.col("reference") == "reference")
@@ -177,7 +179,8 @@ def _scores(con, key: list) -> pl.DataFrame:
                        f"max(i.high) FILTER (WHERE i.metric = '{m}') AS {m}_high" for m in METRICS)
     return frame(con, f"""
         SELECT s.corpus, s.system, s.reference, s.slice, s.top, s.sigma, s.output_terms, s.reference_terms,
-               s.aligned_terms, s.parts, s.tp, s.tr, s.f, s.precision, s.recall, s.f_exact, {bounds}
+               s.aligned_terms, s.parts, s.tp, s.tr, s.f, s.precision, s.recall, s.f_exact,
+               {bounds}, s.signature
         FROM mart_terms_scores s
         LEFT JOIN mart_terms_interval i ON s.top = 0 AND i.campaign = s.campaign AND i.task = s.task
          AND i.corpus = s.corpus AND i.system = s.system AND i.reference = s.reference AND i.slice = s.slice
@@ -324,16 +327,14 @@ def _corpora(con, key: list, task, scores: pl.DataFrame) -> pl.DataFrame:
 
 # ---------------------------------------------------------------- export
 
-def _export(out: Path, head: str, tables: dict[str, pl.DataFrame]) -> list[str]:
+def _export(out: Path, tables: dict[str, pl.DataFrame]) -> list[str]:
     """The published tables as CSV, Parquet, Markdown and LaTeX, labels instead of system ids;
-    the scores carry their signature."""
+    the scores carry the signature stored with them."""
     files = []
     for stem, table in tables.items():
         if not table.height:
             continue
         public = table.drop([c for c in ("system", "group", "total", "baseline") if c in table.columns])
-        if stem in ("terms_scores", "terms_cutoffs"):
-            public = public.with_columns(pl.lit(head).alias("signature"))
         front = [c for c in ("corpus", "label", "organiser", "reference", "slice", "top", "sigma", "kind", "type")
                  if c in public.columns]
         files += [p.name for p in export(public.select(*front, *[c for c in public.columns if c not in front]),

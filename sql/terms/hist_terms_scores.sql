@@ -1,6 +1,6 @@
 -- hist_terms_scores: every Termometer score ever computed at the declared sigma (whole lists),
--- with the inputs it was computed from. Grain: run x campaign x task x corpus x system x
--- reference x slice.
+-- with the inputs it was computed from and its signature (code version included) from
+-- mart_terms_scores. Grain: run x campaign x task x corpus x system x reference x slice.
 CREATE TABLE IF NOT EXISTS hist_terms_scores (
     run_id     INTEGER NOT NULL,
     campaign   VARCHAR NOT NULL,
@@ -11,10 +11,12 @@ CREATE TABLE IF NOT EXISTS hist_terms_scores (
     slice      VARCHAR NOT NULL,
     sigma      DOUBLE NOT NULL,
     inputs     JSON NOT NULL,
-    tp DOUBLE, tr DOUBLE, f DOUBLE, precision DOUBLE, recall DOUBLE, f_exact DOUBLE
+    tp DOUBLE, tr DOUBLE, f DOUBLE, precision DOUBLE, recall DOUBLE, f_exact DOUBLE,
+    signature  VARCHAR
 );
 -- @build
 INSERT INTO hist_terms_scores
-SELECT $run_id, campaign, task, corpus, system, reference, slice, sigma, $inputs, tp, tr, f, precision, recall, f_exact
+SELECT $run_id, campaign, task, corpus, system, reference, slice, sigma, $inputs,
+       tp, tr, f, precision, recall, f_exact, signature
 FROM mart_terms_scores
 WHERE top = 0 AND campaign = $campaign AND task = $task AND corpus = $corpus AND system = $system;

@@ -1,5 +1,7 @@
 -- mart_terms_link_scores: classical precision, recall and F of the variant pairs and of the
--- relation triples (overall: type ''; and per relation type), from int_terms_link.
+-- relation triples (overall: type ''; and per relation type), from int_terms_link, with their
+-- signature (warehouse/families/terms.py `link_signature`, written when the unit is scored: it
+-- names the code version that produced the row).
 -- Grain: campaign x task x corpus x system x kind x type.
 CREATE TABLE IF NOT EXISTS mart_terms_link_scores (
     campaign         VARCHAR NOT NULL,
@@ -13,7 +15,8 @@ CREATE TABLE IF NOT EXISTS mart_terms_link_scores (
     system_links     INTEGER NOT NULL,
     precision        DOUBLE NOT NULL,
     recall           DOUBLE NOT NULL,
-    f1               DOUBLE NOT NULL
+    f1               DOUBLE NOT NULL,
+    signature        VARCHAR NOT NULL
 );
 -- @build
 INSERT INTO mart_terms_link_scores
@@ -32,5 +35,7 @@ WITH counts AS (
     FROM counts
 )
 SELECT campaign, task, corpus, system, kind, type, matched, reference_links, system_links, precision, recall,
-       CASE WHEN precision + recall > 0 THEN 2 * precision * recall / (precision + recall) ELSE 0 END
+       CASE WHEN precision + recall > 0 THEN 2 * precision * recall / (precision + recall)
+            ELSE 0 END,
+       $signature
 FROM ratios;

@@ -60,6 +60,13 @@ def signature(sigma: float, case: str) -> str:
             f"|resample:output-parts(TP),reference-terms(TR)|version:{code_version()}")
 
 
+def link_signature(symmetric_relations, case: str) -> str:
+    """sacrebleu-style signature of the variant-pair and relation-triple scores."""
+    symmetric = ",".join(symmetric_relations) or "none"
+    return (f"links|reference:restricted-to-system-terms|variants:unordered-pairs"
+            f"|symmetric:{symmetric}|case:{case}|version:{code_version()}")
+
+
 def options(task: Task) -> dict:
     """The task's options, checked (errors name the key)."""
     o = task.options
@@ -257,7 +264,8 @@ def _score_unit(ctx, task, o, corpus, system: str, unit: dict, state: str, incre
                          "$campaign, $task, $corpus, $system, reference, slice, reference_terms, output_terms", keys)
         tops = [0, *o["top"]]
         build(con, SQL_FOLDER, "mart_terms_sweep", **keys, sigmas=list(measures.SIGMAS), tops=tops)
-        build(con, SQL_FOLDER, "mart_terms_scores", **keys, sigmas=[o["sigma"]], tops=tops)
+        build(con, SQL_FOLDER, "mart_terms_scores", **keys, sigmas=[o["sigma"]], tops=tops,
+              signature=signature(o["sigma"], o["case"]))
         if intervals is not None and intervals.height:
             insert_arrow(con, "mart_terms_interval", intervals.to_arrow(),
                          "$campaign, $task, $corpus, $system, reference, slice, sigma, metric, value, low, high, "
@@ -265,7 +273,8 @@ def _score_unit(ctx, task, o, corpus, system: str, unit: dict, state: str, incre
         if links is not None and links.height:
             insert_arrow(con, "int_terms_link", links.to_arrow(),
                          "$campaign, $task, $corpus, $system, kind, term1, type, term2, status", keys)
-            build(con, SQL_FOLDER, "mart_terms_link_scores", **keys)
+            build(con, SQL_FOLDER, "mart_terms_link_scores", **keys,
+                  signature=link_signature(o["symmetric_relations"], o["case"]))
         if edits is not None:
             insert_arrow(con, "int_terms_validation_edit", edits.to_arrow(),
                          "$campaign, $task, $corpus, $system, edit, raw_term, validated_term, dt", keys)
