@@ -13,7 +13,7 @@ from pathlib import Path
 import polars as pl
 
 from reports.charts import grouped_bars
-from reports.render import rejected_inputs
+from reports.render import rejected_inputs, stored_signature
 from reports.tables import export
 from warehouse.db import frame
 from warehouse.families.wer import Options, code_version
@@ -52,8 +52,8 @@ def page_data(con, campaign, task, out: Path) -> dict:
                          "FROM mart_wer_corpus m JOIN cat_corpus c USING (campaign, task, corpus) "
                          "WHERE m.campaign = ? AND m.task = ? ORDER BY m.corpus", key)
     ier = published("SELECT corpus, system, evaluation, interpretable, ier, c_rate, fr / interpretable AS fr_rate, "
-                    "sub / interpretable AS sub_rate, fa / interpretable AS fa_rate FROM mart_ier_scores "
-                    "WHERE campaign = ? AND task = ? ORDER BY corpus, system")
+                    "sub / interpretable AS sub_rate, fa / interpretable AS fa_rate, signature "
+                    "FROM mart_ier_scores WHERE campaign = ? AND task = ? ORDER BY corpus, system")
     by_field = published("SELECT corpus, system, field, value, utterances, N, wer FROM mart_wer_by_metadata "
                          "WHERE campaign = ? AND task = ? AND method = ? AND field IN ('category', 'speaker')",
                          [*key, headline])
@@ -74,12 +74,14 @@ def page_data(con, campaign, task, out: Path) -> dict:
 
     options = Options.of(task)
     boot = f"boot|unit:utterance|resamples:{campaign.bootstrap}|seed:{campaign.seed}|interval:percentile-95"
-    signatures = {
-        "headline": options.signature(headline),
+    head = scores.filter(pl.col("method") == headline)["signature"] if scores.height else []
+    signatures = {  # of scores: as stored with them; what the code would store if none is shown
+        "headline": stored_signature(head, options.signature(headline)),
         "bootstrap": boot,
         "corpus": f"corpus|markers:{options.markers.digest}|version:{code_version()}",
-        "ier": f"ier|reject:{options.markers.reject_label}|version:{code_version()}",
+        "ier": stored_signature(ier["signature"], options.ier_signature()),
     }
+    ier = ier.drop("signature")  # shown under the tables, not exported per row
     files = _export(out, scores, ier, by_field, paired, corpora)
     per_corpus = []
     for corpus in corpora["corpus"].to_list():

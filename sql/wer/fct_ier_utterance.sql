@@ -2,7 +2,9 @@
 -- reject), fa (false alarm), or rejected (both reject: no error, not interpretable).
 -- Grain: campaign x task x corpus x system x utterance. The evaluation is 'with_comments' for a
 -- system with comment detection (reference interpretation with comments replaced), else
--- 'without_comments'. An empty interpretation or the reject label is a reject.
+-- 'without_comments'. An empty interpretation or the reject label is a reject. signature: the
+-- IER signature (warehouse/families/wer.py `Options.ier_signature`, written when the unit is
+-- scored: it names the code version that produced the row).
 CREATE TABLE IF NOT EXISTS fct_ier_utterance (
     campaign        VARCHAR NOT NULL,
     task            VARCHAR NOT NULL,
@@ -12,7 +14,8 @@ CREATE TABLE IF NOT EXISTS fct_ier_utterance (
     utt_id          VARCHAR NOT NULL,
     ref_interpretation VARCHAR,
     hyp_interpretation VARCHAR,
-    outcome         VARCHAR NOT NULL
+    outcome         VARCHAR NOT NULL,
+    signature       VARCHAR NOT NULL
 );
 -- @build
 INSERT INTO fct_ier_utterance
@@ -36,5 +39,6 @@ SELECT $campaign, $task, $corpus, $system,
             WHEN coalesce(r, $reject) = $reject THEN 'fa'
             WHEN coalesce(h, $reject) = $reject THEN 'fr'
             WHEN r = h THEN 'correct'
-            ELSE 'sub' END
+            ELSE 'sub' END,
+       $signature
 FROM pairs;

@@ -75,6 +75,10 @@ class Options:
     def signature(self, method: str) -> str:
         return signature(method, self.case, self.markers, self.costs, code_version())
 
+    def ier_signature(self) -> str:
+        """sacrebleu-style signature of the interpretation error rates."""
+        return f"ier|reject:{self.markers.reject_label}|version:{code_version()}"
+
 
 # ---------------------------------------------------------------- load
 
@@ -208,7 +212,8 @@ def _score_unit(ctx, task, options: Options, corpus: str, system, unit: dict, st
         if unit["metadata"] and unit["interpretations"]:
             build(con, SQL_FOLDER, "fct_ier_utterance", **key, metadata_sha=unit["metadata"],
                   interpretation_sha=unit["interpretations"], reject=options.markers.reject_label,
-                  comment_detection=bool(system.options.get("comment_detection", False)))
+                  comment_detection=bool(system.options.get("comment_detection", False)),
+                  signature=options.ier_signature())
         record_scoring(ctx, SQL_FOLDER, "hist_wer_scores", key, unit, state)
     replace_rows(con, key, _UNIT_TABLES, body)
 
