@@ -775,6 +775,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workdir", type=Path, default=ROOT / "bench" / "out" / "pos",
                         help="folder for the generated data, warehouse and outputs (default bench/out/pos)")
     parser.add_argument("--skip-peer", action="store_true", help="do not time the conllu peer")
+    parser.add_argument("--workers", type=int, default=2,
+                        help="worker processes of the parallel runs (default 2; the first run is serial)")
     parser.add_argument("--split-steps", action="store_true",
                         help="also time `scorehouse load`, `score` and `report` one by one on a fresh warehouse")
     parser.add_argument("--scorehouse", default=str(Path(sys.executable).parent / "scorehouse"),
@@ -804,11 +806,27 @@ def main(argv: list[str] | None = None) -> int:
     db, out = workdir / "campaign.duckdb", workdir / "bulletins"
     for stale in (db, Path(f"{db}.wal")):
         stale.unlink(missing_ok=True)
-    if out.exists():
-        shutil.rmtree(out)
-    cmd = [exe, "run", str(camp), "--db", str(db), "--out", str(out)]
+    for folder in (out, workdir / "serial_bulletins"):  # a symbolic link to its current edition
+        if folder.is_symlink():
+            folder.unlink()
+        shutil.rmtree(folder.parent / f".{folder.name}.editions", ignore_errors=True)
+        shutil.rmtree(folder, ignore_errors=True)
+    serial_db = workdir / "serial.duckdb"
+    for stale in (serial_db, Path(f"{serial_db}.wal")):
+        stale.unlink(missing_ok=True)
+    print("timing scorehouse run, from scratch, --workers 1 ...", flush=True)
+    load = os.getloadavg()[0]
+    serial = measure("scorehouse run, from scratch, --workers 1",
+                     [exe, "run", str(camp), "--db", str(serial_db), "--out", str(workdir / "serial_bulletins"),
+                      "--workers", "1"], workdir / "serial.stdout")
+    rows.append(("campaign", serial, f"{n * len(models) / serial.wall:,.0f}" if serial.rc == 0 else "",
+                 "(reported)" if serial.rc == 0 else "FAILED"))
+    notes.append(f"run, from scratch, --workers 1: exit {serial.rc}; {summary_line(serial.stderr)} "
+                 f"(1-min load average before: {load:.2f})")
+    cmd = [exe, "run", str(camp), "--db", str(db), "--out", str(out), "--workers", str(args.workers)]
     changed_model = models[1] if len(models) > 1 else models[0]
-    steps = [("run, from scratch", len(models)), ("run, nothing changed", 0), ("run, one submission changed", 1)]
+    steps = [(f"run, from scratch, --workers {args.workers}", len(models)), ("run, nothing changed", 0),
+             ("run, one submission changed", 1)]
     previous_hash = code_hash()
     for k, (label, scored) in enumerate(steps):
         if k == 2:
@@ -831,6 +849,8 @@ def main(argv: list[str] | None = None) -> int:
             target = f"< 120 s, < 2 GiB: {'OK' if ok else 'MISSED'}"
         else:
             target = "(reported)" if m.rc == 0 else "FAILED"
+        if k == 0 and serial.rc == 0 and m.rc == 0:
+            target += f"; {serial.wall / m.wall:.2f}x the serial run"
         rows.append(("campaign", m, speed, target))
         summary = summary_line(m.stderr)
         notes.append(f"{label}: exit {m.rc}; {summary}" if summary else f"{label}: exit {m.rc}")
@@ -842,8 +862,10 @@ def main(argv: list[str] | None = None) -> int:
         split_db, split_out = workdir / "split.duckdb", workdir / "split_bulletins"
         for stale in (split_db, Path(f"{split_db}.wal")):
             stale.unlink(missing_ok=True)
-        if split_out.exists():
-            shutil.rmtree(split_out)
+        if split_out.is_symlink():
+            split_out.unlink()
+        shutil.rmtree(split_out.parent / f".{split_out.name}.editions", ignore_errors=True)
+        shutil.rmtree(split_out, ignore_errors=True)
         for step in ("load", "score", "report"):
             print(f"timing scorehouse {step} alone (from scratch, another warehouse) ...", flush=True)
             extra = ["--out", str(split_out)] if step == "report" else []

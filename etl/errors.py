@@ -16,6 +16,9 @@ class InputError(ValueError):
         where = f"{self.path}:{line}" if line is not None else self.path
         super().__init__(f"{where}: expected {expected}, found {found}")
 
+    def __reduce__(self):  # picklable: a unit computed in a worker process reports it as it is
+        return type(self), (self.path, self.line, self.expected, self.found)
+
 
 def decode_utf8(path: Path, data: bytes) -> str:
     """Decode ``data`` as UTF-8 (a leading BOM is dropped), naming the line of the first bad byte."""

@@ -43,6 +43,7 @@ class RunContext:
     scored: int = 0
     rejections: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    workers: int | None = None  # unit computations at once (None: warehouse.runner's default)
 
 
 def start_run(con: duckdb.DuckDBPyConnection, campaign: Campaign, command: str, quiet: bool = False) -> RunContext:

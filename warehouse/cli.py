@@ -45,11 +45,11 @@ def _campaign_options(func):
     return click.argument("campaign_dir", type=click.Path(exists=True, file_okay=False))(func)
 
 
-def _run_steps(campaign_dir, db, out, steps, force, quiet) -> None:
+def _run_steps(campaign_dir, db, out, steps, force, quiet, workers=None) -> None:
     from warehouse.pipeline import run
 
     try:
-        result = run(campaign_dir, db, out, steps=steps, force=force, quiet=quiet)
+        result = run(campaign_dir, db, out, steps=steps, force=force, quiet=quiet, workers=workers)
     except (CampaignError, InputError, SchemaError) as err:
         raise click.ClickException(str(err)) from None
     click.echo(result.summary(), err=True)
@@ -61,13 +61,16 @@ def _run_steps(campaign_dir, db, out, steps, force, quiet) -> None:
 @click.option("--out", type=click.Path(file_okay=False), default="bulletins", show_default=True,
               help="Folder for the HTML bulletins and the CSV / Parquet / Markdown / LaTeX tables.")
 @click.option("--force", is_flag=True, help="Recompute every unit even if nothing changed.")
-def run_command(campaign_dir, db, quiet, out, force):
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="Units computed at once, in worker processes  [default: SCOREHOUSE_WORKERS, "
+                   "else 1: in this process]")
+def run_command(campaign_dir, db, quiet, out, force, workers):
     """The nightly job: load what changed, score what changed, re-render the bulletins.
 
     Exit code 0 when everything was accepted, 2 when an input file was rejected (the rest of
     the campaign is still scored; the rejected file's previous results stay).
     """
-    _run_steps(campaign_dir, db, out, ("load", "score", "report"), force, quiet)
+    _run_steps(campaign_dir, db, out, ("load", "score", "report"), force, quiet, workers)
 
 
 @main.command("load")

@@ -57,14 +57,17 @@ def open_warehouse(db: str | Path | None) -> duckdb.DuckDBPyConnection:
 
 
 def run(campaign_dir: str | Path, db: str | Path, out: str | Path | None,
-        steps: tuple[str, ...] = STEPS, force: bool = False, quiet: bool = False) -> RunResult:
-    """Run the given steps of the nightly job on a campaign directory."""
+        steps: tuple[str, ...] = STEPS, force: bool = False, quiet: bool = False,
+        workers: int | None = None) -> RunResult:
+    """Run the given steps of the nightly job on a campaign directory; ``workers`` unit
+    computations at once (None: ``SCOREHOUSE_WORKERS``, else 1)."""
     campaign = load_campaign(campaign_dir)
     for task in campaign.tasks:
         family(task.family)  # fail early on an unknown family
     con = open_warehouse(db)
     try:
         ctx = start_run(con, campaign, "+".join(steps) if steps != STEPS else "run", quiet)
+        ctx.workers = workers
         return _execute(ctx, steps, out, force)
     finally:
         con.close()
@@ -110,4 +113,5 @@ def run_one_shot(campaign: Campaign, quiet: bool = True) -> tuple[duckdb.DuckDBP
     """Load and score a one-shot campaign in an in-memory warehouse (the nightly job's code path)."""
     con = open_warehouse(None)
     ctx = start_run(con, campaign, "one-shot", quiet)
+    ctx.workers = 1  # one unit: no worker process to start
     return con, _execute(ctx, ("load", "score"), None, force=False)

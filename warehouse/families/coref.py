@@ -25,7 +25,6 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
-from rich.progress import Progress
 
 from etl.coref import read_conll2012, read_coref_jsonl, read_coref_links, read_mention_categories
 from scorers import bootstrap
@@ -36,6 +35,7 @@ from warehouse.catalog import code_version as catalog_code_version
 from warehouse.catalog import (RunContext, Slot, StageJob, current_inputs, drop_undeclared, fingerprint,
                                record_scoring, replace_rows, scoring_state, stage_files)
 from warehouse.db import frame, insert_arrow
+from warehouse.runner import Unit, run_units, stale
 
 SQL_FOLDER = "coref"
 FORMATS = ("conll2012", "jsonl")
@@ -166,7 +166,7 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
     systems = [s.id for s in task.systems] + (list(BASELINES) if options["baselines"] else [])
     declared = {(c.id, s) for c in task.corpora for s in systems}
     drop_undeclared(ctx, task.id, declared, _UNIT_TABLES)
-    todo = []
+    units = []
     for corpus in task.corpora:
         for system in systems:
             key_sha = inputs.get((corpus.id, "", "key"))
@@ -181,14 +181,9 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
                                  "options": {k: options[k] for k in ("conventions", "singletons", "draws", "categories",
                                                                      "link_types", "pronoun_category")},
                                  "genre": corpus.options.get("genre", "")})
-            if force or states.get((corpus.id, system)) != state:
-                todo.append((corpus, system, unit, state))
-    with Progress(transient=True, disable=ctx.quiet) as progress:
-        bar = progress.add_task(f"scoring {task.id}", total=len(todo))
-        for corpus, system, unit, state in todo:
-            _score_unit(ctx, task, options, corpus, system, unit, state)
-            ctx.scored += 1
-            progress.advance(bar)
+            units.append(Unit(corpus, system, unit, state))
+    run_units(ctx, task.id, stale(units, states, force), lambda u: _prepare(ctx, task, options, u), compute_unit,
+              lambda ctx_, u, tables: _commit_unit(ctx_, task, u, tables))
     if task.options.get("intervals", True):
         for corpus in task.corpora:
             reduce(ctx, task, corpus.id, "intervals", lambda c=corpus.id: intervals(ctx, task, c), code_version(),
@@ -249,15 +244,17 @@ def _mean_statistics(per_draw: list[pl.DataFrame]) -> pl.DataFrame:
             .agg(*(pl.col(c).mean() for c in numeric), pl.col("direction").mode().first()))
 
 
-def _score_unit(ctx, task, options, corpus, system: str, unit: dict, state: str) -> None:
-    con = ctx.con
-    key = _with_genre(_mentions(con, unit["key"]), corpus)
-    if unit["categories"] is not None:
+def _prepare(ctx, task, options, unit: Unit) -> tuple:
+    """A unit's inputs, read in the coordinator: the key (genres, side categories), the response
+    (None for a baseline) and both link tables. Names the response documents the key lacks."""
+    con, system = ctx.con, unit.system
+    key = _with_genre(_mentions(con, unit.inputs["key"]), unit.corpus)
+    if unit.inputs["categories"] is not None:
         side = frame(con, 'SELECT doc, start, "end", category AS side FROM stg_coref_category WHERE sha256 = ?',
-                     [unit["categories"]])
+                     [unit.inputs["categories"]])
         key = key.join(side, on=["doc", "start", "end"], how="left", maintain_order="left").with_columns(
             pl.coalesce("side", "category").alias("category")).drop("side")
-    response = None if system in BASELINES else _mentions(con, unit["submissions"], genre=False)
+    response = None if system in BASELINES else _mentions(con, unit.inputs["submissions"], genre=False)
 
     def links(sha):
         return None if sha is None else frame(con, "SELECT doc, from_cluster, to_cluster, type FROM stg_coref_link "
@@ -265,28 +262,41 @@ def _score_unit(ctx, task, options, corpus, system: str, unit: dict, state: str)
     stray = [] if response is None else scorer.stray_documents(key, response)
     if stray:
         shown = ", ".join(stray[:5]) + (", ..." if len(stray) > 5 else "")
-        ctx.notes.append(f"{task.id}/{corpus.id}/{system}: {len(stray)} response document(s) absent from the "
+        ctx.notes.append(f"{task.id}/{unit.corpus.id}/{system}: {len(stray)} response document(s) absent from the "
                          f"key, ignored as the CoNLL reference scorer ignores them: {shown}")
-    matched, table, stats = unit_statistics(key, response, options, system, ctx.campaign.seed,
-                                            links(unit["key_links"]), links(unit["links"]))
+    return key, response, options, system, ctx.campaign.seed, links(unit.inputs["key_links"]), links(
+        unit.inputs["links"])
+
+
+def compute_unit(key, response, options, system, seed, key_links, links) -> dict[str, pl.DataFrame]:
+    """One unit, a pure function: matched mentions, contingency table, per-document statistics
+    of every variant and the scores of every slice (:func:`unit_statistics`, :func:`_scores`)."""
+    matched, table, stats = unit_statistics(key, response, options, system, seed, key_links, links)
     genres = key.select("doc", "genre").unique("doc")
-    stats = stats.join(genres, on="doc", how="left").with_columns(pl.col("genre").fill_null(""))
-    scores = _scores(stats)
-    keys = {"campaign": ctx.campaign.id, "task": task.id, "corpus": corpus.id, "system": system}
+    stats = stats.join(genres, on="doc", how="left", maintain_order="left").with_columns(
+        pl.col("genre").fill_null(""))
+    return {"int_coref_mention": matched, "int_coref_contingency": table, "fct_coref_document": stats,
+            "mart_coref_scores": _scores(stats)}
+
+
+def _commit_unit(ctx, task, unit: Unit, tables: dict[str, pl.DataFrame]) -> None:
+    """Write one unit's tables and record it: one transaction."""
+    con = ctx.con
+    keys = {"campaign": ctx.campaign.id, "task": task.id, "corpus": unit.corpus.id, "system": unit.system}
 
     def body():
-        insert_arrow(con, "int_coref_mention", matched.to_arrow(),
+        insert_arrow(con, "int_coref_mention", tables["int_coref_mention"].to_arrow(),
                      '$campaign, $task, $corpus, $system, doc, start, "end", status, key_cluster, response_cluster, '
                      "category, text", keys)
-        insert_arrow(con, "int_coref_contingency", table.to_arrow(),
+        insert_arrow(con, "int_coref_contingency", tables["int_coref_contingency"].to_arrow(),
                      "$campaign, $task, $corpus, $system, doc, key_class, response_class, n", keys)
-        insert_arrow(con, "fct_coref_document", stats.to_arrow(),
+        insert_arrow(con, "fct_coref_document", tables["fct_coref_document"].to_arrow(),
                      "$campaign, $task, $corpus, $system, convention, singletons, subset, genre, doc, metric, recall_num, "
                      "recall_den, precision_num, precision_den, value, direction, mentions", keys)
-        insert_arrow(con, "mart_coref_scores", scores.to_arrow(),
+        insert_arrow(con, "mart_coref_scores", tables["mart_coref_scores"].to_arrow(),
                      "$campaign, $task, $corpus, $system, convention, singletons, subset, slice, genre, metric, recall, "
                      "precision, f1, value, direction, signature", keys)
-        record_scoring(ctx, SQL_FOLDER, "hist_coref_scores", keys, unit, state)
+        record_scoring(ctx, SQL_FOLDER, "hist_coref_scores", keys, unit.inputs, unit.state)
     replace_rows(con, keys, _UNIT_TABLES, body)
 
 

@@ -20,7 +20,6 @@ from pathlib import Path
 
 import polars as pl
 import pyarrow as pa
-from rich.progress import Progress
 
 from etl.easy import read_easy_xml
 from etl.easy_tsv import read_easy_tsv
@@ -35,6 +34,7 @@ from warehouse.catalog import (RunContext, Slot, StageJob, current_inputs, drop_
                                record_scoring, replace_rows, scoring_state, stage_files)
 from warehouse.db import frame, insert_arrow, one
 from warehouse.families import parsing_ud as ud
+from warehouse.runner import Unit, run_units, stale
 
 SQL_FOLDER = "parsing"
 FORMATS = ("easy", "tsv", "conllu")
@@ -147,7 +147,7 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
     declared = {(c.id, s.id) for c in task.corpora for s in task.systems}
     tables = ud.UD_TABLES if options["dependency"] else _EASY_TABLES
     drop_undeclared(ctx, task.id, declared, tables)
-    todo = []
+    units = []
     for corpus in task.corpora:
         for system in task.systems:
             unit = {"reference": inputs.get((corpus.id, "", "reference")),
@@ -156,20 +156,23 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
                 continue
             state = fingerprint({"inputs": unit, "version": code_version(), "genre": ud.corpus_genre(corpus),
                                  "options": {k: options[k] for k in ("modes", "recover")}})
-            if force or states.get((corpus.id, system.id)) != state:
-                todo.append((corpus, system.id, unit, state))
-    with Progress(transient=True, disable=ctx.quiet) as progress:
-        bar = progress.add_task(f"scoring {task.id}", total=len(todo))
-        reference = None
-        for corpus, system, unit, state in todo:
-            if reference is None or reference[0] != unit["reference"]:
-                reference = (unit["reference"], _staged(con, unit["reference"], options["dependency"]))
-                if not options["dependency"]:
-                    _reference_ranges(ctx, task, corpus.id, reference[1])
-            scorer = ud.score_unit if options["dependency"] else _score_easy_unit
-            scorer(ctx, task, options, corpus, system, unit, state, reference[1])
-            ctx.scored += 1
-            progress.advance(bar)
+            units.append(Unit(corpus, system.id, unit, state, {"recover": options["recover"]}))
+    dependency, reference = options["dependency"], [None]
+
+    def prepare(u: Unit) -> tuple:
+        if reference[0] is None or reference[0][0] != u.inputs["reference"]:  # one reference in memory
+            reference[0] = (u.inputs["reference"], _staged(con, u.inputs["reference"], dependency))
+            if not dependency:
+                _reference_ranges(ctx, task, u.corpus.id, reference[0][1])
+        hyp = _staged(con, u.inputs["submissions"], dependency)
+        if dependency:
+            return True, reference[0][1], hyp, options["recover"], ud.corpus_genre(u.corpus)
+        return False, reference[0][1], hyp, options["modes"], None
+
+    def commit(ctx_, u: Unit, tables: dict) -> None:
+        (ud.commit_unit if dependency else _commit_easy_unit)(ctx_, task, u, tables)
+
+    run_units(ctx, task.id, stale(units, states, force), prepare, compute_unit, commit)
     for corpus in task.corpora:
         reference_sha = {"reference": inputs.get((corpus.id, "", "reference"))}
         reduce(ctx, task, corpus.id, "corpus", lambda c=corpus: _describe_corpus(ctx, task, c, options["dependency"]),
@@ -196,27 +199,38 @@ def _reference_ranges(ctx: RunContext, task: Task, corpus: str, ref: pl.DataFram
         "$campaign, $task, $corpus, $system, NULL, kind, sent, item, type, role_no, first, last, attr, empty", key))
 
 
-def _score_easy_unit(ctx, task, options, corpus, system: str, unit: dict, state: str, ref: pl.DataFrame) -> None:
-    con = ctx.con
-    hyp = _staged(con, unit["submissions"], False)
-    result = easy_scorer.score(ref, hyp, modes=options["modes"])
-    key = {"campaign": ctx.campaign.id, "task": task.id, "corpus": corpus.id, "system": system}
+def compute_unit(dependency: bool, reference: pl.DataFrame, hyp: pl.DataFrame, option, genre) -> dict:
+    """One unit, a pure function: the CoNLL 2018 evaluation (``dependency``; ``option`` is
+    recovery mode, ``genre`` the corpus's default genre) or the EASY scores (``option``: the
+    modes) of ``hyp`` against ``reference``."""
+    if dependency:
+        return ud.compute_unit(reference, hyp, option, genre)
+    result = easy_scorer.score(reference, hyp, modes=option)
+    return {"int_parsing_form_alignment": result.alignment, "int_parsing_range": result.ranges,
+            "int_parsing_candidate": result.candidates, "fct_parsing_sentence": result.counts}
+
+
+def _commit_easy_unit(ctx, task, unit: Unit, tables: dict) -> None:
+    """Write one EASY unit's alignment, ranges, candidates and sentence counts and record it:
+    one transaction."""
+    con, corpus = ctx.con, unit.corpus
+    key = {"campaign": ctx.campaign.id, "task": task.id, "corpus": corpus.id, "system": unit.system}
 
     def body():
-        insert_arrow(con, "int_parsing_form_alignment", result.alignment.to_arrow(),
+        insert_arrow(con, "int_parsing_form_alignment", tables["int_parsing_form_alignment"].to_arrow(),
                      "$campaign, $task, $corpus, $system, sent, hyp_form_no, base_form_no", key)
-        insert_arrow(con, "int_parsing_range", result.ranges.to_arrow(),
+        insert_arrow(con, "int_parsing_range", tables["int_parsing_range"].to_arrow(),
                      "$campaign, $task, $corpus, $system, mode, kind, sent, item, type, role_no, first, last, attr, empty", key)
-        insert_arrow(con, "int_parsing_candidate", result.candidates.to_arrow(),
+        insert_arrow(con, "int_parsing_candidate", tables["int_parsing_candidate"].to_arrow(),
                      "$campaign, $task, $corpus, $system, mode, kind, sent, type, hyp_item, ref_item, equal, fuzzy, "
                      "include, intersection, barycenter, m_equal, m_fuzzy, m_include, m_intersection, m_barycenter",
                      key)
-        insert_arrow(con, "fct_parsing_sentence", result.counts.to_arrow(),
+        insert_arrow(con, "fct_parsing_sentence", tables["fct_parsing_sentence"].to_arrow(),
                      "$campaign, $task, $corpus, $system, $genre, sent, kind, type, mode, hyp, ref, matched_equal, "
                      "matched_fuzzy, matched_include, matched_intersection, matched_barycenter, "
                      + ", ".join(f"$signatures[mode || '/{f}']" for f in FUNCTIONS),
                      {**key, "genre": ud.corpus_genre(corpus), "signatures": _signatures()})
-        record_scoring(ctx, SQL_FOLDER, "hist_parsing_scores", key, unit, state)
+        record_scoring(ctx, SQL_FOLDER, "hist_parsing_scores", key, unit.inputs, unit.state)
     replace_rows(con, key, ("int_parsing_form_alignment", "int_parsing_range", "int_parsing_candidate",
                             "fct_parsing_sentence"), body)
 

@@ -101,23 +101,19 @@ def text_difference(gold: pl.DataFrame, system: pl.DataFrame) -> tuple[int, str,
 _WORD_METRICS = ("Words", "UPOS", "XPOS", "UFeats", "AllTags", "Lemmas", "UAS", "LAS", "CLAS", "MLAS", "BLEX")
 
 
-def score_unit(ctx, task, options, corpus, system: str, unit: dict, state: str, gold: pl.DataFrame) -> None:
-    from warehouse.families.parsing import signature  # the family module imports this one
-
-    con = ctx.con
-    sig = signature("conllu", recover=options["recover"])
-    sys_words = staged_words(con, unit["submissions"])
+def compute_unit(gold: pl.DataFrame, sys_words: pl.DataFrame, recover: bool, default_genre: str) -> dict:
+    """One unit, a pure function: the CoNLL 2018 evaluation of ``sys_words`` against ``gold``;
+    the word rows the warehouse keeps (``stored``), the per-sentence counts of every metric
+    (``counts``) and the text differences of recovery mode (``differences``); ``{"mismatch":
+    message}`` when the texts differ and ``recover`` is off."""
     try:
-        result = ud_scorer.evaluate(gold, sys_words, recover=options["recover"])
+        result = ud_scorer.evaluate(gold, sys_words, recover=recover)
     except ud_scorer.TextMismatch as err:  # cannot happen after the load's check; kept as a guard
-        ctx.rejections.append(f"{task.id}/{corpus.id}/{system}: {err}")
-        return
+        return {"mismatch": str(err)}
     del sys_words  # freed before the facts are built
-    key = {"campaign": ctx.campaign.id, "task": task.id, "corpus": corpus.id, "system": system}
     words, spans, differences = result.words, result.spans, result.differences
     del result
     sentences = gold.group_by("sent_no").agg(pl.col("sent", "genre").first().cast(pl.String))
-    default_genre = corpus_genre(corpus)
     per_word = pl.concat([
         words.group_by("sent_no").agg(pl.lit(m).alias("metric"), pl.col(f"{m}_correct").sum().alias("correct"),
                                       pl.col(f"{m}_gold").sum().alias("gold_total"),
@@ -142,6 +138,20 @@ def score_unit(ctx, task, options, corpus, system: str, unit: dict, state: str, 
         pl.col("CLAS_system").fill_null(False).alias("system_content"),
         *(pl.col(f"{m}_correct").fill_null(False).alias(f"{m.lower()}_ok") for m in _WORD_METRICS[1:])).to_arrow()
     del words, per_word
+    return {"stored": stored, "differences": differences, "counts": counts}
+
+
+def commit_unit(ctx, task, unit, tables: dict) -> None:
+    """Write one unit's words, differences and sentence counts and record it: one transaction."""
+    from warehouse.families.parsing import signature  # the family module imports this one
+
+    con, corpus, system = ctx.con, unit.corpus, unit.system
+    if "mismatch" in tables:
+        ctx.rejections.append(f"{task.id}/{corpus.id}/{system}: {tables['mismatch']}")
+        return
+    key = {"campaign": ctx.campaign.id, "task": task.id, "corpus": corpus.id, "system": system}
+    stored, differences, counts = tables["stored"], tables["differences"], tables["counts"]
+    sig = signature("conllu", recover=unit.extra["recover"])
 
     def body():
         insert_arrow(con, "int_parsing_ud_word", stored,
@@ -154,7 +164,7 @@ def score_unit(ctx, task, options, corpus, system: str, unit: dict, state: str, 
         insert_arrow(con, "fct_parsing_ud_sentence", counts.to_arrow(),
                      "$campaign, $task, $corpus, $system, genre, sent_no, sent, metric, correct, gold_total, "
                      "system_total, aligned_total, $signature", {**key, "signature": sig})
-        record_scoring(ctx, SQL_FOLDER, "hist_parsing_ud_scores", key, unit, state)
+        record_scoring(ctx, SQL_FOLDER, "hist_parsing_ud_scores", key, unit.inputs, unit.state)
     replace_rows(con, key, UD_TABLES, body)
     if differences.height:
         ctx.notes.append(f"{task.id}/{corpus.id}/{system}: text differs from the reference in "

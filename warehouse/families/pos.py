@@ -17,7 +17,6 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pyarrow as pa
-from rich.progress import Progress
 
 from etl.conllu import read_conllu
 from etl.grace import read_grace_reference, read_grace_submission
@@ -31,6 +30,7 @@ from warehouse.catalog import code_version as catalog_code_version
 from warehouse.catalog import (RunContext, Slot, current_inputs, drop_undeclared, fingerprint, record_scoring,
                                replace_rows, scoring_state, stage_file, stage_table)
 from warehouse.db import build, frame, insert_arrow, one
+from warehouse.runner import Unit, run_units, stale
 
 SQL_FOLDER = "pos"
 EVALUATIONS = ("absolute", "relative")
@@ -193,7 +193,7 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
     states = scoring_state(con, campaign, task.id)
     declared = {(c.id, s) for c in task.corpora for s, _ in _systems(ctx, task)}
     drop_undeclared(ctx, task.id, declared, _UNIT_TABLES)
-    todo = []
+    units = []
     for corpus in task.corpora:
         for system, sys_options in _systems(ctx, task):
             unit = {"reference": inputs.get((corpus.id, "", "reference")),
@@ -205,17 +205,20 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
                 continue  # its correspondence table was rejected: nothing to project with
             state = fingerprint({"inputs": unit, "version": code_version(), "evaluations": options["evaluations"],
                                  "split": corpus.options.get("format", "grace") != "conllu"})
-            if force or states.get((corpus.id, system)) != state:
-                todo.append((corpus, system, unit, state))
-    with Progress(transient=True, disable=ctx.quiet) as progress:
-        bar = progress.add_task(f"scoring {task.id}", total=len(todo))
-        reference = None
-        for corpus, system, unit, state in todo:
-            if reference is None or reference[0] != unit["reference"]:
-                reference = (unit["reference"], *_reference(con, unit["reference"], corpus))
-            _score_unit(ctx, task, options, corpus.id, system, unit, state, reference[1:])
-            ctx.scored += 1
-            progress.advance(bar)
+            units.append(Unit(corpus, system, unit, state))
+    reference: list = [None]
+
+    def prepare(u: Unit) -> tuple:
+        if reference[0] is None or reference[0][0] != u.inputs["reference"]:  # one reference in memory
+            reference[0] = (u.inputs["reference"], *_reference(con, u.inputs["reference"], u.corpus))
+        sys_tokens = frame(con, "SELECT tok, doc, sent, form, tags FROM stg_pos_token WHERE sha256 = ? "
+                                "ORDER BY tok", [u.inputs["submissions"]])
+        table = None if u.inputs["table"] is None else frame(
+            con, "SELECT tag, pivot_tag AS pivot FROM stg_pos_tagtable WHERE sha256 = ?", [u.inputs["table"]])
+        return (*reference[0][1:], sys_tokens, table, options["evaluations"])
+
+    run_units(ctx, task.id, stale(units, states, force), prepare, compute_unit,
+              lambda ctx_, u, tables: _commit_unit(ctx_, task, options, u, tables))
     for corpus in task.corpora:
         reduce(ctx, task, corpus.id, "consensus", lambda c=corpus.id: consensus(ctx, task, c), code_version(), force)
         if task.options.get("intervals", True):
@@ -244,36 +247,41 @@ def _reference(con, sha: str, corpus) -> tuple[pl.DataFrame, pl.DataFrame, bool]
     return offered, units, split
 
 
-def _score_unit(ctx, task, options, corpus: str, system: str, unit: dict, state: str, reference) -> None:
-    con, campaign = ctx.con, ctx.campaign.id
-    offered, ref_units, split = reference
-    sys_tokens = frame(con, "SELECT tok, doc, sent, form, tags FROM stg_pos_token WHERE sha256 = ? "
-                            "ORDER BY tok", [unit["submissions"]])
-    table = None
-    if unit["table"] is not None:
-        table = frame(con, "SELECT tag, pivot_tag AS pivot FROM stg_pos_tagtable WHERE sha256 = ?", [unit["table"]])
+def compute_unit(offered: pl.DataFrame, ref_units: pl.DataFrame, split: bool, sys_tokens: pl.DataFrame,
+                 table: pl.DataFrame | None, evaluations: tuple) -> dict[str, pa.Table]:
+    """One unit, a pure function: the submission's minimal units re-aligned with the
+    reference's (LCS), its tokens judged against the segmentations the reference ``offered``, and
+    the cases of each evaluation: ``{"int_pos_sys_unit": ..., <evaluation>: int_pos_case rows}``."""
     sys_units = scorer.units(sys_tokens, split=split)
     ref_codes, sys_codes = lcs.encode(ref_units["unit_form"], sys_units["unit_form"])
     partner = lcs.align(ref_codes, sys_codes)
     tokens = scorer.judge_tokens(offered, sys_tokens, sys_units, partner, table)
     ref_of_sys = np.full(sys_units.height, -1, dtype=np.int64)
     ref_of_sys[partner[partner >= 0]] = np.flatnonzero(partner >= 0)
-    aligned = sys_units.with_columns(pl.Series("ref_unit", ref_of_sys).replace(-1, None))
-    key = {"campaign": campaign, "task": task.id, "corpus": corpus, "system": system}
+    out = {"int_pos_sys_unit": sys_units.with_columns(
+        pl.Series("ref_unit", ref_of_sys).replace(-1, None)).to_arrow()}
+    for evaluation in evaluations:
+        out[evaluation] = (scorer.absolute_cases(tokens, sys_units, partner) if evaluation == "absolute"
+                           else scorer.relative_cases(tokens)).to_arrow()
+    return out
+
+
+def _commit_unit(ctx, task, options, unit: Unit, tables: dict[str, pa.Table]) -> None:
+    """Write one unit's units and cases, build its sentence counts in SQL, record it: one
+    transaction."""
+    con = ctx.con
+    key = {"campaign": ctx.campaign.id, "task": task.id, "corpus": unit.corpus.id, "system": unit.system}
 
     def body():
-        insert_arrow(con, "int_pos_sys_unit", aligned.to_arrow(),
+        insert_arrow(con, "int_pos_sys_unit", tables["int_pos_sys_unit"],
                      "$campaign, $task, $corpus, $system, unit, tok, unit_form, ref_unit", key)
         for evaluation in options["evaluations"]:
-            cases = (scorer.absolute_cases(tokens, sys_units, partner) if evaluation == "absolute"
-                     else scorer.relative_cases(tokens))
-            insert_arrow(con, "int_pos_case", cases.to_arrow(),
+            insert_arrow(con, "int_pos_case", tables[evaluation],
                          '$campaign, $task, $corpus, $system, $evaluation, "case", ref_unit, sys_tok, sys_tags, '
                          "projected, acceptable, span, noneval, unknown_tags", {**key, "evaluation": evaluation})
-            del cases  # one evaluation's cases in memory at a time
-        build(con, SQL_FOLDER, "fct_pos_sentence", **key, reference_sha=unit["reference"],
+        build(con, SQL_FOLDER, "fct_pos_sentence", **key, reference_sha=unit.inputs["reference"],
               signatures=_signatures(task, options))
-        record_scoring(ctx, SQL_FOLDER, "hist_pos_scores", key, unit, state)
+        record_scoring(ctx, SQL_FOLDER, "hist_pos_scores", key, unit.inputs, unit.state)
     replace_rows(con, key, _UNIT_TABLES, body)
 
 

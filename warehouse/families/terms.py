@@ -25,7 +25,6 @@ from functools import cache, partial
 from pathlib import Path
 
 import polars as pl
-from rich.progress import Progress
 
 from etl.terms import read_relations, read_term_list, read_variant_groups
 from scorers import terms_measures as measures
@@ -35,6 +34,7 @@ from warehouse.catalog import code_version as catalog_code_version
 from warehouse.catalog import (RunContext, Slot, StageJob, current_inputs, drop_undeclared, fingerprint,
                                record_scoring, replace_rows, scoring_state, stage_files)
 from warehouse.db import build, frame, insert_arrow
+from warehouse.runner import Unit, run_units, stale
 
 SQL_FOLDER = "terms"
 CASES = ("keep", "lower")
@@ -192,7 +192,7 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
     drop_undeclared(ctx, task.id, declared, _UNIT_TABLES)
     if not o["incremental"]:  # a task that no longer builds its reference keeps no stale build
         con.execute("DELETE FROM int_terms_reference_build WHERE campaign = ? AND task = ?", [campaign, task.id])
-    todo = []
+    units = []
     for corpus in task.corpora:
         build_, before = _incremental(con, task, corpus, inputs) if o["incremental"] else (None, {})
         if build_ is not None:
@@ -209,14 +209,9 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
                 unit["incremental"] = shas
             state = fingerprint({"inputs": unit, "version": code_version(), "seed": ctx.campaign.seed,
                                  "bootstrap": ctx.campaign.bootstrap, "options": o})
-            if force or states.get((corpus.id, system.id)) != state:
-                todo.append((corpus, system.id, unit, state, incremental))
-    with Progress(transient=True, disable=ctx.quiet) as progress:
-        bar = progress.add_task(f"scoring {task.id}", total=len(todo))
-        for corpus, system, unit, state, incremental in todo:
-            _score_unit(ctx, task, o, corpus, system, unit, state, incremental)
-            ctx.scored += 1
-            progress.advance(bar)
+            units.append(Unit(corpus, system.id, unit, state, {"incremental": incremental}))
+    run_units(ctx, task.id, stale(units, states, force), lambda u: _prepare(ctx, o, u), compute_unit,
+              lambda ctx_, u, tables: _commit_unit(ctx_, task, o, u, tables))
 
 
 def _store_build(ctx: RunContext, task: Task, corpus: str, build_: pl.DataFrame) -> None:
@@ -231,36 +226,59 @@ def _store_build(ctx: RunContext, task: Task, corpus: str, build_: pl.DataFrame)
         key))
 
 
-def _score_unit(ctx, task, o, corpus, system: str, unit: dict, state: str, incremental) -> None:
-    con = ctx.con
-    output = _terms(con, unit["system_terms"])
+def _prepare(ctx, o: dict, unit: Unit) -> tuple:
+    """A unit's inputs, read in the coordinator: the output list, the reference lists by kind,
+    and the variant classes and relations of both sides."""
+    con, shas = ctx.con, unit.inputs
+    output = _terms(con, shas["system_terms"])
     references = {}
-    if unit["reference"] is not None:
-        references["reference"] = _terms(con, unit["reference"]).select("term", "label")
-    if unit["system_validated"] is not None:
-        references["validated"] = _terms(con, unit["system_validated"]).select("term", "label")
+    if shas["reference"] is not None:
+        references["reference"] = _terms(con, shas["reference"]).select("term", "label")
+    if shas["system_validated"] is not None:
+        references["validated"] = _terms(con, shas["system_validated"]).select("term", "label")
+    incremental = unit.extra["incremental"]
     if incremental is not None and incremental.height:
         references["incremental"] = incremental.select("term", "label")
+    sides = {}
+    for role, sql in (("variants", "SELECT group_id, term FROM stg_terms_variant WHERE sha256 = ? ORDER BY line_no"),
+                      ("relations", "SELECT term1, type, term2 FROM stg_terms_relation WHERE sha256 = ? "
+                                    "ORDER BY line_no")):
+        if shas[role] is not None and shas[f"system_{role}"] is not None:
+            sides[role] = (frame(con, sql, [shas[role]]), frame(con, sql, [shas[f"system_{role}"]]))
+    return output, references, sides, o, ctx.campaign.bootstrap, ctx.campaign.seed
+
+
+def compute_unit(output, references, sides, o, resamples, seed) -> dict:
+    """One unit, a pure function: the alignment of the output list with every reference kind
+    and slice, their sizes, the matched variant pairs and relation triples, the validation edits
+    and the bootstrap intervals (None where the unit has none)."""
     aligned, sizes, searched = [], [], {}
     for kind, reference in references.items():
         table, size = slicing.alignment(output, reference, o["exclude_labels"], searched)
         aligned.append(table.with_columns(pl.lit(kind).alias("reference")))
         sizes.append(size.with_columns(pl.lit(kind).alias("reference")))
     aligned = pl.concat(aligned) if aligned else None
-    links = _links(con, o, unit, output)
-    edits = (measures.validation_edits(output["term"].to_list(), references["validated"]["term"].to_list(), o["sigma"])
-             if "validated" in references else None)
-    intervals = slicing.intervals(aligned, pl.concat(sizes), references, o["sigma"], o["exclude_labels"],
-                                  ctx.campaign.bootstrap, ctx.campaign.seed) \
+    sizes = pl.concat(sizes) if sizes else None
+    edits = (measures.validation_edits(output["term"].to_list(), references["validated"]["term"].to_list(),
+                                       o["sigma"]) if "validated" in references else None)
+    intervals = slicing.intervals(aligned, sizes, references, o["sigma"], o["exclude_labels"], resamples, seed) \
         if o["intervals"] and aligned is not None else None
-    keys = {"campaign": ctx.campaign.id, "task": task.id, "corpus": corpus.id, "system": system}
+    return {"aligned": aligned, "sizes": sizes, "links": _links(o, sides, output), "edits": edits,
+            "intervals": intervals}
+
+
+def _commit_unit(ctx, task, o: dict, unit: Unit, tables: dict) -> None:
+    """Write one unit's tables, build its scores in SQL, record it: one transaction."""
+    con = ctx.con
+    keys = {"campaign": ctx.campaign.id, "task": task.id, "corpus": unit.corpus.id, "system": unit.system}
+    aligned, intervals, links, edits = tables["aligned"], tables["intervals"], tables["links"], tables["edits"]
 
     def body():
         if aligned is not None:
             insert_arrow(con, "int_terms_alignment", aligned.to_arrow(),
                          "$campaign, $task, $corpus, $system, reference, slice, term, rank, score, nearest, "
                          "nearest_label, dt, dch, dtc, exact", keys)
-            insert_arrow(con, "fct_terms_slice", pl.concat(sizes).to_arrow(),
+            insert_arrow(con, "fct_terms_slice", tables["sizes"].to_arrow(),
                          "$campaign, $task, $corpus, $system, reference, slice, reference_terms, output_terms", keys)
         tops = [0, *o["top"]]
         build(con, SQL_FOLDER, "mart_terms_sweep", **keys, sigmas=list(measures.SIGMAS), tops=tops)
@@ -279,33 +297,28 @@ def _score_unit(ctx, task, o, corpus, system: str, unit: dict, state: str, incre
             insert_arrow(con, "int_terms_validation_edit", edits.to_arrow(),
                          "$campaign, $task, $corpus, $system, edit, raw_term, validated_term, dt", keys)
             build(con, SQL_FOLDER, "mart_terms_validation", **keys)
-        record_scoring(ctx, SQL_FOLDER, "hist_terms_scores", keys, unit, state)
+        record_scoring(ctx, SQL_FOLDER, "hist_terms_scores", keys, unit.inputs, unit.state)
     replace_rows(con, keys, _UNIT_TABLES, body)
 
 
-def _links(con, o: dict, unit: dict, output: pl.DataFrame) -> pl.DataFrame | None:
+def _links(o: dict, sides: dict, output: pl.DataFrame) -> pl.DataFrame | None:
     """The variant pairs and relation triples of the unit, matched (int_terms_link without keys):
-    scored when both the corpus and the system have the file. The terms the system returned: its
-    term list and the terms of its own variant classes (or relations)."""
+    scored when both the corpus and the system have the file (``sides``: role -> (reference,
+    system) rows). The terms the system returned: its term list and the terms of its own variant
+    classes (or relations)."""
     parts = []
-    if unit["variants"] is not None and unit["system_variants"] is not None:
-        def groups(sha):
-            return frame(con, "SELECT group_id, term FROM stg_terms_variant WHERE sha256 = ? ORDER BY line_no", [sha])
-        mine = groups(unit["system_variants"])
+    if "variants" in sides:
+        groups, mine = sides["variants"]
         returned = set(output["term"]) | set(mine["term"])
-        reference = measures.link_pairs(groups(unit["variants"])).with_columns(pl.lit("").alias("type"))
+        reference = measures.link_pairs(groups).with_columns(pl.lit("").alias("type"))
         system = measures.link_pairs(mine).with_columns(pl.lit("").alias("type"))
         links, _ = measures.link_scores(reference, system, sorted(returned), None)
         parts.append(links.with_columns(pl.lit("variant").alias("kind")))
-    if unit["relations"] is not None and unit["system_relations"] is not None:
-        def triples(sha):
-            return frame(con, "SELECT term1, type, term2 FROM stg_terms_relation WHERE sha256 = ? ORDER BY line_no",
-                         [sha])
-        mine = triples(unit["system_relations"])
+    if "relations" in sides:
+        triples, mine = sides["relations"]
         returned = set(output["term"]) | set(mine["term1"]) | set(mine["term2"])
         symmetric = set(o["symmetric_relations"])
-        links, _ = measures.link_scores(triples(unit["relations"]), mine, sorted(returned),
-                                      lambda t: t in symmetric)
+        links, _ = measures.link_scores(triples, mine, sorted(returned), lambda t: t in symmetric)
         parts.append(links.with_columns(pl.lit("relation").alias("kind")))
     return pl.concat(parts, how="diagonal_relaxed") if parts else None
 

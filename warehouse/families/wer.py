@@ -15,7 +15,6 @@ from functools import cache
 
 import polars as pl
 import pyarrow as pa
-from rich.progress import Progress
 
 from etl.errors import InputError
 from etl.trn import read_trn
@@ -29,6 +28,7 @@ from warehouse.catalog import code_version as catalog_code_version
 from warehouse.catalog import (RunContext, Slot, current_inputs, drop_undeclared, fingerprint, record_scoring,
                                replace_rows, scoring_state, stage_file)
 from warehouse.db import build, frame, insert_arrow, one
+from warehouse.runner import Unit, run_units, stale
 
 SQL_FOLDER = "wer"
 COSTS = {"sclite": SCLITE, "levenshtein": LEVENSHTEIN}
@@ -141,36 +141,38 @@ def _stage_interpretations(con, sha: str, table: pa.Table) -> None:
 # ---------------------------------------------------------------- score
 
 def score(ctx: RunContext, task: Task, force: bool = False) -> None:
-    """Recompute every (corpus, system) unit whose inputs, options or code changed, then the
-    bootstrap intervals and paired tests of the corpora that changed."""
+    """Recompute every (corpus, system) unit whose inputs, options or code changed (through
+    :mod:`warehouse.runner`: :func:`compute_unit` may run in worker processes), then each
+    corpus's bootstrap intervals and paired tests when what they depend on changed."""
     options = Options.of(task)
     con, campaign = ctx.con, ctx.campaign.id
     inputs = current_inputs(con, campaign, task.id)
-    states = scoring_state(con, campaign, task.id)
     drop_undeclared(ctx, task.id, {(c.id, s.id) for c in task.corpora for s in task.systems}, _UNIT_TABLES)
-    todo = []
+    units = []
     for corpus in task.corpora:
         for system in task.systems:
             unit = {role: inputs.get((corpus.id, side, role)) for side, role in (
                 ("", "reference"), ("", "metadata"), (system.id, "hypotheses"), (system.id, "interpretations"))}
             if unit["reference"] is None or unit["hypotheses"] is None:
                 continue
+            comments = bool(system.options.get("comment_detection", False))
             state = fingerprint({"inputs": unit, "options": [options.signature(m) for m in options.methods],
-                                 "comment_detection": bool(system.options.get("comment_detection", False))})
-            if force or states.get((corpus.id, system.id)) != state:
-                todo.append((corpus, system, unit, state))
-    with Progress(transient=True, disable=ctx.quiet) as progress:
-        bar = progress.add_task(f"scoring {task.id}", total=len(todo))
-        references: dict[str, pl.DataFrame] = {}
-        for corpus, system, unit, state in todo:
-            if corpus.id not in references:
-                references = {corpus.id: _normalised_reference(con, unit["reference"], options)}
-            try:
-                _score_unit(ctx, task, options, corpus.id, system, unit, state, references[corpus.id])
-                ctx.scored += 1
-            except InputError as err:
-                ctx.rejections.append(str(err))
-            progress.advance(bar)
+                                 "comment_detection": comments})
+            units.append(Unit(corpus, system.id, unit, state, {"comment_detection": comments}))
+    references: dict[str, dict] = {}
+
+    def prepare(u: Unit) -> tuple:
+        if u.corpus.id not in references:  # units come corpus by corpus: one reference in memory
+            references.clear()
+            references[u.corpus.id] = _normalised_reference(con, u.inputs["reference"], options)
+        hyp = frame(con, "SELECT line_no, utt_id, text FROM stg_wer_trn WHERE sha256 = ?", [u.inputs["hypotheses"]])
+        path = one(con, "SELECT path FROM cat_input_current WHERE campaign = ? AND task = ? AND corpus = ? "
+                        "AND system = ? AND role = 'hypotheses'", [campaign, task.id, u.corpus.id, u.system])[0]
+        return references[u.corpus.id], hyp, options, path
+
+    todo = stale(units, scoring_state(con, campaign, task.id), force)
+    run_units(ctx, task.id, todo, prepare, compute_unit,
+              lambda ctx_, u, tables: _commit_unit(ctx_, task, options, u, tables))
     if task.options.get("intervals", True):
         for corpus in task.corpora:
             reduce(ctx, task, corpus.id, "intervals", lambda c=corpus.id: intervals(ctx, task, options, c),
@@ -183,38 +185,44 @@ def _normalised_reference(con, sha: str, options: Options) -> dict:
             **{m: normalise(ref, m, options.markers, options.case)["tokens"] for m in options.methods}}
 
 
-def _score_unit(ctx, task, options: Options, corpus: str, system, unit: dict, state: str, reference: dict) -> None:
-    con, campaign = ctx.con, ctx.campaign.id
-    hyp = frame(con, "SELECT line_no, utt_id, text FROM stg_wer_trn WHERE sha256 = ?", [unit["hypotheses"]])
+def compute_unit(reference: dict, hyp: pl.DataFrame, options: Options, path: str) -> dict[str, pa.Table]:
+    """One unit, a pure function: the hypotheses ``hyp`` (line_no, utt_id, text) aligned with
+    the normalised ``reference`` under every method; ``{method: int_wer_aligned_utterance rows}``.
+    An utterance id the reference lacks is an :class:`InputError` naming ``path``."""
     ref_ids = pl.DataFrame({"utt_id": reference["utt_id"]})
     extra = hyp.join(ref_ids, on="utt_id", how="anti").sort("line_no")
     if extra.height:
-        path = one(ctx.con, "SELECT path FROM cat_input_current WHERE campaign = ? AND task = ? AND corpus = ? "
-                               "AND system = ? AND role = 'hypotheses'", [campaign, task.id, corpus, system.id])[0]
         check_ids(extra.to_arrow(), set(), path)
     matched = ref_ids.join(hyp, on="utt_id", how="left", maintain_order="left")
     missing = matched["line_no"].is_null()
     hyp_texts = matched.select("utt_id", "text")
-    key = {"campaign": campaign, "task": task.id, "corpus": corpus, "system": system.id}
+    out = {}
+    for method in options.methods:
+        hyp_tokens = normalise(hyp_texts, method, options.markers, options.case)["tokens"]
+        aligned = align_tokens(reference[method], hyp_tokens, options.costs)
+        out[method] = pa.table({
+            "utt_id": reference["utt_id"].to_arrow(), "missing": missing.to_arrow(),
+            "ref_tokens": aligned["ref_tokens"], "hyp_tokens": aligned["hyp_tokens"], "ops": aligned["ops"],
+        })
+    return out
+
+
+def _commit_unit(ctx, task, options: Options, unit: Unit, aligned: dict[str, pa.Table]) -> None:
+    """Write one unit's alignments, build its counts in SQL, record it: one transaction."""
+    con = ctx.con
+    key = {"campaign": ctx.campaign.id, "task": task.id, "corpus": unit.corpus.id, "system": unit.system}
 
     def body():
-        for method in options.methods:
-            hyp_tokens = normalise(hyp_texts, method, options.markers, options.case)["tokens"]
-            aligned = align_tokens(reference[method], hyp_tokens, options.costs)
-            rows = pa.table({
-                "utt_id": reference["utt_id"].to_arrow(), "missing": missing.to_arrow(),
-                "ref_tokens": aligned["ref_tokens"], "hyp_tokens": aligned["hyp_tokens"], "ops": aligned["ops"],
-            })
+        for method, rows in aligned.items():
             insert_arrow(con, "int_wer_aligned_utterance", rows,
                          "$campaign, $task, $corpus, $system, $method, utt_id, missing, ref_tokens, hyp_tokens, "
                          "ops, $signature", {**key, "method": method, "signature": options.signature(method)})
         build(con, SQL_FOLDER, "fct_wer_utterance", **key)
-        if unit["metadata"] and unit["interpretations"]:
-            build(con, SQL_FOLDER, "fct_ier_utterance", **key, metadata_sha=unit["metadata"],
-                  interpretation_sha=unit["interpretations"], reject=options.markers.reject_label,
-                  comment_detection=bool(system.options.get("comment_detection", False)),
-                  signature=options.ier_signature())
-        record_scoring(ctx, SQL_FOLDER, "hist_wer_scores", key, unit, state)
+        if unit.inputs["metadata"] and unit.inputs["interpretations"]:
+            build(con, SQL_FOLDER, "fct_ier_utterance", **key, metadata_sha=unit.inputs["metadata"],
+                  interpretation_sha=unit.inputs["interpretations"], reject=options.markers.reject_label,
+                  comment_detection=unit.extra["comment_detection"], signature=options.ier_signature())
+        record_scoring(ctx, SQL_FOLDER, "hist_wer_scores", key, unit.inputs, unit.state)
     replace_rows(con, key, _UNIT_TABLES, body)
 
 
