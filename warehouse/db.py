@@ -56,39 +56,49 @@ def apply_schema(con: duckdb.DuckDBPyConnection, folders: list[str]) -> None:
     existing = {name for (name,) in con.execute(
         "SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE'"
     ).fetchall()}
+    tables = {table: text.split(_BUILD)[0]
+              for folder in folders for table, text in sql_files(folder).items()
+              if re.search(rf"CREATE TABLE IF NOT EXISTS {table}\b", text)}
+    if existing & set(tables):
+        _add_columns(con, {t: ddl for t, ddl in tables.items() if t in existing})
     for folder in folders:
-        for table, text in sql_files(folder).items():
-            ddl = text.split(_BUILD)[0]
-            if table in existing and re.search(rf"CREATE TABLE IF NOT EXISTS {table}\b", ddl):
-                _add_columns(con, table, ddl)
-            con.execute(ddl)
+        for text in sql_files(folder).values():
+            con.execute(text.split(_BUILD)[0])
 
 
-def _columns(con, table: str) -> dict[str, str]:
-    rows = con.execute("SELECT column_name, data_type FROM information_schema.columns "
-                       "WHERE table_name = ? ORDER BY ordinal_position", [table]).fetchall()
-    return dict(rows)
+def _columns(con) -> dict[str, dict[str, str]]:
+    """table -> {column: type} of every table of ``con``."""
+    out: dict[str, dict[str, str]] = {}
+    for table, column, kind in con.execute("SELECT table_name, column_name, data_type FROM "
+                                           "information_schema.columns ORDER BY table_name, "
+                                           "ordinal_position").fetchall():
+        out.setdefault(table, {})[column] = kind
+    return out
 
 
-def _add_columns(con, table: str, ddl: str) -> None:
-    """Bring an existing table to the columns of ``ddl`` by adding the missing ones."""
+def _add_columns(con, ddl: dict[str, str]) -> None:
+    """Bring the existing tables named in ``ddl`` to its columns by adding the missing ones (the
+    expected columns come from running every DDL once in a scratch in-memory database)."""
     scratch = duckdb.connect(":memory:")
     try:
-        scratch.execute(ddl)
-        wanted = _columns(scratch, table)
+        for text in ddl.values():
+            scratch.execute(text)
+        expected = _columns(scratch)
     finally:
         scratch.close()
-    have = _columns(con, table)
-    changed = [f"column {c} is {have[c]} here, {t} expected" for c, t in wanted.items()
-               if c in have and have[c] != t]
-    changed += [f"column {c} is no longer used" for c in have if c not in wanted]
-    if changed:
-        raise SchemaError(f"table {table} of this warehouse was made by another version of "
-                          f"scorehouse ({'; '.join(changed)}): score into a new --db file, or "
-                          "remove the table to rebuild it")
-    for column, kind in wanted.items():
-        if column not in have:
-            con.execute(f'ALTER TABLE {table} ADD COLUMN "{column}" {kind}')
+    found = _columns(con)
+    for table in ddl:
+        wanted, have = expected[table], found[table]
+        changed = [f"column {c} is {have[c]} here, {t} expected" for c, t in wanted.items()
+                   if c in have and have[c] != t]
+        changed += [f"column {c} is no longer used" for c in have if c not in wanted]
+        if changed:
+            raise SchemaError(f"table {table} of this warehouse was made by another version of "
+                              f"scorehouse ({'; '.join(changed)}): score into a new --db file, or "
+                              "remove the table to rebuild it")
+        for column, kind in wanted.items():
+            if column not in have:
+                con.execute(f'ALTER TABLE {table} ADD COLUMN "{column}" {kind}')
 
 
 def build(con: duckdb.DuckDBPyConnection, folder: str, table: str, **params) -> None:
