@@ -1,6 +1,8 @@
-"""The unit runner (warehouse/runner.py): the same campaign computed in this process and in
-worker processes gives the same tables and the same published bytes; a unit rejected inside a
-worker is a rejection like any other, and the rest is scored.
+"""The unit runner (warehouse/runner.py): the same campaign computed in this process, in worker
+processes, on a Dask LocalCluster and on a real ``dask scheduler`` with ``dask worker`` processes
+started here on 127.0.0.1 gives the same tables and the same published bytes; a unit rejected
+inside a worker is a rejection like any other; a worker running other code refuses the units; a
+worker killed mid-run costs a retry, not the run.
 
 The campaign is the demo's at a small scale, holding every family. Run ids and timestamps aside,
 every int_, fct_, mart_ and hist_ table is compared row for row, and every published file byte
@@ -9,7 +11,12 @@ for byte.
 
 from __future__ import annotations
 
+import os
 import shutil
+import socket
+import subprocess
+import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -17,7 +24,7 @@ from test_kill_resume import published, tables
 
 from warehouse.demo import write_demo_campaign
 from warehouse.pipeline import run
-from warehouse.runner import workers_default
+from warehouse.runner import ExecutorError, workers_default
 
 
 @pytest.fixture(scope="module")
@@ -71,3 +78,145 @@ def test_workers_setting(monkeypatch):
     monkeypatch.setenv("SCOREHOUSE_WORKERS", "all")
     with pytest.raises(ValueError, match="SCOREHOUSE_WORKERS must be a positive integer"):
         workers_default()
+
+
+# ---------------------------------------------------------------- Dask distributed
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def dask_cluster(workers: int = 2, env: dict | None = None):
+    """A real ``dask scheduler`` and ``dask worker`` processes on 127.0.0.1, stopped by pid."""
+    port, dask = free_port(), str(Path(sys.executable).parent / "dask")
+    address = f"tcp://127.0.0.1:{port}"
+    environment = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    procs = [
+        subprocess.Popen(
+            [
+                dask,
+                "scheduler",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--dashboard-address",
+                ":0",
+                "--no-show",
+            ],
+            env=environment,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+    ]
+    try:
+        for _ in range(workers):
+            procs.append(
+                subprocess.Popen(
+                    [
+                        dask,
+                        "worker",
+                        address,
+                        "--nthreads",
+                        "1",
+                        "--nworkers",
+                        "1",
+                        "--no-dashboard",
+                        "--host",
+                        "127.0.0.1",
+                    ],
+                    env={**environment, **(env or {})},
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
+            )
+        from distributed import Client
+
+        with Client(address, timeout="30s") as client:
+            client.wait_for_workers(workers, timeout=60)
+        yield address, procs
+    finally:
+        for proc in procs:
+            proc.kill()
+            proc.wait()
+
+
+def wer_campaign(tmp_path: Path) -> Path:
+    return write_demo_campaign(
+        tmp_path / "campaign", scale=0.05, pos=False, parsing=False, coref=False, terms=False
+    ).parent
+
+
+@pytest.mark.slow
+def test_a_dask_local_cluster_gives_identical_results(campaign, tmp_path):
+    from distributed import LocalCluster
+
+    db1, out1 = tmp_path / "one.duckdb", tmp_path / "one" / "bulletins"
+    assert run(campaign, db1, out1, quiet=True, workers=1).exit_code == 0
+    with LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+    ) as cluster:
+        db2, out2 = tmp_path / "dask.duckdb", tmp_path / "dask" / "bulletins"
+        assert (
+            run(campaign, db2, out2, quiet=True, executor=cluster.scheduler_address).exit_code == 0
+        )
+    first, second = tables(db1), tables(db2)
+    assert first.keys() == second.keys() and all(first[t] == second[t] for t in first)
+    assert published(out1) == published(out2)
+
+
+@pytest.mark.slow
+def test_a_real_scheduler_and_workers_give_identical_results(tmp_path):
+    camp = wer_campaign(tmp_path)
+    db1, db2 = tmp_path / "one.duckdb", tmp_path / "dask.duckdb"
+    assert run(camp, db1, None, quiet=True, workers=1).scored == 15
+    with dask_cluster(2) as (address, _):
+        assert run(camp, db2, None, quiet=True, executor=address).scored == 15
+    first, second = tables(db1), tables(db2)
+    assert all(first[t] == second[t] for t in first)
+
+
+@pytest.mark.slow
+def test_a_worker_with_other_code_refuses_the_units(tmp_path):
+    camp = wer_campaign(tmp_path)
+    with dask_cluster(1, env={"SCOREHOUSE_TEST_CODE_VERSION": "0.0.0+other"}) as (address, _):
+        with pytest.raises(ExecutorError, match=r"this worker runs scorehouse 0\.0\.0\+other"):
+            run(camp, tmp_path / "w.duckdb", None, quiet=True, executor=address)
+
+
+def test_no_scheduler_is_a_clear_error(tmp_path):
+    camp = wer_campaign(tmp_path)
+    with pytest.raises(ExecutorError, match="no Dask scheduler answers at tcp://127.0.0.1"):
+        run(
+            camp, tmp_path / "w.duckdb", None, quiet=True, executor=f"tcp://127.0.0.1:{free_port()}"
+        )
+
+
+@pytest.mark.slow
+def test_a_worker_killed_mid_run_costs_a_retry(tmp_path, monkeypatch):
+    camp = write_demo_campaign(
+        tmp_path / "campaign", scale=0.3, pos=False, parsing=False, coref=False, terms=False
+    ).parent
+    expected_db = tmp_path / "one.duckdb"
+    run(camp, expected_db, None, quiet=True, workers=1)
+    from warehouse.families import wer
+
+    commit, killed = wer._commit_unit, []
+
+    def kill_a_worker_first(*args):  # when the first result arrives, units are still running
+        if not killed:
+            procs[2].kill()
+            procs[2].wait()
+            killed.append(True)
+        commit(*args)
+
+    monkeypatch.setattr(wer, "_commit_unit", kill_a_worker_first)
+    with dask_cluster(2) as (address, procs):
+        done = run(camp, tmp_path / "dask.duckdb", None, quiet=True, executor=address)
+    assert killed and done.exit_code == 0 and done.scored == 15
+    first, second = tables(expected_db), tables(tmp_path / "dask.duckdb")
+    assert all(first[t] == second[t] for t in first)

@@ -44,6 +44,7 @@ class RunContext:
     rejections: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     workers: int | None = None  # unit computations at once (None: warehouse.runner's default)
+    executor: str | None = None  # a Dask scheduler's address, to compute the units on its workers
 
 
 def start_run(con: duckdb.DuckDBPyConnection, campaign: Campaign, command: str, quiet: bool = False) -> RunContext:

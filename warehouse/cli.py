@@ -45,12 +45,14 @@ def _campaign_options(func):
     return click.argument("campaign_dir", type=click.Path(exists=True, file_okay=False))(func)
 
 
-def _run_steps(campaign_dir, db, out, steps, force, quiet, workers=None) -> None:
+def _run_steps(campaign_dir, db, out, steps, force, quiet, workers=None, executor=None) -> None:
     from warehouse.pipeline import run
+    from warehouse.runner import ExecutorError
 
     try:
-        result = run(campaign_dir, db, out, steps=steps, force=force, quiet=quiet, workers=workers)
-    except (CampaignError, InputError, SchemaError) as err:
+        result = run(campaign_dir, db, out, steps=steps, force=force, quiet=quiet, workers=workers,
+                     executor=executor)
+    except (CampaignError, InputError, SchemaError, ExecutorError) as err:
         raise click.ClickException(str(err)) from None
     click.echo(result.summary(), err=True)
     sys.exit(result.exit_code)
@@ -64,13 +66,16 @@ def _run_steps(campaign_dir, db, out, steps, force, quiet, workers=None) -> None
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Units computed at once, in worker processes  [default: SCOREHOUSE_WORKERS, "
                    "else 1: in this process]")
-def run_command(campaign_dir, db, quiet, out, force, workers):
+@click.option("--executor", metavar="ADDRESS", default=None,
+              help="Compute the units on the workers of the Dask scheduler at ADDRESS "
+                   "(tcp://HOST:8786; needs scorehouse[dask]).")
+def run_command(campaign_dir, db, quiet, out, force, workers, executor):
     """The nightly job: load what changed, score what changed, re-render the bulletins.
 
     Exit code 0 when everything was accepted, 2 when an input file was rejected (the rest of
     the campaign is still scored; the rejected file's previous results stay).
     """
-    _run_steps(campaign_dir, db, out, ("load", "score", "report"), force, quiet, workers)
+    _run_steps(campaign_dir, db, out, ("load", "score", "report"), force, quiet, workers, executor)
 
 
 @main.command("load")

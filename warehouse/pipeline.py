@@ -58,16 +58,17 @@ def open_warehouse(db: str | Path | None) -> duckdb.DuckDBPyConnection:
 
 def run(campaign_dir: str | Path, db: str | Path, out: str | Path | None,
         steps: tuple[str, ...] = STEPS, force: bool = False, quiet: bool = False,
-        workers: int | None = None) -> RunResult:
+        workers: int | None = None, executor: str | None = None) -> RunResult:
     """Run the given steps of the nightly job on a campaign directory; ``workers`` unit
-    computations at once (None: ``SCOREHOUSE_WORKERS``, else 1)."""
+    computations at once (None: ``SCOREHOUSE_WORKERS``, else 1), or on the workers of the Dask
+    scheduler at ``executor``."""
     campaign = load_campaign(campaign_dir)
     for task in campaign.tasks:
         family(task.family)  # fail early on an unknown family
     con = open_warehouse(db)
     try:
         ctx = start_run(con, campaign, "+".join(steps) if steps != STEPS else "run", quiet)
-        ctx.workers = workers
+        ctx.workers, ctx.executor = workers, executor
         return _execute(ctx, steps, out, force)
     finally:
         con.close()

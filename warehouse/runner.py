@@ -16,7 +16,10 @@ output at once. A unit rejected by its compute (an :class:`etl.errors.InputError
 a rejection; the other units go on.
 
 Executors: ``workers == 1`` (the default) computes in this process; ``workers > 1`` uses that
-many worker processes (``--workers`` or ``SCOREHOUSE_WORKERS``). Results are the same bit for bit
+many worker processes (``--workers`` or ``SCOREHOUSE_WORKERS``); ``--executor tcp://HOST:8786``
+sends the units to the workers of a running Dask distributed scheduler (``dask scheduler``,
+``dask worker tcp://HOST:8786``, or dask-jobqueue on Slurm), each of which refuses a unit unless
+it runs the coordinator's scorehouse code (:func:`package_version`). Results are the same bit for bit
 whichever is used: a compute depends on its arguments only, and the tables do not depend on the
 order in which units are committed (``tests/test_runner.py``).
 """
@@ -27,13 +30,16 @@ import os
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
 from multiprocessing import get_context
 from typing import Any, Callable
 
 from rich.progress import Progress
 
 from etl.errors import InputError
-from warehouse.catalog import RunContext
+from warehouse import __version__
+from warehouse.catalog import RunContext, fingerprint
 
 
 @dataclass(frozen=True)
@@ -68,6 +74,36 @@ def stale(units: list[Unit], states: dict, force: bool) -> list[Unit]:
     return [u for u in units if force or states.get((u.corpus.id, u.system)) != u.state]
 
 
+class ExecutorError(Exception):
+    """The executor cannot run the units: no scheduler at the address, or a worker whose
+    scorehouse code differs from the coordinator's."""
+
+
+@cache
+def package_version() -> str:
+    """The scorehouse code a unit runs: the package version and a hash of every module and SQL
+    file of the project. A Dask worker must have the coordinator's, or it refuses the unit."""
+    parts = {}
+    for package in ("scorers", "etl", "warehouse", "sql"):
+        root = resources.files(package)
+        for entry in sorted(root.rglob("*") if hasattr(root, "rglob") else root.iterdir(), key=str):
+            if str(entry).endswith((".py", ".sql")):
+                parts[str(entry).rsplit(package, 1)[-1]] = entry.read_text(encoding="utf-8")
+    version = os.environ.get("SCOREHOUSE_TEST_CODE_VERSION")  # tests: a worker with other code
+    return version or f"{__version__}+{fingerprint(parts)[:12]}"
+
+
+def _guarded(expected: str, compute: Callable, *arguments) -> dict:
+    """Run ``compute`` on a worker after checking that the worker runs the coordinator's code."""
+    mine = package_version()
+    if mine != expected:
+        raise ExecutorError(
+            f"this worker runs scorehouse {mine}, the coordinator {expected}: "
+            "install the same version on every worker"
+        )
+    return compute(*arguments)
+
+
 def run_units(
     ctx: RunContext,
     label: str,
@@ -92,6 +128,10 @@ def run_units(
                 ctx.scored += 1
             progress.advance(bar)
 
+        address = getattr(ctx, "executor", None)
+        if address:
+            _run_dask(address, units, prepare, compute, done)
+            return
         if workers <= 1 or len(units) <= 1:
             for unit in units:
                 arguments = prepare(unit)
@@ -112,3 +152,36 @@ def run_units(
 def ctx_workers(ctx: RunContext) -> int:
     """The run's worker count (``ctx.workers`` when the CLI set it, else the default)."""
     return getattr(ctx, "workers", None) or workers_default()
+
+
+def _run_dask(address: str, units: list[Unit], prepare, compute, done) -> None:
+    """Send the units to the workers of the Dask scheduler at ``address`` (``tcp://HOST:8786``),
+    a bounded window at a time; a worker lost mid-run costs a retry, not the run."""
+    try:
+        from distributed import Client
+    except ImportError:
+        raise ExecutorError(
+            "--executor needs Dask distributed: pip install 'scorehouse[dask]'"
+        ) from None
+    try:
+        client = Client(address, timeout="10s")
+    except OSError as err:
+        raise ExecutorError(f"no Dask scheduler answers at {address}: {err}") from None
+    try:
+        workers = max(1, len(client.scheduler_info()["workers"]))
+        expected = package_version()
+        window: deque = deque()
+
+        for unit in units:
+            future = client.submit(
+                _guarded, expected, compute, *prepare(unit), pure=False, retries=2
+            )
+            window.append((unit, future))
+            if len(window) >= 2 * workers:  # bounded: results are committed as they come
+                first, oldest = window.popleft()
+                done(first, oldest.result)
+        while window:
+            first, oldest = window.popleft()
+            done(first, oldest.result)
+    finally:
+        client.close()
