@@ -19,9 +19,9 @@ Executors: ``workers == 1`` (the default) computes in this process; ``workers > 
 many worker processes (``--workers`` or ``SCOREHOUSE_WORKERS``); ``--executor tcp://HOST:8786``
 sends the units to the workers of a running Dask distributed scheduler (``dask scheduler``,
 ``dask worker tcp://HOST:8786``, or dask-jobqueue on Slurm), each of which refuses a unit unless
-it runs the coordinator's scorehouse code (:func:`package_version`). Results are the same bit for bit
-whichever is used: a compute depends on its arguments only, and the tables do not depend on the
-order in which units are committed (``tests/test_runner.py``).
+it runs the coordinator's scorehouse code (:func:`package_version`). Results are the same bit for
+bit whichever is used: a compute depends on its arguments only, and the tables do not depend on
+the order in which units are committed (``tests/test_runner.py``).
 """
 
 from __future__ import annotations
