@@ -137,16 +137,22 @@ def run_units(
                 arguments = prepare(unit)
                 done(unit, lambda: compute(*arguments))
             return
-        window: deque[tuple[Unit, Future]] = deque()
         with ProcessPoolExecutor(min(workers, len(units)), mp_context=get_context("spawn")) as pool:
-            for unit in units:
-                window.append((unit, pool.submit(compute, *prepare(unit))))
-                if len(window) >= 2 * workers:  # bounded: results are committed as they come
-                    first, future = window.popleft()
-                    done(first, future.result)
-            while window:
-                first, future = window.popleft()
-                done(first, future.result)
+            _stream(units, lambda u: pool.submit(compute, *prepare(u)), done, 2 * workers)
+
+
+def _stream(units: list[Unit], submit: Callable[[Unit], Future], done, width: int) -> None:
+    """Submit the units in order and commit the oldest result whenever ``width`` are in flight:
+    results are committed as they come, and the coordinator holds at most ``width`` of them."""
+    window: deque[tuple[Unit, Future]] = deque()
+    for unit in units:
+        window.append((unit, submit(unit)))
+        if len(window) >= width:
+            first, future = window.popleft()
+            done(first, future.result)
+    while window:
+        first, future = window.popleft()
+        done(first, future.result)
 
 
 def ctx_workers(ctx: RunContext) -> int:
@@ -170,18 +176,7 @@ def _run_dask(address: str, units: list[Unit], prepare, compute, done) -> None:
     try:
         workers = max(1, len(client.scheduler_info()["workers"]))
         expected = package_version()
-        window: deque = deque()
-
-        for unit in units:
-            future = client.submit(
-                _guarded, expected, compute, *prepare(unit), pure=False, retries=2
-            )
-            window.append((unit, future))
-            if len(window) >= 2 * workers:  # bounded: results are committed as they come
-                first, oldest = window.popleft()
-                done(first, oldest.result)
-        while window:
-            first, oldest = window.popleft()
-            done(first, oldest.result)
+        _stream(units, lambda u: client.submit(_guarded, expected, compute, *prepare(u), pure=False,
+                                               retries=2), done, 2 * workers)
     finally:
         client.close()
