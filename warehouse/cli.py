@@ -61,7 +61,8 @@ def _run_steps(campaign_dir, db, out, steps, force, quiet, workers=None, executo
 @main.command("run")
 @_campaign_options
 @click.option("--out", type=click.Path(file_okay=False), default="bulletins", show_default=True,
-              help="Folder for the HTML bulletins and the CSV / Parquet / Markdown / LaTeX tables.")
+              help="Where the HTML bulletins and the CSV / Parquet / Markdown / LaTeX tables are "
+                   "published: a symbolic link, swapped at once to each new edition folder.")
 @click.option("--force", is_flag=True, help="Recompute every unit even if nothing changed.")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Units computed at once, in worker processes  [default: SCOREHOUSE_WORKERS, "
