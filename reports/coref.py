@@ -81,7 +81,7 @@ def page_data(con, campaign, task, out: Path) -> dict:
         LEFT JOIN mart_coref_interval i ON s.slice = 'corpus' AND i.campaign = s.campaign AND i.task = s.task
          AND i.corpus = s.corpus AND i.system = s.system AND i.convention = s.convention
          AND i.singletons = s.singletons AND i.subset = s.subset AND i.metric = s.metric
-        WHERE s.campaign = ? AND s.task = ?""", key), systems)
+        WHERE s.campaign = ? AND s.task = ? ORDER BY ALL""", key), systems)
     corpora = _corpora(con, campaign, task)
     mentions = only_published(frame(con, """
         SELECT corpus, system, coalesce(category, '') AS category,
@@ -90,7 +90,7 @@ def page_data(con, campaign, task, out: Path) -> dict:
                count(*) FILTER (WHERE status = 'both') AS "both",
                count(*) FILTER (WHERE status = 'key') AS missed,
                count(*) FILTER (WHERE status = 'response') AS spurious
-        FROM int_coref_mention WHERE campaign = ? AND task = ? GROUP BY ALL""", key),
+        FROM int_coref_mention WHERE campaign = ? AND task = ? GROUP BY ALL ORDER BY ALL""", key),
                           systems.filter(~pl.col("baseline")))
     declared = [c for c in CONVENTION_ORDER if c in task.options.get("conventions", CONVENTION_ORDER)]
     present = set(scores.select("convention", "singletons").unique().iter_rows()) if scores.height else set()

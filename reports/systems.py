@@ -40,7 +40,9 @@ def published_systems(con, key: list, baselines: dict | None = None) -> pl.DataF
 
 
 def only_published(rows: pl.DataFrame, systems: pl.DataFrame) -> pl.DataFrame:
-    """Rows of published systems only, with label, organiser, baseline and group, in page order."""
+    """Rows of published systems only, with label, organiser, baseline and group, in page order;
+    within a system, in the order of ``rows``, which must be a total order (a query's ``ORDER BY``
+    naming its grain, or ``ORDER BY ALL``): published bytes must not depend on thread scheduling."""
     visible = systems.select("system", "label", "organiser", "baseline", "group", "_order")
     return (rows.join(visible, on="system", how="inner", maintain_order="left")
             .sort("_order", maintain_order=True).drop("_order"))

@@ -106,7 +106,7 @@ def page_data(con, campaign, task, out: Path) -> dict:
         FROM mart_terms_validation v
         LEFT JOIN mart_terms_scores s ON s.campaign = v.campaign AND s.task = v.task AND s.corpus = v.corpus
          AND s.system = v.system AND s.reference = 'validated' AND s.slice = 'all' AND s.top = 0
-        WHERE v.campaign = ? AND v.task = ?""", key), systems)
+        WHERE v.campaign = ? AND v.task = ? ORDER BY ALL""", key), systems)
     build = frame(con, """
         SELECT corpus, version, any_value(contributor) AS contributor, count(*) AS added
         FROM int_terms_reference_build WHERE campaign = ? AND task = ? GROUP BY corpus, version
