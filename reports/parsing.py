@@ -341,7 +341,8 @@ def _ud(con, campaign, task, out: Path, systems: pl.DataFrame, corpora: pl.DataF
                sum(system_total)::BIGINT AS system_total, sum(correct)::BIGINT AS correct, sum(correct) / nullif(sum(system_total), 0) AS precision,
                sum(correct) / nullif(sum(gold_total), 0) AS recall,
                2 * sum(correct) / nullif(sum(gold_total) + sum(system_total), 0) AS f1,
-               sum(uas_recall * gold_total) / nullif(sum(gold_total), 0) AS uas_recall
+               sum((uas_recall * gold_total)::DECIMAL(38, 18))::DOUBLE / nullif(sum(gold_total), 0)
+                   AS uas_recall  -- exact sum: the same bits in any order
         FROM mart_parsing_ud_by_label WHERE campaign = ? AND task = ? GROUP BY ALL ORDER BY breakdown, value""", key),
                           systems)
     columns = [s for s in systems.to_dicts() if s["system"] in set(by_label["system"])]
