@@ -331,9 +331,26 @@ def code_version(sql_folder: str, module: str) -> str:
     packages. No list is kept by hand: a change to any module the scoring reaches, however
     indirectly, re-scores the family's units, and a change elsewhere does not."""
     parts = [text for _, text in imported_sources(module)]
-    parts += [e.read_text(encoding="utf-8") for e in sorted(resources.files("sql").joinpath(sql_folder).iterdir(),
-                                                              key=lambda e: e.name) if e.name.endswith(".sql")]
+    parts += list(package_files("sql", (".sql",), under=sql_folder).values())
     return f"{__version__}+{fingerprint({'code': parts})[:8]}"
+
+
+def package_files(package: str, suffixes: tuple[str, ...], under: str = "") -> dict[str, str]:
+    """``relative path -> text`` of every file of an installed package (recursively, or in its
+    folder ``under``) whose name ends with one of ``suffixes``, sorted by path: what the code
+    versions (units, pages, Dask workers) hash. Read through importlib.resources, so a
+    non-editable install hashes the same files."""
+    out: dict[str, str] = {}
+    todo = [(resources.files(package).joinpath(under) if under else resources.files(package), under)]
+    while todo:
+        folder, prefix = todo.pop()
+        for entry in folder.iterdir():
+            path = f"{prefix}/{entry.name}" if prefix else entry.name
+            if entry.is_dir():
+                todo.append((entry, path))
+            elif entry.name.endswith(suffixes):
+                out[path] = entry.read_text(encoding="utf-8")
+    return dict(sorted(out.items()))
 
 
 _SCORING_PACKAGES = ("scorers", "etl", "warehouse.families")
@@ -373,8 +390,14 @@ def _is_module(name: str) -> bool:
 
 
 def fingerprint(payload: dict) -> str:
-    """Stable hash of a JSON-able payload (inputs, options, code version)."""
-    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:16]
+    """Stable hash of a JSON-able payload (inputs, options, code version); a set is hashed sorted
+    and anything else JSON lacks (a TOML date) as its text, so the hash never depends on
+    iteration order or on the process."""
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=_plain).encode()).hexdigest()[:16]
+
+
+def _plain(value):
+    return sorted(map(str, value)) if isinstance(value, (set, frozenset)) else str(value)
 
 
 def _now() -> datetime:

@@ -18,17 +18,13 @@ from __future__ import annotations
 
 import os
 import shutil
-from importlib import resources
 from pathlib import Path
 
 from warehouse import __version__
 from warehouse.artifacts import artifact_states, record_artifact, unit_states
-from warehouse.catalog import RunContext, fingerprint, transaction
+from warehouse.catalog import RunContext, fingerprint, package_files, transaction
 from warehouse.db import frame
 from warehouse.faults import checkpoint
-
-_KEEP = 2  # editions kept: the current one and the one before
-
 
 def page_states(con, campaign) -> dict[str, str]:
     """task id -> state of its page, and ``""`` -> state of the index page."""
@@ -109,7 +105,7 @@ def publish(ctx: RunContext, out: Path, force: bool = False) -> list[Path]:
     for task in campaign.tasks:
         kept = current is not None and not force and recorded.get(task.id) == states[task.id]
         if kept and (current / task.id / "index.html").exists():
-            shutil.copytree(current / task.id, staging / task.id, copy_function=os.link)
+            shutil.copytree(current / task.id, staging / task.id, copy_function=_link)
         else:
             written.append(render_task(con, campaign, task, staging / task.id, env, common))
             checkpoint(f"page {task.id}")
@@ -129,6 +125,15 @@ def publish(ctx: RunContext, out: Path, force: bool = False) -> list[Path]:
     return [out / w.relative_to(staging) for w in written]
 
 
+def _link(source: str, target: str) -> None:
+    """Share an unchanged page's file with the new edition: a hard link, or a copy where the
+    file system has none."""
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
+
+
 def _point(out: Path, target: Path, run_id: int) -> None:
     """Make ``out`` a symbolic link to ``target`` in one atomic rename. A real folder found at
     ``out`` (an older layout) is moved into the editions first."""
@@ -146,15 +151,5 @@ def _rows(con, sql: str, *params) -> list:
 
 def _reports_code() -> str:
     """A hash of the page code: every module and template of ``reports/``."""
-    root = resources.files("reports")
-    files = [*root.iterdir(), *root.joinpath("templates").iterdir()]
-    return fingerprint(
-        {
-            "version": __version__,
-            "files": {
-                f.name: f.read_text(encoding="utf-8")
-                for f in sorted(files, key=lambda f: f.name)
-                if f.name.endswith((".py", ".html", ".css"))
-            },
-        }
-    )
+    return fingerprint({"version": __version__,
+                        "files": package_files("reports", (".py", ".html", ".css"))})

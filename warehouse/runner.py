@@ -31,7 +31,6 @@ from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from functools import cache
-from importlib import resources
 from multiprocessing import get_context
 from typing import Any, Callable
 
@@ -39,7 +38,7 @@ from rich.progress import Progress
 
 from etl.errors import InputError
 from warehouse import __version__
-from warehouse.catalog import RunContext, fingerprint
+from warehouse.catalog import RunContext, fingerprint, package_files
 
 
 @dataclass(frozen=True)
@@ -54,6 +53,11 @@ class Unit:
     extra: dict = field(default_factory=dict, compare=False)
 
 
+class ExecutorError(Exception):
+    """The executor cannot run the units: a bad worker count, no scheduler at the address, or a
+    worker whose scorehouse code differs from the coordinator's. One line, exit 1."""
+
+
 def workers_default() -> int:
     """``SCOREHOUSE_WORKERS`` if set, else 1 (in this process).
 
@@ -65,7 +69,7 @@ def workers_default() -> int:
     if value is None:
         return 1
     if not value.isdigit() or int(value) < 1:
-        raise ValueError(f"SCOREHOUSE_WORKERS must be a positive integer, not {value!r}")
+        raise ExecutorError(f"SCOREHOUSE_WORKERS must be a positive integer, not {value!r}")
     return int(value)
 
 
@@ -74,21 +78,12 @@ def stale(units: list[Unit], states: dict, force: bool) -> list[Unit]:
     return [u for u in units if force or states.get((u.corpus.id, u.system)) != u.state]
 
 
-class ExecutorError(Exception):
-    """The executor cannot run the units: no scheduler at the address, or a worker whose
-    scorehouse code differs from the coordinator's."""
-
-
 @cache
 def package_version() -> str:
     """The scorehouse code a unit runs: the package version and a hash of every module and SQL
     file of the project. A Dask worker must have the coordinator's, or it refuses the unit."""
-    parts = {}
-    for package in ("scorers", "etl", "warehouse", "sql"):
-        root = resources.files(package)
-        for entry in sorted(root.rglob("*") if hasattr(root, "rglob") else root.iterdir(), key=str):
-            if str(entry).endswith((".py", ".sql")):
-                parts[str(entry).rsplit(package, 1)[-1]] = entry.read_text(encoding="utf-8")
+    parts = {package: package_files(package, (".py", ".sql"))
+             for package in ("scorers", "etl", "warehouse", "sql")}
     version = os.environ.get("SCOREHOUSE_TEST_CODE_VERSION")  # tests: a worker with other code
     return version or f"{__version__}+{fingerprint(parts)[:12]}"
 
@@ -114,7 +109,7 @@ def run_units(
     workers: int | None = None,
 ) -> None:
     """Compute and commit ``units`` (already known stale), ``workers`` at a time."""
-    workers = ctx_workers(ctx) if workers is None else workers
+    workers = workers or ctx.workers or workers_default()
     with Progress(transient=True, disable=ctx.quiet) as progress:
         bar = progress.add_task(f"scoring {label}", total=len(units))
 
@@ -128,9 +123,8 @@ def run_units(
                 ctx.scored += 1
             progress.advance(bar)
 
-        address = getattr(ctx, "executor", None)
-        if address:
-            _run_dask(address, units, prepare, compute, done)
+        if ctx.executor:
+            _run_dask(ctx.executor, units, prepare, compute, done)
             return
         if workers <= 1 or len(units) <= 1:
             for unit in units:
@@ -155,11 +149,6 @@ def _stream(units: list[Unit], submit: Callable[[Unit], Future], done, width: in
         done(first, future.result)
 
 
-def ctx_workers(ctx: RunContext) -> int:
-    """The run's worker count (``ctx.workers`` when the CLI set it, else the default)."""
-    return getattr(ctx, "workers", None) or workers_default()
-
-
 def _run_dask(address: str, units: list[Unit], prepare, compute, done) -> None:
     """Send the units to the workers of the Dask scheduler at ``address`` (``tcp://HOST:8786``),
     a bounded window at a time; a worker lost mid-run costs a retry, not the run."""
@@ -171,7 +160,7 @@ def _run_dask(address: str, units: list[Unit], prepare, compute, done) -> None:
         ) from None
     try:
         client = Client(address, timeout="10s")
-    except OSError as err:
+    except (OSError, ValueError) as err:  # refused, timed out, or not an address at all
         raise ExecutorError(f"no Dask scheduler answers at {address}: {err}") from None
     try:
         workers = max(1, len(client.scheduler_info()["workers"]))
