@@ -173,7 +173,7 @@ def with_documents(subset: pl.DataFrame, mentions) -> pl.DataFrame:
     """``subset`` of ``mentions`` keeping every document of ``mentions``: a document whose
     mentions all fell out of the subset keeps a row with a null span (it is still scored)."""
     lost = as_frame(mentions).select("doc").unique(maintain_order=True).join(
-        subset.select("doc").unique(), on="doc", how="anti")
+        subset.select("doc").unique(), on="doc", how="anti", maintain_order="left")
     return pl.concat([subset, lost], how="diagonal_relaxed")
 
 

@@ -76,7 +76,7 @@ def test_workers_setting(monkeypatch):
     monkeypatch.setenv("SCOREHOUSE_WORKERS", "3")
     assert workers_default() == 3
     monkeypatch.setenv("SCOREHOUSE_WORKERS", "all")
-    with pytest.raises(ValueError, match="SCOREHOUSE_WORKERS must be a positive integer"):
+    with pytest.raises(ExecutorError, match="SCOREHOUSE_WORKERS must be a positive integer"):
         workers_default()
 
 
@@ -220,3 +220,18 @@ def test_a_worker_killed_mid_run_costs_a_retry(tmp_path, monkeypatch):
     assert killed and done.exit_code == 0 and done.scored == 15
     first, second = tables(expected_db), tables(tmp_path / "dask.duckdb")
     assert all(first[t] == second[t] for t in first)
+
+
+def test_bad_executor_settings_are_one_line_and_exit_1(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from warehouse.cli import main
+
+    camp, db = wer_campaign(tmp_path), str(tmp_path / "w.duckdb")
+    monkeypatch.setenv("SCOREHOUSE_WORKERS", "all")
+    out = CliRunner().invoke(main, ["run", str(camp), "--db", db, "-q"])
+    assert out.exit_code == 1 and "SCOREHOUSE_WORKERS must be a positive integer" in out.output
+    monkeypatch.delenv("SCOREHOUSE_WORKERS")
+    out = CliRunner().invoke(main, ["run", str(camp), "--db", db, "-q", "--executor", "nonsense"])
+    assert out.exit_code == 1 and "no Dask scheduler answers at nonsense" in out.output
+    assert "Traceback" not in out.output
