@@ -26,6 +26,7 @@ from warehouse.catalog import RunContext, fingerprint, package_files, transactio
 from warehouse.db import frame
 from warehouse.faults import checkpoint
 
+
 def page_states(con, campaign) -> dict[str, str]:
     """task id -> state of its page, and ``""`` -> state of the index page."""
     c = campaign.id
