@@ -15,7 +15,7 @@ mode, see scorers/ud.py); both: ``intervals`` (default true).
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 import polars as pl
@@ -157,17 +157,21 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
             state = fingerprint({"inputs": unit, "version": code_version(), "genre": ud.corpus_genre(corpus),
                                  "options": {k: options[k] for k in ("modes", "recover")}})
             units.append(Unit(corpus, system.id, unit, state, {"recover": options["recover"]}))
-    dependency, reference = options["dependency"], [None]
+    dependency = options["dependency"]
+
+    @lru_cache(maxsize=1)  # units come corpus by corpus: one reference in memory
+    def reference(sha: str, corpus: str) -> pl.DataFrame:
+        staged = _staged(con, sha, dependency)
+        if not dependency:
+            _reference_ranges(ctx, task, corpus, staged)
+        return staged
 
     def prepare(u: Unit) -> tuple:
-        if reference[0] is None or reference[0][0] != u.inputs["reference"]:  # one reference in memory
-            reference[0] = (u.inputs["reference"], _staged(con, u.inputs["reference"], dependency))
-            if not dependency:
-                _reference_ranges(ctx, task, u.corpus.id, reference[0][1])
+        ref = reference(u.inputs["reference"], u.corpus.id)
         hyp = _staged(con, u.inputs["submissions"], dependency)
         if dependency:
-            return True, reference[0][1], hyp, options["recover"], ud.corpus_genre(u.corpus)
-        return False, reference[0][1], hyp, options["modes"], None
+            return True, ref, hyp, options["recover"], ud.corpus_genre(u.corpus)
+        return False, ref, hyp, options["modes"], None
 
     def commit(ctx_, u: Unit, tables: dict) -> None:
         (ud.commit_unit if dependency else _commit_easy_unit)(ctx_, task, u, tables)

@@ -11,7 +11,7 @@ is given).
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -206,16 +206,15 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
             state = fingerprint({"inputs": unit, "version": code_version(), "evaluations": options["evaluations"],
                                  "split": corpus.options.get("format", "grace") != "conllu"})
             units.append(Unit(corpus, system, unit, state))
-    reference: list = [None]
+    corpora = {c.id: c for c in task.corpora}  # units come corpus by corpus: one reference in memory
+    reference = lru_cache(maxsize=1)(lambda sha, corpus: _reference(con, sha, corpora[corpus]))
 
     def prepare(u: Unit) -> tuple:
-        if reference[0] is None or reference[0][0] != u.inputs["reference"]:  # one reference in memory
-            reference[0] = (u.inputs["reference"], *_reference(con, u.inputs["reference"], u.corpus))
         sys_tokens = frame(con, "SELECT tok, doc, sent, form, tags FROM stg_pos_token WHERE sha256 = ? "
                                 "ORDER BY tok", [u.inputs["submissions"]])
         table = None if u.inputs["table"] is None else frame(
             con, "SELECT tag, pivot_tag AS pivot FROM stg_pos_tagtable WHERE sha256 = ?", [u.inputs["table"]])
-        return (*reference[0][1:], sys_tokens, table, options["evaluations"])
+        return (*reference(u.inputs["reference"], u.corpus.id), sys_tokens, table, options["evaluations"])
 
     run_units(ctx, task.id, stale(units, states, force), prepare, compute_unit,
               lambda ctx_, u, tables: _commit_unit(ctx_, task, options, u, tables))

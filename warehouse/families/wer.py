@@ -11,7 +11,7 @@ tests). System option: ``comment_detection``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 import polars as pl
 import pyarrow as pa
@@ -159,16 +159,14 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
             state = fingerprint({"inputs": unit, "options": [options.signature(m) for m in options.methods],
                                  "comment_detection": comments})
             units.append(Unit(corpus, system.id, unit, state, {"comment_detection": comments}))
-    references: dict[str, dict] = {}
+    # units come corpus by corpus: one normalised reference in memory at a time
+    reference = lru_cache(maxsize=1)(lambda sha: _normalised_reference(con, sha, options))
 
     def prepare(u: Unit) -> tuple:
-        if u.corpus.id not in references:  # units come corpus by corpus: one reference in memory
-            references.clear()
-            references[u.corpus.id] = _normalised_reference(con, u.inputs["reference"], options)
         hyp = frame(con, "SELECT line_no, utt_id, text FROM stg_wer_trn WHERE sha256 = ?", [u.inputs["hypotheses"]])
         path = one(con, "SELECT path FROM cat_input_current WHERE campaign = ? AND task = ? AND corpus = ? "
                         "AND system = ? AND role = 'hypotheses'", [campaign, task.id, u.corpus.id, u.system])[0]
-        return references[u.corpus.id], hyp, options, path
+        return reference(u.inputs["reference"]), hyp, options, path
 
     todo = stale(units, scoring_state(con, campaign, task.id), force)
     run_units(ctx, task.id, todo, prepare, compute_unit,
