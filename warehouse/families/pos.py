@@ -206,7 +206,7 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
             state = fingerprint({"inputs": unit, "version": code_version(), "evaluations": options["evaluations"],
                                  "split": corpus.options.get("format", "grace") != "conllu"})
             units.append(Unit(corpus, system, unit, state))
-    corpora = {c.id: c for c in task.corpora}  # units come corpus by corpus: one reference in memory
+    corpora = {c.id: c for c in task.corpora}  # units come corpus by corpus: one reference kept
     reference = lru_cache(maxsize=1)(lambda sha, corpus: _reference(con, sha, corpora[corpus]))
 
     def prepare(u: Unit) -> tuple:
@@ -214,7 +214,8 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
                                 "ORDER BY tok", [u.inputs["submissions"]])
         table = None if u.inputs["table"] is None else frame(
             con, "SELECT tag, pivot_tag AS pivot FROM stg_pos_tagtable WHERE sha256 = ?", [u.inputs["table"]])
-        return (*reference(u.inputs["reference"], u.corpus.id), sys_tokens, table, options["evaluations"])
+        return (*reference(u.inputs["reference"], u.corpus.id), sys_tokens, table,
+                options["evaluations"])
 
     run_units(ctx, task.id, stale(units, states, force), prepare, compute_unit,
               lambda ctx_, u, tables: _commit_unit(ctx_, task, options, u, tables))
