@@ -8,8 +8,9 @@ number of pairs is the length of a longest common subsequence on every input (as
 ``diff --minimal``). It runs Myers' O((N+M)D) difference algorithm with linear space ("An O(ND)
 Difference Algorithm and Its Variations", 1986; N, M the lengths, D the number of units to
 insert or delete), through the C++ diff-match-patch library with its time limit switched off and
-its non-minimal speed-ups unused. It is fast when the texts mostly agree (one million units with
-1 % of them differing: under a second); its cost grows with D, as diff's does.
+its non-minimal speed-ups unused. It is fast when the texts mostly agree; its cost grows with D,
+as diff's does (``bench/lcs_bench.py``, one million units: 0.38 s for D = 1,000, 0.48 s for
+D = 10,000, 3.96 s for D = 50,000; GNU ``diff --minimal`` 0.12 s, 0.28 s, 3.21 s, same LCS).
 """
 
 from __future__ import annotations
