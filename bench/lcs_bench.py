@@ -49,7 +49,8 @@ def main() -> int:
     args = parser.parse_args()
     rng = np.random.default_rng(20261126)
     ref = rng.integers(0, 50_000, args.units)
-    print(f"{'edited':>7} {'D':>9} {'scorehouse s':>13} {'diff --minimal s':>17} {'LCS':>10}  equal")
+    print(f"{'edited':>7} {'D':>9} {'scorehouse s':>13} {'diff --minimal s':>17} {'LCS':>10}"
+          "  equal")
     with tempfile.TemporaryDirectory() as tmp:
         for share in (0.001, 0.01, 0.05):
             hyp = edited(rng, ref, share)

@@ -2,8 +2,9 @@
 re-aligns two tokenisations of one text: POS (GRACE's re-alignment of minimal units), EASY
 parsing (word forms) and CoNLL-U recovery (characters).
 
-GRACE aligned the participant's text with the reference by UNIX diff (Adda et al., "The GRACE
-French part-of-speech tagging evaluation task", section 3). :func:`align` is a true LCS diff: its
+GRACE aligned the participant's text with the reference by UNIX diff (Adda, Mariani, Paroubek,
+Rajman and Lecomte, "Métrique et premiers résultats de l'évaluation GRACE des étiqueteurs
+morphosyntaxiques pour le français", TALN 1999, section 2). :func:`align` is a true LCS diff: its
 number of pairs is the length of a longest common subsequence on every input (as GNU
 ``diff --minimal``). It runs Myers' O((N+M)D) difference algorithm with linear space ("An O(ND)
 Difference Algorithm and Its Variations", 1986; N, M the lengths, D the number of units to
