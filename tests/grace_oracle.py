@@ -1,6 +1,8 @@
 """Independent, deliberately simple oracle for the GRACE precision/decision counts.
 
-Written from ``/work/shared/spec/pos.md`` (and the GRACE paper, Adda et al.) alone, without
+Written from the project's statement of the metric (the "spec" cited below by its section
+names; docs/metrics/pos.md restates it) and the GRACE paper (Adda et al., "Métrique et premiers
+résultats de l'évaluation GRACE...", TALN 1999) alone, without
 reading the implementation under test.  Standard library only; clarity over speed (the
 re-alignment is a plain O(N*M) dynamic programme).
 

@@ -1,6 +1,6 @@
 """Self-check of the GRACE oracle (tests/grace_oracle.py) on tiny examples worked out by hand.
 
-Each expected value is derived in the comment above it from spec/pos.md; k = size of the
+Each expected value is derived in the comment above it from the metric's statement; k = size of the
 projected set, c = how many of its tags the reference accepts.
 """
 import pytest
