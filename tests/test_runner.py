@@ -203,9 +203,9 @@ def test_a_worker_killed_mid_run_costs_a_retry(tmp_path, monkeypatch):
     ).parent
     expected_db = tmp_path / "one.duckdb"
     run(camp, expected_db, None, quiet=True, workers=1)
-    from warehouse.families import wer
+    from warehouse import runner
 
-    commit, killed = wer._commit_unit, []
+    commit, killed = runner._Batch.add, []
 
     def kill_a_worker_first(*args):  # when the first result arrives, units are still running
         if not killed:
@@ -214,7 +214,7 @@ def test_a_worker_killed_mid_run_costs_a_retry(tmp_path, monkeypatch):
             killed.append(True)
         commit(*args)
 
-    monkeypatch.setattr(wer, "_commit_unit", kill_a_worker_first)
+    monkeypatch.setattr(runner._Batch, "add", kill_a_worker_first)
     with dask_cluster(2) as (address, procs):
         done = run(camp, tmp_path / "dask.duckdb", None, quiet=True, executor=address)
     assert killed and done.exit_code == 0 and done.scored == 15
@@ -235,3 +235,35 @@ def test_bad_executor_settings_are_one_line_and_exit_1(tmp_path, monkeypatch):
     out = CliRunner().invoke(main, ["run", str(camp), "--db", db, "-q", "--executor", "nonsense"])
     assert out.exit_code == 1 and "no Dask scheduler answers at nonsense" in out.output
     assert "Traceback" not in out.output
+
+
+def test_small_units_travel_together_and_big_ones_alone():
+    import polars as pl
+
+    from warehouse.runner import CHUNK_ROWS, CHUNK_UNITS, _chunks
+
+    small = [(f"u{i}", ({"k": 1}, pl.DataFrame({"x": [1, 2]}))) for i in range(200)]
+    sizes = [len(c) for c in _chunks(iter(small), len(small), workers=2)]
+    assert sum(sizes) == 200 and max(sizes) == CHUNK_UNITS
+    # a handful of units: each worker still gets several tasks
+    assert [len(c) for c in _chunks(iter(small[:8]), 8, workers=2)] == [1] * 8
+    big = [(f"b{i}", ({"k": 1}, pl.DataFrame({"x": range(CHUNK_ROWS)}))) for i in range(40)]
+    assert [len(c) for c in _chunks(iter(big), len(big), workers=2)] == [1] * 40
+
+
+def test_a_rejected_unit_does_not_cost_its_task_companions(tmp_path):
+    from etl.errors import InputError
+    from warehouse.runner import compute_chunk
+    from warehouse.store import Store
+
+    def compute(ids, n):
+        if n == 2:
+            raise InputError("sys2.trn", 3, "an utterance id", "nothing")
+        return {"t": __import__("pyarrow").table({"n": [n]})}
+
+    out = compute_chunk(None, compute, [(f"k{n}", ({}, n)) for n in range(4)])
+    assert [r["t"]["n"][0].as_py() for r in (out[0], out[1], out[3])] == [0, 1, 3]
+    assert isinstance(out[2], InputError) and "sys2.trn:3" in str(out[2])
+    stored = compute_chunk(str(tmp_path / "s"), compute, [(f"k{n}", ({}, n)) for n in range(4)])
+    assert stored[:2] == [None, None] and isinstance(stored[2], InputError)
+    assert Store(str(tmp_path / "s")).load("k3")["t"]["n"][0].as_py() == 3

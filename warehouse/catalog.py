@@ -19,7 +19,7 @@ from datetime import datetime
 from importlib import resources
 from multiprocessing import get_context
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import duckdb
 import pyarrow as pa
@@ -45,6 +45,8 @@ class RunContext:
     notes: list[str] = field(default_factory=list)
     workers: int | None = None  # unit computations at once (None: warehouse.runner's default)
     executor: str | None = None  # a Dask scheduler's address, to compute the units on its workers
+    store: Any = None  # the unit store (warehouse.store.Store), None for an in-memory warehouse
+    force: bool = False  # recompute every unit, even one whose output is in the store
 
 
 def start_run(con: duckdb.DuckDBPyConnection, campaign: Campaign, command: str, quiet: bool = False) -> RunContext:
@@ -311,17 +313,25 @@ def replace_rows(con, key: dict, tables: tuple[str, ...], body) -> None:
         body()
 
 
-def record_scoring(ctx: RunContext, folder: str, hist: str, key: dict, unit: dict, state: str) -> None:
-    """Close a unit's scoring, inside its transaction: append its corpus scores to the family's
-    history table ``hist`` (the ``-- @build`` of ``sql/<folder>/<hist>.sql``) and record its state
-    in ``cat_scoring``. ``key`` holds campaign, task, corpus and system; ``unit`` its inputs."""
+def record_scorings(ctx: RunContext, folder: str, hist: str, units: list[tuple[dict, dict, str]]
+                    ) -> None:
+    """Close the scoring of a batch of units, inside its transaction: append their corpus
+    scores to the family's history table ``hist`` (the ``-- @build`` of
+    ``sql/<folder>/<hist>.sql``, which reads the batch as ``unit_batch``) and record their
+    states in ``cat_scoring``. Each unit is (key: campaign, task, corpus and system; its inputs;
+    its state)."""
     from warehouse.db import build
 
-    inputs = json.dumps(unit)
-    build(ctx.con, folder, hist, **key, run_id=ctx.run_id, inputs=inputs)
-    ctx.con.execute("INSERT OR REPLACE INTO cat_scoring VALUES ($campaign, $task, $corpus, $system, $state, "
-                    "$inputs, $run_id, now()::TIMESTAMP)",
-                    {**key, "state": state, "inputs": inputs, "run_id": ctx.run_id})
+    batch = pa.Table.from_pylist([{**key, "inputs": json.dumps(inputs), "state": state}
+                                  for key, inputs, state in units])
+    ctx.con.register("unit_batch", batch)
+    try:
+        build(ctx.con, folder, hist, run_id=ctx.run_id)
+        ctx.con.execute("INSERT OR REPLACE INTO cat_scoring SELECT campaign, task, corpus, system, "
+                        "state, inputs, $run_id, now()::TIMESTAMP FROM unit_batch",
+                        {"run_id": ctx.run_id})
+    finally:
+        ctx.con.unregister("unit_batch")
 
 
 def code_version(sql_folder: str, module: str) -> str:

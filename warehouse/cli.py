@@ -45,14 +45,32 @@ def _campaign_options(func):
     return click.argument("campaign_dir", type=click.Path(exists=True, file_okay=False))(func)
 
 
-def _run_steps(campaign_dir, db, out, steps, force, quiet, workers=None, executor=None) -> None:
+def _compute_options(func):
+    """Where the units are computed and their outputs exchanged: run and score."""
+    func = click.option(
+        "--store", metavar="DIR|URL", default=None,
+        help="Where unit outputs are kept and exchanged with workers: a folder or a pyarrow "
+             "filesystem URL such as s3://bucket/prefix  [default: DB-STEM.store beside --db]")(func)
+    func = click.option(
+        "--executor", metavar="ADDRESS", default=None,
+        help="Compute the units on the workers of the Dask scheduler at ADDRESS "
+             "(tcp://HOST:8786; needs scorehouse[dask]).")(func)
+    return click.option(
+        "--workers", type=click.IntRange(min=1), default=None,
+        help="Units computed at once, in worker processes  [default: SCOREHOUSE_WORKERS, "
+             "else 1: in this process]")(func)
+
+
+def _run_steps(campaign_dir, db, out, steps, force, quiet, workers=None, executor=None,
+               store=None) -> None:
     from warehouse.pipeline import run
     from warehouse.runner import ExecutorError
+    from warehouse.store import StoreError
 
     try:
         result = run(campaign_dir, db, out, steps=steps, force=force, quiet=quiet, workers=workers,
-                     executor=executor)
-    except (CampaignError, InputError, SchemaError, ExecutorError) as err:
+                     executor=executor, store=store)
+    except (CampaignError, InputError, SchemaError, ExecutorError, StoreError) as err:
         raise click.ClickException(str(err)) from None
     click.echo(result.summary(), err=True)
     sys.exit(result.exit_code)
@@ -64,19 +82,15 @@ def _run_steps(campaign_dir, db, out, steps, force, quiet, workers=None, executo
               help="Where the HTML bulletins and the CSV / Parquet / Markdown / LaTeX tables are "
                    "published: a symbolic link, swapped at once to each new edition folder.")
 @click.option("--force", is_flag=True, help="Recompute every unit even if nothing changed.")
-@click.option("--workers", type=click.IntRange(min=1), default=None,
-              help="Units computed at once, in worker processes  [default: SCOREHOUSE_WORKERS, "
-                   "else 1: in this process]")
-@click.option("--executor", metavar="ADDRESS", default=None,
-              help="Compute the units on the workers of the Dask scheduler at ADDRESS "
-                   "(tcp://HOST:8786; needs scorehouse[dask]).")
-def run_command(campaign_dir, db, quiet, out, force, workers, executor):
+@_compute_options
+def run_command(campaign_dir, db, quiet, out, force, workers, executor, store):
     """The nightly job: load what changed, score what changed, re-render the bulletins.
 
     Exit code 0 when everything was accepted, 2 when an input file was rejected (the rest of
     the campaign is still scored; the rejected file's previous results stay).
     """
-    _run_steps(campaign_dir, db, out, ("load", "score", "report"), force, quiet, workers, executor)
+    _run_steps(campaign_dir, db, out, ("load", "score", "report"), force, quiet, workers, executor,
+               store)
 
 
 @main.command("load")
@@ -89,9 +103,10 @@ def load_command(campaign_dir, db, quiet):
 @main.command("score")
 @_campaign_options
 @click.option("--force", is_flag=True, help="Recompute every unit even if nothing changed.")
-def score_command(campaign_dir, db, quiet, force):
+@_compute_options
+def score_command(campaign_dir, db, quiet, force, workers, executor, store):
     """Score every unit (task x corpus x system) whose loaded inputs changed."""
-    _run_steps(campaign_dir, db, None, ("score",), force, quiet)
+    _run_steps(campaign_dir, db, None, ("score",), force, quiet, workers, executor, store)
 
 
 @main.command("report")

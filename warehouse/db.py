@@ -109,6 +109,35 @@ def build(con: duckdb.DuckDBPyConnection, folder: str, table: str, **params) -> 
     con.execute(text.split(_BUILD)[1], params)
 
 
+@cache
+def private(folder: str) -> duckdb.DuckDBPyConnection:
+    """This process's private in-memory DuckDB holding the tables and views of ``sql/<folder>``
+    (and the catalog's): where a unit's rows are written and its ``-- @build`` counts run,
+    wherever the unit is computed, so that the SQL stays the single definition of a count."""
+    con = duckdb.connect(":memory:")
+    con.execute("SET preserve_insertion_order = true")
+    con.execute("SET threads = 1")  # a worker is one core; a pool has one worker per core
+    for name in ("catalog", folder):
+        for text in sql_files(name).values():
+            con.execute(text.split(_BUILD)[0])
+    return con
+
+
+def written(folder: str, tables: tuple[str, ...], write, context: dict | None = None) -> dict:
+    """The rows ``write(con)`` puts in ``tables`` of this process's private database
+    (:func:`private`), as Arrow tables; ``context`` (table name -> Arrow rows) is what its builds
+    read besides (a reference's units, staged metadata). Everything is emptied afterwards."""
+    con = private(folder)
+    try:
+        for table, rows in (context or {}).items():
+            insert_arrow(con, table, rows, "*", by_name=True)
+        write(con)
+        return {table: con.sql(f"SELECT * FROM {table}").to_arrow_table() for table in tables}
+    finally:
+        for table in (*tables, *(context or {})):
+            con.execute(f"DELETE FROM {table}")
+
+
 def frame(con: duckdb.DuckDBPyConnection, query: str, params=None) -> pl.DataFrame:
     """Run a query and return its result as a Polars frame (through Arrow, no copy per row)."""
     return con.sql(query, params=params).pl()
@@ -121,11 +150,13 @@ def one(con: duckdb.DuckDBPyConnection, query: str, params=None) -> tuple | None
     return rows[0] if rows else None
 
 
-def insert_arrow(con: duckdb.DuckDBPyConnection, target: str, rows, select: str, params=None) -> None:
+def insert_arrow(con: duckdb.DuckDBPyConnection, target: str, rows, select: str, params=None,
+                 by_name: bool = False) -> None:
     """``INSERT INTO target SELECT <select> FROM rows`` for an Arrow table ``rows``, which the
-    statement reads as the view ``arrow_rows``."""
+    statement reads as the view ``arrow_rows`` (``by_name``: columns matched by name)."""
     con.register("arrow_rows", rows)
     try:
-        con.execute(f"INSERT INTO {target} SELECT {select} FROM arrow_rows", params)
+        con.execute(f"INSERT INTO {target} {'BY NAME ' if by_name else ''}SELECT {select} "
+                    "FROM arrow_rows", params)
     finally:
         con.unregister("arrow_rows")

@@ -18,6 +18,7 @@ from warehouse.catalog import RunContext, finish_run, start_run
 from warehouse.db import apply_schema, connect
 from warehouse.families import family, sql_folders
 from warehouse.publish import publish
+from warehouse.store import Store, default_location
 
 STEPS = ("load", "score", "report")
 
@@ -58,17 +59,21 @@ def open_warehouse(db: str | Path | None) -> duckdb.DuckDBPyConnection:
 
 def run(campaign_dir: str | Path, db: str | Path, out: str | Path | None,
         steps: tuple[str, ...] = STEPS, force: bool = False, quiet: bool = False,
-        workers: int | None = None, executor: str | None = None) -> RunResult:
+        workers: int | None = None, executor: str | None = None,
+        store: str | None = None) -> RunResult:
     """Run the given steps of the nightly job on a campaign directory; ``workers`` unit
     computations at once (None: ``SCOREHOUSE_WORKERS``, else 1), or on the workers of the Dask
-    scheduler at ``executor``."""
+    scheduler at ``executor``; unit outputs go through ``store`` (a folder or a pyarrow
+    filesystem URL; None: the folder beside ``db``, :mod:`warehouse.store`)."""
     campaign = load_campaign(campaign_dir)
     for task in campaign.tasks:
         family(task.family)  # fail early on an unknown family
+    location = store or default_location(db)
+    unit_store = Store(location) if location and "score" in steps else None
     con = open_warehouse(db)
     try:
         ctx = start_run(con, campaign, "+".join(steps) if steps != STEPS else "run", quiet)
-        ctx.workers, ctx.executor = workers, executor
+        ctx.workers, ctx.executor, ctx.store, ctx.force = workers, executor, unit_store, force
         return _execute(ctx, steps, out, force)
     finally:
         con.close()

@@ -1,19 +1,23 @@
 """The unit runner shared by every family: what is stale, where it runs, how it is committed.
 
 A family declares its units (:class:`Unit`: corpus, system, the content hashes of its inputs and
-its state fingerprint) and three functions:
+its state fingerprint), where their rows go (:class:`Target`: its SQL folder, the tables a unit
+fills, its history table) and two functions:
 
 - ``prepare(unit)``, in the coordinator: the unit's inputs as Arrow / Polars tables (read from the
   warehouse) and whatever else ``compute`` needs, as a tuple of picklable arguments;
-- ``compute(*arguments)``, anywhere: a pure function returning ``{table name: table}``; it never
-  touches the warehouse, so it may run in this process or in a worker process;
-- ``commit(ctx, unit, tables)``, in the coordinator: writes the tables, the history row and the
-  state in one transaction (``catalog.replace_rows`` and ``catalog.record_scoring``).
+- ``compute(key, *arguments)``, anywhere: a pure function of the unit's key (campaign, task,
+  corpus, system) and its arguments returning the unit's rows, ``{table: Arrow table}``, for the
+  target's tables. It never touches the warehouse: it writes its rows and runs the ``-- @build``
+  statements of its counts in the worker's private in-memory DuckDB (:func:`warehouse.db.written`),
+  so that the SQL stays the single definition of a count wherever the unit runs.
 
-:func:`run_units` keeps only the stale units, runs ``compute`` on an executor, and commits each
-unit's results as they arrive, in a bounded window, so the coordinator never holds every unit's
-output at once. A unit rejected by its compute (an :class:`etl.errors.InputError`) is recorded as
-a rejection; the other units go on.
+:func:`run_units` runs ``compute`` on an executor and commits the results as they arrive, in a
+bounded window, so the coordinator never holds every unit's output at once. Small units are
+committed in batches (one transaction for up to :data:`BATCH_UNITS` units or
+:data:`BATCH_ROWS` rows): each unit's rows replace its previous ones, its history rows are built
+and its state recorded in the same transaction. A unit rejected by its compute (an
+:class:`etl.errors.InputError`) is recorded as a rejection; the other units go on.
 
 Executors: ``workers == 1`` (the default) computes in this process; ``workers > 1`` uses that
 many worker processes (``--workers`` or ``SCOREHOUSE_WORKERS``); ``--executor tcp://HOST:8786``
@@ -34,11 +38,15 @@ from functools import cache
 from multiprocessing import get_context
 from typing import Any, Callable
 
+import polars as pl
+import pyarrow as pa
 from rich.progress import Progress
 
 from etl.errors import InputError
 from warehouse import __version__
-from warehouse.catalog import RunContext, fingerprint, package_files
+from warehouse.catalog import RunContext, fingerprint, package_files, record_scorings, transaction
+from warehouse.db import insert_arrow
+from warehouse.store import opened, unit_key
 
 
 @dataclass(frozen=True)
@@ -51,6 +59,20 @@ class Unit:
     inputs: dict
     state: str
     extra: dict = field(default_factory=dict, compare=False)
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where a family's unit rows go: its SQL folder, the tables a unit fills (its rows there are
+    replaced whole), and the history table whose ``-- @build`` closes a unit's scoring."""
+
+    folder: str
+    tables: tuple[str, ...]
+    hist: str
+
+
+BATCH_UNITS = 64  # units committed in one transaction at most
+BATCH_ROWS = 500_000  # ... unless their rows reach this many first
 
 
 class ExecutorError(Exception):
@@ -105,42 +127,186 @@ def run_units(
     units: list[Unit],
     prepare: Callable[[Unit], tuple],
     compute: Callable[..., dict],
-    commit: Callable[[RunContext, Unit, dict], None],
+    target: Target,
+    notes: Callable[[Unit, dict], list[str]] | None = None,
     workers: int | None = None,
 ) -> None:
-    """Compute and commit ``units`` (already known stale), ``workers`` at a time."""
+    """Compute and commit ``units`` (already known stale), ``workers`` at a time. With a store
+    (:mod:`warehouse.store`), a unit whose output is stored under its key is committed from there
+    without being computed (unless the run is forced), and a computed unit's output is saved
+    there, by the worker that computed it, before it is committed. ``notes(unit, rows)`` gives
+    the run notes a committed unit deserves."""
     workers = workers or ctx.workers or workers_default()
+    store = ctx.store
+    keys = {id(u): unit_key(ctx.campaign.id, label, u.corpus.id, u.system, u.state) for u in units}
+    batch = _Batch(ctx, label, target, notes)
     with Progress(transient=True, disable=ctx.quiet) as progress:
         bar = progress.add_task(f"scoring {label}", total=len(units))
 
         def done(unit: Unit, result: Callable[[], dict]) -> None:
             try:
-                tables = result()
+                batch.add(unit, result())
             except InputError as err:
                 ctx.rejections.append(str(err))
-            else:
-                commit(ctx, unit, tables)
-                ctx.scored += 1
             progress.advance(bar)
 
+        if store is not None and not ctx.force:
+            stored = [u for u in units if store.has(keys[id(u)])]
+            for unit in stored:
+                done(unit, lambda u=unit: store.load(keys[id(u)]))
+            if stored:
+                ctx.notes.append(f"{label}: {len(stored)} unit(s) committed from the store "
+                                 f"{store.label}, computed before and not again")
+            reused = {id(u) for u in stored}
+            units = [u for u in units if id(u) not in reused]
+
+        def outcome(unit: Unit, result) -> Callable[[], dict]:
+            """A unit's result as a worker sent it back: its rows, None (saved in the store by
+            the worker) or the InputError that rejected it."""
+            def rows() -> dict:
+                if isinstance(result, InputError):
+                    raise result
+                return store.load(keys[id(unit)]) if result is None else result
+            return rows
+
+        def done_chunk(chunk: list[Unit], results: Callable[[], list]) -> None:
+            for unit, result in zip(chunk, results()):
+                done(unit, outcome(unit, result))
+
+        def jobs(chunk: list[tuple[Unit, tuple]]) -> list[tuple[str, tuple]]:
+            return [(keys[id(unit)], arguments) for unit, arguments in chunk]
+
+        prepared = ((u, (_key(ctx, label, u), *prepare(u))) for u in units)
+        location = None if store is None else store.location
         if ctx.executor:
-            _run_dask(ctx.executor, units, prepare, compute, done)
-            return
-        if workers <= 1 or len(units) <= 1:
-            for unit in units:
-                arguments = prepare(unit)
-                done(unit, lambda: compute(*arguments))
-            return
-        with ProcessPoolExecutor(min(workers, len(units)), mp_context=get_context("spawn")) as pool:
-            _stream(units, lambda u: pool.submit(compute, *prepare(u)), done, 2 * workers)
+            _run_dask(ctx.executor, lambda w: _chunks(prepared, len(units), w), location,
+                      compute, jobs, done_chunk)
+        elif workers <= 1 or len(units) <= 1:
+            for unit, arguments in prepared:
+                done(unit, lambda a=arguments, k=keys[id(unit)]: _computed(store, k, compute, a))
+        else:
+            with ProcessPoolExecutor(min(workers, len(units)),
+                                     mp_context=get_context("spawn")) as pool:
+                _stream(_chunks(prepared, len(units), workers),
+                        lambda c: pool.submit(compute_chunk, location, compute, jobs(c)),
+                        done_chunk, 2 * workers)
+        batch.flush()
 
 
-def _stream(units: list[Unit], submit: Callable[[Unit], Future], done, width: int) -> None:
-    """Submit the units in order and commit the oldest result whenever ``width`` are in flight:
+CHUNK_UNITS = 16  # units sent to a worker as one task, at most...
+CHUNK_ROWS = 100_000  # ... unless their input rows reach this many first
+
+
+def _chunks(prepared, n: int, workers: int = 2):
+    """Group prepared units into tasks: small units travel together (a worker's round trip costs
+    milliseconds), big ones alone; at most a quarter of the units per worker in one task, so that
+    every worker has work until the end."""
+    limit = max(1, min(CHUNK_UNITS, n // (4 * workers)))
+    chunk, rows = [], 0
+    for unit, arguments in prepared:
+        chunk.append((unit, arguments))
+        rows += sum(_rows(a) for a in arguments)
+        if len(chunk) >= limit or rows >= CHUNK_ROWS:
+            yield chunk
+            chunk, rows = [], 0
+    if chunk:
+        yield chunk
+
+
+def _rows(argument) -> int:
+    """The rows an argument of a compute holds (tables, and tables in a dict or a tuple)."""
+    if isinstance(argument, (pl.DataFrame, pa.Table)):
+        return argument.shape[0]
+    if isinstance(argument, dict):
+        return sum(_rows(v) for v in argument.values())
+    if isinstance(argument, (tuple, list)):
+        return sum(_rows(v) for v in argument)
+    return 0
+
+
+def compute_chunk(location: str | None, compute: Callable, jobs: list[tuple[str, tuple]]) -> list:
+    """Worker side: compute each unit of a task; each result is the unit's rows, or None once
+    saved into the store at ``location``, or the InputError that rejected the unit (the other
+    units of the task go on)."""
+    out = []
+    for key, arguments in jobs:
+        try:
+            tables = compute(*arguments)
+        except InputError as err:
+            out.append(err)
+            continue
+        if location is None:
+            out.append(tables)
+        else:
+            opened(location).save(key, tables)
+            out.append(None)
+    return out
+
+
+def _key(ctx: RunContext, label: str, unit: Unit) -> dict:
+    """The columns every row of a unit carries: campaign, task, corpus, system."""
+    return {"campaign": ctx.campaign.id, "task": label, "corpus": unit.corpus.id,
+            "system": unit.system}
+
+
+class _Batch:
+    """Units whose rows wait to be committed together: one transaction for many small units."""
+
+    def __init__(self, ctx: RunContext, label: str, target: Target, notes):
+        self.ctx, self.label, self.target, self.notes = ctx, label, target, notes
+        self.units: list[tuple[Unit, dict]] = []
+        self.rows = 0
+
+    def add(self, unit: Unit, rows: dict) -> None:
+        self.units.append((unit, rows))
+        self.rows += sum(t.num_rows for t in rows.values())
+        if len(self.units) >= BATCH_UNITS or self.rows >= BATCH_ROWS:
+            self.flush()
+
+    def flush(self) -> None:
+        """Commit the waiting units: their old rows out, their new rows in (one insert per
+        table), their history rows and states recorded, in one transaction."""
+        if not self.units:
+            return
+        ctx, target, con = self.ctx, self.target, self.ctx.con
+        keys = [_key(ctx, self.label, unit) for unit, _ in self.units]
+        with transaction(con):
+            con.register("unit_keys", pa.Table.from_pylist(keys))
+            try:
+                for table in target.tables:
+                    con.execute(f"DELETE FROM {table} t USING unit_keys k WHERE t.campaign = "
+                                "k.campaign AND t.task = k.task AND t.corpus = k.corpus AND "
+                                "t.system = k.system")
+            finally:
+                con.unregister("unit_keys")
+            for table in target.tables:
+                parts = [rows[table] for _, rows in self.units if rows.get(table) is not None
+                         and rows[table].num_rows]
+                if parts:
+                    insert_arrow(con, table, pa.concat_tables(parts), "*", by_name=True)
+            record_scorings(ctx, target.folder, target.hist, [
+                (key, unit.inputs, unit.state) for key, (unit, _) in zip(keys, self.units)])
+        for unit, rows in self.units:
+            ctx.scored += 1
+            if self.notes is not None:
+                ctx.notes.extend(self.notes(unit, rows))
+        self.units, self.rows = [], 0
+
+
+def _computed(store, key: str, compute: Callable, arguments: tuple) -> dict:
+    """In this process: compute, and save the output into the store when there is one."""
+    tables = compute(*arguments)
+    if store is not None:
+        store.save(key, tables)
+    return tables
+
+
+def _stream(chunks, submit: Callable[[list], Future], done, width: int) -> None:
+    """Submit the tasks in order and commit the oldest result whenever ``width`` are in flight:
     results are committed as they come, and the coordinator holds at most ``width`` of them."""
-    window: deque[tuple[Unit, Future]] = deque()
-    for unit in units:
-        window.append((unit, submit(unit)))
+    window: deque[tuple[list, Future]] = deque()
+    for chunk in chunks:
+        window.append(([unit for unit, _ in chunk], submit(chunk)))
         if len(window) >= width:
             first, future = window.popleft()
             done(first, future.result)
@@ -149,9 +315,10 @@ def _stream(units: list[Unit], submit: Callable[[Unit], Future], done, width: in
         done(first, future.result)
 
 
-def _run_dask(address: str, units: list[Unit], prepare, compute, done) -> None:
+def _run_dask(address: str, chunks: Callable, location, compute, jobs, done) -> None:
     """Send the units to the workers of the Dask scheduler at ``address`` (``tcp://HOST:8786``),
-    a bounded window at a time; a worker lost mid-run costs a retry, not the run."""
+    a bounded window of tasks at a time (``chunks(workers)`` cuts them for the workers the
+    scheduler has); a worker lost mid-run costs a retry, not the run."""
     try:
         from distributed import Client
     except ImportError:
@@ -165,7 +332,8 @@ def _run_dask(address: str, units: list[Unit], prepare, compute, done) -> None:
     try:
         workers = max(1, len(client.scheduler_info()["workers"]))
         expected = package_version()
-        _stream(units, lambda u: client.submit(_guarded, expected, compute, *prepare(u), pure=False,
-                                               retries=2), done, 2 * workers)
+        _stream(chunks(workers),
+                lambda c: client.submit(_guarded, expected, compute_chunk, location, compute,
+                                        jobs(c), pure=False, retries=2), done, 2 * workers)
     finally:
         client.close()

@@ -15,9 +15,11 @@ CREATE TABLE IF NOT EXISTS hist_coref_scores (
     recall DOUBLE, precision DOUBLE, f1 DOUBLE, value DOUBLE,
     signature   VARCHAR
 );
+-- Built for a batch of units at once: unit_batch (campaign, task, corpus, system, inputs) names
+-- them and the input hashes each was scored from (warehouse/runner.py).
 -- @build
 INSERT INTO hist_coref_scores
-SELECT $run_id, campaign, task, corpus, system, convention, singletons, subset, metric, $inputs,
+SELECT $run_id, campaign, task, corpus, system, convention, singletons, subset, metric, b.inputs,
        recall, precision, f1, value, signature
-FROM mart_coref_scores
-WHERE slice = 'corpus' AND campaign = $campaign AND task = $task AND corpus = $corpus AND system = $system;
+FROM mart_coref_scores JOIN unit_batch b USING (campaign, task, corpus, system)
+WHERE slice = 'corpus';

@@ -14,12 +14,13 @@ CREATE TABLE IF NOT EXISTS hist_parsing_scores (
     hyp BIGINT, ref BIGINT, matched BIGINT, precision DOUBLE, recall DOUBLE, f1 DOUBLE,
     signature  VARCHAR
 );
+-- Built for a batch of units at once: unit_batch (campaign, task, corpus, system, inputs) names
+-- them and the input hashes each was scored from (warehouse/runner.py).
 -- @build
 INSERT INTO hist_parsing_scores
-SELECT $run_id, campaign, task, corpus, system, kind, mode, function, $inputs,
+SELECT $run_id, campaign, task, corpus, system, kind, mode, function, b.inputs,
        sum(hyp), sum(ref), sum(matched),
        sum(matched) / nullif(sum(hyp), 0), sum(matched) / nullif(sum(ref), 0),
        2 * sum(matched) / nullif(sum(hyp) + sum(ref), 0), signature
-FROM fct_parsing_sentence_way
-WHERE campaign = $campaign AND task = $task AND corpus = $corpus AND system = $system
+FROM fct_parsing_sentence_way JOIN unit_batch b USING (campaign, task, corpus, system)
 GROUP BY ALL;

@@ -14,10 +14,12 @@ CREATE TABLE IF NOT EXISTS hist_pos_scores (
     SILOK_moy DOUBLE, P DOUBLE, D DOUBLE, Pmin DOUBLE, Pmoy DOUBLE, Pmax DOUBLE,
     signature    VARCHAR
 );
+-- Built for a batch of units at once: unit_batch (campaign, task, corpus, system, inputs) names
+-- them and the input hashes each was scored from (warehouse/runner.py).
 -- @build
 INSERT INTO hist_pos_scores
-SELECT $run_id, campaign, task, corpus, system, evaluation, granularity, $inputs,
+SELECT $run_id, campaign, task, corpus, system, evaluation, granularity, b.inputs,
        nbCas, NONEVAL, OK, ERR, SIL_ok, SIL_err, SIL_sil, SILOK_moy, P, D, Pmin, Pmoy, Pmax,
        signature
-FROM mart_pos_scores
-WHERE slice = 'corpus' AND campaign = $campaign AND task = $task AND corpus = $corpus AND system = $system;
+FROM mart_pos_scores JOIN unit_batch b USING (campaign, task, corpus, system)
+WHERE slice = 'corpus';

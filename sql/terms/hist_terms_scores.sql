@@ -14,9 +14,11 @@ CREATE TABLE IF NOT EXISTS hist_terms_scores (
     tp DOUBLE, tr DOUBLE, f DOUBLE, precision DOUBLE, recall DOUBLE, f_exact DOUBLE,
     signature  VARCHAR
 );
+-- Built for a batch of units at once: unit_batch (campaign, task, corpus, system, inputs) names
+-- them and the input hashes each was scored from (warehouse/runner.py).
 -- @build
 INSERT INTO hist_terms_scores
-SELECT $run_id, campaign, task, corpus, system, reference, slice, sigma, $inputs,
+SELECT $run_id, campaign, task, corpus, system, reference, slice, sigma, b.inputs,
        tp, tr, f, precision, recall, f_exact, signature
-FROM mart_terms_scores
-WHERE top = 0 AND campaign = $campaign AND task = $task AND corpus = $corpus AND system = $system;
+FROM mart_terms_scores JOIN unit_batch b USING (campaign, task, corpus, system)
+WHERE top = 0;

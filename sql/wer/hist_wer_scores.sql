@@ -13,9 +13,10 @@ CREATE TABLE IF NOT EXISTS hist_wer_scores (
     wer         DOUBLE,
     signature   VARCHAR
 );
+-- Built for a batch of units at once: unit_batch (campaign, task, corpus, system, inputs) names
+-- them and the input hashes each was scored from (warehouse/runner.py).
 -- @build
 INSERT INTO hist_wer_scores
-SELECT $run_id, campaign, task, corpus, system, method, $inputs,
+SELECT $run_id, campaign, task, corpus, system, method, b.inputs,
        utterances, C, S, D, I, N, wer, signature
-FROM mart_wer_scores
-WHERE campaign = $campaign AND task = $task AND corpus = $corpus AND system = $system;
+FROM mart_wer_scores JOIN unit_batch b USING (campaign, task, corpus, system);

@@ -33,9 +33,9 @@ from warehouse.artifacts import reduce
 from warehouse.campaign import CampaignError, Task
 from warehouse.catalog import code_version as catalog_code_version
 from warehouse.catalog import (RunContext, Slot, StageJob, current_inputs, drop_undeclared, fingerprint,
-                               record_scoring, replace_rows, scoring_state, stage_files)
-from warehouse.db import frame, insert_arrow
-from warehouse.runner import Unit, run_units, stale
+                               replace_rows, scoring_state, stage_files)
+from warehouse.db import frame, insert_arrow, written
+from warehouse.runner import Target, Unit, run_units, stale
 
 SQL_FOLDER = "coref"
 FORMATS = ("conll2012", "jsonl")
@@ -182,8 +182,8 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
                                                                      "link_types", "pronoun_category")},
                                  "genre": corpus.options.get("genre", "")})
             units.append(Unit(corpus, system, unit, state))
-    run_units(ctx, task.id, stale(units, states, force), lambda u: _prepare(ctx, task, options, u), compute_unit,
-              lambda ctx_, u, tables: _commit_unit(ctx_, task, u, tables))
+    run_units(ctx, task.id, stale(units, states, force), lambda u: _prepare(ctx, task, options, u),
+              compute_unit, Target(SQL_FOLDER, _UNIT_TABLES, "hist_coref_scores"))
     if task.options.get("intervals", True):
         for corpus in task.corpora:
             reduce(ctx, task, corpus.id, "intervals", lambda c=corpus.id: intervals(ctx, task, c), code_version(),
@@ -268,36 +268,30 @@ def _prepare(ctx, task, options, unit: Unit) -> tuple:
         unit.inputs["links"])
 
 
-def compute_unit(key, response, options, system, seed, key_links, links) -> dict[str, pl.DataFrame]:
-    """One unit, a pure function: matched mentions, contingency table, per-document statistics
-    of every variant and the scores of every slice (:func:`unit_statistics`, :func:`_scores`)."""
+def compute_unit(ids, key, response, options, system, seed, key_links, links) -> dict:
+    """One unit (``ids``: campaign, task, corpus, system), a pure function: matched mentions,
+    contingency table, per-document statistics of every variant and the scores of every slice
+    (:func:`unit_statistics`, :func:`_scores`), as the rows of the tables it fills."""
     matched, table, stats = unit_statistics(key, response, options, system, seed, key_links, links)
     genres = key.select("doc", "genre").unique("doc")
     stats = stats.join(genres, on="doc", how="left", maintain_order="left").with_columns(
         pl.col("genre").fill_null(""))
-    return {"int_coref_mention": matched, "int_coref_contingency": table, "fct_coref_document": stats,
-            "mart_coref_scores": _scores(stats)}
+    scores = _scores(stats)
 
-
-def _commit_unit(ctx, task, unit: Unit, tables: dict[str, pl.DataFrame]) -> None:
-    """Write one unit's tables and record it: one transaction."""
-    con = ctx.con
-    keys = {"campaign": ctx.campaign.id, "task": task.id, "corpus": unit.corpus.id, "system": unit.system}
-
-    def body():
-        insert_arrow(con, "int_coref_mention", tables["int_coref_mention"].to_arrow(),
-                     '$campaign, $task, $corpus, $system, doc, start, "end", status, key_cluster, response_cluster, '
-                     "category, text", keys)
-        insert_arrow(con, "int_coref_contingency", tables["int_coref_contingency"].to_arrow(),
-                     "$campaign, $task, $corpus, $system, doc, key_class, response_class, n", keys)
-        insert_arrow(con, "fct_coref_document", tables["fct_coref_document"].to_arrow(),
-                     "$campaign, $task, $corpus, $system, convention, singletons, subset, genre, doc, metric, recall_num, "
-                     "recall_den, precision_num, precision_den, value, direction, mentions", keys)
-        insert_arrow(con, "mart_coref_scores", tables["mart_coref_scores"].to_arrow(),
-                     "$campaign, $task, $corpus, $system, convention, singletons, subset, slice, genre, metric, recall, "
-                     "precision, f1, value, direction, signature", keys)
-        record_scoring(ctx, SQL_FOLDER, "hist_coref_scores", keys, unit.inputs, unit.state)
-    replace_rows(con, keys, _UNIT_TABLES, body)
+    def write(con) -> None:
+        insert_arrow(con, "int_coref_mention", matched.to_arrow(),
+                     '$campaign, $task, $corpus, $system, doc, start, "end", status, key_cluster, '
+                     "response_cluster, category, text", ids)
+        insert_arrow(con, "int_coref_contingency", table.to_arrow(),
+                     "$campaign, $task, $corpus, $system, doc, key_class, response_class, n", ids)
+        insert_arrow(con, "fct_coref_document", stats.to_arrow(),
+                     "$campaign, $task, $corpus, $system, convention, singletons, subset, genre, "
+                     "doc, metric, recall_num, recall_den, precision_num, precision_den, value, "
+                     "direction, mentions", ids)
+        insert_arrow(con, "mart_coref_scores", scores.to_arrow(),
+                     "$campaign, $task, $corpus, $system, convention, singletons, subset, slice, "
+                     "genre, metric, recall, precision, f1, value, direction, signature", ids)
+    return written(SQL_FOLDER, _UNIT_TABLES, write)
 
 
 def _scores(stats: pl.DataFrame) -> pl.DataFrame:

@@ -31,10 +31,10 @@ from warehouse.artifacts import reduce
 from warehouse.campaign import CampaignError, Task
 from warehouse.catalog import code_version as catalog_code_version
 from warehouse.catalog import (RunContext, Slot, StageJob, current_inputs, drop_undeclared, fingerprint,
-                               record_scoring, replace_rows, scoring_state, stage_files)
-from warehouse.db import frame, insert_arrow, one
+                               replace_rows, scoring_state, stage_files)
+from warehouse.db import frame, insert_arrow, one, written
 from warehouse.families import parsing_ud as ud
-from warehouse.runner import Unit, run_units, stale
+from warehouse.runner import Target, Unit, run_units, stale
 
 SQL_FOLDER = "parsing"
 FORMATS = ("easy", "tsv", "conllu")
@@ -160,23 +160,25 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
     dependency = options["dependency"]
 
     @lru_cache(maxsize=1)  # units come corpus by corpus: one reference in memory
-    def reference(sha: str, corpus: str) -> pl.DataFrame:
-        staged = _staged(con, sha, dependency)
-        if not dependency:
-            _reference_ranges(ctx, task, corpus, staged)
-        return staged
+    def reference(sha: str) -> pl.DataFrame:
+        return _staged(con, sha, dependency)
 
     def prepare(u: Unit) -> tuple:
-        ref = reference(u.inputs["reference"], u.corpus.id)
+        ref = reference(u.inputs["reference"])
         hyp = _staged(con, u.inputs["submissions"], dependency)
         if dependency:
             return True, ref, hyp, options["recover"], ud.corpus_genre(u.corpus)
-        return False, ref, hyp, options["modes"], None
+        return False, ref, hyp, options["modes"], ud.corpus_genre(u.corpus)
 
-    def commit(ctx_, u: Unit, tables: dict) -> None:
-        (ud.commit_unit if dependency else _commit_easy_unit)(ctx_, task, u, tables)
-
-    run_units(ctx, task.id, stale(units, states, force), prepare, compute_unit, commit)
+    todo = stale(units, states, force)
+    if dependency:
+        target = Target(SQL_FOLDER, ud.UD_TABLES, "hist_parsing_ud_scores")
+    else:
+        target = Target(SQL_FOLDER, _EASY_TABLES, "hist_parsing_scores")
+        for first in {u.corpus.id: u for u in todo}.values():  # the ranges units are matched with
+            _reference_ranges(ctx, task, first.corpus.id, reference(first.inputs["reference"]))
+    run_units(ctx, task.id, todo, prepare, compute_unit, target,
+              (lambda u, rows: ud.notes(task.id, u, rows)) if dependency else None)
     for corpus in task.corpora:
         reference_sha = {"reference": inputs.get((corpus.id, "", "reference"))}
         reduce(ctx, task, corpus.id, "corpus", lambda c=corpus: _describe_corpus(ctx, task, c, options["dependency"]),
@@ -203,40 +205,33 @@ def _reference_ranges(ctx: RunContext, task: Task, corpus: str, ref: pl.DataFram
         "$campaign, $task, $corpus, $system, NULL, kind, sent, item, type, role_no, first, last, attr, empty", key))
 
 
-def compute_unit(dependency: bool, reference: pl.DataFrame, hyp: pl.DataFrame, option, genre) -> dict:
-    """One unit, a pure function: the CoNLL 2018 evaluation (``dependency``; ``option`` is
-    recovery mode, ``genre`` the corpus's default genre) or the EASY scores (``option``: the
-    modes) of ``hyp`` against ``reference``."""
+def compute_unit(ids: dict, dependency: bool, reference: pl.DataFrame, hyp: pl.DataFrame, option,
+                 genre) -> dict:
+    """One unit (``ids``: campaign, task, corpus, system), a pure function: the CoNLL 2018
+    evaluation (``dependency``; ``option`` is recovery mode) or the EASY scores (``option``: the
+    modes) of ``hyp`` against ``reference``, as the rows of the tables the unit fills;
+    ``genre`` is the corpus's default genre."""
     if dependency:
-        return ud.compute_unit(reference, hyp, option, genre)
+        return ud.compute_unit(ids, reference, hyp, option, genre)
     result = easy_scorer.score(reference, hyp, modes=option)
-    return {"int_parsing_form_alignment": result.alignment, "int_parsing_range": result.ranges,
-            "int_parsing_candidate": result.candidates, "fct_parsing_sentence": result.counts}
+    params = {**ids, "genre": genre, "signatures": _signatures()}
 
-
-def _commit_easy_unit(ctx, task, unit: Unit, tables: dict) -> None:
-    """Write one EASY unit's alignment, ranges, candidates and sentence counts and record it:
-    one transaction."""
-    con, corpus = ctx.con, unit.corpus
-    key = {"campaign": ctx.campaign.id, "task": task.id, "corpus": corpus.id, "system": unit.system}
-
-    def body():
-        insert_arrow(con, "int_parsing_form_alignment", tables["int_parsing_form_alignment"].to_arrow(),
-                     "$campaign, $task, $corpus, $system, sent, hyp_form_no, base_form_no", key)
-        insert_arrow(con, "int_parsing_range", tables["int_parsing_range"].to_arrow(),
-                     "$campaign, $task, $corpus, $system, mode, kind, sent, item, type, role_no, first, last, attr, empty", key)
-        insert_arrow(con, "int_parsing_candidate", tables["int_parsing_candidate"].to_arrow(),
-                     "$campaign, $task, $corpus, $system, mode, kind, sent, type, hyp_item, ref_item, equal, fuzzy, "
-                     "include, intersection, barycenter, m_equal, m_fuzzy, m_include, m_intersection, m_barycenter",
-                     key)
-        insert_arrow(con, "fct_parsing_sentence", tables["fct_parsing_sentence"].to_arrow(),
-                     "$campaign, $task, $corpus, $system, $genre, sent, kind, type, mode, hyp, ref, matched_equal, "
-                     "matched_fuzzy, matched_include, matched_intersection, matched_barycenter, "
-                     + ", ".join(f"$signatures[mode || '/{f}']" for f in FUNCTIONS),
-                     {**key, "genre": ud.corpus_genre(corpus), "signatures": _signatures()})
-        record_scoring(ctx, SQL_FOLDER, "hist_parsing_scores", key, unit.inputs, unit.state)
-    replace_rows(con, key, ("int_parsing_form_alignment", "int_parsing_range", "int_parsing_candidate",
-                            "fct_parsing_sentence"), body)
+    def write(con) -> None:
+        insert_arrow(con, "int_parsing_form_alignment", result.alignment.to_arrow(),
+                     "$campaign, $task, $corpus, $system, sent, hyp_form_no, base_form_no", ids)
+        insert_arrow(con, "int_parsing_range", result.ranges.to_arrow(),
+                     "$campaign, $task, $corpus, $system, mode, kind, sent, item, type, role_no, "
+                     "first, last, attr, empty", ids)
+        insert_arrow(con, "int_parsing_candidate", result.candidates.to_arrow(),
+                     "$campaign, $task, $corpus, $system, mode, kind, sent, type, hyp_item, "
+                     "ref_item, equal, fuzzy, include, intersection, barycenter, m_equal, m_fuzzy, "
+                     "m_include, m_intersection, m_barycenter", ids)
+        insert_arrow(con, "fct_parsing_sentence", result.counts.to_arrow(),
+                     "$campaign, $task, $corpus, $system, $genre, sent, kind, type, mode, hyp, ref, "
+                     "matched_equal, matched_fuzzy, matched_include, matched_intersection, "
+                     "matched_barycenter, "
+                     + ", ".join(f"$signatures[mode || '/{f}']" for f in FUNCTIONS), params)
+    return written(SQL_FOLDER, _EASY_TABLES, write)
 
 
 def _signatures() -> dict:

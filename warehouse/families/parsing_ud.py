@@ -16,8 +16,8 @@ from etl.errors import InputError, shorten
 from etl.ud import without_spaces
 from scorers import ud as ud_scorer
 from warehouse.campaign import Task
-from warehouse.catalog import RunContext, current_inputs, record_scoring, replace_rows
-from warehouse.db import frame, insert_arrow, one
+from warehouse.catalog import RunContext, current_inputs
+from warehouse.db import frame, insert_arrow, one, written
 
 SQL_FOLDER = "parsing"
 UD_TABLES = ("int_parsing_ud_word", "int_parsing_ud_difference", "fct_parsing_ud_sentence")
@@ -101,15 +101,19 @@ def text_difference(gold: pl.DataFrame, system: pl.DataFrame) -> tuple[int, str,
 _WORD_METRICS = ("Words", "UPOS", "XPOS", "UFeats", "AllTags", "Lemmas", "UAS", "LAS", "CLAS", "MLAS", "BLEX")
 
 
-def compute_unit(gold: pl.DataFrame, sys_words: pl.DataFrame, recover: bool, default_genre: str) -> dict:
-    """One unit, a pure function: the CoNLL 2018 evaluation of ``sys_words`` against ``gold``;
-    the word rows the warehouse keeps (``stored``), the per-sentence counts of every metric
-    (``counts``) and the text differences of recovery mode (``differences``); ``{"mismatch":
-    message}`` when the texts differ and ``recover`` is off."""
+def compute_unit(ids: dict, gold: pl.DataFrame, sys_words: pl.DataFrame, recover: bool,
+                 default_genre: str) -> dict:
+    """One unit (``ids``: campaign, task, corpus, system), a pure function: the CoNLL 2018
+    evaluation of ``sys_words`` against ``gold``: the word rows the warehouse keeps, the
+    per-sentence counts of every metric and the text differences of recovery mode, as the rows
+    of the tables the unit fills. Texts that differ without ``recover`` are an InputError."""
+    from warehouse.families.parsing import signature  # the family module imports this one
+
     try:
         result = ud_scorer.evaluate(gold, sys_words, recover=recover)
     except ud_scorer.TextMismatch as err:  # cannot happen after the load's check; kept as a guard
-        return {"mismatch": str(err)}
+        raise InputError(f"{ids['task']}/{ids['corpus']}/{ids['system']}", None,
+                         "the reference's text", str(err)) from None
     del sys_words  # freed before the facts are built
     words, spans, differences = result.words, result.spans, result.differences
     del result
@@ -138,36 +142,26 @@ def compute_unit(gold: pl.DataFrame, sys_words: pl.DataFrame, recover: bool, def
         pl.col("CLAS_system").fill_null(False).alias("system_content"),
         *(pl.col(f"{m}_correct").fill_null(False).alias(f"{m.lower()}_ok") for m in _WORD_METRICS[1:])).to_arrow()
     del words, per_word
-    return {"stored": stored, "differences": differences, "counts": counts}
 
-
-def commit_unit(ctx, task, unit, tables: dict) -> None:
-    """Write one unit's words, differences and sentence counts and record it: one transaction."""
-    from warehouse.families.parsing import signature  # the family module imports this one
-
-    con, corpus, system = ctx.con, unit.corpus, unit.system
-    if "mismatch" in tables:
-        ctx.rejections.append(f"{task.id}/{corpus.id}/{system}: {tables['mismatch']}")
-        return
-    key = {"campaign": ctx.campaign.id, "task": task.id, "corpus": corpus.id, "system": system}
-    stored, differences, counts = tables["stored"], tables["differences"], tables["counts"]
-    sig = signature("conllu", recover=unit.extra["recover"])
-
-    def body():
+    def write(con) -> None:
         insert_arrow(con, "int_parsing_ud_word", stored,
-                     "$campaign, $task, $corpus, $system, sent_no, gold_word, system_word, gold_upos, system_upos, "
-                     "gold_deprel, system_deprel, gold_content, system_content, upos_ok, xpos_ok, ufeats_ok, "
-                     "alltags_ok, lemmas_ok, uas_ok, las_ok, clas_ok, mlas_ok, blex_ok", key)
+                     "$campaign, $task, $corpus, $system, sent_no, gold_word, system_word, "
+                     "gold_upos, system_upos, gold_deprel, system_deprel, gold_content, "
+                     "system_content, upos_ok, xpos_ok, ufeats_ok, alltags_ok, lemmas_ok, uas_ok, "
+                     "las_ok, clas_ok, mlas_ok, blex_ok", ids)
         if differences.height:
             insert_arrow(con, "int_parsing_ud_difference", differences.to_arrow(),
-                         "$campaign, $task, $corpus, $system, gold_line, system_line, gold_text, system_text", key)
+                         "$campaign, $task, $corpus, $system, gold_line, system_line, gold_text, "
+                         "system_text", ids)
         insert_arrow(con, "fct_parsing_ud_sentence", counts.to_arrow(),
-                     "$campaign, $task, $corpus, $system, genre, sent_no, sent, metric, correct, gold_total, "
-                     "system_total, aligned_total, $signature", {**key, "signature": sig})
-        record_scoring(ctx, SQL_FOLDER, "hist_parsing_ud_scores", key, unit.inputs, unit.state)
-    replace_rows(con, key, UD_TABLES, body)
-    if differences.height:
-        ctx.notes.append(f"{task.id}/{corpus.id}/{system}: text differs from the reference in "
-                         f"{differences.height} place(s); scored in recovery mode")
+                     "$campaign, $task, $corpus, $system, genre, sent_no, sent, metric, correct, "
+                     "gold_total, system_total, aligned_total, $signature",
+                     {**ids, "signature": signature("conllu", recover=recover)})
+    return written("parsing", UD_TABLES, write)
 
 
+def notes(task: str, unit, rows: dict) -> list[str]:
+    """The run note a unit scored in recovery mode deserves."""
+    n = rows["int_parsing_ud_difference"].num_rows
+    return [f"{task}/{unit.corpus.id}/{unit.system}: text differs from the reference in {n} place(s); "
+            "scored in recovery mode"] if n else []

@@ -27,10 +27,10 @@ from scorers import pos as scorer
 from warehouse.artifacts import reduce
 from warehouse.campaign import CampaignError, Task
 from warehouse.catalog import code_version as catalog_code_version
-from warehouse.catalog import (RunContext, Slot, current_inputs, drop_undeclared, fingerprint, record_scoring,
-                               replace_rows, scoring_state, stage_file, stage_table)
-from warehouse.db import build, frame, insert_arrow, one
-from warehouse.runner import Unit, run_units, stale
+from warehouse.catalog import (RunContext, Slot, current_inputs, drop_undeclared, fingerprint,
+                               replace_rows, scoring_state, stage_file, stage_table, transaction)
+from warehouse.db import build, frame, insert_arrow, one, written
+from warehouse.runner import Target, Unit, run_units, stale
 
 SQL_FOLDER = "pos"
 EVALUATIONS = ("absolute", "relative")
@@ -208,17 +208,26 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
             units.append(Unit(corpus, system, unit, state))
     corpora = {c.id: c for c in task.corpora}  # units come corpus by corpus: one reference kept
     reference = lru_cache(maxsize=1)(lambda sha, corpus: _reference(con, sha, corpora[corpus]))
+    signatures = _signatures(task, options)
 
     def prepare(u: Unit) -> tuple:
-        sys_tokens = frame(con, "SELECT tok, doc, sent, form, tags FROM stg_pos_token WHERE sha256 = ? "
-                                "ORDER BY tok", [u.inputs["submissions"]])
+        sys_tokens = frame(con, "SELECT tok, doc, sent, form, tags FROM stg_pos_token "
+                                "WHERE sha256 = ? ORDER BY tok", [u.inputs["submissions"]])
         table = None if u.inputs["table"] is None else frame(
-            con, "SELECT tag, pivot_tag AS pivot FROM stg_pos_tagtable WHERE sha256 = ?", [u.inputs["table"]])
-        return (*reference(u.inputs["reference"], u.corpus.id), sys_tokens, table,
-                options["evaluations"])
+            con, "SELECT tag, pivot_tag AS pivot FROM stg_pos_tagtable WHERE sha256 = ?",
+            [u.inputs["table"]])
+        offered, ref_units, split = reference(u.inputs["reference"], u.corpus.id)
+        return offered, ref_units, split, sys_tokens, table, options["evaluations"], signatures
 
-    run_units(ctx, task.id, stale(units, states, force), prepare, compute_unit,
-              lambda ctx_, u, tables: _commit_unit(ctx_, task, options, u, tables))
+    todo = stale(units, states, force)
+    for first in {u.corpus.id: u for u in todo}.values():
+        sha = first.inputs["reference"]
+        if one(con, "SELECT count(*) FROM int_pos_ref_unit WHERE sha256 = ?", [sha])[0] == 0:
+            with transaction(con):
+                insert_arrow(con, "int_pos_ref_unit", reference(sha, first.corpus.id)[1], "*",
+                             by_name=True)
+    run_units(ctx, task.id, todo, prepare, compute_unit,
+              Target(SQL_FOLDER, _UNIT_TABLES, "hist_pos_scores"))
     for corpus in task.corpora:
         reduce(ctx, task, corpus.id, "consensus", lambda c=corpus.id: consensus(ctx, task, c), code_version(), force)
         if task.options.get("intervals", True):
@@ -232,57 +241,50 @@ def consensus(ctx: RunContext, task: Task, corpus: str) -> None:
     replace_rows(ctx.con, key, ("mart_pos_consensus",), lambda: build(ctx.con, SQL_FOLDER, "mart_pos_consensus", **key))
 
 
-def _reference(con, sha: str, corpus) -> tuple[pl.DataFrame, pl.DataFrame, bool]:
-    """The reference's offered segmentations, its units and whether tokens are cut into minimal
-    units; builds ``int_pos_ref_unit`` for this version once."""
+def _reference(con, sha: str, corpus) -> tuple[pl.DataFrame, pa.Table, bool]:
+    """The reference's offered segmentations, its units as ``int_pos_ref_unit`` rows (with the
+    sentence of each) and whether tokens are cut into minimal units."""
     split = corpus.options.get("format", "grace") != "conllu"
     tokens = frame(con, "SELECT tok, doc, genre, sent, form, tags, loc, loc_tags FROM stg_pos_token "
                         "WHERE sha256 = ? ORDER BY tok", [sha])
     units = scorer.units(tokens, split=split)
     offered = scorer.reference_spans(tokens, units)
-    if one(con, "SELECT count(*) FROM int_pos_ref_unit WHERE sha256 = ?", [sha])[0] == 0:
-        rows = units.join(tokens.select(pl.col("tok").cast(pl.Int64), "doc", "genre", "sent"), on="tok").sort("unit")
-        insert_arrow(con, "int_pos_ref_unit", rows.to_arrow(), "$sha, unit, tok, unit_form, doc, genre, sent",
-                     {"sha": sha})
-    return offered, units, split
+    rows = (units.join(tokens.select(pl.col("tok").cast(pl.Int64), "doc", "genre", "sent"), on="tok")
+            .sort("unit").select(pl.lit(sha).alias("sha256"), "unit", "tok", "unit_form", "doc",
+                                 "genre", "sent"))
+    return offered, rows.to_arrow(), split
 
 
-def compute_unit(offered: pl.DataFrame, ref_units: pl.DataFrame, split: bool, sys_tokens: pl.DataFrame,
-                 table: pl.DataFrame | None, evaluations: tuple) -> dict[str, pa.Table]:
-    """One unit, a pure function: the submission's minimal units re-aligned with the
-    reference's (LCS), its tokens judged against the segmentations the reference ``offered``, and
-    the cases of each evaluation: ``{"int_pos_sys_unit": ..., <evaluation>: int_pos_case rows}``."""
+def compute_unit(ids: dict, offered: pl.DataFrame, ref_units: pa.Table, split: bool,
+                 sys_tokens: pl.DataFrame, table: pl.DataFrame | None, evaluations: tuple,
+                 signatures: dict) -> dict[str, pa.Table]:
+    """One unit (``ids``: campaign, task, corpus, system), a pure function: the submission's
+    minimal units re-aligned with the reference's ``ref_units`` (LCS), its tokens judged against
+    the segmentations the reference ``offered``, the cases of each evaluation, and the sentence
+    counts ``fct_pos_sentence`` builds from them in SQL: the rows of every table it fills."""
     sys_units = scorer.units(sys_tokens, split=split)
-    ref_codes, sys_codes = lcs.encode(ref_units["unit_form"], sys_units["unit_form"])
+    ref_codes, sys_codes = lcs.encode(pl.Series(ref_units["unit_form"]), sys_units["unit_form"])
     partner = lcs.align(ref_codes, sys_codes)
     tokens = scorer.judge_tokens(offered, sys_tokens, sys_units, partner, table)
     ref_of_sys = np.full(sys_units.height, -1, dtype=np.int64)
     ref_of_sys[partner[partner >= 0]] = np.flatnonzero(partner >= 0)
-    out = {"int_pos_sys_unit": sys_units.with_columns(
-        pl.Series("ref_unit", ref_of_sys).replace(-1, None)).to_arrow()}
-    for evaluation in evaluations:
-        out[evaluation] = (scorer.absolute_cases(tokens, sys_units, partner) if evaluation == "absolute"
-                           else scorer.relative_cases(tokens)).to_arrow()
-    return out
+    units = sys_units.with_columns(pl.Series("ref_unit", ref_of_sys).replace(-1, None)).to_arrow()
+    cases = {evaluation: (scorer.absolute_cases(tokens, sys_units, partner)
+                          if evaluation == "absolute" else scorer.relative_cases(tokens)).to_arrow()
+             for evaluation in evaluations}
 
-
-def _commit_unit(ctx, task, options, unit: Unit, tables: dict[str, pa.Table]) -> None:
-    """Write one unit's units and cases, build its sentence counts in SQL, record it: one
-    transaction."""
-    con = ctx.con
-    key = {"campaign": ctx.campaign.id, "task": task.id, "corpus": unit.corpus.id, "system": unit.system}
-
-    def body():
-        insert_arrow(con, "int_pos_sys_unit", tables["int_pos_sys_unit"],
-                     "$campaign, $task, $corpus, $system, unit, tok, unit_form, ref_unit", key)
-        for evaluation in options["evaluations"]:
-            insert_arrow(con, "int_pos_case", tables[evaluation],
-                         '$campaign, $task, $corpus, $system, $evaluation, "case", ref_unit, sys_tok, sys_tags, '
-                         "projected, acceptable, span, noneval, unknown_tags", {**key, "evaluation": evaluation})
-        build(con, SQL_FOLDER, "fct_pos_sentence", **key, reference_sha=unit.inputs["reference"],
-              signatures=_signatures(task, options))
-        record_scoring(ctx, SQL_FOLDER, "hist_pos_scores", key, unit.inputs, unit.state)
-    replace_rows(con, key, _UNIT_TABLES, body)
+    def write(con) -> None:
+        insert_arrow(con, "int_pos_sys_unit", units,
+                     "$campaign, $task, $corpus, $system, unit, tok, unit_form, ref_unit", ids)
+        for evaluation, rows in cases.items():
+            insert_arrow(con, "int_pos_case", rows,
+                         '$campaign, $task, $corpus, $system, $evaluation, "case", ref_unit, '
+                         "sys_tok, sys_tags, projected, acceptable, span, noneval, unknown_tags",
+                         {**ids, "evaluation": evaluation})
+        build(con, SQL_FOLDER, "fct_pos_sentence", **ids,
+              reference_sha=ref_units["sha256"][0].as_py() if ref_units.num_rows else "",
+              signatures=signatures)
+    return written(SQL_FOLDER, _UNIT_TABLES, write, {"int_pos_ref_unit": ref_units})
 
 
 def _signatures(task: Task, options: dict) -> dict:

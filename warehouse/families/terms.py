@@ -32,9 +32,9 @@ from scorers import terms_slices as slicing
 from warehouse.campaign import CampaignError, Task
 from warehouse.catalog import code_version as catalog_code_version
 from warehouse.catalog import (RunContext, Slot, StageJob, current_inputs, drop_undeclared, fingerprint,
-                               record_scoring, replace_rows, scoring_state, stage_files)
-from warehouse.db import build, frame, insert_arrow
-from warehouse.runner import Unit, run_units, stale
+                               replace_rows, scoring_state, stage_files)
+from warehouse.db import build, frame, insert_arrow, written
+from warehouse.runner import Target, Unit, run_units, stale
 
 SQL_FOLDER = "terms"
 CASES = ("keep", "lower")
@@ -211,7 +211,7 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
                                  "bootstrap": ctx.campaign.bootstrap, "options": o})
             units.append(Unit(corpus, system.id, unit, state, {"incremental": incremental}))
     run_units(ctx, task.id, stale(units, states, force), lambda u: _prepare(ctx, o, u), compute_unit,
-              lambda ctx_, u, tables: _commit_unit(ctx_, task, o, u, tables))
+              Target(SQL_FOLDER, _UNIT_TABLES, "hist_terms_scores"))
 
 
 def _store_build(ctx: RunContext, task: Task, corpus: str, build_: pl.DataFrame) -> None:
@@ -248,10 +248,11 @@ def _prepare(ctx, o: dict, unit: Unit) -> tuple:
     return output, references, sides, o, ctx.campaign.bootstrap, ctx.campaign.seed
 
 
-def compute_unit(output, references, sides, o, resamples, seed) -> dict:
-    """One unit, a pure function: the alignment of the output list with every reference kind
-    and slice, their sizes, the matched variant pairs and relation triples, the validation edits
-    and the bootstrap intervals (None where the unit has none)."""
+def compute_unit(ids, output, references, sides, o, resamples, seed) -> dict:
+    """One unit (``ids``: campaign, task, corpus, system), a pure function: the alignment of the
+    output list with every reference kind and slice, their sizes, the matched variant pairs and
+    relation triples, the validation edits and the bootstrap intervals, and the scores SQL builds
+    from them: the rows of every table the unit fills."""
     aligned, sizes, searched = [], [], {}
     for kind, reference in references.items():
         table, size = slicing.alignment(output, reference, o["exclude_labels"], searched)
@@ -259,46 +260,40 @@ def compute_unit(output, references, sides, o, resamples, seed) -> dict:
         sizes.append(size.with_columns(pl.lit(kind).alias("reference")))
     aligned = pl.concat(aligned) if aligned else None
     sizes = pl.concat(sizes) if sizes else None
-    edits = (measures.validation_edits(output["term"].to_list(), references["validated"]["term"].to_list(),
-                                       o["sigma"]) if "validated" in references else None)
-    intervals = slicing.intervals(aligned, sizes, references, o["sigma"], o["exclude_labels"], resamples, seed) \
-        if o["intervals"] and aligned is not None else None
-    return {"aligned": aligned, "sizes": sizes, "links": _links(o, sides, output), "edits": edits,
-            "intervals": intervals}
+    edits = (measures.validation_edits(output["term"].to_list(),
+                                       references["validated"]["term"].to_list(), o["sigma"])
+             if "validated" in references else None)
+    intervals = slicing.intervals(aligned, sizes, references, o["sigma"], o["exclude_labels"],
+                                  resamples, seed) if o["intervals"] and aligned is not None else None
+    links = _links(o, sides, output)
 
-
-def _commit_unit(ctx, task, o: dict, unit: Unit, tables: dict) -> None:
-    """Write one unit's tables, build its scores in SQL, record it: one transaction."""
-    con = ctx.con
-    keys = {"campaign": ctx.campaign.id, "task": task.id, "corpus": unit.corpus.id, "system": unit.system}
-    aligned, intervals, links, edits = tables["aligned"], tables["intervals"], tables["links"], tables["edits"]
-
-    def body():
+    def write(con) -> None:
         if aligned is not None:
             insert_arrow(con, "int_terms_alignment", aligned.to_arrow(),
-                         "$campaign, $task, $corpus, $system, reference, slice, term, rank, score, nearest, "
-                         "nearest_label, dt, dch, dtc, exact", keys)
-            insert_arrow(con, "fct_terms_slice", tables["sizes"].to_arrow(),
-                         "$campaign, $task, $corpus, $system, reference, slice, reference_terms, output_terms", keys)
+                         "$campaign, $task, $corpus, $system, reference, slice, term, rank, score, "
+                         "nearest, nearest_label, dt, dch, dtc, exact", ids)
+            insert_arrow(con, "fct_terms_slice", sizes.to_arrow(),
+                         "$campaign, $task, $corpus, $system, reference, slice, reference_terms, "
+                         "output_terms", ids)
         tops = [0, *o["top"]]
-        build(con, SQL_FOLDER, "mart_terms_sweep", **keys, sigmas=list(measures.SIGMAS), tops=tops)
-        build(con, SQL_FOLDER, "mart_terms_scores", **keys, sigmas=[o["sigma"]], tops=tops,
+        build(con, SQL_FOLDER, "mart_terms_sweep", **ids, sigmas=list(measures.SIGMAS), tops=tops)
+        build(con, SQL_FOLDER, "mart_terms_scores", **ids, sigmas=[o["sigma"]], tops=tops,
               signature=signature(o["sigma"], o["case"]))
         if intervals is not None and intervals.height:
             insert_arrow(con, "mart_terms_interval", intervals.to_arrow(),
-                         "$campaign, $task, $corpus, $system, reference, slice, sigma, metric, value, low, high, "
-                         "resample, resamples, seed", keys)
+                         "$campaign, $task, $corpus, $system, reference, slice, sigma, metric, "
+                         "value, low, high, resample, resamples, seed", ids)
         if links is not None and links.height:
             insert_arrow(con, "int_terms_link", links.to_arrow(),
-                         "$campaign, $task, $corpus, $system, kind, term1, type, term2, status", keys)
-            build(con, SQL_FOLDER, "mart_terms_link_scores", **keys,
+                         "$campaign, $task, $corpus, $system, kind, term1, type, term2, status", ids)
+            build(con, SQL_FOLDER, "mart_terms_link_scores", **ids,
                   signature=link_signature(o["symmetric_relations"], o["case"]))
         if edits is not None:
             insert_arrow(con, "int_terms_validation_edit", edits.to_arrow(),
-                         "$campaign, $task, $corpus, $system, edit, raw_term, validated_term, dt", keys)
-            build(con, SQL_FOLDER, "mart_terms_validation", **keys)
-        record_scoring(ctx, SQL_FOLDER, "hist_terms_scores", keys, unit.inputs, unit.state)
-    replace_rows(con, keys, _UNIT_TABLES, body)
+                         "$campaign, $task, $corpus, $system, edit, raw_term, validated_term, dt",
+                         ids)
+            build(con, SQL_FOLDER, "mart_terms_validation", **ids)
+    return written(SQL_FOLDER, _UNIT_TABLES, write)
 
 
 def _links(o: dict, sides: dict, output: pl.DataFrame) -> pl.DataFrame | None:

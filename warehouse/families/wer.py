@@ -25,10 +25,9 @@ from scorers.wer import CASES, METHODS, Markers, align_tokens, normalise, signat
 from warehouse.artifacts import reduce
 from warehouse.campaign import CampaignError, Task
 from warehouse.catalog import code_version as catalog_code_version
-from warehouse.catalog import (RunContext, Slot, current_inputs, drop_undeclared, fingerprint, record_scoring,
-                               replace_rows, scoring_state, stage_file)
-from warehouse.db import build, frame, insert_arrow, one
-from warehouse.runner import Unit, run_units, stale
+from warehouse.catalog import (RunContext, Slot, current_inputs, drop_undeclared, fingerprint, replace_rows, scoring_state, stage_file)
+from warehouse.db import build, frame, insert_arrow, one, written
+from warehouse.runner import Target, Unit, run_units, stale
 
 SQL_FOLDER = "wer"
 COSTS = {"sclite": SCLITE, "levenshtein": LEVENSHTEIN}
@@ -164,13 +163,24 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
 
     def prepare(u: Unit) -> tuple:
         hyp = frame(con, "SELECT line_no, utt_id, text FROM stg_wer_trn WHERE sha256 = ?", [u.inputs["hypotheses"]])
-        path = one(con, "SELECT path FROM cat_input_current WHERE campaign = ? AND task = ? AND corpus = ? "
-                        "AND system = ? AND role = 'hypotheses'", [campaign, task.id, u.corpus.id, u.system])[0]
-        return reference(u.inputs["reference"]), hyp, options, path
+        path = paths[(u.corpus.id, u.system)]
+        ier = None
+        if u.inputs["metadata"] and u.inputs["interpretations"]:
+            ier = {"stg_wer_metadata": metadata(u.inputs["metadata"]),
+                   "stg_wer_interpretation": frame(
+                       con, "SELECT * FROM stg_wer_interpretation WHERE sha256 = ?",
+                       [u.inputs["interpretations"]]).to_arrow(),
+                   "comment_detection": u.extra["comment_detection"]}
+        return reference(u.inputs["reference"]), hyp, options, path, ier
 
     todo = stale(units, scoring_state(con, campaign, task.id), force)
+    paths = {(c, s): p for c, s, p in con.execute(
+        "SELECT corpus, system, path FROM cat_input_current WHERE campaign = ? AND task = ? "
+        "AND role = 'hypotheses'", [campaign, task.id]).fetchall()}
+    metadata = lru_cache(maxsize=1)(lambda sha: frame(
+        con, "SELECT * FROM stg_wer_metadata WHERE sha256 = ?", [sha]).to_arrow())
     run_units(ctx, task.id, todo, prepare, compute_unit,
-              lambda ctx_, u, tables: _commit_unit(ctx_, task, options, u, tables))
+              Target(SQL_FOLDER, _UNIT_TABLES, "hist_wer_scores"))
     if task.options.get("intervals", True):
         for corpus in task.corpora:
             reduce(ctx, task, corpus.id, "intervals", lambda c=corpus.id: intervals(ctx, task, options, c),
@@ -183,9 +193,13 @@ def _normalised_reference(con, sha: str, options: Options) -> dict:
             **{m: normalise(ref, m, options.markers, options.case)["tokens"] for m in options.methods}}
 
 
-def compute_unit(reference: dict, hyp: pl.DataFrame, options: Options, path: str) -> dict[str, pa.Table]:
-    """One unit, a pure function: the hypotheses ``hyp`` (line_no, utt_id, text) aligned with
-    the normalised ``reference`` under every method; ``{method: int_wer_aligned_utterance rows}``.
+def compute_unit(ids: dict, reference: dict, hyp: pl.DataFrame, options: Options, path: str,
+                 ier: dict | None) -> dict[str, pa.Table]:
+    """One unit (``ids``: campaign, task, corpus, system), a pure function: the hypotheses
+    ``hyp`` (line_no, utt_id, text) aligned with
+    the normalised ``reference`` under every method, and the counts built from them by
+    ``fct_wer_utterance`` (and ``fct_ier_utterance`` when the unit has interpretations: ``ier``
+    holds the staged metadata and interpretation rows): the unit's rows of every table it fills.
     An utterance id the reference lacks is an :class:`InputError` naming ``path``."""
     ref_ids = pl.DataFrame({"utt_id": reference["utt_id"]})
     extra = hyp.join(ref_ids, on="utt_id", how="anti").sort("line_no")
@@ -194,34 +208,37 @@ def compute_unit(reference: dict, hyp: pl.DataFrame, options: Options, path: str
     matched = ref_ids.join(hyp, on="utt_id", how="left", maintain_order="left")
     missing = matched["line_no"].is_null()
     hyp_texts = matched.select("utt_id", "text")
-    out = {}
+    aligned = []
     for method in options.methods:
         hyp_tokens = normalise(hyp_texts, method, options.markers, options.case)["tokens"]
-        aligned = align_tokens(reference[method], hyp_tokens, options.costs)
-        out[method] = pa.table({
-            "utt_id": reference["utt_id"].to_arrow(), "missing": missing.to_arrow(),
-            "ref_tokens": aligned["ref_tokens"], "hyp_tokens": aligned["hyp_tokens"], "ops": aligned["ops"],
-        })
-    return out
+        rows = align_tokens(reference[method], hyp_tokens, options.costs)
+        n = len(reference["utt_id"])
+        aligned.append(pa.table({
+            "method": pa.repeat(method, n), "utt_id": reference["utt_id"].to_arrow(),
+            "missing": missing.to_arrow(), "ref_tokens": rows["ref_tokens"],
+            "hyp_tokens": rows["hyp_tokens"], "ops": rows["ops"],
+            "signature": pa.repeat(options.signature(method), n),
+        }))
+
+    def write(con) -> None:  # one insert for every method
+        insert_arrow(con, "int_wer_aligned_utterance", pa.concat_tables(aligned),
+                     "$campaign, $task, $corpus, $system, method, utt_id, missing, ref_tokens, "
+                     "hyp_tokens, ops, signature", ids)
+        build(con, SQL_FOLDER, "fct_wer_utterance", **ids)
+        if ier is not None:
+            build(con, SQL_FOLDER, "fct_ier_utterance", **ids,
+                  metadata_sha=_sha(ier["stg_wer_metadata"]),
+                  interpretation_sha=_sha(ier["stg_wer_interpretation"]),
+                  reject=options.markers.reject_label, comment_detection=ier["comment_detection"],
+                  signature=options.ier_signature())
+    context = None if ier is None else {t: ier[t] for t in ("stg_wer_metadata",
+                                                             "stg_wer_interpretation")}
+    return written(SQL_FOLDER, _UNIT_TABLES, write, context)
 
 
-def _commit_unit(ctx, task, options: Options, unit: Unit, aligned: dict[str, pa.Table]) -> None:
-    """Write one unit's alignments, build its counts in SQL, record it: one transaction."""
-    con = ctx.con
-    key = {"campaign": ctx.campaign.id, "task": task.id, "corpus": unit.corpus.id, "system": unit.system}
-
-    def body():
-        for method, rows in aligned.items():
-            insert_arrow(con, "int_wer_aligned_utterance", rows,
-                         "$campaign, $task, $corpus, $system, $method, utt_id, missing, ref_tokens, hyp_tokens, "
-                         "ops, $signature", {**key, "method": method, "signature": options.signature(method)})
-        build(con, SQL_FOLDER, "fct_wer_utterance", **key)
-        if unit.inputs["metadata"] and unit.inputs["interpretations"]:
-            build(con, SQL_FOLDER, "fct_ier_utterance", **key, metadata_sha=unit.inputs["metadata"],
-                  interpretation_sha=unit.inputs["interpretations"], reject=options.markers.reject_label,
-                  comment_detection=unit.extra["comment_detection"], signature=options.ier_signature())
-        record_scoring(ctx, SQL_FOLDER, "hist_wer_scores", key, unit.inputs, unit.state)
-    replace_rows(con, key, _UNIT_TABLES, body)
+def _sha(staged: pa.Table) -> str:
+    """The content hash of staged rows (their ``sha256`` column; '' when there are none)."""
+    return staged["sha256"][0].as_py() if staged.num_rows else ""
 
 
 def intervals(ctx: RunContext, task: Task, options: Options, corpus: str) -> None:

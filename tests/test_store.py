@@ -1,0 +1,137 @@
+"""The unit store (warehouse/store.py): unit outputs saved as Parquet under the unit's key, read
+back as they were saved, never taken for complete when cut short; a run on a fresh warehouse
+with a full store computes no unit and gives the same tables; ``--force`` computes again; an
+S3-compatible server (moto's, started here on 127.0.0.1) gives the same results as a folder, with
+units computed in worker processes that write to it.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import polars as pl
+import pyarrow as pa
+import pytest
+from click.testing import CliRunner
+from test_kill_resume import tables
+
+from warehouse.cli import main
+from warehouse.demo import write_demo_campaign
+from warehouse.pipeline import run
+from warehouse.store import Store, StoreError, default_location, unit_key
+
+
+def test_outputs_read_back_as_saved(tmp_path):
+    store = Store(str(tmp_path / "s"))
+    frame = pl.DataFrame({"a": [1, None, 3], "b": ["x", "é", None], "c": [[1.5], [], None],
+                          "d": pl.Series([0.1, 0.2, 0.30000000000000004])})
+    arrow = pa.table({"n": pa.array([1, 2], pa.int32()), "s": ["p", "q"]})
+    key = unit_key("c", "t", "corpus", "sys", "state")
+    assert not store.has(key)
+    store.save(key, {"z_first": arrow, "frame": frame, "none": None, "empty": frame.head(0)})
+    back = store.load(key)
+    assert list(back) == ["z_first", "frame", "none", "empty"]  # the saved order, not sorted
+    assert back["z_first"].equals(arrow) and isinstance(back["z_first"], pa.Table)
+    assert back["frame"].equals(frame) and back["frame"].schema == frame.schema
+    assert back["none"] is None and back["empty"].schema == frame.schema
+
+
+def test_an_output_cut_short_is_not_complete(tmp_path):
+    store = Store(str(tmp_path / "s"))
+    key = unit_key("c", "t", "corpus", "sys", "state")
+    store.save(key, {"t": pa.table({"x": [1]})})
+    manifest = next((tmp_path / "s").rglob("manifest.json"))
+    manifest.write_text(manifest.read_text()[:10])  # a kill while the manifest was written
+    assert not store.has(key)
+    manifest.unlink()
+    assert not store.has(key)
+    with pytest.raises(StoreError, match="no complete output"):
+        store.load(key)
+
+
+def test_keys_and_locations(tmp_path):
+    assert unit_key("c", "t", "a", "s", "x") != unit_key("c", "t", "a", "s2", "x")
+    assert default_location(tmp_path / "w.duckdb") == str(tmp_path / "w.store")
+    assert default_location(None) is None
+    with pytest.raises(StoreError, match="cannot use the store"):
+        Store(str(tmp_path / "file") if (tmp_path / "file").write_text("x") else "")
+    with pytest.raises(StoreError, match="cannot use the store"):
+        Store("nosuchscheme://bucket/x")
+
+
+@pytest.fixture(scope="module")
+def campaign(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("store")
+    return write_demo_campaign(root / "campaign", scale=0.05, parsing=False).parent
+
+
+def test_a_fresh_warehouse_takes_every_unit_from_the_store(campaign, tmp_path):
+    first = run(campaign, tmp_path / "a.duckdb", None, quiet=True, store=str(tmp_path / "s"))
+    assert first.exit_code == 0 and first.scored > 20
+    assert not any("from the store" in n for n in first.notes)
+    # the warehouse is lost; the store is kept: every unit is committed from it, none computed
+    second = run(campaign, tmp_path / "b.duckdb", None, quiet=True, store=str(tmp_path / "s"))
+    reused = sum(int(n.split(": ")[1].split(" ")[0]) for n in second.notes if "from the store" in n)
+    assert second.scored == first.scored == reused
+    assert tables(tmp_path / "a.duckdb") == tables(tmp_path / "b.duckdb")
+    forced = run(campaign, tmp_path / "c.duckdb", None, quiet=True, force=True,
+                 store=str(tmp_path / "s"))
+    assert not any("from the store" in n for n in forced.notes)
+    assert tables(tmp_path / "c.duckdb") == tables(tmp_path / "a.duckdb")
+    # the default store is the folder beside the warehouse file
+    run(campaign, tmp_path / "d.duckdb", None, quiet=True)
+    assert (tmp_path / "d.store" / "units").is_dir()
+
+
+def test_an_unusable_store_is_one_line(campaign, tmp_path):
+    (tmp_path / "taken").write_text("a file, not a folder")
+    result = CliRunner().invoke(main, ["score", str(campaign), "--db", str(tmp_path / "w.duckdb"),
+                                       "--store", str(tmp_path / "taken")])
+    assert result.exit_code == 1 and "cannot use the store" in result.output
+    assert "Traceback" not in result.output
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def s3(monkeypatch):
+    """An S3-compatible server (moto) on 127.0.0.1, its bucket, and the store URL for it."""
+    port = _free_port()
+    server = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p",
+                               str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for key in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
+        monkeypatch.setenv(key, "testing")
+    try:
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        yield (f"s3://scores/nightly?endpoint_override=127.0.0.1:{port}&scheme=http"
+               "&region=us-east-1&allow_bucket_creation=true")
+    finally:
+        server.kill()
+        server.wait()
+
+
+@pytest.mark.slow
+def test_an_s3_store_gives_the_folder_store_results(campaign, tmp_path, s3):
+    local = run(campaign, tmp_path / "local.duckdb", None, quiet=True, store=str(tmp_path / "s"))
+    remote = run(campaign, tmp_path / "s3.duckdb", None, quiet=True, store=s3, workers=2)
+    assert remote.exit_code == local.exit_code == 0 and remote.scored == local.scored
+    assert tables(tmp_path / "s3.duckdb") == tables(tmp_path / "local.duckdb")
+    again = run(campaign, tmp_path / "s3-again.duckdb", None, quiet=True, store=s3)
+    assert any("from the store s3://scores/nightly," in n for n in again.notes)
+    assert all("testing" not in n and "endpoint" not in n for n in again.notes)
+    assert tables(tmp_path / "s3-again.duckdb") == tables(tmp_path / "local.duckdb")
+    assert os.environ["AWS_ACCESS_KEY_ID"] == "testing"

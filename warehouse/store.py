@@ -1,0 +1,133 @@
+"""The unit store: every unit's output as Parquet files, addressed by the unit's fingerprint.
+
+A worker that computes a unit writes its tables here (``units/<key[:2]>/<key>/<i>.parquet`` and,
+last, ``manifest.json``) and the coordinator commits them into the warehouse from here, so a
+remote worker's output never has to travel through the coordinator's memory as one message, and
+a unit whose output is already stored under its fingerprint is not computed again: a retry, a
+run killed between a unit's compute and its commit, an identical resubmission.
+
+The store lives wherever a pyarrow filesystem reaches: a local folder (``--store DIR``; by
+default the folder beside the ``--db`` file, ``<db stem>.store``) or an object store URL such as
+``s3://bucket/prefix`` (credentials from the usual ``AWS_*`` variables; ``?endpoint_override=``
+for an S3-compatible server). DuckDB stays the catalog and the query surface: every table a unit
+fills is committed into the warehouse; the store only holds the exchanged and reusable outputs,
+and may be deleted at any time (the next run recomputes what it needs).
+
+A unit's key (:func:`unit_key`) is the fingerprint of its campaign, task, corpus, system and
+state: the state already names its inputs' content hashes, options and code version.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+
+import polars as pl
+import pyarrow as pa
+import pyarrow.fs as pafs
+import pyarrow.parquet as pq
+
+from warehouse.catalog import fingerprint
+
+_FORMAT = 1
+
+
+class StoreError(Exception):
+    """The store cannot be opened or written: one line naming it and the reason, exit 1."""
+
+
+def unit_key(campaign: str, task: str, corpus: str, system: str, state: str) -> str:
+    """The store key of one unit's output."""
+    return fingerprint({"campaign": campaign, "task": task, "corpus": corpus, "system": system,
+                        "state": state})
+
+
+def default_location(db: str | Path | None) -> str | None:
+    """The folder beside the warehouse file (None for an in-memory warehouse)."""
+    if db is None or str(db) == ":memory:":
+        return None
+    path = Path(db).resolve()
+    return str(path.with_name(f"{path.stem}.store"))
+
+
+class Store:
+    """A folder or an object-store prefix holding unit outputs (see the module docstring)."""
+
+    def __init__(self, location: str):
+        self.location = location
+        self.label = location.split("?")[0]  # for messages: no credentials from a URL's query
+        try:
+            if "://" in location:
+                self.fs, self.root = pafs.FileSystem.from_uri(location)
+            else:
+                self.fs, self.root = pafs.LocalFileSystem(), str(Path(location).resolve())
+            self.fs.create_dir(f"{self.root}/units", recursive=True)
+        except (OSError, ValueError, pa.ArrowException) as err:
+            raise StoreError(f"cannot use the store {self.label}: {err}") from None
+
+    def _folder(self, key: str) -> str:
+        return f"{self.root}/units/{key[:2]}/{key}"
+
+    def manifest(self, key: str) -> dict | None:
+        """The manifest of a complete output under ``key``, or None (absent, or cut short)."""
+        try:
+            with self.fs.open_input_stream(f"{self._folder(key)}/manifest.json") as f:
+                manifest = json.loads(f.read())
+        except (OSError, ValueError, pa.ArrowException):
+            return None
+        return manifest if manifest.get("format") == _FORMAT else None
+
+    def has(self, key: str) -> bool:
+        return self.manifest(key) is not None
+
+    def save(self, key: str, tables: dict) -> None:
+        """Write a unit's ``{name: Arrow table | Polars frame | None}``; the manifest goes last,
+        so an output cut short by a kill is never taken for a complete one."""
+        kinds = []  # [name, kind] in file order
+        folder = self._folder(key)
+        try:
+            self.fs.create_dir(folder, recursive=True)
+            for i, (name, table) in enumerate(tables.items()):
+                kinds.append([name, _kind(name, table)])
+                if table is not None:
+                    arrow = table.to_arrow() if isinstance(table, pl.DataFrame) else table
+                    with self.fs.open_output_stream(f"{folder}/{i}.parquet") as f:
+                        pq.write_table(arrow, f)
+            manifest = json.dumps({"format": _FORMAT, "tables": kinds}, sort_keys=True)
+            with self.fs.open_output_stream(f"{folder}/manifest.json") as f:
+                f.write(manifest.encode())
+        except (OSError, pa.ArrowException) as err:
+            raise StoreError(f"cannot write to the store {self.label}: {err}") from None
+
+    def load(self, key: str) -> dict:
+        """A unit's tables, as they were saved (Arrow tables, Polars frames and Nones)."""
+        manifest = self.manifest(key)
+        if manifest is None:
+            raise StoreError(f"the store {self.label} has no complete output {key}")
+        out = {}
+        for i, (name, kind) in enumerate(manifest["tables"]):
+            if kind is None:
+                out[name] = None
+                continue
+            with self.fs.open_input_file(f"{self._folder(key)}/{i}.parquet") as f:
+                table = pq.read_table(f)
+            out[name] = pl.from_arrow(table) if kind == "polars" else table
+        return out
+
+
+def _kind(name: str, table) -> str | None:
+    if table is None:
+        return None
+    if isinstance(table, pl.DataFrame):
+        return "polars"
+    if isinstance(table, pa.Table):
+        return "arrow"
+    raise TypeError(f"a unit's output {name!r} must be an Arrow table, a Polars frame or None, "
+                    f"not {type(table).__name__}")
+
+
+@cache
+def opened(location: str) -> Store:
+    """One :class:`Store` per location and process (a worker reuses its filesystem)."""
+    return Store(location)
