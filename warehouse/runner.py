@@ -334,6 +334,6 @@ def _run_dask(address: str, chunks: Callable, location, compute, jobs, done) -> 
         expected = package_version()
         _stream(chunks(workers),
                 lambda c: client.submit(_guarded, expected, compute_chunk, location, compute,
-                                        jobs(c), pure=False, retries=2), done, 2 * workers)
+                                        jobs(c), pure=False, retries=2), done, 4 * workers)
     finally:
         client.close()
