@@ -21,7 +21,11 @@ class InputError(ValueError):
 
 
 def decode_utf8(path: Path, data: bytes) -> str:
-    """Decode ``data`` as UTF-8 (a leading BOM is dropped), naming the line of the first bad byte."""
+    """Decode ``data`` as UTF-8 (a leading BOM is dropped), naming the line of the first bad byte;
+    a line longer than the readers' limit is refused (:func:`etl.text.check_lines`)."""
+    from etl.text import check_lines
+
+    check_lines(path, data)
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as err:

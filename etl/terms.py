@@ -21,8 +21,10 @@ from pathlib import Path
 import polars as pl
 import pyarrow as pa
 
-from etl.errors import shorten
+from etl.errors import InputError, shorten
 from etl.lines import first_error, lines
+
+MAX_TERM_CHARS = 1_000  # a field longer than this is an error in the list, not a term
 
 CASES = ("keep", "lower")
 
@@ -60,8 +62,15 @@ def normalise(series: pl.Series, case: str = "keep") -> pl.Series:
 def _rows(path: Path, data: bytes | None) -> pl.DataFrame:
     """The file's non-blank lines ``(line_no, raw, fields, n)``: TAB-split fields and their count."""
     frame = lines(path, data).filter(pl.col("raw").str.strip_chars() != "")
-    return frame.with_columns(pl.col("raw").str.split("\t").alias("fields")).with_columns(
+    frame = frame.with_columns(pl.col("raw").str.split("\t").alias("fields")).with_columns(
         pl.col("fields").list.len().cast(pl.Int32).alias("n"))
+    longest = frame.with_columns(pl.col("fields").list.eval(pl.element().str.len_chars())
+                                 .list.max().alias("longest")).filter(pl.col("longest") > MAX_TERM_CHARS)
+    if longest.height:
+        row = longest.row(0, named=True)
+        raise InputError(path, row["line_no"], f"terms of at most {MAX_TERM_CHARS:,} characters",
+                         f"a field of {row['longest']:,} characters: {shorten(row['raw'])}")
+    return frame
 
 
 def _field(index: int) -> pl.Expr:
@@ -75,6 +84,7 @@ def _plural(n: int) -> str:
 def _first_row(frame: pl.DataFrame, condition: pl.Expr) -> dict | None:
     rows = frame.filter(condition).head(1).rows(named=True)
     return rows[0] if rows else None
+
 
 
 def read_term_list(path: str | Path, data: bytes | None = None, case: str = "keep") -> pa.Table:
@@ -104,6 +114,7 @@ def read_term_list(path: str | Path, data: bytes | None = None, case: str = "kee
     row = _first_row(rows, pl.col("term") == "")
     if row:
         candidates.append((row["line_no"], "a term before the TAB", f"an empty term: {shorten(row['raw'])}"))
+
     row = _first_row(rows, pl.col("second") == "")
     if row:
         candidates.append((row["line_no"], "a label or a score after the TAB",

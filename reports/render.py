@@ -3,6 +3,8 @@ What to render, where, and the swap that publishes them: :mod:`warehouse.publish
 
 from __future__ import annotations
 
+import re
+
 from pathlib import Path
 
 from jinja2 import Environment, PackageLoader, select_autoescape
@@ -58,8 +60,18 @@ def rejected_inputs(con, campaign, task, labels: dict[str, str]) -> list[dict]:
         shown = labels.get(r["system"], r["system"])
         if shown != r["system"]:
             r = {**r, "path": "(file)", "error": (r["error"] or "").replace(r["path"], "(file)")}
-        out.append({**r, "system": shown})
+        out.append({**r, "system": shown, "error": without_content(r["error"] or "")})
     return out
+
+
+_QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
+
+
+def without_content(message: str) -> str:
+    """A rejection as a public page shows it: the place and the reason, every quoted piece of
+    the file's content replaced by '…' (the full message stays in the warehouse, cat_input)."""
+    head, sep, found = message.partition(", found ")
+    return head + sep + _QUOTED.sub("'…'", found)
 
 
 def stored_signature(signatures, fallback: str) -> str:

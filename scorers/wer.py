@@ -88,6 +88,7 @@ def signature(method: str, case: str, markers: Markers, costs: Costs = SCLITE,
     parts = [f"wer|method:{method}|case:{case}|align:{costs.tag}"]
     if method != "none":
         parts.append(f"markers:{markers.digest}")
+    parts.append("text:nfc")  # every reader puts the text in NFC (etl/text.py)
     if version:
         parts.append(f"version:{version}")
     return "|".join(parts)

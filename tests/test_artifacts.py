@@ -19,6 +19,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from test_kill_resume import tables
 
 from warehouse.catalog import imported_sources
 from warehouse.demo import write_demo_campaign
@@ -117,6 +118,7 @@ def test_editions_are_swapped_whole_and_reproducible(campaign, tmp_path):
         }
 
     assert files(first_out) == files(second_out)
+    assert tables(tmp_path / "a.duckdb") == tables(tmp_path / "b.duckdb")  # every value, bit for bit
     assert not re.search(
         r"\b20\d\d-\d\d-\d\d \d\d:\d\d\b", (first_out / "index.html").read_text(encoding="utf-8")
     )

@@ -90,8 +90,8 @@ def test_a_fresh_warehouse_takes_every_unit_from_the_store(campaign, tmp_path):
 
 def test_an_unusable_store_is_one_line(campaign, tmp_path):
     (tmp_path / "taken").write_text("a file, not a folder")
-    result = CliRunner().invoke(main, ["score", str(campaign), "--db", str(tmp_path / "w.duckdb"),
-                                       "--store", str(tmp_path / "taken")])
+    result = CliRunner().invoke(main, ["run", str(campaign), "--db", str(tmp_path / "w.duckdb"),
+                                       "--store", str(tmp_path / "taken"), "-q"])
     assert result.exit_code == 1 and "cannot use the store" in result.output
     assert "Traceback" not in result.output
 

@@ -8,6 +8,7 @@ the family. Paths are resolved against the campaign directory. Errors name the T
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import re
 import tomllib
@@ -21,6 +22,40 @@ _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 class CampaignError(ValueError):
     """``campaign.toml`` is malformed: the message names the key and what was expected."""
+
+
+# The keys every campaign accepts; a family adds its own (its module's CAMPAIGN_KEYS).
+TOP_KEYS = ("campaign", "phases", "participants", "tasks")
+CAMPAIGN_KEYS = ("id", "name", "description", "bootstrap", "seed", "roots")
+PHASE_KEYS = ("id", "name")
+PARTICIPANT_KEYS = ("id", "name", "publication", "organiser")
+TASK_KEYS = ("id", "family", "name", "corpora", "systems")
+CORPUS_KEYS = ("id", "phase")
+SYSTEM_KEYS = ("id", "participant", "description")
+
+
+def check_keys(found, valid, where: str, path) -> None:
+    """An unknown key is an error naming it and the closest valid key: a misspelt key must
+    never be silently ignored (``hypothesis`` for ``hypotheses`` would drop a system)."""
+    for key in found:
+        if key not in valid:
+            close = difflib.get_close_matches(key, list(valid), n=1, cutoff=0.6)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise CampaignError(f"{path}: {where}: unknown key {key!r}{hint} "
+                                f"(expected some of {', '.join(sorted(valid))})")
+
+
+def check_family_keys(task: "Task", keys: dict, path) -> None:
+    """A task's own keys, its corpora's and its systems' against its family's ``keys``
+    (``{"task": ..., "corpus": ..., "system": ...}``)."""
+    where = f"task {task.id} ({task.family})"
+    check_keys(task.options, (*TASK_KEYS, *keys["task"]), where, path)
+    for corpus in task.corpora:
+        check_keys([*corpus.files, *corpus.options], (*CORPUS_KEYS, *keys["corpus"]),
+                   f"{where}: corpus {corpus.id}", path)
+    for system in task.systems:
+        check_keys([*system.files, *system.options], (*SYSTEM_KEYS, *keys["system"]),
+                   f"{where}: system {system.id}", path)
 
 
 @dataclass(frozen=True)
@@ -74,6 +109,7 @@ class Campaign:
     tasks: tuple[Task, ...]
     bootstrap: int = 1000
     seed: int = 12345
+    roots: tuple[Path, ...] = ()  # folders input files may be in: the campaign's, [campaign].roots
 
     def label(self, system: System) -> str | None:
         """The name a bulletin prints for a system, or None when it is withheld."""
@@ -98,30 +134,45 @@ def load_campaign(path: str | Path) -> Campaign:
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
         raise CampaignError(f"{path}: expected valid TOML, found: {err}") from None
     root = path.parent.resolve()
+    check_keys(doc, TOP_KEYS, "top level", path)
     head = _table(doc, "campaign", path)
-    phases = {_ident(p, "id", f"phases[{i}]", path): p.get("name", p["id"])
-              for i, p in enumerate(_list(doc, "phases", path))}
+    check_keys(head, CAMPAIGN_KEYS, "[campaign]", path)
+    phases = {}
+    for i, p in enumerate(_list(doc, "phases", path)):
+        check_keys(p, PHASE_KEYS, f"phases[{i}]", path)
+        phases[_ident(p, "id", f"phases[{i}]", path)] = str(p.get("name", p["id"]))
     participants = {}
     for i, p in enumerate(_list(doc, "participants", path)):
         where = f"participants[{i}]"
+        check_keys(p, PARTICIPANT_KEYS, where, path)
         pid = _ident(p, "id", where, path)
         publication = p.get("publication", "public")
         if publication not in PUBLICATIONS:
             raise CampaignError(f"{path}: {where}.publication: expected one of {PUBLICATIONS}, found {publication!r}")
         participants[pid] = Participant(pid, str(p.get("name", pid)), publication, bool(p.get("organiser", False)))
-    tasks = tuple(_task(t, f"tasks[{i}]", path, root, phases, participants)
+    roots = (root, *_roots(head, root, path))
+    tasks = tuple(_task(t, f"tasks[{i}]", path, roots, phases, participants)
                   for i, t in enumerate(_list(doc, "tasks", path)))
     if len({t.id for t in tasks}) != len(tasks):
         raise CampaignError(f"{path}: tasks: expected distinct task ids")
     return Campaign(
         id=_ident(head, "id", "campaign", path), name=str(head.get("name", head["id"])),
         description=str(head.get("description", "")), root=root, phases=phases,
-        participants=participants, tasks=tasks,
-        bootstrap=int(head.get("bootstrap", 1000)), seed=int(head.get("seed", 12345)),
+        participants=participants, tasks=tasks, roots=roots,
+        bootstrap=_integer(head, "bootstrap", 1000, 1, 1_000_000, path),
+        seed=_integer(head, "seed", 12345, 0, 2**63 - 1, path),
     )
 
 
-def _task(t, where, path, root, phases, participants) -> Task:
+def _integer(table, key, default: int, low: int, high: int, path) -> int:
+    value = table.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise CampaignError(f"{path}: [campaign].{key}: expected an integer from {low:,} to "
+                            f"{high:,}, found {value!r}")
+    return value
+
+
+def _task(t, where, path, roots, phases, participants) -> Task:
     tid = _ident(t, "id", where, path)
     family = t.get("family")
     if not isinstance(family, str):
@@ -133,7 +184,7 @@ def _task(t, where, path, root, phases, participants) -> Task:
         phase = c.get("phase", next(iter(phases), "test"))
         if phases and phase not in phases:
             raise CampaignError(f"{path}: {cw}.phase: expected one of {sorted(phases)}, found {phase!r}")
-        files = {k: _file(root, v, f"{cw}.{k}", path) for k, v in c.items()
+        files = {k: resolve_file(roots, v, f"{cw}.{k}", path) for k, v in c.items()
                  if k not in ("id", "phase", *CORPUS_OPTIONS)}
         corpora.append(Corpus(cid, phase, files, {k: v for k, v in c.items() if k in CORPUS_OPTIONS}))
     corpus_ids = [c.id for c in corpora]
@@ -154,7 +205,8 @@ def _task(t, where, path, root, phases, participants) -> Task:
                 unknown = sorted(set(value) - set(corpus_ids))
                 if unknown:
                     raise CampaignError(f"{path}: {sw}.{key}: expected corpus ids among {corpus_ids}, found {unknown}")
-                files[key] = {cid: _file(root, v, f"{sw}.{key}.{cid}", path) for cid, v in value.items()}
+                files[key] = {cid: resolve_file(roots, v, f"{sw}.{key}.{cid}", path)
+                              for cid, v in value.items()}
             else:
                 options[key] = value
         systems.append(System(sid, participant, str(s.get("description", "")), files, options))
@@ -180,12 +232,27 @@ def _list(doc, key, path):
 
 def _ident(table, key, where, path) -> str:
     value = table.get(key)
-    if not isinstance(value, str) or not _ID.match(value):
+    if not isinstance(value, str) or not _ID.fullmatch(value):
         raise CampaignError(f"{path}: {where}.{key}: expected an identifier (letters, digits, _ . -), found {value!r}")
     return value
 
 
-def _file(root: Path, value, where, path) -> Path:
+def resolve_file(roots: tuple[Path, ...], value, where, path) -> Path:
+    """A file named in campaign.toml, resolved (symbolic links followed) against the campaign
+    folder; it must stay inside the campaign folder or a folder of ``[campaign].roots``, so that
+    a campaign cannot make the nightly job read (and publish) any file of the machine."""
     if not isinstance(value, str) or not value:
         raise CampaignError(f"{path}: {where}: expected a file path, found {value!r}")
-    return (root / value).resolve()
+    resolved = (roots[0] / value).resolve()
+    if not any(resolved.is_relative_to(r) for r in roots):
+        raise CampaignError(f"{path}: {where}: expected a file inside the campaign folder (or a "
+                            f"folder listed in [campaign].roots), found {value!r}")
+    return resolved
+
+
+def _roots(head: dict, root: Path, path) -> list[Path]:
+    """``[campaign].roots``: more folders input files may be in (relative to the campaign)."""
+    value = head.get("roots", [])
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise CampaignError(f"{path}: [campaign].roots: expected a list of folders, found {value!r}")
+    return [(root / v).resolve() for v in value]

@@ -24,7 +24,8 @@ from typing import Any, Callable
 import duckdb
 import pyarrow as pa
 
-from etl.errors import InputError
+from etl import text
+from etl.errors import InputError, shorten
 from warehouse import __version__
 from warehouse.campaign import Campaign
 from warehouse.db import one
@@ -81,7 +82,10 @@ def transaction(con: duckdb.DuckDBPyConnection):
     except BaseException:
         _DEPTH[id(con)] = depth
         if depth == 0:
-            con.rollback()
+            try:
+                con.rollback()
+            except duckdb.Error:
+                pass  # the failure (a full disk, say) already ended the transaction: report it
         raise
     _DEPTH[id(con)] = depth
     if depth == 0:
@@ -160,17 +164,18 @@ def stage_files(ctx: RunContext, jobs: list[StageJob], workers: int | None = Non
     Readers must then be module-level functions (they are pickled)."""
     todo, changed = [], []
     for job in jobs:
-        data = job.path.read_bytes() if job.path.is_file() else None
+        data, unreadable = _bytes(job.path)
         # The role is hashed with the content: one file given in two roles (the same file as
-        # reference and hypothesis) is two inputs, each staged once, never the same rows twice.
-        salt = f"{job.slot.role}\0{job.salt}"
+        # reference and hypothesis) is two inputs, each staged once, never the same rows twice;
+        # so is the way every reader prepares the bytes (etl/text.py).
+        salt = f"{job.slot.role}\0{job.salt}\0{text.VERSION}"
         sha = hashlib.sha256(salt.encode() + b"\0" + data).hexdigest() if data is not None else ""
         latest = one(ctx.con,
             "SELECT sha256, status, error FROM cat_input_latest WHERE campaign = ? AND task = ? AND corpus = ? "
             "AND system = ? AND role = ?", [ctx.campaign.id, job.slot.task, job.slot.corpus, job.slot.system,
                                             job.slot.role])
         same = latest is not None and latest[0] == sha
-        todo.append((job, data is not None, sha, same, latest))
+        todo.append((job, unreadable, sha, same, latest))
         if not same and data is not None:
             changed.append((job, data))  # only the bytes still to parse are kept, until submitted
         del data
@@ -182,20 +187,22 @@ def stage_files(ctx: RunContext, jobs: list[StageJob], workers: int | None = Non
         for _ in range(min(2 * workers, len(changed))):
             reader.submit(*changed.pop())
         out = []
-        for job, readable, sha, same, latest in todo:
+        for job, unreadable, sha, same, latest in todo:
             if same:
                 if latest[1] == "rejected":
                     ctx.rejections.append(latest[2])
                 out.append(False)
                 continue
-            if readable and changed:
+            if not unreadable and changed:
                 reader.submit(*changed.pop())
             try:
-                if not readable:
-                    raise InputError(job.path, None, "a readable file", "nothing (missing file)")
+                if unreadable:
+                    raise InputError(job.path, None, "a readable file", unreadable)
                 table = reader.result(job)
                 if job.check is not None:
-                    job.check(table)
+                    outcome = _guarded(lambda _, t: job.check(t), job.path, table)
+                    if isinstance(outcome, tuple):
+                        raise InputError(*outcome)
             except InputError as err:
                 _record(ctx.con, ctx, job.slot, job.path, sha, None, "rejected", str(err))
                 ctx.rejections.append(str(err))
@@ -226,21 +233,45 @@ class _Reader:
 
     def result(self, job: StageJob) -> pa.Table:
         pending = self.pending.pop(id(job))
-        if self.pool is None:
-            return job.read(job.path, pending)
-        outcome = pending.result()
+        outcome = _read(job.read, job.path, pending) if self.pool is None else pending.result()
         if isinstance(outcome, tuple):  # an InputError, sent back as its parts
             raise InputError(*outcome)
         return outcome
 
 
-def _read(read, path: Path, data: bytes):
-    """Worker side of :class:`_Reader`: the table, or the parts of the InputError (the exception
-    itself does not survive pickling)."""
+def _bytes(path: Path) -> tuple[bytes | None, str]:
+    """A file's bytes, or None and why it cannot be read."""
     try:
-        return read(path, data)
+        return path.read_bytes(), ""
+    except FileNotFoundError:
+        return None, "nothing (missing file)"
+    except IsADirectoryError:
+        return None, "a folder"
+    except OSError as err:
+        return None, f"a file it cannot read ({err.strerror or type(err).__name__})"
+
+
+def _read(read, path: Path, data: bytes):
+    """Parse one file (in a worker process or in this one): the table, or the parts of the
+    InputError that rejects the file. Whatever a reader did not foresee (a file nested too deep,
+    a number too long for Python, a bug) rejects that file, never the run."""
+    return _guarded(lambda p, d: read(p, text.prepared(p, d)), path, data)
+
+
+def _guarded(step, path: Path, *arguments):
+    """``step(path, *arguments)``, or the parts of the InputError that rejects the file."""
+    try:
+        return step(path, *arguments)
     except InputError as err:
         return (err.path, err.line, err.expected, err.found)
+    except RecursionError:
+        return (str(path), None, "a file nested less deeply", "nesting too deep to read")
+    except MemoryError:
+        return (str(path), None, "a file that fits in memory once read", "too large a file")
+    except Exception as err:  # noqa: BLE001 - one bad file costs that file, never the night
+        return (str(path), None, "a file its reader can parse",
+                f"an error the reader did not foresee ({type(err).__name__}: "
+                f"{shorten(str(err), 120)})")
 
 
 def stage_table(ctx: RunContext, slot: Slot, label: str, sha: str, table: pa.Table,

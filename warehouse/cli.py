@@ -15,6 +15,70 @@ from warehouse.db import SchemaError
 
 DEFAULT_DB = "scorehouse.duckdb"
 
+# Exit codes (docs/guide.md): what a nightly script tells apart.
+EXIT_OK = 0  # everything accepted and scored
+EXIT_FAILURE = 1  # the run could not be done: campaign file, warehouse, disk, store, executor
+EXIT_REJECTED = 2  # an input file was rejected; the rest was scored
+EXIT_USAGE = 64  # the command line itself is wrong (BSD sysexits' EX_USAGE)
+EXIT_INTERNAL = 70  # a scorehouse bug (EX_SOFTWARE); SCOREHOUSE_DEBUG=1 shows the traceback
+
+
+class _Commands(click.Group):
+    """The command group: usage errors exit 64, failures 1 in one line, and an unforeseen error
+    one line too (exit 70), never a traceback unless SCOREHOUSE_DEBUG=1."""
+
+    def main(self, *args, **kwargs):
+        import os
+
+        kwargs.pop("standalone_mode", None)
+        try:
+            code = super().main(*args, standalone_mode=False, **kwargs)
+        except click.UsageError as err:
+            err.show()
+            sys.exit(EXIT_USAGE)
+        except click.ClickException as err:
+            err.show()
+            sys.exit(err.exit_code)
+        except click.exceptions.Abort:
+            click.echo("Aborted.", err=True)
+            sys.exit(EXIT_FAILURE)
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except Exception as err:  # noqa: BLE001 - one line, not a traceback
+            if os.environ.get("SCOREHOUSE_DEBUG"):
+                raise
+            message = failure_message(err)
+            if message is None:
+                click.echo(f"Error: internal error ({type(err).__name__}: {err}); "
+                           "SCOREHOUSE_DEBUG=1 shows where", err=True)
+                sys.exit(EXIT_INTERNAL)
+            click.echo(f"Error: {message}", err=True)
+            sys.exit(EXIT_FAILURE)
+        sys.exit(code or 0)
+
+
+def failure_message(err: BaseException) -> str | None:
+    """One line for a failure of the machine rather than of scorehouse (the warehouse in use by
+    another process, a read-only or full disk, a missing permission), else None."""
+    import duckdb
+
+    text = str(err)
+    if isinstance(err, duckdb.Error) and "lock" in text.lower():
+        import re
+
+        holder = re.search(r"held in (.+?) \(PID (\d+)\)", text)
+        who = f" (PID {holder.group(2)}, {holder.group(1)})" if holder else ""
+        return f"the warehouse is in use by another process{who}: wait for it, or use another --db"
+    if isinstance(err, OSError):
+        return f"{err.filename or ''}{': ' if err.filename else ''}{err.strerror or text}"
+    if isinstance(err, duckdb.Error):
+        for cause in ("No space left on device", "Read-only file system", "Permission denied"):
+            if cause in text:
+                return f"the warehouse cannot be written: {cause} ({text.splitlines()[0]})"
+        if isinstance(err, (duckdb.IOException, duckdb.OutOfMemoryException)):
+            return text.splitlines()[0]
+    return None
+
 
 def _lean_allocator() -> None:
     """One-shot commands: Polars' allocator (jemalloc) returns freed memory to the system at once
@@ -28,7 +92,7 @@ def _lean_allocator() -> None:
     os.environ["_RJEM_MALLOC_CONF"] = "dirty_decay_ms:0,muzzy_decay_ms:0"
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="scorehouse")
 def main() -> None:
     """scorehouse: a batch scoring warehouse for evaluation campaigns.
@@ -67,6 +131,9 @@ def _run_steps(campaign_dir, db, out, steps, force, quiet, workers=None, executo
     from warehouse.runner import ExecutorError
     from warehouse.store import StoreError
 
+    if "load" not in steps and not Path(db).is_file():
+        raise click.ClickException(f"{db}: no such warehouse file: load the campaign first "
+                                   "(scorehouse run, or scorehouse load)")
     try:
         result = run(campaign_dir, db, out, steps=steps, force=force, quiet=quiet, workers=workers,
                      executor=executor, store=store)
@@ -87,7 +154,8 @@ def run_command(campaign_dir, db, quiet, out, force, workers, executor, store):
     """The nightly job: load what changed, score what changed, re-render the bulletins.
 
     Exit code 0 when everything was accepted, 2 when an input file was rejected (the rest of
-    the campaign is still scored; the rejected file's previous results stay).
+    the campaign is still scored; the rejected file's previous results stay), 1 when the run
+    could not be done, 64 for a wrong command line.
     """
     _run_steps(campaign_dir, db, out, ("load", "score", "report"), force, quiet, workers, executor,
                store)
@@ -117,32 +185,52 @@ def report_command(campaign_dir, db, quiet, out):
     _run_steps(campaign_dir, db, out, ("report",), False, quiet)
 
 
+@main.command("campaign-schema")
+def campaign_schema_command():
+    """Print the JSON Schema of campaign.toml (for editors: put
+    `#:schema ./campaign.schema.json` on the file's first line)."""
+    from warehouse.campaign_schema import schema
+
+    click.echo(json.dumps(schema(), indent=2, ensure_ascii=False))
+
+
 @main.command("sql")
 @click.argument("query")
-@click.option("--db", type=click.Path(exists=True, dir_okay=False), default=DEFAULT_DB, show_default=True)
-@click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table", show_default=True)
-def sql_command(query, db, fmt):
-    """Answer an ad hoc query on the warehouse (read-only), e.g.
+@click.option("--db", type=click.Path(dir_okay=False), default=DEFAULT_DB, show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table",
+              show_default=True)
+@click.option("--max-rows", type=click.IntRange(min=1), default=100, show_default=True,
+              help="Rows printed by --format table (csv and json print every row).")
+@click.option("--allow-files", "allow", multiple=True, type=click.Path(file_okay=False),
+              help="A folder the query may read and write (repeatable). Without it the query "
+                   "sees the warehouse's tables only.")
+def sql_command(query, db, fmt, max_rows, allow):
+    """Answer an ad hoc query on the warehouse, e.g.
 
     scorehouse sql "SELECT corpus, system, method, wer FROM mart_wer_scores ORDER BY wer"
-    """
-    import duckdb
-    import polars as pl
 
-    con = duckdb.connect(db, read_only=True)
+    The warehouse is opened read-only and locked: no file outside it can be read or written,
+    no other database attached, no setting changed (unless --allow-files names a folder).
+    """
+    from warehouse.query import QueryError, answer, open_locked, plain_table
+
     try:
-        frame = con.sql(query).pl()
-    except duckdb.Error as err:
+        con = open_locked(db, tuple(allow))
+        try:
+            frame = answer(con, query)
+        finally:
+            con.close()
+    except QueryError as err:
         raise click.ClickException(str(err)) from None
-    finally:
-        con.close()
     if fmt == "csv":
         click.echo(frame.write_csv(), nl=False)
     elif fmt == "json":
         click.echo(json.dumps(frame.to_dicts(), ensure_ascii=False, default=str))
     else:
-        with pl.Config(tbl_rows=200, tbl_cols=30, fmt_str_lengths=80, tbl_width_chars=200):
-            click.echo(frame)
+        text, left = plain_table(frame, max_rows)
+        click.echo(text)
+        if left:
+            click.echo(f"({left} more row(s) not shown: --max-rows N, or --format csv)", err=True)
 
 
 def _one_shot(campaign):

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import os
 import re
+import tempfile
 from functools import cache
 from importlib import resources
 from pathlib import Path
 
 import duckdb
+import numpy as np
 import polars as pl
+import pyarrow as pa
 
 _LAYERS = ("cat", "stg", "int", "fct", "hist", "mart")
 _BUILD = "-- @build"
@@ -116,26 +119,47 @@ def private(folder: str) -> duckdb.DuckDBPyConnection:
     wherever the unit is computed, so that the SQL stays the single definition of a count."""
     con = duckdb.connect(":memory:")
     con.execute("SET preserve_insertion_order = true")
-    con.execute("SET threads = 1")  # a worker is one core; a pool has one worker per core
+    # a unit's builds are small aggregates; the warehouse keeps the big buffer
+    con.execute(f"SET memory_limit = '{os.environ.get('SCOREHOUSE_UNIT_MEMORY_LIMIT', '256MB')}'")
+    con.execute("SET temp_directory = $dir", {"dir": tempfile.gettempdir()})  # spills, not in cwd
     for name in ("catalog", folder):
         for text in sql_files(name).values():
             con.execute(text.split(_BUILD)[0])
     return con
 
 
-def written(folder: str, tables: tuple[str, ...], write, context: dict | None = None) -> dict:
-    """The rows ``write(con)`` puts in ``tables`` of this process's private database
-    (:func:`private`), as Arrow tables; ``context`` (table name -> Arrow rows) is what its builds
-    read besides (a reference's units, staged metadata). Everything is emptied afterwards."""
+def written(folder: str, tables: tuple[str, ...], write, context: dict | None = None,
+            rows: dict | None = None) -> dict:
+    """A unit's rows of ``tables``, made in this process's private database (:func:`private`):
+    ``rows`` are complete rows that need no SQL (see :func:`keyed`), ``context`` (table name ->
+    Arrow rows) what the builds read besides (a reference's units, staged metadata); both are
+    registered under their table's name, so the statements read them without a copy. Then
+    ``write(con)`` inserts the other rows and runs the builds. Returns ``{table: Arrow rows}``;
+    the private tables are emptied afterwards."""
     con = private(folder)
+    given = {**(context or {}), **(rows or {})}
     try:
-        for table, rows in (context or {}).items():
-            insert_arrow(con, table, rows, "*", by_name=True)
+        for name, table in given.items():
+            con.register(name, table)
         write(con)
-        return {table: con.sql(f"SELECT * FROM {table}").to_arrow_table() for table in tables}
+        return {table: (rows or {}).get(table) if table in (rows or {}) else
+                con.sql(f"SELECT * FROM {table}").to_arrow_table() for table in tables}
     finally:
-        for table in (*tables, *(context or {})):
-            con.execute(f"DELETE FROM {table}")
+        for name in given:
+            con.unregister(name)
+        for table in tables:
+            if table not in given:
+                con.execute(f"DELETE FROM {table}")
+
+
+def keyed(ids: dict, table: pa.Table, columns: list[str], **constants) -> pa.Table:
+    """``table``'s ``columns`` after the unit's ids (campaign, task, corpus, system) and the
+    given constant columns: the complete rows of a table the unit fills without SQL."""
+    n = table.num_rows
+    zeros = pa.array(np.zeros(n, dtype=np.int32))  # one dictionary entry: no string per row
+    head = {name: pa.DictionaryArray.from_arrays(zeros, pa.array([value]))
+            for name, value in {**ids, **constants}.items()}
+    return pa.table({**head, **{c: table[c] for c in columns}})
 
 
 def frame(con: duckdb.DuckDBPyConnection, query: str, params=None) -> pl.DataFrame:

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import duckdb
 
-from warehouse.campaign import Campaign, Corpus, Participant, System, Task, load_campaign
+from warehouse.campaign import (Campaign, Corpus, Participant, System, Task, check_family_keys,
+                                load_campaign)
 from warehouse.catalog import RunContext, finish_run, start_run
 from warehouse.db import apply_schema, connect
 from warehouse.families import family, sql_folders
@@ -66,8 +67,8 @@ def run(campaign_dir: str | Path, db: str | Path, out: str | Path | None,
     scheduler at ``executor``; unit outputs go through ``store`` (a folder or a pyarrow
     filesystem URL; None: the folder beside ``db``, :mod:`warehouse.store`)."""
     campaign = load_campaign(campaign_dir)
-    for task in campaign.tasks:
-        family(task.family)  # fail early on an unknown family
+    for task in campaign.tasks:  # fail early on an unknown family or an unknown key
+        check_family_keys(task, family(task.family).CAMPAIGN_KEYS, campaign.root / "campaign.toml")
     location = store or default_location(db)
     unit_store = Store(location) if location and "score" in steps else None
     con = open_warehouse(db)
@@ -110,9 +111,10 @@ def one_shot_campaign(family_name: str, reference: Path, system: Path, options: 
         systems=(System("sys", "one-shot", "", {sys_role: {"ref": Path(system)}}, system_options or {}),),
         options=options,
     )
+    # the files are named on the command line by the user: any folder will do
     return Campaign(id="one-shot", name="one-shot", description="", root=Path.cwd(), phases={"test": "test"},
                     participants={"one-shot": Participant("one-shot", "one-shot")}, tasks=(task,),
-                    bootstrap=1000, seed=12345)
+                    bootstrap=1000, seed=12345, roots=(Path.cwd(), Path("/")))
 
 
 def run_one_shot(campaign: Campaign, quiet: bool = True) -> tuple[duckdb.DuckDBPyConnection, RunResult]:

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cache
 from multiprocessing import get_context
@@ -40,6 +40,7 @@ from typing import Any, Callable
 
 import polars as pl
 import pyarrow as pa
+from rich.console import Console
 from rich.progress import Progress
 
 from etl.errors import InputError
@@ -140,7 +141,8 @@ def run_units(
     store = ctx.store
     keys = {id(u): unit_key(ctx.campaign.id, label, u.corpus.id, u.system, u.state) for u in units}
     batch = _Batch(ctx, label, target, notes)
-    with Progress(transient=True, disable=ctx.quiet) as progress:
+    # progress on stderr: stdout stays for results (nothing at all from a nightly run)
+    with Progress(transient=True, disable=ctx.quiet, console=Console(stderr=True)) as progress:
         bar = progress.add_task(f"scoring {label}", total=len(units))
 
         def done(unit: Unit, result: Callable[[], dict]) -> None:
@@ -182,8 +184,12 @@ def run_units(
             _run_dask(ctx.executor, lambda w: _chunks(prepared, len(units), w), location,
                       compute, jobs, done_chunk)
         elif workers <= 1 or len(units) <= 1:
-            for unit, arguments in prepared:
-                done(unit, lambda a=arguments, k=keys[id(unit)]: _computed(store, k, compute, a))
+            # the store is written by a thread (Parquet encoding releases the GIL) while the
+            # next unit computes; a kill before it finishes leaves no manifest, nothing stale
+            with _Saver(store) as saver:
+                for unit, arguments in prepared:
+                    done(unit, lambda a=arguments, k=keys[id(unit)]: _computed(
+                        saver, k, compute, a))
         else:
             with ProcessPoolExecutor(min(workers, len(units)),
                                      mp_context=get_context("spawn")) as pool:
@@ -283,7 +289,8 @@ class _Batch:
                 parts = [rows[table] for _, rows in self.units if rows.get(table) is not None
                          and rows[table].num_rows]
                 if parts:
-                    insert_arrow(con, table, pa.concat_tables(parts), "*", by_name=True)
+                    insert_arrow(con, table, pa.concat_tables(parts, promote_options="permissive"),
+                                 "*", by_name=True)
             record_scorings(ctx, target.folder, target.hist, [
                 (key, unit.inputs, unit.state) for key, (unit, _) in zip(keys, self.units)])
         for unit, rows in self.units:
@@ -293,12 +300,40 @@ class _Batch:
         self.units, self.rows = [], 0
 
 
-def _computed(store, key: str, compute: Callable, arguments: tuple) -> dict:
-    """In this process: compute, and save the output into the store when there is one."""
+def _computed(saver: "_Saver", key: str, compute: Callable, arguments: tuple) -> dict:
+    """In this process: compute, and save the output into the store (by a thread)."""
     tables = compute(*arguments)
-    if store is not None:
-        store.save(key, tables)
+    saver.save(key, tables)
     return tables
+
+
+class _Saver:
+    """Saves unit outputs into the store in a thread, one at a time, while the next unit
+    computes; its errors surface at the next save or at the end."""
+
+    def __init__(self, store):
+        self.store, self.pending = store, None
+        self.pool = ThreadPoolExecutor(1) if store is not None else None
+
+    def save(self, key: str, tables: dict) -> None:
+        if self.store is not None:
+            self.wait()
+            self.pending = self.pool.submit(self.store.save, key, tables)
+
+    def wait(self) -> None:
+        if self.pending is not None:
+            pending, self.pending = self.pending, None
+            pending.result()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self.pool is not None:
+            try:
+                self.wait()
+            finally:
+                self.pool.shutdown()
 
 
 def _stream(chunks, submit: Callable[[list], Future], done, width: int) -> None:

@@ -93,7 +93,7 @@ class Store:
                 if table is not None:
                     arrow = table.to_arrow() if isinstance(table, pl.DataFrame) else table
                     with self.fs.open_output_stream(f"{folder}/{i}.parquet") as f:
-                        pq.write_table(arrow, f)
+                        pq.write_table(arrow, f, compression="lz4")
             manifest = json.dumps({"format": _FORMAT, "tables": kinds}, sort_keys=True)
             with self.fs.open_output_stream(f"{folder}/manifest.json") as f:
                 f.write(manifest.encode())

@@ -26,18 +26,39 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from etl.coref import read_conll2012, read_coref_jsonl, read_coref_links, read_mention_categories
+from etl.coref import (
+    read_conll2012,
+    read_coref_jsonl,
+    read_coref_links,
+    read_mention_categories,
+)
+from etl.text import SIGNATURE as TEXT
 from scorers import bootstrap
 from scorers import coref as scorer
 from warehouse.artifacts import reduce
 from warehouse.campaign import CampaignError, Task
+from warehouse.catalog import (
+    RunContext,
+    Slot,
+    StageJob,
+    current_inputs,
+    drop_undeclared,
+    fingerprint,
+    replace_rows,
+    scoring_state,
+    stage_files,
+)
 from warehouse.catalog import code_version as catalog_code_version
-from warehouse.catalog import (RunContext, Slot, StageJob, current_inputs, drop_undeclared, fingerprint,
-                               replace_rows, scoring_state, stage_files)
 from warehouse.db import frame, insert_arrow, written
 from warehouse.runner import Target, Unit, run_units, stale
 
 SQL_FOLDER = "coref"
+CAMPAIGN_KEYS = {  # the keys campaign.toml may give a coref task (campaign.check_keys)
+    "task": ("conventions", "singletons", "baselines", "draws", "categories", "link_types",
+             "pronoun_category", "intervals"),
+    "corpus": ("key", "categories", "format", "genre"),
+    "system": ("submissions", "format"),
+}
 FORMATS = ("conll2012", "jsonl")
 CONVENTIONS = ("conll", "paper")
 BASELINES = {"baseline-singletons": ("all_singletons", "Baseline: all singletons"),
@@ -56,7 +77,7 @@ def code_version() -> str:
 def signature(convention: str, singletons: bool) -> str:
     """sacrebleu-style signature of a coreference variant."""
     return (f"coref|convention:{convention}|singletons:{'yes' if singletons else 'no'}|mentions:exact-span"
-            f"|aggregation:micro|version:{code_version()}")
+            f"|aggregation:micro|{TEXT}|version:{code_version()}")
 
 
 def _options(task: Task) -> dict:

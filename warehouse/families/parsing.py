@@ -23,20 +23,35 @@ import pyarrow as pa
 
 from etl.easy import read_easy_xml
 from etl.easy_tsv import read_easy_tsv
+from etl.text import SIGNATURE as TEXT
 from etl.ud import read_ud
 from scorers import bootstrap
 from scorers import easy as easy_scorer
 from scorers import ud as ud_scorer
 from warehouse.artifacts import reduce
 from warehouse.campaign import CampaignError, Task
+from warehouse.catalog import (
+    RunContext,
+    Slot,
+    StageJob,
+    current_inputs,
+    drop_undeclared,
+    fingerprint,
+    replace_rows,
+    scoring_state,
+    stage_files,
+)
 from warehouse.catalog import code_version as catalog_code_version
-from warehouse.catalog import (RunContext, Slot, StageJob, current_inputs, drop_undeclared, fingerprint,
-                               replace_rows, scoring_state, stage_files)
 from warehouse.db import frame, insert_arrow, one, written
 from warehouse.families import parsing_ud as ud
 from warehouse.runner import Target, Unit, run_units, stale
 
 SQL_FOLDER = "parsing"
+CAMPAIGN_KEYS = {  # the keys campaign.toml may give a parsing task (campaign.check_keys)
+    "task": ("modes", "functions", "majority", "recover", "consensus", "intervals"),
+    "corpus": ("reference", "full", "format", "genre", "provider"),
+    "system": ("submissions", "format"),
+}
 FORMATS = ("easy", "tsv", "conllu")
 MODES = easy_scorer.MODES
 FUNCTIONS = easy_scorer.FUNCTIONS
@@ -54,8 +69,8 @@ def code_version() -> str:
 def signature(kind: str, mode: str | None = None, function: str | None = None, recover: bool = False) -> str:
     """sacrebleu-style signature of a parsing variant."""
     if kind == "conllu":
-        return f"parsing|conll18|recover:{'yes' if recover else 'no'}|version:{code_version()}"
-    return f"parsing|easy|mode:{mode}|function:{function}|matching:one-to-one|version:{code_version()}"
+        return f"parsing|conll18|recover:{'yes' if recover else 'no'}|{TEXT}|version:{code_version()}"
+    return f"parsing|easy|mode:{mode}|function:{function}|matching:one-to-one|{TEXT}|version:{code_version()}"
 
 
 def is_dependency(task: Task) -> bool:

@@ -94,7 +94,9 @@ def text_difference(gold: pl.DataFrame, system: pl.DataFrame) -> tuple[int, str,
 
     def line_at(tokens: pl.DataFrame) -> int:
         hit = tokens.filter(pl.col("tok_end") > index).head(1)
-        return int(hit["line_no"][0]) if hit.height else int(tokens["line_no"][-1])
+        if hit.height:
+            return int(hit["line_no"][0])
+        return int(tokens["line_no"][-1]) if tokens.height else 1  # an empty file: its first line
     return line_at(g_tok), g_text[index:index + 20], line_at(s_tok), s_text[index:index + 20]
 
 
@@ -107,7 +109,9 @@ def compute_unit(ids: dict, gold: pl.DataFrame, sys_words: pl.DataFrame, recover
     evaluation of ``sys_words`` against ``gold``: the word rows the warehouse keeps, the
     per-sentence counts of every metric and the text differences of recovery mode, as the rows
     of the tables the unit fills. Texts that differ without ``recover`` are an InputError."""
-    from warehouse.families.parsing import signature  # the family module imports this one
+    from warehouse.families.parsing import (
+        signature,  # the family module imports this one
+    )
 
     try:
         result = ud_scorer.evaluate(gold, sys_words, recover=recover)

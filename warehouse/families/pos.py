@@ -21,18 +21,33 @@ import pyarrow as pa
 from etl.conllu import read_conllu
 from etl.grace import read_grace_reference, read_grace_submission
 from etl.tagtable import read_tag_table
-from scorers import bootstrap
-from scorers import lcs
+from etl.text import SIGNATURE as TEXT
+from scorers import bootstrap, lcs
 from scorers import pos as scorer
 from warehouse.artifacts import reduce
-from warehouse.campaign import CampaignError, Task
+from warehouse.campaign import CampaignError, Task, resolve_file
+from warehouse.catalog import (
+    RunContext,
+    Slot,
+    current_inputs,
+    drop_undeclared,
+    fingerprint,
+    replace_rows,
+    scoring_state,
+    stage_file,
+    stage_table,
+    transaction,
+)
 from warehouse.catalog import code_version as catalog_code_version
-from warehouse.catalog import (RunContext, Slot, current_inputs, drop_undeclared, fingerprint,
-                               replace_rows, scoring_state, stage_file, stage_table, transaction)
-from warehouse.db import build, frame, insert_arrow, one, written
+from warehouse.db import build, frame, insert_arrow, keyed, one, written
 from warehouse.runner import Target, Unit, run_units, stale
 
 SQL_FOLDER = "pos"
+CAMPAIGN_KEYS = {  # the keys campaign.toml may give a pos task (campaign.check_keys)
+    "task": ("evaluations", "granularities", "baselines", "intervals"),
+    "corpus": ("reference", "training", "format", "tag"),
+    "system": ("submissions", "table", "format", "tag"),
+}
 EVALUATIONS = ("absolute", "relative")
 GRANULARITIES = ("full", "category")
 BASELINES = {"baseline-lexical": "Baseline: Lexical", "baseline-heur-rnd": "Baseline: Heur+Rnd"}
@@ -49,7 +64,7 @@ def code_version() -> str:
 def signature(task: Task, evaluation: str, granularity: str) -> str:
     """sacrebleu-style signature of a POS variant."""
     return (f"pos|eval:{evaluation}|granularity:{granularity}|units:minimal|align:lcs"
-            f"|version:{code_version()}")
+            f"|{TEXT}|version:{code_version()}")
 
 
 def _options(task: Task) -> dict:
@@ -101,7 +116,9 @@ def load(ctx: RunContext, task: Task) -> None:
     root = ctx.campaign.root
     for system in task.systems:
         if "table" in system.options:
-            stage_file(ctx, Slot(task.id, "", system.id, "table"), (root / system.options["table"]).resolve(),
+            table = resolve_file(ctx.campaign.roots or (root,), system.options["table"],
+                                 f"task {task.id}: system {system.id}.table", root / "campaign.toml")
+            stage_file(ctx, Slot(task.id, "", system.id, "table"), table,
                        read_tag_table, _stage_table)
     for corpus in task.corpora:
         fmt = {"format": corpus.options.get("format", "grace"), "tag": corpus.options.get("tag", "upos")}
@@ -269,22 +286,23 @@ def compute_unit(ids: dict, offered: pl.DataFrame, ref_units: pa.Table, split: b
     ref_of_sys = np.full(sys_units.height, -1, dtype=np.int64)
     ref_of_sys[partner[partner >= 0]] = np.flatnonzero(partner >= 0)
     units = sys_units.with_columns(pl.Series("ref_unit", ref_of_sys).replace(-1, None)).to_arrow()
-    cases = {evaluation: (scorer.absolute_cases(tokens, sys_units, partner)
-                          if evaluation == "absolute" else scorer.relative_cases(tokens)).to_arrow()
-             for evaluation in evaluations}
+    cases = pa.concat_tables([
+        keyed(ids, (scorer.absolute_cases(tokens, sys_units, partner) if evaluation == "absolute"
+                    else scorer.relative_cases(tokens)).to_arrow(), _CASE_COLUMNS,
+              evaluation=evaluation)
+        for evaluation in evaluations])
+    rows = {"int_pos_sys_unit": keyed(ids, units, ["unit", "tok", "unit_form", "ref_unit"]),
+            "int_pos_case": cases}
 
-    def write(con) -> None:
-        insert_arrow(con, "int_pos_sys_unit", units,
-                     "$campaign, $task, $corpus, $system, unit, tok, unit_form, ref_unit", ids)
-        for evaluation, rows in cases.items():
-            insert_arrow(con, "int_pos_case", rows,
-                         '$campaign, $task, $corpus, $system, $evaluation, "case", ref_unit, '
-                         "sys_tok, sys_tags, projected, acceptable, span, noneval, unknown_tags",
-                         {**ids, "evaluation": evaluation})
+    def write(con) -> None:  # the cases and the reference's units are registered: no copy
         build(con, SQL_FOLDER, "fct_pos_sentence", **ids,
               reference_sha=ref_units["sha256"][0].as_py() if ref_units.num_rows else "",
               signatures=signatures)
-    return written(SQL_FOLDER, _UNIT_TABLES, write, {"int_pos_ref_unit": ref_units})
+    return written(SQL_FOLDER, _UNIT_TABLES, write, {"int_pos_ref_unit": ref_units}, rows)
+
+
+_CASE_COLUMNS = ["case", "ref_unit", "sys_tok", "sys_tags", "projected", "acceptable", "span",
+                 "noneval", "unknown_tags"]
 
 
 def _signatures(task: Task, options: dict) -> dict:
@@ -338,7 +356,8 @@ def one_shot_report(con, campaign) -> dict:
     reasons, the five scores, and the same for every evaluation x granularity under ``variants``;
     ``unknown_tags`` (tag -> absolute cases made NONEVAL) and ``dropped_alternatives`` (tag ->
     absolute cases it was dropped from as an alternative)."""
-    rows = frame(con, "SELECT * FROM mart_pos_scores WHERE slice = 'corpus' AND campaign = ?", [campaign.id])
+    rows = frame(con, "SELECT * FROM mart_pos_scores WHERE slice = 'corpus' AND campaign = ? "
+                      "ORDER BY evaluation, granularity", [campaign.id])
     variants = {}
     for r in rows.iter_rows(named=True):
         counts = {k: r[k] for k in ("nbCas", "NONEVAL", "OK", "ERR", "SIL_ok", "SIL_err", "SILOK_moy", "SIL",

@@ -27,12 +27,22 @@ from pathlib import Path
 import polars as pl
 
 from etl.terms import read_relations, read_term_list, read_variant_groups
+from etl.text import SIGNATURE as TEXT
 from scorers import terms_measures as measures
 from scorers import terms_slices as slicing
 from warehouse.campaign import CampaignError, Task
+from warehouse.catalog import (
+    RunContext,
+    Slot,
+    StageJob,
+    current_inputs,
+    drop_undeclared,
+    fingerprint,
+    replace_rows,
+    scoring_state,
+    stage_files,
+)
 from warehouse.catalog import code_version as catalog_code_version
-from warehouse.catalog import (RunContext, Slot, StageJob, current_inputs, drop_undeclared, fingerprint,
-                               replace_rows, scoring_state, stage_files)
 from warehouse.db import build, frame, insert_arrow, written
 from warehouse.runner import Target, Unit, run_units, stale
 
@@ -40,6 +50,12 @@ SQL_FOLDER = "terms"
 CASES = ("keep", "lower")
 CORPUS_ROLES = ("reference", "variants", "relations")
 SYSTEM_ROLES = ("terms", "variants", "relations", "validated")
+CAMPAIGN_KEYS = {  # the keys campaign.toml may give a terms task (campaign.check_keys)
+    "task": ("case", "sigma", "top", "incremental", "symmetric_relations", "exclude_labels",
+             "intervals"),
+    "corpus": (*CORPUS_ROLES, "genre"),
+    "system": SYSTEM_ROLES,
+}
 REFERENCES = ("reference", "validated", "incremental")
 _READERS = {"reference": read_term_list, "terms": read_term_list, "validated": read_term_list,
             "variants": read_variant_groups, "relations": read_relations}
@@ -57,14 +73,14 @@ def code_version() -> str:
 def signature(sigma: float, case: str) -> str:
     """sacrebleu-style signature of the Termometer scores."""
     return (f"terms|sigma:{sigma:g}|case:{case}|distance:dt=(dch+dtc)/2|ties:first-in-reference"
-            f"|resample:output-parts(TP),reference-terms(TR)|version:{code_version()}")
+            f"|resample:output-parts(TP),reference-terms(TR)|{TEXT}|version:{code_version()}")
 
 
 def link_signature(symmetric_relations, case: str) -> str:
     """sacrebleu-style signature of the variant-pair and relation-triple scores."""
     symmetric = ",".join(symmetric_relations) or "none"
     return (f"links|reference:restricted-to-system-terms|variants:unordered-pairs"
-            f"|symmetric:{symmetric}|case:{case}|version:{code_version()}")
+            f"|symmetric:{symmetric}|case:{case}|{TEXT}|version:{code_version()}")
 
 
 def options(task: Task) -> dict:

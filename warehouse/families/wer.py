@@ -17,6 +17,7 @@ import polars as pl
 import pyarrow as pa
 
 from etl.errors import InputError
+from etl.text import SIGNATURE as TEXT
 from etl.trn import read_trn
 from etl.tsv import read_tsv
 from scorers import bootstrap
@@ -24,12 +25,26 @@ from scorers.alignment import LEVENSHTEIN, SCLITE, Costs
 from scorers.wer import CASES, METHODS, Markers, align_tokens, normalise, signature
 from warehouse.artifacts import reduce
 from warehouse.campaign import CampaignError, Task
+from warehouse.catalog import (
+    RunContext,
+    Slot,
+    current_inputs,
+    drop_undeclared,
+    fingerprint,
+    replace_rows,
+    scoring_state,
+    stage_file,
+)
 from warehouse.catalog import code_version as catalog_code_version
-from warehouse.catalog import (RunContext, Slot, current_inputs, drop_undeclared, fingerprint, replace_rows, scoring_state, stage_file)
-from warehouse.db import build, frame, insert_arrow, one, written
+from warehouse.db import build, frame, insert_arrow, keyed, one, written
 from warehouse.runner import Target, Unit, run_units, stale
 
 SQL_FOLDER = "wer"
+CAMPAIGN_KEYS = {  # the keys campaign.toml may give a wer task (campaign.check_keys)
+    "task": ("methods", "case", "markers", "costs", "intervals"),
+    "corpus": ("reference", "metadata"),
+    "system": ("hypotheses", "interpretations", "comment_detection"),
+}
 COSTS = {"sclite": SCLITE, "levenshtein": LEVENSHTEIN}
 _UNIT_TABLES = ("int_wer_aligned_utterance", "fct_wer_utterance", "fct_ier_utterance")
 
@@ -76,7 +91,7 @@ class Options:
 
     def ier_signature(self) -> str:
         """sacrebleu-style signature of the interpretation error rates."""
-        return f"ier|reject:{self.markers.reject_label}|version:{code_version()}"
+        return f"ier|reject:{self.markers.reject_label}|{TEXT}|version:{code_version()}"
 
 
 # ---------------------------------------------------------------- load
@@ -196,8 +211,8 @@ def _normalised_reference(con, sha: str, options: Options) -> dict:
 def compute_unit(ids: dict, reference: dict, hyp: pl.DataFrame, options: Options, path: str,
                  ier: dict | None) -> dict[str, pa.Table]:
     """One unit (``ids``: campaign, task, corpus, system), a pure function: the hypotheses
-    ``hyp`` (line_no, utt_id, text) aligned with
-    the normalised ``reference`` under every method, and the counts built from them by
+    ``hyp`` (line_no, utt_id, text) aligned with the normalised ``reference`` under every
+    method, and the counts built from them by
     ``fct_wer_utterance`` (and ``fct_ier_utterance`` when the unit has interpretations: ``ier``
     holds the staged metadata and interpretation rows): the unit's rows of every table it fills.
     An utterance id the reference lacks is an :class:`InputError` naming ``path``."""
@@ -211,19 +226,19 @@ def compute_unit(ids: dict, reference: dict, hyp: pl.DataFrame, options: Options
     aligned = []
     for method in options.methods:
         hyp_tokens = normalise(hyp_texts, method, options.markers, options.case)["tokens"]
-        rows = align_tokens(reference[method], hyp_tokens, options.costs)
+        pairs = align_tokens(reference[method], hyp_tokens, options.costs)
         n = len(reference["utt_id"])
         aligned.append(pa.table({
             "method": pa.repeat(method, n), "utt_id": reference["utt_id"].to_arrow(),
-            "missing": missing.to_arrow(), "ref_tokens": rows["ref_tokens"],
-            "hyp_tokens": rows["hyp_tokens"], "ops": rows["ops"],
+            "missing": missing.to_arrow(), "ref_tokens": pairs["ref_tokens"],
+            "hyp_tokens": pairs["hyp_tokens"], "ops": pairs["ops"],
             "signature": pa.repeat(options.signature(method), n),
         }))
 
-    def write(con) -> None:  # one insert for every method
-        insert_arrow(con, "int_wer_aligned_utterance", pa.concat_tables(aligned),
-                     "$campaign, $task, $corpus, $system, method, utt_id, missing, ref_tokens, "
-                     "hyp_tokens, ops, signature", ids)
+    rows = {"int_wer_aligned_utterance": keyed(ids, pa.concat_tables(aligned), [
+        "method", "utt_id", "missing", "ref_tokens", "hyp_tokens", "ops", "signature"])}
+
+    def write(con) -> None:  # the alignments (and the IER inputs) are registered: no copy
         build(con, SQL_FOLDER, "fct_wer_utterance", **ids)
         if ier is not None:
             build(con, SQL_FOLDER, "fct_ier_utterance", **ids,
@@ -233,7 +248,7 @@ def compute_unit(ids: dict, reference: dict, hyp: pl.DataFrame, options: Options
                   signature=options.ier_signature())
     context = None if ier is None else {t: ier[t] for t in ("stg_wer_metadata",
                                                              "stg_wer_interpretation")}
-    return written(SQL_FOLDER, _UNIT_TABLES, write, context)
+    return written(SQL_FOLDER, _UNIT_TABLES, write, context, rows)
 
 
 def _sha(staged: pa.Table) -> str:

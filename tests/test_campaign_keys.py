@@ -1,0 +1,129 @@
+"""campaign.toml is strict: an unknown or misspelt key is an error naming it and the closest valid
+key (a misspelt ``hypotheses`` must never make a system vanish with exit 0), malformed values are
+one-line errors, and the published JSON Schema says the same as the loader: the demo campaign
+validates, a misspelt key does not, and ``docs/campaign.schema.json`` is the command's output.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tomllib
+from pathlib import Path
+
+import jsonschema
+import pytest
+from click.testing import CliRunner
+
+from warehouse.campaign import CampaignError, load_campaign
+from warehouse.campaign_schema import schema
+from warehouse.cli import main
+from warehouse.demo import write_demo_campaign
+from warehouse.pipeline import run
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory) -> Path:
+    return write_demo_campaign(tmp_path_factory.mktemp("keys") / "campaign", scale=0.03).parent
+
+
+def edited(demo: Path, tmp_path: Path, old: str, new: str, count: int = 1) -> Path:
+    text = (demo / "campaign.toml").read_text(encoding="utf-8")
+    assert old in text
+    camp = tmp_path / "campaign"
+    camp.mkdir()
+    (camp / "campaign.toml").write_text(text.replace(old, new, count), encoding="utf-8")
+    for item in demo.iterdir():  # the data, copied (a link out of the folder is refused)
+        if item.name != "campaign.toml":
+            (shutil.copytree if item.is_dir() else shutil.copy)(item, camp / item.name)
+    return camp
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ("hypotheses = ", "hypothesis = ", "unknown key 'hypothesis'; did you mean 'hypotheses'?"),
+    ("bootstrap = ", "bootstap = ", "[campaign]: unknown key 'bootstap'; did you mean 'bootstrap'?"),
+    ('publication = "', 'publicaton = "',
+     "unknown key 'publicaton'; did you mean 'publication'?"),
+    ("methods = ", "method = ", "unknown key 'method'; did you mean 'methods'?"),
+    ("submissions = ", "submission = ", "unknown key 'submission'; did you mean 'submissions'?"),
+])
+def test_a_misspelt_key_is_an_error_with_a_suggestion(demo, tmp_path, old, new, message):
+    camp = edited(demo, tmp_path, old, new)
+    with pytest.raises(CampaignError) as err:
+        run(camp, tmp_path / "w.duckdb", None, quiet=True)
+    assert message in str(err.value)
+    result = CliRunner().invoke(main, ["run", str(camp), "--db", str(tmp_path / "c.duckdb")])
+    assert result.exit_code == 1 and message in result.output and "Traceback" not in result.output
+    document = tomllib.loads((camp / "campaign.toml").read_text(encoding="utf-8"))
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(document, schema())
+
+
+@pytest.mark.parametrize("value, expected", [
+    ('bootstrap = "many"',
+     "[campaign].bootstrap: expected an integer from 1 to 1,000,000, found 'many'"),
+    ("bootstrap = -5", "[campaign].bootstrap: expected an integer from 1 to 1,000,000, found -5"),
+    ("seed = inf", "[campaign].seed: expected an integer from 0 to"),
+    ("seed = true", "[campaign].seed: expected an integer"),
+    ('id = "a\\nb"', "campaign.id: expected an identifier"),
+])
+def test_malformed_values_are_one_line(tmp_path, value, expected):
+    camp = tmp_path / "c"
+    camp.mkdir()
+    head = {"id": 'id = "c"', "bootstrap": "", "seed": ""}
+    key = value.split(" =")[0]
+    head[key] = value
+    (camp / "campaign.toml").write_text("[campaign]\n" + "\n".join(v for v in head.values() if v))
+    with pytest.raises(CampaignError) as err:
+        load_campaign(camp)
+    assert expected in str(err.value)
+
+
+def test_the_demo_campaign_validates_against_the_schema(demo):
+    document = tomllib.loads((demo / "campaign.toml").read_text(encoding="utf-8"))
+    jsonschema.validate(document, schema())
+    load_campaign(demo)  # and the loader agrees
+
+
+def test_the_published_schema_is_the_commands_output():
+    result = CliRunner().invoke(main, ["campaign-schema"])
+    assert result.exit_code == 0
+    published = json.loads((ROOT / "docs" / "campaign.schema.json").read_text(encoding="utf-8"))
+    assert json.loads(result.output) == published
+    jsonschema.Draft202012Validator.check_schema(published)
+
+
+def _wer_campaign(folder: Path, reference: str, extra: str = "") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "campaign.toml").write_text(f"""[campaign]
+id = "c"
+{extra}
+[[participants]]
+id = "p"
+[[tasks]]
+id = "asr"
+family = "wer"
+[[tasks.corpora]]
+id = "t"
+reference = "{reference}"
+""", encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize("reference", ["../../../../../../etc/passwd", "/etc/passwd",
+                                       "link/passwd"])
+def test_paths_leaving_the_campaign_folder_are_refused(tmp_path, reference):
+    camp = _wer_campaign(tmp_path / "c", reference)
+    (camp / "link").symlink_to("/etc")
+    with pytest.raises(CampaignError, match="expected a file inside the campaign folder"):
+        load_campaign(camp)
+
+
+def test_a_declared_root_lets_files_live_elsewhere(tmp_path):
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "ref.trn").write_text("bonjour (u1)\n")
+    camp = _wer_campaign(tmp_path / "c", "../shared/ref.trn", 'roots = ["../shared"]')
+    assert load_campaign(camp).tasks[0].corpora[0].files["reference"] == shared / "ref.trn"

@@ -1,0 +1,158 @@
+"""Misuse and bad input, as an adversary would try them: distinct exit codes (usage 64, failure 1,
+rejection 2), one line and never a traceback; a warehouse that does not exist is not created by
+``score`` / ``report``; one in use by another process is named with its PID; and every reader
+turns whatever it is given (CR-only line ends, NFD text, a huge line, nesting 100,000 deep, a
+5,000-digit number, an empty or comments-only file, a folder) into a result or a rejection of
+that file.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import unicodedata
+
+import duckdb
+import pytest
+from click.testing import CliRunner
+
+from warehouse.cli import EXIT_FAILURE, EXIT_REJECTED, EXIT_USAGE, main
+
+SCOREHOUSE = [sys.executable, "-m", "warehouse.cli"]
+
+
+def cli(*args):
+    """The real command in a fresh process (exit codes and stderr as a user sees them)."""
+    return subprocess.run([*SCOREHOUSE, *map(str, args)], capture_output=True, text=True)
+
+
+def one_line(result) -> bool:
+    return "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("args", [["run"], ["nosuch"], ["wer", "--method", "m9", "a", "b"],
+                                  ["sql", "--max-rows", "0", "SELECT 1"]])
+def test_usage_errors_exit_64(args):
+    result = cli(*args)
+    assert result.returncode == EXIT_USAGE and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("command", ["score", "report"])
+def test_a_missing_warehouse_is_refused_not_created(tmp_path, command):
+    camp = tmp_path / "campaign"
+    camp.mkdir()
+    (camp / "campaign.toml").write_text('[campaign]\nid = "c"\n')
+    out = tmp_path / "bulletins"
+    result = cli(command, camp, "--db", tmp_path / "typo.duckdb",
+                 *(["--out", out] if command == "report" else []))
+    assert result.returncode == EXIT_FAILURE and one_line(result)
+    assert "no such warehouse file" in result.stderr
+    assert not (tmp_path / "typo.duckdb").exists() and not out.exists()
+
+
+def test_a_warehouse_in_use_is_named(tmp_path):
+    camp = tmp_path / "campaign"
+    camp.mkdir()
+    (camp / "campaign.toml").write_text('[campaign]\nid = "c"\n')
+    db = tmp_path / "busy.duckdb"
+    holder = duckdb.connect(str(db))  # another process holds the write lock: this one
+    try:
+        result = cli("score", camp, "--db", db)
+    finally:
+        holder.close()
+    assert result.returncode == EXIT_FAILURE and one_line(result)
+    assert "in use by another process (PID " in result.stderr
+
+
+# ---------------------------------------------------------------- readers: results or rejections
+
+REF = "bonjour à tous (u1)\nil fait beau (u2)\ncafé crème (u3)\n"
+
+
+def wer(tmp_path, hyp: bytes, ref: str = REF):
+    (tmp_path / "ref.trn").write_text(ref, encoding="utf-8")
+    (tmp_path / "hyp.trn").write_bytes(hyp)
+    return CliRunner().invoke(main, ["wer", str(tmp_path / "ref.trn"), str(tmp_path / "hyp.trn"),
+                                     "--json"])
+
+
+def test_cr_only_and_crlf_line_ends_read_as_lines(tmp_path):
+    plain = wer(tmp_path, REF.encode())
+    for ends in (b"\r", b"\r\n"):
+        other = wer(tmp_path, REF.encode().replace(b"\n", ends))
+        assert other.exit_code == 0 and other.stdout == plain.stdout
+    assert '"wer": 0.0' in plain.stdout
+
+
+def test_nfd_text_equals_nfc_text(tmp_path):
+    nfd = unicodedata.normalize("NFD", REF).encode()
+    assert nfd != REF.encode()
+    result = wer(tmp_path, nfd)
+    assert result.exit_code == 0 and '"wer": 0.0' in result.stdout
+    assert "text:nfc" in result.stdout  # the signature says so
+
+
+def test_a_huge_line_is_rejected_quickly(tmp_path):
+    result = wer(tmp_path, ("mot " * 200_000 + "(u1)\n").encode())
+    assert result.exit_code == EXIT_REJECTED
+    assert "hyp.trn:1: expected lines of at most 100,000 characters" in result.output
+
+
+def test_a_folder_given_as_a_file_is_a_rejection(tmp_path):
+    from warehouse.pipeline import one_shot_campaign, run_one_shot
+
+    (tmp_path / "ref.trn").write_text(REF)
+    (tmp_path / "folder.trn").mkdir()
+    campaign = one_shot_campaign("wer", tmp_path / "ref.trn", tmp_path / "folder.trn",
+                                 {"methods": ["none"]})
+    _, result = run_one_shot(campaign)
+    assert result.exit_code == EXIT_REJECTED
+    assert result.rejections == [f"{tmp_path / 'folder.trn'}: expected a readable file, found a "
+                                 "folder"]
+
+
+KEY = '{"doc": "d1", "tokens": ["Marie", "dort", "."], "clusters": [[[0, 0]]]}\n'
+
+
+@pytest.mark.parametrize("bad", [
+    "[" * 100_000 + "]" * 100_000,
+    '{"doc": "d1", "tokens": ["a"], "clusters": [[[0, ' + "9" * 5_000 + "]]]}",
+    '{"doc": "d1", "tokens": ["a"], "clusters": [[[0, 0]]], "deep": ' + "[" * 50_000
+    + "]" * 50_000 + "}",
+])
+def test_coref_json_lines_past_the_limits_are_rejections(tmp_path, bad):
+    (tmp_path / "key.jsonl").write_text(KEY)
+    (tmp_path / "resp.jsonl").write_text(bad + "\n")
+    result = CliRunner().invoke(main, ["coref", str(tmp_path / "key.jsonl"),
+                                       str(tmp_path / "resp.jsonl"), "--format", "jsonl"])
+    assert result.exit_code == EXIT_REJECTED, result.output
+    assert "resp.jsonl" in result.output and "Traceback" not in result.output
+
+
+GOLD = "# sent_id = s1\n# text = Il dort.\n1\tIl\til\tPRON\t_\t_\t2\tnsubj\t_\t_\n" \
+       "2\tdort\tdormir\tVERB\t_\t_\t0\troot\t_\tSpaceAfter=No\n3\t.\t.\tPUNCT\t_\t_\t2\tpunct\t_\t_\n\n"
+
+
+@pytest.mark.parametrize("system", [b"", b"# only a comment\n", b"\r\r\r", b"\n\n\n",
+                                    GOLD.replace("\n", "\r").encode()])
+def test_conllu_files_of_nothing_are_rejections_or_results(tmp_path, system):
+    (tmp_path / "gold.conllu").write_text(GOLD)
+    (tmp_path / "sys.conllu").write_bytes(system)
+    result = CliRunner().invoke(main, ["parsing", str(tmp_path / "gold.conllu"),
+                                       str(tmp_path / "sys.conllu"), "--format", "conllu",
+                                       "--json"])
+    assert result.exit_code in (0, EXIT_REJECTED), result.output
+    assert "Traceback" not in result.output and not isinstance(result.exception, Exception) \
+        or isinstance(result.exception, SystemExit)
+    if system.startswith(b"# sent_id"):  # CR-only line ends: the same file, read line by line
+        assert result.exit_code == 0
+
+
+def test_a_nightly_run_prints_nothing_on_stdout(tmp_path):
+    from warehouse.demo import write_demo_campaign
+
+    camp = write_demo_campaign(tmp_path / "campaign", scale=0.02, pos=False, parsing=False,
+                               coref=False, terms=False).parent
+    result = cli("run", camp, "--db", tmp_path / "w.duckdb", "--out", tmp_path / "b")
+    assert result.returncode == 0 and result.stdout == ""
+    assert "unit(s) scored" in result.stderr

@@ -1,0 +1,71 @@
+"""The query surface: ``scorehouse sql`` over a warehouse opened read-only and locked.
+
+The warehouse file is opened read-only, then DuckDB's access to anything outside it is switched
+off (``enable_external_access = false``: no ``read_csv``, ``COPY ... TO``, ``glob``, ``ATTACH`` of
+another file, extension loading or web access) and the configuration is locked
+(``lock_configuration = true``: a query cannot switch it back). A query sees the warehouse's own
+tables and views and nothing else. An organiser who wants local files in a query names the
+folders (``--allow-files DIR``): DuckDB may then read and write under them (its
+``allowed_directories``); that trusts the query, so it is never the default.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import polars as pl
+
+
+class QueryError(Exception):
+    """The query or the warehouse cannot be used: one line, exit 1."""
+
+
+def open_locked(db: str | Path, allow: tuple[str, ...] = ()) -> duckdb.DuckDBPyConnection:
+    """The warehouse ``db`` read-only, external access off (but under ``allow``), locked."""
+    path = Path(db)
+    if not path.is_file():
+        raise QueryError(f"{db}: no such warehouse file (create one with scorehouse run)")
+    try:
+        con = duckdb.connect(str(path), read_only=True)
+    except duckdb.Error as err:
+        raise QueryError(f"{db}: cannot open the warehouse: {err}") from None
+    if allow:
+        folders = [str(Path(a).resolve()) + "/" for a in allow]
+        con.execute("SET allowed_directories = $folders", {"folders": folders})
+    con.execute("SET enable_external_access = false")
+    con.execute("SET lock_configuration = true")
+    return con
+
+
+def answer(con: duckdb.DuckDBPyConnection, query: str) -> pl.DataFrame:
+    """The query's result; a DuckDB error (a refused file access included) is a QueryError."""
+    try:
+        relation = con.sql(query)
+        return relation.pl() if relation is not None else pl.DataFrame()
+    except duckdb.Error as err:
+        raise QueryError(str(err).splitlines()[0]) from None
+
+
+def plain_table(frame: pl.DataFrame, max_rows: int) -> tuple[str, int]:
+    """An aligned plain-text table of at most ``max_rows`` rows (strings never cut or wrapped,
+    nulls shown empty) and the number of rows left out."""
+    shown = frame.head(max_rows)
+    cells = [[_cell(v) for v in row] for row in shown.iter_rows()]
+    header = [str(c) for c in frame.columns]
+    widths = [max([len(h), *(len(r[i]) for r in cells)]) for i, h in enumerate(header)]
+    numeric = [dtype.is_numeric() for dtype in frame.dtypes]
+
+    def line(values: list[str]) -> str:
+        return "  ".join((v.rjust(w) if n else v.ljust(w)) for v, w, n in
+                         zip(values, widths, numeric)).rstrip()
+    rows = [line(header), line(["-" * w for w in widths]), *(line(r) for r in cells)]
+    return "\n".join(rows), frame.height - shown.height
+
+
+def _cell(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
