@@ -43,7 +43,8 @@ def edited(demo: Path, tmp_path: Path, old: str, new: str, count: int = 1) -> Pa
 
 @pytest.mark.parametrize("old, new, message", [
     ("hypotheses = ", "hypothesis = ", "unknown key 'hypothesis'; did you mean 'hypotheses'?"),
-    ("bootstrap = ", "bootstap = ", "[campaign]: unknown key 'bootstap'; did you mean 'bootstrap'?"),
+    ("bootstrap = ", "bootstap = ",
+     "[campaign]: unknown key 'bootstap'; did you mean 'bootstrap'?"),
     ('publication = "', 'publicaton = "',
      "unknown key 'publicaton'; did you mean 'publication'?"),
     ("methods = ", "method = ", "unknown key 'method'; did you mean 'methods'?"),

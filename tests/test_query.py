@@ -92,3 +92,28 @@ def test_the_table_is_plain_aligned_and_capped(db):
     assert len({len(line) for line in lines[:3]}) == 1  # aligned columns
     everything = sql(db, "--max-rows", "1000", "SELECT n FROM mart_x")
     assert len(everything.stdout.splitlines()) == 252 and "more row" not in everything.stderr
+
+
+def test_the_public_database_holds_only_what_was_published(tmp_path):
+    from warehouse.demo import write_demo_campaign
+    from warehouse.pipeline import run
+
+    camp = write_demo_campaign(tmp_path / "campaign", scale=0.03, parsing=False, coref=False,
+                               terms=False).parent
+    out = tmp_path / "bulletins"
+    assert run(camp, tmp_path / "w.duckdb", out, quiet=True).exit_code == 0
+    public = tmp_path / "public.duckdb"
+    result = CliRunner().invoke(main, ["public-db", str(out), str(public)])
+    assert result.exit_code == 0, result.output
+    con = duckdb.connect(str(public), read_only=True)
+    try:
+        names = [n for (n,) in con.execute("SELECT name FROM published_tables").fetchall()]
+        assert "pos__pos_scores" in names
+        text = " ".join(str(row) for name in names
+                        for row in con.execute(f'SELECT * FROM "{name}"').fetchall())
+    finally:
+        con.close()
+    assert "morpho-w" not in text  # withheld: not published, not exported
+    assert "morpho-c" not in text and "P-" in text  # anonymous: under its code only
+    again = CliRunner().invoke(main, ["public-db", str(out), str(public)])
+    assert again.exit_code == 1 and "exists already" in again.output

@@ -185,6 +185,22 @@ def report_command(campaign_dir, db, quiet, out):
     _run_steps(campaign_dir, db, out, ("report",), False, quiet)
 
 
+@main.command("public-db")
+@click.argument("bulletins", type=click.Path(exists=True, file_okay=False))
+@click.argument("out", type=click.Path(dir_okay=False))
+def public_db_command(bulletins, out):
+    """Write OUT, a DuckDB file anyone may query: the tables a bulletin edition published and
+    nothing else (no withheld system; anonymous ones under their codes, as on the pages). The
+    same tables are in the bulletin folder as Parquet."""
+    from warehouse.query import QueryError, public_database
+
+    try:
+        names = public_database(bulletins, out)
+    except QueryError as err:
+        raise click.ClickException(str(err)) from None
+    click.echo(f"{out}: {len(names)} published table(s)", err=True)
+
+
 @main.command("campaign-schema")
 def campaign_schema_command():
     """Print the JSON Schema of campaign.toml (for editors: put

@@ -69,3 +69,36 @@ def _cell(value) -> str:
     if isinstance(value, float):
         return repr(value)
     return str(value)
+
+
+def public_database(bulletins: str | Path, out: str | Path) -> list[str]:
+    """Write ``out``, a DuckDB file holding only what a bulletin edition published: one table per
+    published Parquet table (``<page>__<table>``, e.g. ``asr__wer_scores``) and
+    ``published_tables`` listing them. Withheld systems are absent and anonymous ones appear under
+    their codes, as on the pages, because the tables are the pages' own. Returns the table
+    names."""
+    root = Path(bulletins).resolve()
+    files = sorted(root.glob("*/*.parquet"))
+    if not files:
+        raise QueryError(f"{bulletins}: no published tables (expected a bulletin folder written "
+                         "by scorehouse run or report)")
+    target = Path(out)
+    if target.exists():
+        raise QueryError(f"{out}: exists already (choose a new file)")
+    partial = target.with_name(f".{target.name}.partial")
+    partial.unlink(missing_ok=True)
+    con = duckdb.connect(str(partial))
+    names = []
+    try:
+        for file in files:
+            name = f"{file.parent.name}__{file.stem}".replace("-", "_")
+            con.execute(f'CREATE TABLE "{name}" AS SELECT * FROM read_parquet($file)',
+                        {"file": str(file)})
+            names.append((name, file.parent.name, str(file.relative_to(root))))
+        con.execute("CREATE TABLE published_tables (name VARCHAR, page VARCHAR, file VARCHAR)")
+        con.executemany("INSERT INTO published_tables VALUES (?, ?, ?)", names)
+        con.execute("CHECKPOINT")
+    finally:
+        con.close()
+    partial.rename(target)
+    return [n for n, _, _ in names]
