@@ -375,9 +375,11 @@ def read_mention_categories(path: str | Path, data: bytes | None = None) -> pa.T
                       | (pl.col("s") < 0) | (pl.col("s") > pl.col("e")))
     for row in bad.head(1).iter_rows(named=True):
         candidates.append((row["line_no"], "a doc, integers 0 <= start <= end and a category", shorten(row["raw"])))
-    again = rows.filter(~pl.struct("doc", "s", "e").is_first_distinct())
+    spans = rows.filter(pl.col("s").is_not_null() & pl.col("e").is_not_null())  # bad ones flagged
+    again = spans.filter(~pl.struct("doc", "s", "e").is_first_distinct())
     for row in again.head(1).iter_rows(named=True):
-        first = rows.filter((pl.col("doc") == row["doc"]) & (pl.col("s") == row["s"]) & (pl.col("e") == row["e"]))
+        first = spans.filter((pl.col("doc") == row["doc"]) & (pl.col("s") == row["s"])
+                             & (pl.col("e") == row["e"]))
         candidates.append((row["line_no"], "one category per span",
                            f"{row['doc']} [{row['s']}, {row['e']}] again (first on line {first['line_no'][0]})"))
     first_error(candidates, path)

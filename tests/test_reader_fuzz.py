@@ -1,0 +1,108 @@
+"""Every reader, fed generated files (random bytes, and valid-looking lines cut, shuffled, with
+fields dropped, doubled or garbled), gives a table or an InputError naming the file, nothing else:
+no IndexError, no KeyError, no traceback a user would meet. The staging guard
+(``warehouse.catalog._read``) would turn any other error into a rejection anyway; this test
+finds the readers' own gaps so that each gets a message a person can act on. The examples are
+the same on every run (CI stays reproducible); ``SCOREHOUSE_FUZZ_EXAMPLES=5000`` draws that many
+new ones.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from etl.conllu import read_conllu
+from etl.coref import read_conll2012, read_coref_jsonl, read_mention_categories
+from etl.easy import read_easy_xml
+from etl.easy_tsv import read_easy_tsv
+from etl.errors import InputError
+from etl.grace import read_grace_reference, read_grace_submission
+from etl.tagtable import read_tag_table
+from etl.terms import read_relations, read_term_list, read_variant_groups
+from etl.text import prepared
+from etl.trn import read_trn
+from etl.tsv import read_tsv
+from etl.ud import read_ud
+
+SAMPLES = {  # a valid-looking line or two of each format, the material the fuzzer garbles
+    read_trn: "bonjour à tous (u1)\nil fait beau (u2)\n",
+    read_tsv: "utt_id\tspeaker\tcategory\nu1\tspk1\tC1\nu2\tspk2\t\n",
+    read_conllu: "# sent_id = s1\n1\tIl\til\tPRON\t_\t_\t2\tnsubj\t_\t_\n"
+                 "2\tdort\tdormir\tVERB\t_\t_\t0\troot\t_\t_\n\n",
+    read_ud: "# sent_id = s1\n# text = Il dort\n1\tIl\til\tPRON\t_\t_\t2\tnsubj\t_\t_\n"
+             "2\tdort\tdormir\tVERB\t_\t_\t0\troot\t_\t_\n\n",
+    read_grace_reference: "# doc = d1\n# genre = presse\nLe\tDa-ms-d\nchat\tNcms\n.\tFs\n\n",
+    read_grace_submission: "Le\tDa-ms-d\nchat\tNcms|Vmip3s\n.\tFs\n\n",
+    read_tag_table: "DET\tDa-ms-d\nNOUN\tNcms\n",
+    read_term_list: "éolienne\tSpecific_Term\nrotor\tCommon_Term\n",
+    read_variant_groups: "1\téolienne\n1\téoliennes\n",
+    read_relations: "rotor\tpart-of\téolienne\n",
+    read_mention_categories: "doc\tstart\tend\tcategory\nd1\t0\t0\tpronoun\n",
+    read_conll2012: "#begin document (d1); part 000\nd1\t0\t0\tMarie\t(1)\nd1\t0\t1\tdort\t-\n\n"
+                    "#end document\n",
+    read_coref_jsonl: '{"doc": "d1", "tokens": ["Marie", "dort"], "clusters": [[[0, 0]]]}\n',
+    read_easy_xml: '<?xml version="1.0"?><DOCUMENT><E id="E1"><constituants>'
+                   '<F id="E1F1">Il</F><Groupe type="GN" id="E1G1"><F id="E1F2">dort</F></Groupe>'
+                   '</constituants><relations/></E></DOCUMENT>',
+    read_easy_tsv: "# sent_id = E1\nF\tE1F1\tIl\t_\nG\tE1G1\tGN\nF\tE1F2\tdort\tE1G1\n",
+}
+
+
+def _garbled(sample: str):
+    lines = sample.splitlines(keepends=True)
+    pieces = st.lists(st.sampled_from(lines + ["\t", "\n", "\r", "#", "", " ", "(", ")", "|",
+                                               "-1", "0", "99999999999999999999", "\x00", "é",
+                                               "e\u0301", "{", "}", "[", "]", '"', "<", ">"]),
+                      max_size=30)
+    return st.one_of(
+        pieces.map("".join).map(lambda s: s.encode("utf-8")),
+        st.binary(max_size=200),
+        st.tuples(st.integers(0, len(sample)), st.integers(0, len(sample)))
+        .map(lambda ab: (sample[:min(ab)] + sample[max(ab):]).encode("utf-8")),
+    )
+
+
+def fuzz(reader, sample: str) -> None:
+    """Feed ``reader`` 150 garbled versions of ``sample``: a table or an InputError, else raise."""
+    path = Path("fuzz") / f"input.{reader.__name__}"
+
+    @settings(max_examples=int(os.environ.get("SCOREHOUSE_FUZZ_EXAMPLES", 150)), deadline=None,
+              suppress_health_check=list(HealthCheck), database=None,
+              derandomize=not os.environ.get("SCOREHOUSE_FUZZ_EXAMPLES"))
+    @given(_garbled(sample))
+    def check(data: bytes):
+        try:
+            out = reader(path, prepared(path, data))
+        except InputError as err:
+            assert str(path) in str(err)
+        else:
+            assert isinstance(out, pa.Table)
+
+    check()
+
+
+@pytest.mark.parametrize("reader", list(SAMPLES), ids=lambda r: r.__name__)
+def test_a_reader_gives_a_table_or_an_input_error(reader):
+    fuzz(reader, SAMPLES[reader])
+
+
+def test_the_fuzzer_finds_a_reader_that_breaks():
+    def careless(path, data: bytes) -> pa.Table:  # trusts every line to have two fields
+        return pa.table({"second": [line.split(b"\t")[1] for line in data.splitlines()]})
+
+    with pytest.raises(IndexError):
+        fuzz(careless, "a\tb\nc\td\n")
+
+
+@pytest.mark.parametrize("reader", list(SAMPLES), ids=lambda r: r.__name__)
+def test_the_fuzzers_material_is_valid(reader):
+    """The samples parse: the garbled files start from the format, not from noise."""
+    path = Path("fuzz") / "sample"
+    table = reader(path, prepared(path, SAMPLES[reader].encode("utf-8")))
+    assert isinstance(table, pa.Table) and table.num_rows > 0
