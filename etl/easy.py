@@ -213,8 +213,13 @@ def read_easy_xml(path: str | Path, data: bytes | None = None) -> pa.Table:
     def skipped(name: str, is_parameter: bool):
         fail(parser.CurrentLineNumber, "a declared entity", f"&{name};")
 
+    def declared(name, *_):  # internal or external: an EASY file needs none, and expanding them
+        fail(parser.CurrentLineNumber, "no entity declarations (EASY files use none)",
+             f"<!ENTITY {name} ...>")  # could blow up or read a file
+
     parser.StartElementHandler, parser.EndElementHandler = start, end
     parser.CharacterDataHandler, parser.SkippedEntityHandler = text, skipped
+    parser.EntityDeclHandler = declared
     try:
         parser.Parse(path.read_bytes() if data is None else data, True)
     except expat.ExpatError as err:

@@ -156,3 +156,15 @@ def test_a_nightly_run_prints_nothing_on_stdout(tmp_path):
     result = cli("run", camp, "--db", tmp_path / "w.duckdb", "--out", tmp_path / "b")
     assert result.returncode == 0 and result.stdout == ""
     assert "unit(s) scored" in result.stderr
+
+
+def test_xml_entity_declarations_are_refused_by_name(tmp_path):
+    from etl.easy import read_easy_xml
+    from etl.errors import InputError
+
+    path = tmp_path / "entities.xml"
+    path.write_text('<?xml version="1.0"?>\n<!DOCTYPE DOCUMENT [<!ENTITY x "dort">]>\n'
+                    '<DOCUMENT><E id="E1"><constituants><F id="E1F1">Il</F><F id="E1F2">&x;</F>'
+                    "</constituants><relations/></E></DOCUMENT>\n")
+    with pytest.raises(InputError, match=r"entities.xml:2: expected no entity declarations"):
+        read_easy_xml(path)
