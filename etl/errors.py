@@ -11,13 +11,21 @@ class InputError(ValueError):
     def __init__(self, path: str | Path, line: int | None, expected: str, found: str):
         self.path = str(path)
         self.line = line
-        self.expected = expected
-        self.found = found
+        self.expected = _capped(expected)
+        self.found = _capped(found)  # a message never echoes a file: at most MESSAGE_CHARS
         where = f"{self.path}:{line}" if line is not None else self.path
-        super().__init__(f"{where}: expected {expected}, found {found}")
+        super().__init__(f"{where}: expected {self.expected}, found {self.found}")
 
     def __reduce__(self):  # picklable: a unit computed in a worker process reports it as it is
         return type(self), (self.path, self.line, self.expected, self.found)
+
+
+MESSAGE_CHARS = 300
+
+
+def _capped(text: str) -> str:
+    text = str(text)
+    return text if len(text) <= MESSAGE_CHARS else f"{text[:MESSAGE_CHARS - 1]}… ({len(text):,} characters)"
 
 
 def decode_utf8(path: Path, data: bytes) -> str:

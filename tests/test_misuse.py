@@ -168,3 +168,10 @@ def test_xml_entity_declarations_are_refused_by_name(tmp_path):
                     "</constituants><relations/></E></DOCUMENT>\n")
     with pytest.raises(InputError, match=r"entities.xml:2: expected no entity declarations"):
         read_easy_xml(path)
+
+
+def test_no_message_echoes_a_file():
+    from etl.errors import MESSAGE_CHARS, InputError
+
+    err = InputError("big.tsv", 1, "a line of 3 fields", "x" * 1_350_000)
+    assert len(str(err)) < 2 * MESSAGE_CHARS and str(err).endswith("(1,350,000 characters)")
