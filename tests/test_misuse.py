@@ -175,3 +175,16 @@ def test_no_message_echoes_a_file():
 
     err = InputError("big.tsv", 1, "a line of 3 fields", "x" * 1_350_000)
     assert len(str(err)) < 2 * MESSAGE_CHARS and str(err).endswith("(1,350,000 characters)")
+
+
+def test_a_campaign_error_in_any_command_is_one_line_exit_1(tmp_path, monkeypatch):
+    from warehouse.campaign import CampaignError
+
+    def broken(*args, **kwargs):
+        raise CampaignError("campaign.toml: [campaign].seed: expected an integer")
+
+    monkeypatch.setattr("warehouse.pipeline.run", broken)  # the demo does not wrap it itself
+    result = CliRunner().invoke(main, ["demo", "--out", str(tmp_path / "d"), "--scale", "0.02"])
+    assert result.exit_code == EXIT_FAILURE
+    assert "Error: campaign.toml: [campaign].seed: expected an integer" in result.output
+    assert "internal error" not in result.output and "Traceback" not in result.output

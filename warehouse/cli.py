@@ -44,6 +44,9 @@ class _Commands(click.Group):
             sys.exit(EXIT_FAILURE)
         except (KeyboardInterrupt, SystemExit):
             raise
+        except InputError as err:  # a command that reads a file itself: a rejection
+            click.echo(f"Error: {err}", err=True)
+            sys.exit(EXIT_REJECTED)
         except Exception as err:  # noqa: BLE001 - one line, not a traceback
             if os.environ.get("SCOREHOUSE_DEBUG"):
                 raise
@@ -58,11 +61,18 @@ class _Commands(click.Group):
 
 
 def failure_message(err: BaseException) -> str | None:
-    """One line for a failure of the machine rather than of scorehouse (the warehouse in use by
-    another process, a read-only or full disk, a missing permission), else None."""
+    """One line for a failure that is not a scorehouse bug (a malformed campaign, an unusable
+    store or executor, the warehouse in use by another process, a read-only or full disk, a
+    missing permission), else None."""
     import duckdb
 
+    from warehouse.query import QueryError
+    from warehouse.runner import ExecutorError
+    from warehouse.store import StoreError
+
     text = str(err)
+    if isinstance(err, (CampaignError, SchemaError, ExecutorError, StoreError, QueryError)):
+        return text  # scorehouse's own errors already say what to do, in one line
     if isinstance(err, duckdb.Error) and "lock" in text.lower():
         import re
 
