@@ -153,9 +153,10 @@ def run_units(
             progress.advance(bar)
 
         if store is not None and not ctx.force:
-            stored = [u for u in units if store.has(keys[id(u)])]
+            manifests = {id(u): store.manifest(keys[id(u)]) for u in units}  # one read each
+            stored = [u for u in units if manifests[id(u)] is not None]
             for unit in stored:
-                done(unit, lambda u=unit: store.load(keys[id(u)]))
+                done(unit, lambda u=unit: store.load(keys[id(u)], manifests[id(u)]))
             if stored:
                 ctx.notes.append(f"{label}: {len(stored)} unit(s) committed from the store "
                                  f"{store.label}, computed before and not again")

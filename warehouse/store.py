@@ -100,9 +100,10 @@ class Store:
         except (OSError, pa.ArrowException) as err:
             raise StoreError(f"cannot write to the store {self.label}: {err}") from None
 
-    def load(self, key: str) -> dict:
-        """A unit's tables, as they were saved (Arrow tables, Polars frames and Nones)."""
-        manifest = self.manifest(key)
+    def load(self, key: str, manifest: dict | None = None) -> dict:
+        """A unit's tables, as they were saved (Arrow tables, Polars frames and Nones);
+        ``manifest``: the one already read for ``key``, if any (one read less per unit)."""
+        manifest = manifest or self.manifest(key)
         if manifest is None:
             raise StoreError(f"the store {self.label} has no complete output {key}")
         out = {}
