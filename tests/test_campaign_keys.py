@@ -128,3 +128,10 @@ def test_a_declared_root_lets_files_live_elsewhere(tmp_path):
     (shared / "ref.trn").write_text("bonjour (u1)\n")
     camp = _wer_campaign(tmp_path / "c", "../shared/ref.trn", 'roots = ["../shared"]')
     assert load_campaign(camp).tasks[0].corpora[0].files["reference"] == shared / "ref.trn"
+
+
+def test_a_file_given_as_an_option_is_confined_too(demo, tmp_path):
+    camp = edited(demo, tmp_path, 'table = "', 'table = "../../../../../../etc/passwd#')
+    with pytest.raises(CampaignError, match=r"system .*\.table: expected a file inside the campaign"):
+        run(camp, tmp_path / "w.duckdb", None, quiet=True)
+    assert not (tmp_path / "w.duckdb").exists()  # refused before the warehouse is touched

@@ -45,9 +45,10 @@ def check_keys(found, valid, where: str, path) -> None:
                                 f"(expected some of {', '.join(sorted(valid))})")
 
 
-def check_family_keys(task: "Task", keys: dict, path) -> None:
+def check_family_keys(task: "Task", keys: dict, path, roots: tuple[Path, ...]) -> None:
     """A task's own keys, its corpora's and its systems' against its family's ``keys``
-    (``{"task": ..., "corpus": ..., "system": ...}``)."""
+    (``{"task": ..., "corpus": ..., "system": ..., "system_paths": ...}``); the system options
+    named in ``system_paths`` are files, which must lie inside ``roots`` like any other."""
     where = f"task {task.id} ({task.family})"
     check_keys(task.options, (*TASK_KEYS, *keys["task"]), where, path)
     for corpus in task.corpora:
@@ -56,6 +57,10 @@ def check_family_keys(task: "Task", keys: dict, path) -> None:
     for system in task.systems:
         check_keys([*system.files, *system.options], (*SYSTEM_KEYS, *keys["system"]),
                    f"{where}: system {system.id}", path)
+        for option in keys.get("system_paths", ()):  # a single file given as an option
+            if option in system.options:
+                resolve_file(roots, system.options[option], f"{where}: system {system.id}.{option}",
+                             path)
 
 
 @dataclass(frozen=True)

@@ -68,7 +68,8 @@ def run(campaign_dir: str | Path, db: str | Path, out: str | Path | None,
     filesystem URL; None: the folder beside ``db``, :mod:`warehouse.store`)."""
     campaign = load_campaign(campaign_dir)
     for task in campaign.tasks:  # fail early on an unknown family or an unknown key
-        check_family_keys(task, family(task.family).CAMPAIGN_KEYS, campaign.root / "campaign.toml")
+        check_family_keys(task, family(task.family).CAMPAIGN_KEYS, campaign.root / "campaign.toml",
+                          campaign.roots)
     location = store or default_location(db)
     unit_store = Store(location) if location and "score" in steps else None
     con = open_warehouse(db)

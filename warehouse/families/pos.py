@@ -47,6 +47,7 @@ CAMPAIGN_KEYS = {  # the keys campaign.toml may give a pos task (campaign.check_
     "task": ("evaluations", "granularities", "baselines", "intervals"),
     "corpus": ("reference", "training", "format", "tag"),
     "system": ("submissions", "table", "format", "tag"),
+    "system_paths": ("table",),  # checked with the other files when the campaign is read
 }
 EVALUATIONS = ("absolute", "relative")
 GRANULARITIES = ("full", "category")
