@@ -132,6 +132,6 @@ def test_a_declared_root_lets_files_live_elsewhere(tmp_path):
 
 def test_a_file_given_as_an_option_is_confined_too(demo, tmp_path):
     camp = edited(demo, tmp_path, 'table = "', 'table = "../../../../../../etc/passwd#')
-    with pytest.raises(CampaignError, match=r"system .*\.table: expected a file inside the campaign"):
+    with pytest.raises(CampaignError, match=r"\.table: expected a file inside the campaign"):
         run(camp, tmp_path / "w.duckdb", None, quiet=True)
     assert not (tmp_path / "w.duckdb").exists()  # refused before the warehouse is touched
