@@ -135,3 +135,24 @@ def test_an_s3_store_gives_the_folder_store_results(campaign, tmp_path, s3):
     assert all("testing" not in n and "endpoint" not in n for n in again.notes)
     assert tables(tmp_path / "s3-again.duckdb") == tables(tmp_path / "local.duckdb")
     assert os.environ["AWS_ACCESS_KEY_ID"] == "testing"
+
+
+def test_a_store_that_cannot_be_written_costs_a_note_not_the_night(campaign, tmp_path,
+                                                                   monkeypatch):
+    from warehouse import store as store_module
+    from warehouse.runner import compute_chunk
+
+    expected = run(campaign, tmp_path / "a.duckdb", None, quiet=True, store=str(tmp_path / "s"))
+
+    def full(self, key, tables):
+        raise StoreError(f"cannot write to the store {self.label}: No space left on device")
+
+    monkeypatch.setattr(store_module.Store, "save", full)
+    result = run(campaign, tmp_path / "b.duckdb", None, quiet=True, store=str(tmp_path / "t"))
+    assert result.exit_code == 0 and result.scored == expected.scored
+    assert sum("units are committed but not kept in the store" in n for n in result.notes) >= 1
+    assert tables(tmp_path / "b.duckdb") == tables(tmp_path / "a.duckdb")
+    # a worker whose save fails sends the rows back the direct way
+    rows = compute_chunk(str(tmp_path / "t"), lambda ids, n: {"t": pa.table({"n": [n]})},
+                         [("k", ({}, 7))])
+    assert rows[0]["t"]["n"][0].as_py() == 7

@@ -47,7 +47,7 @@ from etl.errors import InputError
 from warehouse import __version__
 from warehouse.catalog import RunContext, fingerprint, package_files, record_scorings, transaction
 from warehouse.db import insert_arrow
-from warehouse.store import opened, unit_key
+from warehouse.store import StoreError, opened, unit_key
 
 
 @dataclass(frozen=True)
@@ -187,7 +187,7 @@ def run_units(
         elif workers <= 1 or len(units) <= 1:
             # the store is written by a thread (Parquet encoding releases the GIL) while the
             # next unit computes; a kill before it finishes leaves no manifest, nothing stale
-            with _Saver(store) as saver:
+            with _Saver(store, ctx.notes) as saver:
                 for unit, arguments in prepared:
                     done(unit, lambda a=arguments, k=keys[id(unit)]: _computed(
                         saver, k, compute, a))
@@ -233,8 +233,8 @@ def _rows(argument) -> int:
 
 def compute_chunk(location: str | None, compute: Callable, jobs: list[tuple[str, tuple]]) -> list:
     """Worker side: compute each unit of a task; each result is the unit's rows, or None once
-    saved into the store at ``location``, or the InputError that rejected the unit (the other
-    units of the task go on)."""
+    saved into the store at ``location`` (the rows themselves if the store cannot be written),
+    or the InputError that rejected the unit (the other units of the task go on)."""
     out = []
     for key, arguments in jobs:
         try:
@@ -245,8 +245,11 @@ def compute_chunk(location: str | None, compute: Callable, jobs: list[tuple[str,
         if location is None:
             out.append(tables)
         else:
-            opened(location).save(key, tables)
-            out.append(None)
+            try:
+                opened(location).save(key, tables)
+                out.append(None)
+            except StoreError:  # the store is a cache: the rows come back the direct way
+                out.append(tables)
     return out
 
 
@@ -310,10 +313,11 @@ def _computed(saver: "_Saver", key: str, compute: Callable, arguments: tuple) ->
 
 class _Saver:
     """Saves unit outputs into the store in a thread, one at a time, while the next unit
-    computes; its errors surface at the next save or at the end."""
+    computes. The store is a cache: a save that fails (a full or unreachable store) becomes one
+    run note, never a failed night; the units are committed all the same."""
 
-    def __init__(self, store):
-        self.store, self.pending = store, None
+    def __init__(self, store, notes: list[str]):
+        self.store, self.pending, self.notes, self.failed = store, None, notes, False
         self.pool = ThreadPoolExecutor(1) if store is not None else None
 
     def save(self, key: str, tables: dict) -> None:
@@ -324,7 +328,12 @@ class _Saver:
     def wait(self) -> None:
         if self.pending is not None:
             pending, self.pending = self.pending, None
-            pending.result()
+            try:
+                pending.result()
+            except StoreError as err:
+                if not self.failed:
+                    self.failed = True
+                    self.notes.append(f"{err}: units are committed but not kept in the store")
 
     def __enter__(self):
         return self
