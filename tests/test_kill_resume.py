@@ -47,14 +47,16 @@ def run(campaign: Path, db: Path, out: Path, **env) -> subprocess.CompletedProce
 
 
 def tables(db: Path) -> dict[str, list]:
-    """Every result table's rows, sorted, without run ids and timestamps."""
+    """Every result table's and view's rows, sorted, without run ids and timestamps. A resident
+    table is compared through its view: whether a unit's rows sit in ``<table>_rows`` or in
+    the store's files depends on how it was committed, not on what it holds."""
     con = duckdb.connect(str(db), read_only=True)
     try:
         names = [
             r[0]
             for r in con.execute(
                 "SELECT table_name FROM information_schema.tables WHERE regexp_matches(table_name, "
-                "'^(int|fct|mart|hist)_') ORDER BY table_name"
+                "'^(int|fct|mart|hist)_') AND NOT suffix(table_name, '_rows') ORDER BY table_name"
             ).fetchall()
         ]
         out = {}

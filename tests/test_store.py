@@ -14,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+import duckdb
 import polars as pl
 import pyarrow as pa
 import pytest
@@ -152,6 +153,10 @@ def test_a_store_that_cannot_be_written_costs_a_note_not_the_night(campaign, tmp
     assert result.exit_code == 0 and result.scored == expected.scored
     assert sum("units are committed but not kept in the store" in n for n in result.notes) >= 1
     assert tables(tmp_path / "b.duckdb") == tables(tmp_path / "a.duckdb")
+    con = duckdb.connect(str(tmp_path / "b.duckdb"), read_only=True)  # rows inserted instead
+    assert con.execute("SELECT count(*) FROM int_pos_case_rows").fetchone()[0] > 0
+    assert con.execute("SELECT count(*) FROM cat_unit_file").fetchone()[0] == 0
+    con.close()
     # a worker whose save fails sends the rows back the direct way
     rows = compute_chunk(str(tmp_path / "t"), lambda ids, n: {"t": pa.table({"n": [n]})},
                          [("k", ({}, 7))])

@@ -26,7 +26,7 @@ import pyarrow as pa
 
 from etl import text
 from etl.errors import InputError, shorten
-from warehouse import __version__
+from warehouse import __version__, resident
 from warehouse.campaign import Campaign
 from warehouse.db import one
 from warehouse.faults import checkpoint
@@ -322,15 +322,23 @@ def scoring_state(con, campaign: str, task: str) -> dict[tuple[str, str], str]:
 def drop_undeclared(ctx: RunContext, task: str, declared: set[tuple[str, str]], tables: tuple[str, ...]) -> set[str]:
     """Remove from ``tables`` (and ``cat_scoring``) the results of (corpus, system) units no
     longer declared in campaign.toml; return the corpora touched (their intervals are stale)."""
-    touched = set()
-    for corpus, system in set(scoring_state(ctx.con, ctx.campaign.id, task)) - declared:
-        key = {"campaign": ctx.campaign.id, "task": task, "corpus": corpus, "system": system}
-        for table in (*tables, "cat_scoring"):
-            ctx.con.execute(f"DELETE FROM {table} WHERE campaign = $campaign AND task = $task AND corpus = $corpus "
-                            "AND system = $system", key)
-        ctx.notes.append(f"{task}/{corpus}/{system}: no longer declared, results removed")
-        touched.add(corpus)
-    return touched
+    gone = sorted(set(scoring_state(ctx.con, ctx.campaign.id, task)) - declared)
+    if not gone:
+        return set()
+    keys = pa.Table.from_pylist([{"campaign": ctx.campaign.id, "task": task, "corpus": corpus,
+                                  "system": system} for corpus, system in gone])
+    with transaction(ctx.con):
+        ctx.con.register("undeclared", keys)
+        try:
+            for table in (*tables, "cat_scoring"):
+                resident.forget(ctx.con, table, "undeclared")
+                if table in resident.declared():
+                    resident.refresh(ctx.con, table)
+        finally:
+            ctx.con.unregister("undeclared")
+    ctx.notes += [f"{task}/{corpus}/{system}: no longer declared, results removed"
+                  for corpus, system in gone]
+    return {corpus for corpus, _ in gone}
 
 
 def replace_rows(con, key: dict, tables: tuple[str, ...], body) -> None:

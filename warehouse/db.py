@@ -56,17 +56,28 @@ def apply_schema(con: duckdb.DuckDBPyConnection, folders: list[str]) -> None:
     made by an earlier version gains the columns this version added (null in its old rows: a
     unit whose code changed is recomputed anyway, history keeps what it knew); a column removed
     or retyped is a :class:`SchemaError` naming it, never a silent mismatch."""
-    existing = {name for (name,) in con.execute(
-        "SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE'"
-    ).fetchall()}
+    existing = _base_tables(con)
     tables = {table: text.split(_BUILD)[0]
-              for folder in folders for table, text in sql_files(folder).items()
-              if re.search(rf"CREATE TABLE IF NOT EXISTS {table}\b", text)}
+              for folder in folders for name, text in sql_files(folder).items()
+              for table in re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", text)}
+    # a table an earlier version kept whole, now resident (warehouse/resident.py): its rows
+    # become the rows table under the view
+    for table in tables:
+        base = table.removesuffix("_rows")
+        if table != base and base in existing and table not in existing:
+            con.execute(f"ALTER TABLE {base} RENAME TO {table}")
+    existing = _base_tables(con)
     if existing & set(tables):
         _add_columns(con, {t: ddl for t, ddl in tables.items() if t in existing})
     for folder in folders:
         for text in sql_files(folder).values():
             con.execute(text.split(_BUILD)[0])
+
+
+def _base_tables(con) -> set[str]:
+    return {name for (name,) in con.execute(
+        "SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE'"
+    ).fetchall()}
 
 
 def _columns(con) -> dict[str, dict[str, str]]:

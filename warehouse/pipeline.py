@@ -13,9 +13,17 @@ from pathlib import Path
 
 import duckdb
 
-from warehouse.campaign import (Campaign, Corpus, Participant, System, Task, check_family_keys,
-                                load_campaign)
-from warehouse.catalog import RunContext, finish_run, start_run
+from warehouse import resident
+from warehouse.campaign import (
+    Campaign,
+    Corpus,
+    Participant,
+    System,
+    Task,
+    check_family_keys,
+    load_campaign,
+)
+from warehouse.catalog import RunContext, finish_run, start_run, transaction
 from warehouse.db import apply_schema, connect
 from warehouse.families import family, sql_folders
 from warehouse.publish import publish
@@ -51,10 +59,17 @@ class RunResult:
         return "\n".join(lines)
 
 
-def open_warehouse(db: str | Path | None) -> duckdb.DuckDBPyConnection:
-    """Open the warehouse file (None: in memory) with every table and view in place."""
+def open_warehouse(db: str | Path | None, notes: list[str] | None = None
+                   ) -> duckdb.DuckDBPyConnection:
+    """Open the warehouse file (None: in memory) with every table and view in place. The units
+    whose resident rows are gone from the store are forgotten first, so that they are
+    recomputed (warehouse/resident.py); ``notes`` receives what was forgotten."""
     con = connect(db)
+    with transaction(con):
+        lost = resident.check(con)
     apply_schema(con, sql_folders())
+    if notes is not None:
+        notes += lost
     return con
 
 
@@ -72,9 +87,11 @@ def run(campaign_dir: str | Path, db: str | Path, out: str | Path | None,
                           campaign.roots)
     location = store or default_location(db)
     unit_store = Store(location) if location and "score" in steps else None
-    con = open_warehouse(db)
+    lost: list[str] = []
+    con = open_warehouse(db, lost)
     try:
         ctx = start_run(con, campaign, "+".join(steps) if steps != STEPS else "run", quiet)
+        ctx.notes += lost
         ctx.workers, ctx.executor, ctx.store, ctx.force = workers, executor, unit_store, force
         return _execute(ctx, steps, out, force)
     finally:

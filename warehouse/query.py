@@ -16,6 +16,8 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from warehouse import resident
+
 
 class QueryError(Exception):
     """The query or the warehouse cannot be used: one line, exit 1."""
@@ -30,6 +32,7 @@ def open_locked(db: str | Path, allow: tuple[str, ...] = ()) -> duckdb.DuckDBPyC
         con = duckdb.connect(str(path), read_only=True)
     except duckdb.Error as err:
         raise QueryError(f"{db}: cannot open the warehouse: {err}") from None
+    resident.read_only(con)  # the store's files, read here, never by a query
     if allow:
         folders = [str(Path(a).resolve()) + "/" for a in allow]
         con.execute("SET allowed_directories = $folders", {"folders": folders})

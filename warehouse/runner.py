@@ -34,7 +34,7 @@ import os
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, partial
 from multiprocessing import get_context
 from typing import Any, Callable
 
@@ -44,7 +44,7 @@ from rich.console import Console
 from rich.progress import Progress
 
 from etl.errors import InputError
-from warehouse import __version__
+from warehouse import __version__, resident
 from warehouse.catalog import RunContext, fingerprint, package_files, record_scorings, transaction
 from warehouse.db import insert_arrow
 from warehouse.store import StoreError, opened, unit_key
@@ -140,14 +140,25 @@ def run_units(
     workers = workers or ctx.workers or workers_default()
     store = ctx.store
     keys = {id(u): unit_key(ctx.campaign.id, label, u.corpus.id, u.system, u.state) for u in units}
+    # resident tables stay in a local store's files (warehouse/resident.py)
+    kept = tuple(t for t in target.tables if t in resident.declared()
+                 ) if store is not None and store.local else ()
     batch = _Batch(ctx, label, target, notes)
+
+    def from_store(key: str, manifest: dict | None = None) -> tuple[dict, dict]:
+        """A stored unit's rows, but the files of its resident tables in place of their rows."""
+        manifest = manifest or store.manifest(key)
+        files = {t: f for t, f in store.files(key, manifest).items() if t in kept} if (
+            manifest is not None) else {}
+        return store.load(key, manifest, skip=kept), files
     # progress on stderr: stdout stays for results (nothing at all from a nightly run)
     with Progress(transient=True, disable=ctx.quiet, console=Console(stderr=True)) as progress:
         bar = progress.add_task(f"scoring {label}", total=len(units))
 
-        def done(unit: Unit, result: Callable[[], dict]) -> None:
+        def done(unit: Unit, result: Callable[[], tuple[dict, dict]]) -> None:
+            """Add a unit to the batch: ``result()`` gives its (rows, resident files)."""
             try:
-                batch.add(unit, result())
+                batch.add(unit, *result())
             except InputError as err:
                 ctx.rejections.append(str(err))
             progress.advance(bar)
@@ -156,20 +167,20 @@ def run_units(
             manifests = {id(u): store.manifest(keys[id(u)]) for u in units}  # one read each
             stored = [u for u in units if manifests[id(u)] is not None]
             for unit in stored:
-                done(unit, lambda u=unit: store.load(keys[id(u)], manifests[id(u)]))
+                done(unit, lambda u=unit: from_store(keys[id(u)], manifests[id(u)]))
             if stored:
                 ctx.notes.append(f"{label}: {len(stored)} unit(s) committed from the store "
                                  f"{store.label}, computed before and not again")
             reused = {id(u) for u in stored}
             units = [u for u in units if id(u) not in reused]
 
-        def outcome(unit: Unit, result) -> Callable[[], dict]:
+        def outcome(unit: Unit, result) -> Callable[[], tuple[dict, dict]]:
             """A unit's result as a worker sent it back: its rows, None (saved in the store by
             the worker) or the InputError that rejected it."""
-            def rows() -> dict:
+            def rows() -> tuple[dict, dict]:
                 if isinstance(result, InputError):
                     raise result
-                return store.load(keys[id(unit)]) if result is None else result
+                return from_store(keys[id(unit)]) if result is None else (result, {})
             return rows
 
         def done_chunk(chunk: list[Unit], results: Callable[[], list]) -> None:
@@ -189,8 +200,19 @@ def run_units(
             # next unit computes; a kill before it finishes leaves no manifest, nothing stale
             with _Saver(store, ctx.notes) as saver:
                 for unit, arguments in prepared:
-                    done(unit, lambda a=arguments, k=keys[id(unit)]: _computed(
-                        saver, k, compute, a))
+                    try:
+                        tables = compute(*arguments)
+                    except InputError as err:
+                        done(unit, partial(_raise, err))
+                        continue
+                    if kept:  # committed once saved: its resident rows are read from the store
+                        saver.save(keys[id(unit)], tables, partial(
+                            lambda u, rows, key, saved: done(u, lambda: from_store(key) if saved
+                                                             else (rows, {})),
+                            unit, tables, keys[id(unit)]))
+                    else:
+                        saver.save(keys[id(unit)], tables)
+                        done(unit, lambda rows=tables: (rows, {}))
         else:
             with ProcessPoolExecutor(min(workers, len(units)),
                                      mp_context=get_context("spawn")) as pool:
@@ -267,9 +289,11 @@ class _Batch:
         self.units: list[tuple[Unit, dict]] = []
         self.rows = 0
 
-    def add(self, unit: Unit, rows: dict) -> None:
-        self.units.append((unit, rows))
-        self.rows += sum(t.num_rows for t in rows.values())
+    def add(self, unit: Unit, rows: dict, files: dict) -> None:
+        """Wait to commit ``unit``: its ``rows`` ({table: Arrow rows}) and ``files`` (resident
+        table -> its Parquet file in the local store, for the tables not among ``rows``)."""
+        self.units.append((unit, rows, files))
+        self.rows += sum(t.num_rows for t in rows.values() if t is not None)
         if len(self.units) >= BATCH_UNITS or self.rows >= BATCH_ROWS:
             self.flush()
 
@@ -279,61 +303,70 @@ class _Batch:
         if not self.units:
             return
         ctx, target, con = self.ctx, self.target, self.ctx.con
-        keys = [_key(ctx, self.label, unit) for unit, _ in self.units]
+        keys = [_key(ctx, self.label, unit) for unit, _, _ in self.units]
         with transaction(con):
             con.register("unit_keys", pa.Table.from_pylist(keys))
             try:
                 for table in target.tables:
-                    con.execute(f"DELETE FROM {table} t USING unit_keys k WHERE t.campaign = "
-                                "k.campaign AND t.task = k.task AND t.corpus = k.corpus AND "
-                                "t.system = k.system")
+                    resident.forget(con, table, "unit_keys")
             finally:
                 con.unregister("unit_keys")
             for table in target.tables:
-                parts = [rows[table] for _, rows in self.units if rows.get(table) is not None
+                parts = [rows[table] for _, rows, _ in self.units if rows.get(table) is not None
                          and rows[table].num_rows]
                 if parts:
-                    insert_arrow(con, table, pa.concat_tables(parts, promote_options="permissive"),
-                                 "*", by_name=True)
+                    insert_arrow(con, resident.rows_table(table),
+                                 pa.concat_tables(parts, promote_options="permissive"), "*",
+                                 by_name=True)
+                if table in resident.declared():
+                    files = [(key, files[table]) for key, (_, _, files) in zip(keys, self.units)
+                             if table in files]
+                    if files:
+                        resident.record(con, table, ctx.store.root, files)
+                    resident.refresh(con, table)
             record_scorings(ctx, target.folder, target.hist, [
-                (key, unit.inputs, unit.state) for key, (unit, _) in zip(keys, self.units)])
-        for unit, rows in self.units:
+                (key, unit.inputs, unit.state) for key, (unit, _, _) in zip(keys, self.units)])
+        for unit, rows, _ in self.units:
             ctx.scored += 1
             if self.notes is not None:
                 ctx.notes.extend(self.notes(unit, rows))
         self.units, self.rows = [], 0
 
 
-def _computed(saver: "_Saver", key: str, compute: Callable, arguments: tuple) -> dict:
-    """In this process: compute, and save the output into the store (by a thread)."""
-    tables = compute(*arguments)
-    saver.save(key, tables)
-    return tables
+def _raise(err: Exception):
+    raise err
 
 
 class _Saver:
     """Saves unit outputs into the store in a thread, one at a time, while the next unit
     computes. The store is a cache: a save that fails (a full or unreachable store) becomes one
-    run note, never a failed night; the units are committed all the same."""
+    run note, never a failed night; the units are committed all the same. ``then(saved)``, if
+    given, runs in the caller's thread once the save is over (``saved``: it succeeded)."""
 
     def __init__(self, store, notes: list[str]):
         self.store, self.pending, self.notes, self.failed = store, None, notes, False
         self.pool = ThreadPoolExecutor(1) if store is not None else None
 
-    def save(self, key: str, tables: dict) -> None:
+    def save(self, key: str, tables: dict, then: Callable[[bool], None] | None = None) -> None:
+        self.wait()
         if self.store is not None:
-            self.wait()
-            self.pending = self.pool.submit(self.store.save, key, tables)
+            self.pending = (self.pool.submit(self.store.save, key, tables), then)
+        elif then is not None:
+            then(False)
 
     def wait(self) -> None:
         if self.pending is not None:
-            pending, self.pending = self.pending, None
+            (pending, then), self.pending = self.pending, None
+            saved = True
             try:
                 pending.result()
             except StoreError as err:
+                saved = False
                 if not self.failed:
                     self.failed = True
                     self.notes.append(f"{err}: units are committed but not kept in the store")
+            if then is not None:
+                then(saved)
 
     def __enter__(self):
         return self

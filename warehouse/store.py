@@ -10,8 +10,10 @@ The store lives wherever a pyarrow filesystem reaches: a local folder (``--store
 default the folder beside the ``--db`` file, ``<db stem>.store``) or an object store URL such as
 ``s3://bucket/prefix`` (credentials from the usual ``AWS_*`` variables; ``?endpoint_override=``
 for an S3-compatible server). DuckDB stays the catalog and the query surface: every table a unit
-fills is committed into the warehouse; the store only holds the exchanged and reusable outputs,
-and may be deleted at any time (the next run recomputes what it needs).
+fills is committed into the warehouse, except the big *resident* tables (``int_pos_case``,
+``int_pos_sys_unit``), which a local store keeps as the units' Parquet files under a warehouse
+view (:mod:`warehouse.resident`). The store may be deleted at any time: the next run recomputes
+what it needs, the units whose resident rows were there included.
 
 A unit's key (:func:`unit_key`) is the fingerprint of its campaign, task, corpus, system and
 state: the state already names its inputs' content hashes, options and code version.
@@ -63,6 +65,8 @@ class Store:
             else:
                 self.fs, self.root = pafs.LocalFileSystem(), str(Path(location).resolve())
             self.fs.create_dir(f"{self.root}/units", recursive=True)
+            # resident tables (warehouse/resident.py) are read in place from a local folder
+            self.local = isinstance(self.fs, pafs.LocalFileSystem)
         except (OSError, ValueError, pa.ArrowException) as err:
             raise StoreError(f"cannot use the store {self.label}: {err}") from None
 
@@ -100,14 +104,17 @@ class Store:
         except (OSError, pa.ArrowException) as err:
             raise StoreError(f"cannot write to the store {self.label}: {err}") from None
 
-    def load(self, key: str, manifest: dict | None = None) -> dict:
-        """A unit's tables, as they were saved (Arrow tables, Polars frames and Nones);
-        ``manifest``: the one already read for ``key``, if any (one read less per unit)."""
+    def load(self, key: str, manifest: dict | None = None, skip=()) -> dict:
+        """A unit's tables, as they were saved (Arrow tables, Polars frames and Nones), except
+        those named in ``skip``; ``manifest``: the one already read for ``key``, if any (one
+        read less per unit)."""
         manifest = manifest or self.manifest(key)
         if manifest is None:
             raise StoreError(f"the store {self.label} has no complete output {key}")
         out = {}
         for i, (name, kind) in enumerate(manifest["tables"]):
+            if name in skip:
+                continue
             if kind is None:
                 out[name] = None
                 continue
@@ -115,6 +122,12 @@ class Store:
                 table = pq.read_table(f)
             out[name] = pl.from_arrow(table) if kind == "polars" else table
         return out
+
+
+    def files(self, key: str, manifest: dict) -> dict[str, str]:
+        """The Parquet file of each non-empty table of a complete output (local stores)."""
+        return {name: f"{self._folder(key)}/{i}.parquet"
+                for i, (name, kind) in enumerate(manifest["tables"]) if kind is not None}
 
 
 def _kind(name: str, table) -> str | None:

@@ -5,7 +5,7 @@
 -- participant token (one case for a token over a locution), `projected` its own known tags and
 -- `acceptable` the reference tags through the inverse table. Tags missing from the table are
 -- dropped from `projected` (listed in `unknown_tags`); with no known tag the case is NONEVAL.
-CREATE TABLE IF NOT EXISTS int_pos_case (
+CREATE TABLE IF NOT EXISTS int_pos_case_rows (
     campaign      VARCHAR NOT NULL,
     task          VARCHAR NOT NULL,
     corpus        VARCHAR NOT NULL,
@@ -21,3 +21,7 @@ CREATE TABLE IF NOT EXISTS int_pos_case (
     noneval       VARCHAR,            -- NULL | residual | segmentation | unknown_tag | no_inverse_image
     unknown_tags  VARCHAR[]           -- missing from the table: dropped, or why NONEVAL
 );
+-- A resident table (warehouse/resident.py): rows committed into the warehouse go to
+-- int_pos_case_rows; each run rebuilds this view over them and over the Parquet
+-- files of the units kept in a local store (cat_unit_file).
+CREATE VIEW IF NOT EXISTS int_pos_case AS SELECT * FROM int_pos_case_rows;

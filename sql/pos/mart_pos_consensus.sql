@@ -23,7 +23,9 @@ WITH votes AS (
     WHERE c.evaluation = 'absolute' AND c.noneval IS NULL AND NOT s.baseline
       AND c.campaign = $campaign AND c.task = $task AND c.corpus = $corpus
 ), tally AS (
-    SELECT campaign, task, corpus, ref_unit, tag, sum(vote) AS votes FROM votes GROUP BY ALL
+    -- fixed-point sum: the same bits whatever order the rows (and threads) come in
+    SELECT campaign, task, corpus, ref_unit, tag, sum(vote::DECIMAL(38, 18))::DOUBLE AS votes
+    FROM votes GROUP BY ALL
 ), voters AS (
     SELECT campaign, task, corpus, ref_unit, count(DISTINCT system) AS voters FROM votes GROUP BY ALL
 )

@@ -1,0 +1,123 @@
+"""Resident tables (warehouse/resident.py): a unit committed from a local store leaves its big
+POS rows in the store's Parquet files under a warehouse view, with the same rows as a unit whose
+rows were inserted; a deleted store makes the next run recompute those units; the query surface
+reads the files without any folder becoming open to queries; an older warehouse's whole table
+becomes the rows table under the view; a system no longer declared leaves the view."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import duckdb
+import pytest
+from click.testing import CliRunner
+from test_kill_resume import tables
+
+from warehouse import resident
+from warehouse.cli import main
+from warehouse.db import apply_schema
+from warehouse.demo import write_demo_campaign
+from warehouse.families import sql_folders
+from warehouse.pipeline import run
+
+
+@pytest.fixture(scope="module")
+def campaign(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("resident")
+    return write_demo_campaign(root / "campaign", scale=0.05, parsing=False).parent
+
+
+def counts(db: Path) -> dict[str, int]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return {t: con.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+                for t in ("int_pos_case_rows", "int_pos_sys_unit_rows", "cat_unit_file")}
+    finally:
+        con.close()
+
+
+def test_resident_rows_stay_in_the_store_and_read_the_same(campaign, tmp_path):
+    assert resident.declared() == {"int_pos_case", "int_pos_sys_unit"}
+    kept = run(campaign, tmp_path / "a.duckdb", None, quiet=True)  # the store beside the db
+    assert kept.exit_code == 0
+    files = counts(tmp_path / "a.duckdb")
+    assert files["int_pos_case_rows"] == files["int_pos_sys_unit_rows"] == 0
+    assert files["cat_unit_file"] > 0
+    # an object store keeps nothing in place: the rows are inserted, the view reads the same
+    con = duckdb.connect(str(tmp_path / "a.duckdb"), read_only=True)
+    n = con.execute("SELECT count(*) FROM int_pos_case").fetchone()[0]
+    con.close()
+    assert n > 0
+    # a second warehouse from the same store: every unit from the store, files recorded again
+    again = run(campaign, tmp_path / "b.duckdb", None, quiet=True, store=str(tmp_path / "a.store"))
+    assert any("committed from the store" in note for note in again.notes)
+    assert tables(tmp_path / "b.duckdb") == tables(tmp_path / "a.duckdb")
+
+
+def test_a_deleted_store_is_recomputed_not_an_error(campaign, tmp_path):
+    db = tmp_path / "w.duckdb"
+    run(campaign, db, None, quiet=True)
+    expected = tables(db)
+    shutil.rmtree(tmp_path / "w.store")
+    result = run(campaign, db, None, quiet=True)
+    assert result.exit_code == 0 and result.scored > 0
+    assert any("gone from the store: they are recomputed" in n for n in result.notes)
+
+    def results(found: dict) -> dict:  # a recomputed unit adds a history row, same scores
+        return {t: rows for t, rows in found.items() if not t.startswith("hist_")
+                and not t.endswith("_changes")}
+    assert results(tables(db)) == results(expected)
+    assert run(campaign, db, None, quiet=True).scored == 0  # and then nothing is stale
+
+
+def test_the_query_surface_reads_the_files_but_opens_no_folder(campaign, tmp_path):
+    db = tmp_path / "q.duckdb"
+    run(campaign, db, None, quiet=True)
+    unit_file = next((tmp_path / "q.store").rglob("*.parquet"))
+    ok = CliRunner().invoke(main, ["sql", "--db", str(db), "--format", "csv",
+                                   "SELECT count(*) AS n FROM int_pos_judgement"])
+    assert ok.exit_code == 0, ok.output
+    assert int(ok.output.split()[1]) > 0
+    for probe in (f"SELECT * FROM read_parquet('{unit_file}')",
+                  f"COPY (SELECT 1) TO '{unit_file.parent}/poison.parquet'"):
+        refused = CliRunner().invoke(main, ["sql", "--db", str(db), probe])
+        assert refused.exit_code == 1, refused.output
+    assert not (unit_file.parent / "poison.parquet").exists()
+
+
+def test_an_older_warehouse_table_becomes_the_rows_under_the_view(tmp_path):
+    con = duckdb.connect(str(tmp_path / "old.duckdb"))
+    con.execute("CREATE TABLE int_pos_sys_unit (campaign VARCHAR NOT NULL, task VARCHAR NOT NULL, "
+                "corpus VARCHAR NOT NULL, system VARCHAR NOT NULL, unit BIGINT NOT NULL, "
+                "tok BIGINT NOT NULL, unit_form VARCHAR NOT NULL, ref_unit BIGINT)")
+    con.execute("INSERT INTO int_pos_sys_unit VALUES ('c', 't', 'k', 's', 0, 0, 'le', 0)")
+    apply_schema(con, sql_folders())
+    assert con.execute("SELECT unit_form FROM int_pos_sys_unit").fetchall() == [("le",)]
+    assert con.execute("SELECT table_type FROM information_schema.tables WHERE table_name = "
+                       "'int_pos_sys_unit'").fetchone() == ("VIEW",)
+    con.close()
+
+
+def test_a_system_no_longer_declared_leaves_the_view(campaign, tmp_path):
+    copy = tmp_path / "campaign"
+    shutil.copytree(campaign, copy)
+    db = tmp_path / "d.duckdb"
+    run(copy, db, None, quiet=True)
+    con = duckdb.connect(str(db), read_only=True)
+    system = con.execute("SELECT min(system) FROM cat_unit_file WHERE system NOT LIKE 'baseline%'"
+                         ).fetchone()[0]
+    con.close()
+    toml = (copy / "campaign.toml").read_text()
+    assert f'[[tasks.systems]]\nid = "{system}"' in toml
+    # drop the system's declaration from the POS task
+    head, tail = toml.split(f'[[tasks.systems]]\nid = "{system}"', 1)
+    rest = tail.split("\n[[", 1)
+    (copy / "campaign.toml").write_text(head + ("[[" + rest[1] if len(rest) > 1 else ""))
+    result = run(copy, db, None, quiet=True)
+    assert any(f"{system}: no longer declared" in n for n in result.notes), result.notes
+    con = duckdb.connect(str(db), read_only=True)
+    for table in ("int_pos_case", "int_pos_sys_unit", "cat_unit_file"):
+        assert con.execute(f"SELECT count(*) FROM {table} WHERE system = ?", [system]
+                           ).fetchone()[0] == 0
+    con.close()
