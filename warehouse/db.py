@@ -133,6 +133,8 @@ def private(folder: str) -> duckdb.DuckDBPyConnection:
     # a unit's builds are small aggregates; the warehouse keeps the big buffer
     con.execute(f"SET memory_limit = '{os.environ.get('SCOREHOUSE_UNIT_MEMORY_LIMIT', '256MB')}'")
     con.execute("SET temp_directory = $dir", {"dir": tempfile.gettempdir()})  # spills, not in cwd
+    if os.environ.get("SCOREHOUSE_UNIT_THREADS"):  # a worker process: its share of the cores
+        con.execute(f"SET threads = {int(os.environ['SCOREHOUSE_UNIT_THREADS'])}")
     for name in ("catalog", folder):
         for text in sql_files(name).values():
             con.execute(text.split(_BUILD)[0])

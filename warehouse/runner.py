@@ -214,8 +214,9 @@ def run_units(
                         saver.save(keys[id(unit)], tables)
                         done(unit, lambda rows=tables: (rows, {}))
         else:
-            with ProcessPoolExecutor(min(workers, len(units)),
-                                     mp_context=get_context("spawn")) as pool:
+            n = min(workers, len(units))
+            with ProcessPoolExecutor(n, mp_context=get_context("spawn"), initializer=_share_cores,
+                                     initargs=(max(1, (os.cpu_count() or 1) // n),)) as pool:
                 _stream(_chunks(prepared, len(units), workers),
                         lambda c: pool.submit(compute_chunk, location, compute, jobs(c)),
                         done_chunk, 2 * workers)
@@ -331,6 +332,12 @@ class _Batch:
             if self.notes is not None:
                 ctx.notes.extend(self.notes(unit, rows))
         self.units, self.rows = [], 0
+
+
+def _share_cores(threads: int) -> None:
+    """A worker process's start: its private DuckDB (:func:`warehouse.db.private`) takes its
+    share of the cores, not all of them, so that the workers do not fight over them."""
+    os.environ["SCOREHOUSE_UNIT_THREADS"] = str(threads)
 
 
 def _raise(err: Exception):
