@@ -157,13 +157,17 @@ def test_a_dask_local_cluster_gives_identical_results(campaign, tmp_path):
 
     db1, out1 = tmp_path / "one.duckdb", tmp_path / "one" / "bulletins"
     assert run(campaign, db1, out1, quiet=True, workers=1).exit_code == 0
+    from distributed import Client, get_task_stream
+
     with LocalCluster(
         n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
-    ) as cluster:
+    ) as cluster, Client(cluster) as client, get_task_stream(client) as stream:
         db2, out2 = tmp_path / "dask.duckdb", tmp_path / "dask" / "bulletins"
         assert (
             run(campaign, db2, out2, quiet=True, executor=cluster.scheduler_address).exit_code == 0
         )
+    # the files were parsed on the workers too, not only the units computed there
+    assert {task["key"].split("-")[0] for task in stream.data} == {"read", "compute_chunk"}
     first, second = tables(db1), tables(db2)
     assert first.keys() == second.keys() and all(first[t] == second[t] for t in first)
     assert published(out1) == published(out2)

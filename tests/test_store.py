@@ -161,3 +161,29 @@ def test_a_store_that_cannot_be_written_costs_a_note_not_the_night(campaign, tmp
     rows = compute_chunk(str(tmp_path / "t"), lambda ids, n: {"t": pa.table({"n": [n]})},
                          [("k", ({}, 7))])
     assert rows[0]["t"]["n"][0].as_py() == 7
+
+
+def test_inputs_go_to_the_workers_through_the_store_once(tmp_path):
+    from warehouse.store import StoredInput, resolved
+
+    store = Store(str(tmp_path / "s"))
+    frame = pl.DataFrame({"tok": [1, 2], "form": ["le", "chat"]})
+    ref = store.put_input(frame)
+    assert isinstance(ref, StoredInput) and store.put_input(frame.clone()) == ref  # by content
+    assert len(list((tmp_path / "s" / "inputs").rglob("*.arrows"))) == 1
+    assert resolved(ref).equals(frame) and resolved(7) == 7
+    arrow = pa.table({"n": [1, 2, 3]})
+    assert resolved(store.put_input(arrow)).equals(arrow)
+
+
+def test_a_run_whose_inputs_all_travel_by_the_store_gives_the_same_tables(campaign, tmp_path,
+                                                                         monkeypatch):
+    from warehouse import runner
+
+    expected = run(campaign, tmp_path / "a.duckdb", None, quiet=True, store=str(tmp_path / "s"))
+    monkeypatch.setattr(runner, "INPUT_ROWS", 1)  # every table argument, however small
+    result = run(campaign, tmp_path / "b.duckdb", None, quiet=True, store=str(tmp_path / "t"),
+                 workers=2)
+    assert result.exit_code == 0 and result.scored == expected.scored
+    assert list((tmp_path / "t" / "inputs").rglob("*.arrows"))
+    assert tables(tmp_path / "b.duckdb") == tables(tmp_path / "a.duckdb")

@@ -180,10 +180,10 @@ def stage_files(ctx: RunContext, jobs: list[StageJob], workers: int | None = Non
             changed.append((job, data))  # only the bytes still to parse are kept, until submitted
         del data
     size = sum(len(data) for _, data in changed)
-    workers = workers or int(os.environ.get("SCOREHOUSE_WORKERS") or 0) or (
+    workers = workers or ctx.workers or int(os.environ.get("SCOREHOUSE_WORKERS") or 0) or (
         min(os.cpu_count() or 1, len(changed)) if size > 32 * 2**20 else 1)
     changed.reverse()  # popped from the end, in file order: submitted bytes are not held twice
-    with _Reader(workers) as reader:
+    with _Reader(workers, ctx.executor if len(changed) > 1 else None) as reader:
         for _ in range(min(2 * workers, len(changed))):
             reader.submit(*changed.pop())
         out = []
@@ -215,10 +215,15 @@ def stage_files(ctx: RunContext, jobs: list[StageJob], workers: int | None = Non
 
 
 class _Reader:
-    """Parse files in worker processes (or in this one, with one worker), results in order."""
+    """Parse files in worker processes, on the workers of the run's Dask scheduler
+    (``executor``), or in this process (one worker); results in order."""
 
-    def __init__(self, workers: int):
-        self.pool = ProcessPoolExecutor(workers, mp_context=get_context("spawn")) if workers > 1 else None
+    def __init__(self, workers: int, executor: str | None = None):
+        from warehouse import runner  # the executors live with the unit runner
+
+        self.client = runner.dask_client(executor) if executor else None
+        self.pool = ProcessPoolExecutor(workers, mp_context=get_context("spawn")) if (
+            workers > 1 and self.client is None) else None
         self.pending: dict[int, object] = {}
 
     def __enter__(self):
@@ -227,13 +232,22 @@ class _Reader:
     def __exit__(self, *exc):
         if self.pool is not None:
             self.pool.shutdown(cancel_futures=True)
+        if self.client is not None:
+            self.client.close()
 
     def submit(self, job: StageJob, data: bytes) -> None:
-        self.pending[id(job)] = data if self.pool is None else self.pool.submit(_read, job.read, job.path, data)
+        if self.client is not None:
+            from warehouse import runner
+
+            self.pending[id(job)] = runner.on_dask(self.client, _read, job.read, job.path, data)
+        else:
+            self.pending[id(job)] = data if self.pool is None else self.pool.submit(
+                _read, job.read, job.path, data)
 
     def result(self, job: StageJob) -> pa.Table:
         pending = self.pending.pop(id(job))
-        outcome = _read(job.read, job.path, pending) if self.pool is None else pending.result()
+        outcome = pending.result() if self.pool or self.client else _read(job.read, job.path,
+                                                                            pending)
         if isinstance(outcome, tuple):  # an InputError, sent back as its parts
             raise InputError(*outcome)
         return outcome

@@ -31,7 +31,8 @@ the order in which units are committed (``tests/test_runner.py``).
 from __future__ import annotations
 
 import os
-from collections import deque
+import uuid
+from collections import OrderedDict, deque
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cache, partial
@@ -47,7 +48,7 @@ from etl.errors import InputError
 from warehouse import __version__, resident
 from warehouse.catalog import RunContext, fingerprint, package_files, record_scorings, transaction
 from warehouse.db import insert_arrow
-from warehouse.store import StoreError, opened, unit_key
+from warehouse.store import StoreError, opened, resolved, unit_key
 
 
 @dataclass(frozen=True)
@@ -187,8 +188,27 @@ def run_units(
             for unit, result in zip(chunk, results()):
                 done(unit, outcome(unit, result))
 
+        # id(table) -> (table, its StoredInput), the last few: a table held here keeps its id
+        kept_inputs: OrderedDict[int, tuple] = OrderedDict()
+
+        def by_store(argument):
+            """A big input table travels through the store, once (the corpus's reference
+            serves all its units); the rest with the task."""
+            if store is None or _rows(argument) < INPUT_ROWS or not isinstance(
+                    argument, (pl.DataFrame, pa.Table)):
+                return argument
+            if id(argument) not in kept_inputs:
+                try:
+                    kept_inputs[id(argument)] = (argument, store.put_input(argument))
+                except StoreError:
+                    return argument
+                if len(kept_inputs) > 4:
+                    kept_inputs.popitem(last=False)
+            return kept_inputs[id(argument)][1]
+
         def jobs(chunk: list[tuple[Unit, tuple]]) -> list[tuple[str, tuple]]:
-            return [(keys[id(unit)], arguments) for unit, arguments in chunk]
+            return [(keys[id(unit)], tuple(by_store(a) for a in arguments))
+                    for unit, arguments in chunk]
 
         prepared = ((u, (_key(ctx, label, u), *prepare(u))) for u in units)
         location = None if store is None else store.location
@@ -223,6 +243,7 @@ def run_units(
         batch.flush()
 
 
+INPUT_ROWS = 100_000  # a table argument this big goes to the workers through the store
 CHUNK_UNITS = 16  # units sent to a worker as one task, at most...
 CHUNK_ROWS = 100_000  # ... unless their input rows reach this many first
 
@@ -255,13 +276,14 @@ def _rows(argument) -> int:
 
 
 def compute_chunk(location: str | None, compute: Callable, jobs: list[tuple[str, tuple]]) -> list:
-    """Worker side: compute each unit of a task; each result is the unit's rows, or None once
-    saved into the store at ``location`` (the rows themselves if the store cannot be written),
-    or the InputError that rejected the unit (the other units of the task go on)."""
+    """Worker side: compute each unit of a task (its big inputs read from the store, see
+    :class:`warehouse.store.StoredInput`); each result is the unit's rows, or None once saved
+    into the store at ``location`` (the rows themselves if the store cannot be written), or
+    the InputError that rejected the unit (the other units of the task go on)."""
     out = []
     for key, arguments in jobs:
         try:
-            tables = compute(*arguments)
+            tables = compute(*(resolved(a) for a in arguments))
         except InputError as err:
             out.append(err)
             continue
@@ -400,10 +422,8 @@ def _stream(chunks, submit: Callable[[list], Future], done, width: int) -> None:
         done(first, future.result)
 
 
-def _run_dask(address: str, chunks: Callable, location, compute, jobs, done) -> None:
-    """Send the units to the workers of the Dask scheduler at ``address`` (``tcp://HOST:8786``),
-    a bounded window of tasks at a time (``chunks(workers)`` cuts them for the workers the
-    scheduler has); a worker lost mid-run costs a retry, not the run."""
+def dask_client(address: str):
+    """A client of the Dask scheduler at ``address``, or an :class:`ExecutorError`."""
     try:
         from distributed import Client
     except ImportError:
@@ -411,14 +431,27 @@ def _run_dask(address: str, chunks: Callable, location, compute, jobs, done) -> 
             "--executor needs Dask distributed: pip install 'scorehouse[dask]'"
         ) from None
     try:
-        client = Client(address, timeout="10s")
+        return Client(address, timeout="10s")
     except (OSError, ValueError) as err:  # refused, timed out, or not an address at all
         raise ExecutorError(f"no Dask scheduler answers at {address}: {err}") from None
+
+
+def on_dask(client, function: Callable, *arguments):
+    """Submit ``function(*arguments)`` to a Dask worker that runs the coordinator's code (the
+    task is named after ``function`` on the dashboard: ``_read-...``, ``compute_chunk-...``)."""
+    return client.submit(_guarded, package_version(), function, *arguments, retries=2,
+                         key=f"{function.__name__.strip('_')}-{uuid.uuid4().hex}")
+
+
+def _run_dask(address: str, chunks: Callable, location, compute, jobs, done) -> None:
+    """Send the units to the workers of the Dask scheduler at ``address`` (``tcp://HOST:8786``),
+    a bounded window of tasks at a time (``chunks(workers)`` cuts them for the workers the
+    scheduler has); a worker lost mid-run costs a retry, not the run."""
+    client = dask_client(address)
     try:
         workers = max(1, len(client.scheduler_info()["workers"]))
-        expected = package_version()
         _stream(chunks(workers),
-                lambda c: client.submit(_guarded, expected, compute_chunk, location, compute,
-                                        jobs(c), pure=False, retries=2), done, 4 * workers)
+                lambda c: on_dask(client, compute_chunk, location, compute, jobs(c)), done,
+                4 * workers)
     finally:
         client.close()

@@ -21,8 +21,10 @@ state: the state already names its inputs' content hashes, options and code vers
 
 from __future__ import annotations
 
+import hashlib
 import json
-from functools import cache
+from dataclasses import dataclass
+from functools import cache, lru_cache
 from pathlib import Path
 
 import polars as pl
@@ -128,6 +130,55 @@ class Store:
         """The Parquet file of each non-empty table of a complete output (local stores)."""
         return {name: f"{self._folder(key)}/{i}.parquet"
                 for i, (name, kind) in enumerate(manifest["tables"]) if kind is not None}
+
+
+    def put_input(self, table) -> "StoredInput":
+        """Keep a unit's input table (Arrow or Polars) under its content hash, once: the
+        workers read it from here instead of receiving it through the coordinator."""
+        arrow = table.to_arrow() if isinstance(table, pl.DataFrame) else table
+        sink = pa.BufferOutputStream()
+        with pa.ipc.new_stream(sink, arrow.schema) as writer:
+            writer.write_table(arrow)
+        data = sink.getvalue()
+        key = hashlib.blake2b(data, digest_size=16).hexdigest()
+        path = f"{self.root}/inputs/{key[:2]}/{key}.arrows"
+        try:
+            if self.fs.get_file_info(path).type == pafs.FileType.NotFound:
+                self.fs.create_dir(path.rsplit("/", 1)[0], recursive=True)
+                with self.fs.open_output_stream(f"{path}.partial") as f:
+                    f.write(data)
+                self.fs.move(f"{path}.partial", path)  # whole or absent
+        except (OSError, pa.ArrowException) as err:
+            raise StoreError(f"cannot write to the store {self.label}: {err}") from None
+        return StoredInput(self.location, key, isinstance(table, pl.DataFrame))
+
+
+@dataclass(frozen=True)
+class StoredInput:
+    """A reference to an input table kept in the store (:meth:`Store.put_input`), sent to a
+    worker in place of the table and read there (:func:`resolved`)."""
+
+    location: str
+    key: str
+    polars: bool
+
+
+@lru_cache(maxsize=4)  # the corpus's reference, shared by its units, is read once per worker
+def _input(location: str, key: str, polars: bool):
+    store = opened(location)
+    try:
+        with store.fs.open_input_stream(f"{store.root}/inputs/{key[:2]}/{key}.arrows") as f:
+            table = pa.ipc.open_stream(f).read_all()
+    except (OSError, pa.ArrowException) as err:
+        raise StoreError(f"cannot read input {key} from the store {store.label}: {err}") from None
+    return pl.from_arrow(table) if polars else table
+
+
+def resolved(argument):
+    """A compute's argument as the worker uses it: a :class:`StoredInput` read from the store."""
+    if isinstance(argument, StoredInput):
+        return _input(argument.location, argument.key, argument.polars)
+    return argument
 
 
 def _kind(name: str, table) -> str | None:

@@ -11,7 +11,7 @@ is given).
 
 from __future__ import annotations
 
-from functools import cache, lru_cache
+from functools import cache, lru_cache, partial
 from pathlib import Path
 
 import numpy as np
@@ -29,12 +29,13 @@ from warehouse.campaign import CampaignError, Task, resolve_file
 from warehouse.catalog import (
     RunContext,
     Slot,
+    StageJob,
     current_inputs,
     drop_undeclared,
     fingerprint,
     replace_rows,
     scoring_state,
-    stage_file,
+    stage_files,
     stage_table,
     transaction,
 )
@@ -87,8 +88,7 @@ def _options(task: Task) -> dict:
 def _reader(options: dict, reference: bool):
     """The reader for a file of this format: (path, data) -> Arrow table of _TOKEN_COLUMNS."""
     if options.get("format", "grace") == "conllu":
-        tag = options.get("tag", "upos")
-        return lambda path, data: read_conllu(path, data, tag=tag)
+        return partial(read_conllu, tag=options.get("tag", "upos"))  # picklable: parsed anywhere
     return read_grace_reference if reference else read_grace_submission
 
 
@@ -115,26 +115,27 @@ def load(ctx: RunContext, task: Task) -> None:
     build the baselines' outputs when the reference or the training corpus changed."""
     _options(task)  # fail early on bad task options
     root = ctx.campaign.root
-    for system in task.systems:
-        if "table" in system.options:
-            table = resolve_file(ctx.campaign.roots or (root,), system.options["table"],
-                                 f"task {task.id}: system {system.id}.table", root / "campaign.toml")
-            stage_file(ctx, Slot(task.id, "", system.id, "table"), table,
-                       read_tag_table, _stage_table)
-    for corpus in task.corpora:
-        fmt = {"format": corpus.options.get("format", "grace"), "tag": corpus.options.get("tag", "upos")}
-        stage_file(ctx, Slot(task.id, corpus.id, "", "reference"), corpus.files["reference"],
-                   _reader(fmt, True), _stage_tokens, salt=_salt(fmt, corpus.files["reference"], True))
-        if "training" in corpus.files:
-            stage_file(ctx, Slot(task.id, corpus.id, "", "training"), corpus.files["training"],
-                       _reader(fmt, True), _stage_tokens, salt=_salt(fmt, corpus.files["training"], True))
+    stage_files(ctx, [
+        StageJob(Slot(task.id, "", system.id, "table"),
+                 resolve_file(ctx.campaign.roots or (root,), system.options["table"],
+                              f"task {task.id}: system {system.id}.table", root / "campaign.toml"),
+                 read_tag_table, _stage_table)
+        for system in task.systems if "table" in system.options])
+    for corpus in task.corpora:  # a corpus's files are parsed together, on every worker
+        fmt = {"format": corpus.options.get("format", "grace"),
+               "tag": corpus.options.get("tag", "upos")}
+        jobs = [StageJob(Slot(task.id, corpus.id, "", role), corpus.files[role],
+                         _reader(fmt, True), _stage_tokens, salt=_salt(fmt, corpus.files[role], True))
+                for role in ("reference", "training") if role in corpus.files]
         for system in task.systems:
             if corpus.id in system.files.get("submissions", {}):
                 sys_fmt = {"format": system.options.get("format", fmt["format"]),
                            "tag": system.options.get("tag", fmt["tag"])}
                 path = system.files["submissions"][corpus.id]
-                stage_file(ctx, Slot(task.id, corpus.id, system.id, "submissions"), path,
-                           _reader(sys_fmt, False), _stage_tokens, salt=_salt(sys_fmt, path, False))
+                jobs.append(StageJob(Slot(task.id, corpus.id, system.id, "submissions"), path,
+                                     _reader(sys_fmt, False), _stage_tokens,
+                                     salt=_salt(sys_fmt, path, False)))
+        stage_files(ctx, jobs)
         if task.options.get("baselines", True) and "training" in corpus.files:
             _load_baselines(ctx, task, corpus.id)
 
