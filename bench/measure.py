@@ -44,6 +44,7 @@ def measure(label: str, cmd: list[str], stdout_path: Path | None = None, cwd: Pa
             report.unlink(missing_ok=True)
             found = re.search(r"Maximum resident set size \(kbytes\): (\d+)", text)
             peak = int(found.group(1)) if found else None
+            cpu = re.findall(r"(?:User|System) time \(seconds\): ([\d.]+)", text)
         else:
             wrapper = ("import resource, subprocess, sys, time, json\n"
                        "t0 = time.perf_counter()\n"
@@ -55,7 +56,25 @@ def measure(label: str, cmd: list[str], stdout_path: Path | None = None, cwd: Pa
             found = re.search(r"BENCH_MEASURE (\[.*\])", proc.stderr.decode(errors="replace"))
             rc, wall, peak = json.loads(found.group(1)) if found else (proc.returncode, float("nan"), None)
             proc.returncode = rc
-    return Measure(label, wall, peak, proc.returncode, proc.stderr.decode(errors="replace"))
+    m = Measure(label, wall, peak, proc.returncode, proc.stderr.decode(errors="replace"))
+    if os.access(TIME, os.X_OK) and len(cpu) == 2:
+        m.extra["cpu"] = float(cpu[0]) + float(cpu[1])  # user + system seconds, children included
+    found = re.search(r"^COORDINATOR_PEAK_KIB (\d+)$", m.stderr, re.MULTILINE)
+    if found:
+        m.extra["coordinator_kib"] = int(found.group(1))
+    return m
+
+
+# Runs scorehouse's command line in this Python process and prints, at exit, that process's own
+# peak RSS: the coordinator's alone, without its worker processes.
+COORDINATOR = (
+    "import atexit, resource, sys\n"
+    "atexit.register(lambda: sys.stderr.write('COORDINATOR_PEAK_KIB %d\\n' % "
+    "resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))\n"
+    "from warehouse.cli import main\n"
+    "sys.argv[0] = 'scorehouse'\n"
+    "main()\n"
+)
 
 
 def summary_line(stderr: str) -> str:

@@ -39,7 +39,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from measure import MIB, Measure, fmt_peak, measure, summary_line, tail
+from measure import COORDINATOR, MIB, Measure, fmt_peak, measure, summary_line, tail
 from measure import code_hash as _code_hash
 from measure import machine as _machine
 from warehouse.toml_writer import toml_table
@@ -814,6 +814,8 @@ def main(argv: list[str] | None = None) -> int:
     serial_db = workdir / "serial.duckdb"
     for stale in (serial_db, Path(f"{serial_db}.wal")):
         stale.unlink(missing_ok=True)
+    for store in ("campaign.store", "serial.store"):  # from scratch: no unit output kept either
+        shutil.rmtree(workdir / store, ignore_errors=True)
     print("timing scorehouse run, from scratch, --workers 1 ...", flush=True)
     load = os.getloadavg()[0]
     serial = measure("scorehouse run, from scratch, --workers 1",
@@ -823,7 +825,26 @@ def main(argv: list[str] | None = None) -> int:
                  "(reported)" if serial.rc == 0 else "FAILED"))
     notes.append(f"run, from scratch, --workers 1: exit {serial.rc}; {summary_line(serial.stderr)} "
                  f"(1-min load average before: {load:.2f})")
-    cmd = [exe, "run", str(camp), "--db", str(db), "--out", str(out), "--workers", str(args.workers)]
+    if serial.rc == 0 and "cpu" in serial.extra:
+        notes.append(f"run, from scratch, --workers 1: {serial.extra['cpu']:.1f} s of CPU in "
+                     f"{serial.wall:.1f} s, {serial.extra['cpu'] / serial.wall:.2f} cores busy on "
+                     "average (DuckDB's and Polars' threads): the most 2 workers can gain on 2 cores "
+                     f"is {(os.cpu_count() or 1) * serial.wall / serial.extra['cpu']:.2f}x")
+    one_core = None
+    if shutil.which("taskset") and (os.cpu_count() or 1) > 1:
+        for stale in (serial_db, Path(f"{serial_db}.wal")):
+            stale.unlink(missing_ok=True)
+        shutil.rmtree(workdir / "serial.store", ignore_errors=True)
+        print("timing scorehouse run, from scratch, --workers 1, pinned to one core ...", flush=True)
+        one_core = measure("scorehouse run, from scratch, one core",
+                           ["taskset", "-c", "0", exe, "run", str(camp), "--db", str(serial_db),
+                            "--out", str(workdir / "serial_bulletins"), "--workers", "1"],
+                           workdir / "one_core.stdout")
+        rows.append(("campaign", one_core, f"{n * len(models) / one_core.wall:,.0f}"
+                     if one_core.rc == 0 else "", "(reported)" if one_core.rc == 0 else "FAILED"))
+    # the parallel run in a Python that reports the coordinator's own peak memory at exit
+    cmd = [sys.executable, "-c", COORDINATOR, "run", str(camp), "--db", str(db), "--out", str(out),
+           "--workers", str(args.workers)]
     changed_model = models[1] if len(models) > 1 else models[0]
     steps = [(f"run, from scratch, --workers {args.workers}", len(models)), ("run, nothing changed", 0),
              ("run, one submission changed", 1)]
@@ -851,6 +872,15 @@ def main(argv: list[str] | None = None) -> int:
             target = "(reported)" if m.rc == 0 else "FAILED"
         if k == 0 and serial.rc == 0 and m.rc == 0:
             target += f"; {serial.wall / m.wall:.2f}x the serial run"
+            if one_core is not None and one_core.rc == 0:
+                speed_up = one_core.wall / m.wall
+                target += (f"; {speed_up:.2f}x the one-core run (>= 1.7x: "
+                           f"{'OK' if speed_up >= 1.7 else 'MISSED'})")
+            if "coordinator_kib" in m.extra:
+                kib = m.extra["coordinator_kib"]
+                notes.append(f"{label}: the coordinator's own peak {kib / 1024:,.0f} MiB "
+                             f"(< 1 GiB: {'OK' if kib < MIB else 'MISSED'}); the column is the "
+                             "biggest process of the run")
         rows.append(("campaign", m, speed, target))
         summary = summary_line(m.stderr)
         notes.append(f"{label}: exit {m.rc}; {summary}" if summary else f"{label}: exit {m.rc}")
