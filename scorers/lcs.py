@@ -24,16 +24,52 @@ _SURROGATES = (0xD800, 0xE000)
 _LAST_CODE_POINT = 0x10FFFF
 
 
+MAX_CELLS = 10**12  # (N + M) x D past which a diff is refused: about 40 s on one core
+
+
+class TooDifferent(ValueError):
+    """Two sequences too different to be two versions of one text: at least ``d`` insertions
+    and deletions (:func:`fewest_differences`) among ``n + m`` elements, past the budget."""
+
+    def __init__(self, n: int, m: int, d: int):
+        super().__init__(f"{n:,} and {m:,} elements differing in at least {d:,}")
+        self.n, self.m, self.d = n, m, d
+
+    def describe(self, unit: str) -> tuple[str, str]:
+        """(expected, found) of the InputError a family raises for it, ``unit`` naming what is
+        counted (minimal units, forms)."""
+        share = self.d / max(1, self.n + self.m)
+        return (f"a tagging of the reference's text (its {unit} aligned by a diff of at most "
+                f"{MAX_CELLS:,} cells, (N + M) x D)",
+                f"{self.m:,} {unit} against the reference's {self.n:,}, at least {self.d:,} of "
+                f"them inserted or deleted ({share:.0%})")
+
+
+def fewest_differences(ref: np.ndarray, hyp: np.ndarray) -> int:
+    """A lower bound of D, from the values' counts alone (no order): every value found ``r``
+    times in ``ref`` and ``h`` times in ``hyp`` pairs at most min(r, h) times, so
+    D >= N + M - 2 * sum of min(r, h). Linear time."""
+    values, where = np.unique(np.concatenate([ref, hyp]), return_inverse=True)
+    r = np.bincount(where[:len(ref)], minlength=len(values))
+    h = np.bincount(where[len(ref):], minlength=len(values))
+    return int(len(ref) + len(hyp) - 2 * np.minimum(r, h).sum())
+
+
 def align(ref: np.ndarray, hyp: np.ndarray) -> np.ndarray:
     """A longest common subsequence of two integer sequences: for each ``ref`` position, the
     ``hyp`` position it is paired with, or -1. Pairs are increasing on both sides and join equal
     values; their number is the LCS length (ties between optimal alignments are broken as
-    Myers' algorithm breaks them, deterministically)."""
+    Myers' algorithm breaks them, deterministically). Sequences whose diff would cost more than
+    :data:`MAX_CELLS` by the lower bound of :func:`fewest_differences` raise
+    :class:`TooDifferent`: a deterministic budget, the same verdict on every machine."""
     ref = np.asarray(ref, dtype=np.int64)
     hyp = np.asarray(hyp, dtype=np.int64)
     partner = np.full(len(ref), -1, dtype=np.int64)
     if len(ref) == 0 or len(hyp) == 0:
         return partner
+    d = fewest_differences(ref, hyp)
+    if (len(ref) + len(hyp)) * d > MAX_CELLS:
+        raise TooDifferent(len(ref), len(hyp), d)
     a, b = _as_text(ref, hyp)
     ops = dmp.diff(a, b, timelimit=0, checklines=False, cleanup="No", counts_only=True)
     kind = np.fromiter((op for op, _ in ops), dtype="<U1", count=len(ops))

@@ -137,3 +137,30 @@ def test_large_texts_equal_gnu_diff_minimal(tmp_path, seed):
     ref = rng.integers(0, 20_000, 200_000)
     hyp = rearranged(rng, ref, 60, block=300)
     assert pairs(ref, hyp) == gnu_diff_lcs(tmp_path, ref, hyp)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 5), max_size=25), st.lists(st.integers(0, 5), max_size=25))
+def test_the_budget_bound_never_exceeds_the_true_number_of_differences(a, b):
+    """fewest_differences is a lower bound of D = N + M - 2 LCS (the budget never refuses a pair
+    whose true diff fits it)."""
+    from scorers.lcs import fewest_differences
+
+    ref, hyp = np.array(a, dtype=np.int64), np.array(b, dtype=np.int64)
+    true_d = len(a) + len(b) - 2 * int((align(ref, hyp) >= 0).sum())
+    assert fewest_differences(ref, hyp) <= true_d
+    if sorted(a) == sorted(b):  # same values, another order: the bound says 0
+        assert fewest_differences(ref, hyp) == 0
+
+
+def test_texts_too_different_for_the_budget_are_refused_before_the_diff(monkeypatch):
+    from scorers import lcs
+
+    rng = np.random.default_rng(5)
+    ref, hyp = rng.integers(0, 1000, 4000), rng.integers(1000, 2000, 4000)  # nothing shared
+    monkeypatch.setattr(lcs, "MAX_CELLS", 8000 * 8000 - 1)
+    with pytest.raises(lcs.TooDifferent) as refused:
+        lcs.align(ref, hyp)
+    assert (refused.value.n, refused.value.m, refused.value.d) == (4000, 4000, 8000)
+    monkeypatch.setattr(lcs, "MAX_CELLS", 8000 * 8000)  # at the budget: aligned
+    assert (lcs.align(ref, hyp) == -1).all()

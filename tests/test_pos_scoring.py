@@ -274,3 +274,20 @@ def test_warehouse_tables_are_queryable(tmp_path):
                         "ORDER BY span").fetchall()
     assert spans == [("locution",), ("unit",)]
     assert isinstance(con, duckdb.DuckDBPyConnection)
+
+
+def test_a_submission_of_another_text_is_rejected_not_aligned_for_hours(tmp_path, monkeypatch):
+    """The diff's budget (scorers/lcs.py MAX_CELLS, (N + M) x D): a submission of another text is
+    an input error naming the counts, exit 2, in a fraction of a second."""
+    from scorers import lcs
+
+    monkeypatch.setattr(lcs, "MAX_CELLS", 1000)
+    reference = "".join(f"mot{i}\tNc\n" for i in range(40))
+    other = "".join(f"autre{i}\tNc\n" for i in range(40))
+    ref, sys_ = write(tmp_path / "ref.grace", reference), write(tmp_path / "sys.grace", other)
+    result = CliRunner().invoke(main, ["pos", str(ref), str(sys_), "--json"])
+    assert result.exit_code == 2, result.output
+    assert "40 minimal units against the reference's 40, at least 80 of them inserted or " \
+           "deleted (100%)" in result.output
+    same = CliRunner().invoke(main, ["pos", str(ref), str(ref), "--json"])
+    assert same.exit_code == 0  # D = 0: within any budget

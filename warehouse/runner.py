@@ -34,6 +34,7 @@ import os
 import uuid
 from collections import OrderedDict, deque
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache, partial
 from multiprocessing import get_context
@@ -45,8 +46,15 @@ from rich.console import Console
 from rich.progress import Progress
 
 from etl.errors import InputError
+from scorers import lcs
 from warehouse import __version__, resident
-from warehouse.catalog import RunContext, fingerprint, package_files, record_scorings, transaction
+from warehouse.catalog import (
+    RunContext,
+    fingerprint,
+    package_files,
+    record_scorings,
+    transaction,
+)
 from warehouse.db import insert_arrow
 from warehouse.store import StoreError, opened, resolved, unit_key
 
@@ -354,6 +362,18 @@ class _Batch:
             if self.notes is not None:
                 ctx.notes.extend(self.notes(unit, rows))
         self.units, self.rows = [], 0
+
+
+@contextmanager
+def unit_input(ids: dict, counted: str):
+    """Inside a unit's compute: two texts too different to align within the diff's budget
+    (:class:`scorers.lcs.TooDifferent`) reject the unit ``ids`` as an input error, not the
+    run; ``counted`` names what the diff counts (minimal units, forms, tokens)."""
+    try:
+        yield
+    except lcs.TooDifferent as err:
+        raise InputError(f"{ids['task']}/{ids['corpus']}/{ids['system']}", None,
+                         *err.describe(counted)) from None
 
 
 def _share_cores(threads: int) -> None:

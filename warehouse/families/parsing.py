@@ -44,7 +44,7 @@ from warehouse.catalog import (
 from warehouse.catalog import code_version as catalog_code_version
 from warehouse.db import frame, insert_arrow, one, written
 from warehouse.families import parsing_ud as ud
-from warehouse.runner import Target, Unit, run_units, stale
+from warehouse.runner import Target, Unit, run_units, stale, unit_input
 
 SQL_FOLDER = "parsing"
 CAMPAIGN_KEYS = {  # the keys campaign.toml may give a parsing task (campaign.check_keys)
@@ -228,7 +228,8 @@ def compute_unit(ids: dict, dependency: bool, reference: pl.DataFrame, hyp: pl.D
     ``genre`` is the corpus's default genre."""
     if dependency:
         return ud.compute_unit(ids, reference, hyp, option, genre)
-    result = easy_scorer.score(reference, hyp, modes=option)
+    with unit_input(ids, "forms"):
+        result = easy_scorer.score(reference, hyp, modes=option)
     params = {**ids, "genre": genre, "signatures": _signatures()}
 
     def write(con) -> None:

@@ -18,6 +18,7 @@ from scorers import ud as ud_scorer
 from warehouse.campaign import Task
 from warehouse.catalog import RunContext, current_inputs
 from warehouse.db import frame, insert_arrow, one, written
+from warehouse.runner import unit_input
 
 SQL_FOLDER = "parsing"
 UD_TABLES = ("int_parsing_ud_word", "int_parsing_ud_difference", "fct_parsing_ud_sentence")
@@ -114,7 +115,8 @@ def compute_unit(ids: dict, gold: pl.DataFrame, sys_words: pl.DataFrame, recover
     )
 
     try:
-        result = ud_scorer.evaluate(gold, sys_words, recover=recover)
+        with unit_input(ids, "tokens"):
+            result = ud_scorer.evaluate(gold, sys_words, recover=recover)
     except ud_scorer.TextMismatch as err:  # cannot happen after the load's check; kept as a guard
         raise InputError(f"{ids['task']}/{ids['corpus']}/{ids['system']}", None,
                          "the reference's text", str(err)) from None

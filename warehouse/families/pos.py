@@ -41,7 +41,7 @@ from warehouse.catalog import (
 )
 from warehouse.catalog import code_version as catalog_code_version
 from warehouse.db import build, frame, insert_arrow, keyed, one, written
-from warehouse.runner import Target, Unit, run_units, stale
+from warehouse.runner import Target, Unit, run_units, stale, unit_input
 
 SQL_FOLDER = "pos"
 CAMPAIGN_KEYS = {  # the keys campaign.toml may give a pos task (campaign.check_keys)
@@ -283,7 +283,8 @@ def compute_unit(ids: dict, offered: pl.DataFrame, ref_units: pa.Table, split: b
     counts ``fct_pos_sentence`` builds from them in SQL: the rows of every table it fills."""
     sys_units = scorer.units(sys_tokens, split=split)
     ref_codes, sys_codes = lcs.encode(pl.Series(ref_units["unit_form"]), sys_units["unit_form"])
-    partner = lcs.align(ref_codes, sys_codes)
+    with unit_input(ids, "minimal units"):
+        partner = lcs.align(ref_codes, sys_codes)
     tokens = scorer.judge_tokens(offered, sys_tokens, sys_units, partner, table)
     ref_of_sys = np.full(sys_units.height, -1, dtype=np.int64)
     ref_of_sys[partner[partner >= 0]] = np.flatnonzero(partner >= 0)
