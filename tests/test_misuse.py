@@ -188,3 +188,21 @@ def test_a_campaign_error_in_any_command_is_one_line_exit_1(tmp_path, monkeypatc
     assert result.exit_code == EXIT_FAILURE
     assert "Error: campaign.toml: [campaign].seed: expected an integer" in result.output
     assert "internal error" not in result.output and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("invisible, shown", [("\u200b", r"\u200b"), ("\u00ad", r"\xad")])
+def test_a_look_alike_difference_is_shown_as_code_points(tmp_path, invisible, shown):
+    """A form differing from the reference's by an invisible or look-alike character (zero-width
+    space, soft hyphen) is named with the character escaped, never as two equal-looking
+    strings."""
+    row = "{}\t{}\t{}\t{}\t_\t_\t{}\t{}\t_\t_\n"
+    gold = "# text = le chat\n" + row.format(1, "le", "le", "DET", 2, "det") + \
+        row.format(2, "chat", "chat", "NOUN", 0, "root") + "\n"
+    sys_ = gold.replace("chat\tchat", f"ch{invisible}at\tchat").replace(
+        "text = le chat", f"text = le ch{invisible}at")
+    (tmp_path / "g.conllu").write_text(gold, encoding="utf-8")
+    (tmp_path / "s.conllu").write_text(sys_, encoding="utf-8")
+    result = CliRunner().invoke(main, ["parsing", str(tmp_path / "g.conllu"),
+                                       str(tmp_path / "s.conllu"), "--format", "conllu", "--json"])
+    assert result.exit_code == 2
+    assert shown in result.output and invisible not in result.output
