@@ -8,7 +8,7 @@ Usage (from the repository root, with the project's virtual environment)::
     .venv/bin/python bench/terms_bench.py --large 20000          # also 20,000 x 20,000 (simulated reference)
     .venv/bin/python bench/terms_bench.py --reference PATH --output-size 10000
 
-Target (spec/terms.md "Scale"): the paper's Termometer made the 4,200 x 1,988 distance computations
+Target (docs/metrics/terms.md "Scale"): the paper's Termometer made the 4,200 x 1,988 distance computations
 in under 10 minutes; the project wants the whole family pipeline in well under 10 s on 2 cores,
 so about 2 s for ``nearest``.
 

@@ -1,4 +1,4 @@
-"""EASY parsing annotations (the French parsing campaign, paper seeds/002): vocabulary, EASY XML.
+"""EASY parsing annotations (the French parsing campaign, Paroubek et al., LREC 2006): vocabulary, EASY XML.
 
 A sentence (``E``) is a sequence of word forms (``F``, addresses ``E1F1``...), some grouped in small
 constituents (``Groupe``: GA GN GP GR NV PV, contiguous, never nested) and linked by relations (14

@@ -1,4 +1,4 @@
-"""EASY TSV (the French parsing campaign, paper seeds/002): the line-oriented form of the EASY annotation.
+"""EASY TSV (the French parsing campaign, Paroubek et al., LREC 2006): the line-oriented form of the EASY annotation.
 
 The same content as the EASY XML of :mod:`etl.easy` (sentences ``E``, word forms ``F``, constituents
 ``Groupe``, relations with their roles), one item a line: ``F``/``G``/``R`` lines in blocks opened by

@@ -1,6 +1,6 @@
 """CoNLL-U files read for dependency evaluation, as the CoNLL 2018 shared task's scorer reads them.
 
-Paper: ``seeds/002`` (the EASY campaign, whose relations between word forms this family scores);
+Paroubek et al., LREC 2006 (the EASY campaign, whose relations between word forms this family scores);
 the dependency side follows the CoNLL 2018 UD shared task (Zeman et al. 2018) and its script
 ``conll18_ud_eval.py``: a file is a sequence of **tokens** (surface forms) laid end to end on one
 character stream, each token holding one **syntactic word** or, for a multiword token (ID ``a-b``,

@@ -43,7 +43,7 @@ def operating_zone_band(ok: float, err: float, sil_ok: float, sil_err: float, si
     """The exact operating zone of a POS system as a band over decision: ``(D, P_low, P_high)``.
 
     Resolving the SIL silences moves ``ok`` of them to correct and ``err`` to wrong, with
-    0 <= ok <= SIL - SIL_err, 0 <= err <= SIL - SIL_ok, ok + err <= SIL (spec/pos.md); then
+    0 <= ok <= SIL - SIL_err, 0 <= err <= SIL - SIL_ok, ok + err <= SIL (docs/metrics/pos.md); then
     D = (OK + ERR + s) / (OK + ERR + SIL) with s = ok + err and P = (OK + ok) / (OK + ERR + s).
     D depends on s only, so each decision level is one vertical slice of the (ok, err) pentagon,
     ok in [max(0, s - (SIL - SIL_ok)), min(SIL - SIL_err, s)], and P is increasing in ok: the
@@ -65,7 +65,7 @@ def operating_zone_band(ok: float, err: float, sil_ok: float, sil_err: float, si
 
 
 def operating_zones(systems: list[dict], title: str, zoom: bool = True) -> str:
-    """The (decision, precision) plane of spec/pos.md; SVG text.
+    """The (decision, precision) plane of docs/metrics/pos.md; SVG text.
 
     ``systems``: dicts with ``label``, ``OK``, ``ERR``, ``SIL_ok``, ``SIL_err``, ``SIL``, ``P``,
     ``D``, ``Pmin``, ``Pmoy``, ``Pmax``, ``pct_noneval`` and optional ``baseline`` (drawn dashed,

@@ -1,4 +1,4 @@
-"""The coreference bulletin page (spec/coref.md; paper seeds/004, Popescu-Belis): comparing the key
+"""The coreference bulletin page (docs/metrics/coref.md; Popescu-Belis, Évaluation numérique de la résolution de la référence): comparing the key
 partition P_K and each system's response partition P_R of the mentions.
 
 For each corpus and each declared variant (zero-denominator convention ``conll`` first, then

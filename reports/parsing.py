@@ -1,7 +1,7 @@
-"""The parsing bulletin page (spec/parsing.md): EASY constituents and relations, or the CoNLL 2018
+"""The parsing bulletin page (docs/metrics/parsing.md): EASY constituents and relations, or the CoNLL 2018
 dependency metrics of a CoNLL-U task.
 
-EASY (paper seeds/002): the corpus description of tables 2 and 3 and the reference relations per
+EASY (Paroubek et al., LREC 2006): the corpus description of tables 2 and 3 and the reference relations per
 type of table 6; P, R and F = 2PR/(P+R) (alpha = 0.5, footnote 16) of constituents and relations
 in the task's default way (its first mode x first function, HYP-EQUAL unless it declares others)
 with 95 % bootstrap intervals; figure 2 (F per genre x relation type, one heatmap per system);

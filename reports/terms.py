@@ -1,4 +1,4 @@
-"""The terminology bulletin page (spec/terms.md; paper seeds/003, sections 5-7, Termometer): each
+"""The terminology bulletin page (docs/metrics/terms.md; the Termometer paper, sections 5-7): each
 system's term list S against the corpus reference R, with the graded term precision TP and recall
 TR of the paper next to the classical P(S) and R(S) of exact matching.
 
@@ -42,7 +42,7 @@ from warehouse.db import frame
 
 METRICS = ("tp", "tr", "f", "precision", "recall", "f_exact")
 PAIRS = 12  # closest pairs shown per system and kind (smallest dt; nearest the threshold)
-TOLERANCE = 1e-9  # d(e) <= sigma up to float error (spec/terms.md)
+TOLERANCE = 1e-9  # d(e) <= sigma up to float error (docs/metrics/terms.md)
 REFERENCES = {"reference": "corpus reference", "validated": "own validated list",
               "incremental": "incremental reference (CoRReCT)"}
 WITHHELD = "(withheld system)"

@@ -1,6 +1,6 @@
 """Coreference (reference resolution): comparing two partitions of mentions.
 
-Paper: ``seeds/004`` (Popescu-Belis); statement: ``spec/coref.md``. Everything derives from the
+Popescu-Belis, Évaluation numérique de la résolution de la référence; statement: docs/metrics/coref.md. Everything derives from the
 **contingency table** n_ij = |K_i ∩ R_j| of the key partition P_K and the response partition P_R
 of each document, plus the twinless mentions (key-only, response-only): :func:`contingency`.
 :func:`statistics` turns it into per-document additive counts for every measure (long form), which

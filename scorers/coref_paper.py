@@ -1,4 +1,4 @@
-"""Coreference: the paper's own measures and generalisations (Popescu-Belis, ``seeds/004``).
+"""Coreference: the paper's own measures and generalisations (Popescu-Belis, Évaluation numérique de la résolution de la référence).
 
 Measures over the contingency cells of one or more documents, every partition completed by
 singletons (DÉF.17), so that P_K and P_R partition the same set E of each document:

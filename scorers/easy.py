@@ -1,6 +1,6 @@
 """EASY parsing evaluation: constituents and relations as word-form address ranges.
 
-Paper: ``seeds/002`` (EASY); precise statement: ``spec/parsing.md``. Every constituent and every
+Paroubek et al., LREC 2006 (EASY); precise statement: docs/metrics/parsing.md. Every constituent and every
 relation argument is mapped onto a range of word-form addresses of the reference (the paper's
 "unique representation made of word form address ranges"); a hypothesis range H is compared with a
 reference range R by one of the five range equality functions of the paper's table 5 (EQUAL,

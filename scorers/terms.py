@@ -1,6 +1,6 @@
 """Terminology acquisition (Termometer): the term distance dt and the exact nearest-term search.
 
-Paper: ``seeds/003`` (sections 6.1.1-6.1.3); statement: ``spec/terms.md``. Terms arrive already
+the Termometer paper (sections 6.1.1-6.1.3); statement: docs/metrics/terms.md. Terms arrive already
 normalised (NFC, collapsed whitespace, the campaign's case policy); words are split on whitespace.
 
 - dch(a, b): Levenshtein distance (unit costs) / length of the longer string, on the strings with

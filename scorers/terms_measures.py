@@ -1,5 +1,5 @@
 """Terminology acquisition: graded term precision and recall (TP, TR), the classical measures, the
-variant and relation links, and the validation effort (paper ``seeds/003`` §6; ``spec/terms.md``).
+variant and relation links, and the validation effort (the Termometer paper §6; docs/metrics/terms.md).
 
 Everything here starts from the alignment table of :func:`scorers.terms.nearest`: one row per
 distinct output term e with its nearest reference term r(e) and d(e) = dt(e, r(e)). For a

@@ -1,5 +1,5 @@
 """Reference slices and the alignment of an output with each of them, and a unit's bootstrap
-intervals (spec/terms.md; the family ``terms`` stores what these return).
+intervals (docs/metrics/terms.md; the family ``terms`` stores what these return).
 
 A reference R may carry labels (ACTER: Specific_Term, Common_Term, OOD_Term, Named_Entity). A
 slice is R restricted to some labels: ``all``, ``label:<L>``, ``without:<L>`` (TermEval 2020's

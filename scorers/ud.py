@@ -1,6 +1,6 @@
 """Dependency evaluation equal to the CoNLL 2018 shared task's ``conll18_ud_eval.py``.
 
-Paper: ``seeds/002`` (EASY), which scores relations between word forms (dependencies rather
+Paroubek et al., LREC 2006 (EASY), which scores relations between word forms (dependencies rather
 than constituents, after Lin 98) by precision P, recall R and F = 1 / (alpha/P + (1-alpha)/R)
 = 2PR / (P+R) with alpha = 0.5 (its footnote 16); the metrics are those of the CoNLL 2018 UD
 shared task (Zeman et al. 2018). Every metric counts ``correct`` items against ``gold_total``

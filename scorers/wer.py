@@ -1,6 +1,6 @@
 """Speech recognition scoring: normalisation methods M1-M4, word alignment, IER outcomes.
 
-Thesis chapter 4 (``seeds/001``): the reference transcription and the 1-best hypothesis are
+The thesis, chapter 4: the reference transcription and the 1-best hypothesis are
 normalised by one of four methods (section 4.4.1), aligned with a minimum-edit alignment, and
 counted as C (correct), S (substitutions), D (deletions, the thesis's "omissions" O) and
 I (insertions); WER = (S + D + I) / N with N = C + S + D. The interpretation error rate
@@ -32,7 +32,7 @@ _WORD, _NONSPEECH, _FALSE_START, _OOV, _OPEN, _CLOSE = "W", "N", "F", "O", "(", 
 
 @dataclass(frozen=True)
 class Markers:
-    """The marker vocabulary (spec/wer.md): which tokens carry which meaning.
+    """The marker vocabulary (docs/metrics/wer.md): which tokens carry which meaning.
 
     Every meaning lists the tokens that express it, in reference and hypothesis alike; the first
     token of ``false_start`` and ``oov`` is the canonical spelling the others are mapped to.

@@ -1,6 +1,6 @@
 """EASY annotations shared by the tests (readers, scorer, pipeline).
 
-``PAPER_XML``: the sentence the EASY paper (seeds/002, section 4 and its figure 1) annotates, "Il
+``PAPER_XML``: the sentence the EASY paper (Paroubek et al., LREC 2006, section 4 and its figure 1) annotates, "Il
 arrive en retard, avec, dans sa poche, un discours qu'il est obligé de garder", with the
 constituents and relations its text names. Choices where the text leaves room:
 

@@ -1,6 +1,6 @@
 """Coreference measures (``scorers/coref.py``, ``scorers/coref_paper.py``).
 
-The paper's tables 2 and 3 (spec/coref.md) to the printed precision with the paper's convention;
+The paper's tables 2 and 3 (docs/metrics/coref.md) to the printed precision with the paper's convention;
 the figures of the 147-mention MUC-6 text that do not depend on its unknown class sizes; the
 reference scorer's documented test cases (conll/reference-coreference-scorers, LEA branch,
 test/TestCases.README) and LEA's own example; the paper's properties (PROP.2, 5, 6, 7, 8, 9, 13)
@@ -62,7 +62,7 @@ EXAMPLES = {
     "2a": (EX2_KEY, [[i] for i in range(1, 11)]),
     "2b": (EX2_KEY, [list(range(1, 11))]),
 }
-# spec/coref.md, tables 2 and 3: MRS MPS BRS BPS CRS CPS XRS XPS D-dir RVT HRS HPS | MUC B3 kappa C XC H
+# docs/metrics/coref.md, tables 2 and 3: MRS MPS BRS BPS CRS CPS XRS XPS D-dir RVT HRS HPS | MUC B3 kappa C XC H
 TABLE2 = {
     "1": (85, 79, 74, 49, 77, 50, 53, 59, "precision", 77, 55, 37),
     "2a": (0, 100, 20, 100, 0, 100, 20, 100, "recall", 20, 30, 100),

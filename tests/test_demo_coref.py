@@ -1,5 +1,5 @@
 """The demo coreference task generator (warehouse.demo_coref): determinism, files that read back,
-the paper's example (seeds/004 §1.2, table 2 row 1) and systems whose errors differ as intended."""
+the paper's example (Popescu-Belis, Évaluation numérique de la résolution de la référence §1.2, table 2 row 1) and systems whose errors differ as intended."""
 import os
 import pathlib
 import subprocess

@@ -1,6 +1,6 @@
 """The demo terminology task generator (warehouse.demo_terms) and the bundled ACTER copy: the copy is
 upstream's, the rebuilt ACTER v1.0 differs from v1.1 exactly by the changelog, every file reads back
-with etl.terms, the outputs hold the intended errors (seeds/003 §7.1: truncations, inflections,
+with etl.terms, the outputs hold the intended errors (the Termometer paper §7.1: truncations, inflections,
 noise) and the validated lists are closer to the reference than the raw ones."""
 import hashlib
 import os

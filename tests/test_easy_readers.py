@@ -3,7 +3,7 @@ role set, round trips XML->XML, TSV->TSV and XML->TSV->XML, and one test per rej
 checking the whole ``file:line: expected X, found Y`` message and its line.
 
 The paper example (tests/easy_examples.py, ``PAPER_XML``) is checked against the paper's text
-(seeds/002, section 4): its constituents, and each relation the text names with the words its roles
+(Paroubek et al., LREC 2006, section 4): its constituents, and each relation the text names with the words its roles
 cover; the choices made where the text leaves room are listed in easy_examples.py.
 """
 import re

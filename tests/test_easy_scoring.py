@@ -1,4 +1,4 @@
-"""EASY scoring (spec/parsing.md, scorers/easy.py): ranges per mode, the five range equality
+"""EASY scoring (docs/metrics/parsing.md, scorers/easy.py): ranges per mode, the five range equality
 functions at their boundaries, one-to-one matching, re-alignment, counting properties, and the
 combined treebank's votes.
 

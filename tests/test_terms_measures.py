@@ -1,4 +1,4 @@
-"""The Termometer distance and measures (spec/terms.md; paper seeds/003 §6): dch, dtc, dt on the
+"""The Termometer distance and measures (docs/metrics/terms.md; the Termometer paper §6): dch, dtc, dt on the
 spec's checks, the paper's table 1, TP/TR at sigma = 0 against classical P/R, bounds and
 monotonicity, the `<=` tolerance, duplicates and empty lists, variant and relation links, and the
 validation effort."""

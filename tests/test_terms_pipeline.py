@@ -23,7 +23,7 @@ from warehouse.cli import main
 from warehouse.pipeline import run
 from warehouse.toml_writer import toml_table
 
-# The paper's table 1 (spec/terms.md), sigma = 0.4: (reference, output, TP, TR).
+# The paper's table 1 (docs/metrics/terms.md), sigma = 0.4: (reference, output, TP, TR).
 TABLE1 = [
     (["base de données"], ["base de données", "bases de données"], 1, 1),
     (["base de données"], ["bases de données"], 0.93, 0.93),

@@ -1,6 +1,6 @@
 """``scorehouse wer --method none`` against the real NIST sclite binary (SCTK), utterance by utterance.
 
-spec/wer.md requires the default S/D/I split to equal sclite's, tie-breaking included. We generate
+docs/metrics/wer.md requires the default S/D/I split to equal sclite's, tie-breaking included. We generate
 a few hundred utterance pairs (fixed numpy seed) that stress the alignment: empty references and/or
 hypotheses, repeated words, a tiny vocabulary so that equal-cost alignments are frequent, accented
 words, TABs inside the text, utterances of up to ~30 words. sclite scores them (``-o pra``: its

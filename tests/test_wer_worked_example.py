@@ -1,4 +1,4 @@
-"""The thesis's table 4.4 worked example (spec/wer.md), reproduced exactly for M1-M4.
+"""The thesis's table 4.4 worked example (docs/metrics/wer.md), reproduced exactly for M1-M4.
 
 Every figure below is copied from the spec (per utterance (C, I, S, D), totals, WER as a fraction),
 never from our own output. The example is scored twice: through the pure functions of
@@ -13,7 +13,7 @@ import pytest
 
 from scorers.wer import Markers, align_tokens, normalise
 
-# (utt_id, annotated reference, hypothesis), spec/wer.md "Worked example".
+# (utt_id, annotated reference, hypothesis), docs/metrics/wer.md "Worked example".
 EXAMPLE = [
     ("u1", "", "<REJET>"),
     ("u2", "[bruit]", "OOV"),

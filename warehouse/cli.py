@@ -280,7 +280,7 @@ def _one_shot(campaign):
 @click.argument("reference", type=click.Path(exists=True, dir_okay=False))
 @click.argument("hypothesis", type=click.Path(exists=True, dir_okay=False))
 @click.option("--method", type=click.Choice(["none", "m1", "m2", "m3", "m4"]), default="none", show_default=True,
-              help="Normalisation method (spec/wer.md); none scores the tokens as they are.")
+              help="Normalisation method (docs/metrics/wer.md); none scores the tokens as they are.")
 @click.option("--case", type=click.Choice(["sensitive", "insensitive"]), default="sensitive", show_default=True)
 @click.option("--costs", type=click.Choice(["sclite", "levenshtein"]), default="sclite", show_default=True,
               help="sclite: weights 0/3/3/4 and sclite's tie-breaking; levenshtein: unit costs.")

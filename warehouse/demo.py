@@ -1,7 +1,7 @@
 """Demo speech-recognition campaign: a deterministic, realistic stand-in for the thesis data.
 
 ``write_demo_campaign(dest)`` writes a complete WER + IER campaign in the shape of the deployed
-telephone service of the thesis (chapter 4, ``spec/wer.md``): three corpora (Dev, Test_I,
+telephone service of the thesis (chapter 4): three corpora (Dev, Test_I,
 Test_II) of short caller utterances with the thesis sizes, annotated references in NIST trn
 format with noise (``[bruit]``), false starts (``SPR``), out-of-vocabulary words and comment
 spans (``[com:] ... [:com]``), per-utterance metadata (speaker, category C1/C2/C3, reference

@@ -1,7 +1,7 @@
-"""Demo coreference task (reference resolution: comparing two partitions of mentions, spec/coref.md).
+"""Demo coreference task (reference resolution: comparing two partitions of mentions, docs/metrics/coref.md).
 
 ``write_coref_task(dest)`` writes, under ``dest/coref/``, an evaluation built from the paper's own
-example (Popescu-Belis, seeds/004 §1.2: the 17 referring expressions, the paper's ER, of a
+example (Popescu-Belis, Évaluation numérique de la résolution de la référence §1.2: the 17 referring expressions, the paper's ER, of a
 mountain-guide text) and from generated documents, with four simulated systems; it returns the
 task's participants and the lines of its ``[[tasks]]`` block.
 

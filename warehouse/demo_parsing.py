@@ -1,7 +1,7 @@
-"""Demo EASY parsing task (paper seeds/002, the EASY campaign) on the UD French GSD test set.
+"""Demo EASY parsing task (Paroubek et al., LREC 2006, the EASY campaign) on the UD French GSD test set.
 
 ``write_parsing_task(dest)`` converts the 416 sentences of ``warehouse/data/UD_French-GSD`` (CC BY-SA
-4.0) into EASY annotation (``spec/parsing.md``): small constituents and functional relations over the
+4.0) into EASY annotation (docs/metrics/parsing.md): small constituents and functional relations over the
 word forms, in four genre sub-corpora, with five simulated submissions. It returns the task's
 participants and the lines of its ``[[tasks]]`` block for the campaign file.
 

@@ -1,7 +1,7 @@
 """Demo part-of-speech tagging task (GRACE campaign style) on the UD French GSD test set.
 
 ``write_pos_task(dest)`` writes, under ``dest/pos/``, a GRACE-style evaluation of morphosyntactic
-taggers (``spec/pos.md``) built from the real French sentences of ``warehouse/data/UD_French-GSD``
+taggers (docs/metrics/pos.md) built from the real French sentences of ``warehouse/data/UD_French-GSD``
 (CC BY-SA 4.0, see ``warehouse/data/UD_French-GSD/NOTICE.md``): a reference, a training split for the
 built-in baselines, five simulated submissions and their correspondence tables. It returns the
 task's participants and the lines of its ``[[tasks]]`` block for the campaign file.

@@ -1,9 +1,9 @@
-"""Demo terminology task (term extraction, variation, relations: Termometer, spec/terms.md).
+"""Demo terminology task (term extraction, variation, relations: Termometer, docs/metrics/terms.md).
 
 ``write_terms_task(dest)`` writes, under ``dest/terms/``, an evaluation of terminology acquisition on
 two French corpora of ACTER (Rigouts Terryn et al. 2020, CC BY-NC-SA 4.0, bundled in
 ``warehouse/data/acter``) with four simulated extractors, to be scored with the graded measures of
-seeds/003 §5-7 (dt = (dch + dtc) / 2, pert, Pert over the partition P(S), TP and TR swept over
+the Termometer paper §5-7 (dt = (dch + dtc) / 2, pert, Pert over the partition P(S), TP and TR swept over
 sigma); it returns the task's participants and the lines of its ``[[tasks]]`` block.
 
 References (``terms/reference/``): ``wind-fr`` is ACTER **v1.0**, rebuilt by
@@ -20,7 +20,7 @@ on the terms common to v1.0 and v1.1 so that they hold for both versions.
 Systems (:data:`SYSTEMS`, :func:`extract`) extract from what the corpus holds (v1.0 and v1.1 terms):
 each :class:`ErrorModel` finds a share of the terms and returns some distorted: inflected (plural
 s/x, feminine e, :func:`inflect`), truncated (first or last word dropped: ``acid residue`` for
-``amino acid residues``, seeds/003 §7.1), a preposition/article changed (``cahier de charge`` for
+``amino acid residues``, the Termometer paper §7.1), a preposition/article changed (``cahier de charge`` for
 ``cahier des charges``) or the word order changed (``calage angle``); noise (1-3-word n-grams over
 the reference's words and :data:`COMMON_WORDS`) makes the output 1-2 times its found part (times
 ``scale``, at least 20 terms). True terms score higher on average; lists are ranked

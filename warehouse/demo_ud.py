@@ -1,6 +1,6 @@
 """Synthetic parser outputs over UD French GSD, for the dependency evaluation (``scorers/ud.py``).
 
-Paper: ``seeds/002`` (EASY: participants' parses of the same text are scored against a
+Paroubek et al., LREC 2006 (EASY: participants' parses of the same text are scored against a
 reference); here a "system" is the gold treebank passed through seeded noise, so that every
 kind of error the CoNLL 2018 metrics (Zeman et al. 2018) tell apart occurs:
 

@@ -1,5 +1,5 @@
 -- int_parsing_range: every constituent and every relation argument mapped onto a range of
--- reference form positions [first, last] (spec/parsing.md, "Ranges"). Reference rows have
+-- reference form positions [first, last] (docs/metrics/parsing.md, "Ranges"). Reference rows have
 -- system = '' and mode NULL; hypothesis constituents have mode NULL (their range does not depend
 -- on the mode); hypothesis relation arguments have one row per mode (HYP, DEFHYP, REF).
 -- Grain: campaign x task x corpus x system x mode x item x role. first/last NULL: an empty role

@@ -2,7 +2,7 @@
 -- class) and the relation triples (kind 'relation': t1, type, t2; unordered for the symmetric
 -- types) of the reference and of the system, matched: both | missed (reference only) |
 -- spurious (system only). The reference links are restricted to those whose two terms the
--- system returned (spec/terms.md, the paper's reference "2 bis").
+-- system returned (docs/metrics/terms.md, the paper's reference "2 bis").
 -- Grain: campaign x task x corpus x system x kind x link.
 CREATE TABLE IF NOT EXISTS int_terms_link (
     campaign  VARCHAR NOT NULL,

@@ -1,5 +1,5 @@
 -- int_terms_validation_edit: the edits from a system's raw output to its validated version (the
--- validation effort, spec/terms.md): kept (in both), modified (a raw term edited into a
+-- validation effort, docs/metrics/terms.md): kept (in both), modified (a raw term edited into a
 -- validated one: minimum-cost assignment on dt between raw-only and validated-only terms, pairs
 -- with dt <= sigma), deleted (raw only), added (validated only).
 -- Grain: campaign x task x corpus x system x edit x term.

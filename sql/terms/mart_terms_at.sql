@@ -1,5 +1,5 @@
 -- mart_terms_at: a table macro, mart_terms_at(sigmas, tops), the Termometer scores at any sigma, straight from
--- int_terms_alignment (spec/terms.md): for each unit x reference x slice, each cut-off in `tops`
+-- int_terms_alignment (docs/metrics/terms.md): for each unit x reference x slice, each cut-off in `tops`
 -- (0: the whole list) and each sigma in `sigmas`: the partition P(S) (output terms with
 -- d(e) <= sigma grouped by their nearest reference term r(e), every other term a part alone),
 -- Pert(p) = max over p of 1 - d(e), TP = sum Pert / |P(S)|, TR = sum Pert / |R|,

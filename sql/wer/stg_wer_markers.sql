@@ -1,4 +1,4 @@
--- stg_wer_markers: the marker vocabulary of a task (spec/wer.md), defaults overridden by
+-- stg_wer_markers: the marker vocabulary of a task (docs/metrics/wer.md), defaults overridden by
 -- campaign.toml [tasks.markers]. Grain: campaign x task x meaning x token.
 CREATE TABLE IF NOT EXISTS stg_wer_markers (
     campaign  VARCHAR NOT NULL,

@@ -1,5 +1,5 @@
 """The ``coref`` task family in the warehouse: mentions, contingency tables, every partition
-measure per document, corpus scores, baselines and intervals (spec/coref.md).
+measure per document, corpus scores, baselines and intervals (docs/metrics/coref.md).
 
 Per corpus: ``key`` (CoNLL-2012, or JSON lines with ``format = "jsonl"``), optional
 ``categories`` (a TSV of mention categories, see docs/formats_coref.md), option ``genre`` (the

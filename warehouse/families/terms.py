@@ -1,5 +1,5 @@
 """The ``terms`` task family in the warehouse: terminology acquisition scored as in Termometer
-(spec/terms.md; paper seeds/003): graded term precision TP and recall TR at a declared sigma and
+(docs/metrics/terms.md; the Termometer paper): graded term precision TP and recall TR at a declared sigma and
 over the sigma sweep, classical exact-match P, R, F (TermEval 2020 style, with and without named
 entities), variant pairs and relation triples, the validation effort, and CoRReCT's incremental
 reference.

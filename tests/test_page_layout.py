@@ -1,0 +1,68 @@
+"""Every bulletin page of the demo campaign (every family), looked at in headless Chromium at
+1,280 px: no page wider than the viewport (wide tables scroll inside their own box), every chart's
+text at least 9 px high as drawn, the page's language the campaign's, and long pages with a table
+of contents."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from browser import BROWSER_FLAGS, CHROMIUM
+
+from warehouse.demo import write_demo_campaign
+from warehouse.pipeline import run
+
+WIDTH = 1280
+
+# The smallest chart text as drawn: font size times the SVG's scale on screen.
+SMALLEST_CHART_TEXT = """() => {
+    let smallest = null, where = '';
+    for (const t of document.querySelectorAll('svg text')) {
+        if (!t.textContent.trim() || t.getClientRects().length === 0) continue;
+        const size = parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a;
+        if (smallest === null || size < smallest) { smallest = size; where = t.textContent; }
+    }
+    return [smallest, where];
+}"""
+
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory) -> list[Path]:
+    root = tmp_path_factory.mktemp("layout")
+    toml = write_demo_campaign(root / "campaign", scale=0.05)
+    result = run(toml.parent, root / "w.duckdb", root / "out", quiet=True)
+    assert result.exit_code in (0, 2), result.summary()
+    found = sorted((root / "out").resolve().glob("**/index.html"))
+    assert len(found) >= 6  # the campaign's index and one page per task
+    return found
+
+
+def test_every_page_fits_1280_px_with_legible_charts_in_its_language(pages):
+    if not Path(CHROMIUM).exists():
+        if os.environ.get("SCOREHOUSE_NO_BROWSER") == "1":
+            pytest.skip("SCOREHOUSE_NO_BROWSER=1: no Chromium on this machine")
+        pytest.fail(f"Chromium not found at {CHROMIUM}: install Debian's chromium (see .ci/run)")
+    from playwright.sync_api import sync_playwright
+
+    problems = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_FLAGS)
+        page = browser.new_page(viewport={"width": WIDTH, "height": 900})
+        for path in pages:
+            page.goto(path.as_uri(), wait_until="load")
+            name = f"{path.parent.name}/{path.name}"
+            width = page.evaluate("() => document.documentElement.scrollWidth")
+            if width > WIDTH:
+                problems.append(f"{name}: {width} px wide")
+            smallest, text = page.evaluate(SMALLEST_CHART_TEXT)
+            if smallest is not None and smallest < 9:
+                problems.append(f"{name}: chart text {text!r} drawn {smallest:.1f} px high")
+            if page.evaluate("() => document.documentElement.lang") != "fr":
+                problems.append(f"{name}: lang is not the campaign's (fr)")
+            height = page.evaluate("() => document.documentElement.scrollHeight")
+            if height > 6 * 900 and page.locator("nav.toc a").count() < 3:
+                problems.append(f"{name}: {height} px long without a table of contents")
+        browser.close()
+    assert problems == []
