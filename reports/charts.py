@@ -11,12 +11,17 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 matplotlib.rcParams["svg.hashsalt"] = "scorehouse"  # stable ids: same data, same bytes
 
+# Legible at 100 % zoom on a 1,280 px screen: no figure wider than the page's column (so it is
+# never drawn smaller than made), no text under 7.5 pt (10 px as drawn): tests/test_page_layout.py
+WIDE = 10.5  # inches
+SMALL = 7.5  # points
+
 
 def grouped_bars(groups: list[str], series: dict[str, list[float | None]],
                  low: dict[str, list[float | None]], high: dict[str, list[float | None]],
                  ylabel: str, title: str) -> str:
     """Bars per group (e.g. method) and series (e.g. system) with interval error bars; SVG text."""
-    fig, ax = plt.subplots(figsize=(max(5.0, 1.2 * len(groups) * max(1, len(series)) / 2), 3.4))
+    fig, ax = plt.subplots(figsize=(min(WIDE, max(5.0, 1.2 * len(groups) * max(1, len(series)) / 2)), 3.4))
     width = 0.8 / max(1, len(series))
     for k, (name, values) in enumerate(series.items()):
         xs = [g + (k - (len(series) - 1) / 2) * width for g in range(len(groups))]
@@ -27,7 +32,7 @@ def grouped_bars(groups: list[str], series: dict[str, list[float | None]],
     ax.set_xticks(range(len(groups)), groups)
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=7, ncols=2, frameon=False)
+    ax.legend(fontsize=SMALL, ncols=2, frameon=False)
     ax.grid(axis="y", alpha=0.3)
     ax.set_axisbelow(True)
     fig.tight_layout()
@@ -86,7 +91,7 @@ def operating_zones(systems: list[dict], title: str, zoom: bool = True) -> str:
     panels = 2 if zoom and focus and span < 0.5 else 1
     rows = -(-(len(systems) + 6) // 3)  # legend rows: systems and the six keys, three a row
     height = 4.3 + 0.17 * rows
-    fig, axes = plt.subplots(1, panels, figsize=(5.2 * panels, height), squeeze=False)
+    fig, axes = plt.subplots(1, panels, figsize=(min(WIDE, 5.2 * panels), height), squeeze=False)
     axes = axes[0]
     colours = plt.get_cmap("tab10")
     handles = []
@@ -176,7 +181,8 @@ def heatmap(values: list[list[float | None]], rows: list[str], columns: list[str
     matrix = np.array([[np.nan if v is None else float(v) for v in row] for row in values], dtype=float)
     matrix = matrix.reshape(len(rows), len(columns))
     with plt.rc_context(_TEXT_SVG):
-        fig, ax = plt.subplots(figsize=(min(14.0, max(5.5, 2.2 + 0.62 * len(columns))), 1.5 + 0.36 * len(rows)))
+        fig, ax = plt.subplots(figsize=(min(WIDE, max(5.5, 2.2 + 0.62 * len(columns))),
+                                        1.5 + 0.36 * len(rows)))
         cmap = plt.get_cmap("viridis").with_extremes(bad="#e6e6e6")
         image = ax.imshow(np.ma.masked_invalid(scale * matrix), cmap=cmap, vmin=scale * vmin, vmax=scale * vmax,
                           aspect="auto")
@@ -186,7 +192,7 @@ def heatmap(values: list[list[float | None]], rows: list[str], columns: list[str
                 if np.isfinite(v):
                     r, g, b, _ = cmap((v - vmin) / (vmax - vmin) if vmax > vmin else 0.0)
                     ink = "black" if 0.299 * r + 0.587 * g + 0.114 * b > 0.5 else "white"
-                    ax.text(j, i, f"{scale * v:.{digits}f}", ha="center", va="center", fontsize=7, color=ink)
+                    ax.text(j, i, f"{scale * v:.{digits}f}", ha="center", va="center", fontsize=SMALL, color=ink)
         ax.set_xticks(range(len(columns)), columns, rotation=45, ha="right", fontsize=8)
         ax.set_yticks(range(len(rows)), rows, fontsize=8)
         ax.set_title(title, fontsize=9)
@@ -200,7 +206,7 @@ def way_lines(ways: list[str], series: dict[str, list[float | None]], ylabel: st
     """One line with markers per series (e.g. system) over ordered categories (e.g. the 15
     mode x function ways of the EASY paper's figure 3); values times ``scale``; None: a gap."""
     with plt.rc_context(_TEXT_SVG):
-        fig, ax = plt.subplots(figsize=(max(6.0, 0.5 * len(ways) + 2.0), 3.6))
+        fig, ax = plt.subplots(figsize=(min(WIDE, max(6.0, 0.5 * len(ways) + 2.0)), 3.6))
         markers = "osD^v<>ph*"
         for k, (name, values) in enumerate(series.items()):
             ys = [float("nan") if v is None else scale * v for v in values]
@@ -211,7 +217,7 @@ def way_lines(ways: list[str], series: dict[str, list[float | None]], ylabel: st
         ax.set_title(title, fontsize=10)
         ax.grid(alpha=0.3)
         ax.set_axisbelow(True)
-        ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        ax.legend(fontsize=SMALL, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
         fig.tight_layout()
         return _svg_text(fig)
 
@@ -219,21 +225,25 @@ def way_lines(ways: list[str], series: dict[str, list[float | None]], ylabel: st
 def label_bars(labels: list[str], series: dict[str, list[float | None]], ylabel: str, title: str,
                scale: float = 100.0) -> str:
     """Grouped bars over many labels (e.g. LAS F1 per dependency relation), one colour per series,
-    labels rotated; the figure widens with the labels up to a cap. None: no bar. SVG text."""
+    labels rotated; the figure widens with the labels up to the page's width. None: no bar; a
+    label with no value in any series is left out. SVG text."""
+    kept = [i for i in range(len(labels)) if any(v[i] is not None for v in series.values())]
+    labels = [labels[i] for i in kept]  # a label no series has a value for leaves no slot
+    series = {name: [values[i] for i in kept] for name, values in series.items()}
     with plt.rc_context(_TEXT_SVG):
-        fig, ax = plt.subplots(figsize=(min(16.0, max(6.0, 0.28 * len(labels) * max(1, len(series)) ** 0.5 + 1.5)),
-                                        3.8))
+        fig, ax = plt.subplots(figsize=(min(WIDE, max(6.0, 0.28 * len(labels) * max(
+            1, len(series)) ** 0.5 + 1.5)), 3.8))
         width = 0.8 / max(1, len(series))
         for k, (name, values) in enumerate(series.items()):
             xs = [i + (k - (len(series) - 1) / 2) * width for i in range(len(labels))]
             ax.bar(xs, [0.0 if v is None else scale * v for v in values], width, label=name)
-        ax.set_xticks(range(len(labels)), labels, rotation=60, ha="right", fontsize=7)
+        ax.set_xticks(range(len(labels)), labels, rotation=60, ha="right", fontsize=SMALL)
         ax.set_xlim(-0.6, len(labels) - 0.4)
         ax.set_ylabel(ylabel)
         ax.set_title(title, fontsize=10)
         ax.grid(axis="y", alpha=0.3)
         ax.set_axisbelow(True)
-        ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        ax.legend(fontsize=SMALL, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
         fig.tight_layout()
         return _svg_text(fig)
 
@@ -255,7 +265,7 @@ def correlation_heatmap(values: list[list[float | None]], labels: list[str], tit
             for j in range(len(labels)):
                 v = matrix[i, j]
                 if np.isfinite(v):
-                    ax.text(j, i, f"{v:.{digits}f}", ha="center", va="center", fontsize=6.5,
+                    ax.text(j, i, f"{v:.{digits}f}", ha="center", va="center", fontsize=SMALL,
                             color="white" if abs(v) > 0.6 else "black")
         ax.set_xticks(range(len(labels)), labels, rotation=45, ha="right", fontsize=8)
         ax.set_yticks(range(len(labels)), labels, fontsize=8)

@@ -28,8 +28,45 @@ def render_task(con, campaign, task, folder: Path, env: Environment, common: dic
     folder.mkdir(parents=True, exist_ok=True)
     data = page_module(task.family).page_data(con, campaign, task, folder)
     path = folder / "index.html"
-    path.write_text(env.get_template(f"{task.family}.html").render(**common, **data, root="../"), encoding="utf-8")
+    html = env.get_template(f"{task.family}.html").render(**common, **data, root="../")
+    path.write_text(with_contents(html), encoding="utf-8")
     return path
+
+
+_HEADING = re.compile(r'<h([23])((?: [a-z-]+="[^"]*")*)>(.*?)</h\1>', re.DOTALL)
+_ID = re.compile(r' id="([^"]*)"')
+TOC_SECTIONS = 4  # a page with this many headings or more opens with a table of contents
+
+
+def with_contents(html: str) -> str:
+    """The page with an anchor on each section heading (``<h2>``, ``<h3>``) and, when it has
+    :data:`TOC_SECTIONS` or more, a table of contents after its header linking to them (the
+    ``<h3>`` nested under their ``<h2>``)."""
+    headings = []  # (level, id, title)
+
+    def anchor(match: re.Match) -> str:
+        level, attributes, title = match.groups()
+        found = _ID.search(attributes)
+        ident = found.group(1) if found else f"s{len(headings) + 1}"
+        if not found:
+            attributes += f' id="{ident}"'
+        headings.append((level, ident, re.sub(r"<[^>]+>", "", title).strip()))
+        return f"<h{level}{attributes}>{title}</h{level}>"
+    html = _HEADING.sub(anchor, html)
+    if len(headings) < TOC_SECTIONS:
+        return html
+    items, open_sub = [], False
+    for level, ident, title in headings:
+        link = f'<a href="#{ident}">{title}</a>'
+        if level == "3":
+            items.append(("" if open_sub else "<ol>") + f"<li>{link}</li>")
+            open_sub = True
+        else:
+            items.append(("</ol></li>" if open_sub else "</li>" if items else "") + f"<li>{link}")
+            open_sub = False
+    items.append("</ol></li>" if open_sub else "</li>")
+    toc = f'<nav class="toc" aria-label="Contents"><ol>{"".join(items)}</ol></nav>\n'
+    return html.replace("</header>\n", "</header>\n" + toc, 1)
 
 
 def render_index(con, campaign, out: Path, env: Environment, common: dict) -> Path:

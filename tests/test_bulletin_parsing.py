@@ -258,7 +258,7 @@ def test_easy_page_figures(pages):
                        "AND slice = 'genre_type' AND kind = 'relation' AND mode = 'HYP' AND function = 'EQUAL'")
     assert cells.height == 5
     mine = re.search(r'<h4>parser-a</h4>\s*<div class="chart heatmap">(.*?)</div>', html, flags=re.DOTALL).group(1)
-    texts = re.findall(r'<text style="font-size: 7px[^>]*>([0-9]+)</text>', mine)  # cell values (ticks: 10px)
+    texts = re.findall(r'<text style="font-size: 7.5px[^>]*>([0-9]+)</text>', mine)  # cell values (ticks: 10px)
     assert sorted(texts) == sorted(f"{100 * v:.0f}" for v in cells["f1"])
     assert len(re.findall(r'<div class="chart ways">\s*<svg', html)) == 2
     # Per type with the macro average (mart_parsing_scores_macro).

@@ -69,11 +69,13 @@ def test_a_misspelt_key_is_an_error_with_a_suggestion(demo, tmp_path, old, new, 
     ("seed = inf", "[campaign].seed: expected an integer from 0 to"),
     ("seed = true", "[campaign].seed: expected an integer"),
     ('id = "a\\nb"', "campaign.id: expected an identifier"),
+    ('language = "French"', "[campaign].language: expected a language tag such as"),
+    ("language = 33", "[campaign].language: expected a language tag"),
 ])
 def test_malformed_values_are_one_line(tmp_path, value, expected):
     camp = tmp_path / "c"
     camp.mkdir()
-    head = {"id": 'id = "c"', "bootstrap": "", "seed": ""}
+    head = {"id": 'id = "c"', "bootstrap": "", "seed": "", "language": ""}
     key = value.split(" =")[0]
     head[key] = value
     (camp / "campaign.toml").write_text("[campaign]\n" + "\n".join(v for v in head.values() if v))

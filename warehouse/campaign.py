@@ -26,7 +26,7 @@ class CampaignError(ValueError):
 
 # The keys every campaign accepts; a family adds its own (its module's CAMPAIGN_KEYS).
 TOP_KEYS = ("campaign", "phases", "participants", "tasks")
-CAMPAIGN_KEYS = ("id", "name", "description", "bootstrap", "seed", "roots")
+CAMPAIGN_KEYS = ("id", "name", "description", "language", "bootstrap", "seed", "roots")
 PHASE_KEYS = ("id", "name")
 PARTICIPANT_KEYS = ("id", "name", "publication", "organiser")
 TASK_KEYS = ("id", "family", "name", "corpora", "systems")
@@ -115,6 +115,7 @@ class Campaign:
     bootstrap: int = 1000
     seed: int = 12345
     roots: tuple[Path, ...] = ()  # folders input files may be in: the campaign's, [campaign].roots
+    language: str = "en"  # the bulletins' language (BCP 47 tag: fr, en, fr-CA), <html lang>
 
     def label(self, system: System) -> str | None:
         """The name a bulletin prints for a system, or None when it is withheld."""
@@ -166,7 +167,19 @@ def load_campaign(path: str | Path) -> Campaign:
         participants=participants, tasks=tasks, roots=roots,
         bootstrap=_integer(head, "bootstrap", 1000, 1, 1_000_000, path),
         seed=_integer(head, "seed", 12345, 0, 2**63 - 1, path),
+        language=_language(head, path),
     )
+
+
+_LANGUAGE = re.compile(r"[a-z]{2,3}(-[A-Za-z0-9]{1,8})*")
+
+
+def _language(table, path) -> str:
+    value = table.get("language", "en")
+    if not isinstance(value, str) or not _LANGUAGE.fullmatch(value):
+        raise CampaignError(f"{path}: [campaign].language: expected a language tag such as "
+                            f"\"fr\" or \"en-GB\", found {value!r}")
+    return value
 
 
 def _integer(table, key, default: int, low: int, high: int, path) -> int:

@@ -27,6 +27,8 @@ def schema() -> dict:
     """The schema, as a dict ready for ``json.dumps``."""
     campaign = _object({
         "id": _ID, "name": _TEXT, "description": _TEXT,
+        "language": {"type": "string", "pattern": "^[a-z]{2,3}(-[A-Za-z0-9]{1,8})*$",
+                     "default": "en"},
         "bootstrap": {"type": "integer", "minimum": 1, "maximum": 1_000_000, "default": 1000},
         "seed": {"type": "integer", "minimum": 0, "default": 12345}})
     phase = _object(_keys(model.PHASE_KEYS, {"id": _ID, "name": _TEXT}))

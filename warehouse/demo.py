@@ -292,6 +292,7 @@ def _campaign_toml(extra_participants: list[dict] = (), extra_tasks: list[str] =
         "name": ("Démo scorehouse : reconnaissance de la parole (WER, IER), étiquetage morphosyntaxique "
                  "(GRACE), analyse syntaxique (EASY, CoNLL 2018), coréférence et terminologie"),
         "description": DESCRIPTION,
+        "language": "fr",  # the pages' <html lang>: French corpora and names
         "bootstrap": 1000,
         "seed": SEED,
     })
