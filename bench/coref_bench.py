@@ -15,7 +15,7 @@ issue quotes the reference Perl scorer (conll/reference-coreference-scorers v8.0
 all its metrics (BLANC alone 104 s, 2.5 GB on one 3,000-mention document) and coval at about 9 s:
 figures from the issue, NOT measured here (neither is installed).
 
-Data: ``warehouse/demo_coref.py``'s generator (Zipf class sizes, names / nominals / pronouns,
+Data: ``demo/coref.py``'s generator (Zipf class sizes, names / nominals / pronouns,
 nested mentions; genres news, dialogue, fiction in turn), seeded, so the same arguments give the
 same bytes. The response applies one error model (merges, splits, pronoun errors, missed, cut and
 spurious mentions) to the key; no span is repeated, so duplicate handling plays no part.
@@ -63,7 +63,7 @@ TOLERANCE = 1e-9
 def generate(path_key: Path, path_response: Path, documents: int, mentions: int, seed: int) -> dict:
     """Key and response CoNLL-2012 files of ``documents`` documents of ``mentions`` mentions."""
     from etl.coref_write import write_conll2012
-    from warehouse.demo_coref import GENRES, ErrorModel, generate_document, mentions_table, respond
+    from demo.coref import GENRES, ErrorModel, generate_document, mentions_table, respond
 
     model = ErrorModel(merge=0.08, split=0.12, pronoun=0.15, miss=0.06, boundary=0.15, spurious=0.04,
                        pleonastic=0.3)

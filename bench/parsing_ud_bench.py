@@ -13,8 +13,8 @@ the record (no target: it also stages both files in an in-memory DuckDB warehous
 back, as the nightly job does).
 
 Data: UD French GSD test (bundled) repeated with renamed sentence ids
-(``warehouse.demo_ud.bigger_treebank``) up to at least ``--words`` gold words, and a system made
-from it by ``warehouse.demo_ud.noisy_system`` (default noise: tags, heads, labels, tokenisation,
+(``demo.ud.bigger_treebank``) up to at least ``--words`` gold words, and a system made
+from it by ``demo.ud.noisy_system`` (default noise: tags, heads, labels, tokenisation,
 multiword tokens, sentence boundaries) with a fixed seed: the same arguments give the same bytes.
 
 Each tool runs in a fresh process (``bench/measure.py``: wall time around the whole process,
@@ -38,7 +38,7 @@ from pathlib import Path
 from measure import MIB, Measure, fmt_peak, machine, measure, tail
 
 ROOT = Path(__file__).resolve().parent.parent
-GSD = ROOT / "warehouse" / "data" / "UD_French-GSD" / "fr_gsd-ud-test.conllu"
+GSD = ROOT / "demo" / "data" / "UD_French-GSD" / "fr_gsd-ud-test.conllu"
 SEED = 20260502
 METRICS = ("Tokens", "Sentences", "Words", "UPOS", "XPOS", "UFeats", "AllTags", "Lemmas", "UAS", "LAS", "CLAS",
            "MLAS", "BLEX")
@@ -64,7 +64,7 @@ def worker(tool: str, gold: str, system: str) -> None:
 
 def generate(workdir: Path, words: int, seed: int) -> tuple[Path, Path, dict]:
     """The gold and system files, and a few facts about them."""
-    from warehouse.demo_ud import bigger_treebank, noisy_system
+    from demo.ud import bigger_treebank, noisy_system
 
     text = GSD.read_text(encoding="utf-8")
     per_copy = sum(1 for line in text.split("\n") if line[:1].isdigit() and "\t" in line

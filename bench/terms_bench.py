@@ -13,7 +13,7 @@ in under 10 minutes; the project wants the whole family pipeline in well under 1
 so about 2 s for ``nearest``.
 
 Data: the reference is the ``term`` column of an ACTER unique term list (project copy, CC BY-NC-SA
-4.0, default ``warehouse/data/acter/fr/htfl/annotated/annotations/unique_annotation_lists/
+4.0, default ``demo/data/acter/fr/htfl/annotated/annotations/unique_annotation_lists/
 htfl_fr_terms.tsv``). The output is :func:`simulate_output`: distinct terms made from the reference
 by a seeded numpy generator (copies, inflections, truncations, word reorderings, extensions by a
 word, noise terms of random words of the reference's vocabulary); about half the reference terms
@@ -46,7 +46,7 @@ from measure import fmt_peak, machine, measure, tail
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-REFERENCE = ROOT / "warehouse/data/acter/fr/htfl/annotated/annotations/unique_annotation_lists/htfl_fr_terms.tsv"
+REFERENCE = ROOT / "demo/data/acter/fr/htfl/annotated/annotations/unique_annotation_lists/htfl_fr_terms.tsv"
 SEED = 20261206
 KINDS = ("copy", "inflection", "truncation", "reordering", "extension", "noise")
 WEIGHTS = (0.35, 0.15, 0.10, 0.08, 0.07, 0.25)

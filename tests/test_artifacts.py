@@ -21,8 +21,8 @@ import duckdb
 import pytest
 from test_kill_resume import tables
 
+from demo.campaign import write_demo_campaign
 from warehouse.catalog import imported_sources
-from warehouse.demo import write_demo_campaign
 from warehouse.pipeline import run
 
 

@@ -13,8 +13,8 @@ import polars as pl
 import pytest
 from browser import browse
 
+from demo.campaign import write_demo_campaign
 from warehouse.campaign import load_campaign
-from warehouse.demo import write_demo_campaign
 from warehouse.pipeline import run
 
 WER_SELECTORS = ("table.scores", "table.ier", "table.categories", "table.speakers", "table.paired",

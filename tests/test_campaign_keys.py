@@ -15,10 +15,10 @@ import jsonschema
 import pytest
 from click.testing import CliRunner
 
+from demo.campaign import write_demo_campaign
 from warehouse.campaign import CampaignError, load_campaign
 from warehouse.campaign_schema import schema
 from warehouse.cli import main
-from warehouse.demo import write_demo_campaign
 from warehouse.pipeline import run
 
 ROOT = Path(__file__).resolve().parent.parent

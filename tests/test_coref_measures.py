@@ -22,8 +22,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scorers import coref
-from scorers.coref import (baseline, contingency, entropies, macro, pronoun_antecedent, restrict, scores,
-                           statistics, superclass_partition)
+from scorers.coref import (
+    baseline,
+    contingency,
+    entropies,
+    macro,
+    pronoun_antecedent,
+    restrict,
+    scores,
+    statistics,
+    superclass_partition,
+)
 
 MENTION_SCHEMA = {"doc": pl.String, "genre": pl.String, "start": pl.Int32, "end": pl.Int32, "cluster": pl.String,
                   "category": pl.String, "text": pl.String, "line_no": pl.Int32}

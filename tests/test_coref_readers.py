@@ -14,14 +14,19 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 import pytest
+from helpers import assert_message, write
 
 from etl.coref import (
-    CATEGORIES_SCHEMA, LINKS_SCHEMA, SCHEMA, read_conll2012, read_coref_jsonl, read_coref_links,
+    CATEGORIES_SCHEMA,
+    LINKS_SCHEMA,
+    SCHEMA,
+    read_conll2012,
+    read_coref_jsonl,
+    read_coref_links,
     read_mention_categories,
 )
 from etl.coref_write import write_conll2012, write_coref_jsonl, write_mention_categories
 from etl.errors import InputError
-from helpers import assert_message, write
 
 
 def rejected(reader, tmp_path, text, line, name="f.conll") -> str:

@@ -1,4 +1,4 @@
-"""The demo coreference task generator (warehouse.demo_coref): determinism, files that read back,
+"""The demo coreference task generator (demo.coref): determinism, files that read back,
 the paper's example (Popescu-Belis, Évaluation numérique de la résolution de la référence §1.2, table 2 row 1) and systems whose errors differ as intended."""
 import os
 import pathlib
@@ -8,13 +8,18 @@ import tomllib
 
 import polars as pl
 import pytest
-
-from etl.coref import read_conll2012, read_coref_jsonl, read_coref_links, read_mention_categories
 from helpers import text_lines, tree
+
+from demo import coref as demo_coref
+from demo.coref import GUIDE_KEY, GUIDE_MENTIONS, GUIDE_RESPONSE, write_coref_task
+from etl.coref import (
+    read_conll2012,
+    read_coref_jsonl,
+    read_coref_links,
+    read_mention_categories,
+)
 from scorers import coref as scorer
-from warehouse import demo_coref
 from warehouse.campaign import load_campaign
-from warehouse.demo_coref import GUIDE_KEY, GUIDE_MENTIONS, GUIDE_RESPONSE, write_coref_task
 from warehouse.toml_writer import toml_table
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -61,7 +66,7 @@ def test_same_bytes_on_every_call_and_in_another_process(generated, tmp_path):
     expected = tree(dest / "coref")
     assert write_coref_task(tmp_path / "again") == (participants, lines)
     assert tree(tmp_path / "again" / "coref") == expected
-    script = ("import pathlib, sys; from warehouse.demo_coref import write_coref_task; "
+    script = ("import pathlib, sys; from demo.coref import write_coref_task; "
               "write_coref_task(pathlib.Path(sys.argv[1]))")
     env = {**os.environ, "PYTHONHASHSEED": "4242", "PYTHONPATH": str(ROOT)}
     subprocess.run([sys.executable, "-c", script, str(tmp_path / "process")], check=True, cwd=ROOT, env=env)

@@ -1,4 +1,4 @@
-"""The demo speech-recognition campaign generator (warehouse.demo)."""
+"""The demo speech-recognition campaign generator (demo.campaign)."""
 import os
 import pathlib
 import re
@@ -7,10 +7,10 @@ import sys
 import tomllib
 
 import pytest
-
-from warehouse.demo import THESIS_EXAMPLES, write_demo_campaign
-from warehouse.demo_lexicon import CORPORA
 from helpers import text_lines, tree
+
+from demo.campaign import THESIS_EXAMPLES, write_demo_campaign
+from demo.lexicon import CORPORA
 
 TRN_LINE = re.compile(r"^(.*) \(([^()\s]+)\)$")
 METADATA_HEADER = "utt_id\tspeaker\tcategory\tinterpretation\tinterpretation_comments"
@@ -53,7 +53,7 @@ def test_same_bytes_on_every_call_and_in_another_process(campaign, tmp_path):
     assert again == tmp_path / "again" / "campaign.toml"
     expected = tree(campaign.parent)
     assert tree(again.parent) == expected
-    script = ("import pathlib, sys; from warehouse.demo import write_demo_campaign; "
+    script = ("import pathlib, sys; from demo.campaign import write_demo_campaign; "
               "write_demo_campaign(pathlib.Path(sys.argv[1]), scale=0.05)")
     root = pathlib.Path(__file__).resolve().parents[1]
     env = {**os.environ, "PYTHONHASHSEED": "12345", "PYTHONPATH": str(root)}

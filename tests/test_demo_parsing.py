@@ -1,4 +1,4 @@
-"""The demo EASY parsing task generator (warehouse.demo_parsing) on UD French GSD."""
+"""The demo EASY parsing task generator (demo.parsing) on UD French GSD."""
 import functools
 import os
 import pathlib
@@ -9,11 +9,11 @@ import tomllib
 from collections import Counter
 
 import pytest
-
-from etl.easy import GROUP_TYPES, ROLES, read_easy_xml
-from warehouse.demo_parsing import GENRES, SYSTEMS, write_parsing_task
-from warehouse.toml_writer import toml_table
 from helpers import tree
+
+from demo.parsing import GENRES, SYSTEMS, write_parsing_task
+from etl.easy import GROUP_TYPES, ROLES, read_easy_xml
+from warehouse.toml_writer import toml_table
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 CORPORA = [genre[0] for genre in GENRES]
@@ -84,7 +84,7 @@ def test_same_bytes_on_every_call_and_in_another_process(small, tmp_path):
     expected = tree(dest)
     assert write_parsing_task(tmp_path / "again", SMALL) == (participants, lines)
     assert tree(tmp_path / "again") == expected
-    script = ("import pathlib, sys; from warehouse.demo_parsing import write_parsing_task; "
+    script = ("import pathlib, sys; from demo.parsing import write_parsing_task; "
               f"write_parsing_task(pathlib.Path(sys.argv[1]), {SMALL})")
     env = {**os.environ, "PYTHONHASHSEED": "4242", "PYTHONPATH": str(ROOT)}
     subprocess.run([sys.executable, "-c", script, str(tmp_path / "process")],

@@ -1,4 +1,4 @@
-"""The demo POS tagging task generator (warehouse.demo_pos) on UD French GSD."""
+"""The demo POS tagging task generator (demo.pos) on UD French GSD."""
 import os
 import pathlib
 import re
@@ -7,12 +7,12 @@ import sys
 import tomllib
 
 import pytest
-
-from warehouse import demo_pos
-from warehouse.demo import toml_table
-from warehouse.demo_lexicon import PARTICIPANTS as SPEECH_PARTICIPANTS
-from warehouse.demo_pos import write_pos_task
 from helpers import text_lines, tree
+
+from demo import pos as demo_pos
+from demo.campaign import toml_table
+from demo.lexicon import PARTICIPANTS as SPEECH_PARTICIPANTS
+from demo.pos import write_pos_task
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 TAG = re.compile(r"[NVADSCPRMIFX][a-z0-9-]*(\+[NVADSCPRMIFX][a-z0-9-]*)*")
@@ -72,7 +72,7 @@ def test_same_bytes_on_every_call_and_in_another_process(generated, tmp_path):
     expected = tree(dest)
     assert write_pos_task(tmp_path / "again") == (participants, lines)
     assert tree(tmp_path / "again") == expected
-    script = ("import pathlib, sys; from warehouse.demo_pos import write_pos_task; "
+    script = ("import pathlib, sys; from demo.pos import write_pos_task; "
               "write_pos_task(pathlib.Path(sys.argv[1]))")
     env = {**os.environ, "PYTHONHASHSEED": "4242", "PYTHONPATH": str(ROOT)}
     subprocess.run([sys.executable, "-c", script, str(tmp_path / "process")],
@@ -149,7 +149,7 @@ def test_fixed_expressions_are_double_marked(generated):
 
 
 def test_multiword_tokens_have_combined_tags(reference):
-    conllu = (ROOT / "warehouse" / "data" / "UD_French-GSD" / "fr_gsd-ud-test.conllu").read_text(
+    conllu = (ROOT / "demo" / "data" / "UD_French-GSD" / "fr_gsd-ud-test.conllu").read_text(
         encoding="utf-8").strip().split("\n\n")
     multiword = [line.split("\t")[1] for block in conllu[0::2] for line in block.split("\n")
                  if re.match(r"\d+-\d+\t", line)]

@@ -1,4 +1,4 @@
-"""The demo terminology task generator (warehouse.demo_terms) and the bundled ACTER copy: the copy is
+"""The demo terminology task generator (demo.terms) and the bundled ACTER copy: the copy is
 upstream's, the rebuilt ACTER v1.0 differs from v1.1 exactly by the changelog, every file reads back
 with etl.terms, the outputs hold the intended errors (the Termometer paper §7.1: truncations, inflections,
 noise) and the validated lists are closer to the reference than the raw ones."""
@@ -15,15 +15,15 @@ import unicodedata
 import numpy as np
 import polars as pl
 import pytest
+from helpers import text_lines, tree
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
+from demo import terms as demo_terms
+from demo.acter import DATA, acter_list, reference_v1_0, reference_v1_1, wind_fr_changes
+from demo.terms import SYSTEMS, revise_terms_reference, write_terms_task
 from etl.terms import read_relations, read_term_list, read_variant_groups
-from helpers import text_lines, tree
-from warehouse import demo_terms
 from warehouse.campaign import load_campaign
-from warehouse.demo_acter import DATA, acter_list, reference_v1_0, reference_v1_1, wind_fr_changes
-from warehouse.demo_terms import SYSTEMS, revise_terms_reference, write_terms_task
 from warehouse.toml_writer import toml_table
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -87,7 +87,7 @@ def test_same_bytes_on_every_call_and_in_another_process(generated, tmp_path):
     expected = tree(dest / "terms")
     assert write_terms_task(tmp_path / "again") == (participants, lines)
     assert tree(tmp_path / "again" / "terms") == expected
-    script = ("import pathlib, sys; from warehouse.demo_terms import write_terms_task; "
+    script = ("import pathlib, sys; from demo.terms import write_terms_task; "
               "write_terms_task(pathlib.Path(sys.argv[1]))")
     env = {**os.environ, "PYTHONHASHSEED": "4242", "PYTHONPATH": str(ROOT)}
     subprocess.run([sys.executable, "-c", script, str(tmp_path / "process")], check=True, cwd=ROOT, env=env)

@@ -12,12 +12,20 @@ from pathlib import Path
 import polars as pl
 import pyarrow as pa
 import pytest
-
 from easy_examples import ALL_TYPES_XML, PAPER_XML
-from etl.easy import ATTRIBUTE_VALUES, ATTRIBUTES, GROUP_TYPES, ROLES, SCHEMA, read_easy_xml, write_easy_xml
+from helpers import assert_message, write
+
+from etl.easy import (
+    ATTRIBUTE_VALUES,
+    ATTRIBUTES,
+    GROUP_TYPES,
+    ROLES,
+    SCHEMA,
+    read_easy_xml,
+    write_easy_xml,
+)
 from etl.easy_tsv import read_easy_tsv, write_easy_tsv
 from etl.errors import InputError
-from helpers import assert_message, write
 
 PAPER_TSV = """\
 # sent_id = E1

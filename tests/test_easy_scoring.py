@@ -14,8 +14,21 @@ import pytest
 
 from etl.easy import read_easy_xml, write_easy_xml
 from scorers import easy
-from scorers.easy import (FUNCTIONS, MODES, ROLES, align_forms, candidates, consensus_items, f_measure,
-                          hypothesis_ranges, one_to_one, reference_ranges, score, sentence_counts, votes)
+from scorers.easy import (
+    FUNCTIONS,
+    MODES,
+    ROLES,
+    align_forms,
+    candidates,
+    consensus_items,
+    f_measure,
+    hypothesis_ranges,
+    one_to_one,
+    reference_ranges,
+    score,
+    sentence_counts,
+    votes,
+)
 from tests import easy_examples
 from tests.helpers import write
 

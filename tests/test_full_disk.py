@@ -13,7 +13,7 @@ import sys
 import pytest
 from test_kill_resume import tables
 
-from warehouse.demo import write_demo_campaign
+from demo.campaign import write_demo_campaign
 
 
 @pytest.fixture

@@ -149,7 +149,7 @@ def test_conllu_files_of_nothing_are_rejections_or_results(tmp_path, system):
 
 
 def test_a_nightly_run_prints_nothing_on_stdout(tmp_path):
-    from warehouse.demo import write_demo_campaign
+    from demo.campaign import write_demo_campaign
 
     camp = write_demo_campaign(tmp_path / "campaign", scale=0.02, pos=False, parsing=False,
                                coref=False, terms=False).parent

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from browser import BROWSER_FLAGS, CHROMIUM
 
-from warehouse.demo import write_demo_campaign
+from demo.campaign import write_demo_campaign
 from warehouse.pipeline import run
 
 WIDTH = 1280

@@ -13,12 +13,12 @@ import polars as pl
 import pytest
 from click.testing import CliRunner
 
+from demo.parsing import write_parsing_task
 from etl.easy import read_easy_xml
 from scorers import easy
 from tests.easy_examples import PAPER_XML
 from warehouse.campaign import load_campaign
 from warehouse.cli import main
-from warehouse.demo_parsing import write_parsing_task
 from warehouse.families.parsing import write_consensus
 from warehouse.pipeline import open_warehouse, run
 from warehouse.toml_writer import toml_table

@@ -13,10 +13,10 @@ import pytest
 from click.testing import CliRunner
 from udtools import udeval
 
+from demo.parsing import PARTICIPANTS
+from demo.ud import noisy_system, write_dependency_task
 from scorers.ud import METRICS
 from warehouse.cli import main
-from warehouse.demo_parsing import PARTICIPANTS
-from warehouse.demo_ud import noisy_system, write_dependency_task
 from warehouse.pipeline import run
 from warehouse.toml_writer import toml_table
 

@@ -16,8 +16,8 @@ import duckdb
 import pytest
 from click.testing import CliRunner
 
+from demo.campaign import write_demo_campaign
 from warehouse.cli import main
-from warehouse.demo import write_demo_campaign
 from warehouse.pipeline import run
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from demo.pos import write_pos_task
 from etl.grace import read_grace_reference
-from warehouse.demo_pos import write_pos_task
 from warehouse.families.pos import BASELINES, write_consensus
 from warehouse.pipeline import run
 from warehouse.toml_writer import toml_table

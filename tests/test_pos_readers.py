@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
+from helpers import assert_message, write
 
 from etl.conllu import read_conllu
 from etl.errors import InputError
 from etl.grace import read_grace_reference, read_grace_submission
 from etl.tagtable import read_tag_table
-from helpers import assert_message, write
 
-GSD = Path(__file__).resolve().parent.parent / "warehouse" / "data" / "UD_French-GSD" / "fr_gsd-ud-test.conllu"
+GSD = Path(__file__).resolve().parent.parent / "demo" / "data" / "UD_French-GSD" / "fr_gsd-ud-test.conllu"
 
 
 def rejected(reader, tmp_path, text, line, name="f.txt", **options) -> str:

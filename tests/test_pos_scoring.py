@@ -184,7 +184,7 @@ def test_undefined_scores_are_null(tmp_path):
 
 # ------------------------------------------------------------------ CoNLL-U
 
-GSD = Path(__file__).resolve().parent.parent / "warehouse" / "data" / "UD_French-GSD" / "fr_gsd-ud-test.conllu"
+GSD = Path(__file__).resolve().parent.parent / "demo" / "data" / "UD_French-GSD" / "fr_gsd-ud-test.conllu"
 
 
 def perturbed_upos(text: str, seed: int) -> str:

@@ -95,7 +95,7 @@ def test_the_table_is_plain_aligned_and_capped(db):
 
 
 def test_the_public_database_holds_only_what_was_published(tmp_path):
-    from warehouse.demo import write_demo_campaign
+    from demo.campaign import write_demo_campaign
     from warehouse.pipeline import run
 
     camp = write_demo_campaign(tmp_path / "campaign", scale=0.03, parsing=False, coref=False,

@@ -10,12 +10,11 @@ is scored as all deletions and listed in ``missing``.
 import re
 
 import pytest
+from helpers import assert_message, write
 
 from etl.errors import InputError
 from etl.trn import read_trn
 from etl.tsv import read_tsv
-from helpers import assert_message, write
-
 
 # ---------------------------------------------------------------- trn
 

@@ -14,10 +14,10 @@ import pytest
 from click.testing import CliRunner
 from test_kill_resume import tables
 
+from demo.campaign import write_demo_campaign
 from warehouse import resident
 from warehouse.cli import main
 from warehouse.db import apply_schema
-from warehouse.demo import write_demo_campaign
 from warehouse.families import sql_folders
 from warehouse.pipeline import run
 

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from test_kill_resume import published, tables
 
-from warehouse.demo import write_demo_campaign
+from demo.campaign import write_demo_campaign
 from warehouse.pipeline import run
 from warehouse.runner import ExecutorError, workers_default
 

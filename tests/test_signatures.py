@@ -17,10 +17,10 @@ import duckdb
 import pytest
 from markupsafe import escape
 
+from demo.campaign import write_demo_campaign
 from reports.render import environment, render_task
 from warehouse.campaign import load_campaign
 from warehouse.db import sql_files
-from warehouse.demo import write_demo_campaign
 from warehouse.families import FAMILIES, coref, parsing, pos, terms, wer
 from warehouse.pipeline import run
 

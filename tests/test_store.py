@@ -21,8 +21,8 @@ import pytest
 from click.testing import CliRunner
 from test_kill_resume import tables
 
+from demo.campaign import write_demo_campaign
 from warehouse.cli import main
-from warehouse.demo import write_demo_campaign
 from warehouse.pipeline import run
 from warehouse.store import Store, StoreError, default_location, unit_key
 

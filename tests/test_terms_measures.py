@@ -15,8 +15,15 @@ from hypothesis import strategies as st
 from rapidfuzz.distance import Levenshtein
 
 from scorers.terms import dch, dt, dtc, nearest
-from scorers.terms_measures import (SIGMAS, classical, graded, link_pairs, link_scores, sweep,
-                                    validation_edits)
+from scorers.terms_measures import (
+    SIGMAS,
+    classical,
+    graded,
+    link_pairs,
+    link_scores,
+    sweep,
+    validation_edits,
+)
 
 # ------------------------------------------------------------------------------------ distances
 

@@ -299,8 +299,8 @@ def test_acter_reference_revised_rescores_only_its_corpus(tmp_path):
     changelog: 1 term added, 4 terms and 98 named entities removed): only the wind-energy units
     are re-scored, their previous figures stay in the history, and at sigma = 0 every TP is the
     classical precision on real data."""
-    from warehouse.demo_acter import reference_v1_1
-    from warehouse.demo_terms import revise_terms_reference, write_terms_task
+    from demo.acter import reference_v1_1
+    from demo.terms import revise_terms_reference, write_terms_task
 
     root = tmp_path / "campaign"
     participants, task = write_terms_task(root, scale=0.2)

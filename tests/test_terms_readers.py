@@ -26,7 +26,7 @@ from tests.helpers import assert_message, write
 
 NFD = unicodedata.normalize("NFD", "données")
 NFC = unicodedata.normalize("NFC", "données")
-ACTER_WIND_FR = (Path(__file__).resolve().parents[1] / "warehouse" / "data" / "acter" / "fr" / "wind" / "annotated"
+ACTER_WIND_FR = (Path(__file__).resolve().parents[1] / "demo" / "data" / "acter" / "fr" / "wind" / "annotated"
                  / "annotations" / "unique_annotation_lists" / "wind_fr_terms_nes.tsv")
 
 

@@ -13,13 +13,13 @@ from pathlib import Path
 import polars as pl
 import pyarrow.compute as pc
 import pytest
+from helpers import assert_message, write
 
 from etl.errors import InputError
 from etl.ud import SCHEMA, read_ud
-from helpers import assert_message, write
 from scorers.ud import METRICS, TextMismatch, evaluate
 
-GSD = Path(__file__).resolve().parent.parent / "warehouse" / "data" / "UD_French-GSD" / "fr_gsd-ud-test.conllu"
+GSD = Path(__file__).resolve().parent.parent / "demo" / "data" / "UD_French-GSD" / "fr_gsd-ud-test.conllu"
 
 
 def w(i, form, head, deprel, upos="NOUN", lemma=None, feats="_", xpos="_"):
@@ -336,7 +336,7 @@ def test_recovery_extra_and_missing_tokens():
 
 
 def test_recovery_on_generated_typos():
-    from warehouse.demo_ud import noisy_system
+    from demo.ud import noisy_system
     gold = GSD.read_text(encoding="utf-8")
     system = noisy_system(gold, seed=3, rates={"text_noise": 0.01})
     g, s = frame(gold), frame(system)

@@ -2,7 +2,7 @@
 
 For every one of the 13 metrics, the four counts (correct, gold total, system total, aligned
 total) of ``scorers.ud.evaluate`` equal the official ones: on UD French GSD test against itself,
-on systems generated from it by ``warehouse.demo_ud.noisy_system`` (several seeds and noise
+on systems generated from it by ``demo.ud.noisy_system`` (several seeds and noise
 mixes, tokenisation and multiword-token noise included), and on a few hundred random tiny files
 whose two tokenisations, multiword tokens and word forms collide on purpose (this is where the
 official greedy multiword-span procedure has its quirks). The official loader also rejects every
@@ -14,16 +14,16 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from helpers import write
+from test_ud_eval import BAD
 from udtools import udeval
 
+from demo.ud import RATES, bigger_treebank, noisy_system
 from etl.errors import InputError
 from etl.ud import read_ud
-from helpers import write
 from scorers.ud import METRICS, evaluate
-from test_ud_eval import BAD
-from warehouse.demo_ud import RATES, bigger_treebank, noisy_system
 
-GSD = Path(__file__).resolve().parent.parent / "warehouse" / "data" / "UD_French-GSD" / "fr_gsd-ud-test.conllu"
+GSD = Path(__file__).resolve().parent.parent / "demo" / "data" / "UD_French-GSD" / "fr_gsd-ud-test.conllu"
 STRICTER = {"range not at next word"}  # rejected by read_ud only (see etl/ud.py)
 
 

@@ -514,7 +514,7 @@ def terms_command(reference, output, sigma, case, top, sweep, as_json):
 
 
 @main.command("demo")
-@click.option("--out", type=click.Path(file_okay=False), default="demo", show_default=True,
+@click.option("--out", type=click.Path(file_okay=False), default="scorehouse-demo", show_default=True,
               help="Folder for the demo campaign, its warehouse and its bulletins.")
 @click.option("--scale", type=float, default=1.0, show_default=True, help="Multiply the corpus sizes.")
 @click.option("--quiet", "-q", is_flag=True)
@@ -524,8 +524,8 @@ def demo_command(out, scale, quiet):
     Two runs, as two nights of a campaign: the first scores everything against the ACTER v1.0
     wind-energy reference, the second finds that reference revised to v1.1 (the real changelog)
     and re-scores only what depends on it; the bulletins show both, and what changed."""
-    from warehouse.demo import write_demo_campaign
-    from warehouse.demo_terms import revise_terms_reference
+    from demo.campaign import write_demo_campaign
+    from demo.terms import revise_terms_reference
     from warehouse.pipeline import run
 
     out = Path(out)

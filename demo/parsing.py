@@ -1,6 +1,6 @@
 """Demo EASY parsing task (Paroubek et al., LREC 2006, the EASY campaign) on the UD French GSD test set.
 
-``write_parsing_task(dest)`` converts the 416 sentences of ``warehouse/data/UD_French-GSD`` (CC BY-SA
+``write_parsing_task(dest)`` converts the 416 sentences of ``demo/data/UD_French-GSD`` (CC BY-SA
 4.0) into EASY annotation (docs/metrics/parsing.md): small constituents and functional relations over the
 word forms, in four genre sub-corpora, with five simulated submissions. It returns the task's
 participants and the lines of its ``[[tasks]]`` block for the campaign file.
@@ -63,9 +63,9 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
+from demo.pos import CONLLU, DATA
 from etl.conllu import read_conllu
 from etl.easy import GROUP_TYPES, ROLES, SCHEMA, write_easy_xml
-from warehouse.demo_pos import CONLLU, DATA
 from warehouse.toml_writer import toml_table
 
 SEED = 20261127
@@ -131,7 +131,7 @@ def _words() -> pl.DataFrame:
     path = DATA / CONLLU
     if not path.is_file():
         raise FileNotFoundError(f"UD French GSD test set not found at {path}: the parsing demo needs "
-                                "the repository's warehouse/data/UD_French-GSD folder")
+                                "the repository's demo/data/UD_French-GSD folder")
     ext_pos = col("feats").str.extract(r"ExtPos=(\w+)")  # a word's class: ExtPos if any, else UPOS
     t = pl.from_arrow(read_conllu(path)).with_columns(s=col("sent").rle_id().cast(pl.Int32),
                                                       upos=pl.coalesce(ext_pos, "upos"))

@@ -1,4 +1,4 @@
-"""The bundled ACTER lists (warehouse/data/acter/: v1.5 French wind energy and heart failure,
+"""The bundled ACTER lists (demo/data/acter/: v1.5 French wind energy and heart failure,
 CC BY-NC-SA 4.0) and the version history the demo terminology task replays: ACTER's changelog
 (the bundled README, section 6) gives what the French wind-energy list changed from v1.0 to v1.1,
 from which :func:`reference_v1_0` rebuilds the older reference."""

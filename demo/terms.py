@@ -2,12 +2,12 @@
 
 ``write_terms_task(dest)`` writes, under ``dest/terms/``, an evaluation of terminology acquisition on
 two French corpora of ACTER (Rigouts Terryn et al. 2020, CC BY-NC-SA 4.0, bundled in
-``warehouse/data/acter``) with four simulated extractors, to be scored with the graded measures of
+``demo/data/acter``) with four simulated extractors, to be scored with the graded measures of
 the Termometer paper §5-7 (dt = (dch + dtc) / 2, pert, Pert over the partition P(S), TP and TR swept over
 sigma); it returns the task's participants and the lines of its ``[[tasks]]`` block.
 
 References (``terms/reference/``): ``wind-fr`` is ACTER **v1.0**, rebuilt by
-``warehouse.demo_acter.reference_v1_0`` from the v1.5 list and the changelog of the bundled
+``demo.acter.reference_v1_0`` from the v1.5 list and the changelog of the bundled
 README; :func:`revise_terms_reference` overwrites it with v1.1 (the bundled file), the "reference
 revised, re-score" case. ``htfl-fr`` is
 the bundled v1.5 list, unchanged. ``wind-fr`` also has synthetic **variant classes**
@@ -45,7 +45,7 @@ import polars as pl
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
-from warehouse.demo_acter import acter_list, read_acter, reference_v1_0, reference_v1_1
+from demo.acter import acter_list, read_acter, reference_v1_0, reference_v1_1
 from warehouse.toml_writer import toml_table
 
 SEED = 20261215

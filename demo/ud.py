@@ -351,7 +351,7 @@ def _typo(t: Token, rng: np.random.Generator) -> None:
 
 # ------------------------------------------------------------------------------------ the demo task
 
-DEMO_SYSTEMS = (  # system id, participant (of warehouse/demo_parsing.PARTICIPANTS), description, noise scale
+DEMO_SYSTEMS = (  # system id, participant (of demo/parsing.PARTICIPANTS), description, noise scale
     ("dep-a", "syntaxe-nord", "Analyseur en dépendances A (simulé)", 0.5),
     ("dep-b", "kappa", "Analyseur en dépendances B (simulé)", 1.5),
     ("dep-c", "analyse-est", "Analyseur en dépendances C (simulé, segmentation plus bruitée)", 1.0),
@@ -365,7 +365,7 @@ def write_dependency_task(dest: pathlib.Path, scale: float = 1.0) -> list[str]:
     three systems are :func:`noisy_system` outputs at different noise levels (dep-c with five
     times the tokenisation noise), by participants of the EASY demo task. Same bytes on every call.
     """
-    from warehouse.demo_pos import CONLLU, DATA
+    from demo.pos import CONLLU, DATA
     from warehouse.toml_writer import toml_table
 
     gold = (DATA / CONLLU).read_text(encoding="utf-8")

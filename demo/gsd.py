@@ -1,5 +1,5 @@
 """UD French GSD read into GRACE reference lines, with UD tags converted to a positional pivot
-tagset (used by ``warehouse/demo_pos.py``).
+tagset (used by ``demo/pos.py``).
 
 Pivot tagset (positional, MULTEXT/GRACE style; trailing ``-`` dropped)
 ----------------------------------------------------------------------

@@ -22,13 +22,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from warehouse import demo_lexicon as lex
+from demo import lexicon as lex
+from demo.coref import write_coref_task
+from demo.parsing import write_parsing_task
+from demo.pos import write_pos_task
+from demo.terms import write_terms_task
+from demo.ud import write_dependency_task
 from warehouse.draws import Draws
-from warehouse.demo_coref import write_coref_task
-from warehouse.demo_parsing import write_parsing_task
-from warehouse.demo_terms import write_terms_task
-from warehouse.demo_pos import write_pos_task
-from warehouse.demo_ud import write_dependency_task
 from warehouse.toml_writer import toml_table
 
 SEED = 20261125
@@ -104,7 +104,7 @@ def _segments(text: str):
 def interpretation(tokens: list[str], *, comments_light: bool) -> str:
     """Concept sequence of a transcription, or ``<REJET>`` when no concept is lit.
 
-    Concepts come from ``demo_lexicon.CONCEPT_KEYWORDS``, in order of first appearance. With
+    Concepts come from ``demo.lexicon.CONCEPT_KEYWORDS``, in order of first appearance. With
     ``comments_light=False`` a comment span stands for one ``<COMMENTAIRE>`` token, which lights
     nothing; markers (``[bruit]``, ``<REJET>``, ``SPR``, ``OOV``) never light a concept.
     """
@@ -340,11 +340,11 @@ def _trn_line(tokens: list[str], uid: str) -> str:
 def write_demo_campaign(dest: pathlib.Path, scale: float = 1.0, pos: bool = True,
                         parsing: bool = True, coref: bool = True, terms: bool = True) -> pathlib.Path:
     """Write the demo campaign into ``dest``; return its ``campaign.toml``: the speech task;
-    with ``pos``, the POS tagging task of ``warehouse/demo_pos.py``; with ``parsing``, the EASY
-    parsing task of ``warehouse/demo_parsing.py`` and the CoNLL-U dependency task of
-    ``warehouse/demo_ud.py`` (all three on UD French GSD); with ``coref``, the coreference task of
-    ``warehouse/demo_coref.py`` (the paper's guide text and generated documents); with ``terms``,
-    the terminology task of ``warehouse/demo_terms.py`` (ACTER French term lists).
+    with ``pos``, the POS tagging task of ``demo/pos.py``; with ``parsing``, the EASY
+    parsing task of ``demo/parsing.py`` and the CoNLL-U dependency task of
+    ``demo/ud.py`` (all three on UD French GSD); with ``coref``, the coreference task of
+    ``demo/coref.py`` (the paper's guide text and generated documents); with ``terms``,
+    the terminology task of ``demo/terms.py`` (ACTER French term lists).
 
     ``scale`` multiplies the number of utterances of each corpus (at least 5; Test_I always
     keeps the five thesis examples). The output is byte-identical for equal arguments.

@@ -1,8 +1,8 @@
 """Demo part-of-speech tagging task (GRACE campaign style) on the UD French GSD test set.
 
 ``write_pos_task(dest)`` writes, under ``dest/pos/``, a GRACE-style evaluation of morphosyntactic
-taggers (docs/metrics/pos.md) built from the real French sentences of ``warehouse/data/UD_French-GSD``
-(CC BY-SA 4.0, see ``warehouse/data/UD_French-GSD/NOTICE.md``): a reference, a training split for the
+taggers (docs/metrics/pos.md) built from the real French sentences of ``demo/data/UD_French-GSD``
+(CC BY-SA 4.0, see ``demo/data/UD_French-GSD/NOTICE.md``): a reference, a training split for the
 built-in baselines, five simulated submissions and their correspondence tables. It returns the
 task's participants and the lines of its ``[[tasks]]`` block for the campaign file.
 
@@ -32,7 +32,7 @@ and ``I`` on its following lines.
 - ``pos/submissions/<system>.grace``: the reference sentences in each system's tokenisation and
   tagset; ``pos/tables/<system>.tsv``: ``TAG<TAB>PIVOT`` rows, one per image (no header).
 
-Pivot tagset: see ``warehouse/demo_gsd.py``, which reads GSD and converts its tags.
+Pivot tagset: see ``demo/gsd.py``, which reads GSD and converts its tags.
 
 Simulated systems
 -----------------
@@ -72,7 +72,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from warehouse.demo_gsd import COARSE_ORDER, Sentence, coarse, read_gsd
+from demo.gsd import COARSE_ORDER, Sentence, coarse, read_gsd
 from warehouse.draws import Draws
 from warehouse.toml_writer import toml_table
 
@@ -349,7 +349,7 @@ def write_pos_task(dest: pathlib.Path, scale: float = 1.0) -> tuple[list[dict], 
     if not path.is_file():
         raise FileNotFoundError(
             f"UD French GSD test set not found at {path}: the POS demo needs the repository's "
-            "warehouse/data/UD_French-GSD folder (see its README.md)")
+            "demo/data/UD_French-GSD folder (see its README.md)")
     dest = pathlib.Path(dest)
     everything = read_gsd(path)
     conf = _Confusions(everything)

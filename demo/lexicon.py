@@ -1,4 +1,4 @@
-"""Vocabulary and cast of the demo speech-recognition campaign (``warehouse.demo``).
+"""Vocabulary and cast of the demo speech-recognition campaign (``demo.campaign``).
 
 A small French customer-service world in the style of the deployed telephone service of the
 thesis (chapter 4): what callers say (keywords, yes/no answers, requests, phone numbers,
