@@ -91,7 +91,7 @@ def page_data(con, campaign, task, out: Path) -> dict:
         scores = scores.filter(pl.col("evaluation").is_in(evaluations) & pl.col("granularity").is_in(granularities))
     corpora = frame(con, """
         SELECT c.corpus, c.phase, count(DISTINCT u.doc) AS documents, count(DISTINCT u.genre) AS genres,
-               count(DISTINCT u.doc || chr(31) || u.sent) AS sentences, count(u.unit) AS units
+               count(DISTINCT (u.doc, u.sent)) AS sentences, count(u.unit) AS units
         FROM cat_corpus c
         LEFT JOIN cat_input_current i ON i.campaign = c.campaign AND i.task = c.task AND i.corpus = c.corpus
          AND i.system = '' AND i.role = 'reference'

@@ -73,30 +73,42 @@ def paired_p_value(delta_samples: np.ndarray) -> np.ndarray:
 class Intervals:
     """Point estimates and percentile intervals of micro ratios, one per variant (column)."""
 
-    variants: list[str]
+    variants: list  # one value per variant, or a tuple of its key columns' values
     point: np.ndarray
     low: np.ndarray
     high: np.ndarray
     samples: np.ndarray  # resamples x variants, for paired tests on the same resamples
 
 
-def unit_table(counts: pl.DataFrame, unit: str, variant: str, values: list[str]
-               ) -> tuple[list[str], list[str], list[np.ndarray]]:
+def unit_table(counts: pl.DataFrame, unit: str | list[str], variant: str | list[str],
+               values: list[str]) -> tuple[list, list, list[np.ndarray]]:
     """Pivot a long count table (one row per unit x variant, repeated keys summed, absent cells
-    0) into dense ``units x variants`` matrices, one per column of ``values``; units and variants
-    sorted. Returns (units, variants, matrices)."""
-    units = counts[unit].unique().sort()
-    variants = counts[variant].unique().sort()
-    u = counts[unit].replace_strict(units, pl.Series(range(len(units))), return_dtype=pl.Int64).to_numpy()
-    v = counts[variant].replace_strict(variants, pl.Series(range(len(variants))), return_dtype=pl.Int64).to_numpy()
+    0) into dense ``units x variants`` matrices, one per column of ``values``. A unit or a
+    variant is one key column or several (a sentence is ``["doc", "sent"]``, a variant
+    ``["system", "method"]``); units and variants are sorted by their keys and returned as
+    values, or as tuples for several columns. Returns (units, variants, matrices)."""
+    units, u = _coded(counts, unit)
+    variants, v = _coded(counts, variant)
     flat, size = u * len(variants) + v, len(units) * len(variants)
     matrices = [np.bincount(flat, weights=counts[c].cast(pl.Float64).to_numpy(), minlength=size)
                 .reshape(len(units), len(variants)) for c in values]
-    return units.to_list(), variants.to_list(), matrices
+    return units, variants, matrices
 
 
-def ratio_intervals(counts: pl.DataFrame, unit: str, variant: str, numerator: str, denominator: str,
-                    resamples: int, seed: int, stream: str = "", level: float = 0.95) -> Intervals:
+def _coded(counts: pl.DataFrame, key: str | list[str]) -> tuple[list, np.ndarray]:
+    """The distinct values of the key column(s), sorted, and each row's index among them."""
+    columns = [key] if isinstance(key, str) else list(key)
+    distinct = counts.select(columns).unique().sort(columns)
+    index = distinct.with_row_index("_index")
+    codes = (counts.select(columns).join(index, on=columns, how="left", maintain_order="left",
+                                         nulls_equal=True)["_index"].cast(pl.Int64).to_numpy())
+    labels = distinct[columns[0]].to_list() if isinstance(key, str) else distinct.rows()
+    return labels, codes
+
+
+def ratio_intervals(counts: pl.DataFrame, unit: str | list[str], variant: str | list[str],
+                    numerator: str, denominator: str, resamples: int, seed: int, stream: str = "",
+                    level: float = 0.95) -> Intervals:
     """Intervals of ``sum(numerator) / sum(denominator)`` per ``variant`` from a long count table
     (one row per unit x variant, repeated keys summed, absent cells 0), every variant on the same
     resamples of units. A variant whose denominator is 0 has a NaN point estimate."""

@@ -144,3 +144,19 @@ def test_the_pages_print_the_signatures_stored_with_the_scores(demo, tmp_path):
                 altered = signature.replace("|version:", "|version:stored-")
                 assert escape(signature) not in html, (kind, signature)
                 assert escape(altered) in html, (kind, altered)
+
+
+def test_every_interval_row_has_its_own_key(demo):
+    """An interval is one row per variant: rows that repeat a key (a variant's key mangled on its
+    way through the bootstrap, as a boolean read back as text would) are caught here."""
+    db, _ = demo
+    tables = [t for (t,) in query(db, "SELECT table_name FROM information_schema.tables "
+                                      "WHERE table_name LIKE 'mart_%_interval' ORDER BY 1")]
+    assert len(tables) >= 6
+    for table in tables:
+        columns = [c for (c,) in query(db, "SELECT column_name FROM information_schema.columns "
+                                           "WHERE table_name = ? ORDER BY ordinal_position", [table])
+                   if c not in ("value", "ci_low", "ci_high", "resamples", "seed")]
+        key = ", ".join(f'"{c}"' for c in columns)
+        repeated = query(db, f"SELECT {key}, count(*) FROM {table} GROUP BY ALL HAVING count(*) > 1")
+        assert repeated == [], (table, repeated[:3])

@@ -334,21 +334,24 @@ def _scores(stats: pl.DataFrame) -> pl.DataFrame:
     return pl.concat(out, how="diagonal_relaxed")
 
 
+_VARIANT = ("system", "convention", "singletons", "subset", "metric")  # a variant's key columns
+
+
 def intervals(ctx: RunContext, task: Task, corpus: str) -> None:
     """95 % bootstrap intervals of the F of every ratio measure and of the CoNLL average,
     resampling documents, every system and variant on the same resamples (campaign seed)."""
     campaign = ctx.campaign
-    stats = frame(ctx.con, "SELECT system || chr(31) || convention || chr(31) || singletons::VARCHAR || chr(31) || "
-                           "subset || chr(31) || metric AS variant, doc, recall_num, recall_den, precision_num, precision_den "
+    stats = frame(ctx.con, "SELECT system, convention, singletons, subset, metric, doc, recall_num, "
+                           "recall_den, precision_num, precision_den "
                            "FROM fct_coref_document WHERE campaign = ? AND task = ? AND corpus = ? AND metric IN ("
                            + ", ".join(f"'{m}'" for m in scorer.RATIO_METRICS) + ")", [campaign.id, task.id, corpus])
     rows = []
     if stats.height:
-        _, variants, tables = bootstrap.unit_table(stats, "doc", "variant",
+        _, variants, tables = bootstrap.unit_table(stats, "doc", list(_VARIANT),
                                                    ["recall_num", "recall_den", "precision_num", "precision_den"])
         totals = bootstrap.resampled_totals(tables, campaign.bootstrap, campaign.seed, stream=f"{task.id}/{corpus}")
         sums = [t.sum(0) for t in tables]
-        conventions = [v.split(chr(31))[1] for v in variants]
+        conventions = [v[1] for v in variants]
         paper = np.array([c == "paper" for c in conventions])
 
         def f_measure(rn, rd, pn, pd):
@@ -360,9 +363,8 @@ def intervals(ctx: RunContext, task: Task, corpus: str) -> None:
         samples, point = f_measure(*totals), f_measure(*sums)
         low, high = bootstrap.percentile_interval(samples)
         conll = {}
-        for i, v in enumerate(variants):
-            system, convention, singletons, subset, metric = v.split(chr(31))
-            rows.append([campaign.id, task.id, corpus, system, convention, singletons == "true", subset, metric,
+        for i, (system, convention, singletons, subset, metric) in enumerate(variants):
+            rows.append([campaign.id, task.id, corpus, system, convention, singletons, subset, metric,
                          bootstrap.finite(point[i]), bootstrap.finite(low[i]), bootstrap.finite(high[i]),
                          campaign.bootstrap, campaign.seed])
             if metric in ("muc", "bcub", "ceafe"):
@@ -371,7 +373,7 @@ def intervals(ctx: RunContext, task: Task, corpus: str) -> None:
             if len(idx) == 3:
                 average = samples[:, idx].mean(1)
                 lo, hi = bootstrap.percentile_interval(average[:, None])
-                rows.append([campaign.id, task.id, corpus, system, convention, singletons == "true", subset, "conll",
+                rows.append([campaign.id, task.id, corpus, system, convention, singletons, subset, "conll",
                              bootstrap.finite(point[idx].mean()), bootstrap.finite(lo[0]), bootstrap.finite(hi[0]),
                              campaign.bootstrap, campaign.seed])
     def body():

@@ -342,14 +342,15 @@ def intervals(ctx: RunContext, task: Task, dependency: bool) -> None:
     weights gives the resampled totals of every count and every measure."""
     campaign = ctx.campaign
     if dependency:
-        counts = frame(ctx.con, "SELECT corpus, system || chr(31) || metric AS variant, corpus || chr(31) || sent_no "
-                                "AS sentence, 2 * correct AS num, gold_total + system_total AS den "
+        # sent_no as text: the sentences in the order the intervals have always drawn them
+        counts = frame(ctx.con, "SELECT corpus, system, metric, sent_no::VARCHAR AS sent, "
+                                "2 * correct AS num, gold_total + system_total AS den "
                                 "FROM fct_parsing_ud_sentence WHERE campaign = ? AND task = ?", [campaign.id, task.id])
         columns = ["num", "den"]
     else:
         matched = [f"matched_{f.lower()}" for f in FUNCTIONS]
-        counts = frame(ctx.con, "SELECT corpus, system || chr(31) || kind || chr(31) || mode AS variant, "
-                                "corpus || chr(31) || sent AS sentence, sum(hyp) AS hyp, sum(ref) AS ref, " +
+        counts = frame(ctx.con, "SELECT corpus, system, kind, mode, sent, sum(hyp) AS hyp, "
+                                "sum(ref) AS ref, " +
                        ", ".join(f"sum({m}) AS {m}" for m in matched) +
                        " FROM fct_parsing_sentence WHERE campaign = ? AND task = ? GROUP BY ALL",
                        [campaign.id, task.id])
@@ -358,7 +359,8 @@ def intervals(ctx: RunContext, task: Task, dependency: bool) -> None:
     corpora = sorted(counts["corpus"].unique())
     for scope in [*corpora, "*"] if len(corpora) > 1 else corpora:
         part = counts if scope == "*" else counts.filter(pl.col("corpus") == scope)
-        _, variants, tables = bootstrap.unit_table(part, "sentence", "variant", columns)
+        variant = ["system", "metric"] if dependency else ["system", "kind", "mode"]
+        _, variants, tables = bootstrap.unit_table(part, ["corpus", "sent"], variant, columns)
         totals = bootstrap.resampled_totals(tables, campaign.bootstrap, campaign.seed, stream=f"{task.id}/{scope}")
         sums = [t.sum(0) for t in tables]
         if dependency:
@@ -377,10 +379,10 @@ def intervals(ctx: RunContext, task: Task, dependency: bool) -> None:
             for i, v in enumerate(variants):
                 values = [bootstrap.finite(x[i]) for x in (point, low, high)]
                 if dependency:
-                    system, metric = v.split(chr(31))
+                    system, metric = v
                     rows.append([campaign.id, task.id, scope, system, metric, *values, campaign.bootstrap, campaign.seed])
                 else:
-                    system, kind, mode = v.split(chr(31))
+                    system, kind, mode = v
                     rows.append([campaign.id, task.id, scope, system, kind, mode, measure[1], measure[0], *values,
                                  campaign.bootstrap, campaign.seed])
     table = "mart_parsing_ud_interval" if dependency else "mart_parsing_interval"

@@ -327,9 +327,9 @@ def intervals(ctx: RunContext, task: Task, corpus: str) -> None:
     """95 % bootstrap intervals of P, D and Pmoy by sentence, every system and variant on the
     same resamples (campaign seed)."""
     campaign = ctx.campaign
-    counts = frame(ctx.con, "SELECT system || chr(31) || evaluation || chr(31) || granularity AS variant, "
-                            "doc || chr(31) || sent AS sentence, nbCas, NONEVAL, OK, ERR, SILOK_moy "
-                            "FROM fct_pos_sentence WHERE campaign = ? AND task = ? AND corpus = ?",
+    counts = frame(ctx.con, "SELECT system, evaluation, granularity, doc, sent, nbCas, NONEVAL, OK, "
+                            "ERR, SILOK_moy FROM fct_pos_sentence "
+                            "WHERE campaign = ? AND task = ? AND corpus = ?",
                    [campaign.id, task.id, corpus])
     if counts.height == 0:
         ctx.con.execute("DELETE FROM mart_pos_interval WHERE campaign = ? AND task = ? AND corpus = ?",
@@ -340,10 +340,10 @@ def intervals(ctx: RunContext, task: Task, corpus: str) -> None:
         def total(cols):
             return sum((-pl.col(c[1:]) if c.startswith("-") else pl.col(c)) for c in cols)
         wide = counts.with_columns(total(num_cols).alias("num"), total(den_cols).alias("den"))
-        ci = bootstrap.ratio_intervals(wide, "sentence", "variant", "num", "den", campaign.bootstrap, campaign.seed,
+        ci = bootstrap.ratio_intervals(wide, ["doc", "sent"], ["system", "evaluation", "granularity"],
+                                       "num", "den", campaign.bootstrap, campaign.seed,
                                        stream=f"{task.id}/{corpus}")
-        for i, v in enumerate(ci.variants):
-            system, evaluation, granularity = v.split(chr(31))
+        for i, (system, evaluation, granularity) in enumerate(ci.variants):
             rows.append([campaign.id, task.id, corpus, system, evaluation, granularity, measure,
                          *(bootstrap.finite(x[i]) for x in (ci.point, ci.low, ci.high)),
                          campaign.bootstrap, campaign.seed])

@@ -261,17 +261,17 @@ def intervals(ctx: RunContext, task: Task, options: Options, corpus: str) -> Non
     all on the same utterance resamples (seed recorded in the campaign)."""
     con, campaign = ctx.con, ctx.campaign
     counts = frame(con, (
-        "SELECT system || chr(31) || method AS variant, utt_id, S + D + I AS errors, N FROM fct_wer_utterance "
-        "WHERE campaign = ? AND task = ? AND corpus = ? ORDER BY utt_id, variant"),
+        "SELECT system, method, utt_id, S + D + I AS errors, N FROM fct_wer_utterance "
+        "WHERE campaign = ? AND task = ? AND corpus = ? ORDER BY utt_id, system, method"),
         [campaign.id, task.id, corpus])
     if counts.height == 0:
         for table in ("mart_wer_interval", "mart_wer_paired"):
             con.execute(f"DELETE FROM {table} WHERE campaign = ? AND task = ? AND corpus = ?", [campaign.id, task.id, corpus])
         return
-    ci = bootstrap.ratio_intervals(counts, "utt_id", "variant", "errors", "N", campaign.bootstrap, campaign.seed,
-                                   stream=f"{task.id}/{corpus}")
+    ci = bootstrap.ratio_intervals(counts, "utt_id", ["system", "method"], "errors", "N",
+                                   campaign.bootstrap, campaign.seed, stream=f"{task.id}/{corpus}")
     samples, point, low, high = ci.samples, ci.point, ci.low, ci.high
-    systems_methods = [tuple(c.split(chr(31))) for c in ci.variants]
+    systems_methods = ci.variants  # (system, method)
     interval_rows = [[campaign.id, task.id, corpus, s, m, _f(point[i]), _f(low[i]), _f(high[i]),
                       campaign.bootstrap, campaign.seed] for i, (s, m) in enumerate(systems_methods)]
     paired_rows = []
