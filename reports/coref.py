@@ -37,7 +37,7 @@ from scipy.stats import kendalltau
 from reports.charts import correlation_heatmap, way_lines
 from reports.render import rejected_inputs, stored_signature
 from reports.systems import grouped, only_published, published_systems
-from reports.tables import export
+from reports.tables import export_tables
 from warehouse.db import frame
 
 CONVENTION_ORDER = ("conll", "paper")
@@ -59,6 +59,9 @@ NAMES = {"mentions": "Mentions", "muc": "MUC", "bcub": "B³", "ceafm": "CEAF-m",
 AGREEMENT_BASELINES = True  # the baselines are systems of the rank correlation (the paper's 2a, 2b, 3a, 3b)
 _FIELDS = ("recall", "precision", "f1", "value", "direction", "ci_low", "ci_high")
 _EMPTY = dict.fromkeys(_FIELDS)
+
+
+_FRONT = ("corpus", "convention", "singletons", "slice", "genre", "label", "organiser", "baseline")
 
 
 def page_data(con, campaign, task, out: Path) -> dict:
@@ -118,7 +121,7 @@ def page_data(con, campaign, task, out: Path) -> dict:
                          "mentions": grouped(_mention_totals(counts).to_dicts()),
                          "categories": categories,
                          "by_category": _mention_categories(counts, categories) if categories else []})
-    files = _export(out, {
+    files = export_tables(out, front=_FRONT, tables={
         "coref_corpora": corpora,
         "coref_scores": _concat(exported["scores"]),
         "coref_differential": _concat(exported["differential"]),
@@ -343,16 +346,3 @@ def _mention_categories(counts: pl.DataFrame, categories: list[str]) -> list[dic
 
 def _concat(parts: list[pl.DataFrame]) -> pl.DataFrame:
     return pl.concat(parts, how="diagonal_relaxed") if parts else pl.DataFrame()
-
-
-def _export(out: Path, tables: dict[str, pl.DataFrame]) -> list[str]:
-    """The published tables as CSV, Parquet, Markdown and LaTeX, labels instead of system ids."""
-    files = []
-    for stem, table in tables.items():
-        if table.height:
-            public = table.drop([c for c in ("system", "group") if c in table.columns])
-            front = [c for c in ("corpus", "convention", "singletons", "slice", "genre", "label", "organiser",
-                                 "baseline") if c in public.columns]
-            files += [p.name for p in export(public.select(*front, *[c for c in public.columns if c not in front]),
-                                             out, stem)]
-    return files

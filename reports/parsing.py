@@ -25,7 +25,7 @@ import polars as pl
 
 from reports.charts import heatmap, label_bars, way_lines
 from reports.render import rejected_inputs, stored_signature
-from reports.tables import export
+from reports.tables import export_tables
 from warehouse.db import frame
 
 GROUPS = (("Participants", "participant"), ("Baselines (built-in)", "baseline"),
@@ -98,14 +98,6 @@ def _grouped(rows: list[dict]) -> list[tuple[str, list[dict]]]:
 def _public(table: pl.DataFrame) -> pl.DataFrame:
     """An exported table: labels, no internal system ids."""
     return table.drop([c for c in ("system", "group") if c in table.columns])
-
-
-def _export(out: Path, tables: dict[str, pl.DataFrame]) -> list[str]:
-    files = []
-    for stem, table in tables.items():
-        if table.height:
-            files += [p.name for p in export(_public(table), out, stem)]
-    return files
 
 
 def _ordered_types(present, kind: str) -> list[str]:
@@ -224,7 +216,7 @@ def _easy(con, campaign, task, out: Path, systems: pl.DataFrame, corpora: pl.Dat
            "ways": signature("easy", ",".join(modes), ",".join(functions)),
            "corpus": f"corpus|easy|units:word-forms|version:{version}",
            "consensus": f"consensus|vote:share>{majority:g}|mode:HYP|submissions:all|version:{version}"}
-    files += _export(out, {
+    files += export_tables(out, {
         "parsing_corpora": corpora,
         "parsing_reference_types": reference.sort("kind", "corpus", "type"),
         "parsing_scores": _front(scores.filter(pl.col("slice").is_in(["task", "corpus", "genre"]))
@@ -366,7 +358,7 @@ def _ud(con, campaign, task, out: Path, systems: pl.DataFrame, corpora: pl.DataF
     version = code_version()
     sig = {"head": sig_ud, "corpus": f"corpus|conllu|units:syntactic-words|version:{version}",
            "confusion": f"confusion|scope:head_correct|top:{TOP_CONFUSIONS}|{sig_ud}"}
-    files = _export(out, {
+    files = export_tables(out, {
         "parsing_ud_corpora": corpora.select("corpus", "phase", "genre", "annotated_sentences", "annotated_words"),
         "parsing_ud_scores": _front(scores),
         "parsing_ud_by_label": _front(by_label),

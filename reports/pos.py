@@ -20,7 +20,7 @@ import polars as pl
 
 from reports.charts import operating_zones
 from reports.render import rejected_inputs, stored_signature
-from reports.tables import export
+from reports.tables import export_tables
 from warehouse.db import frame
 from warehouse.families.pos import (
     EVALUATIONS,
@@ -197,7 +197,13 @@ def page_data(con, campaign, task, out: Path) -> dict:
             "consensus_file": consensus_file,
             "residual": _residual(residual, corpus),
         })
-    files += _export(out, scores, unknown, kappa, pairs, consensus, corpora)
+    files += export_tables(out, {"pos_scores": scores}, front=(
+        "corpus", "slice", "genre", "label", "organiser", "baseline", "evaluation", "granularity"))
+    files += export_tables(out, {
+        "pos_unknown_tags": unknown, "pos_kappa": kappa,
+        "pos_kappa_pairs": pairs.select("corpus", "label_a", "label_b", "cases", "p_o", "p_e",
+                                        "kappa") if pairs.height else pairs,
+        "pos_consensus": consensus, "pos_corpora": corpora})
     return {"task": task, "evaluations": evaluations, "granularities": granularities,
             "head_evaluation": he, "head_granularity": hg,
             "corpora": corpora.to_dicts(), "sig": sig, "per_corpus": per_corpus, "rejected": rejected,
@@ -255,28 +261,3 @@ def _chart(head: pl.DataFrame, corpus: str, evaluation: str, granularity: str) -
     systems = [{**r, "baseline": r["group"] == "baseline"} for r in head.to_dicts()]
     tags = "full tags" if granularity == "full" else "category letters"
     return operating_zones(systems, f"{corpus}: operating zones ({evaluation} evaluation, {tags})")
-
-
-def _export(out: Path, scores, unknown, kappa, pairs, consensus, corpora) -> list[str]:
-    """The published tables, with labels instead of internal system ids."""
-    def public(table: pl.DataFrame) -> pl.DataFrame:
-        return table.drop([c for c in ("system", "group") if c in table.columns]) if table.height else table
-
-    ordered = scores
-    if scores.height:
-        front = ["corpus", "slice", "genre", "label", "organiser", "baseline", "evaluation", "granularity"]
-        ordered = scores.select(*front, *[c for c in scores.columns if c not in front])
-    tables = {
-        "pos_scores": public(ordered),
-        "pos_unknown_tags": public(unknown),
-        "pos_kappa": public(kappa),
-        "pos_kappa_pairs": pairs.select("corpus", "label_a", "label_b", "cases", "p_o", "p_e", "kappa")
-        if pairs.height else pairs,
-        "pos_consensus": consensus,
-        "pos_corpora": corpora,
-    }
-    files = []
-    for stem, table in tables.items():
-        if table.height:
-            files += [p.name for p in export(table, out, stem)]
-    return files

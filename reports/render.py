@@ -4,7 +4,6 @@ What to render, where, and the swap that publishes them: :mod:`warehouse.publish
 from __future__ import annotations
 
 import re
-
 from pathlib import Path
 
 from jinja2 import Environment, PackageLoader, select_autoescape

@@ -18,6 +18,22 @@ def export(frame: pl.DataFrame, out: Path, stem: str) -> list[Path]:
     return paths
 
 
+def export_tables(out: Path, tables: dict[str, pl.DataFrame], drop=("system", "group"),
+                  front=()) -> list[str]:
+    """Every page's one export: each non-empty table of ``tables`` (stem -> frame) without the
+    internal columns ``drop`` (system ids: a page shows labels), the columns of ``front`` that
+    it has first, written by :func:`export`. Returns the file names."""
+    files = []
+    for stem, table in tables.items():
+        if not table.height:
+            continue
+        public = table.drop([c for c in drop if c in table.columns])
+        first = [c for c in front if c in public.columns]
+        public = public.select(*first, *[c for c in public.columns if c not in first])
+        files += [p.name for p in export(public, out, stem)]
+    return files
+
+
 def _cells(frame: pl.DataFrame) -> list[list[str]]:
     return [["" if v is None else (f"{v:.4g}" if isinstance(v, float) else str(v)) for v in row]
             for row in frame.iter_rows()]

@@ -37,7 +37,7 @@ import polars as pl
 from reports.charts import way_lines
 from reports.render import rejected_inputs, stored_signature
 from reports.systems import grouped, only_published, published_systems
-from reports.tables import export
+from reports.tables import export_tables
 from warehouse.db import frame
 
 METRICS = ("tp", "tr", "f", "precision", "recall", "f_exact")
@@ -46,6 +46,9 @@ TOLERANCE = 1e-9  # d(e) <= sigma up to float error (docs/metrics/terms.md)
 REFERENCES = {"reference": "corpus reference", "validated": "own validated list",
               "incremental": "incremental reference (CoRReCT)"}
 WITHHELD = "(withheld system)"
+
+
+_FRONT = ("corpus", "label", "organiser", "reference", "slice", "top", "sigma", "kind", "type")
 
 
 def page_data(con, campaign, task, out: Path) -> dict:
@@ -155,7 +158,7 @@ def page_data(con, campaign, task, out: Path) -> dict:
             if changes.height else 0,
             "lists": lists.filter(pl.col("corpus") == corpus).to_dicts() if lists.height else [],
         })
-    files = _export(out, {
+    files = export_tables(out, drop=("system", "group", "total", "baseline"), front=_FRONT, tables={
         "terms_corpora": corpora,
         "terms_scores": scores.filter(pl.col("top") == 0),
         "terms_cutoffs": scores.filter((pl.col("top") > 0) & (pl.col("reference") == "reference")
@@ -326,17 +329,3 @@ def _corpora(con, key: list, task, scores: pl.DataFrame) -> pl.DataFrame:
 
 
 # ---------------------------------------------------------------- export
-
-def _export(out: Path, tables: dict[str, pl.DataFrame]) -> list[str]:
-    """The published tables as CSV, Parquet, Markdown and LaTeX, labels instead of system ids;
-    the scores carry the signature stored with them."""
-    files = []
-    for stem, table in tables.items():
-        if not table.height:
-            continue
-        public = table.drop([c for c in ("system", "group", "total", "baseline") if c in table.columns])
-        front = [c for c in ("corpus", "label", "organiser", "reference", "slice", "top", "sigma", "kind", "type")
-                 if c in public.columns]
-        files += [p.name for p in export(public.select(*front, *[c for c in public.columns if c not in front]),
-                                         out, stem)]
-    return files

@@ -14,7 +14,7 @@ import polars as pl
 
 from reports.charts import grouped_bars
 from reports.render import rejected_inputs, stored_signature
-from reports.tables import export
+from reports.tables import export_tables
 from warehouse.db import frame
 from warehouse.families.wer import Options, code_version
 
@@ -82,7 +82,11 @@ def page_data(con, campaign, task, out: Path) -> dict:
         "ier": stored_signature(ier["signature"], options.ier_signature()),
     }
     ier = ier.drop("signature")  # shown under the tables, not exported per row
-    files = _export(out, scores, ier, by_field, paired, corpora)
+    files = export_tables(out, {
+        "wer_scores": scores, "ier_scores": ier,
+        "wer_by_category": by_field.filter(pl.col("field") == "category") if by_field.height
+        else by_field,
+        "wer_paired": paired, "wer_corpora": corpora}, drop=("system", "organiser", "system_a", "system_b"))
     per_corpus = []
     for corpus in corpora["corpus"].to_list():
         sc = scores.filter(pl.col("corpus") == corpus) if scores.height else scores
@@ -154,20 +158,3 @@ def _errors(errors: pl.DataFrame, corpus: str) -> list[dict]:
                                                           descending=[True, False, False], nulls_last=True)
         out.append({"label": label, **{op: mine.filter(pl.col("op") == op).to_dicts() for op in "SDI"}})
     return out
-
-
-def _export(out: Path, scores, ier, by_field, paired, corpora) -> list[str]:
-    """The published tables, with labels instead of internal system ids."""
-    files = []
-    tables = {
-        "wer_scores": scores.drop("system", "organiser") if scores.height else scores,
-        "ier_scores": ier.drop("system", "organiser") if ier.height else ier,
-        "wer_by_category": by_field.filter(pl.col("field") == "category").drop("system", "organiser")
-        if by_field.height else by_field,
-        "wer_paired": paired.drop("system_a", "system_b") if paired.height else paired,
-        "wer_corpora": corpora,
-    }
-    for stem, table in tables.items():
-        if table.height:
-            files += [p.name for p in export(table, out, stem)]
-    return files
