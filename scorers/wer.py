@@ -21,6 +21,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
+from etl.text import SIGNATURE as TEXT
 from scorers.alignment import SCLITE, Costs, align
 
 METHODS = ("none", "m1", "m2", "m3", "m4")
@@ -88,7 +89,7 @@ def signature(method: str, case: str, markers: Markers, costs: Costs = SCLITE,
     parts = [f"wer|method:{method}|case:{case}|align:{costs.tag}"]
     if method != "none":
         parts.append(f"markers:{markers.digest}")
-    parts.append("text:nfc")  # every reader puts the text in NFC (etl/text.py)
+    parts.append(TEXT)  # every reader puts the text in NFC (etl/text.py)
     if version:
         parts.append(f"version:{version}")
     return "|".join(parts)

@@ -180,7 +180,11 @@ def stage_files(ctx: RunContext, jobs: list[StageJob], workers: int | None = Non
             changed.append((job, data))  # only the bytes still to parse are kept, until submitted
         del data
     size = sum(len(data) for _, data in changed)
-    workers = workers or ctx.workers or int(os.environ.get("SCOREHOUSE_WORKERS") or 0) or (
+    from warehouse import runner  # the executors (and the SCOREHOUSE_WORKERS check) live there
+
+    configured = ctx.workers or (runner.workers_default() if os.environ.get("SCOREHOUSE_WORKERS")
+                                 else None)
+    workers = workers or configured or (
         min(os.cpu_count() or 1, len(changed)) if size > 32 * 2**20 else 1)
     changed.reverse()  # popped from the end, in file order: submitted bytes are not held twice
     with _Reader(workers, ctx.executor if len(changed) > 1 else None) as reader:

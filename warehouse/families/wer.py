@@ -11,7 +11,7 @@ tests). System option: ``comment_detection``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache, lru_cache, partial
 
 import polars as pl
 import pyarrow as pa
@@ -28,12 +28,13 @@ from warehouse.campaign import CampaignError, Task
 from warehouse.catalog import (
     RunContext,
     Slot,
+    StageJob,
     current_inputs,
     drop_undeclared,
     fingerprint,
     replace_rows,
     scoring_state,
-    stage_file,
+    stage_files,
 )
 from warehouse.catalog import code_version as catalog_code_version
 from warehouse.db import build, frame, insert_arrow, keyed, one, written
@@ -104,20 +105,26 @@ def load(ctx: RunContext, task: Task) -> None:
     con.execute("DELETE FROM stg_wer_markers WHERE campaign = ? AND task = ?", [ctx.campaign.id, task.id])
     con.executemany("INSERT INTO stg_wer_markers VALUES (?, ?, ?, ?)",
                     [[ctx.campaign.id, task.id, r["meaning"], r["token"]] for r in options.markers.rows()])
-    for corpus in task.corpora:
-        stage_file(ctx, Slot(task.id, corpus.id, "", "reference"), corpus.files["reference"], read_trn, _stage_trn)
-        if "metadata" in corpus.files:
-            stage_file(ctx, Slot(task.id, corpus.id, "", "metadata"), corpus.files["metadata"], read_tsv, _stage_metadata)
+    for corpus in task.corpora:  # the reference side first: the hypotheses are checked on it
+        stage_files(ctx, [StageJob(Slot(task.id, corpus.id, "", role), corpus.files[role], read,
+                                   stage)
+                          for role, read, stage in (("reference", read_trn, _stage_trn),
+                                                    ("metadata", read_tsv, _stage_metadata))
+                          if role in corpus.files])
         ref_ids = _reference_ids(ctx, task.id, corpus.id)
+        jobs = []
         for system in task.systems:
             if corpus.id in system.files.get("hypotheses", {}):
                 path = system.files["hypotheses"][corpus.id]
-                stage_file(ctx, Slot(task.id, corpus.id, system.id, "hypotheses"), path, read_trn, _stage_trn,
-                           check=lambda t, p=path: check_ids(t, ref_ids, p))
+                jobs.append(StageJob(Slot(task.id, corpus.id, system.id, "hypotheses"), path,
+                                     read_trn, _stage_trn,
+                                     check=lambda t, p=path: check_ids(t, ref_ids, p)))
             if corpus.id in system.files.get("interpretations", {}):
-                stage_file(ctx, Slot(task.id, corpus.id, system.id, "interpretations"),
-                           system.files["interpretations"][corpus.id],
-                           lambda p, d: read_tsv(p, d, required=("interpretation",)), _stage_interpretations)
+                jobs.append(StageJob(Slot(task.id, corpus.id, system.id, "interpretations"),
+                                     system.files["interpretations"][corpus.id],
+                                     partial(read_tsv, required=("interpretation",)),
+                                     _stage_interpretations))
+        stage_files(ctx, jobs)  # parsed together, on the run's workers
 
 
 def check_ids(hyp: pa.Table, ref_ids: set[str] | None, path) -> None:
