@@ -1,8 +1,8 @@
 """Headless Chromium for the bulletin tests (Debian's chromium driven by Playwright).
 
-``browse(page, selectors)`` opens a page and returns its text, its console errors and failed
-requests, and how many elements match each selector, plus ``"unsigned tables"``: tables whose
-section (up to the next heading) shows no signature line.
+``browse(page, selectors)`` opens a page and returns its text (every collapsed section opened),
+its console errors and failed requests, and how many elements match each selector, plus
+``"unsigned tables"``: tables whose section (up to the next heading) shows no signature line.
 """
 
 from __future__ import annotations
@@ -17,11 +17,19 @@ CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 BROWSER_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-sync",
                  "--disable-background-networking", "--disable-component-update"]
 
-# Tables whose section (up to the next heading) shows no signature line.
+# Tables whose section (up to the next heading) shows no signature line: the section around the
+# table at the page's level, or inside the collapsible <details> block that holds it.
 UNSIGNED_TABLES = """() => [...document.querySelectorAll('table')].filter(t => {
-    let block = t; while (block.parentElement !== document.body) block = block.parentElement;
-    for (let e = block.nextElementSibling; e && !/^H[1-3]$/.test(e.tagName); e = e.nextElementSibling)
-        if (e.classList.contains('signature')) return false;
+    const signed = (block) => {
+        for (let e = block.nextElementSibling; e && !/^H[1-3]$/.test(e.tagName); e = e.nextElementSibling)
+            if (e.classList.contains('signature')) return true;
+        return false;
+    };
+    for (let block = t; block.parentElement; block = block.parentElement) {
+        const level = block.parentElement;
+        if ((level === document.body || level.tagName === 'DETAILS') && signed(block)) return false;
+        if (level === document.body) break;
+    }
     return true;
 }).length"""
 
@@ -44,6 +52,8 @@ def browse(page_path: Path, selectors: tuple[str, ...]):
         page.goto(page_path.as_uri(), wait_until="load")
         counts = {sel: page.locator(sel).count() for sel in selectors}
         counts["unsigned tables"] = page.evaluate(UNSIGNED_TABLES)
+        # the text as a reader who expands every collapsed section reads it
+        page.evaluate("() => document.querySelectorAll('details').forEach(d => d.open = true)")
         text = page.inner_text("body")
         browser.close()
     return text, errors, counts
