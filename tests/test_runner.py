@@ -24,7 +24,7 @@ from test_kill_resume import published, tables
 
 from demo.campaign import write_demo_campaign
 from warehouse.pipeline import run
-from warehouse.runner import ExecutorError, workers_default
+from warehouse.executors import ExecutorError, workers_default
 
 
 @pytest.fixture(scope="module")
@@ -244,20 +244,20 @@ def test_bad_executor_settings_are_one_line_and_exit_1(tmp_path, monkeypatch):
 def test_small_units_travel_together_and_big_ones_alone():
     import polars as pl
 
-    from warehouse.runner import CHUNK_ROWS, CHUNK_UNITS, _chunks
+    from warehouse.executors import CHUNK_ROWS, CHUNK_UNITS, chunks
 
     small = [(f"u{i}", ({"k": 1}, pl.DataFrame({"x": [1, 2]}))) for i in range(200)]
-    sizes = [len(c) for c in _chunks(iter(small), len(small), workers=2)]
+    sizes = [len(c) for c in chunks(iter(small), len(small), workers=2)]
     assert sum(sizes) == 200 and max(sizes) == CHUNK_UNITS
     # a handful of units: each worker still gets several tasks
-    assert [len(c) for c in _chunks(iter(small[:8]), 8, workers=2)] == [1] * 8
+    assert [len(c) for c in chunks(iter(small[:8]), 8, workers=2)] == [1] * 8
     big = [(f"b{i}", ({"k": 1}, pl.DataFrame({"x": range(CHUNK_ROWS)}))) for i in range(40)]
-    assert [len(c) for c in _chunks(iter(big), len(big), workers=2)] == [1] * 40
+    assert [len(c) for c in chunks(iter(big), len(big), workers=2)] == [1] * 40
 
 
 def test_a_rejected_unit_does_not_cost_its_task_companions(tmp_path):
     from etl.errors import InputError
-    from warehouse.runner import compute_chunk
+    from warehouse.executors import compute_chunk
     from warehouse.store import Store
 
     def compute(ids, n):

@@ -141,7 +141,7 @@ def test_an_s3_store_gives_the_folder_store_results(campaign, tmp_path, s3):
 def test_a_store_that_cannot_be_written_costs_a_note_not_the_night(campaign, tmp_path,
                                                                    monkeypatch):
     from warehouse import store as store_module
-    from warehouse.runner import compute_chunk
+    from warehouse.executors import compute_chunk
 
     expected = run(campaign, tmp_path / "a.duckdb", None, quiet=True, store=str(tmp_path / "s"))
 

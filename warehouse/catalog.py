@@ -180,9 +180,9 @@ def stage_files(ctx: RunContext, jobs: list[StageJob], workers: int | None = Non
             changed.append((job, data))  # only the bytes still to parse are kept, until submitted
         del data
     size = sum(len(data) for _, data in changed)
-    from warehouse import runner  # the executors (and the SCOREHOUSE_WORKERS check) live there
+    from warehouse import executors  # the SCOREHOUSE_WORKERS check lives there
 
-    configured = ctx.workers or (runner.workers_default() if os.environ.get("SCOREHOUSE_WORKERS")
+    configured = ctx.workers or (executors.workers_default() if os.environ.get("SCOREHOUSE_WORKERS")
                                  else None)
     workers = workers or configured or (
         min(os.cpu_count() or 1, len(changed)) if size > 32 * 2**20 else 1)
@@ -223,9 +223,9 @@ class _Reader:
     (``executor``), or in this process (one worker); results in order."""
 
     def __init__(self, workers: int, executor: str | None = None):
-        from warehouse import runner  # the executors live with the unit runner
+        from warehouse import executors
 
-        self.client = runner.dask_client(executor) if executor else None
+        self.client = executors.dask_client(executor) if executor else None
         self.pool = ProcessPoolExecutor(workers, mp_context=get_context("spawn")) if (
             workers > 1 and self.client is None) else None
         self.pending: dict[int, object] = {}
@@ -241,9 +241,9 @@ class _Reader:
 
     def submit(self, job: StageJob, data: bytes) -> None:
         if self.client is not None:
-            from warehouse import runner
+            from warehouse import executors
 
-            self.pending[id(job)] = runner.on_dask(self.client, _read, job.read, job.path, data)
+            self.pending[id(job)] = executors.on_dask(self.client, _read, job.read, job.path, data)
         else:
             self.pending[id(job)] = data if self.pool is None else self.pool.submit(
                 _read, job.read, job.path, data)

@@ -67,7 +67,7 @@ def failure_message(err: BaseException) -> str | None:
     import duckdb
 
     from warehouse.query import QueryError
-    from warehouse.runner import ExecutorError
+    from warehouse.executors import ExecutorError
     from warehouse.store import StoreError
 
     text = str(err)
@@ -138,7 +138,7 @@ def _compute_options(func):
 def _run_steps(campaign_dir, db, out, steps, force, quiet, workers=None, executor=None,
                store=None) -> None:
     from warehouse.pipeline import run
-    from warehouse.runner import ExecutorError
+    from warehouse.executors import ExecutorError
     from warehouse.store import StoreError
 
     if "load" not in steps and not Path(db).is_file():
