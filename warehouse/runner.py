@@ -19,13 +19,14 @@ committed in batches (one transaction for up to :data:`BATCH_UNITS` units or
 and its state recorded in the same transaction. A unit rejected by its compute (an
 :class:`etl.errors.InputError`) is recorded as a rejection; the other units go on.
 
-Executors (:mod:`warehouse.executors`): ``workers == 1`` (the default) computes in this
-process; ``workers > 1`` uses that many worker processes (``--workers`` or
-``SCOREHOUSE_WORKERS``); ``--executor tcp://HOST:8786`` sends the units to the workers of a running Dask distributed scheduler (``dask scheduler``,
-``dask worker tcp://HOST:8786``, or dask-jobqueue on Slurm), each of which refuses a unit unless
-it runs the coordinator's scorehouse code (:func:`package_version`). Results are the same bit for
-bit whichever is used: a compute depends on its arguments only, and the tables do not depend on
-the order in which units are committed (``tests/test_runner.py``).
+Executors (:mod:`warehouse.executors`): ``workers == 1`` (the default) computes in this process;
+``workers > 1`` uses that many worker processes (``--workers`` or ``SCOREHOUSE_WORKERS``);
+``--executor tcp://HOST:8786`` sends the units to the workers of a running Dask distributed
+scheduler (``dask scheduler``, ``dask worker tcp://HOST:8786``, or dask-jobqueue on Slurm), each
+of which refuses a unit unless it runs the coordinator's scorehouse code
+(:func:`package_version`). Results are the same bit for bit whichever is used: a compute depends
+on its arguments only, and the tables do not depend on the order in which units are committed
+(``tests/test_runner.py``).
 """
 
 from __future__ import annotations
