@@ -35,8 +35,8 @@ from pathlib import Path
 
 import numpy as np
 import polars as pl
-
 from measure import fmt_peak, machine, measure, summary_line, tail
+
 from warehouse.toml_writer import toml_table
 
 ROOT = Path(__file__).resolve().parent.parent

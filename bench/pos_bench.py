@@ -38,10 +38,10 @@ from pathlib import Path
 
 import numpy as np
 import polars as pl
-
 from measure import COORDINATOR, MIB, Measure, fmt_peak, measure, summary_line, tail
 from measure import code_hash as _code_hash
 from measure import machine as _machine
+
 from warehouse.toml_writer import toml_table
 
 ROOT = Path(__file__).resolve().parent.parent

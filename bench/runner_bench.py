@@ -32,8 +32,8 @@ import time
 from pathlib import Path
 
 import numpy as np
-
 from measure import Measure, fmt_peak, machine, measure, tail
+
 from warehouse.toml_writer import toml_table
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -41,7 +41,6 @@ import unicodedata
 from pathlib import Path
 
 import numpy as np
-
 from measure import fmt_peak, machine, measure, tail
 
 ROOT = Path(__file__).resolve().parent.parent

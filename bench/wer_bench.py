@@ -34,10 +34,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-
 from measure import MIB, Measure, fmt_peak, measure, summary_line, tail
 from measure import code_hash as _code_hash
 from measure import machine as _machine
+
 from warehouse.toml_writer import toml_table
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -16,9 +16,27 @@ from pathlib import Path
 import polars as pl
 import pyarrow as pa
 
-from etl.easy import (_ELEMENTS, _ROLE_FRAME, ATTRIBUTE_VALUES, EMPTY_ROLES, GROUP_TYPES, REQUIRED_ATTRIBUTES, ROLES,
-                      _assemble, _by_type, _empty_role, _finish, _flag, _foreign, _missing, _placed_forms,
-                      _relation_rows, _shape, _type_error, _value_error)
+from etl.easy import (
+    _ELEMENTS,
+    _ROLE_FRAME,
+    ATTRIBUTE_VALUES,
+    EMPTY_ROLES,
+    GROUP_TYPES,
+    REQUIRED_ATTRIBUTES,
+    ROLES,
+    _assemble,
+    _by_type,
+    _empty_role,
+    _finish,
+    _flag,
+    _foreign,
+    _missing,
+    _placed_forms,
+    _relation_rows,
+    _shape,
+    _type_error,
+    _value_error,
+)
 from etl.errors import InputError, shorten
 from etl.lines import first_error, lines
 

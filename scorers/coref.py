@@ -41,8 +41,14 @@ from scipy.sparse import coo_matrix, csr_matrix
 from scipy.sparse.csgraph import connected_components, min_weight_full_bipartite_matching
 
 from scorers import coref_paper as paper
-from scorers.coref_paper import (BASELINES, baseline, pronoun_antecedent, restrict,  # noqa: F401 (re-exported)
-                                 superclass_partition, unique_spans)
+from scorers.coref_paper import (  # noqa: F401 (re-exported)
+    BASELINES,
+    baseline,
+    pronoun_antecedent,
+    restrict,
+    superclass_partition,
+    unique_spans,
+)
 
 CONVENTIONS = ("conll", "paper")
 RATIO_METRICS = ("mentions", "muc", "bcub", "ceafm", "ceafe", "lea", "kernel", "exclusive_kernel", "entropy")

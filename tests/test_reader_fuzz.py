@@ -1,7 +1,7 @@
 """Every reader, fed generated files (random bytes, and valid-looking lines cut, shuffled, with
 fields dropped, doubled or garbled), gives a table or an InputError naming the file, nothing else:
 no IndexError, no KeyError, no traceback a user would meet. The staging guard
-(``warehouse.catalog._read``) would turn any other error into a rejection anyway; this test
+(``warehouse.staging._read``) would turn any other error into a rejection anyway; this test
 finds the readers' own gaps so that each gets a message a person can act on. The examples are
 the same on every run (CI stays reproducible); ``SCOREHOUSE_FUZZ_EXAMPLES=5000`` draws that many
 new ones.

@@ -23,8 +23,8 @@ import pytest
 from test_kill_resume import published, tables
 
 from demo.campaign import write_demo_campaign
-from warehouse.pipeline import run
 from warehouse.executors import ExecutorError, workers_default
+from warehouse.pipeline import run
 
 
 @pytest.fixture(scope="module")

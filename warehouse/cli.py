@@ -66,8 +66,8 @@ def failure_message(err: BaseException) -> str | None:
     missing permission), else None."""
     import duckdb
 
-    from warehouse.query import QueryError
     from warehouse.executors import ExecutorError
+    from warehouse.query import QueryError
     from warehouse.store import StoreError
 
     text = str(err)
@@ -137,8 +137,8 @@ def _compute_options(func):
 
 def _run_steps(campaign_dir, db, out, steps, force, quiet, workers=None, executor=None,
                store=None) -> None:
-    from warehouse.pipeline import run
     from warehouse.executors import ExecutorError
+    from warehouse.pipeline import run
     from warehouse.store import StoreError
 
     if "load" not in steps and not Path(db).is_file():

@@ -39,18 +39,16 @@ from warehouse.artifacts import reduce
 from warehouse.campaign import CampaignError, Task
 from warehouse.catalog import (
     RunContext,
-    Slot,
-    StageJob,
     current_inputs,
     drop_undeclared,
     fingerprint,
     replace_rows,
     scoring_state,
-    stage_files,
 )
 from warehouse.catalog import code_version as catalog_code_version
 from warehouse.db import frame, insert_arrow, written
 from warehouse.runner import Target, Unit, run_units, stale
+from warehouse.staging import Slot, StageJob, stage_files
 
 SQL_FOLDER = "coref"
 CAMPAIGN_KEYS = {  # the keys campaign.toml may give a coref task (campaign.check_keys)

@@ -32,19 +32,17 @@ from warehouse.artifacts import reduce
 from warehouse.campaign import CampaignError, Task
 from warehouse.catalog import (
     RunContext,
-    Slot,
-    StageJob,
     current_inputs,
     drop_undeclared,
     fingerprint,
     replace_rows,
     scoring_state,
-    stage_files,
 )
 from warehouse.catalog import code_version as catalog_code_version
 from warehouse.db import frame, insert_arrow, one, written
 from warehouse.families import parsing_ud as ud
 from warehouse.runner import Target, Unit, run_units, stale, unit_input
+from warehouse.staging import Slot, StageJob, stage_files
 
 SQL_FOLDER = "parsing"
 CAMPAIGN_KEYS = {  # the keys campaign.toml may give a parsing task (campaign.check_keys)

@@ -28,20 +28,17 @@ from warehouse.artifacts import reduce
 from warehouse.campaign import CampaignError, Task, resolve_file
 from warehouse.catalog import (
     RunContext,
-    Slot,
-    StageJob,
     current_inputs,
     drop_undeclared,
     fingerprint,
     replace_rows,
     scoring_state,
-    stage_files,
-    stage_table,
     transaction,
 )
 from warehouse.catalog import code_version as catalog_code_version
 from warehouse.db import build, frame, insert_arrow, keyed, one, written
 from warehouse.runner import Target, Unit, run_units, stale, unit_input
+from warehouse.staging import Slot, StageJob, stage_files, stage_table
 
 SQL_FOLDER = "pos"
 CAMPAIGN_KEYS = {  # the keys campaign.toml may give a pos task (campaign.check_keys)

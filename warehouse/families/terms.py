@@ -33,18 +33,16 @@ from scorers import terms_slices as slicing
 from warehouse.campaign import CampaignError, Task
 from warehouse.catalog import (
     RunContext,
-    Slot,
-    StageJob,
     current_inputs,
     drop_undeclared,
     fingerprint,
     replace_rows,
     scoring_state,
-    stage_files,
 )
 from warehouse.catalog import code_version as catalog_code_version
 from warehouse.db import build, frame, insert_arrow, written
 from warehouse.runner import Target, Unit, run_units, stale
+from warehouse.staging import Slot, StageJob, stage_files
 
 SQL_FOLDER = "terms"
 CASES = ("keep", "lower")

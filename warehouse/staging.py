@@ -1,0 +1,232 @@
+"""Staging: an input file becomes staged rows once per content.
+
+Each file of a campaign has a slot (task, corpus, system, role). A file is hashed with its role
+and its reader's settings; an unchanged hash costs nothing more. A changed file is parsed by its
+family's reader (in worker processes, or on the run's Dask workers, when several change) and its
+rows are staged in one transaction with the catalog row that records the version; a file that
+cannot be read or parsed is recorded as rejected, with its message, and leaves the staged data
+and the results untouched: one bad file costs that file, never the night.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Callable
+
+import duckdb
+import pyarrow as pa
+
+from etl import text
+from etl.errors import InputError, shorten
+from warehouse.catalog import RunContext, now, transaction
+from warehouse.db import one
+
+
+@dataclass(frozen=True)
+class Slot:
+    """Where an input file belongs: a reference-side file has ``system == ''``."""
+
+    task: str
+    corpus: str
+    system: str
+    role: str
+
+
+@dataclass(frozen=True)
+class StageJob:
+    """One input file to stage: where it belongs, its reader, its staging function, an optional
+    check against other inputs, and the salt of its content hash (see :func:`stage_file`)."""
+
+    slot: Slot
+    path: Path
+    read: Callable[[Path, bytes], pa.Table]
+    stage: Callable[[duckdb.DuckDBPyConnection, str, pa.Table], None]
+    check: Callable[[pa.Table], None] | None = None
+    salt: str = ""
+
+
+def stage_file(ctx: RunContext, slot: Slot, path: Path,
+               read: Callable[[Path, bytes], pa.Table],
+               stage: Callable[[duckdb.DuckDBPyConnection, str, pa.Table], None],
+               check: Callable[[pa.Table], None] | None = None, salt: str = "") -> bool:
+    """Load one input file if its content is new for its slot. Returns True when it changed.
+
+    ``read(path, data)`` parses (raising :class:`InputError`), ``check(table)`` validates against
+    other inputs, ``stage(con, sha256, table)`` inserts the staged rows. A rejected file is
+    recorded with its message and leaves the staged data and the results untouched. ``salt``
+    names whatever besides the bytes and the role shapes the staged rows (reader options, a
+    default document id taken from the file name): it is hashed with the role and the content.
+    """
+    return stage_files(ctx, [StageJob(slot, path, read, stage, check, salt)], workers=1)[0]
+
+
+def stage_files(ctx: RunContext, jobs: list[StageJob], workers: int | None = None) -> list[bool]:
+    """:func:`stage_file` for several files, in order, the changed ones parsed ahead in up to
+    ``workers`` processes (default: ``SCOREHOUSE_WORKERS``, else one per CPU when the changed files
+    weigh more than 32 MB): parsing is the slow part of a load, staging stays sequential (one
+    transaction per file).
+    Readers must then be module-level functions (they are pickled)."""
+    todo, changed = [], []
+    for job in jobs:
+        data, unreadable = _bytes(job.path)
+        # The role is hashed with the content: one file given in two roles (the same file as
+        # reference and hypothesis) is two inputs, each staged once, never the same rows twice;
+        # so is the way every reader prepares the bytes (etl/text.py).
+        salt = f"{job.slot.role}\0{job.salt}\0{text.VERSION}"
+        sha = hashlib.sha256(salt.encode() + b"\0" + data).hexdigest() if data is not None else ""
+        latest = one(ctx.con,
+            "SELECT sha256, status, error FROM cat_input_latest WHERE campaign = ? AND task = ? AND corpus = ? "
+            "AND system = ? AND role = ?", [ctx.campaign.id, job.slot.task, job.slot.corpus, job.slot.system,
+                                            job.slot.role])
+        same = latest is not None and latest[0] == sha
+        todo.append((job, unreadable, sha, same, latest))
+        if not same and data is not None:
+            changed.append((job, data))  # only the bytes still to parse are kept, until submitted
+        del data
+    size = sum(len(data) for _, data in changed)
+    from warehouse import executors  # the SCOREHOUSE_WORKERS check lives there
+
+    configured = ctx.workers or (executors.workers_default() if os.environ.get("SCOREHOUSE_WORKERS")
+                                 else None)
+    workers = workers or configured or (
+        min(os.cpu_count() or 1, len(changed)) if size > 32 * 2**20 else 1)
+    changed.reverse()  # popped from the end, in file order: submitted bytes are not held twice
+    with _Reader(workers, ctx.executor if len(changed) > 1 else None) as reader:
+        for _ in range(min(2 * workers, len(changed))):
+            reader.submit(*changed.pop())
+        out = []
+        for job, unreadable, sha, same, latest in todo:
+            if same:
+                if latest[1] == "rejected":
+                    ctx.rejections.append(latest[2])
+                out.append(False)
+                continue
+            if not unreadable and changed:
+                reader.submit(*changed.pop())
+            try:
+                if unreadable:
+                    raise InputError(job.path, None, "a readable file", unreadable)
+                table = reader.result(job)
+                if job.check is not None:
+                    outcome = _guarded(lambda _, t: job.check(t), job.path, table)
+                    if isinstance(outcome, tuple):
+                        raise InputError(*outcome)
+            except InputError as err:
+                _record(ctx.con, ctx, job.slot, job.path, sha, None, "rejected", str(err))
+                ctx.rejections.append(str(err))
+                out.append(True)
+                continue
+            _accept(ctx, job.slot, str(job.path), sha, table, job.stage)
+            del table  # not alive while the next file is parsed
+            out.append(True)
+    return out
+
+
+class _Reader:
+    """Parse files in worker processes, on the workers of the run's Dask scheduler
+    (``executor``), or in this process (one worker); results in order."""
+
+    def __init__(self, workers: int, executor: str | None = None):
+        from warehouse import executors
+
+        self.client = executors.dask_client(executor) if executor else None
+        self.pool = ProcessPoolExecutor(workers, mp_context=get_context("spawn")) if (
+            workers > 1 and self.client is None) else None
+        self.pending: dict[int, object] = {}
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self.pool is not None:
+            self.pool.shutdown(cancel_futures=True)
+        if self.client is not None:
+            self.client.close()
+
+    def submit(self, job: StageJob, data: bytes) -> None:
+        if self.client is not None:
+            from warehouse import executors
+
+            self.pending[id(job)] = executors.on_dask(self.client, _read, job.read, job.path, data)
+        else:
+            self.pending[id(job)] = data if self.pool is None else self.pool.submit(
+                _read, job.read, job.path, data)
+
+    def result(self, job: StageJob) -> pa.Table:
+        pending = self.pending.pop(id(job))
+        outcome = pending.result() if self.pool or self.client else _read(job.read, job.path,
+                                                                            pending)
+        if isinstance(outcome, tuple):  # an InputError, sent back as its parts
+            raise InputError(*outcome)
+        return outcome
+
+
+def _bytes(path: Path) -> tuple[bytes | None, str]:
+    """A file's bytes, or None and why it cannot be read."""
+    try:
+        return path.read_bytes(), ""
+    except FileNotFoundError:
+        return None, "nothing (missing file)"
+    except IsADirectoryError:
+        return None, "a folder"
+    except OSError as err:
+        return None, f"a file it cannot read ({err.strerror or type(err).__name__})"
+
+
+def _read(read, path: Path, data: bytes):
+    """Parse one file (in a worker process or in this one): the table, or the parts of the
+    InputError that rejects the file. Whatever a reader did not foresee (a file nested too deep,
+    a number too long for Python, a bug) rejects that file, never the run."""
+    return _guarded(lambda p, d: read(p, text.prepared(p, d)), path, data)
+
+
+def _guarded(step, path: Path, *arguments):
+    """``step(path, *arguments)``, or the parts of the InputError that rejects the file."""
+    try:
+        return step(path, *arguments)
+    except InputError as err:
+        return (err.path, err.line, err.expected, err.found)
+    except RecursionError:
+        return (str(path), None, "a file nested less deeply", "nesting too deep to read")
+    except MemoryError:
+        return (str(path), None, "a file that fits in memory once read", "too large a file")
+    except Exception as err:  # noqa: BLE001 - one bad file costs that file, never the night
+        return (str(path), None, "a file its reader can parse",
+                f"an error the reader did not foresee ({type(err).__name__}: "
+                f"{shorten(str(err), 120)})")
+
+
+def stage_table(ctx: RunContext, slot: Slot, label: str, sha: str, table: pa.Table,
+                stage: Callable[[duckdb.DuckDBPyConnection, str, pa.Table], None]) -> bool:
+    """Stage a table the warehouse computed itself (e.g. a built-in baseline's output) as the
+    content ``sha`` of ``slot``, like a file; ``label`` stands for its path in the catalog."""
+    con = ctx.con
+    latest = one(con, "SELECT sha256 FROM cat_input_latest WHERE campaign = ? AND task = ? AND corpus = ? "
+                      "AND system = ? AND role = ?", [ctx.campaign.id, slot.task, slot.corpus, slot.system, slot.role])
+    if latest is not None and latest[0] == sha:
+        return False
+    _accept(ctx, slot, label, sha, table, stage)
+    return True
+
+
+def _accept(ctx: RunContext, slot: Slot, path: str, sha: str, table: pa.Table, stage) -> None:
+    """In one transaction: stage the rows (unless this content is staged already for this role)
+    and catalogue the version as accepted."""
+    con = ctx.con
+    with transaction(con):
+        if not one(con, "SELECT 1 FROM cat_input WHERE sha256 = ? AND status = 'accepted' AND role = ? LIMIT 1",
+                   [sha, slot.role]):
+            stage(con, sha, table)
+        _record(con, ctx, slot, path, sha, table.num_rows, "accepted", None)
+    ctx.loaded += 1
+
+
+def _record(con, ctx, slot, path, sha, rows, status, error):
+    con.execute("INSERT INTO cat_input VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [ctx.campaign.id, slot.task, slot.corpus, slot.system, slot.role, sha, str(path),
+                 rows, status, error, ctx.run_id, now()])
