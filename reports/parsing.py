@@ -329,14 +329,10 @@ def _ud(con, campaign, task, out: Path, systems: pl.DataFrame, corpora: pl.DataF
                     for label, group, mine in per_system]
         tables.append({"title": title, "slice": slice_, "overview": _grouped(overview), "systems": per_system})
     by_label = _published(frame(con, """
-        SELECT system, breakdown, label AS value, sum(gold_total)::BIGINT AS gold_total,
-               sum(system_total)::BIGINT AS system_total, sum(correct)::BIGINT AS correct, sum(correct) / nullif(sum(system_total), 0) AS precision,
-               sum(correct) / nullif(sum(gold_total), 0) AS recall,
-               2 * sum(correct) / nullif(sum(gold_total) + sum(system_total), 0) AS f1,
-               sum((uas_recall * gold_total)::DECIMAL(38, 18))::DOUBLE / nullif(sum(gold_total), 0)
-                   AS uas_recall  -- exact sum: the same bits in any order
-        FROM mart_parsing_ud_by_label WHERE campaign = ? AND task = ? GROUP BY ALL ORDER BY breakdown, value""", key),
-                          systems)
+        SELECT system, breakdown, label AS value, gold_total, system_total, correct, precision,
+               recall, f1, uas_recall
+        FROM mart_parsing_ud_by_label_task WHERE campaign = ? AND task = ?
+        ORDER BY breakdown, value, system""", key), systems)
     columns = [s for s in systems.to_dicts() if s["system"] in set(by_label["system"])]
     breakdowns = {b: _label_rows(by_label.filter(pl.col("breakdown") == b), columns) for b in ("deprel", "upos")}
     deprels = breakdowns["deprel"]

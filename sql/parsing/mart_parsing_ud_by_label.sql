@@ -2,7 +2,8 @@
 -- universal deprel and UPOS accuracy per UPOS tag. gold_total counts reference words with the
 -- label, system_total system words with the label, correct the correct pairs whose reference word
 -- has it; uas_recall (deprel only) the share of reference words of the deprel whose head is
--- right. Grain: campaign x task x corpus x system x breakdown (deprel | upos) x label.
+-- right (uas_correct: how many). Grain: campaign x task x corpus x system x breakdown (deprel |
+-- upos) x label.
 CREATE OR REPLACE VIEW mart_parsing_ud_by_label AS
 WITH labelled AS (
     SELECT campaign, task, corpus, system, 'deprel' AS breakdown, gold_deprel AS gold_label,
@@ -22,6 +23,7 @@ SELECT campaign, task, corpus, system, breakdown, label,
        sum(correct) / nullif(sum(sys), 0) AS precision,
        sum(correct) / nullif(sum(gold), 0) AS recall,
        2 * sum(correct) / nullif(sum(gold) + sum(sys), 0) AS f1,
-       sum(uas_correct) / nullif(sum(gold), 0) AS uas_recall
+       sum(uas_correct) / nullif(sum(gold), 0) AS uas_recall,
+       sum(uas_correct)::BIGINT AS uas_correct
 FROM sides
 GROUP BY campaign, task, corpus, system, breakdown, label;
