@@ -159,14 +159,17 @@ def _easy(con, campaign, task, out: Path, systems: pl.DataFrame, corpora: pl.Dat
         return frame_.filter((pl.col("slice") == slice_) & (pl.col("kind") == kind))
 
     genre_table = len(genres) != len(corpus_ids) and len(set(head["genre"].drop_nulls())) > 1
+    genre_means = frame(con, "SELECT system, kind, mode, function, mean_f1, genres "
+                             "FROM mart_parsing_scores_genre_mean WHERE campaign = ? AND task = ?", key)
     results, per_corpus, per_genre, ways, types = {}, {}, {}, {}, {}
     way_names = [f"{m}-{f}" for m in modes for f in functions]
     for kind, _ in KINDS:
         results[kind] = _grouped(part("task", kind).to_dicts())
         per_corpus[kind] = _grouped(_spread(part("corpus", kind), "corpus", corpus_ids))
         per_genre[kind] = _grouped(_spread(part("genre", kind), "genre", genres)) if genre_table else []
-        mean = _published(part("genre", kind, scores).group_by("system", "mode", "function")
-                          .agg(pl.col("f1").mean().alias("mean_f1"), pl.col("f1").count().alias("genres"))
+        mean = _published(genre_means.filter(pl.col("kind") == kind)
+                          .join(part("genre", kind, scores).select("system").unique(), on="system",
+                                how="semi")  # the systems evaluated on this kind
                           .with_columns(pl.format("{}-{}", "mode", "function").alias("way"))
                           .sort(pl.col("way").replace_strict({w: i for i, w in enumerate(way_names)},
                                                             return_dtype=pl.Int64)), systems)

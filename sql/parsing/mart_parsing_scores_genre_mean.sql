@@ -1,0 +1,11 @@
+-- mart_parsing_scores_genre_mean: the EASY paper's figure 3 quantity, F averaged over the genres (each
+-- genre's F from its summed counts in mart_parsing_scores, then their plain mean), for every
+-- system, kind and mode x function way; `genres`: how many genres have an F.
+-- Grain: campaign x task x system x kind x mode x function.
+CREATE OR REPLACE VIEW mart_parsing_scores_genre_mean AS
+SELECT campaign, task, system, kind, mode, function,
+       -- fixed-point sum: the same bits whatever order the genres are added in
+       sum(f1::DECIMAL(38, 18))::DOUBLE / count(f1) AS mean_f1, count(f1) AS genres
+FROM mart_parsing_scores
+WHERE slice = 'genre'
+GROUP BY campaign, task, system, kind, mode, function;
