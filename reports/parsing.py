@@ -159,8 +159,8 @@ def _easy(con, campaign, task, out: Path, systems: pl.DataFrame, corpora: pl.Dat
         return frame_.filter((pl.col("slice") == slice_) & (pl.col("kind") == kind))
 
     genre_table = len(genres) != len(corpus_ids) and len(set(head["genre"].drop_nulls())) > 1
-    genre_means = frame(con, "SELECT system, kind, mode, function, mean_f1, genres "
-                             "FROM mart_parsing_scores_genre_mean WHERE campaign = ? AND task = ?", key)
+    genre_means = frame(con, "SELECT system, kind, mode, function, mean_f1, genres FROM "
+                             "mart_parsing_scores_genre_mean WHERE campaign = ? AND task = ?", key)
     results, per_corpus, per_genre, ways, types = {}, {}, {}, {}, {}
     way_names = [f"{m}-{f}" for m in modes for f in functions]
     for kind, _ in KINDS:

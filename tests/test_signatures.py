@@ -81,6 +81,7 @@ def expected(campaign) -> dict[str, tuple[list[str], object]]:
     return {**pairs,
             "mart_ier_scores": ([], speech.ier_signature),
             "mart_parsing_scores_macro": rows["parsing_scores"],
+            "mart_parsing_scores_genre_mean": rows["parsing_scores"],
             "mart_terms_link_scores": ([], lambda: links)}
 
 
