@@ -24,7 +24,7 @@ _SURROGATES = (0xD800, 0xE000)
 _LAST_CODE_POINT = 0x10FFFF
 
 
-MAX_CELLS = 10**12  # (N + M) x D refused past this: ~40 s, from bench/lcs_bench.py (10^11 in 3.96 s)
+MAX_CELLS = 10**12  # (N + M) x D refused past this: ~40 s (bench/lcs_bench.py: 10^11 in 3.96 s)
 
 
 class TooDifferent(ValueError):
