@@ -58,7 +58,8 @@ def percentile_interval(samples: np.ndarray, level: float = 0.95) -> tuple[np.nd
     tail = (1 - level) / 2 * 100
     with warnings.catch_warnings():  # a column of NaN (never defined) gives NaN bounds, quietly
         warnings.simplefilter("ignore", RuntimeWarning)
-        return np.nanpercentile(samples, tail, axis=0), np.nanpercentile(samples, 100 - tail, axis=0)
+        return (np.nanpercentile(samples, tail, axis=0),
+                np.nanpercentile(samples, 100 - tail, axis=0))
 
 
 def paired_p_value(delta_samples: np.ndarray) -> np.ndarray:
@@ -113,9 +114,17 @@ def ratio_intervals(counts: pl.DataFrame, unit: str | list[str], variant: str | 
     (one row per unit x variant, repeated keys summed, absent cells 0), every variant on the same
     resamples of units. A variant whose denominator is 0 has a NaN point estimate."""
     _, variants, (n, d) = unit_table(counts, unit, variant, [numerator, denominator])
+    return ratio_intervals_of(n, d, resamples, seed, stream, level, variants)
+
+
+def ratio_intervals_of(n: np.ndarray, d: np.ndarray, resamples: int, seed: int, stream: str = "",
+                       level: float = 0.95, variants: list | None = None) -> Intervals:
+    """:func:`ratio_intervals` from dense ``units x variants`` numerator and denominator
+    matrices (:func:`unit_table`)."""
     samples = ratio_samples(n, d, resamples, seed, stream=stream)
     low, high = percentile_interval(samples, level)
-    return Intervals(variants, ratio(n.sum(0), d.sum(0)), low, high, samples)
+    return Intervals(variants if variants is not None else list(range(n.shape[1])),
+                     ratio(n.sum(0), d.sum(0)), low, high, samples)
 
 
 def finite(x) -> float | None:

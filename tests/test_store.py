@@ -176,6 +176,22 @@ def test_inputs_go_to_the_workers_through_the_store_once(tmp_path):
     assert resolved(store.put_input(arrow)).equals(arrow)
 
 
+def test_a_query_input_is_streamed_to_the_store_by_duckdb_once_per_content(tmp_path):
+    from warehouse.store import resolved
+
+    store = Store(str(tmp_path / "s"))
+    con = duckdb.connect()
+    con.execute("CREATE TABLE tok AS SELECT range AS tok, 'f' || range AS form, "
+                "['T' || range] AS tags, range % 2 AS sha FROM range(10)")
+    sql = "SELECT tok, form, tags FROM tok WHERE sha = ? ORDER BY tok DESC"
+    ref = store.put_query(con, sql, (1,))
+    assert store.put_query(con, sql, (1,)) == ref  # the same rows, the same file
+    assert store.put_query(con, sql, (0,)) != ref
+    assert resolved(ref).equals(con.sql(sql, params=[1]).pl())  # rows, types and order kept
+    files = list((tmp_path / "s" / "inputs").rglob("*"))
+    assert sorted(p.suffix for p in files if p.is_file()) == [".parquet", ".parquet"]  # no partial
+
+
 def test_a_run_whose_inputs_all_travel_by_the_store_gives_the_same_tables(campaign, tmp_path,
                                                                          monkeypatch):
     from warehouse import runner

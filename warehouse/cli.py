@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from etl.errors import InputError
-from warehouse import __version__
+from warehouse import __version__, coordinator  # noqa: F401  (before Polars)
 from warehouse.campaign import CampaignError
 from warehouse.db import SchemaError
 

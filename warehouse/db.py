@@ -33,8 +33,10 @@ def connect(path: str | Path | None = None) -> duckdb.DuckDBPyConnection:
     # (and at close) keeps every commit at ~0.1 s.
     con.execute("SET checkpoint_threshold = '1GB'")
     # DuckDB takes up to 80 % of the RAM by default; a bounded buffer makes big queries spill to
-    # disk instead, which keeps a nightly run within a predictable footprint.
-    con.execute(f"SET memory_limit = '{os.environ.get('SCOREHOUSE_MEMORY_LIMIT', '1GB')}'")
+    # disk instead, which keeps a nightly run within a predictable footprint. The coordinator's
+    # heavy queries (consensus, intervals' counts) run within 256 MB on a 1 M-token POS campaign
+    # of 12 systems (bench/pos_bench.py); the units' own DuckDBs have their own limit (below).
+    con.execute(f"SET memory_limit = '{os.environ.get('SCOREHOUSE_MEMORY_LIMIT', '256MB')}'")
     return con
 
 

@@ -24,7 +24,7 @@ import pyarrow as pa
 from etl.errors import InputError
 from warehouse import __version__
 from warehouse.catalog import fingerprint, package_files
-from warehouse.store import StoreError, opened, resolved
+from warehouse.store import Query, StoreError, opened, resolved
 
 
 class ExecutorError(Exception):
@@ -94,6 +94,8 @@ def rows_of(argument) -> int:
     """The rows an argument of a compute holds (tables, and tables in a dict or a tuple)."""
     if isinstance(argument, (pl.DataFrame, pa.Table)):
         return argument.shape[0]
+    if isinstance(argument, Query):  # read where it is used: counted as big, it travels alone
+        return CHUNK_ROWS
     if isinstance(argument, dict):
         return sum(rows_of(v) for v in argument.values())
     if isinstance(argument, (tuple, list)):

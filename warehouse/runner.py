@@ -53,7 +53,7 @@ from warehouse.catalog import (
     record_scorings,
     transaction,
 )
-from warehouse.db import insert_arrow
+from warehouse.db import frame, insert_arrow
 from warehouse.executors import (  # noqa: F401  (ExecutorError, package_version: re-exported)
     ExecutorError,
     Saver,
@@ -66,7 +66,7 @@ from warehouse.executors import (  # noqa: F401  (ExecutorError, package_version
     stream,
     workers_default,
 )
-from warehouse.store import StoreError, unit_key
+from warehouse.store import Query, StoreError, unit_key  # noqa: F401  (Query: re-exported)
 
 
 @dataclass(frozen=True)
@@ -168,9 +168,27 @@ def run_units(
         # id(table) -> (table, its StoredInput), the last few: a table held here keeps its id
         kept_inputs: OrderedDict[int, tuple] = OrderedDict()
 
+        queried: OrderedDict[Query, Any] = OrderedDict()  # the last few, read or stored
+
+        def read(query: Query, remote: bool):
+            """A query argument: stored (``remote``: for a worker) when the store is local, else
+            a frame; the last few are kept (a corpus's reference serves all its units)."""
+            remote = remote and store is not None and store.local
+            if (query, remote) not in queried:
+                try:
+                    queried[query, remote] = store.put_query(ctx.con, query.sql, query.params) \
+                        if remote else frame(ctx.con, query.sql, list(query.params))
+                except StoreError:
+                    queried[query, remote] = frame(ctx.con, query.sql, list(query.params))
+                if len(queried) > 2:
+                    queried.popitem(last=False)
+            return queried[query, remote]
+
         def by_store(argument):
             """A big input table travels through the store, once (the corpus's reference
             serves all its units); the rest with the task."""
+            if isinstance(argument, Query):
+                argument = read(argument, True)
             if store is None or rows_of(argument) < INPUT_ROWS or not isinstance(
                     argument, (pl.DataFrame, pa.Table)):
                 return argument
@@ -198,7 +216,8 @@ def run_units(
             with Saver(store, ctx.notes) as saver:
                 for unit, arguments in prepared:
                     try:
-                        tables = compute(*arguments)
+                        tables = compute(*(read(a, False) if isinstance(a, Query) else a
+                                           for a in arguments))
                     except InputError as err:
                         done(unit, partial(_raise, err))
                         continue

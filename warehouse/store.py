@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import uuid
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
@@ -152,6 +154,30 @@ class Store:
             raise StoreError(f"cannot write to the store {self.label}: {err}") from None
         return StoredInput(self.location, key, isinstance(table, pl.DataFrame))
 
+    def put_query(self, con, sql: str, params: tuple) -> "StoredInput":
+        """Keep the result of a warehouse query (a local store only) under its content hash,
+        written by DuckDB as it streams: the rows never become a frame in this process."""
+        folder = f"{self.root}/inputs"
+        partial = f"{folder}/.{uuid.uuid4().hex}.parquet.partial"
+        try:
+            os.makedirs(folder, exist_ok=True)
+            con.execute(f"COPY ({sql}) TO '{partial.replace(chr(39), chr(39) * 2)}' "
+                        "(FORMAT parquet, COMPRESSION lz4)", list(params))
+            digest = hashlib.blake2b(digest_size=16)
+            with open(partial, "rb") as f:
+                for block in iter(lambda: f.read(1 << 20), b""):
+                    digest.update(block)
+            key = digest.hexdigest()
+            path = f"{folder}/{key[:2]}/{key}.parquet"
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            os.replace(partial, path)  # whole or absent; the same rows give the same file
+        except OSError as err:
+            raise StoreError(f"cannot write to the store {self.label}: {err}") from None
+        finally:
+            if os.path.exists(partial):
+                os.remove(partial)
+        return StoredInput(self.location, key, True, "parquet")
+
 
 @dataclass(frozen=True)
 class StoredInput:
@@ -161,14 +187,31 @@ class StoredInput:
     location: str
     key: str
     polars: bool
+    format: str = "arrows"  # Arrow IPC (put_input) or Parquet (put_query)
+
+
+@dataclass(frozen=True)
+class Query:
+    """A unit's input given as a query over the warehouse, its parameters content hashes (so one
+    query always reads the same rows). With worker processes or Dask and a local store, DuckDB
+    copies its rows to the store as it streams them, once, and the workers read that file; the
+    coordinator never holds them. Otherwise it is read here as a Polars frame."""
+
+    sql: str
+    params: tuple = ()
 
 
 @lru_cache(maxsize=4)  # the corpus's reference, shared by its units, is read once per worker
-def _input(location: str, key: str, polars: bool):
+def _input(location: str, key: str, polars: bool, fmt: str = "arrows"):
     store = opened(location)
     try:
-        with store.fs.open_input_stream(f"{store.root}/inputs/{key[:2]}/{key}.arrows") as f:
-            table = pa.ipc.open_stream(f).read_all()
+        path = f"{store.root}/inputs/{key[:2]}/{key}.{fmt}"
+        if fmt == "parquet":
+            with store.fs.open_input_file(path) as f:
+                table = pq.read_table(f)
+        else:
+            with store.fs.open_input_stream(path) as f:
+                table = pa.ipc.open_stream(f).read_all()
     except (OSError, pa.ArrowException) as err:
         raise StoreError(f"cannot read input {key} from the store {store.label}: {err}") from None
     return pl.from_arrow(table) if polars else table
@@ -177,7 +220,7 @@ def _input(location: str, key: str, polars: bool):
 def resolved(argument):
     """A compute's argument as the worker uses it: a :class:`StoredInput` read from the store."""
     if isinstance(argument, StoredInput):
-        return _input(argument.location, argument.key, argument.polars)
+        return _input(argument.location, argument.key, argument.polars, argument.format)
     return argument
 
 

@@ -11,7 +11,7 @@ is given).
 
 from __future__ import annotations
 
-from functools import cache, lru_cache, partial
+from functools import cache, partial
 from pathlib import Path
 
 import numpy as np
@@ -37,7 +37,7 @@ from warehouse.catalog import (
 )
 from warehouse.catalog import code_version as catalog_code_version
 from warehouse.db import build, frame, insert_arrow, keyed, one, written
-from warehouse.runner import Target, Unit, run_units, stale, unit_input
+from warehouse.runner import Query, Target, Unit, run_units, stale, unit_input
 from warehouse.staging import Slot, StageJob, stage_files, stage_table
 
 SQL_FOLDER = "pos"
@@ -222,26 +222,24 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
             state = fingerprint({"inputs": unit, "version": code_version(), "evaluations": options["evaluations"],
                                  "split": corpus.options.get("format", "grace") != "conllu"})
             units.append(Unit(corpus, system, unit, state))
-    corpora = {c.id: c for c in task.corpora}  # units come corpus by corpus: one reference kept
-    reference = lru_cache(maxsize=1)(lambda sha, corpus: _reference(con, sha, corpora[corpus]))
     signatures = _signatures(task, options)
 
     def prepare(u: Unit) -> tuple:
-        sys_tokens = frame(con, "SELECT tok, doc, sent, form, tags FROM stg_pos_token "
-                                "WHERE sha256 = ? ORDER BY tok", [u.inputs["submissions"]])
         table = None if u.inputs["table"] is None else frame(
             con, "SELECT tag, pivot_tag AS pivot FROM stg_pos_tagtable WHERE sha256 = ?",
             [u.inputs["table"]])
-        offered, ref_units, split = reference(u.inputs["reference"], u.corpus.id)
-        return offered, ref_units, split, sys_tokens, table, options["evaluations"], signatures
+        return (u.inputs["reference"], Query(_TOKENS, (u.inputs["reference"],)), _split(u.corpus),
+                Query(_SYS_TOKENS, (u.inputs["submissions"],)), table, options["evaluations"],
+                signatures)
 
     todo = stale(units, states, force)
-    for first in {u.corpus.id: u for u in todo}.values():
+    for first in {u.corpus.id: u for u in todo}.values():  # the reference's units, once
         sha = first.inputs["reference"]
         if one(con, "SELECT count(*) FROM int_pos_ref_unit WHERE sha256 = ?", [sha])[0] == 0:
+            rows = reference_rows(sha, frame(con, _TOKENS, [sha]), _split(first.corpus))[1]
             with transaction(con):
-                insert_arrow(con, "int_pos_ref_unit", reference(sha, first.corpus.id)[1], "*",
-                             by_name=True)
+                insert_arrow(con, "int_pos_ref_unit", rows, "*", by_name=True)
+            del rows
     run_units(ctx, task.id, todo, prepare, compute_unit,
               Target(SQL_FOLDER, _UNIT_TABLES, "hist_pos_scores"))
     for corpus in task.corpora:
@@ -257,27 +255,52 @@ def consensus(ctx: RunContext, task: Task, corpus: str) -> None:
     replace_rows(ctx.con, key, ("mart_pos_consensus",), lambda: build(ctx.con, SQL_FOLDER, "mart_pos_consensus", **key))
 
 
-def _reference(con, sha: str, corpus) -> tuple[pl.DataFrame, pa.Table, bool]:
-    """The reference's offered segmentations, its units as ``int_pos_ref_unit`` rows (with the
-    sentence of each) and whether tokens are cut into minimal units."""
-    split = corpus.options.get("format", "grace") != "conllu"
-    tokens = frame(con, "SELECT tok, doc, genre, sent, form, tags, loc, loc_tags FROM stg_pos_token "
-                        "WHERE sha256 = ? ORDER BY tok", [sha])
+_TOKENS = ("SELECT tok, doc, genre, sent, form, tags, loc, loc_tags FROM stg_pos_token "
+           "WHERE sha256 = ? ORDER BY tok")  # a staged reference's tokens, as a unit reads them
+_SYS_TOKENS = "SELECT tok, doc, sent, form, tags FROM stg_pos_token WHERE sha256 = ? ORDER BY tok"
+
+
+def _split(corpus) -> bool:
+    """Whether tokens are cut into minimal units: GRACE files yes, CoNLL-U words no."""
+    return corpus.options.get("format", "grace") != "conllu"
+
+
+def reference_rows(sha: str, tokens: pl.DataFrame, split: bool) -> tuple[pl.DataFrame, pa.Table]:
+    """The reference's units, and the same as ``int_pos_ref_unit`` rows (with the sentence of
+    each)."""
     units = scorer.units(tokens, split=split)
-    offered = scorer.reference_spans(tokens, units)
     rows = (units.join(tokens.select(pl.col("tok").cast(pl.Int64), "doc", "genre", "sent"), on="tok")
             .sort("unit").select(pl.lit(sha).alias("sha256"), "unit", "tok", "unit_form", "doc",
                                  "genre", "sent"))
-    return offered, rows.to_arrow(), split
+    return units, rows.to_arrow()
 
 
-def compute_unit(ids: dict, offered: pl.DataFrame, ref_units: pa.Table, split: bool,
+def reference_units(sha: str, tokens: pl.DataFrame, split: bool) -> tuple[pl.DataFrame, pa.Table]:
+    """The reference's offered segmentations and its units as ``int_pos_ref_unit`` rows."""
+    units, rows = reference_rows(sha, tokens, split)
+    return scorer.reference_spans(tokens, units), rows
+
+
+_DERIVED: dict = {}  # (reference sha, split) -> reference_units(...): the last one, per process
+
+
+def _derived(sha: str, tokens: pl.DataFrame, split: bool) -> tuple[pl.DataFrame, pa.Table]:
+    """:func:`reference_units` of the corpus being scored, derived once per process."""
+    if (sha, split) not in _DERIVED:
+        _DERIVED.clear()
+        _DERIVED[sha, split] = reference_units(sha, tokens, split)
+    return _DERIVED[sha, split]
+
+
+def compute_unit(ids: dict, ref_sha: str, ref_tokens: pl.DataFrame, split: bool,
                  sys_tokens: pl.DataFrame, table: pl.DataFrame | None, evaluations: tuple,
                  signatures: dict) -> dict[str, pa.Table]:
     """One unit (``ids``: campaign, task, corpus, system), a pure function: the submission's
-    minimal units re-aligned with the reference's ``ref_units`` (LCS), its tokens judged against
-    the segmentations the reference ``offered``, the cases of each evaluation, and the sentence
-    counts ``fct_pos_sentence`` builds from them in SQL: the rows of every table it fills."""
+    minimal units re-aligned with the reference's units (LCS), its tokens judged against the
+    segmentations the reference offers (:func:`reference_units`, derived once per process and
+    reference), the cases of each evaluation, and the sentence counts ``fct_pos_sentence``
+    builds from them in SQL: the rows of every table it fills."""
+    offered, ref_units = _derived(ref_sha, ref_tokens, split)
     sys_units = scorer.units(sys_tokens, split=split)
     ref_codes, sys_codes = lcs.encode(pl.Series(ref_units["unit_form"]), sys_units["unit_form"])
     with unit_input(ids, "minimal units"):
@@ -322,31 +345,42 @@ MEASURES = {  # measure -> (numerator columns, denominator columns) over fct_pos
 
 def intervals(ctx: RunContext, task: Task, corpus: str) -> None:
     """95 % bootstrap intervals of P, D and Pmoy by sentence, every system and variant on the
-    same resamples (campaign seed)."""
+    same resamples (campaign seed). The sentences and variants come coded as integers and each
+    measure's numerator and denominator summed in SQL: the coordinator holds numbers only."""
     campaign = ctx.campaign
-    counts = frame(ctx.con, "SELECT system, evaluation, granularity, doc, sent, nbCas, NONEVAL, OK, "
-                            "ERR, SILOK_moy FROM fct_pos_sentence "
-                            "WHERE campaign = ? AND task = ? AND corpus = ?",
-                   [campaign.id, task.id, corpus])
+    key = [campaign.id, task.id, corpus]
+    sums = {f"{side}_{m}": " + ".join(f"-{c[1:]}" if c.startswith("-") else c for c in cols)
+            for m, pair in MEASURES.items() for side, cols in zip(("num", "den"), pair)}
+    counts = frame(ctx.con, f"""
+        WITH f AS (FROM fct_pos_sentence WHERE campaign = ? AND task = ? AND corpus = ?),
+        s AS (SELECT doc, sent, row_number() OVER (ORDER BY doc, sent) - 1 AS unit
+              FROM (SELECT DISTINCT doc, sent FROM f)),
+        v AS (SELECT system, evaluation, granularity,
+                     row_number() OVER (ORDER BY system, evaluation, granularity) - 1 AS variant
+              FROM (SELECT DISTINCT system, evaluation, granularity FROM f))
+        SELECT unit, variant, {", ".join(f"({sql})::DOUBLE AS {name}" for name, sql in sums.items())}
+        FROM f JOIN s USING (doc, sent) JOIN v USING (system, evaluation, granularity)""", key)
     if counts.height == 0:
-        ctx.con.execute("DELETE FROM mart_pos_interval WHERE campaign = ? AND task = ? AND corpus = ?",
-                        [campaign.id, task.id, corpus])
+        ctx.con.execute("DELETE FROM mart_pos_interval WHERE campaign = ? AND task = ? "
+                        "AND corpus = ?", key)
         return
+    _, _, tables = bootstrap.unit_table(counts, "unit", "variant", list(sums))
+    del counts
+    variants = ctx.con.execute(
+        "SELECT DISTINCT system, evaluation, granularity FROM fct_pos_sentence "
+        "WHERE campaign = ? AND task = ? AND corpus = ? ORDER BY ALL", key).fetchall()
     rows = []
-    for measure, (num_cols, den_cols) in MEASURES.items():
-        def total(cols):
-            return sum((-pl.col(c[1:]) if c.startswith("-") else pl.col(c)) for c in cols)
-        wide = counts.with_columns(total(num_cols).alias("num"), total(den_cols).alias("den"))
-        ci = bootstrap.ratio_intervals(wide, ["doc", "sent"], ["system", "evaluation", "granularity"],
-                                       "num", "den", campaign.bootstrap, campaign.seed,
-                                       stream=f"{task.id}/{corpus}")
-        for i, (system, evaluation, granularity) in enumerate(ci.variants):
-            rows.append([campaign.id, task.id, corpus, system, evaluation, granularity, measure,
+    for m, measure in enumerate(MEASURES):
+        ci = bootstrap.ratio_intervals_of(tables[2 * m], tables[2 * m + 1], campaign.bootstrap,
+                                          campaign.seed, stream=f"{task.id}/{corpus}")
+        for i, variant in enumerate(variants):
+            rows.append([*key, *variant, measure,
                          *(bootstrap.finite(x[i]) for x in (ci.point, ci.low, ci.high)),
                          campaign.bootstrap, campaign.seed])
-    replace_rows(ctx.con, {"campaign": campaign.id, "task": task.id, "corpus": corpus}, ("mart_pos_interval",),
-                 lambda: ctx.con.executemany("INSERT INTO mart_pos_interval VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                                             rows))
+    replace_rows(ctx.con, dict(zip(("campaign", "task", "corpus"), key)), ("mart_pos_interval",),
+                 lambda: ctx.con.executemany(
+                     "INSERT INTO mart_pos_interval VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                     rows))
 
 
 # ---------------------------------------------------------------- one-shot and exports

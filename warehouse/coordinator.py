@@ -1,0 +1,33 @@
+"""Settings of the coordinator process (the ``scorehouse`` command), applied on import, before
+Polars loads.
+
+The coordinator's phases each hold a corpus-sized frame for a moment (the built-in baselines, the
+reference's units, the intervals' count matrices): with jemalloc's default decay, memory Polars
+has freed stays mapped for seconds and those moments add up. Here jemalloc returns freed pages at
+once, in this process only: the variable is removed once Polars has read it, so the worker
+processes the coordinator starts keep the default, which is faster for their heavy compute.
+``SCOREHOUSE_MEMORY_LIMIT`` bounds the coordinator's DuckDB (``warehouse/db.py``).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+_JEMALLOC = "_RJEM_MALLOC_CONF"  # Polars' jemalloc reads its options from this variable
+
+if "polars" not in sys.modules and _JEMALLOC not in os.environ:
+    os.environ[_JEMALLOC] = "dirty_decay_ms:0,muzzy_decay_ms:0"
+    import polars  # noqa: F401  (jemalloc reads the variable as Polars loads)
+
+    del os.environ[_JEMALLOC]
+
+# glibc raises its mmap threshold up to 32 MB as big blocks are freed, after which NumPy's arrays
+# of a few MB come from the heap and stay there when freed: keep big blocks mapped, so that they
+# go back to the system when freed.
+try:
+    import ctypes
+
+    ctypes.CDLL("libc.so.6").mallopt(-3, 1 << 20)  # M_MMAP_THRESHOLD: 1 MB
+except (OSError, AttributeError):  # not glibc: its own policy applies
+    pass
