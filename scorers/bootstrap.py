@@ -90,10 +90,16 @@ def unit_table(counts: pl.DataFrame, unit: str | list[str], variant: str | list[
     values, or as tuples for several columns. Returns (units, variants, matrices)."""
     units, u = _coded(counts, unit)
     variants, v = _coded(counts, variant)
-    flat, size = u * len(variants) + v, len(units) * len(variants)
-    matrices = [np.bincount(flat, weights=counts[c].cast(pl.Float64).to_numpy(), minlength=size)
-                .reshape(len(units), len(variants)) for c in values]
-    return units, variants, matrices
+    return units, variants, dense(u, v, [counts[c].cast(pl.Float64).to_numpy() for c in values],
+                                  (len(units), len(variants)))
+
+
+def dense(u: np.ndarray, v: np.ndarray, values: list[np.ndarray],
+          shape: tuple[int, int]) -> list[np.ndarray]:
+    """``units x variants`` matrices from coded long rows: row ``i`` adds ``values[k][i]`` to
+    cell ``(u[i], v[i])`` of matrix ``k`` (repeated cells summed, absent cells 0)."""
+    flat, size = u * shape[1] + v, shape[0] * shape[1]
+    return [np.bincount(flat, weights=x, minlength=size).reshape(shape) for x in values]
 
 
 def _coded(counts: pl.DataFrame, key: str | list[str]) -> tuple[list, np.ndarray]:

@@ -64,6 +64,22 @@ def test_a_warehouse_in_use_is_named(tmp_path):
     assert "in use by another process (PID " in result.stderr
 
 
+def test_a_warehouse_out_of_memory_is_not_called_in_use(tmp_path):
+    """DuckDB's "failed to pin block" contains "lock": it is a memory error, said as one."""
+    from warehouse.cli import failure_message
+
+    con = duckdb.connect()
+    con.execute("SET memory_limit = '1MB'")
+    with pytest.raises(duckdb.Error) as caught:
+        con.execute("SELECT list(range) FROM range(10000000) GROUP BY range % 1000000").fetchall()
+    pinned = duckdb.OutOfMemoryException(  # as DuckDB says it when its buffer is full
+        "Out of Memory Error: failed to pin block of size 256.0 KiB (244.0 MiB/244.1 MiB used)")
+    for err in (caught.value, pinned):
+        message = failure_message(err)
+        assert message is not None and "in use by another process" not in message
+        assert message.startswith("Out of Memory Error")
+
+
 # ---------------------------------------------------------------- readers: results or rejections
 
 REF = "bonjour à tous (u1)\nil fait beau (u2)\ncafé crème (u3)\n"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -73,9 +74,7 @@ def failure_message(err: BaseException) -> str | None:
     text = str(err)
     if isinstance(err, (CampaignError, SchemaError, ExecutorError, StoreError, QueryError)):
         return text  # scorehouse's own errors already say what to do, in one line
-    if isinstance(err, duckdb.Error) and "lock" in text.lower():
-        import re
-
+    if isinstance(err, duckdb.Error) and re.search(r"Could not set lock|Conflicting lock", text):
         holder = re.search(r"held in (.+?) \(PID (\d+)\)", text)
         who = f" (PID {holder.group(2)}, {holder.group(1)})" if holder else ""
         return f"the warehouse is in use by another process{who}: wait for it, or use another --db"
@@ -88,18 +87,6 @@ def failure_message(err: BaseException) -> str | None:
         if isinstance(err, (duckdb.IOException, duckdb.OutOfMemoryException)):
             return text.splitlines()[0]
     return None
-
-
-def _lean_allocator() -> None:
-    """One-shot commands: Polars' allocator (jemalloc) returns freed memory to the system at once
-    instead of keeping it for reuse, so their footprint is the data in use (measured: coref on 500
-    documents x 300 mentions 539 -> 455 MiB peak, 2.7 -> 3.1 s). Must run before Polars is
-    imported. It overrides an inherited value: Polars itself sets this variable when imported, so
-    a parent Python process (a test, a benchmark) would otherwise decide. Nightly runs keep
-    Polars' default (faster, about 25 %)."""
-    import os
-
-    os.environ["_RJEM_MALLOC_CONF"] = "dirty_decay_ms:0,muzzy_decay_ms:0"
 
 
 @click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
@@ -291,7 +278,6 @@ def wer_command(reference, hypothesis, method, case, costs, as_json):
     A reference utterance with no hypothesis is scored as an empty hypothesis and reported as
     missing. Exit code 2 when the hypothesis file is rejected.
     """
-    _lean_allocator()
     from warehouse.families.wer import one_shot_report
     from warehouse.pipeline import one_shot_campaign
 
@@ -351,7 +337,6 @@ def pos_command(reference, system, table, fmt, tag, as_json):
     are the reference's syntactic words). The system's tokenisation may differ: it is re-aligned
     on minimal units, and what cannot be aligned is reported as residual forms.
     """
-    _lean_allocator()
     from warehouse.families.pos import one_shot_report
     from warehouse.pipeline import one_shot_campaign
 
@@ -399,7 +384,6 @@ def parsing_command(reference, system, fmt, mode, function, recover, as_json):
     CoNLL-U: the 13 metrics of the CoNLL 2018 shared task, with the counts of the official
     conll18_ud_eval.py.
     """
-    _lean_allocator()
     from warehouse.families.parsing import FUNCTIONS, MODES, one_shot_report
     from warehouse.pipeline import one_shot_campaign
 
@@ -450,7 +434,6 @@ def coref_command(key, response, fmt, convention, singletons, as_json):
     """Score a coreference RESPONSE against a KEY: mention detection, MUC, B3, CEAF-m, CEAF-e,
     BLANC, LEA and the CoNLL average (as the CoNLL reference scorer v8.01), and the paper's C, XC,
     H, kappa, RCVT and D-error, per document and for the corpus (micro average)."""
-    _lean_allocator()
     from warehouse.families.coref import one_shot_report
     from warehouse.pipeline import one_shot_campaign
 
@@ -493,7 +476,6 @@ def terms_command(reference, output, sigma, case, top, sweep, as_json):
     recall TR (an output term counts 1 - dt when its nearest reference term is within sigma;
     output terms sharing their nearest reference term count once), their F, and the classical
     exact-match P, R, F."""
-    _lean_allocator()
     from warehouse.families.terms import one_shot_report
     from warehouse.pipeline import one_shot_campaign
 

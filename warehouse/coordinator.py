@@ -1,12 +1,14 @@
-"""Settings of the coordinator process (the ``scorehouse`` command), applied on import, before
-Polars loads.
+"""Memory settings of the ``scorehouse`` command's own process, applied on import, before
+Polars loads (``warehouse/cli.py`` imports this module first).
 
-The coordinator's phases each hold a corpus-sized frame for a moment (the built-in baselines, the
-reference's units, the intervals' count matrices): with jemalloc's default decay, memory Polars
-has freed stays mapped for seconds and those moments add up. Here jemalloc returns freed pages at
-once, in this process only: the variable is removed once Polars has read it, so the worker
-processes the coordinator starts keep the default, which is faster for their heavy compute.
-``SCOREHOUSE_MEMORY_LIMIT`` bounds the coordinator's DuckDB (``warehouse/db.py``).
+A run's phases each hold a corpus-sized frame for a moment (the built-in baselines, the
+reference's units, the intervals' count matrices), and a one-shot command holds its inputs: with
+jemalloc's default decay, memory Polars has freed stays mapped for seconds and those moments add
+up. Here jemalloc returns freed pages at once (measured: a coref one-shot on 500 documents x 300
+mentions 539 -> 455 MiB peak). Only in this process: jemalloc reads the variable when Polars
+loads, and it is removed right after, so the worker processes a run starts keep the default,
+faster for their heavy compute. ``SCOREHOUSE_MEMORY_LIMIT`` bounds this process's DuckDB
+(``warehouse/db.py``).
 """
 
 from __future__ import annotations

@@ -27,16 +27,20 @@ def connect(path: str | Path | None = None) -> duckdb.DuckDBPyConnection:
     """Open (or create) the warehouse file, or an in-memory warehouse when ``path`` is None."""
     con = duckdb.connect(":memory:" if path is None else str(path))
     con.execute("SET preserve_insertion_order = true")
+    # DuckDB draws a progress bar on stdout for queries over 2 s: stdout is for results (a
+    # nightly run prints nothing there), and scorehouse shows its own progress on stderr
+    con.execute("SET enable_progress_bar = false")
     # A checkpoint rewrites the tables a commit touched; at DuckDB's default (16 MB of WAL) the
     # many small unit transactions of a run each trigger one, and their cost grows with the
     # tables (measured: commit 0.15 s -> 0.5 s over 16 EASY units). One checkpoint per GB of WAL
     # (and at close) keeps every commit at ~0.1 s.
     con.execute("SET checkpoint_threshold = '1GB'")
     # DuckDB takes up to 80 % of the RAM by default; a bounded buffer makes big queries spill to
-    # disk instead, which keeps a nightly run within a predictable footprint. The coordinator's
-    # heavy queries (consensus, intervals' counts) run within 256 MB on a 1 M-token POS campaign
-    # of 12 systems (bench/pos_bench.py); the units' own DuckDBs have their own limit (below).
-    con.execute(f"SET memory_limit = '{os.environ.get('SCOREHOUSE_MEMORY_LIMIT', '256MB')}'")
+    # disk instead, which keeps a nightly run within a predictable footprint. Not lower: some
+    # operators cannot spill, and at 256-512 MB the POS consensus and its export ran out of
+    # memory on the 1 M-token benchmark (bench/pos_bench.py). The units' own DuckDBs have their
+    # own limit (below).
+    con.execute(f"SET memory_limit = '{os.environ.get('SCOREHOUSE_MEMORY_LIMIT', '1GB')}'")
     return con
 
 
@@ -132,6 +136,7 @@ def private(folder: str) -> duckdb.DuckDBPyConnection:
     wherever the unit is computed, so that the SQL stays the single definition of a count."""
     con = duckdb.connect(":memory:")
     con.execute("SET preserve_insertion_order = true")
+    con.execute("SET enable_progress_bar = false")
     # a unit's builds are small aggregates; the warehouse keeps the big buffer
     con.execute(f"SET memory_limit = '{os.environ.get('SCOREHOUSE_UNIT_MEMORY_LIMIT', '256MB')}'")
     con.execute("SET temp_directory = $dir", {"dir": tempfile.gettempdir()})  # spills, not in cwd

@@ -37,6 +37,7 @@ def open_locked(db: str | Path, allow: tuple[str, ...] = ()) -> duckdb.DuckDBPyC
         folders = [str(Path(a).resolve()) + "/" for a in allow]
         con.execute("SET allowed_directories = $folders", {"folders": folders})
     con.execute("SET enable_external_access = false")
+    con.execute("SET enable_progress_bar = false")  # stdout carries the query's result only
     con.execute("SET lock_configuration = true")
     return con
 

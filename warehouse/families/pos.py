@@ -351,7 +351,14 @@ def intervals(ctx: RunContext, task: Task, corpus: str) -> None:
     key = [campaign.id, task.id, corpus]
     sums = {f"{side}_{m}": " + ".join(f"-{c[1:]}" if c.startswith("-") else c for c in cols)
             for m, pair in MEASURES.items() for side, cols in zip(("num", "den"), pair)}
-    counts = frame(ctx.con, f"""
+    variants = ctx.con.execute(
+        "SELECT DISTINCT system, evaluation, granularity FROM fct_pos_sentence "
+        "WHERE campaign = ? AND task = ? AND corpus = ? ORDER BY ALL", key).fetchall()
+    if not variants:
+        ctx.con.execute("DELETE FROM mart_pos_interval WHERE campaign = ? AND task = ? "
+                        "AND corpus = ?", key)
+        return
+    counts = ctx.con.execute(f"""
         WITH f AS (FROM fct_pos_sentence WHERE campaign = ? AND task = ? AND corpus = ?),
         s AS (SELECT doc, sent, row_number() OVER (ORDER BY doc, sent) - 1 AS unit
               FROM (SELECT DISTINCT doc, sent FROM f)),
@@ -359,16 +366,11 @@ def intervals(ctx: RunContext, task: Task, corpus: str) -> None:
                      row_number() OVER (ORDER BY system, evaluation, granularity) - 1 AS variant
               FROM (SELECT DISTINCT system, evaluation, granularity FROM f))
         SELECT unit, variant, {", ".join(f"({sql})::DOUBLE AS {name}" for name, sql in sums.items())}
-        FROM f JOIN s USING (doc, sent) JOIN v USING (system, evaluation, granularity)""", key)
-    if counts.height == 0:
-        ctx.con.execute("DELETE FROM mart_pos_interval WHERE campaign = ? AND task = ? "
-                        "AND corpus = ?", key)
-        return
-    _, _, tables = bootstrap.unit_table(counts, "unit", "variant", list(sums))
+        FROM f JOIN s USING (doc, sent) JOIN v USING (system, evaluation, granularity)""",
+                                 key).fetchnumpy()  # numbers only: no frame, no strings
+    tables = bootstrap.dense(counts["unit"], counts["variant"], [counts[c] for c in sums],
+                             (int(counts["unit"].max()) + 1, len(variants)))  # every unit has rows
     del counts
-    variants = ctx.con.execute(
-        "SELECT DISTINCT system, evaluation, granularity FROM fct_pos_sentence "
-        "WHERE campaign = ? AND task = ? AND corpus = ? ORDER BY ALL", key).fetchall()
     rows = []
     for m, measure in enumerate(MEASURES):
         ci = bootstrap.ratio_intervals_of(tables[2 * m], tables[2 * m + 1], campaign.bootstrap,
@@ -413,27 +415,39 @@ def one_shot_report(con, campaign) -> dict:
 
 def write_consensus(con, campaign_id: str, task: str, corpus: str, path: Path) -> Path:
     """Write the consensus annotation in the GRACE reference format: one line per reference token
-    with the consensus tag of its first unit (the tag with most votes) and document headers."""
-    rows = frame(con, """
-        SELECT u.doc, u.genre, u.sent, t.form, c.tag, c.agreement
-        FROM int_pos_ref_unit u
-        JOIN cat_input_current i ON i.sha256 = u.sha256 AND i.campaign = ? AND i.task = ? AND i.corpus = ?
-         AND i.system = '' AND i.role = 'reference'
-        JOIN stg_pos_token t ON t.sha256 = u.sha256 AND t.tok = u.tok
-        LEFT JOIN mart_pos_consensus c ON c.campaign = i.campaign AND c.task = i.task AND c.corpus = i.corpus
-         AND c.ref_unit = u.unit
-        QUALIFY row_number() OVER (PARTITION BY u.tok ORDER BY u.unit) = 1
-        ORDER BY u.tok""", [campaign_id, task, corpus])
-    lines, doc, sent = [], None, None
-    for r in rows.iter_rows(named=True):
-        if r["doc"] != doc:
-            lines += ([""] if lines else []) + [f"# doc = {r['doc']}"] + ([f"# genre = {r['genre']}"] if r["genre"] else [])
-            doc, sent = r["doc"], None
-        if r["sent"] != sent:
-            if sent is not None:
-                lines.append("")
-            lines.append(f"# sent = {r['sent']}")
-            sent = r["sent"]
-        lines.append(f"{r['form']}\t{r['tag'] or 'X'}")
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with the consensus tag of its first unit (the tag with most votes) and document headers.
+    The rows stream from DuckDB in batches: a corpus is never held in memory."""
+    key = [campaign_id, task, corpus]
+    batches = con.execute("""
+        WITH first AS (
+            SELECT u.sha256, u.tok, min(u.unit) AS unit
+            FROM int_pos_ref_unit u
+            JOIN cat_input_current i ON i.sha256 = u.sha256 AND i.campaign = ? AND i.task = ?
+             AND i.corpus = ? AND i.system = '' AND i.role = 'reference'
+            GROUP BY ALL)
+        SELECT u.doc, u.genre, u.sent, t.form, c.tag
+        FROM first f
+        JOIN int_pos_ref_unit u ON u.sha256 = f.sha256 AND u.unit = f.unit
+        JOIN stg_pos_token t ON t.sha256 = f.sha256 AND t.tok = f.tok
+        LEFT JOIN mart_pos_consensus c ON c.campaign = ? AND c.task = ? AND c.corpus = ?
+         AND c.ref_unit = f.unit
+        ORDER BY f.tok""", key + key).to_arrow_reader(50_000)
+    doc = sent = None
+    with path.open("w", encoding="utf-8") as out:
+        for batch in batches:
+            lines = []
+            for r in batch.to_pylist():
+                if r["doc"] != doc:
+                    lines += ([""] if doc is not None else []) + [f"# doc = {r['doc']}"] + (
+                        [f"# genre = {r['genre']}"] if r["genre"] else [])
+                    doc, sent = r["doc"], None
+                if r["sent"] != sent:
+                    if sent is not None:
+                        lines.append("")
+                    lines.append(f"# sent = {r['sent']}")
+                    sent = r["sent"]
+                lines.append(f"{r['form']}\t{r['tag'] or 'X'}")
+            out.write("".join(f"{line}\n" for line in lines))
+        if doc is None:
+            out.write("\n")  # no token: one empty line, as before
     return path
