@@ -194,3 +194,20 @@ def test_a_warehouse_from_an_earlier_version_gains_new_columns(campaign, tmp_pat
         SchemaError, match=r"table cat_scoring .*column state is INTEGER here, VARCHAR expected"
     ):
         run(campaign, db, None, quiet=True)
+
+
+def test_a_table_an_earlier_version_kept_becomes_the_view_this_one_declares(tmp_path):
+    """mart_coref_scores was a table filled by the units; it is now a view over the per-document
+    counts: an existing warehouse's table is replaced by the view (its rows were derived)."""
+    from warehouse.db import apply_schema
+
+    db = tmp_path / "w.duckdb"
+    with duckdb.connect(str(db)) as con:
+        con.execute("CREATE TABLE mart_coref_scores (campaign VARCHAR, f1 DOUBLE)")
+        con.execute("INSERT INTO mart_coref_scores VALUES ('old', 0.5)")
+        apply_schema(con, ["catalog", "coref"])
+        kind = con.execute("SELECT table_type FROM information_schema.tables "
+                           "WHERE table_name = 'mart_coref_scores'").fetchall()
+        assert kind == [("VIEW",)]
+        assert con.execute("SELECT count(*) FROM mart_coref_scores").fetchone() == (0,)
+        apply_schema(con, ["catalog", "coref"])  # and again: idempotent

@@ -72,6 +72,11 @@ def apply_schema(con: duckdb.DuckDBPyConnection, folders: list[str]) -> None:
         base = table.removesuffix("_rows")
         if table != base and base in existing and table not in existing:
             con.execute(f"ALTER TABLE {base} RENAME TO {table}")
+    # a table an earlier version kept, now a view over other tables: its rows were derived
+    views = {view for folder in folders for text in sql_files(folder).values()
+             for view in re.findall(r"CREATE OR REPLACE VIEW (\w+)", text)}
+    for table in views & _base_tables(con):
+        con.execute(f"DROP TABLE {table}")
     existing = _base_tables(con)
     if existing & set(tables):
         _add_columns(con, {t: ddl for t, ddl in tables.items() if t in existing})

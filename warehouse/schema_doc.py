@@ -41,7 +41,7 @@ def schema_markdown() -> str:
         out += [f"## `sql/{folder}/`", ""]
         for name, text in sql_files(folder).items():
             names = [name] + [v for v in re.findall(r"CREATE OR REPLACE VIEW (\w+)", text) if v != name]
-            macro = re.search(r"CREATE OR REPLACE MACRO (\w+)\(([^)]*)\)", text)
+            macro = re.search(r"CREATE OR REPLACE MACRO (\w+)\(([^)]*)\) AS TABLE", text)
             for table in names:
                 kind = "view" if kinds.get(table) == "VIEW" else "table macro" if macro else "table"
                 out += [f"### `{table}({macro.group(2)})` ({kind})" if macro else f"### `{table}` ({kind})", ""]

@@ -4,7 +4,7 @@
 -- per-document values of kappa, RCVT and the D-error direction, for each variant: convention
 -- (conll | paper), singletons kept or not, and subset (all mentions; one mention category, the
 -- spec's "restriction to a mention category"; or the super-classes of one link type). Corpus
--- scores are sums of numerators over sums of denominators.
+-- scores are sums of numerators over sums of denominators (the view mart_coref_scores).
 -- Grain: campaign x task x corpus x system x convention x singletons x subset x document x metric.
 CREATE TABLE IF NOT EXISTS fct_coref_document (
     campaign       VARCHAR NOT NULL,
@@ -23,5 +23,6 @@ CREATE TABLE IF NOT EXISTS fct_coref_document (
     precision_den  DOUBLE,
     value          DOUBLE,
     direction      VARCHAR,
-    mentions       DOUBLE     -- |E_K ∪ E_R| of the document (weights corpus kappa and RCVT)
+    mentions       DOUBLE,    -- |E_K ∪ E_R| of the document (weights corpus kappa and RCVT)
+    signature      VARCHAR    -- the variant's (warehouse/families/coref.py `signature`)
 );

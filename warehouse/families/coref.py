@@ -62,7 +62,7 @@ CONVENTIONS = ("conll", "paper")
 BASELINES = {"baseline-singletons": ("all_singletons", "Baseline: all singletons"),
              "baseline-merged": ("all_merged", "Baseline: all merged"),
              "baseline-random": ("random_profile", "Baseline: random, key profile")}
-_UNIT_TABLES = ("int_coref_mention", "int_coref_contingency", "fct_coref_document", "mart_coref_scores")
+_UNIT_TABLES = ("int_coref_mention", "int_coref_contingency", "fct_coref_document")
 _MENTION_COLUMNS = ["doc", "genre", "start", "end", "cluster", "category", "text", "line_no"]
 
 
@@ -289,13 +289,18 @@ def _prepare(ctx, task, options, unit: Unit) -> tuple:
 
 def compute_unit(ids, key, response, options, system, seed, key_links, links) -> dict:
     """One unit (``ids``: campaign, task, corpus, system), a pure function: matched mentions,
-    contingency table, per-document statistics of every variant and the scores of every slice
-    (:func:`unit_statistics`, :func:`_scores`), as the rows of the tables it fills."""
+    contingency table and the per-document statistics of every variant (:func:`unit_statistics`),
+    with the variant's signature, as the rows of the tables it fills; the scores are the view
+    ``mart_coref_scores`` over them."""
     matched, table, stats = unit_statistics(key, response, options, system, seed, key_links, links)
     genres = key.select("doc", "genre").unique("doc")
-    stats = stats.join(genres, on="doc", how="left", maintain_order="left").with_columns(
-        pl.col("genre").fill_null(""))
-    scores = _scores(stats)
+    signatures = pl.DataFrame(
+        [(c, s, signature(c, s)) for c in options["conventions"] for s in options["singletons"]],
+        schema={"convention": pl.String, "singletons": pl.Boolean, "signature": pl.String},
+        orient="row")
+    stats = (stats.join(genres, on="doc", how="left", maintain_order="left")
+             .with_columns(pl.col("genre").fill_null(""))
+             .join(signatures, on=["convention", "singletons"], how="left", maintain_order="left"))
 
     def write(con) -> None:
         insert_arrow(con, "int_coref_mention", matched.to_arrow(),
@@ -306,30 +311,8 @@ def compute_unit(ids, key, response, options, system, seed, key_links, links) ->
         insert_arrow(con, "fct_coref_document", stats.to_arrow(),
                      "$campaign, $task, $corpus, $system, convention, singletons, subset, genre, "
                      "doc, metric, recall_num, recall_den, precision_num, precision_den, value, "
-                     "direction, mentions", ids)
-        insert_arrow(con, "mart_coref_scores", scores.to_arrow(),
-                     "$campaign, $task, $corpus, $system, convention, singletons, subset, slice, "
-                     "genre, metric, recall, precision, f1, value, direction, signature", ids)
+                     "direction, mentions, signature", ids)
     return written(SQL_FOLDER, _UNIT_TABLES, write)
-
-
-def _scores(stats: pl.DataFrame) -> pl.DataFrame:
-    """Corpus and per-genre scores of every variant (scorers/coref.py ``scores``: micro), and the
-    macro average over documents as a second view (slice ``macro``), each with the signature of
-    its variant."""
-    out = []
-    for (convention, singletons, subset), part in stats.group_by("convention", "singletons", "subset",
-                                                                 maintain_order=True):
-        slices = [("corpus", None, part), ("macro", None, part)]
-        slices += [("genre", g, p) for (g,), p in part.group_by("genre", maintain_order=True)]
-        for name, genre, rows in slices:
-            aggregate = scorer.macro if name == "macro" else scorer.scores
-            out.append(aggregate(rows, convention=convention).with_columns(
-                pl.lit(convention).alias("convention"), pl.lit(singletons).alias("singletons"),
-                pl.lit(subset).alias("subset"), pl.lit(name).alias("slice"),
-                pl.lit(genre, dtype=pl.String).alias("genre"),
-                pl.lit(signature(convention, singletons)).alias("signature")))
-    return pl.concat(out, how="diagonal_relaxed")
 
 
 _VARIANT = ("system", "convention", "singletons", "subset", "metric")  # a variant's key columns

@@ -418,7 +418,7 @@ def write_consensus(con, campaign_id: str, task: str, corpus: str, path: Path) -
     with the consensus tag of its first unit (the tag with most votes) and document headers.
     The rows stream from DuckDB in batches: a corpus is never held in memory."""
     key = [campaign_id, task, corpus]
-    batches = con.execute("""
+    batches = con.sql("""
         WITH first AS (
             SELECT u.sha256, u.tok, min(u.unit) AS unit
             FROM int_pos_ref_unit u
@@ -431,7 +431,7 @@ def write_consensus(con, campaign_id: str, task: str, corpus: str, path: Path) -
         JOIN stg_pos_token t ON t.sha256 = f.sha256 AND t.tok = f.tok
         LEFT JOIN mart_pos_consensus c ON c.campaign = ? AND c.task = ? AND c.corpus = ?
          AND c.ref_unit = f.unit
-        ORDER BY f.tok""", key + key).to_arrow_reader(50_000)
+        ORDER BY f.tok""", params=key + key).to_arrow_reader(50_000)
     doc = sent = None
     with path.open("w", encoding="utf-8") as out:
         for batch in batches:
