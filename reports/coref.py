@@ -32,12 +32,12 @@ from pathlib import Path
 
 import numpy as np
 import polars as pl
-from scipy.stats import kendalltau
 
 from reports.charts import correlation_heatmap, way_lines
 from reports.render import rejected_inputs, stored_signature
 from reports.systems import grouped, only_published, published_systems
 from reports.tables import export_tables
+from scorers import coref_compare as compare
 from warehouse.db import frame
 
 CONVENTION_ORDER = ("conll", "paper")
@@ -230,64 +230,51 @@ def _variant_title(convention: str, singletons: bool) -> str:
             f"singletons {'counted' if singletons else 'removed'}")
 
 
+def _matrix(rows: list[dict]) -> np.ndarray:
+    """The systems' scores under each of ``MEASURES`` (NaN where absent): the comparisons'
+    input (scorers/coref_compare.py)."""
+    return np.array([[math.nan if _score(r, m) is None else _score(r, m) for m in MEASURES]
+                     for r in rows], dtype=float).reshape(len(rows), len(MEASURES))
+
+
+def _number(x: float) -> float | None:
+    return None if math.isnan(x) else float(x)
+
+
 def _differential(rows: list[dict], baselines: list[dict]) -> tuple[dict, list[dict]]:
-    """The best baseline per measure (``{metric: {"label", "score"}}``, the highest score among
-    the baselines) and, per non-baseline system, ``diff``: its score minus the best baseline's."""
-    best = {}
-    for m in MEASURES:
-        scored = [(_score(b, m), b["label"]) for b in baselines if _score(b, m) is not None]
-        top = max(scored, key=lambda x: x[0]) if scored else (None, None)
-        best[m] = {"score": top[0], "label": top[1]}
+    """The best baseline per measure (``{metric: {"label", "score"}}``) and, per non-baseline
+    system, ``diff``: its score minus the best baseline's (compare.differential)."""
+    others = [r for r in rows if r["group"] != "baseline"]
+    best, top, diff = compare.differential(_matrix(others), _matrix(baselines))
+    by_measure = {m: {"score": _number(top[j]),
+                      "label": baselines[best[j]]["label"] if best[j] >= 0 else None}
+                  for j, m in enumerate(MEASURES)}
     if not baselines:
-        return best, []
-    out = []
-    for r in rows:
-        if r["group"] == "baseline":
-            continue
-        diff = {m: (_score(r, m) - best[m]["score"] if _score(r, m) is not None and best[m]["score"] is not None
-                    else None) for m in MEASURES}
-        out.append({**r, "diff": diff})
-    return best, out
+        return by_measure, []
+    return by_measure, [{**r, "diff": {m: _number(diff[i, j]) for j, m in enumerate(MEASURES)}}
+                        for i, r in enumerate(others)]
 
 
 def _agreement(rows: list[dict]) -> tuple[list[list], list[list], list[str]]:
     """Kendall's tau-b (and its p-value) between every two measures of ``MEASURES`` over the
-    systems that have a score under each; None where a measure gives every system the same
-    score (no ranking) or fewer than 3 systems are scored. Also the labels of the systems used."""
-    used = [r for r in rows if all(_score(r, m) is not None for m in MEASURES)]
-    k = len(MEASURES)
-    tau = [[None] * k for _ in range(k)]
-    p_value = [[None] * k for _ in range(k)]
-    if len(used) < 3:
-        return tau, p_value, [r["label"] for r in used]
-    x = np.array([[_score(r, m) for m in MEASURES] for r in used], dtype=float)
-    ranked = [np.ptp(x[:, j]) > 1e-12 for j in range(k)]
-    for i in range(k):
-        for j in range(i, k):
-            if ranked[i] and ranked[j]:
-                result = kendalltau(x[:, i], x[:, j])
-                if not math.isnan(result.statistic):
-                    tau[i][j] = tau[j][i] = float(result.statistic)
-                    p_value[i][j] = p_value[j][i] = float(result.pvalue)
-    return tau, p_value, [r["label"] for r in used]
+    systems scored under each (compare.agreement), and the labels of those systems."""
+    found = compare.agreement(_matrix(rows))
+    return found.tau, found.p_value, [rows[i]["label"] for i in found.used]
 
 
 def _pairs(rows: list[dict]) -> list[dict]:
     """Every two systems (page order) with the number of measures that score each one strictly
-    higher, and the verdict: better under every measure (the paper's covariant responses) or not."""
+    higher, and the verdict: better under every measure (the paper's covariant responses) or not
+    (compare.pairs)."""
     out = []
-    for i, a in enumerate(rows):
-        for b in rows[i + 1:]:
-            diffs = [_score(a, m) - _score(b, m) for m in MEASURES
-                     if _score(a, m) is not None and _score(b, m) is not None]
-            wins_a = sum(d > 1e-12 for d in diffs)
-            wins_b = sum(d < -1e-12 for d in diffs)
-            verdict = (f"{a['label']} better under every measure" if wins_a == len(diffs) and diffs else
-                       f"{b['label']} better under every measure" if wins_b == len(diffs) and diffs else
-                       "measures disagree")
-            out.append({"system_a": a["label"], "system_b": b["label"], "groups": (a["group"], b["group"]),
-                        "a_better": wins_a, "b_better": wins_b, "ties": len(diffs) - wins_a - wins_b,
-                        "measures": len(diffs), "verdict": verdict})
+    for p in compare.pairs(_matrix(rows)):
+        a, b = rows[p.a], rows[p.b]
+        winner = {"a": a, "b": b}.get(p.covariant)
+        out.append({"system_a": a["label"], "system_b": b["label"], "groups": (a["group"], b["group"]),
+                    "a_better": p.a_better, "b_better": p.b_better, "ties": p.ties,
+                    "measures": p.measures,
+                    "verdict": f"{winner['label']} better under every measure" if winner
+                    else "measures disagree"})
     return out
 
 

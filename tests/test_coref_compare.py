@@ -1,0 +1,79 @@
+"""The comparisons of coreference systems across measures (scorers/coref_compare.py): Kendall's
+tau-b against a brute-force count of concordant and discordant pairs, the differential and the
+pairs on constructed cases."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from scorers import coref_compare as compare
+
+
+def tau_b(x: np.ndarray, y: np.ndarray) -> float:
+    """Kendall's tau-b from its definition: (C - D) / sqrt((n0 - n1)(n0 - n2)), n1 and n2 the
+    pairs tied in x and in y."""
+    concordant = discordant = tied_x = tied_y = 0
+    for i, j in itertools.combinations(range(len(x)), 2):
+        dx, dy = np.sign(x[i] - x[j]), np.sign(y[i] - y[j])
+        tied_x += dx == 0
+        tied_y += dy == 0
+        concordant += dx * dy > 0
+        discordant += dx * dy < 0
+    n0 = len(x) * (len(x) - 1) // 2
+    return (concordant - discordant) / math.sqrt((n0 - tied_x) * (n0 - tied_y))
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_agreement_is_kendalls_tau_b_with_ties(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(3, 12))
+    scores = rng.integers(0, 4, size=(n, 4)).astype(float)  # few values: many ties
+    scores[:, 3] = 1.0  # a measure giving every system the same score ranks nothing
+    found = compare.agreement(scores)
+    assert found.used == list(range(n))
+    for i, j in itertools.product(range(3), repeat=2):
+        if np.ptp(scores[:, i]) == 0 or np.ptp(scores[:, j]) == 0:
+            assert found.tau[i][j] is None
+        else:
+            assert found.tau[i][j] == pytest.approx(tau_b(scores[:, i], scores[:, j]))
+            assert 0 <= found.p_value[i][j] <= 1
+    assert all(found.tau[3][j] is None for j in range(4))
+
+
+def test_agreement_needs_three_systems_scored_under_every_measure():
+    scores = np.array([[1.0, 2.0], [2.0, 3.0], [3.0, math.nan], [4.0, 1.0]])
+    found = compare.agreement(scores)
+    assert found.used == [0, 1, 3] and found.tau[0][1] == pytest.approx(tau_b(
+        scores[[0, 1, 3], 0], scores[[0, 1, 3], 1]))
+    few = compare.agreement(scores[:3])
+    assert few.used == [0, 1] and few.tau == [[None, None], [None, None]]
+
+
+def test_differential_against_the_best_baseline_of_each_measure():
+    baselines = np.array([[0.2, math.nan, 0.5], [0.4, math.nan, 0.5]])
+    systems = np.array([[0.9, 0.7, math.nan], [0.1, 0.3, 0.6]])
+    best, top, diff = compare.differential(systems, baselines)
+    assert best.tolist() == [1, -1, 0]  # the highest; none scored; the first of a tie
+    assert top[0] == 0.4 and math.isnan(top[1]) and top[2] == 0.5
+    assert diff[0, 0] == pytest.approx(0.5) and diff[1, 0] == pytest.approx(-0.3)
+    assert np.isnan(diff[:, 1]).all() and math.isnan(diff[0, 2])
+    assert diff[1, 2] == pytest.approx(0.1)
+    none = compare.differential(systems, np.empty((0, 3)))
+    assert none[0].tolist() == [-1, -1, -1] and np.isnan(none[2]).all()
+
+
+def test_pairs_count_the_measures_that_prefer_each_system():
+    scores = np.array([[0.9, 0.8, 0.5], [0.5, 0.4, 0.5 + 1e-15], [0.1, 0.9, math.nan]])
+    found = {(p.a, p.b): p for p in compare.pairs(scores)}
+    assert set(found) == {(0, 1), (0, 2), (1, 2)}
+    first = found[0, 1]  # the last measure ties (a difference of 1e-15 is a float artefact)
+    assert (first.a_better, first.b_better, first.ties, first.measures) == (2, 0, 1, 3)
+    assert first.covariant is None
+    assert found[0, 2].measures == 2 and found[0, 2].covariant is None  # one each
+    assert found[1, 2].b_better == 1 and found[1, 2].a_better == 1
+    clear = compare.pairs(np.array([[0.9, 0.8], [0.1, 0.2]]))[0]
+    assert clear.covariant == "a"
