@@ -11,6 +11,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import unicodedata
+from pathlib import Path
 
 import duckdb
 import pytest
@@ -222,3 +223,62 @@ def test_a_look_alike_difference_is_shown_as_code_points(tmp_path, invisible, sh
                                        str(tmp_path / "s.conllu"), "--format", "conllu", "--json"])
     assert result.exit_code == 2
     assert shown in result.output and invisible not in result.output
+
+
+def _old_warehouse(tmp_path) -> Path:
+    """A warehouse file written by DuckDB 0.8.1 (storage version 51), which DuckDB 2 cannot read:
+    tests/fixtures/warehouse_duckdb_0.8.1.duckdb.gz, made with duckdb 0.8.1's
+    ``duckdb.connect(path).execute('CREATE TABLE t (a INTEGER)')``."""
+    import gzip
+    import shutil
+
+    path = tmp_path / "old.duckdb"
+    fixture = Path(__file__).parent / "fixtures" / "warehouse_duckdb_0.8.1.duckdb.gz"
+    with gzip.open(fixture) as src, path.open("wb") as dst:
+        shutil.copyfileobj(src, dst)
+    return path
+
+
+@pytest.mark.parametrize("command", ["run", "sql"])
+def test_a_warehouse_from_an_incompatible_duckdb_is_refused_clearly(tmp_path, command):
+    old = _old_warehouse(tmp_path)
+    camp = tmp_path / "campaign"
+    camp.mkdir()
+    (camp / "campaign.toml").write_text('[campaign]\nid = "c"\n')
+    args = (["run", camp, "--db", old, "--out", tmp_path / "b"] if command == "run"
+            else ["sql", "--db", old, "SELECT 1"])
+    result = cli(*args)
+    assert result.returncode == EXIT_FAILURE and one_line(result), result.stderr
+    assert "written by DuckDB v0.8.0 or v0.8.1 (storage version 51)" in result.stderr
+    assert f"runs DuckDB {duckdb.__version__}" in result.stderr
+
+
+def test_a_file_that_is_not_a_warehouse_is_refused_clearly(tmp_path):
+    db = tmp_path / "scores.csv"
+    db.write_text("a,b\n1,2\n")
+    camp = tmp_path / "campaign"
+    camp.mkdir()
+    (camp / "campaign.toml").write_text('[campaign]\nid = "c"\n')
+    result = cli("run", camp, "--db", db, "--out", tmp_path / "b")
+    assert result.returncode == EXIT_FAILURE and one_line(result)
+    assert "not a DuckDB warehouse file" in result.stderr
+    assert db.read_text() == "a,b\n1,2\n"  # untouched
+
+
+def test_an_empty_campaign_runs_and_records_the_duckdb_that_wrote_it(tmp_path):
+    camp = tmp_path / "campaign"
+    camp.mkdir()
+    (camp / "campaign.toml").write_text('[campaign]\nid = "c"\n')
+    db = tmp_path / "w.duckdb"
+    assert cli("run", camp, "--db", db, "--out", tmp_path / "b").returncode == 0
+    with duckdb.connect(str(db), read_only=True) as con:
+        assert con.execute("SELECT duckdb_version FROM cat_run").fetchall() == [
+            (duckdb.__version__,)]
+
+
+def test_sql_on_a_file_that_is_not_a_warehouse_is_refused(tmp_path):
+    db = tmp_path / "scores.parquet"
+    db.write_bytes(b"PAR1" + b"\0" * 64)
+    result = cli("sql", "--db", db, "SELECT 1")
+    assert result.returncode == EXIT_FAILURE and one_line(result)
+    assert "not a DuckDB warehouse file" in result.stderr

@@ -23,7 +23,7 @@ import pyarrow as pa
 
 from warehouse import __version__, resident
 from warehouse.campaign import Campaign
-from warehouse.db import one
+from warehouse.db import insert_rows, one
 from warehouse.faults import checkpoint
 
 
@@ -48,8 +48,9 @@ class RunContext:
 def start_run(con: duckdb.DuckDBPyConnection, campaign: Campaign, command: str, quiet: bool = False) -> RunContext:
     """Open a run row and record the campaign's declarations (participants, systems, corpora)."""
     run_id = one(con, "SELECT coalesce(max(run_id), 0) + 1 FROM cat_run")[0]
-    con.execute("INSERT INTO cat_run (run_id, campaign, command, code_version, started_at, status) "
-                "VALUES (?, ?, ?, ?, ?, 'running')", [run_id, campaign.id, command, __version__, now()])
+    con.execute("INSERT INTO cat_run (run_id, campaign, command, code_version, started_at, status, "
+                "duckdb_version) VALUES (?, ?, ?, ?, ?, 'running', ?)",
+                [run_id, campaign.id, command, __version__, now(), duckdb.__version__])
     _declare(con, campaign, run_id)
     return RunContext(con, campaign, run_id, quiet)
 
@@ -99,17 +100,17 @@ def _declare(con, campaign: Campaign, run_id: int) -> None:
                     [c, campaign.name, campaign.description, str(campaign.root), campaign.bootstrap,
                      campaign.seed, run_id])
         con.execute("DELETE FROM cat_participant WHERE campaign = ?", [c])
-        con.executemany("INSERT INTO cat_participant VALUES (?, ?, ?, ?, ?, ?)",
+        insert_rows(con, "INSERT INTO cat_participant VALUES (?, ?, ?, ?, ?, ?)",
                         [[c, p.id, p.name, p.publication, p.organiser, p.code(c)]
                          for p in campaign.participants.values()])
         for table in ("cat_system", "cat_corpus"):
             con.execute(f"DELETE FROM {table} WHERE campaign = ?", [c])
         for task in campaign.tasks:
-            con.executemany("INSERT INTO cat_system VALUES (?, ?, ?, ?, ?, ?, false, ?, ?)",
+            insert_rows(con, "INSERT INTO cat_system VALUES (?, ?, ?, ?, ?, ?, false, ?, ?)",
                             [[c, task.id, s.id, s.participant, campaign.label(s),
                               campaign.participants[s.participant].organiser, s.description,
                               json.dumps(s.options)] for s in task.systems])
-            con.executemany("INSERT INTO cat_corpus VALUES (?, ?, ?, ?, ?)",
+            insert_rows(con, "INSERT INTO cat_corpus VALUES (?, ?, ?, ?, ?)",
                             [[c, task.id, task.family, k.id, k.phase] for k in task.corpora])
 
 

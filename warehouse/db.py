@@ -24,8 +24,15 @@ _BUILD = "-- @build"
 
 
 def connect(path: str | Path | None = None) -> duckdb.DuckDBPyConnection:
-    """Open (or create) the warehouse file, or an in-memory warehouse when ``path`` is None."""
-    con = duckdb.connect(":memory:" if path is None else str(path))
+    """Open (or create) the warehouse file, or an in-memory warehouse when ``path`` is None. A
+    file this DuckDB cannot read (another DuckDB's storage format, or not a DuckDB file at all)
+    is a :class:`SchemaError` that says so, never a traceback."""
+    if path is not None:
+        refuse_foreign(path)
+    try:
+        con = duckdb.connect(":memory:" if path is None else str(path))
+    except duckdb.IOException as err:
+        raise unreadable(path, err) or err from None
     con.execute("SET preserve_insertion_order = true")
     # DuckDB draws a progress bar on stdout for queries over 2 s: stdout is for results (a
     # nightly run prints nothing there), and scorehouse shows its own progress on stderr
@@ -55,6 +62,58 @@ def sql_files(folder: str) -> dict[str, str]:
 
 class SchemaError(Exception):
     """The warehouse file holds a table this version of scorehouse cannot use as it is."""
+
+
+def written_by(path: str | Path) -> str | None:
+    """The DuckDB version that created a database file, as its header records it (DuckDB 0.10
+    and later), else None."""
+    try:
+        with open(path, "rb") as f:
+            header = f.read(84)
+    except OSError:
+        return None
+    if header[8:12] != b"DUCK" or len(header) < 84:
+        return None
+    version = header[52:84].split(b"\0")[0].decode("ascii", "replace")
+    return version or None
+
+
+_NOT_A_WAREHOUSE = ("{path}: not a DuckDB warehouse file (give the .duckdb file that scorehouse "
+                    "run created, or a new file name)")
+
+
+def refuse_foreign(path: str | Path) -> None:
+    """A :class:`SchemaError` for an existing, non-empty file that is not a DuckDB database (no
+    ``DUCK`` in its header): DuckDB would open a CSV or Parquet file as a view in an in-memory
+    database, and a run would write nowhere."""
+    try:
+        with open(path, "rb") as f:
+            header = f.read(12)
+    except OSError:  # absent (created), or a folder: DuckDB says what is wrong
+        return
+    if header and header[8:12] != b"DUCK":
+        raise SchemaError(_NOT_A_WAREHOUSE.format(path=path))
+
+
+def unreadable(path, err: duckdb.Error) -> SchemaError | None:
+    """A clear error for a --db file this DuckDB cannot read, or None for another error."""
+    text = str(err)
+    if "not a valid DuckDB database file" in text:
+        return SchemaError(_NOT_A_WAREHOUSE.format(path=path))
+    found = re.search(r"storage version(?: number)? (\d+)", text) or re.search(
+        r"version number (\d+)", text)
+    if found is None:
+        return None
+    readable = re.search(r"between (\d+) and (\d+)", text)
+    made = re.search(r"created with DuckDB version ([^\n]+?)\.?\n", text)
+    writer = written_by(path) or (made.group(1) if made else "another DuckDB")
+    return SchemaError(
+        f"{path}: this warehouse was written by DuckDB {writer} (storage version "
+        f"{found.group(1)}); this scorehouse runs DuckDB {duckdb.__version__}"
+        + (f", which reads storage versions {readable.group(1)} to {readable.group(2)}"
+           if readable else ", which cannot read it")
+        + ": open it with the DuckDB that wrote it and EXPORT DATABASE, then IMPORT DATABASE "
+        "here, or score into a new --db file")
 
 
 def apply_schema(con: duckdb.DuckDBPyConnection, folders: list[str]) -> None:
@@ -197,6 +256,13 @@ def one(con: duckdb.DuckDBPyConnection, query: str, params=None) -> tuple | None
     connection is free for the next statement."""
     rows = con.execute(query, params or []).fetchall()
     return rows[0] if rows else None
+
+
+def insert_rows(con: duckdb.DuckDBPyConnection, statement: str, rows: list) -> None:
+    """``executemany`` that accepts no rows (DuckDB refuses an empty list): an empty campaign, a
+    task without systems, a corpus without markers insert nothing."""
+    if rows:
+        con.executemany(statement, rows)
 
 
 def insert_arrow(con: duckdb.DuckDBPyConnection, target: str, rows, select: str, params=None,

@@ -17,6 +17,7 @@ import duckdb
 import polars as pl
 
 from warehouse import resident
+from warehouse.db import SchemaError, insert_rows, refuse_foreign, unreadable
 
 
 class QueryError(Exception):
@@ -29,9 +30,13 @@ def open_locked(db: str | Path, allow: tuple[str, ...] = ()) -> duckdb.DuckDBPyC
     if not path.is_file():
         raise QueryError(f"{db}: no such warehouse file (create one with scorehouse run)")
     try:
+        refuse_foreign(db)
         con = duckdb.connect(str(path), read_only=True)
+    except SchemaError as err:
+        raise QueryError(str(err)) from None
     except duckdb.Error as err:
-        raise QueryError(f"{db}: cannot open the warehouse: {err}") from None
+        clear = unreadable(db, err) if isinstance(err, duckdb.IOException) else None
+        raise QueryError(str(clear) if clear else f"{db}: cannot open the warehouse: {err}") from None
     resident.read_only(con)  # the store's files, read here, never by a query
     if allow:
         folders = [str(Path(a).resolve()) + "/" for a in allow]
@@ -100,7 +105,7 @@ def public_database(bulletins: str | Path, out: str | Path) -> list[str]:
                         {"file": str(file)})
             names.append((name, file.parent.name, str(file.relative_to(root))))
         con.execute("CREATE TABLE published_tables (name VARCHAR, page VARCHAR, file VARCHAR)")
-        con.executemany("INSERT INTO published_tables VALUES (?, ?, ?)", names)
+        insert_rows(con, "INSERT INTO published_tables VALUES (?, ?, ?)", names)
         con.execute("CHECKPOINT")
     finally:
         con.close()

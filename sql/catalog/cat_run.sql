@@ -11,5 +11,6 @@ CREATE TABLE IF NOT EXISTS cat_run (
     loaded        INTEGER DEFAULT 0,     -- input files loaded (new content)
     scored        INTEGER DEFAULT 0,     -- (task, corpus, system) units recomputed
     rejected      INTEGER DEFAULT 0,     -- input files rejected
-    message       VARCHAR
+    message       VARCHAR,
+    duckdb_version VARCHAR               -- the DuckDB library that wrote this run's rows
 );

@@ -46,7 +46,7 @@ from warehouse.catalog import (
     scoring_state,
 )
 from warehouse.catalog import code_version as catalog_code_version
-from warehouse.db import frame, insert_arrow, written
+from warehouse.db import frame, insert_arrow, insert_rows, written
 from warehouse.runner import Target, Unit, run_units, stale
 from warehouse.staging import Slot, StageJob, stage_files
 
@@ -159,7 +159,8 @@ def load(ctx: RunContext, task: Task) -> None:
 def declare(ctx: RunContext, task: Task) -> None:
     """Declare the built-in baselines in the catalog (every run, whatever its steps)."""
     if _options(task)["baselines"]:
-        ctx.con.executemany(
+        insert_rows(
+            ctx.con,
             "INSERT OR REPLACE INTO cat_system VALUES (?, ?, ?, 'baseline', ?, false, true, ?, '{}')",
             [[ctx.campaign.id, task.id, sid, label, "built-in, from the key"] for sid, (_, label) in BASELINES.items()])
 
@@ -359,7 +360,7 @@ def intervals(ctx: RunContext, task: Task, corpus: str) -> None:
                              campaign.bootstrap, campaign.seed])
     def body():
         if rows:
-            ctx.con.executemany("INSERT INTO mart_coref_interval VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+            insert_rows(ctx.con, "INSERT INTO mart_coref_interval VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
     replace_rows(ctx.con, {"campaign": campaign.id, "task": task.id, "corpus": corpus}, ("mart_coref_interval",), body)
 
 

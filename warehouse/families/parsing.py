@@ -39,7 +39,7 @@ from warehouse.catalog import (
     scoring_state,
 )
 from warehouse.catalog import code_version as catalog_code_version
-from warehouse.db import frame, insert_arrow, one, written
+from warehouse.db import frame, insert_arrow, insert_rows, one, written
 from warehouse.families import parsing_ud as ud
 from warehouse.runner import Target, Unit, run_units, stale, unit_input
 from warehouse.staging import Slot, StageJob, stage_files
@@ -387,7 +387,7 @@ def intervals(ctx: RunContext, task: Task, dependency: bool) -> None:
     con = ctx.con
     def body():
         if rows:
-            con.executemany(f"INSERT INTO {table} VALUES ({', '.join('?' * len(rows[0]))})", rows)
+            insert_rows(con, f"INSERT INTO {table} VALUES ({', '.join('?' * len(rows[0]))})", rows)
     replace_rows(con, {"campaign": campaign.id, "task": task.id}, (table,), body)
 
 

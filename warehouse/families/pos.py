@@ -36,7 +36,7 @@ from warehouse.catalog import (
     transaction,
 )
 from warehouse.catalog import code_version as catalog_code_version
-from warehouse.db import build, frame, insert_arrow, keyed, one, written
+from warehouse.db import build, frame, insert_arrow, insert_rows, keyed, one, written
 from warehouse.runner import Query, Target, Unit, run_units, stale, unit_input
 from warehouse.staging import Slot, StageJob, stage_files, stage_table
 
@@ -141,7 +141,8 @@ def declare(ctx: RunContext, task: Task) -> None:
     """Declare the built-in baselines in the catalog (every run, whatever its steps)."""
     if not (task.options.get("baselines", True) and any("training" in c.files for c in task.corpora)):
         return
-    ctx.con.executemany(
+    insert_rows(
+        ctx.con,
         "INSERT OR REPLACE INTO cat_system VALUES (?, ?, ?, 'baseline', ?, false, true, ?, '{}')",
         [[ctx.campaign.id, task.id, sid, label, "built-in, from the training corpus"] for sid, label in BASELINES.items()])
 
@@ -380,7 +381,8 @@ def intervals(ctx: RunContext, task: Task, corpus: str) -> None:
                          *(bootstrap.finite(x[i]) for x in (ci.point, ci.low, ci.high)),
                          campaign.bootstrap, campaign.seed])
     replace_rows(ctx.con, dict(zip(("campaign", "task", "corpus"), key)), ("mart_pos_interval",),
-                 lambda: ctx.con.executemany(
+                 lambda: insert_rows(
+        ctx.con,
                      "INSERT INTO mart_pos_interval VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                      rows))
 

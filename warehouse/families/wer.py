@@ -34,7 +34,7 @@ from warehouse.catalog import (
     scoring_state,
 )
 from warehouse.catalog import code_version as catalog_code_version
-from warehouse.db import build, frame, insert_arrow, keyed, one, written
+from warehouse.db import build, frame, insert_arrow, insert_rows, keyed, one, written
 from warehouse.runner import Target, Unit, run_units, stale
 from warehouse.staging import Slot, StageJob, stage_files
 
@@ -101,7 +101,7 @@ def load(ctx: RunContext, task: Task) -> None:
     options = Options.of(task)
     con = ctx.con
     con.execute("DELETE FROM stg_wer_markers WHERE campaign = ? AND task = ?", [ctx.campaign.id, task.id])
-    con.executemany("INSERT INTO stg_wer_markers VALUES (?, ?, ?, ?)",
+    insert_rows(con, "INSERT INTO stg_wer_markers VALUES (?, ?, ?, ?)",
                     [[ctx.campaign.id, task.id, r["meaning"], r["token"]] for r in options.markers.rows()])
     for corpus in task.corpora:  # the reference side first: the hypotheses are checked on it
         stage_files(ctx, [StageJob(Slot(task.id, corpus.id, "", role), corpus.files[role], read,
@@ -290,9 +290,9 @@ def intervals(ctx: RunContext, task: Task, options: Options, corpus: str) -> Non
                                     _f(point[i] - point[j]), _f(lo[0]), _f(hi[0]), _f(p),
                                     campaign.bootstrap, campaign.seed])
     def body():
-        con.executemany("INSERT INTO mart_wer_interval VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", interval_rows)
+        insert_rows(con, "INSERT INTO mart_wer_interval VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", interval_rows)
         if paired_rows:
-            con.executemany("INSERT INTO mart_wer_paired VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", paired_rows)
+            insert_rows(con, "INSERT INTO mart_wer_paired VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", paired_rows)
     replace_rows(con, {"campaign": campaign.id, "task": task.id, "corpus": corpus}, ("mart_wer_interval", "mart_wer_paired"),
                  body)
 
