@@ -7,11 +7,13 @@
 -- arithmetic as scorers/coref.py `scores` and `macro` (tests/test_coref_pipeline.py compares
 -- them): BLANC from its two link counts as the CoNLL scorer v8.01 (Pradhan et al. 2014), kappa
 -- from the summed link counts, RCVT weighted by |E|, the D-error from its pooled profile sums.
--- Sums over documents are taken in fixed point: the same bits whatever order the rows come in.
+-- Sums and means over documents are taken in fixed point (18 decimals): the same bits
+-- whatever order the rows (and DuckDB's threads) come in.
 -- `signature`: the variant's, as the unit wrote it in fct_coref_document.
 -- Grain: campaign x task x corpus x system x convention x singletons x subset x slice (x genre)
 -- x metric.
 CREATE OR REPLACE MACRO coref_sum(x) AS sum(x::DECIMAL(38, 18))::DOUBLE;
+CREATE OR REPLACE MACRO coref_mean(x) AS avg(x::DECIMAL(38, 18))::DOUBLE;
 CREATE OR REPLACE MACRO coref_ratio(num, den, zero) AS
     CASE WHEN den > 0 THEN num / den ELSE zero END;
 CREATE OR REPLACE MACRO coref_f1(r, p) AS
@@ -110,10 +112,10 @@ UNION ALL
 -- the macro view: each document's scores averaged; the D-error's direction is the sign of the
 -- mean signed value (recall +, precision -)
 SELECT campaign, task, corpus, system, convention, singletons, subset, 'macro', NULL, metric,
-       avg(recall), avg(precision), avg(f1),
-       CASE WHEN metric = 'd_error' THEN abs(avg(signed)) ELSE avg(signed) END,
-       CASE WHEN metric = 'd_error' AND avg(signed) > 0 THEN 'recall'
-            WHEN metric = 'd_error' AND avg(signed) < 0 THEN 'precision' END,
+       coref_mean(recall), coref_mean(precision), coref_mean(f1),
+       CASE WHEN metric = 'd_error' THEN abs(coref_mean(signed)) ELSE coref_mean(signed) END,
+       CASE WHEN metric = 'd_error' AND coref_mean(signed) > 0 THEN 'recall'
+            WHEN metric = 'd_error' AND coref_mean(signed) < 0 THEN 'precision' END,
        any_value(signature)
 FROM (SELECT *, CASE direction WHEN 'precision' THEN -value ELSE value END AS signed
       FROM everything WHERE slice = 'document')

@@ -1,0 +1,73 @@
+"""Paired bootstrap tests between systems and the rank ranges they give (Koehn, "Statistical
+Significance Tests for Machine Translation Evaluation", EMNLP 2004, section 5: paired bootstrap
+resampling; the ranges as the WMT findings report them, e.g. Bojar et al., "Findings of the 2013
+Workshop on Statistical Machine Translation", section 3.4).
+
+Every system of a variant is scored on the same resamples (:mod:`scorers.bootstrap` draws them
+once per corpus), so the resampled scores of two systems are paired: their difference on each
+resample is the bootstrap distribution of the difference of their scores. A system's rank range
+is ``[1 + the systems significantly better, n - the systems significantly worse]``: systems that
+no test separates share their ranges, and a range of one rank means every other system is
+significantly better or worse.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from scorers.bootstrap import paired_p_value, percentile_interval
+
+
+@dataclass(frozen=True)
+class Paired:
+    """Systems ``a`` < ``b`` (columns): ``delta`` = score(a) - score(b), its percentile interval
+    over the resamples, and the two-sided p-value of ``delta != 0``."""
+
+    a: int
+    b: int
+    delta: float
+    low: float
+    high: float
+    p_value: float
+
+
+def paired(point: np.ndarray, samples: np.ndarray, level: float = 0.95) -> list[Paired]:
+    """Every pair of systems (columns of the ``resamples x systems`` ``samples``, with their
+    ``point`` scores) tested on the shared resamples. A pair whose score is undefined (NaN) on
+    every resample gets NaN figures."""
+    out = []
+    k = samples.shape[1]
+    for a in range(k):
+        for b in range(a + 1, k):
+            delta = samples[:, a] - samples[:, b]
+            defined = delta[~np.isnan(delta)]
+            if defined.size == 0:
+                out.append(Paired(a, b, float(point[a] - point[b]), np.nan, np.nan, np.nan))
+                continue
+            low, high = percentile_interval(defined[:, None], level)
+            out.append(Paired(a, b, float(point[a] - point[b]), float(low[0]), float(high[0]),
+                              float(paired_p_value(defined[:, None])[0])))
+    return out
+
+
+def rank_ranges(point: np.ndarray, tests: list[Paired], higher_is_better: bool = True,
+                alpha: float = 0.05) -> list[tuple[int, int]]:
+    """Each system's rank range ``(best, worst)`` (1 = first): better than every system a test
+    separates from it below (p < ``alpha``, in the direction of the point scores), worse than
+    every one it separates above. A system without a score ranks last among those scored."""
+    k = len(point)
+    better = np.zeros((k, k), dtype=bool)  # better[i, j]: i significantly better than j
+    sign = 1.0 if higher_is_better else -1.0
+    for t in tests:
+        if np.isnan(t.p_value) or t.p_value >= alpha or t.delta == 0:
+            continue
+        if sign * t.delta > 0:
+            better[t.a, t.b] = True
+        else:
+            better[t.b, t.a] = True
+    scored = ~np.isnan(point)
+    for i in np.flatnonzero(~scored):  # unscored: below every scored system
+        better[scored, i] = True
+    return [(1 + int(better[:, i].sum()), k - int(better[i, :].sum())) for i in range(k)]

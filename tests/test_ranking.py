@@ -1,0 +1,100 @@
+"""Paired bootstrap tests and rank ranges (scorers/ranking.py): constructed cases (identical
+systems share a range, clearly different ones do not), a real bootstrap on generated counts, and
+properties of the ranges."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scorers import bootstrap, ranking
+
+
+def test_identical_systems_share_a_range():
+    samples = np.tile(np.linspace(0.5, 0.6, 200)[:, None], (1, 2))
+    tests = ranking.paired(np.array([0.55, 0.55]), samples)
+    assert len(tests) == 1 and tests[0].p_value == 1.0 and tests[0].delta == 0
+    assert ranking.rank_ranges(np.array([0.55, 0.55]), tests) == [(1, 2), (1, 2)]
+
+
+def test_clearly_different_systems_do_not():
+    rng = np.random.default_rng(1)
+    base = rng.normal(0.5, 0.01, 500)
+    samples = np.column_stack([base + 0.2, base, base + 0.001 * rng.normal(size=500)])
+    point = samples.mean(axis=0)
+    tests = ranking.paired(point, samples)
+    by_pair = {(t.a, t.b): t for t in tests}
+    assert by_pair[0, 1].p_value == 0 and by_pair[0, 1].low > 0.19
+    assert by_pair[1, 2].p_value > 0.05  # a 0.001 jitter: not separated
+    assert ranking.rank_ranges(point, tests) == [(1, 1), (2, 3), (2, 3)]
+    # lower is better (an error rate): the same tests, the order reversed
+    assert ranking.rank_ranges(point, tests, higher_is_better=False) == [(3, 3), (1, 2), (1, 2)]
+
+
+def test_paired_tests_on_real_bootstrap_resamples():
+    """Two systems scored on the same 300 sentences: one right on 90 % of the tokens, one on
+    60 %; a third is the first with every tenth sentence altered."""
+    rng = np.random.default_rng(7)
+    tokens = rng.integers(5, 30, 300).astype(float)
+    good = np.round(tokens * rng.uniform(0.85, 0.95, 300))
+    poor = np.round(tokens * rng.uniform(0.55, 0.65, 300))
+    near = good.copy()
+    near[::10] -= 1
+    num = np.column_stack([good, poor, near])
+    den = np.column_stack([tokens] * 3)
+    samples = bootstrap.ratio_samples(num, den, 1000, seed=3)
+    point = num.sum(0) / den.sum(0)
+    tests = {(t.a, t.b): t for t in ranking.paired(point, samples)}
+    assert tests[0, 1].p_value == 0 and tests[0, 1].low > 0.2
+    assert tests[0, 2].delta > 0 and tests[0, 2].low >= 0  # same resamples: tightly paired
+    ranks = ranking.rank_ranges(point, list(tests.values()))
+    assert ranks[1] == (3, 3) and ranks[0][0] == 1 and ranks[2][1] == 2
+
+
+def test_a_system_without_a_score_ranks_last():
+    samples = np.column_stack([np.full(100, 0.7), np.full(100, np.nan), np.full(100, 0.7)])
+    point = np.array([0.7, np.nan, 0.7])
+    tests = ranking.paired(point, samples)
+    assert np.isnan([t.p_value for t in tests if 1 in (t.a, t.b)]).all()
+    assert ranking.rank_ranges(point, tests) == [(1, 2), (3, 3), (1, 2)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(0, 1), min_size=1, max_size=7), st.data())
+def test_rank_ranges_hold_whatever_the_tests_say(scores, data):
+    point = np.array(scores)
+    k = len(point)
+    tests = [ranking.Paired(a, b, point[a] - point[b], 0, 0,
+                            data.draw(st.sampled_from([0.0, 0.01, 0.5, 1.0])))
+             for a in range(k) for b in range(a + 1, k)]
+    ranges = ranking.rank_ranges(point, tests)
+    assert all(1 <= best <= worst <= k for best, worst in ranges)
+    for t in tests:
+        if t.p_value < 0.05 and t.delta != 0:  # separated: neither can be first and last
+            hi, lo = (t.a, t.b) if t.delta > 0 else (t.b, t.a)
+            assert ranges[lo][0] >= 2 and ranges[hi][1] <= k - 1
+    if all(t.p_value >= 0.05 for t in tests):  # nothing separated: every rank is possible
+        assert ranges == [(1, k)] * k
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(0, 1), min_size=1, max_size=8), st.floats(0, 0.3))
+def test_rank_ranges_follow_the_scores_when_the_tests_do(scores, gap):
+    """Tests that separate exactly the pairs further apart than ``gap`` (as real tests on
+    shared resamples tend to): a separated pair's better system ranks strictly higher at both
+    ends, and with every pair separated the ranges are the order itself."""
+    point = np.array(scores)
+    k = len(point)
+    tests = [ranking.Paired(a, b, point[a] - point[b], 0, 0,
+                            0.0 if abs(point[a] - point[b]) > gap else 1.0)
+             for a in range(k) for b in range(a + 1, k)]
+    ranges = ranking.rank_ranges(point, tests)
+    for t in tests:
+        if t.p_value == 0.0:
+            hi, lo = (t.a, t.b) if t.delta > 0 else (t.b, t.a)
+            assert ranges[hi][0] < ranges[lo][0] and ranges[hi][1] < ranges[lo][1]
+    if all(t.p_value == 0.0 for t in tests):
+        order = np.argsort(-point, kind="stable")
+        assert [ranges[i] for i in order] == [(r, r) for r in range(1, k + 1)]
