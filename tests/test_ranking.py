@@ -98,3 +98,27 @@ def test_rank_ranges_follow_the_scores_when_the_tests_do(scores, gap):
     if all(t.p_value == 0.0 for t in tests):
         order = np.argsort(-point, kind="stable")
         assert [ranges[i] for i in order] == [(r, r) for r in range(1, k + 1)]
+
+
+def test_the_pos_page_ranks_the_shown_systems_only():
+    """A withheld system's tests are left out: it takes no rank from anyone."""
+    import duckdb
+    import polars as pl
+
+    from reports.pos import _with_ranks
+
+    con = duckdb.connect()
+    con.execute("CREATE TABLE mart_pos_paired (campaign VARCHAR, task VARCHAR, corpus VARCHAR, "
+                "evaluation VARCHAR, granularity VARCHAR, measure VARCHAR, system_a VARCHAR, "
+                "system_b VARCHAR, delta DOUBLE, p_value DOUBLE)")
+    con.executemany("INSERT INTO mart_pos_paired VALUES ('c', 't', 'k', 'absolute', 'full', 'P', "
+                    "?, ?, ?, ?)", [("a", "b", 0.001, 0.6), ("a", "hidden", -0.2, 0.0),
+                                    ("b", "hidden", -0.2, 0.0), ("a", "z", 0.3, 0.0),
+                                    ("b", "z", 0.3, 0.0)])
+    scores = pl.DataFrame({"corpus": ["k"] * 4, "system": ["a", "b", "z", "a"],
+                           "evaluation": ["absolute"] * 4, "granularity": ["full"] * 4,
+                           "slice": ["corpus", "corpus", "corpus", "genre"],
+                           "P": [0.9, 0.899, 0.6, 0.9]})
+    ranked = _with_ranks(con, ["c", "t"], scores)
+    assert ranked.select("rank_best", "rank_worst").rows() == [(1, 2), (1, 2), (3, 3),
+                                                                (None, None)]

@@ -1,5 +1,7 @@
 -- mart_pos_interval: 95 % bootstrap intervals of P, D and Pmoy, resampling sentences with the
--- campaign's recorded seed (computed by warehouse/families/pos.py from fct_pos_sentence).
+-- campaign's recorded seed (computed by warehouse/families/pos.py from fct_pos_sentence),
+-- and each system's rank range (scorers/ranking.py `rank_ranges`: 1 + the systems significantly
+-- better, n - the systems significantly worse).
 -- Grain: campaign x task x corpus x system x evaluation x granularity x measure.
 CREATE TABLE IF NOT EXISTS mart_pos_interval (
     campaign     VARCHAR NOT NULL,
@@ -13,5 +15,7 @@ CREATE TABLE IF NOT EXISTS mart_pos_interval (
     ci_low       DOUBLE,
     ci_high      DOUBLE,
     resamples    INTEGER NOT NULL,
-    seed         BIGINT NOT NULL
+    seed         BIGINT NOT NULL,
+    rank_best    INTEGER,            -- the system's rank range among the variant's systems by the
+    rank_worst   INTEGER             -- paired tests of mart_pos_paired (P and Pmoy; null for D)
 );

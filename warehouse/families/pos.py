@@ -22,7 +22,7 @@ from etl.conllu import read_conllu
 from etl.grace import read_grace_reference, read_grace_submission
 from etl.tagtable import read_tag_table
 from etl.text import SIGNATURE as TEXT
-from scorers import bootstrap, lcs
+from scorers import bootstrap, lcs, ranking
 from scorers import pos as scorer
 from warehouse.artifacts import reduce
 from warehouse.campaign import CampaignError, Task, resolve_file
@@ -356,8 +356,9 @@ def intervals(ctx: RunContext, task: Task, corpus: str) -> None:
         "SELECT DISTINCT system, evaluation, granularity FROM fct_pos_sentence "
         "WHERE campaign = ? AND task = ? AND corpus = ? ORDER BY ALL", key).fetchall()
     if not variants:
-        ctx.con.execute("DELETE FROM mart_pos_interval WHERE campaign = ? AND task = ? "
-                        "AND corpus = ?", key)
+        for table in ("mart_pos_interval", "mart_pos_paired"):
+            ctx.con.execute(f"DELETE FROM {table} WHERE campaign = ? AND task = ? AND corpus = ?",
+                            key)
         return
     counts = ctx.con.execute(f"""
         WITH f AS (FROM fct_pos_sentence WHERE campaign = ? AND task = ? AND corpus = ?),
@@ -372,19 +373,46 @@ def intervals(ctx: RunContext, task: Task, corpus: str) -> None:
     tables = bootstrap.dense(counts["unit"], counts["variant"], [counts[c] for c in sums],
                              (int(counts["unit"].max()) + 1, len(variants)))  # every unit has rows
     del counts
-    rows = []
+    rows, pairs = [], []
+    stamp = [campaign.bootstrap, campaign.seed]
     for m, measure in enumerate(MEASURES):
         ci = bootstrap.ratio_intervals_of(tables[2 * m], tables[2 * m + 1], campaign.bootstrap,
                                           campaign.seed, stream=f"{task.id}/{corpus}")
+        ranks: dict[int, tuple] = {}
+        if measure in RANKED:  # systems of one evaluation x granularity, on the same resamples
+            for (evaluation, granularity), columns in _by_variant(variants).items():
+                tests = ranking.paired(ci.point[columns], ci.samples[:, columns])
+                for t in tests:
+                    a, b = columns[t.a], columns[t.b]
+                    pairs.append([*key, evaluation, granularity, measure, variants[a][0],
+                                  variants[b][0], *(bootstrap.finite(x) for x in (
+                                      ci.point[a], ci.point[b], t.delta, t.low, t.high,
+                                      t.p_value)), *stamp])
+                ranges = ranking.rank_ranges(ci.point[columns], tests)
+                ranks.update(zip(columns, ranges))
         for i, variant in enumerate(variants):
             rows.append([*key, *variant, measure,
-                         *(bootstrap.finite(x[i]) for x in (ci.point, ci.low, ci.high)),
-                         campaign.bootstrap, campaign.seed])
-    replace_rows(ctx.con, dict(zip(("campaign", "task", "corpus"), key)), ("mart_pos_interval",),
-                 lambda: insert_rows(
-        ctx.con,
-                     "INSERT INTO mart_pos_interval VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                     rows))
+                         *(bootstrap.finite(x[i]) for x in (ci.point, ci.low, ci.high)), *stamp,
+                         *ranks.get(i, (None, None))])
+    tables_ = ("mart_pos_interval", "mart_pos_paired")
+
+    def write() -> None:
+        insert_rows(ctx.con, "INSERT INTO mart_pos_interval VALUES "
+                             "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        insert_rows(ctx.con, "INSERT INTO mart_pos_paired VALUES "
+                             "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", pairs)
+    replace_rows(ctx.con, dict(zip(("campaign", "task", "corpus"), key)), tables_, write)
+
+
+RANKED = ("P", "Pmoy")  # D, the share of cases decided, is a trait of a system, not a quality
+
+
+def _by_variant(variants: list[tuple]) -> dict[tuple, list[int]]:
+    """The columns of each (evaluation, granularity), systems in order."""
+    out: dict[tuple, list[int]] = {}
+    for i, (_, evaluation, granularity) in enumerate(variants):
+        out.setdefault((evaluation, granularity), []).append(i)
+    return out
 
 
 # ---------------------------------------------------------------- one-shot and exports
