@@ -18,10 +18,10 @@ from pathlib import Path
 
 import polars as pl
 
+from reports import ranks
 from reports.charts import operating_zones
 from reports.render import rejected_inputs, stored_signature
 from reports.tables import export_tables
-from scorers import ranking
 from warehouse.db import frame
 from warehouse.families.pos import (
     EVALUATIONS,
@@ -41,32 +41,17 @@ _SCORES = ["P", "D", "Pmin", "Pmoy", "Pmax", "pct_noneval"]
 
 def _with_ranks(con, key: list, scores: pl.DataFrame) -> pl.DataFrame:
     """Each shown system's rank range by P among the shown systems of its corpus and variant
-    (``rank_best``, ``rank_worst``; corpus rows only), from the paired tests of mart_pos_paired
-    (scorers/ranking.py): withheld systems take no rank from anyone."""
-    columns = {"rank_best": pl.Int64, "rank_worst": pl.Int64}
-    if not scores.height:
-        return scores.with_columns(*(pl.lit(None, t).alias(c) for c, t in columns.items()))
+    (corpus rows only), from the paired tests of mart_pos_paired (reports/ranks.py)."""
     tests = frame(con, "SELECT corpus, evaluation, granularity, system_a, system_b, delta, p_value "
                        "FROM mart_pos_paired WHERE campaign = ? AND task = ? AND measure = 'P'", key)
-    found = []
-    corpus_rows = scores.filter(pl.col("slice") == "corpus")
-    for (corpus, evaluation, granularity), part in corpus_rows.group_by(
-            "corpus", "evaluation", "granularity", maintain_order=True):
-        index = {s: i for i, s in enumerate(part["system"])}
-        pairs = [ranking.Paired(index[t["system_a"]], index[t["system_b"]], t["delta"], 0, 0,
-                                t["p_value"] if t["p_value"] is not None else float("nan"))
-                 for t in tests.filter((pl.col("corpus") == corpus)
-                                       & (pl.col("evaluation") == evaluation)
-                                       & (pl.col("granularity") == granularity)).iter_rows(named=True)
-                 if t["system_a"] in index and t["system_b"] in index and t["delta"] is not None]
-        point = part["P"].cast(pl.Float64).fill_null(float("nan")).to_numpy()
-        found += [(corpus, evaluation, granularity, s, *r)
-                  for s, r in zip(part["system"], ranking.rank_ranges(point, pairs))]
-    ranks = pl.DataFrame(found, schema={"corpus": pl.String, "evaluation": pl.String,
-                                        "granularity": pl.String, "system": pl.String, **columns},
-                         orient="row").with_columns(pl.lit("corpus").alias("slice"))
-    return scores.join(ranks, on=["corpus", "evaluation", "granularity", "system", "slice"],
-                       how="left", maintain_order="left")
+    corpus = scores.filter(pl.col("slice") == "corpus") if scores.height else scores
+    ranked = ranks.with_ranks(corpus, tests, ["corpus", "evaluation", "granularity"], "P")
+    if not scores.height:
+        return ranked
+    return scores.join(ranked.select("corpus", "evaluation", "granularity", "system", "slice",
+                                     *ranks.COLUMNS),
+                       on=["corpus", "evaluation", "granularity", "system", "slice"], how="left",
+                       maintain_order="left")
 
 
 def page_data(con, campaign, task, out: Path) -> dict:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import polars as pl
 
+from reports import ranks
 from reports.charts import grouped_bars
 from reports.render import rejected_inputs, stored_signature
 from reports.tables import export_tables
@@ -42,6 +43,10 @@ def page_data(con, campaign, task, out: Path) -> dict:
         "s.s_rate, s.d_rate, i.ci_low, i.ci_high, s.signature FROM mart_wer_scores s "
         "LEFT JOIN mart_wer_interval i USING (campaign, task, corpus, system, method) "
         "WHERE s.campaign = ? AND s.task = ?")
+    scores = ranks.with_ranks(scores, frame(
+        con, "SELECT corpus, method, system_a, system_b, delta, p_value FROM mart_wer_paired "
+             "WHERE campaign = ? AND task = ?", key), ["corpus", "method"], "wer",
+        higher_is_better=False)
     if scores.height:
         scores = scores.with_columns(
             pl.struct("system", "method").map_elements(lambda r: official[r["system"]] == r["method"],

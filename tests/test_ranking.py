@@ -5,7 +5,6 @@ properties of the ranges."""
 from __future__ import annotations
 
 import numpy as np
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -122,3 +121,17 @@ def test_the_pos_page_ranks_the_shown_systems_only():
     ranked = _with_ranks(con, ["c", "t"], scores)
     assert ranked.select("rank_best", "rank_worst").rows() == [(1, 2), (1, 2), (3, 3),
                                                                 (None, None)]
+
+
+def test_the_wer_page_ranks_lower_error_rates_first():
+    import polars as pl
+
+    from reports.ranks import with_ranks
+
+    scores = pl.DataFrame({"corpus": ["k"] * 3, "method": ["m3"] * 3, "system": ["a", "b", "c"],
+                           "wer": [0.30, 0.10, 0.31]})
+    tests = pl.DataFrame({"corpus": ["k"] * 3, "method": ["m3"] * 3,
+                          "system_a": ["a", "a", "b"], "system_b": ["b", "c", "c"],
+                          "delta": [0.20, -0.01, -0.21], "p_value": [0.0, 0.4, 0.0]})
+    ranked = with_ranks(scores, tests, ["corpus", "method"], "wer", higher_is_better=False)
+    assert ranked.select("rank_best", "rank_worst").rows() == [(2, 3), (1, 1), (2, 3)]

@@ -1,5 +1,6 @@
 -- mart_wer_interval: 95 % bootstrap confidence interval of WER, resampling utterances with
--- the campaign's recorded seed (computed in Polars/numpy by warehouse/families/wer.py).
+-- the campaign's recorded seed (computed in Polars/numpy by warehouse/families/wer.py), and
+-- each system's rank range (scorers/ranking.py `rank_ranges`).
 -- Grain: campaign x task x corpus x system x method.
 CREATE TABLE IF NOT EXISTS mart_wer_interval (
     campaign   VARCHAR NOT NULL,
@@ -11,5 +12,7 @@ CREATE TABLE IF NOT EXISTS mart_wer_interval (
     ci_low     DOUBLE,
     ci_high    DOUBLE,
     resamples  INTEGER NOT NULL,
-    seed       BIGINT NOT NULL
+    seed       BIGINT NOT NULL,
+    rank_best  INTEGER,              -- the system's rank range among the method's systems (lower
+    rank_worst INTEGER               -- WER ranks first), by the paired tests of mart_wer_paired
 );

@@ -20,7 +20,7 @@ from etl.errors import InputError
 from etl.text import SIGNATURE as TEXT
 from etl.trn import read_trn
 from etl.tsv import read_tsv
-from scorers import bootstrap
+from scorers import bootstrap, ranking
 from scorers.alignment import LEVENSHTEIN, SCLITE, Costs
 from scorers.wer import CASES, METHODS, Markers, align_tokens, normalise, signature
 from warehouse.artifacts import reduce
@@ -276,21 +276,26 @@ def intervals(ctx: RunContext, task: Task, options: Options, corpus: str) -> Non
     ci = bootstrap.ratio_intervals(counts, "utt_id", ["system", "method"], "errors", "N",
                                    campaign.bootstrap, campaign.seed, stream=f"{task.id}/{corpus}")
     samples, point, low, high = ci.samples, ci.point, ci.low, ci.high
-    systems_methods = ci.variants  # (system, method)
+    systems_methods = ci.variants  # (system, method), sorted: a method's systems in order
+    paired_rows, ranks = [], {}
+    for method in dict.fromkeys(m for _, m in systems_methods):
+        columns = [i for i, (_, m) in enumerate(systems_methods) if m == method]
+        tests = ranking.paired(point[columns], samples[:, columns])
+        for t in tests:
+            i, j = columns[t.a], columns[t.b]
+            paired_rows.append([campaign.id, task.id, corpus, method, systems_methods[i][0],
+                                systems_methods[j][0], _f(point[i]), _f(point[j]), _f(t.delta),
+                                _f(t.low), _f(t.high), _f(t.p_value), campaign.bootstrap,
+                                campaign.seed])
+        ranks.update(zip(columns, ranking.rank_ranges(point[columns], tests,
+                                                      higher_is_better=False)))
     interval_rows = [[campaign.id, task.id, corpus, s, m, _f(point[i]), _f(low[i]), _f(high[i]),
-                      campaign.bootstrap, campaign.seed] for i, (s, m) in enumerate(systems_methods)]
-    paired_rows = []
-    for i, (sa, ma) in enumerate(systems_methods):
-        for j, (sb, mb) in enumerate(systems_methods):
-            if ma == mb and sa < sb:
-                delta = samples[:, i] - samples[:, j]
-                lo, hi = bootstrap.percentile_interval(delta[:, None])
-                p = bootstrap.paired_p_value(delta[:, None])[0]
-                paired_rows.append([campaign.id, task.id, corpus, ma, sa, sb, _f(point[i]), _f(point[j]),
-                                    _f(point[i] - point[j]), _f(lo[0]), _f(hi[0]), _f(p),
-                                    campaign.bootstrap, campaign.seed])
+                      campaign.bootstrap, campaign.seed, *ranks[i]]
+                     for i, (s, m) in enumerate(systems_methods)]
+
     def body():
-        insert_rows(con, "INSERT INTO mart_wer_interval VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", interval_rows)
+        insert_rows(con, "INSERT INTO mart_wer_interval VALUES "
+                         "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", interval_rows)
         if paired_rows:
             insert_rows(con, "INSERT INTO mart_wer_paired VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", paired_rows)
     replace_rows(con, {"campaign": campaign.id, "task": task.id, "corpus": corpus}, ("mart_wer_interval", "mart_wer_paired"),
