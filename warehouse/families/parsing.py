@@ -25,7 +25,7 @@ from etl.easy import read_easy_xml
 from etl.easy_tsv import read_easy_tsv
 from etl.text import SIGNATURE as TEXT
 from etl.ud import read_ud
-from scorers import bootstrap
+from scorers import bootstrap, ranking
 from scorers import easy as easy_scorer
 from scorers import ud as ud_scorer
 from warehouse.artifacts import reduce
@@ -353,7 +353,7 @@ def intervals(ctx: RunContext, task: Task, dependency: bool) -> None:
                        " FROM fct_parsing_sentence WHERE campaign = ? AND task = ? GROUP BY ALL",
                        [campaign.id, task.id])
         columns = ["hyp", "ref", *matched]
-    rows = []
+    rows, paired = [], []
     corpora = sorted(counts["corpus"].unique())
     for scope in [*corpora, "*"] if len(corpora) > 1 else corpora:
         part = counts if scope == "*" else counts.filter(pl.col("corpus") == scope)
@@ -374,21 +374,45 @@ def intervals(ctx: RunContext, task: Task, dependency: bool) -> None:
             samples = bootstrap.ratio(factor * total(num, totals), total(den, totals))
             low, high = bootstrap.percentile_interval(samples)
             point = bootstrap.ratio(factor * total(num, sums), total(den, sums))
+            stamp = [campaign.bootstrap, campaign.seed]
+            ranks: dict[int, tuple] = {}
+            if dependency or measure[0] == "F":  # F: the systems of a variant, ranked
+                for group, cols in _groups(variants).items():
+                    tests = ranking.paired(point[cols], samples[:, cols])
+                    ranks.update(zip(cols, ranking.rank_ranges(point[cols], tests)))
+                    detail = [*group] if dependency else [*group, measure[1]]
+                    paired += [[campaign.id, task.id, scope, *detail, variants[cols[t.a]][0],
+                                variants[cols[t.b]][0], *(bootstrap.finite(x) for x in (
+                                    point[cols[t.a]], point[cols[t.b]], t.delta, t.low,
+                                    t.high, t.p_value)), *stamp] for t in tests]
             for i, v in enumerate(variants):
                 values = [bootstrap.finite(x[i]) for x in (point, low, high)]
                 if dependency:
                     system, metric = v
-                    rows.append([campaign.id, task.id, scope, system, metric, *values, campaign.bootstrap, campaign.seed])
+                    rows.append([campaign.id, task.id, scope, system, metric, *values, *stamp,
+                                 *ranks.get(i, (None, None))])
                 else:
                     system, kind, mode = v
-                    rows.append([campaign.id, task.id, scope, system, kind, mode, measure[1], measure[0], *values,
-                                 campaign.bootstrap, campaign.seed])
+                    rows.append([campaign.id, task.id, scope, system, kind, mode, measure[1],
+                                 measure[0], *values, *stamp, *ranks.get(i, (None, None))])
     table = "mart_parsing_ud_interval" if dependency else "mart_parsing_interval"
+    pairs = "mart_parsing_ud_paired" if dependency else "mart_parsing_paired"
     con = ctx.con
+
     def body():
-        if rows:
-            insert_rows(con, f"INSERT INTO {table} VALUES ({', '.join('?' * len(rows[0]))})", rows)
-    replace_rows(con, {"campaign": campaign.id, "task": task.id}, (table,), body)
+        for name, values in ((table, rows), (pairs, paired)):
+            if values:
+                insert_rows(con, f"INSERT INTO {name} VALUES ({', '.join('?' * len(values[0]))})",
+                            values)
+    replace_rows(con, {"campaign": campaign.id, "task": task.id}, (table, pairs), body)
+
+
+def _groups(variants: list[tuple]) -> dict[tuple, list[int]]:
+    """The columns of each variant but the system ((metric) or (kind, mode)), systems in order."""
+    out: dict[tuple, list[int]] = {}
+    for i, v in enumerate(variants):
+        out.setdefault(tuple(v[1:]), []).append(i)
+    return out
 
 
 # ---------------------------------------------------------------- one-shot
