@@ -52,6 +52,15 @@ def paired(point: np.ndarray, samples: np.ndarray, level: float = 0.95) -> list[
     return out
 
 
+def groups(keys: list[tuple]) -> dict[tuple, list[int]]:
+    """The columns of each variant: ``keys`` are (system, *variant) tuples, one per column; the
+    result maps each variant to its columns, in order (the systems a test compares)."""
+    out: dict[tuple, list[int]] = {}
+    for i, key in enumerate(keys):
+        out.setdefault(tuple(key[1:]), []).append(i)
+    return out
+
+
 def rank_ranges(point: np.ndarray, tests: list[Paired], higher_is_better: bool = True,
                 alpha: float = 0.05) -> list[tuple[int, int]]:
     """Each system's rank range ``(best, worst)`` (1 = first): better than every system a test

@@ -135,3 +135,9 @@ def test_the_wer_page_ranks_lower_error_rates_first():
                           "delta": [0.20, -0.01, -0.21], "p_value": [0.0, 0.4, 0.0]})
     ranked = with_ranks(scores, tests, ["corpus", "method"], "wer", higher_is_better=False)
     assert ranked.select("rank_best", "rank_worst").rows() == [(2, 3), (1, 1), (2, 3)]
+
+
+def test_groups_gather_the_systems_of_each_variant():
+    keys = [("a", "m1", True), ("a", "m3", True), ("b", "m1", True), ("b", "m3", True),
+            ("c", "m1", True)]
+    assert ranking.groups(keys) == {("m1", True): [0, 2, 4], ("m3", True): [1, 3]}

@@ -15,5 +15,7 @@ CREATE TABLE IF NOT EXISTS mart_coref_interval (
     ci_low      DOUBLE,
     ci_high     DOUBLE,
     resamples   INTEGER NOT NULL,
-    seed        BIGINT NOT NULL
+    seed        BIGINT NOT NULL,
+    rank_best   INTEGER,            -- the system's rank range among the systems of its variant and
+    rank_worst  INTEGER             -- measure, by the paired tests of mart_coref_paired
 );

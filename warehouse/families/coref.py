@@ -33,7 +33,7 @@ from etl.coref import (
     read_mention_categories,
 )
 from etl.text import SIGNATURE as TEXT
-from scorers import bootstrap
+from scorers import bootstrap, ranking
 from scorers import coref as scorer
 from warehouse.artifacts import reduce
 from warehouse.campaign import CampaignError, Task
@@ -327,7 +327,7 @@ def intervals(ctx: RunContext, task: Task, corpus: str) -> None:
                            "recall_den, precision_num, precision_den "
                            "FROM fct_coref_document WHERE campaign = ? AND task = ? AND corpus = ? AND metric IN ("
                            + ", ".join(f"'{m}'" for m in scorer.RATIO_METRICS) + ")", [campaign.id, task.id, corpus])
-    rows = []
+    rows, paired = [], []
     if stats.height:
         _, variants, tables = bootstrap.unit_table(stats, "doc", list(_VARIANT),
                                                    ["recall_num", "recall_den", "precision_num", "precision_den"])
@@ -343,25 +343,38 @@ def intervals(ctx: RunContext, task: Task, corpus: str) -> None:
             with np.errstate(invalid="ignore", divide="ignore"):
                 return np.where((r > 0) & (p > 0), 2 * r * p / (r + p), 0.0)
         samples, point = f_measure(*totals), f_measure(*sums)
-        low, high = bootstrap.percentile_interval(samples)
+        keys, points, columns = list(variants), list(point), list(samples.T)
         conll = {}
         for i, (system, convention, singletons, subset, metric) in enumerate(variants):
-            rows.append([campaign.id, task.id, corpus, system, convention, singletons, subset, metric,
-                         bootstrap.finite(point[i]), bootstrap.finite(low[i]), bootstrap.finite(high[i]),
-                         campaign.bootstrap, campaign.seed])
             if metric in ("muc", "bcub", "ceafe"):
                 conll.setdefault((system, convention, singletons, subset), []).append(i)
         for (system, convention, singletons, subset), idx in conll.items():
-            if len(idx) == 3:
-                average = samples[:, idx].mean(1)
-                lo, hi = bootstrap.percentile_interval(average[:, None])
-                rows.append([campaign.id, task.id, corpus, system, convention, singletons, subset, "conll",
-                             bootstrap.finite(point[idx].mean()), bootstrap.finite(lo[0]), bootstrap.finite(hi[0]),
-                             campaign.bootstrap, campaign.seed])
+            if len(idx) == 3:  # the CoNLL average, on the same resamples
+                keys.append((system, convention, singletons, subset, "conll"))
+                points.append(point[idx].mean())
+                columns.append(samples[:, idx].mean(1))
+        point, samples = np.array(points), np.column_stack(columns)
+        low, high = bootstrap.percentile_interval(samples)
+        ranks: dict[int, tuple] = {}
+        for group, cols in ranking.groups(keys).items():  # the systems of one variant and measure
+            tests = ranking.paired(point[cols], samples[:, cols])
+            ranks.update(zip(cols, ranking.rank_ranges(point[cols], tests)))
+            paired += [[campaign.id, task.id, corpus, *group, keys[cols[t.a]][0],
+                        keys[cols[t.b]][0], *(bootstrap.finite(x) for x in (
+                            point[cols[t.a]], point[cols[t.b]], t.delta, t.low, t.high,
+                            t.p_value)), campaign.bootstrap, campaign.seed] for t in tests]
+        rows = [[campaign.id, task.id, corpus, *k, *(bootstrap.finite(x[i]) for x in (
+                    point, low, high)), campaign.bootstrap, campaign.seed, *ranks[i]]
+                for i, k in enumerate(keys)]
+
     def body():
-        if rows:
-            insert_rows(ctx.con, "INSERT INTO mart_coref_interval VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
-    replace_rows(ctx.con, {"campaign": campaign.id, "task": task.id, "corpus": corpus}, ("mart_coref_interval",), body)
+        insert_rows(ctx.con, "INSERT INTO mart_coref_interval VALUES "
+                             f"({', '.join('?' * 15)})", rows)
+        insert_rows(ctx.con, f"INSERT INTO mart_coref_paired VALUES ({', '.join('?' * 17)})",
+                    paired)
+    replace_rows(ctx.con, {"campaign": campaign.id, "task": task.id, "corpus": corpus},
+                 ("mart_coref_interval", "mart_coref_paired"), body)
+
 
 
 # ---------------------------------------------------------------- one-shot

@@ -377,7 +377,7 @@ def intervals(ctx: RunContext, task: Task, dependency: bool) -> None:
             stamp = [campaign.bootstrap, campaign.seed]
             ranks: dict[int, tuple] = {}
             if dependency or measure[0] == "F":  # F: the systems of a variant, ranked
-                for group, cols in _groups(variants).items():
+                for group, cols in ranking.groups(variants).items():
                     tests = ranking.paired(point[cols], samples[:, cols])
                     ranks.update(zip(cols, ranking.rank_ranges(point[cols], tests)))
                     detail = [*group] if dependency else [*group, measure[1]]
@@ -406,13 +406,6 @@ def intervals(ctx: RunContext, task: Task, dependency: bool) -> None:
                             values)
     replace_rows(con, {"campaign": campaign.id, "task": task.id}, (table, pairs), body)
 
-
-def _groups(variants: list[tuple]) -> dict[tuple, list[int]]:
-    """The columns of each variant but the system ((metric) or (kind, mode)), systems in order."""
-    out: dict[tuple, list[int]] = {}
-    for i, v in enumerate(variants):
-        out.setdefault(tuple(v[1:]), []).append(i)
-    return out
 
 
 # ---------------------------------------------------------------- one-shot

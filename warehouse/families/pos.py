@@ -380,7 +380,7 @@ def intervals(ctx: RunContext, task: Task, corpus: str) -> None:
                                           campaign.seed, stream=f"{task.id}/{corpus}")
         ranks: dict[int, tuple] = {}
         if measure in RANKED:  # systems of one evaluation x granularity, on the same resamples
-            for (evaluation, granularity), columns in _by_variant(variants).items():
+            for (evaluation, granularity), columns in ranking.groups(variants).items():
                 tests = ranking.paired(ci.point[columns], ci.samples[:, columns])
                 for t in tests:
                     a, b = columns[t.a], columns[t.b]
@@ -406,13 +406,6 @@ def intervals(ctx: RunContext, task: Task, corpus: str) -> None:
 
 RANKED = ("P", "Pmoy")  # D, the share of cases decided, is a trait of a system, not a quality
 
-
-def _by_variant(variants: list[tuple]) -> dict[tuple, list[int]]:
-    """The columns of each (evaluation, granularity), systems in order."""
-    out: dict[tuple, list[int]] = {}
-    for i, (_, evaluation, granularity) in enumerate(variants):
-        out.setdefault((evaluation, granularity), []).append(i)
-    return out
 
 
 # ---------------------------------------------------------------- one-shot and exports
