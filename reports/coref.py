@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from reports import ranks
 from reports.charts import correlation_heatmap, way_lines
 from reports.render import rejected_inputs, stored_signature
 from reports.systems import grouped, only_published, published_systems
@@ -57,7 +58,8 @@ NAMES = {"mentions": "Mentions", "muc": "MUC", "bcub": "B³", "ceafm": "CEAF-m",
          "entropy": "H", "kappa": "κ", "rcvt": "RCVT", "d_error": "D-error",
          "pronoun_antecedent": "Pronoun / antecedent"}
 AGREEMENT_BASELINES = True  # the baselines are systems of the rank correlation (the paper's 2a, 2b, 3a, 3b)
-_FIELDS = ("recall", "precision", "f1", "value", "direction", "ci_low", "ci_high")
+_FIELDS = ("recall", "precision", "f1", "value", "direction", "ci_low", "ci_high", "rank_best",
+           "rank_worst")
 _EMPTY = dict.fromkeys(_FIELDS)
 
 
@@ -85,6 +87,11 @@ def page_data(con, campaign, task, out: Path) -> dict:
          AND i.corpus = s.corpus AND i.system = s.system AND i.convention = s.convention
          AND i.singletons = s.singletons AND i.subset = s.subset AND i.metric = s.metric
         WHERE s.campaign = ? AND s.task = ? ORDER BY ALL""", key), systems)
+    scores = ranks.with_ranks(scores, frame(
+        con, "SELECT corpus, convention, singletons, subset, metric, system_a, system_b, delta, "
+             "p_value FROM mart_coref_paired WHERE campaign = ? AND task = ?", key),
+        ["corpus", "convention", "singletons", "subset", "metric"], "f1",
+        where=pl.col("slice") == "corpus")
     corpora = _corpora(con, campaign, task)
     mentions = only_published(frame(con, """
         SELECT corpus, system, coalesce(category, '') AS category,

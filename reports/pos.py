@@ -44,14 +44,8 @@ def _with_ranks(con, key: list, scores: pl.DataFrame) -> pl.DataFrame:
     (corpus rows only), from the paired tests of mart_pos_paired (reports/ranks.py)."""
     tests = frame(con, "SELECT corpus, evaluation, granularity, system_a, system_b, delta, p_value "
                        "FROM mart_pos_paired WHERE campaign = ? AND task = ? AND measure = 'P'", key)
-    corpus = scores.filter(pl.col("slice") == "corpus") if scores.height else scores
-    ranked = ranks.with_ranks(corpus, tests, ["corpus", "evaluation", "granularity"], "P")
-    if not scores.height:
-        return ranked
-    return scores.join(ranked.select("corpus", "evaluation", "granularity", "system", "slice",
-                                     *ranks.COLUMNS),
-                       on=["corpus", "evaluation", "granularity", "system", "slice"], how="left",
-                       maintain_order="left")
+    return ranks.with_ranks(scores, tests, ["corpus", "evaluation", "granularity"], "P",
+                            where=pl.col("slice") == "corpus")
 
 
 def page_data(con, campaign, task, out: Path) -> dict:

@@ -14,12 +14,19 @@ COLUMNS = {"rank_best": pl.Int64, "rank_worst": pl.Int64}
 
 
 def with_ranks(scores: pl.DataFrame, tests: pl.DataFrame, groups: list[str], score: str,
-               higher_is_better: bool = True) -> pl.DataFrame:
+               higher_is_better: bool = True, where: pl.Expr | None = None) -> pl.DataFrame:
     """``scores`` (one row per shown system and group) with ``rank_best`` and ``rank_worst``:
     the systems of each group (``groups`` columns, e.g. corpus and method) ranked by ``score``
     with the tests of ``tests`` (the same group columns, ``system_a``, ``system_b``, ``delta`` =
     score(a) - score(b), ``p_value``) between shown systems. Rows whose group has no test get
-    ranks too (every shown system shares every rank)."""
+    ranks too (every shown system shares every rank). ``where``: the rows that are ranked (the
+    tests' slice, e.g. whole corpora); the others get no rank."""
+    if where is not None and scores.height:
+        index = pl.int_range(pl.len()).alias("_row")
+        mine = scores.with_columns(index)
+        ranked = with_ranks(mine.filter(where), tests, groups, score, higher_is_better)
+        return mine.join(ranked.select("_row", *COLUMNS), on="_row", how="left",
+                         maintain_order="left").drop("_row")
     if not scores.height:
         return scores.with_columns(*(pl.lit(None, t).alias(c) for c, t in COLUMNS.items()))
     found = []
