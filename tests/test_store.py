@@ -198,8 +198,13 @@ def test_a_run_whose_inputs_all_travel_by_the_store_gives_the_same_tables(campai
 
     expected = run(campaign, tmp_path / "a.duckdb", None, quiet=True, store=str(tmp_path / "s"))
     monkeypatch.setattr(runner, "INPUT_ROWS", 1)  # every table argument, however small
+    copied = []  # each query input is copied into the store once (a corpus's reference too)
+    put_query = Store.put_query
+    monkeypatch.setattr(Store, "put_query", lambda self, con, sql, params: (
+        copied.append((sql, params)), put_query(self, con, sql, params))[1])
     result = run(campaign, tmp_path / "b.duckdb", None, quiet=True, store=str(tmp_path / "t"),
                  workers=2)
     assert result.exit_code == 0 and result.scored == expected.scored
     assert list((tmp_path / "t" / "inputs").rglob("*.arrows"))
+    assert copied and len(copied) == len(set(copied))
     assert tables(tmp_path / "b.duckdb") == tables(tmp_path / "a.duckdb")

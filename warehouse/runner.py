@@ -165,24 +165,27 @@ def run_units(
             for unit, result in zip(chunk, results()):
                 done(unit, outcome(unit, result))
 
-        # id(table) -> (table, its StoredInput), the last few: a table held here keeps its id
+        # the last few big inputs, least recently used first: a corpus's reference, used by
+        # every unit of the corpus, stays while its submissions come and go
+        # id(table) -> (table, its StoredInput): a table held here keeps its id
         kept_inputs: OrderedDict[int, tuple] = OrderedDict()
-
-        queried: OrderedDict[Query, Any] = OrderedDict()  # the last few, read or stored
+        queried: OrderedDict[tuple, Any] = OrderedDict()  # (Query, remote) -> read or stored
 
         def read(query: Query, remote: bool):
             """A query argument: stored (``remote``: for a worker) when the store is local, else
-            a frame; the last few are kept (a corpus's reference serves all its units)."""
-            remote = remote and store is not None and store.local
-            if (query, remote) not in queried:
-                try:
-                    queried[query, remote] = store.put_query(ctx.con, query.sql, query.params) \
-                        if remote else frame(ctx.con, query.sql, list(query.params))
-                except StoreError:
-                    queried[query, remote] = frame(ctx.con, query.sql, list(query.params))
-                if len(queried) > 2:
-                    queried.popitem(last=False)
-            return queried[query, remote]
+            a frame."""
+            key = (query, remote and store is not None and store.local)
+            if key in queried:
+                queried.move_to_end(key)
+                return queried[key]
+            try:
+                queried[key] = store.put_query(ctx.con, query.sql, query.params) if key[1] \
+                    else frame(ctx.con, query.sql, list(query.params))
+            except StoreError:
+                queried[key] = frame(ctx.con, query.sql, list(query.params))
+            if len(queried) > KEPT_INPUTS:
+                queried.popitem(last=False)
+            return queried[key]
 
         def by_store(argument):
             """A big input table travels through the store, once (the corpus's reference
@@ -192,13 +195,15 @@ def run_units(
             if store is None or rows_of(argument) < INPUT_ROWS or not isinstance(
                     argument, (pl.DataFrame, pa.Table)):
                 return argument
-            if id(argument) not in kept_inputs:
-                try:
-                    kept_inputs[id(argument)] = (argument, store.put_input(argument))
-                except StoreError:
-                    return argument
-                if len(kept_inputs) > 4:
-                    kept_inputs.popitem(last=False)
+            if id(argument) in kept_inputs:
+                kept_inputs.move_to_end(id(argument))
+                return kept_inputs[id(argument)][1]
+            try:
+                kept_inputs[id(argument)] = (argument, store.put_input(argument))
+            except StoreError:
+                return argument
+            if len(kept_inputs) > KEPT_INPUTS:
+                kept_inputs.popitem(last=False)
             return kept_inputs[id(argument)][1]
 
         def jobs(chunk: list[tuple[Unit, tuple]]) -> list[tuple[str, tuple]]:
@@ -240,6 +245,7 @@ def run_units(
 
 
 INPUT_ROWS = 100_000  # a table argument this big goes to the workers through the store
+KEPT_INPUTS = 4  # big inputs the coordinator keeps stored or read, least recently used out
 
 
 def _key(ctx: RunContext, label: str, unit: Unit) -> dict:
