@@ -30,13 +30,13 @@ def with_ranks(scores: pl.DataFrame, tests: pl.DataFrame, groups: list[str], sco
     if not scores.height:
         return scores.with_columns(*(pl.lit(None, t).alias(c) for c, t in COLUMNS.items()))
     found = []
+    by_group = tests.partition_by(groups, as_dict=True) if tests.height else {}  # split once
     for values, part in scores.group_by(groups, maintain_order=True):
         index = {s: i for i, s in enumerate(part["system"])}
-        mine = tests.filter(pl.all_horizontal(pl.col(g) == v for g, v in zip(groups, values))) \
-            if tests.height else tests
+        mine = by_group.get(tuple(values))
         pairs = [ranking.Paired(index[t["system_a"]], index[t["system_b"]], t["delta"], 0, 0,
                                 math.nan if t["p_value"] is None else t["p_value"])
-                 for t in mine.iter_rows(named=True)
+                 for t in (mine.iter_rows(named=True) if mine is not None else ())
                  if t["system_a"] in index and t["system_b"] in index and t["delta"] is not None]
         point = part[score].cast(pl.Float64).fill_null(math.nan).to_numpy()
         ranges = ranking.rank_ranges(point, pairs, higher_is_better)
