@@ -80,3 +80,19 @@ def rank_ranges(point: np.ndarray, tests: list[Paired], higher_is_better: bool =
     for i in np.flatnonzero(~scored):  # unscored: below every scored system
         better[scored, i] = True
     return [(1 + int(better[:, i].sum()), k - int(better[i, :].sum())) for i in range(k)]
+
+
+def rank_variants(keys: list[tuple], point: np.ndarray, samples: np.ndarray,
+                  higher_is_better: bool = True) -> tuple[list[tuple], dict[int, tuple]]:
+    """Paired tests and rank ranges of the systems of every variant: ``keys`` are (system,
+    *variant) per column of ``point`` and ``samples``. Returns the tests as ``(variant,
+    system_a, system_b, figures)``, figures being (score_a, score_b, delta, low, high, p_value),
+    and each column's ``(best, worst)``."""
+    rows, ranks = [], {}
+    for variant, cols in groups(keys).items():
+        tests = paired(point[cols], samples[:, cols])
+        rows += [(variant, keys[cols[t.a]][0], keys[cols[t.b]][0],
+                  (point[cols[t.a]], point[cols[t.b]], t.delta, t.low, t.high, t.p_value))
+                 for t in tests]
+        ranks.update(zip(cols, rank_ranges(point[cols], tests, higher_is_better)))
+    return rows, ranks

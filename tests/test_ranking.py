@@ -5,6 +5,7 @@ properties of the ranges."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -141,3 +142,17 @@ def test_groups_gather_the_systems_of_each_variant():
     keys = [("a", "m1", True), ("a", "m3", True), ("b", "m1", True), ("b", "m3", True),
             ("c", "m1", True)]
     assert ranking.groups(keys) == {("m1", True): [0, 2, 4], ("m3", True): [1, 3]}
+
+
+def test_rank_variants_tests_each_variants_systems_together():
+    keys = [("a", "m1"), ("a", "m3"), ("b", "m1"), ("b", "m3")]
+    rng = np.random.default_rng(2)
+    base = rng.normal(0.3, 0.01, (300, 1))
+    samples = np.hstack([base, base, base + 0.1, base])  # m1: b clearly above; m3: the same
+    point = samples.mean(axis=0)
+    tested, ranks = ranking.rank_variants(keys, point, samples)
+    assert [(v, a, b) for v, a, b, _ in tested] == [(("m1",), "a", "b"), (("m3",), "a", "b")]
+    assert tested[0][3][2] == pytest.approx(-0.1) and tested[1][3][5] == 1.0  # delta, p
+    assert ranks == {0: (2, 2), 2: (1, 1), 1: (1, 2), 3: (1, 2)}
+    lower, _ = ranking.rank_variants(keys, point, samples, higher_is_better=False)
+    assert lower == tested  # the tests do not depend on the direction; the ranks do

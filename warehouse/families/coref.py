@@ -355,14 +355,9 @@ def intervals(ctx: RunContext, task: Task, corpus: str) -> None:
                 columns.append(samples[:, idx].mean(1))
         point, samples = np.array(points), np.column_stack(columns)
         low, high = bootstrap.percentile_interval(samples)
-        ranks: dict[int, tuple] = {}
-        for group, cols in ranking.groups(keys).items():  # the systems of one variant and measure
-            tests = ranking.paired(point[cols], samples[:, cols])
-            ranks.update(zip(cols, ranking.rank_ranges(point[cols], tests)))
-            paired += [[campaign.id, task.id, corpus, *group, keys[cols[t.a]][0],
-                        keys[cols[t.b]][0], *(bootstrap.finite(x) for x in (
-                            point[cols[t.a]], point[cols[t.b]], t.delta, t.low, t.high,
-                            t.p_value)), campaign.bootstrap, campaign.seed] for t in tests]
+        tested, ranks = ranking.rank_variants(keys, point, samples)
+        paired = [[campaign.id, task.id, corpus, *variant, a, b, *map(bootstrap.finite, figures),
+                   campaign.bootstrap, campaign.seed] for variant, a, b, figures in tested]
         rows = [[campaign.id, task.id, corpus, *k, *(bootstrap.finite(x[i]) for x in (
                     point, low, high)), campaign.bootstrap, campaign.seed, *ranks[i]]
                 for i, k in enumerate(keys)]

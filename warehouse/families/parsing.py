@@ -377,14 +377,11 @@ def intervals(ctx: RunContext, task: Task, dependency: bool) -> None:
             stamp = [campaign.bootstrap, campaign.seed]
             ranks: dict[int, tuple] = {}
             if dependency or measure[0] == "F":  # F: the systems of a variant, ranked
-                for group, cols in ranking.groups(variants).items():
-                    tests = ranking.paired(point[cols], samples[:, cols])
-                    ranks.update(zip(cols, ranking.rank_ranges(point[cols], tests)))
-                    detail = [*group] if dependency else [*group, measure[1]]
-                    paired += [[campaign.id, task.id, scope, *detail, variants[cols[t.a]][0],
-                                variants[cols[t.b]][0], *(bootstrap.finite(x) for x in (
-                                    point[cols[t.a]], point[cols[t.b]], t.delta, t.low,
-                                    t.high, t.p_value)), *stamp] for t in tests]
+                tested, ranks = ranking.rank_variants(variants, point, samples)
+                paired += [[campaign.id, task.id, scope, *variant,
+                            *(() if dependency else (measure[1],)), a, b,
+                            *map(bootstrap.finite, figures), *stamp]
+                           for variant, a, b, figures in tested]
             for i, v in enumerate(variants):
                 values = [bootstrap.finite(x[i]) for x in (point, low, high)]
                 if dependency:

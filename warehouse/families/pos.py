@@ -379,17 +379,10 @@ def intervals(ctx: RunContext, task: Task, corpus: str) -> None:
         ci = bootstrap.ratio_intervals_of(tables[2 * m], tables[2 * m + 1], campaign.bootstrap,
                                           campaign.seed, stream=f"{task.id}/{corpus}")
         ranks: dict[int, tuple] = {}
-        if measure in RANKED:  # systems of one evaluation x granularity, on the same resamples
-            for (evaluation, granularity), columns in ranking.groups(variants).items():
-                tests = ranking.paired(ci.point[columns], ci.samples[:, columns])
-                for t in tests:
-                    a, b = columns[t.a], columns[t.b]
-                    pairs.append([*key, evaluation, granularity, measure, variants[a][0],
-                                  variants[b][0], *(bootstrap.finite(x) for x in (
-                                      ci.point[a], ci.point[b], t.delta, t.low, t.high,
-                                      t.p_value)), *stamp])
-                ranges = ranking.rank_ranges(ci.point[columns], tests)
-                ranks.update(zip(columns, ranges))
+        if measure in RANKED:  # the systems of each evaluation x granularity
+            tested, ranks = ranking.rank_variants(variants, ci.point, ci.samples)
+            pairs += [[*key, *variant, measure, a, b, *map(bootstrap.finite, figures), *stamp]
+                      for variant, a, b, figures in tested]
         for i, variant in enumerate(variants):
             rows.append([*key, *variant, measure,
                          *(bootstrap.finite(x[i]) for x in (ci.point, ci.low, ci.high)), *stamp,

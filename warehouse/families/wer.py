@@ -277,18 +277,9 @@ def intervals(ctx: RunContext, task: Task, options: Options, corpus: str) -> Non
                                    campaign.bootstrap, campaign.seed, stream=f"{task.id}/{corpus}")
     samples, point, low, high = ci.samples, ci.point, ci.low, ci.high
     systems_methods = ci.variants  # (system, method), sorted: a method's systems in order
-    paired_rows, ranks = [], {}
-    for method in dict.fromkeys(m for _, m in systems_methods):
-        columns = [i for i, (_, m) in enumerate(systems_methods) if m == method]
-        tests = ranking.paired(point[columns], samples[:, columns])
-        for t in tests:
-            i, j = columns[t.a], columns[t.b]
-            paired_rows.append([campaign.id, task.id, corpus, method, systems_methods[i][0],
-                                systems_methods[j][0], _f(point[i]), _f(point[j]), _f(t.delta),
-                                _f(t.low), _f(t.high), _f(t.p_value), campaign.bootstrap,
-                                campaign.seed])
-        ranks.update(zip(columns, ranking.rank_ranges(point[columns], tests,
-                                                      higher_is_better=False)))
+    tested, ranks = ranking.rank_variants(systems_methods, point, samples, higher_is_better=False)
+    paired_rows = [[campaign.id, task.id, corpus, *variant, a, b, *map(_f, figures),
+                    campaign.bootstrap, campaign.seed] for variant, a, b, figures in tested]
     interval_rows = [[campaign.id, task.id, corpus, s, m, _f(point[i]), _f(low[i]), _f(high[i]),
                       campaign.bootstrap, campaign.seed, *ranks[i]]
                      for i, (s, m) in enumerate(systems_methods)]
