@@ -18,11 +18,17 @@ import sys
 
 _JEMALLOC = "_RJEM_MALLOC_CONF"  # Polars' jemalloc reads its options from this variable
 
-if "polars" not in sys.modules and _JEMALLOC not in os.environ:
+# Set even when inherited: Polars writes its own default into the variable when it loads, so a
+# process started by another Python (a benchmark, a test, a worker pool) would inherit that.
+if "polars" not in sys.modules:
+    _inherited = os.environ.get(_JEMALLOC)
     os.environ[_JEMALLOC] = "dirty_decay_ms:0,muzzy_decay_ms:0"
     import polars  # noqa: F401  (jemalloc reads the variable as Polars loads)
 
-    del os.environ[_JEMALLOC]
+    if _inherited is None:
+        del os.environ[_JEMALLOC]
+    else:
+        os.environ[_JEMALLOC] = _inherited
 
 # glibc raises its mmap threshold up to 32 MB as big blocks are freed, after which NumPy's arrays
 # of a few MB come from the heap and stay there when freed: keep big blocks mapped, so that they

@@ -1,0 +1,36 @@
+"""The command's own process gives freed memory back to the system (warehouse/coordinator.py),
+even when started by a Python that loaded Polars (which puts its own jemalloc default in the
+environment), and its children inherit what they would have without it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CODE = """
+import os, time
+import warehouse.cli
+import polars as pl
+
+def rss():
+    return int(open("/proc/self/statm").read().split()[1]) * 4096 >> 20
+
+frame = pl.DataFrame({"x": range(20_000_000)}).with_columns(y=pl.col("x") * 2)  # ~320 MiB
+held = rss()
+del frame
+time.sleep(0.3)
+print(held, rss(), os.environ.get("_RJEM_MALLOC_CONF"))
+"""
+
+
+def test_freed_memory_goes_back_even_with_polars_default_inherited():
+    inherited = "dirty_decay_ms:500,muzzy_decay_ms:1000"  # what Polars sets when it loads
+    env = dict(os.environ, _RJEM_MALLOC_CONF=inherited)
+    out = subprocess.run([sys.executable, "-c", CODE], env=env, capture_output=True, text=True,
+                         cwd=ROOT, check=True).stdout.split()
+    held, after = int(out[0]), int(out[1])
+    assert held - after > 200  # the frame's pages went back to the system
+    assert out[2] == inherited  # the children's environment is left as it came
