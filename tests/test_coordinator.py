@@ -34,3 +34,29 @@ def test_freed_memory_goes_back_even_with_polars_default_inherited():
     held, after = int(out[0]), int(out[1])
     assert held - after > 200  # the frame's pages went back to the system
     assert out[2] == inherited  # the children's environment is left as it came
+
+
+SPAWNED = """
+import sys
+import warehouse.cli  # what the scorehouse script does first, in the pool's workers too
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
+
+def pool_name(_):
+    import pyarrow
+    return pyarrow.default_memory_pool().backend_name
+
+if __name__ == "__main__":
+    with ProcessPoolExecutor(1, mp_context=get_context("spawn")) as pool:
+        print(pool_name(0), *pool.map(pool_name, [0]))
+"""
+
+
+def test_worker_processes_keep_arrows_default_pool(tmp_path):
+    script = tmp_path / "script.py"  # spawned workers import the main script again, as a pool
+    script.write_text(SPAWNED, encoding="utf-8")  # started by the scorehouse command does
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    main, worker = subprocess.run([sys.executable, str(script)], env=env, capture_output=True,
+                                  text=True, check=True).stdout.split()
+    assert main == "system"
+    assert worker != "system"

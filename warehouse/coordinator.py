@@ -5,37 +5,55 @@ A run's phases each hold a corpus-sized frame for a moment (the built-in baselin
 reference's units, the intervals' count matrices), and a one-shot command holds its inputs: with
 jemalloc's default decay, memory Polars has freed stays mapped for seconds and those moments add
 up. Here jemalloc returns freed pages at once (measured: a coref one-shot on 500 documents x 300
-mentions 539 -> 455 MiB peak). Only in this process: jemalloc reads the variable when Polars
-loads, and it is removed right after, so the worker processes a run starts keep the default,
-faster for their heavy compute. ``SCOREHOUSE_MEMORY_LIMIT`` bounds this process's DuckDB
-(``warehouse/db.py``).
+mentions 539 -> 455 MiB peak), and Arrow allocates from the C library instead of its mimalloc
+pool, which kept what the unit outputs read back from the store had used (measured: 270 MiB
+held before the POS consensus of ``bench/pos_bench.py``).
+
+Only in this process: jemalloc reads the variable when Polars loads, and it is removed right
+after. Worker processes keep the defaults, faster for their heavy compute: a pool spawned by the
+``scorehouse`` script imports this module again as it loads the script, and the settings are
+skipped there (the process is not ``MainProcess``). ``SCOREHOUSE_MEMORY_LIMIT`` bounds this
+process's DuckDB (``warehouse/db.py``).
 """
 
 from __future__ import annotations
 
 import os
 import sys
+from multiprocessing import current_process
 
 _JEMALLOC = "_RJEM_MALLOC_CONF"  # Polars' jemalloc reads its options from this variable
 
-# Set even when inherited: Polars writes its own default into the variable when it loads, so a
-# process started by another Python (a benchmark, a test, a worker pool) would inherit that.
-if "polars" not in sys.modules:
-    _inherited = os.environ.get(_JEMALLOC)
-    os.environ[_JEMALLOC] = "dirty_decay_ms:0,muzzy_decay_ms:0"
-    import polars  # noqa: F401  (jemalloc reads the variable as Polars loads)
 
-    if _inherited is None:
-        del os.environ[_JEMALLOC]
-    else:
-        os.environ[_JEMALLOC] = _inherited
+def _lean() -> None:
+    # Set even when inherited: Polars writes its own default into the variable when it loads, so
+    # a process started by another Python (a benchmark, a test) would inherit that.
+    if "polars" not in sys.modules:
+        inherited = os.environ.get(_JEMALLOC)
+        os.environ[_JEMALLOC] = "dirty_decay_ms:0,muzzy_decay_ms:0"
+        import polars  # noqa: F401  (jemalloc reads the variable as Polars loads)
 
-# glibc raises its mmap threshold up to 32 MB as big blocks are freed, after which NumPy's arrays
-# of a few MB come from the heap and stay there when freed: keep big blocks mapped, so that they
-# go back to the system when freed.
-try:
-    import ctypes
+        if inherited is None:
+            del os.environ[_JEMALLOC]
+        else:
+            os.environ[_JEMALLOC] = inherited
 
-    ctypes.CDLL("libc.so.6").mallopt(-3, 1 << 20)  # M_MMAP_THRESHOLD: 1 MB
-except (OSError, AttributeError):  # not glibc: its own policy applies
-    pass
+    # Arrow's buffers (Parquet reads of the store, query results) come from glibc: with the
+    # threshold below, they go back to the system when freed.
+    import pyarrow
+
+    pyarrow.set_memory_pool(pyarrow.system_memory_pool())
+
+    # glibc raises its mmap threshold up to 32 MB as big blocks are freed, after which NumPy's
+    # arrays of a few MB come from the heap and stay there when freed: keep big blocks mapped, so
+    # that they go back to the system when freed.
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").mallopt(-3, 1 << 20)  # M_MMAP_THRESHOLD: 1 MB
+    except (OSError, AttributeError):  # not glibc: its own policy applies
+        pass
+
+
+if current_process().name == "MainProcess":
+    _lean()

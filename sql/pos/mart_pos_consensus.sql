@@ -15,21 +15,22 @@ CREATE TABLE IF NOT EXISTS mart_pos_consensus (
 );
 -- @build
 INSERT INTO mart_pos_consensus
-WITH votes AS (
-    SELECT c.campaign, c.task, c.corpus, c.ref_unit, c.system, unnest(c.projected) AS tag,
-           1.0 / len(c.projected) AS vote
+WITH cases AS (
+    SELECT c.ref_unit, c.projected
     FROM int_pos_case c
     JOIN cat_system s ON s.campaign = c.campaign AND s.task = c.task AND s.system = c.system
     WHERE c.evaluation = 'absolute' AND c.noneval IS NULL AND NOT s.baseline
       AND c.campaign = $campaign AND c.task = $task AND c.corpus = $corpus
+), voters AS (  -- one absolute case per system and reference unit
+    SELECT ref_unit, count(*) AS voters FROM cases GROUP BY ref_unit
 ), tally AS (
     -- fixed-point sum: the same bits whatever order the rows (and threads) come in
-    SELECT campaign, task, corpus, ref_unit, tag, sum(vote::DECIMAL(38, 18))::DOUBLE AS votes
-    FROM votes GROUP BY ALL
-), voters AS (
-    SELECT campaign, task, corpus, ref_unit, count(DISTINCT system) AS voters FROM votes GROUP BY ALL
+    SELECT ref_unit, tag, sum(vote::DECIMAL(38, 18))::DOUBLE AS votes
+    FROM (SELECT ref_unit, unnest(projected) AS tag, 1.0 / len(projected) AS vote FROM cases)
+    GROUP BY ALL
+), winner AS (  -- aggregates only (no window): they spill to disk under a small memory limit
+    SELECT ref_unit, arg_min(tag, (-votes, tag)) AS tag, max(votes) AS votes
+    FROM tally GROUP BY ref_unit
 )
-SELECT t.campaign, t.task, t.corpus, t.ref_unit, t.tag, t.votes, v.voters, t.votes / v.voters AS agreement
-FROM tally t JOIN voters v USING (campaign, task, corpus, ref_unit)
-QUALIFY row_number() OVER (PARTITION BY t.campaign, t.task, t.corpus, t.ref_unit
-                           ORDER BY t.votes DESC, t.tag) = 1;
+SELECT $campaign, $task, $corpus, w.ref_unit, w.tag, w.votes, v.voters, w.votes / v.voters
+FROM winner w JOIN voters v USING (ref_unit);

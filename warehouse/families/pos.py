@@ -360,7 +360,9 @@ def intervals(ctx: RunContext, task: Task, corpus: str) -> None:
             ctx.con.execute(f"DELETE FROM {table} WHERE campaign = ? AND task = ? AND corpus = ?",
                             key)
         return
-    counts = ctx.con.execute(f"""
+    units = one(ctx.con, "SELECT count(*) FROM (SELECT DISTINCT doc, sent FROM fct_pos_sentence "
+                         "WHERE campaign = ? AND task = ? AND corpus = ?)", key)[0]
+    batches = ctx.con.sql(f"""
         WITH f AS (FROM fct_pos_sentence WHERE campaign = ? AND task = ? AND corpus = ?),
         s AS (SELECT doc, sent, row_number() OVER (ORDER BY doc, sent) - 1 AS unit
               FROM (SELECT DISTINCT doc, sent FROM f)),
@@ -369,10 +371,12 @@ def intervals(ctx: RunContext, task: Task, corpus: str) -> None:
               FROM (SELECT DISTINCT system, evaluation, granularity FROM f))
         SELECT unit, variant, {", ".join(f"({sql})::DOUBLE AS {name}" for name, sql in sums.items())}
         FROM f JOIN s USING (doc, sent) JOIN v USING (system, evaluation, granularity)""",
-                                 key).fetchnumpy()  # numbers only: no frame, no strings
-    tables = bootstrap.dense(counts["unit"], counts["variant"], [counts[c] for c in sums],
-                             (int(counts["unit"].max()) + 1, len(variants)))  # every unit has rows
-    del counts
+                          params=key).to_arrow_reader(100_000)  # numbers only, in batches
+    tables = [np.zeros((units, len(variants))) for _ in sums]  # sums of integers: exact
+    for batch in batches:
+        cells = batch.column("unit").to_numpy() * len(variants) + batch.column("variant").to_numpy()
+        for table, column in zip(tables, sums):
+            np.add.at(table.reshape(-1), cells, batch.column(column).to_numpy())
     rows, pairs = [], []
     stamp = [campaign.bootstrap, campaign.seed]
     for m, measure in enumerate(MEASURES):
