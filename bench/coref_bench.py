@@ -61,8 +61,8 @@ TOLERANCE = 1e-9
 
 def generate(path_key: Path, path_response: Path, documents: int, mentions: int, seed: int) -> dict:
     """Key and response CoNLL-2012 files of ``documents`` documents of ``mentions`` mentions."""
-    from demo.coref import GENRES, ErrorModel, generate_document, mentions_table, respond
-    from etl.coref_write import write_conll2012
+    from scorehouse.demo.coref import GENRES, ErrorModel, generate_document, mentions_table, respond
+    from scorehouse.etl.coref_write import write_conll2012
 
     model = ErrorModel(merge=0.08, split=0.12, pronoun=0.15, miss=0.06, boundary=0.15, spurious=0.04,
                        pleonastic=0.3)

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from scorers.lcs import align  # noqa: E402
+from scorehouse.scorers.lcs import align  # noqa: E402
 
 
 def edited(rng, ref: np.ndarray, share: float) -> np.ndarray:

@@ -71,7 +71,7 @@ COORDINATOR = (
     "import atexit, resource, sys\n"
     "atexit.register(lambda: sys.stderr.write('COORDINATOR_PEAK_KIB %d\\n' % "
     "resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))\n"
-    "from warehouse.cli import main\n"
+    "from scorehouse.warehouse.cli import main\n"
     "sys.argv[0] = 'scorehouse'\n"
     "main()\n"
 )

@@ -37,7 +37,7 @@ import numpy as np
 import polars as pl
 from measure import fmt_peak, machine, measure, summary_line, tail
 
-from warehouse.toml_writer import toml_table
+from scorehouse.warehouse.toml_writer import toml_table
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = 20261125
@@ -51,7 +51,7 @@ def reference(rng, sentences: int) -> dict[str, pl.DataFrame]:
     """The reference as three frames: forms (sent, form_no, form), groups (sent, group_no, type,
     first, last), relations (sent, rel_no, type, role_no, pos, use_group, attr); a relation
     argument is a form position, written as the group containing it when ``use_group``."""
-    from etl.easy import ROLES
+    from scorehouse.etl.easy import ROLES
 
     lengths = rng.integers(12, 29, sentences)
     sent = np.repeat(np.arange(sentences), lengths)
@@ -114,7 +114,7 @@ def perturb(rng, ref: dict[str, pl.DataFrame], rate: float, split_third: bool) -
         .cast(pl.Int32).alias("pos")).drop("n")
     retype = rel.select("sent", "rel_no").unique(maintain_order=True)
     retype = retype.filter(pl.Series(rng.random(retype.height) < rate / 2))
-    from etl.easy import ROLES
+    from scorehouse.etl.easy import ROLES
     two = [t for t, r in ROLES.items() if len(r) == 2]
     retype = retype.with_columns(pl.Series("new_type", np.array(two)[rng.integers(0, len(two), retype.height)]))
     rel = rel.join(retype, on=["sent", "rel_no"], how="left").with_columns(
@@ -150,7 +150,7 @@ def _split_third(sysout: dict[str, pl.DataFrame]) -> dict[str, pl.DataFrame]:
 
 def items(frames: dict[str, pl.DataFrame], sent_offset: int) -> pl.DataFrame:
     """The items table of etl/easy.py for one file."""
-    from etl.easy import ROLES
+    from scorehouse.etl.easy import ROLES
 
     sid = pl.format("E{}", pl.col("sent") + sent_offset + 1)
     groups = frames["groups"].with_columns(pl.format("{}G{}", sid, pl.col("group_no")).alias("item"))
@@ -193,7 +193,7 @@ def generate(workdir: Path, sentences: int, systems: int, annotated: float = 1.0
     """Write the campaign (references, full parts, submissions, campaign.toml) into ``workdir``:
     systems parse every sentence; the reference holds the ``annotated`` share of them (drawn at
     random), and the full part (forms only) is declared when that share is below 1."""
-    from etl.easy import write_easy_xml
+    from scorehouse.etl.easy import write_easy_xml
 
     rng = np.random.default_rng(SEED)
     camp = workdir / "campaign"

@@ -22,7 +22,7 @@ imports included; peak RSS from ``/usr/bin/time -v`` or ``getrusage``): (a) a ti
 loads both files with ``udeval.load_conllu_file(path, {})`` and calls ``udeval.evaluate``;
 (b) a tiny runner that calls ``read_ud`` on both files, ``pl.from_arrow`` and ``evaluate``;
 (c) ``scorehouse parsing --format conllu --json GOLD SYSTEM`` (the executable next to this
-Python, else ``python -m warehouse.cli``). Each prints the 13 metrics' counts as JSON; the script
+Python, else ``python -m scorehouse``). Each prints the 13 metrics' counts as JSON; the script
 checks they are equal (``MISMATCH`` otherwise).
 """
 
@@ -55,8 +55,8 @@ def worker(tool: str, gold: str, system: str) -> None:
     else:
         import polars as pl
 
-        from etl.ud import read_ud
-        from scorers.ud import evaluate
+        from scorehouse.etl.ud import read_ud
+        from scorehouse.scorers.ud import evaluate
         found = evaluate(pl.from_arrow(read_ud(gold)), pl.from_arrow(read_ud(system))).counts()
         counts = {m: [c["correct"], c["gold_total"], c["system_total"], c["aligned_total"]] for m, c in found.items()}
     json.dump({"counts": counts, "seconds_inside": time.perf_counter() - t0}, sys.stdout)
@@ -64,7 +64,7 @@ def worker(tool: str, gold: str, system: str) -> None:
 
 def generate(workdir: Path, words: int, seed: int) -> tuple[Path, Path, dict]:
     """The gold and system files, and a few facts about them."""
-    from demo.ud import bigger_treebank, noisy_system
+    from scorehouse.demo.ud import bigger_treebank, noisy_system
 
     text = GSD.read_text(encoding="utf-8")
     per_copy = sum(1 for line in text.split("\n") if line[:1].isdigit() and "\t" in line
@@ -85,9 +85,9 @@ def generate(workdir: Path, words: int, seed: int) -> tuple[Path, Path, dict]:
 
 def cli_command(gold: Path, system: Path) -> list[str]:
     """``scorehouse parsing --format conllu --json GOLD SYSTEM``, run by the executable next to
-    this Python (else ``python -m warehouse.cli``)."""
+    this Python (else ``python -m scorehouse``)."""
     exe = Path(sys.executable).parent / "scorehouse"
-    head = [str(exe)] if exe.exists() else [sys.executable, "-m", "warehouse.cli"]
+    head = [str(exe)] if exe.exists() else [sys.executable, "-m", "scorehouse"]
     return [*head, "parsing", "--format", "conllu", "--json", str(gold), str(system)]
 
 

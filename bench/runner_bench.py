@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 from measure import Measure, fmt_peak, machine, measure, tail
 
-from warehouse.toml_writer import toml_table
+from scorehouse.warehouse.toml_writer import toml_table
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = 20261126
@@ -90,7 +90,7 @@ def _write(path: Path, rows) -> None:
 
 def score_worker(camp: str, db: str, store: str, workers: str, executor: str) -> None:
     """Child process: score a loaded warehouse; print the scoring time and the units scored."""
-    from warehouse.pipeline import run
+    from scorehouse.warehouse.pipeline import run
     t0 = time.perf_counter()
     result = run(camp, db, None, steps=("score",), quiet=True, workers=int(workers),
                  executor=executor or None, store=store)
@@ -195,9 +195,9 @@ def _compute_per_unit(camp: Path, workdir: Path) -> float:
     """Milliseconds of ``compute_unit`` alone per unit, in this process (prepare and compute of
     every unit of a loaded warehouse, nothing committed; the compute includes writing the unit's
     rows and building its counts in the private DuckDB)."""
-    import warehouse.families.wer as wer
-    from warehouse import runner
-    from warehouse.pipeline import run
+    import scorehouse.warehouse.families.wer as wer
+    from scorehouse.warehouse import runner
+    from scorehouse.warehouse.pipeline import run
 
     spent = [0.0, 0]
 

@@ -113,8 +113,8 @@ def simulate_output(reference: list[str], n: int, seed: int) -> list[str]:
 def nearest_worker(reference_path: str, output_path: str) -> None:
     """Child process: read both lists, ``nearest`` then ``sweep``; JSON on stdout."""
     t0 = time.perf_counter()
-    from scorers.terms import nearest
-    from scorers.terms_measures import classical, graded, sweep
+    from scorehouse.scorers.terms import nearest
+    from scorehouse.scorers.terms_measures import classical, graded, sweep
     t_import = time.perf_counter() - t0
     reference = read_terms(Path(reference_path))
     output = Path(output_path).read_text(encoding="utf-8").splitlines()
@@ -132,7 +132,7 @@ def nearest_worker(reference_path: str, output_path: str) -> None:
 
 def brute_worker(reference_path: str, output_path: str, sample: int) -> None:
     """Child process: ``nearest_brute`` and ``nearest`` on the first ``sample`` output terms."""
-    from scorers.terms import dt_matrix, nearest, nearest_brute
+    from scorehouse.scorers.terms import dt_matrix, nearest, nearest_brute
     reference = read_terms(Path(reference_path))
     output = Path(output_path).read_text(encoding="utf-8").splitlines()[:sample]
     t0 = time.perf_counter()
@@ -203,7 +203,7 @@ def main(argv: list[str] | None = None) -> int:
     print("timing scorehouse terms --sweep --json (the whole family: load, alignment per label slice, "
           "SQL scores and sweep) ...", flush=True)
     cli = measure(f"scorehouse terms --sweep, {len(output):,} x {len(reference):,}",
-                  [sys.executable, "-m", "warehouse.cli", "terms", str(args.reference), str(output_path), "--sweep",
+                  [sys.executable, "-m", "scorehouse", "terms", str(args.reference), str(output_path), "--sweep",
                    "--json"], work / "cli.json", cwd=ROOT)
     for n in args.large:
         big_reference = simulate_output(reference, n, args.seed + 1)

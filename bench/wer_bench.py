@@ -38,7 +38,7 @@ from measure import MIB, Measure, fmt_peak, measure, summary_line, tail
 from measure import code_hash as _code_hash
 from measure import machine as _machine
 
-from warehouse.toml_writer import toml_table
+from scorehouse.warehouse.toml_writer import toml_table
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = 20260501

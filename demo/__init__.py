@@ -2,6 +2,6 @@
 written as a campaign folder by ``scorehouse demo``. Not part of the engine (``warehouse/``),
 which imports it only to run that command."""
 
-from demo.campaign import write_demo_campaign
+from scorehouse.demo.campaign import write_demo_campaign
 
 __all__ = ["write_demo_campaign"]

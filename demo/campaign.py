@@ -22,14 +22,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from demo import lexicon as lex
-from demo.coref import write_coref_task
-from demo.parsing import write_parsing_task
-from demo.pos import write_pos_task
-from demo.terms import write_terms_task
-from demo.ud import write_dependency_task
-from warehouse.draws import Draws
-from warehouse.toml_writer import toml_table
+from scorehouse.demo import lexicon as lex
+from scorehouse.demo.coref import write_coref_task
+from scorehouse.demo.parsing import write_parsing_task
+from scorehouse.demo.pos import write_pos_task
+from scorehouse.demo.terms import write_terms_task
+from scorehouse.demo.ud import write_dependency_task
+from scorehouse.warehouse.draws import Draws
+from scorehouse.warehouse.toml_writer import toml_table
 
 SEED = 20261125
 NOISE, REJECT, SPR, OOV = "[bruit]", "<REJET>", "SPR", "OOV"

@@ -43,9 +43,9 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from etl.coref import SCHEMA
-from etl.coref_write import write_conll2012, write_coref_jsonl, write_mention_categories
-from warehouse.toml_writer import toml_table
+from scorehouse.etl.coref import SCHEMA
+from scorehouse.etl.coref_write import write_conll2012, write_coref_jsonl, write_mention_categories
+from scorehouse.warehouse.toml_writer import toml_table
 
 SEED = 20261201
 DOCUMENTS = 60  # generated documents at scale 1

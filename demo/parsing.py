@@ -63,10 +63,10 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from demo.pos import CONLLU, DATA
-from etl.conllu import read_conllu
-from etl.easy import GROUP_TYPES, ROLES, SCHEMA, write_easy_xml
-from warehouse.toml_writer import toml_table
+from scorehouse.demo.pos import CONLLU, DATA
+from scorehouse.etl.conllu import read_conllu
+from scorehouse.etl.easy import GROUP_TYPES, ROLES, SCHEMA, write_easy_xml
+from scorehouse.warehouse.toml_writer import toml_table
 
 SEED = 20261127
 # (corpus id, genre, provider (paper table 2), annotated sentences in the paper (table 4), error factor)

@@ -72,9 +72,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from demo.gsd import COARSE_ORDER, Sentence, coarse, read_gsd
-from warehouse.draws import Draws
-from warehouse.toml_writer import toml_table
+from scorehouse.demo.gsd import COARSE_ORDER, Sentence, coarse, read_gsd
+from scorehouse.warehouse.draws import Draws
+from scorehouse.warehouse.toml_writer import toml_table
 
 SEED = 20261126
 DATA = pathlib.Path(__file__).resolve().parent / "data" / "UD_French-GSD"  # shipped as package data

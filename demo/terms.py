@@ -45,8 +45,8 @@ import polars as pl
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
-from demo.acter import acter_list, read_acter, reference_v1_0, reference_v1_1
-from warehouse.toml_writer import toml_table
+from scorehouse.demo.acter import acter_list, read_acter, reference_v1_0, reference_v1_1
+from scorehouse.warehouse.toml_writer import toml_table
 
 SEED = 20261215
 CORPORA = (("wind-fr", "wind", "énergie éolienne"), ("htfl-fr", "htfl", "insuffisance cardiaque"))

@@ -30,7 +30,7 @@ import pathlib
 import numpy as np
 import polars as pl
 
-from etl.ud import read_ud
+from scorehouse.etl.ud import read_ud
 
 RATES = {
     "upos": 0.04, "xpos": 0.03, "feats": 0.05, "lemma": 0.03, "head": 0.08, "deprel": 0.06,
@@ -365,8 +365,8 @@ def write_dependency_task(dest: pathlib.Path, scale: float = 1.0) -> list[str]:
     three systems are :func:`noisy_system` outputs at different noise levels (dep-c with five
     times the tokenisation noise), by participants of the EASY demo task. Same bytes on every call.
     """
-    from demo.pos import CONLLU, DATA
-    from warehouse.toml_writer import toml_table
+    from scorehouse.demo.pos import CONLLU, DATA
+    from scorehouse.warehouse.toml_writer import toml_table
 
     gold = (DATA / CONLLU).read_text(encoding="utf-8")
     if scale < 1:

@@ -38,9 +38,9 @@ from pathlib import Path
 import polars as pl
 import pyarrow as pa
 
-from etl.errors import InputError, shorten
-from etl.lines import first_error, name_sentences
-from etl.lines import lines as read_lines
+from scorehouse.etl.errors import InputError, shorten
+from scorehouse.etl.lines import first_error, name_sentences
+from scorehouse.etl.lines import lines as read_lines
 
 TAGS = ("upos", "xpos", "upos+feats")
 _FIELDS = ("id", "form", "lemma", "upos", "xpos", "feats", "head", "deprel", "deps", "misc")

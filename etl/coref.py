@@ -25,9 +25,9 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from etl.errors import InputError, decode_utf8, shorten
-from etl.lines import first_error
-from etl.lines import lines as read_lines
+from scorehouse.etl.errors import InputError, decode_utf8, shorten
+from scorehouse.etl.lines import first_error
+from scorehouse.etl.lines import lines as read_lines
 
 SCHEMA = pa.schema([
     ("doc", pa.string()), ("genre", pa.string()), ("start", pa.int32()), ("end", pa.int32()),

@@ -16,7 +16,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from etl.coref import _CLOSE, _HEADER, _OPEN, _pair
+from scorehouse.etl.coref import _CLOSE, _HEADER, _OPEN, _pair
 
 
 def write_conll2012(mentions: pa.Table | pl.DataFrame, tokens_by_doc: Mapping[str, Sequence], path: str | Path) -> None:

@@ -26,8 +26,8 @@ from xml.parsers import expat
 import polars as pl
 import pyarrow as pa
 
-from etl.errors import InputError, shorten
-from etl.lines import first_error
+from scorehouse.etl.errors import InputError, shorten
+from scorehouse.etl.lines import first_error
 
 GROUP_TYPES = ("GA", "GN", "GP", "GR", "NV", "PV")
 ROLES = {  # relation type -> role names, in role_no order

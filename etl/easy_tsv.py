@@ -16,7 +16,7 @@ from pathlib import Path
 import polars as pl
 import pyarrow as pa
 
-from etl.easy import (
+from scorehouse.etl.easy import (
     _ELEMENTS,
     _ROLE_FRAME,
     ATTRIBUTE_VALUES,
@@ -37,8 +37,8 @@ from etl.easy import (
     _type_error,
     _value_error,
 )
-from etl.errors import InputError, shorten
-from etl.lines import first_error, lines
+from scorehouse.etl.errors import InputError, shorten
+from scorehouse.etl.lines import first_error, lines
 
 
 def read_easy_tsv(path: str | Path, data: bytes | None = None) -> pa.Table:

@@ -31,7 +31,7 @@ def _capped(text: str) -> str:
 def decode_utf8(path: Path, data: bytes) -> str:
     """Decode ``data`` as UTF-8 (a leading BOM is dropped), naming the line of the first bad byte;
     a line longer than the readers' limit is refused (:func:`etl.text.check_lines`)."""
-    from etl.text import check_lines
+    from scorehouse.etl.text import check_lines
 
     check_lines(path, data)
     try:

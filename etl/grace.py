@@ -53,8 +53,8 @@ from pathlib import Path
 import polars as pl
 import pyarrow as pa
 
-from etl.errors import InputError, shorten
-from etl.lines import first_error, lines, name_sentences
+from scorehouse.etl.errors import InputError, shorten
+from scorehouse.etl.lines import first_error, lines, name_sentences
 
 _META_KEYS = ("doc", "genre", "sent")
 _META_LINE = r"^# (doc|genre|sent) = (.*)$"

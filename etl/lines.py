@@ -7,7 +7,7 @@ from pathlib import Path
 
 import polars as pl
 
-from etl.errors import InputError, decode_utf8
+from scorehouse.etl.errors import InputError, decode_utf8
 
 
 def lines(path: Path, data: bytes | None) -> pl.DataFrame:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from etl.errors import InputError, decode_utf8, shorten
+from scorehouse.etl.errors import InputError, decode_utf8, shorten
 
 HEADER = "tag\tpivot"
 _WHITESPACE = re.compile(r"\s")

@@ -21,8 +21,8 @@ from pathlib import Path
 import polars as pl
 import pyarrow as pa
 
-from etl.errors import InputError, shorten
-from etl.lines import first_error, lines
+from scorehouse.etl.errors import InputError, shorten
+from scorehouse.etl.lines import first_error, lines
 
 MAX_TERM_CHARS = 1_000  # a field longer than this is an error in the list, not a term
 

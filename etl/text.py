@@ -22,7 +22,7 @@ import re
 import unicodedata
 from pathlib import Path
 
-from etl.errors import InputError
+from scorehouse.etl.errors import InputError
 
 VERSION = "text:lf,nfc"  # part of every staged input's hash: a change here re-reads the files
 SIGNATURE = "text:nfc"  # in every family's signature

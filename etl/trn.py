@@ -13,7 +13,7 @@ from pathlib import Path
 import polars as pl
 import pyarrow as pa
 
-from etl.errors import InputError, decode_utf8, shorten
+from scorehouse.etl.errors import InputError, decode_utf8, shorten
 
 _ID_SUFFIX = r"\s*\(([^()\s]+)\)\s*$"
 

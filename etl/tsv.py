@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from etl.errors import InputError, decode_utf8, shorten
+from scorehouse.etl.errors import InputError, decode_utf8, shorten
 
 
 def read_tsv(path: str | Path, data: bytes | None = None, key: str = "utt_id",

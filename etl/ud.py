@@ -63,8 +63,8 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from etl.errors import decode_utf8, shorten
-from etl.lines import first_error, name_sentences
+from scorehouse.etl.errors import decode_utf8, shorten
+from scorehouse.etl.lines import first_error, name_sentences
 
 ZS = r"\p{Zs}"  # the characters the official script deletes from FORMs (Unicode category Zs)
 CHUNK_LINES = 20_000

@@ -33,13 +33,13 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from reports import ranks
-from reports.charts import correlation_heatmap, way_lines
-from reports.render import rejected_inputs, stored_signature
-from reports.systems import grouped, only_published, published_systems
-from reports.tables import export_tables
-from scorers import coref_compare as compare
-from warehouse.db import frame
+from scorehouse.reports import ranks
+from scorehouse.reports.charts import correlation_heatmap, way_lines
+from scorehouse.reports.render import rejected_inputs, stored_signature
+from scorehouse.reports.systems import grouped, only_published, published_systems
+from scorehouse.reports.tables import export_tables
+from scorehouse.scorers import coref_compare as compare
+from scorehouse.warehouse.db import frame
 
 CONVENTION_ORDER = ("conll", "paper")
 # (metric, the paper's prefix of its recall / precision names) in the paper's table 2 order.
@@ -68,7 +68,7 @@ _FRONT = ("corpus", "convention", "singletons", "slice", "genre", "label", "orga
 
 def page_data(con, campaign, task, out: Path) -> dict:
     """Everything the ``coref.html`` template shows, and the exported files."""
-    from warehouse.families.coref import BASELINES, code_version, signature
+    from scorehouse.warehouse.families.coref import BASELINES, code_version, signature
 
     key = [campaign.id, task.id]
     systems = published_systems(con, key, BASELINES if task.options.get("baselines", True) else {})

@@ -23,10 +23,10 @@ from pathlib import Path
 
 import polars as pl
 
-from reports.charts import heatmap, label_bars, way_lines
-from reports.render import rejected_inputs, stored_signature
-from reports.tables import export_tables
-from warehouse.db import frame
+from scorehouse.reports.charts import heatmap, label_bars, way_lines
+from scorehouse.reports.render import rejected_inputs, stored_signature
+from scorehouse.reports.tables import export_tables
+from scorehouse.warehouse.db import frame
 
 GROUPS = (("Participants", "participant"), ("Baselines (built-in)", "baseline"),
           ("Organisers (shown apart)", "organiser"))
@@ -43,7 +43,7 @@ _SCORE_COLUMNS = ["hyp", "ref", "matched", "precision", "recall", "f1"]
 def page_data(con, campaign, task, out: Path) -> dict:
     """Everything the ``parsing.html`` template shows, and the exported files, for an EASY task
     or a CoNLL-U one (``is_dependency(task)``)."""
-    from warehouse.families.parsing import is_dependency
+    from scorehouse.warehouse.families.parsing import is_dependency
 
     key = [campaign.id, task.id]
     systems = frame(con, "SELECT system, label, organiser, baseline FROM cat_system "
@@ -109,7 +109,7 @@ def _ordered_types(present, kind: str) -> list[str]:
 # ---------------------------------------------------------------- EASY
 
 def _easy(con, campaign, task, out: Path, systems: pl.DataFrame, corpora: pl.DataFrame) -> dict:
-    from warehouse.families.parsing import (
+    from scorehouse.warehouse.families.parsing import (
         FUNCTIONS,
         MODES,
         code_version,
@@ -297,7 +297,7 @@ def _reference_types(rows: pl.DataFrame, kind: str, corpus_ids: list[str]) -> li
 # ---------------------------------------------------------------- CoNLL-U
 
 def _ud(con, campaign, task, out: Path, systems: pl.DataFrame, corpora: pl.DataFrame) -> dict:
-    from warehouse.families.parsing import code_version, signature
+    from scorehouse.warehouse.families.parsing import code_version, signature
 
     key = [campaign.id, task.id]
     corpus_ids = corpora["corpus"].to_list()

@@ -18,12 +18,12 @@ from pathlib import Path
 
 import polars as pl
 
-from reports import ranks
-from reports.charts import operating_zones
-from reports.render import rejected_inputs, stored_signature
-from reports.tables import export_tables
-from warehouse.db import frame
-from warehouse.families.pos import (
+from scorehouse.reports import ranks
+from scorehouse.reports.charts import operating_zones
+from scorehouse.reports.render import rejected_inputs, stored_signature
+from scorehouse.reports.tables import export_tables
+from scorehouse.warehouse.db import frame
+from scorehouse.warehouse.families.pos import (
     EVALUATIONS,
     GRANULARITIES,
     code_version,

@@ -8,7 +8,7 @@ import math
 
 import polars as pl
 
-from scorers import ranking
+from scorehouse.scorers import ranking
 
 COLUMNS = {"rank_best": pl.Int64, "rank_worst": pl.Int64}
 

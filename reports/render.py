@@ -8,13 +8,13 @@ from pathlib import Path
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
-from warehouse.db import frame
-from warehouse.families import page_module
+from scorehouse.warehouse.db import frame
+from scorehouse.warehouse.families import page_module
 
 
 def environment() -> Environment:
     """The Jinja environment with the number filters every template uses."""
-    env = Environment(loader=PackageLoader("reports", "templates"), autoescape=select_autoescape(["html"]),
+    env = Environment(loader=PackageLoader("scorehouse.reports", "templates"), autoescape=select_autoescape(["html"]),
                       trim_blocks=True, lstrip_blocks=True)
     env.filters["pct"] = lambda v, d=1: "–" if v is None else f"{100 * v:.{d}f}"
     env.filters["num"] = lambda v, d=2: "–" if v is None else f"{v:.{d}f}"

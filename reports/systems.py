@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from warehouse.db import frame
+from scorehouse.warehouse.db import frame
 
 GROUPS = (("Participants", "participant"), ("Baselines (built-in)", "baseline"),
           ("Organisers (shown apart)", "organiser"))

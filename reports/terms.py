@@ -34,11 +34,11 @@ from pathlib import Path
 
 import polars as pl
 
-from reports.charts import way_lines
-from reports.render import rejected_inputs, stored_signature
-from reports.systems import grouped, only_published, published_systems
-from reports.tables import export_tables
-from warehouse.db import frame
+from scorehouse.reports.charts import way_lines
+from scorehouse.reports.render import rejected_inputs, stored_signature
+from scorehouse.reports.systems import grouped, only_published, published_systems
+from scorehouse.reports.tables import export_tables
+from scorehouse.warehouse.db import frame
 
 METRICS = ("tp", "tr", "f", "precision", "recall", "f_exact")
 PAIRS = 12  # closest pairs shown per system and kind (smallest dt; nearest the threshold)
@@ -54,7 +54,7 @@ _FRONT = ("corpus", "label", "organiser", "reference", "slice", "top", "sigma", 
 def page_data(con, campaign, task, out: Path) -> dict:
     """Everything the ``terms.html`` template shows (TP, TR, P(S), R(S) at the declared sigma, the
     sigma sweep, pairs, links, validation, CoRReCT, changes), and the exported files."""
-    from warehouse.families import terms as family
+    from scorehouse.warehouse.families import terms as family
 
     key = [campaign.id, task.id]
     systems = published_systems(con, key)

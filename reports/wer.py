@@ -12,12 +12,12 @@ from pathlib import Path
 
 import polars as pl
 
-from reports import ranks
-from reports.charts import grouped_bars
-from reports.render import rejected_inputs, stored_signature
-from reports.tables import export_tables
-from warehouse.db import frame
-from warehouse.families.wer import Options, code_version
+from scorehouse.reports import ranks
+from scorehouse.reports.charts import grouped_bars
+from scorehouse.reports.render import rejected_inputs, stored_signature
+from scorehouse.reports.tables import export_tables
+from scorehouse.warehouse.db import frame
+from scorehouse.warehouse.families.wer import Options, code_version
 
 TOP_ERRORS = 10
 

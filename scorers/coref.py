@@ -40,8 +40,8 @@ from scipy.optimize import linear_sum_assignment
 from scipy.sparse import coo_matrix, csr_matrix
 from scipy.sparse.csgraph import connected_components, min_weight_full_bipartite_matching
 
-from scorers import coref_paper as paper
-from scorers.coref_paper import (  # noqa: F401 (re-exported)
+from scorehouse.scorers import coref_paper as paper
+from scorehouse.scorers.coref_paper import (  # noqa: F401 (re-exported)
     BASELINES,
     baseline,
     pronoun_antecedent,

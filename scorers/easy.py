@@ -23,8 +23,8 @@ import polars as pl
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import maximum_bipartite_matching
 
-from etl.easy import GROUP_TYPES, ROLES, SCHEMA  # noqa: F401  (GROUP_TYPES, ROLES: re-exported)
-from scorers.lcs import align, encode
+from scorehouse.etl.easy import GROUP_TYPES, ROLES, SCHEMA  # noqa: F401  (GROUP_TYPES, ROLES: re-exported)
+from scorehouse.scorers.lcs import align, encode
 
 FUNCTIONS = ("EQUAL", "FUZZY", "INCLUDE", "INTERSECTION", "BARYCENTER")
 MODES = ("HYP", "DEFHYP", "REF")

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scorers.bootstrap import paired_p_value, percentile_interval
+from scorehouse.scorers.bootstrap import paired_p_value, percentile_interval
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from scipy.optimize import linear_sum_assignment
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
-from scorers.terms import SLACK, within
+from scorehouse.scorers.terms import SLACK, within
 
 SIGMAS = tuple(round(0.05 * k, 2) for k in range(21))
 SWEEP_SCHEMA = {"sigma": pl.Float64, "TP": pl.Float64, "TR": pl.Float64, "F": pl.Float64, "parts": pl.Int64,

@@ -16,9 +16,9 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from scorers import bootstrap
-from scorers.terms import TIE, nearest
-from scorers.terms_measures import f_score
+from scorehouse.scorers import bootstrap
+from scorehouse.scorers.terms import TIE, nearest
+from scorehouse.scorers.terms_measures import f_score
 
 
 def slices(reference: pl.DataFrame, exclude_labels: tuple[str, ...]) -> dict[str, list[str | None]]:

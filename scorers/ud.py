@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import polars as pl
 
-from scorers.ud_align import DIFFERENCES, Side, align_words, recover_spans, token_line
+from scorehouse.scorers.ud_align import DIFFERENCES, Side, align_words, recover_spans, token_line
 
 METRICS = ("Tokens", "Sentences", "Words", "UPOS", "XPOS", "UFeats", "AllTags", "Lemmas", "UAS", "LAS",
            "CLAS", "MLAS", "BLEX")

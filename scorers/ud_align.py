@@ -32,8 +32,8 @@ import numpy as np
 import polars as pl
 from rapidfuzz.distance import Levenshtein
 
-from etl.ud import without_spaces
-from scorers.lcs import align, encode
+from scorehouse.etl.ud import without_spaces
+from scorehouse.scorers.lcs import align, encode
 
 DIFFERENCES = {"gold_line": pl.Int32, "system_line": pl.Int32, "gold_text": pl.String, "system_text": pl.String}
 

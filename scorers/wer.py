@@ -21,8 +21,8 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from etl.text import SIGNATURE as TEXT
-from scorers.alignment import SCLITE, Costs, align
+from scorehouse.etl.text import SIGNATURE as TEXT
+from scorehouse.scorers.alignment import SCLITE, Costs, align
 
 METHODS = ("none", "m1", "m2", "m3", "m4")
 CASES = ("sensitive", "insensitive")

@@ -4,7 +4,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from warehouse.cli import main
+from scorehouse.warehouse.cli import main
 
 
 def _no_nan(name):

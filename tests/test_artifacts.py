@@ -21,9 +21,9 @@ import duckdb
 import pytest
 from test_kill_resume import tables
 
-from demo.campaign import write_demo_campaign
-from warehouse.catalog import imported_sources
-from warehouse.pipeline import run
+from scorehouse.demo.campaign import write_demo_campaign
+from scorehouse.warehouse.catalog import imported_sources
+from scorehouse.warehouse.pipeline import run
 
 
 @pytest.fixture(scope="module")
@@ -140,35 +140,35 @@ def test_an_older_bulletin_folder_is_replaced_by_an_edition(campaign, tmp_path):
         (
             "parsing",
             [
-                "scorers.lcs",
-                "scorers.ud_align",
-                "scorers.bootstrap",
-                "warehouse.families.parsing_ud",
+                "scorehouse.scorers.lcs",
+                "scorehouse.scorers.ud_align",
+                "scorehouse.scorers.bootstrap",
+                "scorehouse.warehouse.families.parsing_ud",
             ],
-            ["scorers.pos", "scorers.wer", "warehouse.families.pos"],
+            ["scorehouse.scorers.pos", "scorehouse.scorers.wer", "scorehouse.warehouse.families.pos"],
         ),
         (
             "pos",
-            ["scorers.lcs", "scorers.pos", "etl.grace", "scorers.bootstrap"],
-            ["scorers.easy", "scorers.wer"],
+            ["scorehouse.scorers.lcs", "scorehouse.scorers.pos", "scorehouse.etl.grace", "scorehouse.scorers.bootstrap"],
+            ["scorehouse.scorers.easy", "scorehouse.scorers.wer"],
         ),
         (
             "wer",
-            ["scorers.alignment", "scorers.wer", "scorers.bootstrap"],
-            ["scorers.lcs", "scorers.pos"],
+            ["scorehouse.scorers.alignment", "scorehouse.scorers.wer", "scorehouse.scorers.bootstrap"],
+            ["scorehouse.scorers.lcs", "scorehouse.scorers.pos"],
         ),
-        ("coref", ["scorers.coref", "scorers.coref_paper", "scorers.bootstrap"], ["scorers.lcs"]),
+        ("coref", ["scorehouse.scorers.coref", "scorehouse.scorers.coref_paper", "scorehouse.scorers.bootstrap"], ["scorehouse.scorers.lcs"]),
         (
             "terms",
-            ["scorers.terms", "scorers.terms_measures", "scorers.terms_slices"],
-            ["scorers.lcs"],
+            ["scorehouse.scorers.terms", "scorehouse.scorers.terms_measures", "scorehouse.scorers.terms_slices"],
+            ["scorehouse.scorers.lcs"],
         ),
     ],
 )
 def test_code_versions_follow_the_imports(family, reaches, not_reached):
-    found = {name for name, _ in imported_sources(f"warehouse.families.{family}")}
+    found = {name for name, _ in imported_sources(f"scorehouse.warehouse.families.{family}")}
     assert set(reaches) <= found and not set(not_reached) & found
-    assert not any(name.startswith("reports") for name in found)  # pages are not scoring code
+    assert not any(name.startswith("scorehouse.reports") for name in found)  # pages are not scoring code
 
 
 def test_a_warehouse_from_an_earlier_version_gains_new_columns(campaign, tmp_path):
@@ -188,7 +188,7 @@ def test_a_warehouse_from_an_earlier_version_gains_new_columns(campaign, tmp_pat
     ) == [(1,)]
     with duckdb.connect(str(db)) as con:
         con.execute("ALTER TABLE cat_scoring ALTER state TYPE INTEGER USING 0")
-    from warehouse.db import SchemaError
+    from scorehouse.warehouse.db import SchemaError
 
     with pytest.raises(
         SchemaError, match=r"table cat_scoring .*column state is INTEGER here, VARCHAR expected"
@@ -199,7 +199,7 @@ def test_a_warehouse_from_an_earlier_version_gains_new_columns(campaign, tmp_pat
 def test_a_table_an_earlier_version_kept_becomes_the_view_this_one_declares(tmp_path):
     """mart_coref_scores was a table filled by the units; it is now a view over the per-document
     counts: an existing warehouse's table is replaced by the view (its rows were derived)."""
-    from warehouse.db import apply_schema
+    from scorehouse.warehouse.db import apply_schema
 
     db = tmp_path / "w.duckdb"
     with duckdb.connect(str(db)) as con:

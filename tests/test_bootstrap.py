@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from scorers.bootstrap import paired_p_value, percentile_interval, ratio_samples
+from scorehouse.scorers.bootstrap import paired_p_value, percentile_interval, ratio_samples
 
 
 def units(n=300, seed=0):
@@ -83,7 +83,7 @@ def test_ratio_intervals_pivot_a_long_count_table():
     of ratio_samples on the units x variants matrices."""
     import polars as pl
 
-    from scorers.bootstrap import ratio_intervals
+    from scorehouse.scorers.bootstrap import ratio_intervals
 
     long = pl.DataFrame({"unit": ["u1", "u1", "u2", "u3", "u2"], "variant": ["b", "b", "a", "a", "b"],
                          "num": [1, 2, 3, 0, 1], "den": [2, 2, 4, 5, 3]})

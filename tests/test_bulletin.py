@@ -13,9 +13,9 @@ import polars as pl
 import pytest
 from browser import browse
 
-from demo.campaign import write_demo_campaign
-from warehouse.campaign import load_campaign
-from warehouse.pipeline import run
+from scorehouse.demo.campaign import write_demo_campaign
+from scorehouse.warehouse.campaign import load_campaign
+from scorehouse.warehouse.pipeline import run
 
 WER_SELECTORS = ("table.scores", "table.ier", "table.categories", "table.speakers", "table.paired",
                  "table.corpora", "div.chart svg", "div.signature", "table.confusions")

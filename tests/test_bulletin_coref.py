@@ -33,9 +33,9 @@ from browser import browse
 from helpers import PUBLICATION_PARTICIPANTS
 from scipy.stats import kendalltau
 
-from warehouse.campaign import load_campaign
-from warehouse.db import frame, one
-from warehouse.pipeline import open_warehouse, run
+from scorehouse.warehouse.campaign import load_campaign
+from scorehouse.warehouse.db import frame, one
+from scorehouse.warehouse.pipeline import open_warehouse, run
 
 DOCS = ("nw/wsj/00/wsj_0001/000", "nw/wsj/00/wsj_0002/000", "bc/cnn/00/cnn_0001/000", "bc/cnn/00/cnn_0002/000")
 TOKENS = 40

@@ -23,12 +23,12 @@ import polars as pl
 import pytest
 from browser import browse
 
-from reports.parsing import page_data
-from reports.render import environment
-from warehouse.campaign import Campaign, Corpus, Participant, System, Task
-from warehouse.db import apply_schema, frame, one
-from warehouse.families.parsing import FUNCTIONS, signature
-from warehouse.pipeline import open_warehouse
+from scorehouse.reports.parsing import page_data
+from scorehouse.reports.render import environment
+from scorehouse.warehouse.campaign import Campaign, Corpus, Participant, System, Task
+from scorehouse.warehouse.db import apply_schema, frame, one
+from scorehouse.warehouse.families.parsing import FUNCTIONS, signature
+from scorehouse.warehouse.pipeline import open_warehouse
 
 PARTICIPANTS = {"alpha": Participant("alpha", "Alpha Lab"),
                 "beta": Participant("beta", "Beta Team", "anonymous"),

@@ -20,9 +20,9 @@ import pytest
 from browser import browse
 from helpers import PUBLICATION_PARTICIPANTS
 
-from reports.charts import operating_zone_band
-from warehouse.campaign import load_campaign
-from warehouse.pipeline import run
+from scorehouse.reports.charts import operating_zone_band
+from scorehouse.warehouse.campaign import load_campaign
+from scorehouse.warehouse.pipeline import run
 
 POS_TABLES = ("table.pos-scores", "table.pos-genre", "table.pos-relative", "table.pos-granularity",
               "table.pos-noneval", "table.pos-unknown", "table.pos-kappa", "table.pos-kappa-pairs",

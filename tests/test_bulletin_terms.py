@@ -33,10 +33,10 @@ import pytest
 from browser import browse
 from helpers import PUBLICATION_PARTICIPANTS
 
-from warehouse.campaign import load_campaign
-from warehouse.db import frame
-from warehouse.families.terms import signature
-from warehouse.pipeline import open_warehouse, run
+from scorehouse.warehouse.campaign import load_campaign
+from scorehouse.warehouse.db import frame
+from scorehouse.warehouse.families.terms import signature
+from scorehouse.warehouse.pipeline import open_warehouse, run
 
 HIDDEN = ("secret", "Gamma Hidden Institute", "hauban")
 STEMS = ("terms_corpora", "terms_scores", "terms_cutoffs", "terms_sweep", "terms_links", "terms_validation",

@@ -15,11 +15,11 @@ import jsonschema
 import pytest
 from click.testing import CliRunner
 
-from demo.campaign import write_demo_campaign
-from warehouse.campaign import CampaignError, load_campaign
-from warehouse.campaign_schema import schema
-from warehouse.cli import main
-from warehouse.pipeline import run
+from scorehouse.demo.campaign import write_demo_campaign
+from scorehouse.warehouse.campaign import CampaignError, load_campaign
+from scorehouse.warehouse.campaign_schema import schema
+from scorehouse.warehouse.cli import main
+from scorehouse.warehouse.pipeline import run
 
 ROOT = Path(__file__).resolve().parent.parent
 

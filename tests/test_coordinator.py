@@ -12,7 +12,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 CODE = """
 import os, time
-import warehouse.cli
+import scorehouse.warehouse.cli
 import polars as pl
 
 def rss():
@@ -38,7 +38,7 @@ def test_freed_memory_goes_back_even_with_polars_default_inherited():
 
 SPAWNED = """
 import sys
-import warehouse.cli  # what the scorehouse script does first, in the pool's workers too
+import scorehouse.warehouse.cli  # what the scorehouse script does first, in the pool's workers too
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 

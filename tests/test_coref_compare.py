@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pytest
 
-from scorers import coref_compare as compare
+from scorehouse.scorers import coref_compare as compare
 
 
 def tau_b(x: np.ndarray, y: np.ndarray) -> float:

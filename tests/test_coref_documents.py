@@ -17,9 +17,9 @@ import polars as pl
 import pytest
 from click.testing import CliRunner
 
-from etl.coref import read_conll2012, read_coref_jsonl
-from scorers import coref
-from warehouse.cli import main
+from scorehouse.etl.coref import read_conll2012, read_coref_jsonl
+from scorehouse.scorers import coref
+from scorehouse.warehouse.cli import main
 
 # Document "a": key {0, 2, 5-6} {4} {1, 7}; response {0, 2, 4} {5-6, 7} (mention 1 missed).
 A_KEY = [[(0, 0), (2, 2), (5, 6)], [(4, 4)], [(7, 7), (1, 1)]]

@@ -21,8 +21,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scorers import coref
-from scorers.coref import (
+from scorehouse.scorers import coref
+from scorehouse.scorers.coref import (
     baseline,
     contingency,
     entropies,

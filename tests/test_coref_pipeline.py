@@ -12,11 +12,11 @@ import polars as pl
 import pytest
 from click.testing import CliRunner
 
-from etl.coref import read_conll2012
-from scorers import coref
-from warehouse.cli import main
-from warehouse.pipeline import run
-from warehouse.toml_writer import toml_table
+from scorehouse.etl.coref import read_conll2012
+from scorehouse.scorers import coref
+from scorehouse.warehouse.cli import main
+from scorehouse.warehouse.pipeline import run
+from scorehouse.warehouse.toml_writer import toml_table
 
 DOC = "#begin document ({name}); part 000\n{body}#end document\n"
 
@@ -197,7 +197,7 @@ def test_a_report_only_run_keeps_the_built_in_baselines(scored, tmp_path):
     ("conventions", ["strict"], "conventions: expected some of"),
 ])
 def test_bad_task_options_name_the_key(tmp_path, option, value, expected):
-    from warehouse.campaign import CampaignError
+    from scorehouse.warehouse.campaign import CampaignError
 
     root = write_campaign(tmp_path / "c")
     lines = [line for line in (root / "campaign.toml").read_text(encoding="utf-8").splitlines()

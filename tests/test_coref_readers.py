@@ -16,7 +16,7 @@ import pyarrow as pa
 import pytest
 from helpers import assert_message, write
 
-from etl.coref import (
+from scorehouse.etl.coref import (
     CATEGORIES_SCHEMA,
     LINKS_SCHEMA,
     SCHEMA,
@@ -25,8 +25,8 @@ from etl.coref import (
     read_coref_links,
     read_mention_categories,
 )
-from etl.coref_write import write_conll2012, write_coref_jsonl, write_mention_categories
-from etl.errors import InputError
+from scorehouse.etl.coref_write import write_conll2012, write_coref_jsonl, write_mention_categories
+from scorehouse.etl.errors import InputError
 
 
 def rejected(reader, tmp_path, text, line, name="f.conll") -> str:

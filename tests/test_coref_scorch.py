@@ -20,7 +20,7 @@ import polars as pl
 import pytest
 from scorch import scores as scorch
 
-from scorers.coref import contingency, scores, statistics
+from scorehouse.scorers.coref import contingency, scores, statistics
 
 OURS = {"muc": scorch.muc, "bcub": scorch.b_cubed, "ceafm": scorch.ceaf_m, "ceafe": scorch.ceaf_e,
         "blanc": scorch.blanc}

@@ -10,17 +10,17 @@ import polars as pl
 import pytest
 from helpers import text_lines, tree
 
-from demo import coref as demo_coref
-from demo.coref import GUIDE_KEY, GUIDE_MENTIONS, GUIDE_RESPONSE, write_coref_task
-from etl.coref import (
+from scorehouse.demo import coref as demo_coref
+from scorehouse.demo.coref import GUIDE_KEY, GUIDE_MENTIONS, GUIDE_RESPONSE, write_coref_task
+from scorehouse.etl.coref import (
     read_conll2012,
     read_coref_jsonl,
     read_coref_links,
     read_mention_categories,
 )
-from scorers import coref as scorer
-from warehouse.campaign import load_campaign
-from warehouse.toml_writer import toml_table
+from scorehouse.scorers import coref as scorer
+from scorehouse.warehouse.campaign import load_campaign
+from scorehouse.warehouse.toml_writer import toml_table
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 SYSTEMS = ["coref-a", "coref-b", "coref-c", "coref-d"]

@@ -9,8 +9,8 @@ import tomllib
 import pytest
 from helpers import text_lines, tree
 
-from demo.campaign import THESIS_EXAMPLES, write_demo_campaign
-from demo.lexicon import CORPORA
+from scorehouse.demo.campaign import THESIS_EXAMPLES, write_demo_campaign
+from scorehouse.demo.lexicon import CORPORA
 
 TRN_LINE = re.compile(r"^(.*) \(([^()\s]+)\)$")
 METADATA_HEADER = "utt_id\tspeaker\tcategory\tinterpretation\tinterpretation_comments"

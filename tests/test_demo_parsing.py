@@ -11,9 +11,9 @@ from collections import Counter
 import pytest
 from helpers import tree
 
-from demo.parsing import GENRES, SYSTEMS, write_parsing_task
-from etl.easy import GROUP_TYPES, ROLES, read_easy_xml
-from warehouse.toml_writer import toml_table
+from scorehouse.demo.parsing import GENRES, SYSTEMS, write_parsing_task
+from scorehouse.etl.easy import GROUP_TYPES, ROLES, read_easy_xml
+from scorehouse.warehouse.toml_writer import toml_table
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 CORPORA = [genre[0] for genre in GENRES]

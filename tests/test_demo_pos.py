@@ -9,10 +9,10 @@ import tomllib
 import pytest
 from helpers import text_lines, tree
 
-from demo import pos as demo_pos
-from demo.campaign import toml_table
-from demo.lexicon import PARTICIPANTS as SPEECH_PARTICIPANTS
-from demo.pos import write_pos_task
+from scorehouse.demo import pos as demo_pos
+from scorehouse.demo.campaign import toml_table
+from scorehouse.demo.lexicon import PARTICIPANTS as SPEECH_PARTICIPANTS
+from scorehouse.demo.pos import write_pos_task
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 TAG = re.compile(r"[NVADSCPRMIFX][a-z0-9-]*(\+[NVADSCPRMIFX][a-z0-9-]*)*")

@@ -19,12 +19,12 @@ from helpers import text_lines, tree
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
-from demo import terms as demo_terms
-from demo.acter import DATA, acter_list, reference_v1_0, reference_v1_1, wind_fr_changes
-from demo.terms import SYSTEMS, revise_terms_reference, write_terms_task
-from etl.terms import read_relations, read_term_list, read_variant_groups
-from warehouse.campaign import load_campaign
-from warehouse.toml_writer import toml_table
+from scorehouse.demo import terms as demo_terms
+from scorehouse.demo.acter import DATA, acter_list, reference_v1_0, reference_v1_1, wind_fr_changes
+from scorehouse.demo.terms import SYSTEMS, revise_terms_reference, write_terms_task
+from scorehouse.etl.terms import read_relations, read_term_list, read_variant_groups
+from scorehouse.warehouse.campaign import load_campaign
+from scorehouse.warehouse.toml_writer import toml_table
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 SYSTEM_IDS = ["terms-a", "terms-b", "terms-c", "terms-d"]

@@ -15,7 +15,7 @@ import pytest
 from easy_examples import ALL_TYPES_XML, PAPER_XML
 from helpers import assert_message, write
 
-from etl.easy import (
+from scorehouse.etl.easy import (
     ATTRIBUTE_VALUES,
     ATTRIBUTES,
     GROUP_TYPES,
@@ -24,8 +24,8 @@ from etl.easy import (
     read_easy_xml,
     write_easy_xml,
 )
-from etl.easy_tsv import read_easy_tsv, write_easy_tsv
-from etl.errors import InputError
+from scorehouse.etl.easy_tsv import read_easy_tsv, write_easy_tsv
+from scorehouse.etl.errors import InputError
 
 PAPER_TSV = """\
 # sent_id = E1

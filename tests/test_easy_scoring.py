@@ -12,9 +12,9 @@ import numpy as np
 import polars as pl
 import pytest
 
-from etl.easy import read_easy_xml, write_easy_xml
-from scorers import easy
-from scorers.easy import (
+from scorehouse.etl.easy import read_easy_xml, write_easy_xml
+from scorehouse.scorers import easy
+from scorehouse.scorers.easy import (
     FUNCTIONS,
     MODES,
     ROLES,

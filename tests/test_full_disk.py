@@ -13,7 +13,7 @@ import sys
 import pytest
 from test_kill_resume import tables
 
-from demo.campaign import write_demo_campaign
+from scorehouse.demo.campaign import write_demo_campaign
 
 
 @pytest.fixture
@@ -31,7 +31,7 @@ def small_disk(tmp_path):
 
 
 def scorehouse(*args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "warehouse.cli", *map(str, args)],
+    return subprocess.run([sys.executable, "-m", "scorehouse", *map(str, args)],
                           capture_output=True, text=True)
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from demo.campaign import write_demo_campaign
+from scorehouse.demo.campaign import write_demo_campaign
 
 SCOREHOUSE = str(Path(sys.executable).parent / "scorehouse")
 VOLATILE = (

@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rapidfuzz.distance import Indel
 
-from scorers.lcs import align
+from scorehouse.scorers.lcs import align
 
 
 def dp_lcs(a, b) -> int:
@@ -144,7 +144,7 @@ def test_large_texts_equal_gnu_diff_minimal(tmp_path, seed):
 def test_the_budget_bound_never_exceeds_the_true_number_of_differences(a, b):
     """fewest_differences is a lower bound of D = N + M - 2 LCS (the budget never refuses a pair
     whose true diff fits it)."""
-    from scorers.lcs import fewest_differences
+    from scorehouse.scorers.lcs import fewest_differences
 
     ref, hyp = np.array(a, dtype=np.int64), np.array(b, dtype=np.int64)
     true_d = len(a) + len(b) - 2 * int((align(ref, hyp) >= 0).sum())
@@ -154,7 +154,7 @@ def test_the_budget_bound_never_exceeds_the_true_number_of_differences(a, b):
 
 
 def test_texts_too_different_for_the_budget_are_refused_before_the_diff(monkeypatch):
-    from scorers import lcs
+    from scorehouse.scorers import lcs
 
     rng = np.random.default_rng(5)
     ref, hyp = rng.integers(0, 1000, 4000), rng.integers(1000, 2000, 4000)  # nothing shared

@@ -17,9 +17,9 @@ import duckdb
 import pytest
 from click.testing import CliRunner
 
-from warehouse.cli import EXIT_FAILURE, EXIT_REJECTED, EXIT_USAGE, main
+from scorehouse.warehouse.cli import EXIT_FAILURE, EXIT_REJECTED, EXIT_USAGE, main
 
-SCOREHOUSE = [sys.executable, "-m", "warehouse.cli"]
+SCOREHOUSE = [sys.executable, "-m", "scorehouse"]
 
 
 def cli(*args):
@@ -67,7 +67,7 @@ def test_a_warehouse_in_use_is_named(tmp_path):
 
 def test_a_warehouse_out_of_memory_is_not_called_in_use(tmp_path):
     """DuckDB's "failed to pin block" contains "lock": it is a memory error, said as one."""
-    from warehouse.cli import failure_message
+    from scorehouse.warehouse.cli import failure_message
 
     con = duckdb.connect()
     con.execute("SET memory_limit = '1MB'")
@@ -116,7 +116,7 @@ def test_a_huge_line_is_rejected_quickly(tmp_path):
 
 
 def test_a_folder_given_as_a_file_is_a_rejection(tmp_path):
-    from warehouse.pipeline import one_shot_campaign, run_one_shot
+    from scorehouse.warehouse.pipeline import one_shot_campaign, run_one_shot
 
     (tmp_path / "ref.trn").write_text(REF)
     (tmp_path / "folder.trn").mkdir()
@@ -166,7 +166,7 @@ def test_conllu_files_of_nothing_are_rejections_or_results(tmp_path, system):
 
 
 def test_a_nightly_run_prints_nothing_on_stdout(tmp_path):
-    from demo.campaign import write_demo_campaign
+    from scorehouse.demo.campaign import write_demo_campaign
 
     camp = write_demo_campaign(tmp_path / "campaign", scale=0.02, pos=False, parsing=False,
                                coref=False, terms=False).parent
@@ -176,8 +176,8 @@ def test_a_nightly_run_prints_nothing_on_stdout(tmp_path):
 
 
 def test_xml_entity_declarations_are_refused_by_name(tmp_path):
-    from etl.easy import read_easy_xml
-    from etl.errors import InputError
+    from scorehouse.etl.easy import read_easy_xml
+    from scorehouse.etl.errors import InputError
 
     path = tmp_path / "entities.xml"
     path.write_text('<?xml version="1.0"?>\n<!DOCTYPE DOCUMENT [<!ENTITY x "dort">]>\n'
@@ -188,19 +188,19 @@ def test_xml_entity_declarations_are_refused_by_name(tmp_path):
 
 
 def test_no_message_echoes_a_file():
-    from etl.errors import MESSAGE_CHARS, InputError
+    from scorehouse.etl.errors import MESSAGE_CHARS, InputError
 
     err = InputError("big.tsv", 1, "a line of 3 fields", "x" * 1_350_000)
     assert len(str(err)) < 2 * MESSAGE_CHARS and str(err).endswith("(1,350,000 characters)")
 
 
 def test_a_campaign_error_in_any_command_is_one_line_exit_1(tmp_path, monkeypatch):
-    from warehouse.campaign import CampaignError
+    from scorehouse.warehouse.campaign import CampaignError
 
     def broken(*args, **kwargs):
         raise CampaignError("campaign.toml: [campaign].seed: expected an integer")
 
-    monkeypatch.setattr("warehouse.pipeline.run", broken)  # the demo does not wrap it itself
+    monkeypatch.setattr("scorehouse.warehouse.pipeline.run", broken)  # the demo does not wrap it itself
     result = CliRunner().invoke(main, ["demo", "--out", str(tmp_path / "d"), "--scale", "0.02"])
     assert result.exit_code == EXIT_FAILURE
     assert "Error: campaign.toml: [campaign].seed: expected an integer" in result.output

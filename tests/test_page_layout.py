@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from browser import BROWSER_FLAGS, CHROMIUM
 
-from demo.campaign import write_demo_campaign
-from warehouse.pipeline import run
+from scorehouse.demo.campaign import write_demo_campaign
+from scorehouse.warehouse.pipeline import run
 
 WIDTH = 1280
 

@@ -13,15 +13,15 @@ import polars as pl
 import pytest
 from click.testing import CliRunner
 
-from demo.parsing import write_parsing_task
-from etl.easy import read_easy_xml
-from scorers import easy
+from scorehouse.demo.parsing import write_parsing_task
+from scorehouse.etl.easy import read_easy_xml
+from scorehouse.scorers import easy
 from tests.easy_examples import PAPER_XML
-from warehouse.campaign import load_campaign
-from warehouse.cli import main
-from warehouse.families.parsing import write_consensus
-from warehouse.pipeline import open_warehouse, run
-from warehouse.toml_writer import toml_table
+from scorehouse.warehouse.campaign import load_campaign
+from scorehouse.warehouse.cli import main
+from scorehouse.warehouse.families.parsing import write_consensus
+from scorehouse.warehouse.pipeline import open_warehouse, run
+from scorehouse.warehouse.toml_writer import toml_table
 
 
 @pytest.fixture(scope="module")

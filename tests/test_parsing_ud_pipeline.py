@@ -13,12 +13,12 @@ import pytest
 from click.testing import CliRunner
 from udtools import udeval
 
-from demo.parsing import PARTICIPANTS
-from demo.ud import noisy_system, write_dependency_task
-from scorers.ud import METRICS
-from warehouse.cli import main
-from warehouse.pipeline import run
-from warehouse.toml_writer import toml_table
+from scorehouse.demo.parsing import PARTICIPANTS
+from scorehouse.demo.ud import noisy_system, write_dependency_task
+from scorehouse.scorers.ud import METRICS
+from scorehouse.warehouse.cli import main
+from scorehouse.warehouse.pipeline import run
+from scorehouse.warehouse.toml_writer import toml_table
 
 
 def official(gold: Path, system: Path) -> dict[str, tuple]:

@@ -16,9 +16,9 @@ import duckdb
 import pytest
 from click.testing import CliRunner
 
-from demo.campaign import write_demo_campaign
-from warehouse.cli import main
-from warehouse.pipeline import run
+from scorehouse.demo.campaign import write_demo_campaign
+from scorehouse.warehouse.cli import main
+from scorehouse.warehouse.pipeline import run
 
 
 @pytest.fixture(scope="module")
@@ -207,7 +207,7 @@ def test_incremental_equals_rebuild_from_scratch(campaign, tmp_path):
 def test_a_crash_mid_scoring_leaves_the_previous_results(campaign, tmp_path, monkeypatch):
     """A unit is scored in one transaction: an error half-way (here, in the third method's
     alignment) rolls it back, the previous figures stay, and the run is recorded as failed."""
-    import warehouse.families.wer as family
+    import scorehouse.warehouse.families.wer as family
 
     db = tmp_path / "w.duckdb"
     run(campaign, db, None, quiet=True)

@@ -25,7 +25,7 @@ import pytest
 from click.testing import CliRunner
 from grace_oracle import counts as oracle_counts
 
-from warehouse.cli import main
+from scorehouse.warehouse.cli import main
 
 PIVOT = ["Ncms", "Ncfs", "Vmip3s-", "Sp", "Da-fs-d", "Afpms", "Rgp", "Cc"]
 TABLE = {

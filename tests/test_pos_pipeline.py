@@ -9,11 +9,11 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from demo.pos import write_pos_task
-from etl.grace import read_grace_reference
-from warehouse.families.pos import BASELINES, write_consensus
-from warehouse.pipeline import run
-from warehouse.toml_writer import toml_table
+from scorehouse.demo.pos import write_pos_task
+from scorehouse.etl.grace import read_grace_reference
+from scorehouse.warehouse.families.pos import BASELINES, write_consensus
+from scorehouse.warehouse.pipeline import run
+from scorehouse.warehouse.toml_writer import toml_table
 
 
 @pytest.fixture(scope="module")

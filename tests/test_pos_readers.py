@@ -13,10 +13,10 @@ import pyarrow as pa
 import pytest
 from helpers import assert_message, write
 
-from etl.conllu import read_conllu
-from etl.errors import InputError
-from etl.grace import read_grace_reference, read_grace_submission
-from etl.tagtable import read_tag_table
+from scorehouse.etl.conllu import read_conllu
+from scorehouse.etl.errors import InputError
+from scorehouse.etl.grace import read_grace_reference, read_grace_submission
+from scorehouse.etl.tagtable import read_tag_table
 
 GSD = Path(__file__).resolve().parent.parent / "demo" / "data" / "UD_French-GSD" / "fr_gsd-ud-test.conllu"
 

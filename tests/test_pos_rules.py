@@ -12,9 +12,9 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from scorers.pos import units
+from scorehouse.scorers.pos import units
 from tests.test_pos_scoring import REF_COMPOUND, REF_FIVE, counts, pos, write
-from warehouse.pipeline import one_shot_campaign, run_one_shot
+from scorehouse.warehouse.pipeline import one_shot_campaign, run_one_shot
 
 
 def test_every_punctuation_and_symbol_character_is_a_unit():

@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from warehouse.cli import main
-from warehouse.db import apply_schema, connect
+from scorehouse.warehouse.cli import main
+from scorehouse.warehouse.db import apply_schema, connect
 
 
 def write(path: Path, text: str) -> Path:
@@ -261,7 +261,7 @@ def test_bad_input_is_rejected_with_its_line(tmp_path, reference, system, messag
 
 def test_warehouse_tables_are_queryable(tmp_path):
     """The one-shot path materialises units, alignment, cases and judgements in DuckDB."""
-    from warehouse.pipeline import one_shot_campaign, run_one_shot
+    from scorehouse.warehouse.pipeline import one_shot_campaign, run_one_shot
 
     ref = write(tmp_path / "ref.grace", REF_COMPOUND)
     sys_ = write(tmp_path / "sys.grace", "il\tPp\nune\tDa\npomme de terre\tNcfs\n.\tFs\n")
@@ -279,7 +279,7 @@ def test_warehouse_tables_are_queryable(tmp_path):
 def test_a_submission_of_another_text_is_rejected_not_aligned_for_hours(tmp_path, monkeypatch):
     """The diff's budget (scorers/lcs.py MAX_CELLS, (N + M) x D): a submission of another text is
     an input error naming the counts, exit 2, in a fraction of a second."""
-    from scorers import lcs
+    from scorehouse.scorers import lcs
 
     monkeypatch.setattr(lcs, "MAX_CELLS", 1000)
     reference = "".join(f"mot{i}\tNc\n" for i in range(40))

@@ -11,7 +11,7 @@ import duckdb
 import pytest
 from click.testing import CliRunner
 
-from warehouse.cli import main
+from scorehouse.warehouse.cli import main
 
 
 @pytest.fixture
@@ -95,8 +95,8 @@ def test_the_table_is_plain_aligned_and_capped(db):
 
 
 def test_the_public_database_holds_only_what_was_published(tmp_path):
-    from demo.campaign import write_demo_campaign
-    from warehouse.pipeline import run
+    from scorehouse.demo.campaign import write_demo_campaign
+    from scorehouse.warehouse.pipeline import run
 
     camp = write_demo_campaign(tmp_path / "campaign", scale=0.03, parsing=False, coref=False,
                                terms=False).parent

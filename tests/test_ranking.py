@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scorers import bootstrap, ranking
+from scorehouse.scorers import bootstrap, ranking
 
 
 def test_identical_systems_share_a_range():
@@ -105,7 +105,7 @@ def test_the_pos_page_ranks_the_shown_systems_only():
     import duckdb
     import polars as pl
 
-    from reports.pos import _with_ranks
+    from scorehouse.reports.pos import _with_ranks
 
     con = duckdb.connect()
     con.execute("CREATE TABLE mart_pos_paired (campaign VARCHAR, task VARCHAR, corpus VARCHAR, "
@@ -127,7 +127,7 @@ def test_the_pos_page_ranks_the_shown_systems_only():
 def test_the_wer_page_ranks_lower_error_rates_first():
     import polars as pl
 
-    from reports.ranks import with_ranks
+    from scorehouse.reports.ranks import with_ranks
 
     scores = pl.DataFrame({"corpus": ["k"] * 3, "method": ["m3"] * 3, "system": ["a", "b", "c"],
                            "wer": [0.30, 0.10, 0.31]})

@@ -17,18 +17,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from etl.conllu import read_conllu
-from etl.coref import read_conll2012, read_coref_jsonl, read_mention_categories
-from etl.easy import read_easy_xml
-from etl.easy_tsv import read_easy_tsv
-from etl.errors import InputError
-from etl.grace import read_grace_reference, read_grace_submission
-from etl.tagtable import read_tag_table
-from etl.terms import read_relations, read_term_list, read_variant_groups
-from etl.text import prepared
-from etl.trn import read_trn
-from etl.tsv import read_tsv
-from etl.ud import read_ud
+from scorehouse.etl.conllu import read_conllu
+from scorehouse.etl.coref import read_conll2012, read_coref_jsonl, read_mention_categories
+from scorehouse.etl.easy import read_easy_xml
+from scorehouse.etl.easy_tsv import read_easy_tsv
+from scorehouse.etl.errors import InputError
+from scorehouse.etl.grace import read_grace_reference, read_grace_submission
+from scorehouse.etl.tagtable import read_tag_table
+from scorehouse.etl.terms import read_relations, read_term_list, read_variant_groups
+from scorehouse.etl.text import prepared
+from scorehouse.etl.trn import read_trn
+from scorehouse.etl.tsv import read_tsv
+from scorehouse.etl.ud import read_ud
 
 SAMPLES = {  # a valid-looking line or two of each format, the material the fuzzer garbles
     read_trn: "bonjour à tous (u1)\nil fait beau (u2)\n",

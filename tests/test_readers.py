@@ -12,9 +12,9 @@ import re
 import pytest
 from helpers import assert_message, write
 
-from etl.errors import InputError
-from etl.trn import read_trn
-from etl.tsv import read_tsv
+from scorehouse.etl.errors import InputError
+from scorehouse.etl.trn import read_trn
+from scorehouse.etl.tsv import read_tsv
 
 # ---------------------------------------------------------------- trn
 

@@ -14,12 +14,12 @@ import pytest
 from click.testing import CliRunner
 from test_kill_resume import tables
 
-from demo.campaign import write_demo_campaign
-from warehouse import resident
-from warehouse.cli import main
-from warehouse.db import apply_schema
-from warehouse.families import sql_folders
-from warehouse.pipeline import run
+from scorehouse.demo.campaign import write_demo_campaign
+from scorehouse.warehouse import resident
+from scorehouse.warehouse.cli import main
+from scorehouse.warehouse.db import apply_schema
+from scorehouse.warehouse.families import sql_folders
+from scorehouse.warehouse.pipeline import run
 
 
 @pytest.fixture(scope="module")

@@ -22,9 +22,9 @@ from pathlib import Path
 import pytest
 from test_kill_resume import published, tables
 
-from demo.campaign import write_demo_campaign
-from warehouse.executors import ExecutorError, workers_default
-from warehouse.pipeline import run
+from scorehouse.demo.campaign import write_demo_campaign
+from scorehouse.warehouse.executors import ExecutorError, workers_default
+from scorehouse.warehouse.pipeline import run
 
 
 @pytest.fixture(scope="module")
@@ -207,7 +207,7 @@ def test_a_worker_killed_mid_run_costs_a_retry(tmp_path, monkeypatch):
     ).parent
     expected_db = tmp_path / "one.duckdb"
     run(camp, expected_db, None, quiet=True, workers=1)
-    from warehouse import runner
+    from scorehouse.warehouse import runner
 
     commit, killed = runner._Batch.add, []
 
@@ -229,7 +229,7 @@ def test_a_worker_killed_mid_run_costs_a_retry(tmp_path, monkeypatch):
 def test_bad_executor_settings_are_one_line_and_exit_1(tmp_path, monkeypatch):
     from click.testing import CliRunner
 
-    from warehouse.cli import main
+    from scorehouse.warehouse.cli import main
 
     camp, db = wer_campaign(tmp_path), str(tmp_path / "w.duckdb")
     monkeypatch.setenv("SCOREHOUSE_WORKERS", "all")
@@ -244,7 +244,7 @@ def test_bad_executor_settings_are_one_line_and_exit_1(tmp_path, monkeypatch):
 def test_small_units_travel_together_and_big_ones_alone():
     import polars as pl
 
-    from warehouse.executors import CHUNK_ROWS, CHUNK_UNITS, chunks
+    from scorehouse.warehouse.executors import CHUNK_ROWS, CHUNK_UNITS, chunks
 
     small = [(f"u{i}", ({"k": 1}, pl.DataFrame({"x": [1, 2]}))) for i in range(200)]
     sizes = [len(c) for c in chunks(iter(small), len(small), workers=2)]
@@ -256,9 +256,9 @@ def test_small_units_travel_together_and_big_ones_alone():
 
 
 def test_a_rejected_unit_does_not_cost_its_task_companions(tmp_path):
-    from etl.errors import InputError
-    from warehouse.executors import compute_chunk
-    from warehouse.store import Store
+    from scorehouse.etl.errors import InputError
+    from scorehouse.warehouse.executors import compute_chunk
+    from scorehouse.warehouse.store import Store
 
     def compute(ids, n):
         if n == 2:

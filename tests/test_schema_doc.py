@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from warehouse.schema_doc import schema_markdown
+from scorehouse.warehouse.schema_doc import schema_markdown
 
 
 def test_schema_doc_is_up_to_date():
@@ -12,9 +12,9 @@ def test_schema_doc_is_up_to_date():
 
 
 def test_every_sql_file_has_a_header_with_its_grain():
-    from warehouse.db import sql_files
-    from warehouse.families import sql_folders
-    from warehouse.schema_doc import header
+    from scorehouse.warehouse.db import sql_files
+    from scorehouse.warehouse.families import sql_folders
+    from scorehouse.warehouse.schema_doc import header
 
     for folder in sql_folders():
         for name, text in sql_files(folder).items():

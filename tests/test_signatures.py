@@ -17,12 +17,12 @@ import duckdb
 import pytest
 from markupsafe import escape
 
-from demo.campaign import write_demo_campaign
-from reports.render import environment, render_task
-from warehouse.campaign import load_campaign
-from warehouse.db import sql_files
-from warehouse.families import FAMILIES, coref, parsing, pos, terms, wer
-from warehouse.pipeline import run
+from scorehouse.demo.campaign import write_demo_campaign
+from scorehouse.reports.render import environment, render_task
+from scorehouse.warehouse.campaign import load_campaign
+from scorehouse.warehouse.db import sql_files
+from scorehouse.warehouse.families import FAMILIES, coref, parsing, pos, terms, wer
+from scorehouse.warehouse.pipeline import run
 
 SCORE_TABLES = [(name, table) for name, module in FAMILIES.items()
                 for table in sql_files(module.SQL_FOLDER)

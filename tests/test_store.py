@@ -21,10 +21,10 @@ import pytest
 from click.testing import CliRunner
 from test_kill_resume import tables
 
-from demo.campaign import write_demo_campaign
-from warehouse.cli import main
-from warehouse.pipeline import run
-from warehouse.store import Store, StoreError, default_location, unit_key
+from scorehouse.demo.campaign import write_demo_campaign
+from scorehouse.warehouse.cli import main
+from scorehouse.warehouse.pipeline import run
+from scorehouse.warehouse.store import Store, StoreError, default_location, unit_key
 
 
 def test_outputs_read_back_as_saved(tmp_path):
@@ -140,8 +140,8 @@ def test_an_s3_store_gives_the_folder_store_results(campaign, tmp_path, s3):
 
 def test_a_store_that_cannot_be_written_costs_a_note_not_the_night(campaign, tmp_path,
                                                                    monkeypatch):
-    from warehouse import store as store_module
-    from warehouse.executors import compute_chunk
+    from scorehouse.warehouse import store as store_module
+    from scorehouse.warehouse.executors import compute_chunk
 
     expected = run(campaign, tmp_path / "a.duckdb", None, quiet=True, store=str(tmp_path / "s"))
 
@@ -164,7 +164,7 @@ def test_a_store_that_cannot_be_written_costs_a_note_not_the_night(campaign, tmp
 
 
 def test_inputs_go_to_the_workers_through_the_store_once(tmp_path):
-    from warehouse.store import StoredInput, resolved
+    from scorehouse.warehouse.store import StoredInput, resolved
 
     store = Store(str(tmp_path / "s"))
     frame = pl.DataFrame({"tok": [1, 2], "form": ["le", "chat"]})
@@ -177,7 +177,7 @@ def test_inputs_go_to_the_workers_through_the_store_once(tmp_path):
 
 
 def test_a_query_input_is_streamed_to_the_store_by_duckdb_once_per_content(tmp_path):
-    from warehouse.store import resolved
+    from scorehouse.warehouse.store import resolved
 
     store = Store(str(tmp_path / "s"))
     con = duckdb.connect()
@@ -194,7 +194,7 @@ def test_a_query_input_is_streamed_to_the_store_by_duckdb_once_per_content(tmp_p
 
 def test_a_run_whose_inputs_all_travel_by_the_store_gives_the_same_tables(campaign, tmp_path,
                                                                          monkeypatch):
-    from warehouse import runner
+    from scorehouse.warehouse import runner
 
     expected = run(campaign, tmp_path / "a.duckdb", None, quiet=True, store=str(tmp_path / "s"))
     monkeypatch.setattr(runner, "INPUT_ROWS", 1)  # every table argument, however small

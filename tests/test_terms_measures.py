@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rapidfuzz.distance import Levenshtein
 
-from scorers.terms import dch, dt, dtc, nearest
-from scorers.terms_measures import (
+from scorehouse.scorers.terms import dch, dt, dtc, nearest
+from scorehouse.scorers.terms_measures import (
     SIGMAS,
     classical,
     graded,

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scorers import terms
-from scorers.terms import dt, dt_matrix, nearest, nearest_brute, within
+from scorehouse.scorers import terms
+from scorehouse.scorers.terms import dt, dt_matrix, nearest, nearest_brute, within
 
 WORDS = ["amino", "acid", "acids", "residue", "residues", "protein", "proteins", "gene", "genes", "expression",
          "of", "the", "binding", "site", "sites", "heart", "failure", "cardiac", "valve", "valves", "mitral",
@@ -188,8 +188,8 @@ def test_nearest_equals_the_exhaustive_search_on_acter(tmp_path):
     noise; 1,000 terms): the pruned search finds, for every output term, the nearest reference
     term of the exhaustive search over every pair's exact dt (``dt_matrix``: every word
     assignment computed, no bound used), ties to the first in reference order."""
-    from demo.acter import acter_list, read_acter
-    from demo.terms import write_terms_task
+    from scorehouse.demo.acter import acter_list, read_acter
+    from scorehouse.demo.terms import write_terms_task
 
     write_terms_task(tmp_path, scale=0.5)
     reference = read_acter(acter_list("htfl"))["term"].to_list()

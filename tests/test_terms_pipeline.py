@@ -16,12 +16,12 @@ import polars as pl
 import pytest
 from click.testing import CliRunner
 
-from scorers import terms as scorer
-from scorers import terms_measures as measures
-from warehouse.campaign import CampaignError
-from warehouse.cli import main
-from warehouse.pipeline import run
-from warehouse.toml_writer import toml_table
+from scorehouse.scorers import terms as scorer
+from scorehouse.scorers import terms_measures as measures
+from scorehouse.warehouse.campaign import CampaignError
+from scorehouse.warehouse.cli import main
+from scorehouse.warehouse.pipeline import run
+from scorehouse.warehouse.toml_writer import toml_table
 
 # The paper's table 1 (docs/metrics/terms.md), sigma = 0.4: (reference, output, TP, TR).
 TABLE1 = [
@@ -299,8 +299,8 @@ def test_acter_reference_revised_rescores_only_its_corpus(tmp_path):
     changelog: 1 term added, 4 terms and 98 named entities removed): only the wind-energy units
     are re-scored, their previous figures stay in the history, and at sigma = 0 every TP is the
     classical precision on real data."""
-    from demo.acter import reference_v1_1
-    from demo.terms import revise_terms_reference, write_terms_task
+    from scorehouse.demo.acter import reference_v1_1
+    from scorehouse.demo.terms import revise_terms_reference, write_terms_task
 
     root = tmp_path / "campaign"
     participants, task = write_terms_task(root, scale=0.2)

@@ -12,8 +12,8 @@ import polars as pl
 import pyarrow as pa
 import pytest
 
-from etl.errors import InputError
-from etl.terms import (
+from scorehouse.etl.errors import InputError
+from scorehouse.etl.terms import (
     GROUPS_SCHEMA,
     RELATIONS_SCHEMA,
     TERMS_SCHEMA,

@@ -15,9 +15,9 @@ import pyarrow.compute as pc
 import pytest
 from helpers import assert_message, write
 
-from etl.errors import InputError
-from etl.ud import SCHEMA, read_ud
-from scorers.ud import METRICS, TextMismatch, evaluate
+from scorehouse.etl.errors import InputError
+from scorehouse.etl.ud import SCHEMA, read_ud
+from scorehouse.scorers.ud import METRICS, TextMismatch, evaluate
 
 GSD = Path(__file__).resolve().parent.parent / "demo" / "data" / "UD_French-GSD" / "fr_gsd-ud-test.conllu"
 
@@ -277,8 +277,8 @@ def test_reader_rejects_bad_utf8(tmp_path):
 
 
 def test_reader_line_errors_come_before_structural_ones_in_another_chunk(tmp_path, monkeypatch):
-    import etl.ud
-    monkeypatch.setattr(etl.ud, "CHUNK_LINES", 3)
+    from scorehouse.etl import ud as ud_module
+    monkeypatch.setattr(ud_module, "CHUNK_LINES", 3)
     text = doc([w(1, "a", 0, "root"), w(2, "b", 0, "root")], [w(1, "a", 0, "root")], [w(1, "a", 0, "root"), "2\tb"])
     path = write(tmp_path, "bad.conllu", text)
     with pytest.raises(InputError) as err:
@@ -287,9 +287,9 @@ def test_reader_line_errors_come_before_structural_ones_in_another_chunk(tmp_pat
 
 
 def test_chunked_reading_equals_one_piece(monkeypatch):
-    import etl.ud
+    from scorehouse.etl import ud as ud_module
     whole = read_ud(GSD)
-    monkeypatch.setattr(etl.ud, "CHUNK_LINES", 1000)
+    monkeypatch.setattr(ud_module, "CHUNK_LINES", 1000)
     assert read_ud(GSD).equals(whole)
 
 
@@ -336,7 +336,7 @@ def test_recovery_extra_and_missing_tokens():
 
 
 def test_recovery_on_generated_typos():
-    from demo.ud import noisy_system
+    from scorehouse.demo.ud import noisy_system
     gold = GSD.read_text(encoding="utf-8")
     system = noisy_system(gold, seed=3, rates={"text_noise": 0.01})
     g, s = frame(gold), frame(system)

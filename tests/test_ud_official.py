@@ -18,10 +18,10 @@ from helpers import write
 from test_ud_eval import BAD
 from udtools import udeval
 
-from demo.ud import RATES, bigger_treebank, noisy_system
-from etl.errors import InputError
-from etl.ud import read_ud
-from scorers.ud import METRICS, evaluate
+from scorehouse.demo.ud import RATES, bigger_treebank, noisy_system
+from scorehouse.etl.errors import InputError
+from scorehouse.etl.ud import read_ud
+from scorehouse.scorers.ud import METRICS, evaluate
 
 GSD = Path(__file__).resolve().parent.parent / "demo" / "data" / "UD_French-GSD" / "fr_gsd-ud-test.conllu"
 STRICTER = {"range not at next word"}  # rejected by read_ud only (see etl/ud.py)

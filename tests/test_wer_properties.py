@@ -11,8 +11,8 @@ import numpy as np
 import polars as pl
 import pytest
 
-from scorers.alignment import LEVENSHTEIN, SCLITE, align
-from scorers.wer import align_tokens
+from scorehouse.scorers.alignment import LEVENSHTEIN, SCLITE, align
+from scorehouse.scorers.wer import align_tokens
 
 SEEDS = [0, 1, 7, 1234]
 VOCABULARY = ["a", "b", "c", "d", "été", "ça"]

@@ -11,7 +11,7 @@ from fractions import Fraction
 import polars as pl
 import pytest
 
-from scorers.wer import Markers, align_tokens, normalise
+from scorehouse.scorers.wer import Markers, align_tokens, normalise
 
 # (utt_id, annotated reference, hypothesis), docs/metrics/wer.md "Worked example".
 EXAMPLE = [

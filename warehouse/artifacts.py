@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Callable
 
-from warehouse.campaign import Task
-from warehouse.catalog import RunContext, fingerprint, transaction
+from scorehouse.warehouse.campaign import Task
+from scorehouse.warehouse.catalog import RunContext, fingerprint, transaction
 
 
 def artifact_states(con, campaign: str, kind: str) -> dict[str, str]:

@@ -7,8 +7,8 @@ is this output (a test keeps them equal).
 
 from __future__ import annotations
 
-from warehouse import campaign as model
-from warehouse.families import FAMILIES
+from scorehouse.warehouse import campaign as model
+from scorehouse.warehouse.families import FAMILIES
 
 _ID = {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_.-]*$"}
 _TEXT = {"type": "string"}

@@ -21,10 +21,10 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from warehouse import __version__, resident
-from warehouse.campaign import Campaign
-from warehouse.db import insert_rows, one
-from warehouse.faults import checkpoint
+from scorehouse.warehouse import __version__, resident
+from scorehouse.warehouse.campaign import Campaign
+from scorehouse.warehouse.db import insert_rows, one
+from scorehouse.warehouse.faults import checkpoint
 
 
 @dataclass
@@ -168,7 +168,7 @@ def record_scorings(ctx: RunContext, folder: str, hist: str, units: list[tuple[d
     ``sql/<folder>/<hist>.sql``, which reads the batch as ``unit_batch``) and record their
     states in ``cat_scoring``. Each unit is (key: campaign, task, corpus and system; its inputs;
     its state)."""
-    from warehouse.db import build
+    from scorehouse.warehouse.db import build
 
     batch = pa.Table.from_pylist([{**key, "inputs": json.dumps(inputs), "state": state}
                                   for key, inputs, state in units])
@@ -189,7 +189,7 @@ def code_version(sql_folder: str, module: str) -> str:
     packages. No list is kept by hand: a change to any module the scoring reaches, however
     indirectly, re-scores the family's units, and a change elsewhere does not."""
     parts = [text for _, text in imported_sources(module)]
-    parts += list(package_files("sql", (".sql",), under=sql_folder).values())
+    parts += list(package_files("scorehouse.sql", (".sql",), under=sql_folder).values())
     return f"{__version__}+{fingerprint({'code': parts})[:8]}"
 
 
@@ -211,7 +211,7 @@ def package_files(package: str, suffixes: tuple[str, ...], under: str = "") -> d
     return dict(sorted(out.items()))
 
 
-_SCORING_PACKAGES = ("scorers", "etl", "warehouse.families")
+_SCORING_PACKAGES = ("scorehouse.scorers.", "scorehouse.etl.", "scorehouse.warehouse.families.")
 
 
 def imported_sources(module: str) -> list[tuple[str, str]]:

@@ -55,7 +55,7 @@ def connect(path: str | Path | None = None) -> duckdb.DuckDBPyConnection:
 def sql_files(folder: str) -> dict[str, str]:
     """The .sql files of one folder of the ``sql`` package, by table name, in layer order."""
     files = {entry.name[:-4]: entry.read_text(encoding="utf-8")
-             for entry in resources.files("sql").joinpath(folder).iterdir()
+             for entry in resources.files("scorehouse.sql").joinpath(folder).iterdir()
              if entry.name.endswith(".sql")}
     return dict(sorted(files.items(), key=lambda kv: (_LAYERS.index(kv[0].split("_")[0]), kv[0])))
 

@@ -21,10 +21,10 @@ from typing import Callable
 import polars as pl
 import pyarrow as pa
 
-from etl.errors import InputError
-from warehouse import __version__
-from warehouse.catalog import fingerprint, package_files
-from warehouse.store import Query, StoreError, opened, resolved
+from scorehouse.etl.errors import InputError
+from scorehouse.warehouse import __version__
+from scorehouse.warehouse.catalog import fingerprint, package_files
+from scorehouse.warehouse.store import Query, StoreError, opened, resolved
 
 
 class ExecutorError(Exception):
@@ -52,7 +52,8 @@ def package_version() -> str:
     """The scorehouse code a unit runs: the package version and a hash of every module and SQL
     file of the project. A Dask worker must have the coordinator's, or it refuses the unit."""
     parts = {package: package_files(package, (".py", ".sql"))
-             for package in ("scorers", "etl", "warehouse", "sql")}
+             for package in ("scorehouse.scorers", "scorehouse.etl", "scorehouse.warehouse",
+                            "scorehouse.sql")}
     version = os.environ.get("SCOREHOUSE_TEST_CODE_VERSION")  # tests: a worker with other code
     return version or f"{__version__}+{fingerprint(parts)[:12]}"
 

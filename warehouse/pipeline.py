@@ -13,8 +13,8 @@ from pathlib import Path
 
 import duckdb
 
-from warehouse import resident
-from warehouse.campaign import (
+from scorehouse.warehouse import resident
+from scorehouse.warehouse.campaign import (
     Campaign,
     Corpus,
     Participant,
@@ -23,11 +23,11 @@ from warehouse.campaign import (
     check_family_keys,
     load_campaign,
 )
-from warehouse.catalog import RunContext, finish_run, start_run, transaction
-from warehouse.db import apply_schema, connect
-from warehouse.families import family, sql_folders
-from warehouse.publish import publish
-from warehouse.store import Store, default_location
+from scorehouse.warehouse.catalog import RunContext, finish_run, start_run, transaction
+from scorehouse.warehouse.db import apply_schema, connect
+from scorehouse.warehouse.families import family, sql_folders
+from scorehouse.warehouse.publish import publish
+from scorehouse.warehouse.store import Store, default_location
 
 STEPS = ("load", "score", "report")
 
@@ -59,15 +59,16 @@ class RunResult:
         return "\n".join(lines)
 
 
-def open_warehouse(db: str | Path | None, notes: list[str] | None = None
-                   ) -> duckdb.DuckDBPyConnection:
-    """Open the warehouse file (None: in memory) with every table and view in place. The units
-    whose resident rows are gone from the store are forgotten first, so that they are
-    recomputed (warehouse/resident.py); ``notes`` receives what was forgotten."""
+def open_warehouse(db: str | Path | None, notes: list[str] | None = None,
+                   families: tuple[str, ...] | None = None) -> duckdb.DuckDBPyConnection:
+    """Open the warehouse file (None: in memory) with every table and view in place (of the
+    catalog and of ``families``, default all). The units whose resident rows are gone from the
+    store are forgotten first, so that they are recomputed (warehouse/resident.py); ``notes``
+    receives what was forgotten."""
     con = connect(db)
     with transaction(con):
         lost = resident.check(con)
-    apply_schema(con, sql_folders())
+    apply_schema(con, sql_folders() if families is None else sql_folders(families))
     if notes is not None:
         notes += lost
     return con
@@ -137,7 +138,7 @@ def one_shot_campaign(family_name: str, reference: Path, system: Path, options: 
 
 def run_one_shot(campaign: Campaign, quiet: bool = True) -> tuple[duckdb.DuckDBPyConnection, RunResult]:
     """Load and score a one-shot campaign in an in-memory warehouse (the nightly job's code path)."""
-    con = open_warehouse(None)
+    con = open_warehouse(None, families=tuple(t.family for t in campaign.tasks))
     ctx = start_run(con, campaign, "one-shot", quiet)
     ctx.workers = 1  # one unit: no worker process to start
     return con, _execute(ctx, ("load", "score"), None, force=False)

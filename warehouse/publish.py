@@ -20,11 +20,11 @@ import os
 import shutil
 from pathlib import Path
 
-from warehouse import __version__
-from warehouse.artifacts import artifact_states, record_artifact, unit_states
-from warehouse.catalog import RunContext, fingerprint, package_files, transaction
-from warehouse.db import frame
-from warehouse.faults import checkpoint
+from scorehouse.warehouse import __version__
+from scorehouse.warehouse.artifacts import artifact_states, record_artifact, unit_states
+from scorehouse.warehouse.catalog import RunContext, fingerprint, package_files, transaction
+from scorehouse.warehouse.db import frame
+from scorehouse.warehouse.faults import checkpoint
 
 
 def page_states(con, campaign) -> dict[str, str]:
@@ -81,7 +81,7 @@ def page_states(con, campaign) -> dict[str, str]:
 def publish(ctx: RunContext, out: Path, force: bool = False) -> list[Path]:
     """Publish the bulletins at ``out`` when any page's state changed (every page with
     ``force``); returns the pages rendered (none when the published edition is up to date)."""
-    from reports.render import (
+    from scorehouse.reports.render import (
         environment,
         render_index,
         render_task,
@@ -153,4 +153,4 @@ def _rows(con, sql: str, *params) -> list:
 def _reports_code() -> str:
     """A hash of the page code: every module and template of ``reports/``."""
     return fingerprint({"version": __version__,
-                        "files": package_files("reports", (".py", ".html", ".css"))})
+                        "files": package_files("scorehouse.reports", (".py", ".html", ".css"))})

@@ -16,8 +16,8 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from warehouse import resident
-from warehouse.db import SchemaError, insert_rows, refuse_foreign, unreadable
+from scorehouse.warehouse import resident
+from scorehouse.warehouse.db import SchemaError, insert_rows, refuse_foreign, unreadable
 
 
 class QueryError(Exception):
@@ -36,7 +36,8 @@ def open_locked(db: str | Path, allow: tuple[str, ...] = ()) -> duckdb.DuckDBPyC
         raise QueryError(str(err)) from None
     except duckdb.Error as err:
         clear = unreadable(db, err) if isinstance(err, duckdb.IOException) else None
-        raise QueryError(str(clear) if clear else f"{db}: cannot open the warehouse: {err}") from None
+        raise QueryError(str(clear) if clear
+                         else f"{db}: cannot open the warehouse: {err}") from None
     resident.read_only(con)  # the store's files, read here, never by a query
     if allow:
         folders = [str(Path(a).resolve()) + "/" for a in allow]
@@ -111,3 +112,54 @@ def public_database(bulletins: str | Path, out: str | Path) -> list[str]:
         con.close()
     partial.rename(target)
     return [n for n, _, _ in names]
+
+
+class Warehouse:
+    """A warehouse file opened read-only, as ``scorehouse sql`` opens it (:func:`open_locked`):
+    ``scorehouse.open(db)``. Use it as a context manager, or call :meth:`close`."""
+
+    def __init__(self, db: str | Path, allow: tuple[str, ...] = ()):
+        self.path = Path(db)
+        self.con = open_locked(db, allow)
+
+    def sql(self, query: str) -> pl.DataFrame:
+        """The result of a query over the warehouse's tables and views."""
+        return answer(self.con, query)
+
+    def tasks(self) -> pl.DataFrame:
+        """The tasks of the warehouse's campaigns: campaign, task, family, corpora."""
+        return self.sql("SELECT campaign, task, family, count(*) AS corpora FROM cat_corpus "
+                        "GROUP BY ALL ORDER BY ALL")
+
+    def scores(self, task: str, campaign: str | None = None) -> pl.DataFrame:
+        """The scores table of a task's family (``mart_<family>_scores``), for that task; a
+        KeyError names the tasks there are."""
+        from scorehouse.warehouse.families import SCORES
+
+        tasks = self.tasks()
+        mine = tasks.filter((pl.col("task") == task) & (
+            pl.col("campaign") == campaign if campaign else pl.lit(True)))
+        if mine.is_empty():
+            raise KeyError(f"no task {task!r} in {self.path}; tasks: "
+                           f"{sorted(set(tasks['task']))}")
+        family = mine["family"][0]
+        for table in SCORES[family]:  # parsing: EASY's table, else CoNLL-U's
+            rows = self.con.sql(f"SELECT * FROM {table} WHERE task = $task"
+                                + (" AND campaign = $campaign" if campaign else ""),
+                                params={"task": task, **({"campaign": campaign} if campaign
+                                                         else {})}).pl()
+            if not rows.is_empty():
+                break
+        return rows
+
+    def close(self) -> None:
+        self.con.close()
+
+    def __enter__(self) -> Warehouse:
+        return self
+
+    def __exit__(self, *_) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<scorehouse warehouse {self.path} (read-only)>"

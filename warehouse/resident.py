@@ -27,7 +27,7 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
-from warehouse.db import sql_files
+from scorehouse.warehouse.db import sql_files
 
 _UNIT = ("campaign", "task", "corpus", "system")
 
@@ -35,7 +35,7 @@ _UNIT = ("campaign", "task", "corpus", "system")
 @cache
 def declared() -> frozenset[str]:
     """Every resident table of ``sql/``: a view ``T`` whose file also creates ``T_rows``."""
-    folders = [e.name for e in resources.files("sql").iterdir() if e.is_dir()
+    folders = [e.name for e in resources.files("scorehouse.sql").iterdir() if e.is_dir()
                and not e.name.startswith("_")]
     return frozenset(name for folder in folders for name, text in sql_files(folder).items()
                      if re.search(rf"CREATE TABLE IF NOT EXISTS {name}_rows\b", text))

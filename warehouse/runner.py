@@ -45,16 +45,16 @@ import pyarrow as pa
 from rich.console import Console
 from rich.progress import Progress
 
-from etl.errors import InputError
-from scorers import lcs
-from warehouse import resident
-from warehouse.catalog import (
+from scorehouse.etl.errors import InputError
+from scorehouse.scorers import lcs
+from scorehouse.warehouse import resident
+from scorehouse.warehouse.catalog import (
     RunContext,
     record_scorings,
     transaction,
 )
-from warehouse.db import frame, insert_arrow
-from warehouse.executors import (  # noqa: F401  (ExecutorError, package_version: re-exported)
+from scorehouse.warehouse.db import frame, insert_arrow
+from scorehouse.warehouse.executors import (  # noqa: F401  (ExecutorError, package_version: re-exported)
     ExecutorError,
     Saver,
     chunks,
@@ -66,7 +66,7 @@ from warehouse.executors import (  # noqa: F401  (ExecutorError, package_version
     stream,
     workers_default,
 )
-from warehouse.store import Query, StoreError, unit_key  # noqa: F401  (Query: re-exported)
+from scorehouse.warehouse.store import Query, StoreError, unit_key  # noqa: F401  (Query: re-exported)
 
 
 @dataclass(frozen=True)

@@ -21,10 +21,10 @@ from typing import Callable
 import duckdb
 import pyarrow as pa
 
-from etl import text
-from etl.errors import InputError, shorten
-from warehouse.catalog import RunContext, now, transaction
-from warehouse.db import one
+from scorehouse.etl import text
+from scorehouse.etl.errors import InputError, shorten
+from scorehouse.warehouse.catalog import RunContext, now, transaction
+from scorehouse.warehouse.db import one
 
 
 @dataclass(frozen=True)
@@ -89,7 +89,7 @@ def stage_files(ctx: RunContext, jobs: list[StageJob], workers: int | None = Non
             changed.append((job, data))  # only the bytes still to parse are kept, until submitted
         del data
     size = sum(len(data) for _, data in changed)
-    from warehouse import executors  # the SCOREHOUSE_WORKERS check lives there
+    from scorehouse.warehouse import executors  # the SCOREHOUSE_WORKERS check lives there
 
     configured = ctx.workers or (executors.workers_default() if os.environ.get("SCOREHOUSE_WORKERS")
                                  else None)
@@ -132,7 +132,7 @@ class _Reader:
     (``executor``), or in this process (one worker); results in order."""
 
     def __init__(self, workers: int, executor: str | None = None):
-        from warehouse import executors
+        from scorehouse.warehouse import executors
 
         self.client = executors.dask_client(executor) if executor else None
         self.pool = ProcessPoolExecutor(workers, mp_context=get_context("spawn")) if (
@@ -150,7 +150,7 @@ class _Reader:
 
     def submit(self, job: StageJob, data: bytes) -> None:
         if self.client is not None:
-            from warehouse import executors
+            from scorehouse.warehouse import executors
 
             self.pending[id(job)] = executors.on_dask(self.client, _read, job.read, job.path, data)
         else:

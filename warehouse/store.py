@@ -34,7 +34,7 @@ import pyarrow as pa
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
-from warehouse.catalog import fingerprint
+from scorehouse.warehouse.catalog import fingerprint
 
 _FORMAT = 1
 

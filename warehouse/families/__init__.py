@@ -1,38 +1,68 @@
-"""The registry of task families. A family module provides ``SQL_FOLDER``, ``load(ctx, task)``
-and ``score(ctx, task, force)``, and optionally ``declare(ctx, task)`` (built-in systems such as
-baselines, declared at the start of every run). Its bulletin page is a module of ``reports/``
-named here (:data:`PAGES`), whose ``page_data(con, campaign, task, out)`` feeds
-reports/templates/<family>.html: the families never import ``reports/``, and the scoring code
-never loads matplotlib. Adding a family is one entry in each mapping and touches no other
-family."""
+"""The registry of task families, by name. A family ``F`` is:
+
+- its module ``warehouse/families/F.py``, which provides ``SQL_FOLDER`` (``F``), ``load(ctx,
+  task)`` and ``score(ctx, task, force)``, and optionally ``declare(ctx, task)`` (built-in
+  systems such as baselines, declared at the start of every run);
+- its SQL folder ``sql/F/``;
+- its one-shot function ``F`` in ``warehouse/families/F_oneshot.py``: ``scorehouse.F(...)`` in
+  Python and the ``scorehouse F`` command (:mod:`warehouse.oneshot` builds the command from the
+  function's signature);
+- its bulletin page, the module ``reports/F.py``, whose ``page_data(con, campaign, task, out)``
+  feeds ``reports/templates/F.html``: the families never import ``reports/``, and the scoring
+  code never loads matplotlib.
+
+Modules are imported on demand (``scorehouse --help`` and a one-shot command load only what
+they use). Adding a family is one entry in :data:`NAMES` and :data:`SUMMARIES` and touches no
+other family."""
 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from types import ModuleType
 
-from warehouse.campaign import CampaignError
-from warehouse.families import coref, parsing, pos, terms, wer
+from scorehouse.warehouse.campaign import CampaignError
 
-FAMILIES: dict[str, ModuleType] = {"wer": wer, "pos": pos, "parsing": parsing, "coref": coref, "terms": terms}
-PAGES: dict[str, str] = {"wer": "reports.wer", "pos": "reports.pos", "parsing": "reports.parsing",
-                         "coref": "reports.coref", "terms": "reports.terms"}
+NAMES = ("wer", "pos", "parsing", "coref", "terms")
+SUMMARIES = {  # the one-shot commands' line in ``scorehouse --help``
+    "wer": "Score trn files: WER, with sclite's counts.",
+    "pos": "Score a POS-tagged file: GRACE's P and D.",
+    "parsing": "Score a parse: EASY, or the CoNLL 2018 metrics.",
+    "coref": "Score coreference: the CoNLL scorer's metrics.",
+    "terms": "Score a term list: Termometer's TP, TR and F.",
+}
+SCORES = {  # the tables ``scorehouse.open(db).scores(task)`` reads, by family
+    "wer": ("mart_wer_scores",), "pos": ("mart_pos_scores",),
+    "parsing": ("mart_parsing_scores", "mart_parsing_ud_scores"),
+    "coref": ("mart_coref_scores",), "terms": ("mart_terms_scores",),
+}
 
 
 def family(name: str) -> ModuleType:
     """The module of a family, or a CampaignError naming the known ones."""
-    try:
-        return FAMILIES[name]
-    except KeyError:
-        raise CampaignError(f"unknown task family {name!r}; expected one of {sorted(FAMILIES)}") from None
+    if name not in NAMES:
+        raise CampaignError(f"unknown task family {name!r}; expected one of {sorted(NAMES)}")
+    return importlib.import_module(f"scorehouse.warehouse.families.{name}")
+
+
+def one_shot(name: str) -> Callable:
+    """The one-shot function of a family (``scorehouse.wer`` ...)."""
+    family(name)  # a CampaignError for an unknown family
+    return getattr(importlib.import_module(f"scorehouse.warehouse.families.{name}_oneshot"), name)
 
 
 def page_module(name: str) -> ModuleType:
     """The ``reports`` module that builds the bulletin page of a family (imported on demand)."""
     family(name)  # a CampaignError for an unknown family
-    return importlib.import_module(PAGES[name])
+    return importlib.import_module(f"scorehouse.reports.{name}")
 
 
-def sql_folders() -> list[str]:
-    """Every SQL folder to apply: the catalog first, then each family's."""
-    return ["catalog", *(m.SQL_FOLDER for m in FAMILIES.values())]
+def sql_folders(names: tuple[str, ...] = NAMES) -> list[str]:
+    """The SQL folders to apply: the catalog first, then each family's (its name)."""
+    return ["catalog", *names]
+
+
+def __getattr__(attribute: str):
+    if attribute == "FAMILIES":  # every family's module, by name (imports them all)
+        return {name: family(name) for name in NAMES}
+    raise AttributeError(f"module {__name__!r} has no attribute {attribute!r}")

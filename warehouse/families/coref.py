@@ -26,18 +26,18 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from etl.coref import (
+from scorehouse.etl.coref import (
     read_conll2012,
     read_coref_jsonl,
     read_coref_links,
     read_mention_categories,
 )
-from etl.text import SIGNATURE as TEXT
-from scorers import bootstrap, ranking
-from scorers import coref as scorer
-from warehouse.artifacts import reduce
-from warehouse.campaign import CampaignError, Task
-from warehouse.catalog import (
+from scorehouse.etl.text import SIGNATURE as TEXT
+from scorehouse.scorers import bootstrap, ranking
+from scorehouse.scorers import coref as scorer
+from scorehouse.warehouse.artifacts import reduce
+from scorehouse.warehouse.campaign import CampaignError, Task
+from scorehouse.warehouse.catalog import (
     RunContext,
     current_inputs,
     drop_undeclared,
@@ -45,10 +45,10 @@ from warehouse.catalog import (
     replace_rows,
     scoring_state,
 )
-from warehouse.catalog import code_version as catalog_code_version
-from warehouse.db import frame, insert_arrow, insert_rows, written
-from warehouse.runner import Target, Unit, run_units, stale
-from warehouse.staging import Slot, StageJob, stage_files
+from scorehouse.warehouse.catalog import code_version as catalog_code_version
+from scorehouse.warehouse.db import frame, insert_arrow, insert_rows, written
+from scorehouse.warehouse.runner import Target, Unit, run_units, stale
+from scorehouse.warehouse.staging import Slot, StageJob, stage_files
 
 SQL_FOLDER = "coref"
 CAMPAIGN_KEYS = {  # the keys campaign.toml may give a coref task (campaign.check_keys)

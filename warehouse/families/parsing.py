@@ -21,16 +21,16 @@ from pathlib import Path
 import polars as pl
 import pyarrow as pa
 
-from etl.easy import read_easy_xml
-from etl.easy_tsv import read_easy_tsv
-from etl.text import SIGNATURE as TEXT
-from etl.ud import read_ud
-from scorers import bootstrap, ranking
-from scorers import easy as easy_scorer
-from scorers import ud as ud_scorer
-from warehouse.artifacts import reduce
-from warehouse.campaign import CampaignError, Task
-from warehouse.catalog import (
+from scorehouse.etl.easy import read_easy_xml
+from scorehouse.etl.easy_tsv import read_easy_tsv
+from scorehouse.etl.text import SIGNATURE as TEXT
+from scorehouse.etl.ud import read_ud
+from scorehouse.scorers import bootstrap, ranking
+from scorehouse.scorers import easy as easy_scorer
+from scorehouse.scorers import ud as ud_scorer
+from scorehouse.warehouse.artifacts import reduce
+from scorehouse.warehouse.campaign import CampaignError, Task
+from scorehouse.warehouse.catalog import (
     RunContext,
     current_inputs,
     drop_undeclared,
@@ -38,11 +38,11 @@ from warehouse.catalog import (
     replace_rows,
     scoring_state,
 )
-from warehouse.catalog import code_version as catalog_code_version
-from warehouse.db import frame, insert_arrow, insert_rows, one, written
-from warehouse.families import parsing_ud as ud
-from warehouse.runner import Target, Unit, run_units, stale, unit_input
-from warehouse.staging import Slot, StageJob, stage_files
+from scorehouse.warehouse.catalog import code_version as catalog_code_version
+from scorehouse.warehouse.db import frame, insert_arrow, insert_rows, one, written
+from scorehouse.warehouse.families import parsing_ud as ud
+from scorehouse.warehouse.runner import Target, Unit, run_units, stale, unit_input
+from scorehouse.warehouse.staging import Slot, StageJob, stage_files
 
 SQL_FOLDER = "parsing"
 CAMPAIGN_KEYS = {  # the keys campaign.toml may give a parsing task (campaign.check_keys)
@@ -322,7 +322,7 @@ def _ranges_text(ranges: pl.Expr) -> pl.Expr:
 
 def write_consensus(con, campaign, task: Task, corpus: str, path: Path) -> Path | None:
     """Write the consensus annotation of a corpus as EASY XML (None when there is none)."""
-    from etl.easy import write_easy_xml
+    from scorehouse.etl.easy import write_easy_xml
 
     voted = _votes(con, campaign.id, task, corpus, _options(task)["majority"])
     if voted is None:

@@ -12,13 +12,13 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from etl.errors import InputError, shorten
-from etl.ud import without_spaces
-from scorers import ud as ud_scorer
-from warehouse.campaign import Task
-from warehouse.catalog import RunContext, current_inputs
-from warehouse.db import frame, insert_arrow, one, written
-from warehouse.runner import unit_input
+from scorehouse.etl.errors import InputError, shorten
+from scorehouse.etl.ud import without_spaces
+from scorehouse.scorers import ud as ud_scorer
+from scorehouse.warehouse.campaign import Task
+from scorehouse.warehouse.catalog import RunContext, current_inputs
+from scorehouse.warehouse.db import frame, insert_arrow, one, written
+from scorehouse.warehouse.runner import unit_input
 
 SQL_FOLDER = "parsing"
 UD_TABLES = ("int_parsing_ud_word", "int_parsing_ud_difference", "fct_parsing_ud_sentence")
@@ -110,7 +110,7 @@ def compute_unit(ids: dict, gold: pl.DataFrame, sys_words: pl.DataFrame, recover
     evaluation of ``sys_words`` against ``gold``: the word rows the warehouse keeps, the
     per-sentence counts of every metric and the text differences of recovery mode, as the rows
     of the tables the unit fills. Texts that differ without ``recover`` are an InputError."""
-    from warehouse.families.parsing import (
+    from scorehouse.warehouse.families.parsing import (
         signature,  # the family module imports this one
     )
 

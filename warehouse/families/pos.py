@@ -18,15 +18,15 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from etl.conllu import read_conllu
-from etl.grace import read_grace_reference, read_grace_submission
-from etl.tagtable import read_tag_table
-from etl.text import SIGNATURE as TEXT
-from scorers import bootstrap, lcs, ranking
-from scorers import pos as scorer
-from warehouse.artifacts import reduce
-from warehouse.campaign import CampaignError, Task, resolve_file
-from warehouse.catalog import (
+from scorehouse.etl.conllu import read_conllu
+from scorehouse.etl.grace import read_grace_reference, read_grace_submission
+from scorehouse.etl.tagtable import read_tag_table
+from scorehouse.etl.text import SIGNATURE as TEXT
+from scorehouse.scorers import bootstrap, lcs, ranking
+from scorehouse.scorers import pos as scorer
+from scorehouse.warehouse.artifacts import reduce
+from scorehouse.warehouse.campaign import CampaignError, Task, resolve_file
+from scorehouse.warehouse.catalog import (
     RunContext,
     current_inputs,
     drop_undeclared,
@@ -35,10 +35,10 @@ from warehouse.catalog import (
     scoring_state,
     transaction,
 )
-from warehouse.catalog import code_version as catalog_code_version
-from warehouse.db import build, frame, insert_arrow, insert_rows, keyed, one, written
-from warehouse.runner import Query, Target, Unit, run_units, stale, unit_input
-from warehouse.staging import Slot, StageJob, stage_files, stage_table
+from scorehouse.warehouse.catalog import code_version as catalog_code_version
+from scorehouse.warehouse.db import build, frame, insert_arrow, insert_rows, keyed, one, written
+from scorehouse.warehouse.runner import Query, Target, Unit, run_units, stale, unit_input
+from scorehouse.warehouse.staging import Slot, StageJob, stage_files, stage_table
 
 SQL_FOLDER = "pos"
 CAMPAIGN_KEYS = {  # the keys campaign.toml may give a pos task (campaign.check_keys)

@@ -26,12 +26,12 @@ from pathlib import Path
 
 import polars as pl
 
-from etl.terms import read_relations, read_term_list, read_variant_groups
-from etl.text import SIGNATURE as TEXT
-from scorers import terms_measures as measures
-from scorers import terms_slices as slicing
-from warehouse.campaign import CampaignError, Task
-from warehouse.catalog import (
+from scorehouse.etl.terms import read_relations, read_term_list, read_variant_groups
+from scorehouse.etl.text import SIGNATURE as TEXT
+from scorehouse.scorers import terms_measures as measures
+from scorehouse.scorers import terms_slices as slicing
+from scorehouse.warehouse.campaign import CampaignError, Task
+from scorehouse.warehouse.catalog import (
     RunContext,
     current_inputs,
     drop_undeclared,
@@ -39,10 +39,10 @@ from warehouse.catalog import (
     replace_rows,
     scoring_state,
 )
-from warehouse.catalog import code_version as catalog_code_version
-from warehouse.db import build, frame, insert_arrow, written
-from warehouse.runner import Target, Unit, run_units, stale
-from warehouse.staging import Slot, StageJob, stage_files
+from scorehouse.warehouse.catalog import code_version as catalog_code_version
+from scorehouse.warehouse.db import build, frame, insert_arrow, written
+from scorehouse.warehouse.runner import Target, Unit, run_units, stale
+from scorehouse.warehouse.staging import Slot, StageJob, stage_files
 
 SQL_FOLDER = "terms"
 CASES = ("keep", "lower")

@@ -16,16 +16,16 @@ from functools import cache, lru_cache, partial
 import polars as pl
 import pyarrow as pa
 
-from etl.errors import InputError
-from etl.text import SIGNATURE as TEXT
-from etl.trn import read_trn
-from etl.tsv import read_tsv
-from scorers import bootstrap, ranking
-from scorers.alignment import LEVENSHTEIN, SCLITE, Costs
-from scorers.wer import CASES, METHODS, Markers, align_tokens, normalise, signature
-from warehouse.artifacts import reduce
-from warehouse.campaign import CampaignError, Task
-from warehouse.catalog import (
+from scorehouse.etl.errors import InputError
+from scorehouse.etl.text import SIGNATURE as TEXT
+from scorehouse.etl.trn import read_trn
+from scorehouse.etl.tsv import read_tsv
+from scorehouse.scorers import bootstrap, ranking
+from scorehouse.scorers.alignment import LEVENSHTEIN, SCLITE, Costs
+from scorehouse.scorers.wer import CASES, METHODS, Markers, align_tokens, normalise, signature
+from scorehouse.warehouse.artifacts import reduce
+from scorehouse.warehouse.campaign import CampaignError, Task
+from scorehouse.warehouse.catalog import (
     RunContext,
     current_inputs,
     drop_undeclared,
@@ -33,10 +33,10 @@ from warehouse.catalog import (
     replace_rows,
     scoring_state,
 )
-from warehouse.catalog import code_version as catalog_code_version
-from warehouse.db import build, frame, insert_arrow, insert_rows, keyed, one, written
-from warehouse.runner import Target, Unit, run_units, stale
-from warehouse.staging import Slot, StageJob, stage_files
+from scorehouse.warehouse.catalog import code_version as catalog_code_version
+from scorehouse.warehouse.db import build, frame, insert_arrow, insert_rows, keyed, one, written
+from scorehouse.warehouse.runner import Target, Unit, run_units, stale
+from scorehouse.warehouse.staging import Slot, StageJob, stage_files
 
 SQL_FOLDER = "wer"
 CAMPAIGN_KEYS = {  # the keys campaign.toml may give a wer task (campaign.check_keys)

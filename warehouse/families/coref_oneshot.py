@@ -1,0 +1,101 @@
+"""``scorehouse.coref(...)`` and ``scorehouse coref KEY RESPONSE``: one key and one response
+scored through the coreference family's pipeline (:mod:`warehouse.oneshot`): the CoNLL reference
+scorer's metrics and the paper's, per document and for the corpus."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Literal
+
+import polars as pl
+
+from scorehouse.scorers import coref as scorer
+from scorehouse.warehouse import oneshot
+from scorehouse.warehouse.db import frame
+from scorehouse.warehouse.families.coref import signature
+from scorehouse.warehouse.oneshot import Result, Source
+
+_VALUE_METRICS = ("rcvt", "kappa")
+_QUERY = ("SELECT * FROM {table} WHERE system = 'sys' AND convention = ? AND singletons = ? "
+          "AND subset = 'all'")
+
+
+def coref(key: Source, response: Source, *,
+          format: Annotated[Literal["conll2012", "jsonl"] | None,
+                            "Input format; default from the KEY's extension (.jsonl, else "
+                            "CoNLL-2012)."] = None,
+          convention: Annotated[Literal["conll", "paper"],
+                                "Zero denominators: 0 as the CoNLL reference scorer, or 1 (100 %) "
+                                "as the paper."] = "conll",
+          singletons: Annotated[bool, "Count singleton classes, or remove them from key and "
+                                      "response first."] = True) -> Result:
+    """Score a coreference RESPONSE against a KEY: mention detection, MUC, B3, CEAF-m, CEAF-e,
+    BLANC, LEA and the CoNLL average (as the CoNLL reference scorer v8.01), and the paper's C, XC,
+    H, kappa, RCVT and D-error, per document and for the corpus (micro average).
+    \f
+    In Python, ``key`` and ``response`` are paths. ``scores``: the corpus rows of
+    ``mart_coref_scores`` (one per metric); ``items``: the same per document.
+    """
+    fmt = format or ("jsonl" if Path(key).suffix.lower() in (".jsonl", ".json") else "conll2012")
+    con, campaign, notes = oneshot.score(
+        "coref", key, response, {"conventions": [convention], "singletons": [singletons],
+                                 "baselines": False, "intervals": False},
+        roles=("key", "submissions"), corpus_options={"format": fmt})
+    try:
+        corpus = frame(con, _QUERY.format(table="mart_coref_scores") + " AND slice = 'corpus'",
+                       [convention, singletons])
+        stats = frame(con, _QUERY.format(table="fct_coref_document"), [convention, singletons])
+    finally:
+        con.close()
+    per_doc = scorer.document_scores(stats, convention=convention)
+    documents = {doc: _metrics(rows)
+                 for (doc,), rows in per_doc.group_by("doc", maintain_order=True)}
+    out = {"corpus": _metrics(corpus), "documents": documents,
+           "signature": signature(convention, singletons)}
+    keep = [c for c in ("metric", "recall", "precision", "f1", "value", "direction")
+            if c in corpus.columns]
+    return Result("coref", out["signature"], corpus.select(keep),
+                  per_doc.select(["doc", *[c for c in keep if c in per_doc.columns]]), out, notes,
+                  (oneshot.label(key), oneshot.label(response)), render=_text,
+                  render_json=_json)
+
+
+def _metrics(rows: pl.DataFrame) -> dict:
+    """``{metric: {recall, precision, f1}}`` for the ratio measures, ``{f1}`` for ``conll``,
+    ``{value}`` for rcvt and kappa, ``{direction, value}`` for d_error."""
+    out = {}
+    for r in rows.iter_rows(named=True):
+        m = r["metric"]
+        if m in ("blanc_coref", "blanc_noncoref", "pronoun_antecedent"):
+            continue  # BLANC's two parts, pronoun/antecedent counts: in the warehouse only
+        if m == "conll":
+            out[m] = {"f1": r["f1"]}
+        elif m in _VALUE_METRICS:
+            out[m] = {"value": r["value"]}
+        elif m == "d_error":
+            out[m] = {"direction": r["direction"], "value": r["value"]}
+        else:
+            out[m] = {"recall": r["recall"], "precision": r["precision"], "f1": r["f1"]}
+    return out
+
+
+def _text(result: Result) -> str:
+    out = [f"signature: {result.signature}", f"{'metric':18} {'R':>7} {'P':>7} {'F':>7}"]
+    for name, m in result.report["corpus"].items():
+        if "recall" in m:
+            out.append(f"{name:18} {100 * m['recall']:7.2f} {100 * m['precision']:7.2f} "
+                       f"{100 * m['f1']:7.2f}")
+        elif name == "conll":
+            out.append(f"{name:18} {'':7} {'':7} {100 * m['f1']:7.2f}")
+        elif name == "d_error":
+            out.append(f"{name:18} {m['direction']} {m['value']:.4f}")
+        else:
+            out.append(f"{name:18} {m['value']:7.4f}")
+    return "\n".join(out)
+
+
+def _json(result: Result) -> str:
+    import json
+
+    return json.dumps({k: result.report[k] for k in ("corpus", "documents", "signature")},
+                      ensure_ascii=False)

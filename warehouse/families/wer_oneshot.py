@@ -1,0 +1,107 @@
+"""``scorehouse.wer(...)`` and ``scorehouse wer REF HYP``: one reference and one hypothesis
+scored through the WER family's pipeline (:mod:`warehouse.oneshot`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path  # noqa: F401  (option types are read from the annotations)
+from typing import Annotated, Literal
+
+import polars as pl
+
+from scorehouse.warehouse import oneshot
+from scorehouse.warehouse.db import frame, one
+from scorehouse.warehouse.oneshot import Result, Source
+
+
+def wer(reference: Source, hypothesis: Source, *,
+        method: Annotated[Literal["none", "m1", "m2", "m3", "m4"],
+                          "Normalisation method (docs/metrics/wer.md); none scores the tokens "
+                          "as they are."] = "none",
+        case: Annotated[Literal["sensitive", "insensitive"],
+                        "Compare the tokens as written, or lower-cased."] = "sensitive",
+        costs: Annotated[Literal["sclite", "levenshtein"],
+                         "sclite: weights 0/3/3/4 and sclite's tie-breaking; levenshtein: unit "
+                         "costs."] = "sclite") -> Result:
+    """Score two NIST trn files (`text (utterance_id)` per line) through the warehouse pipeline.
+
+    A reference utterance with no hypothesis is scored as an empty hypothesis and reported as
+    missing. Exit code 2 when the hypothesis file is rejected.
+    \f
+    In Python, ``reference`` and ``hypothesis`` are paths, lists of strings (utterance ids
+    ``u1``, ``u2``, ... in order) or tables with ``text`` and ``id`` columns. ``scores``: one
+    row (C, S, D, I, N, wer); ``items``: one row per utterance in reference order (id, C, S, D,
+    I, ops); ``report["missing"]``: the reference ids without a hypothesis.
+    """
+    options = {"methods": [method], "case": case, "costs": costs, "intervals": False}
+    con, campaign, notes = oneshot.score("wer", reference, hypothesis, options,
+                                         roles=("reference", "hypotheses"),
+                                         writers={"reference": _trn, "hypotheses": _trn})
+    try:
+        header, utterances = report(con, campaign)
+    finally:
+        con.close()
+    return Result("wer", header["signature"], pl.DataFrame([header["totals"]]), utterances,
+                  header, notes, (oneshot.label(reference), oneshot.label(hypothesis)),
+                  render=_text, render_json=_json)
+
+
+def _trn(data) -> tuple[str, str]:
+    rows = oneshot.rows_of(data, ("text", "id"), "transcript")
+    return "".join(f"{r[0]} ({r[1] if len(r) > 1 else f'u{i}'})\n"
+                   for i, r in enumerate(rows, 1)), ".trn"
+
+
+def report(con, campaign) -> tuple[dict, pl.DataFrame]:
+    """The header (signature, totals, missing ids) and one row per utterance (id, C, S, D, I,
+    ops) in reference order."""
+    task = campaign.tasks[0]
+    totals = one(con, "SELECT C, S, D, I, N, wer, signature FROM mart_wer_scores "
+                      "WHERE campaign = ? AND task = ?", [campaign.id, task.id])
+    rows = frame(con, (
+        "SELECT f.utt_id AS id, f.C, f.S, f.D, f.I, a.ops, f.missing "
+        "FROM fct_wer_utterance f "
+        "JOIN int_wer_aligned_utterance a "
+        " USING (campaign, task, corpus, system, method, utt_id) "
+        "JOIN cat_input_current i ON i.campaign = f.campaign AND i.task = f.task "
+        " AND i.corpus = f.corpus AND i.system = '' AND i.role = 'reference' "
+        "JOIN stg_wer_trn t ON t.sha256 = i.sha256 AND t.utt_id = f.utt_id "
+        "WHERE f.campaign = ? AND f.task = ? ORDER BY t.line_no"), [campaign.id, task.id])
+    c, s, d, i, n, wer_, sig = totals if totals else (0, 0, 0, 0, 0, None, "")
+    header = {"signature": sig, "totals": {"C": c, "S": s, "D": d, "I": i, "N": n, "wer": wer_},
+              "missing": rows.filter(pl.col("missing"))["id"].to_list()}
+    return header, rows.drop("missing")
+
+
+def _json(result: Result) -> str:
+    # the utterance rows are serialised by Polars: 200,000 of them in a blink
+    head = json.dumps({"signature": result.signature, "totals": result.report["totals"]},
+                      ensure_ascii=False)
+    return (head[:-1] + ', "utterances": ' + result.items.write_json() + ', "missing": '
+            + json.dumps(result.report["missing"], ensure_ascii=False) + "}")
+
+
+def _text(result: Result) -> str:
+    """A readable summary in the spirit of sclite's sum report."""
+    t, utterances = result.report["totals"], result.items
+    n = t["N"]
+    rate = (lambda k: f"{100 * t[k] / n:>6.1f}") if n else (lambda k: f"{'n/a':>6}")
+    err = f"{100 * t['wer']:>6.1f}" if n else f"{'n/a':>6}"
+    missing = len(result.report["missing"])
+    sentence_errors = int(((utterances["S"] + utterances["D"] + utterances["I"]) > 0).sum())
+    rows = [
+        f"reference:  {result.sources[0]}",
+        f"hypothesis: {result.sources[1]}",
+        f"signature:  {result.signature}",
+        "",
+        f"{'# Snt':>7} {'# Wrd':>8} | {'Corr':>6} {'Sub':>6} {'Del':>6} {'Ins':>6} {'Err':>6} | "
+        f"{'S.Err':>6}",
+        f"{utterances.height:>7} {t['N']:>8} | {rate('C')} {rate('S')} {rate('D')} {rate('I')} "
+        f"{err} | {100 * sentence_errors / max(utterances.height, 1):>6.1f}",
+        "",
+        f"WER = (S + D + I) / N = ({t['S']} + {t['D']} + {t['I']}) / {t['N']} = "
+        + (f"{100 * t['wer']:.2f} %" if t["wer"] is not None else "undefined (N = 0)"),
+    ]
+    if missing:
+        rows.append(f"{missing} reference utterance(s) had no hypothesis (scored as empty)")
+    return "\n".join(rows)

@@ -1,0 +1,202 @@
+"""One-shot scoring: one reference and one system file, scored through the nightly job's code path
+in an in-memory warehouse, for the Python API (``scorehouse.wer(...)``) and the one-shot commands
+(``scorehouse wer REF HYP``), which are the same function.
+
+A family's one-shot function is ``one_shot(reference, system, *, option=default, ...)`` in its
+module (named by the registry, :data:`warehouse.families.ONE_SHOT`). Its keyword options are
+typed ``Annotated[type, "help"]``: :func:`command` builds the click command from that signature
+(a ``Literal`` becomes a choice, a ``bool`` a ``--x/--no-x`` flag, a path a file option), so the
+command line and the API cannot drift apart. This module imports nothing heavy: the command
+line's start-up loads a family only when its command runs.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import sys
+import tempfile
+import typing
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import click
+
+Source = Any  # a path (str or os.PathLike), or in-memory data where the family takes it
+
+
+class OptionError(ValueError):
+    """An option's value is out of its range (the command line exits 64 with the message)."""
+
+
+class Rejected(Exception):
+    """An input was rejected: ``messages`` says why (the command line prints them, exit 2)."""
+
+    def __init__(self, messages: list[str]):
+        super().__init__("; ".join(messages))
+        self.messages = messages
+
+
+@dataclass
+class Result:
+    """A one-shot result. ``scores``: the corpus figures (one row per variant scored); ``items``:
+    the detail per scored item (utterance, sentence, document, term); ``signature``: the
+    reproducibility signature of the headline variant; ``report``: the object ``--json``
+    prints; ``notes``: what the run noticed without rejecting anything; ``sources``: the two
+    inputs as named (a path, or a description of in-memory data)."""
+
+    family: str
+    signature: str
+    scores: Any
+    items: Any
+    report: dict
+    notes: list[str] = field(default_factory=list)
+    sources: tuple[str, str] = ("", "")
+    render: Callable[[Result], str] | None = field(default=None, repr=False)
+    render_json: Callable[[Result], str] | None = field(default=None, repr=False)
+
+    def text(self) -> str:
+        """What the command prints without ``--json``."""
+        return self.render(self) if self.render else json.dumps(self.report, indent=2)
+
+    def json(self) -> str:
+        """What the command prints with ``--json`` (one line)."""
+        if self.render_json:
+            return self.render_json(self)
+        return json.dumps(self.report, ensure_ascii=False)
+
+    def __repr__(self) -> str:
+        return (f"<scorehouse {self.family} result: {self.scores.height} score row(s), "
+                f"{self.items.height} item(s), signature {self.signature!r}>")
+
+
+def score(family: str, reference: Source, system: Source, options: dict, *,
+          roles: tuple[str, str], writers: dict | None = None, corpus_options: dict | None = None,
+          system_options: dict | None = None):
+    """Load and score ``reference`` against ``system`` in an in-memory warehouse; the open
+    connection and the campaign, for the family's report. In-memory data is written to a
+    temporary file by ``writers[role](data) -> (text, suffix)`` first. Raises :class:`Rejected`
+    when an input is rejected, and the readers' errors for files that cannot be read."""
+    from scorehouse.warehouse.pipeline import one_shot_campaign, run_one_shot
+
+    with tempfile.TemporaryDirectory(prefix="scorehouse-") as tmp:
+        paths = [_path(data, role, (writers or {}).get(role), Path(tmp))
+                 for data, role in ((reference, roles[0]), (system, roles[1]))]
+        campaign = one_shot_campaign(family, *paths, options, ref_role=roles[0],
+                                     sys_role=roles[1], corpus_options=corpus_options,
+                                     system_options=system_options)
+        con, result = run_one_shot(campaign)
+    if result.rejections:
+        con.close()
+        raise Rejected(result.rejections)
+    return con, campaign, result.notes
+
+
+def label(data: Source) -> str:
+    """How a result names an input: its path, or what the in-memory data is."""
+    if isinstance(data, (str, os.PathLike)):
+        return str(data)
+    return f"<{type(data).__name__} of {len(data)} row(s)>" if hasattr(data, "__len__") else (
+        f"<{type(data).__name__}>")
+
+
+def _path(data: Source, role: str, writer, tmp: Path) -> Path:
+    if isinstance(data, (str, os.PathLike)):
+        return Path(data)
+    if writer is None:
+        raise TypeError(f"the {role} must be a path (str or os.PathLike) for this family, "
+                        f"not {type(data).__name__}")
+    text, suffix = writer(data)
+    path = tmp / f"{role}{suffix}"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def rows_of(data, columns: tuple[str, ...], role: str) -> list[tuple]:
+    """The rows of in-memory data: a list of strings (one value per row, the first column), or a
+    Polars or Arrow table (or a list of dicts) with ``columns[0]`` and optionally the others."""
+    if isinstance(data, list) and all(isinstance(x, str) for x in data):
+        return [(x,) for x in data]
+    if isinstance(data, list) and data and all(isinstance(x, dict) for x in data):
+        present = [c for c in columns if c in data[0]]
+        if columns[0] in present:
+            return [tuple(row.get(c) for c in present) for row in data]
+    import polars as pl
+
+    try:
+        frame = pl.DataFrame(data) if isinstance(data, list) else pl.from_arrow(data) if (
+            not isinstance(data, pl.DataFrame)) else data
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"the {role}: expected a path, a list of strings or a table, "
+                        f"not {type(data).__name__} ({err})") from None
+    if columns[0] not in frame.columns:
+        raise TypeError(f"the {role}: a table needs a {columns[0]!r} column "
+                        f"(and optionally {', '.join(map(repr, columns[1:]))}); "
+                        f"found {frame.columns}")
+    return frame.select([c for c in columns if c in frame.columns]).rows()
+
+
+# ---------------------------------------------------------------- the command line
+
+def command(name: str, function: Callable, summary: str) -> click.Command:
+    """The click command of a family's one-shot function: its positional parameters are the
+    files, its keyword options the command's options, ``--json`` prints ``Result.json()``."""
+    hints = typing.get_type_hints(function, include_extras=True)
+    params: list[click.Parameter] = []
+    for p in inspect.signature(function).parameters.values():
+        if p.kind is p.POSITIONAL_OR_KEYWORD:
+            params.append(click.Argument([p.name], type=click.Path(exists=True, dir_okay=False)))
+        elif p.kind is p.KEYWORD_ONLY:
+            params.append(_option(p, hints[p.name]))
+    params.append(click.Option(["--json", "as_json"], is_flag=True,
+                               help="Print one JSON object on stdout."))
+
+    def callback(as_json: bool, **arguments):
+        inputs = [arguments.pop(p) for p in list(arguments) if p in _positional(function)]
+        from scorehouse.etl.errors import InputError
+        from scorehouse.warehouse.campaign import CampaignError
+
+        try:
+            result = function(*inputs, **arguments)
+        except OptionError as err:
+            raise click.UsageError(str(err)) from None
+        except (CampaignError, InputError) as err:
+            raise click.ClickException(str(err)) from None
+        except Rejected as err:
+            for message in err.messages:
+                click.echo(f"rejected: {message}", err=True)
+            sys.exit(2)
+        for message in result.notes:
+            click.echo(f"note: {message}", err=True)
+        sys.stdout.write((result.json() if as_json else result.text()) + "\n")
+
+    return click.Command(name, callback=callback, params=params, help=function.__doc__,
+                         short_help=summary)
+
+
+def _positional(function: Callable) -> list[str]:
+    return [p.name for p in inspect.signature(function).parameters.values()
+            if p.kind is p.POSITIONAL_OR_KEYWORD]
+
+
+def _option(p: inspect.Parameter, hint) -> click.Option:
+    base, help_ = hint, None
+    if typing.get_origin(hint) is typing.Annotated:
+        base, help_ = typing.get_args(hint)[0], typing.get_args(hint)[1]
+    flag = f"--{p.name.replace('_', '-')}"
+    args = typing.get_args(base)
+    if typing.get_origin(base) is typing.Literal:
+        return click.Option([flag, p.name], type=click.Choice(list(args)), default=p.default,
+                            show_default=True, help=help_)
+    if base is bool:
+        return click.Option([f"{flag}/--no-{p.name.replace('_', '-')}", p.name],
+                            default=p.default, show_default=True, help=help_)
+    if Path in args or base is Path:
+        return click.Option([flag, p.name], type=click.Path(exists=True, dir_okay=False),
+                            default=p.default, help=help_)
+    kind = next((t for t in (int, float) if base is t or t in args), str)
+    return click.Option([flag, p.name], type=kind, default=p.default,
+                        show_default=p.default is not None, help=help_)
