@@ -259,6 +259,32 @@ def sql_command(query, db, fmt, max_rows, allow):
             click.echo(f"({left} more row(s) not shown: --max-rows N, or --format csv)", err=True)
 
 
+@main.command("export")
+@click.argument("out", type=click.Path(dir_okay=True))
+@click.option("--db", type=click.Path(dir_okay=False), default=DEFAULT_DB, show_default=True,
+              help="The DuckDB warehouse file (opened read-only).")
+@click.option("--task", help="Only this task's boards.")
+@click.option("--format", "fmt", type=click.Choice(["json", "csv", "codabench"]), default="json",
+              show_default=True, help="json: one document (docs/leaderboard.schema.json); csv: "
+              "one row per system and board; codabench: OUT/<system>/scores.json.")
+def export_command(out, db, task, fmt):
+    """Write the leaderboard to OUT: per task, corpus, variant and metric, the published systems
+    in rank order with the score, its 95 % interval, the rank range and the signature.
+
+    Withheld participants' systems are left out and anonymous ones appear under their codes,
+    as on the bulletins (docs/export.md).
+    """
+    from scorehouse.warehouse.export import export
+    from scorehouse.warehouse.query import open_locked
+
+    con = open_locked(db)
+    try:
+        written = export(con, out, fmt, task)
+    finally:
+        con.close()
+    click.echo(f"wrote {out} ({len(written)} file(s))", err=True)
+
+
 @main.command("demo")
 @click.option("--out", type=click.Path(file_okay=False), default="scorehouse-demo", show_default=True,
               help="Folder for the demo campaign, its warehouse and its bulletins.")

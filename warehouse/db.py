@@ -57,7 +57,19 @@ def sql_files(folder: str) -> dict[str, str]:
     files = {entry.name[:-4]: entry.read_text(encoding="utf-8")
              for entry in resources.files("scorehouse.sql").joinpath(folder).iterdir()
              if entry.name.endswith(".sql")}
-    return dict(sorted(files.items(), key=lambda kv: (_LAYERS.index(kv[0].split("_")[0]), kv[0])))
+    ordered = sorted(files, key=lambda name: (_LAYERS.index(name.split("_")[0]), name))
+    # within a layer, a view reading another of the layer comes after it (comments aside)
+    code = {name: re.sub(r"--[^\n]*", "", text) for name, text in files.items()}
+    done: list[str] = []
+    while ordered:
+        layer = ordered[0].split("_")[0]
+        pending = [n for n in ordered if n.split("_")[0] == layer]
+        ready = next((n for n in pending if not any(
+            other != n and re.search(rf"\b{other}\b", code[n]) for other in pending)),
+            pending[0])
+        done.append(ready)
+        ordered.remove(ready)
+    return {name: files[name] for name in done}
 
 
 class SchemaError(Exception):

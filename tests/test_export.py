@@ -1,0 +1,125 @@
+"""``scorehouse export``: the leaderboard as JSON (valid against docs/leaderboard.schema.json),
+CSV and Codabench result files, from the demo campaign's warehouse; published systems only,
+anonymous ones never by name, withheld ones never at all."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+from click.testing import CliRunner
+
+from scorehouse.demo.campaign import write_demo_campaign
+from scorehouse.warehouse.cli import main
+from scorehouse.warehouse.export import codabench_folder, codabench_key
+from scorehouse.warehouse.pipeline import run
+from scorehouse.warehouse.query import open_locked
+
+ROOT = Path(__file__).resolve().parent.parent
+SCHEMA = json.loads((ROOT / "docs" / "leaderboard.schema.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("export")
+    campaign = write_demo_campaign(root / "campaign", scale=0.03).parent
+    run(campaign, root / "w.duckdb", None, steps=("load", "score"), quiet=True)
+    return root / "w.duckdb"
+
+
+def export(db: Path, out: Path, *args: str) -> Path:
+    result = CliRunner().invoke(main, ["export", str(out), "--db", str(db), *args])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def hidden(db: Path) -> set[str]:
+    """What an export must never show: anonymous and withheld participants' system ids and
+    names, and withheld participants' codes."""
+    con = open_locked(db)
+    rows = con.execute(
+        "SELECT s.system, p.name, p.code, p.publication FROM cat_system s JOIN cat_participant p "
+        "USING (campaign, participant) WHERE p.publication <> 'public'").fetchall()
+    con.close()
+    assert {r[3] for r in rows} == {"anonymous", "withheld"}  # the demo has both
+    return {r[0] for r in rows} | {r[1] for r in rows} | {r[2] for r in rows
+                                                          if r[3] == "withheld"}
+
+
+def test_json_validates_and_ranks_every_family(db, tmp_path):
+    document = json.loads(export(db, tmp_path / "board.json").read_text(encoding="utf-8"))
+    jsonschema.validate(document, SCHEMA)
+    assert {b["family"] for b in document["boards"]} == {"wer", "pos", "parsing", "coref",
+                                                         "terms"}
+    for board in document["boards"]:
+        systems = board["systems"]
+        assert [s["position"] for s in systems] == list(range(1, len(systems) + 1))
+        ranks = [s["rank_best"] for s in systems if s["rank_best"] is not None]
+        assert ranks == sorted(ranks)
+        if board["family"] != "terms":  # no paired tests there yet
+            assert all(s["rank_best"] is not None for s in systems), board
+    wer = next(b for b in document["boards"] if b["task"] == "asr" and b["corpus"] == "Test_I"
+               and b["variant"] == "m3")
+    scores = [s["score"] for s in wer["systems"]]
+    best = [s for s in wer["systems"] if s["rank_best"] == 1]
+    assert min(scores) in [s["score"] for s in best]  # lower WER ranks first
+
+
+def test_the_export_gives_the_warehouses_figures(db, tmp_path):
+    rows = list(csv.DictReader(export(db, tmp_path / "b.csv", "--format", "csv",
+                                      "--task", "asr").open(encoding="utf-8")))
+    assert {r["task"] for r in rows} == {"asr"}
+    con = open_locked(db)
+    truth = dict(((r[0], r[1], r[2]), r[3]) for r in con.execute(
+        "SELECT s.label, w.corpus, w.method, w.wer FROM mart_wer_scores w JOIN cat_system s "
+        "USING (campaign, task, system) WHERE s.label IS NOT NULL").fetchall())
+    con.close()
+    assert len(rows) == len(truth)
+    for r in rows:
+        assert float(r["score"]) == pytest.approx(truth[(r["system"], r["corpus"], r["variant"])],
+                                                  rel=1e-15)
+
+
+def test_anonymous_and_withheld_systems_are_never_named(db, tmp_path):
+    never = hidden(db)
+    texts = [export(db, tmp_path / "b.json").read_text(encoding="utf-8"),
+             export(db, tmp_path / "b.csv", "--format", "csv").read_text(encoding="utf-8")]
+    folder = export(db, tmp_path / "codabench", "--format", "codabench")
+    texts += [p.read_text(encoding="utf-8") for p in folder.glob("*/scores.json")]
+    texts.append(" ".join(p.name for p in folder.iterdir()))
+    for text in texts:
+        for name in never:
+            assert name not in text
+
+
+def test_codabench_files_hold_each_systems_scores(db, tmp_path):
+    document = json.loads(export(db, tmp_path / "b.json").read_text(encoding="utf-8"))
+    folder = export(db, tmp_path / "codabench", "--format", "codabench")
+    expected: dict[str, dict] = {}
+    for board in document["boards"]:
+        key = codabench_key(board["task"], board["corpus"], board["variant"], board["metric"])
+        for s in board["systems"]:
+            expected.setdefault(codabench_folder(s["system"]), {})[key] = s["score"]
+    found = {p.parent.name: json.loads(p.read_text(encoding="utf-8"))
+             for p in folder.glob("*/scores.json")}
+    assert found == expected
+    assert "Baseline_Heur_Rnd" in found  # a label with a space and a plus
+    assert not list(tmp_path.glob(".*partial*"))
+    export(db, folder, "--format", "codabench")  # again, over the old export: replaced whole
+    assert {p.parent.name for p in folder.glob("*/scores.json")} == set(expected)
+
+
+def test_bad_export_requests_are_one_line_errors(db, tmp_path):
+    runner = CliRunner()
+    unknown = runner.invoke(main, ["export", str(tmp_path / "x.json"), "--db", str(db),
+                                   "--task", "nope"])
+    assert unknown.exit_code == 1 and "no task 'nope'" in unknown.output
+    assert runner.invoke(main, ["export", str(tmp_path / "x"), "--db", str(db),
+                                "--format", "xml"]).exit_code == 64
+    missing = runner.invoke(main, ["export", str(tmp_path / "x.json"),
+                                   "--db", str(tmp_path / "none.duckdb")])
+    assert missing.exit_code == 1 and "no such warehouse file" in missing.output
+    assert not (tmp_path / "x.json").exists()

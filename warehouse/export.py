@@ -1,0 +1,136 @@
+"""Leaderboard export (``scorehouse export``): per task, corpus, variant and metric, the published
+systems in rank order with the score, its 95 % interval, the rank range and the signature, as
+JSON (one document, ``docs/leaderboard.schema.json``), CSV (one row per system and board) or
+Codabench result files (a flat ``scores.json`` per system, as a Codabench scoring program
+writes for its result pages).
+
+The rows are each family's ``mart_<family>_leaderboard`` view: the SQL selects the headline
+figures and the published label (an anonymous participant's code; a withheld participant's
+systems are not there), and this module only orders and writes them. Every file is written
+beside its target and renamed into place, so a reader never sees half an export.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+
+import polars as pl
+
+from scorehouse.warehouse import __version__
+from scorehouse.warehouse.families import NAMES
+from scorehouse.warehouse.query import QueryError, answer
+
+FORMATS = ("json", "csv", "codabench")
+SCHEMA_ID = "https://scorehouse.example/schemas/leaderboard-1.json"
+COLUMNS = ["family", "campaign", "task", "corpus", "variant", "metric", "higher_is_better",
+           "position", "system", "score", "ci_low", "ci_high", "rank_best", "rank_worst",
+           "organiser", "baseline", "signature"]
+
+
+def leaderboard(con, task: str | None = None) -> pl.DataFrame:
+    """Every board's rows in rank order (``position`` 1, 2, ... within a board): by rank range,
+    then score in the metric's direction, then label. QueryError for an unknown task."""
+    views = set(answer(con, "SELECT view_name FROM duckdb_views()")["view_name"])
+    parts = [f"SELECT '{name}' AS family, * FROM mart_{name}_leaderboard" for name in NAMES
+             if f"mart_{name}_leaderboard" in views]
+    if not parts:
+        raise QueryError("no leaderboard in this warehouse (was it written by scorehouse run?)")
+    rows = answer(con, " UNION ALL BY NAME ".join(parts))
+    if task is not None:
+        if task not in set(rows["task"]):
+            raise QueryError(f"no task {task!r} with published scores; tasks: "
+                             f"{sorted(set(rows['task']))}")
+        rows = rows.filter(pl.col("task") == task)
+    board = ["campaign", "task", "corpus", "variant", "metric"]
+    return (rows.with_columns(pl.when(pl.col("higher_is_better")).then(-pl.col("score"))
+                              .otherwise(pl.col("score")).alias("_key"))
+            .sort([*board, "rank_best", "_key", "system"], nulls_last=True)
+            .with_columns(pl.int_range(1, pl.len() + 1).over(board).alias("position"))
+            .select(COLUMNS))
+
+
+def export(con, out: str | Path, fmt: str, task: str | None = None) -> list[Path]:
+    """Write the leaderboard in ``fmt`` to ``out`` (a file; a folder for ``codabench``)."""
+    if fmt not in FORMATS:
+        raise QueryError(f"unknown format {fmt!r}; expected one of {list(FORMATS)}")
+    rows = leaderboard(con, task)
+    target = Path(out)
+    if fmt == "codabench":
+        return _codabench(rows, target)
+    text = _json(rows) if fmt == "json" else _csv(rows)
+    _replace(target, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    return [target]
+
+
+def _json(rows: pl.DataFrame) -> str:
+    boards = []
+    keys = ["family", "campaign", "task", "corpus", "variant", "metric", "higher_is_better"]
+    for key, group in rows.group_by(keys, maintain_order=True):
+        systems = group.drop(keys).to_dicts()
+        boards.append({**dict(zip(keys, key)), "systems": systems})
+    return json.dumps({"$schema": SCHEMA_ID, "generator": f"scorehouse {__version__}",
+                       "boards": boards}, ensure_ascii=False, indent=1) + "\n"
+
+
+def _csv(rows: pl.DataFrame) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(COLUMNS)
+    writer.writerows(["" if v is None else v for v in row] for row in rows.iter_rows())
+    return buffer.getvalue()
+
+
+def codabench_key(task: str, corpus: str, variant: str, metric: str) -> str:
+    """The leaderboard column key of a board in Codabench's ``scores.json``: lower-case letters,
+    digits and underscores (``asr__test_i__m3__wer``)."""
+    return "__".join(re.sub(r"[^a-z0-9]+", "_", part.lower()).strip("_")
+                     for part in (task, corpus, variant, metric))
+
+
+def codabench_folder(system: str) -> str:
+    """The folder of a system's ``scores.json``: its label, every character but letters, digits,
+    ``.``, ``_`` and ``-`` turned into ``_`` (``Baseline Heur+Rnd`` -> ``Baseline_Heur_Rnd``)."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", system)
+
+
+def _codabench(rows: pl.DataFrame, folder: Path) -> list[Path]:
+    def write(tmp: Path) -> None:
+        tmp.mkdir()
+        for (system,), group in rows.group_by(["system"], maintain_order=True):
+            scores = {codabench_key(r["task"], r["corpus"], r["variant"], r["metric"]): r["score"]
+                      for r in group.iter_rows(named=True)}
+            name = codabench_folder(system)
+            if (tmp / name).exists():
+                raise QueryError(f"two systems would share the folder {name!r}: rename one")
+            (tmp / name).mkdir()
+            (tmp / name / "scores.json").write_text(json.dumps(scores, indent=1) + "\n",
+                                                    encoding="utf-8")
+    _replace(folder, write)
+    return sorted(folder.glob("*/scores.json"))
+
+
+def _replace(target: Path, write) -> None:
+    """Write ``target`` (a file or a folder) beside it, then swap it in."""
+    partial = target.with_name(f".{target.name}.partial")
+    if partial.is_dir():
+        shutil.rmtree(partial)
+    partial.unlink(missing_ok=True)
+    try:
+        write(partial)
+    except BaseException:
+        shutil.rmtree(partial) if partial.is_dir() else partial.unlink(missing_ok=True)
+        raise
+    if target.is_dir() and partial.is_dir():
+        old = target.with_name(f".{target.name}.old")
+        shutil.rmtree(old, ignore_errors=True)
+        os.replace(target, old)
+        os.replace(partial, target)
+        shutil.rmtree(old)
+    else:
+        os.replace(partial, target)
