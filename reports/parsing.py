@@ -23,6 +23,7 @@ from pathlib import Path
 
 import polars as pl
 
+from scorehouse.reports import ranks
 from scorehouse.reports.charts import heatmap, label_bars, way_lines
 from scorehouse.reports.render import rejected_inputs, stored_signature
 from scorehouse.reports.tables import export_tables
@@ -152,6 +153,11 @@ def _easy(con, campaign, task, out: Path, systems: pl.DataFrame, corpora: pl.Dat
               for kind, _ in KINDS}
     scores = scores.join(produced, on=["system", "kind"], how="semi", maintain_order="left")
     head = scores.filter((pl.col("mode") == mode) & (pl.col("function") == function))
+    tests = frame(con, "SELECT kind, mode, function, system_a, system_b, delta, p_value "
+                       "FROM mart_parsing_paired WHERE campaign = ? AND task = ? AND corpus = ?",
+                  [*key, scope])  # the whole task's tests (its only corpus, or '*')
+    head = ranks.with_ranks(head, tests, ["kind", "mode", "function"], "f1",
+                            where=pl.col("slice") == "task")
     head_sig = stored_signature(head["signature"], signature("easy", mode, function))
     scores, head = scores.drop("signature"), head.drop("signature")  # shown under the tables only
 
@@ -316,6 +322,14 @@ def _ud(con, campaign, task, out: Path, systems: pl.DataFrame, corpora: pl.DataF
                               signature("conllu", recover=bool(task.options.get("recover", False))))
     scores = scores.drop("signature")  # shown under the tables only
     genres = sorted(set(scores.filter(pl.col("slice") == "genre")["genre"].drop_nulls()))
+    tests = frame(con, "SELECT corpus, system_a, system_b, delta, p_value FROM "
+                       "mart_parsing_ud_paired WHERE campaign = ? AND task = ? AND metric = 'LAS'",
+                  key)
+    las = scores.filter(pl.col("metric") == "LAS")
+    las = pl.concat([  # ranked by LAS in the whole task ('*' or its only corpus), in each corpus
+        ranks.with_ranks(las.filter(pl.col("slice") == "task").with_columns(corpus=pl.lit(scope)),
+                         tests, ["corpus"], "f1"),
+        ranks.with_ranks(las.filter(pl.col("slice") == "corpus"), tests, ["corpus"], "f1")])
     scopes = [("task", None, "Whole task" if len(corpus_ids) > 1 else f"Corpus {scope}")]
     scopes += [("corpus", c, f"Corpus {c}") for c in corpus_ids] if len(corpus_ids) > 1 else []
     scopes += [("genre", g, f"Genre {g}") for g in genres] if len(genres) > 1 else []
@@ -327,8 +341,14 @@ def _ud(con, campaign, task, out: Path, systems: pl.DataFrame, corpora: pl.DataF
         per_system = [(s["label"], s["group"], rows.filter(pl.col("system") == s["system"]).to_dicts())
                       for s in systems.to_dicts()]
         per_system = [p for p in per_system if p[2]]
-        overview = [{"label": label, "group": group, "cells": [next((r for r in mine if r["metric"] == m), None)
-                                                                for m in UD_METRICS]}
+        ranked = las.filter(pl.col("slice") == slice_)
+        if value is not None:
+            ranked = ranked.filter(pl.col(slice_) == value)
+        rank_of = {r["label"]: r for r in ranked.to_dicts()}
+        overview = [{"label": label, "group": group, **{c: rank_of.get(label, {}).get(c)
+                                                        for c in ("rank_best", "rank_worst")},
+                     "cells": [next((r for r in mine if r["metric"] == m), None)
+                               for m in UD_METRICS]}
                     for label, group, mine in per_system]
         tables.append({"title": title, "slice": slice_, "overview": _grouped(overview), "systems": per_system})
     by_label = _published(frame(con, """

@@ -339,3 +339,42 @@ def test_page_in_chromium(pages, task, tables, charts):
     assert "Organisers (shown apart)" in text
     assert "boot|unit:sentence|resamples:50|seed:3|interval:percentile-95" in text
     assert ("parsing|conll18|recover:no|" if task == "ud" else "parsing|easy|mode:HYP|function:EQUAL|") in text
+
+
+def test_both_pages_rank_by_the_paired_tests(pages, tmp_path):
+    """The EASY results table ranks by F and the CoNLL-U overview by LAS, from the stored
+    paired tests between the shown systems: a test separating two systems ranks them apart."""
+    con, campaign = pages["con"], pages["campaign"]
+    key = [campaign.id]
+
+    def two(task: str, table: str, where: str) -> list[tuple[str, str, float]]:
+        return con.execute(f"SELECT s.system, s.label, m.f1 FROM {table} m JOIN cat_system s "
+                           "USING (campaign, task, system) WHERE m.campaign = ? AND m.task = ? "
+                           "AND m.slice = 'task' AND NOT s.organiser AND s.label IS NOT NULL "
+                           f"AND {where} "
+                           "ORDER BY m.f1 DESC",
+                           [*key, task]).fetchall()
+    easy = two("easy", "mart_parsing_scores",
+               "m.kind = 'relation' AND m.mode = 'HYP' AND m.function = 'EQUAL' AND m.type IS NULL")
+    ud = two("ud", "mart_parsing_ud_scores", "m.metric = 'LAS'")
+    assert len(easy) == len(ud) == 2 and easy[0][2] > easy[1][2] and ud[0][2] > ud[1][2]
+    con.execute("INSERT INTO mart_parsing_paired VALUES (?, 'easy', '*', 'relation', 'HYP', "
+                "'EQUAL', ?, ?, NULL, NULL, ?, NULL, NULL, 0.0, 1000, 1)",
+                [*key, easy[0][0], easy[1][0], easy[0][2] - easy[1][2]])
+    con.execute("INSERT INTO mart_parsing_ud_paired VALUES (?, 'ud', 'gsd', 'LAS', ?, ?, NULL, "
+                "NULL, ?, NULL, NULL, 0.0, 1000, 1)", [*key, ud[0][0], ud[1][0],
+                                                       ud[0][2] - ud[1][2]])
+    try:
+        _, easy_html = _render(con, campaign, campaign.tasks[0], tmp_path / "easy")
+        _, ud_html = _render(con, campaign, campaign.tasks[1], tmp_path / "ud")
+    finally:
+        con.execute("DELETE FROM mart_parsing_paired WHERE campaign = ?", key)
+        con.execute("DELETE FROM mart_parsing_ud_paired WHERE campaign = ?", key)
+    relations = easy_html.split("<h3>Relations")[1]
+    for (_, label, _), rank in zip(easy, ("1", "2")):
+        assert re.search(rf">{re.escape(label)}</td><td>{rank}</td>", relations), label
+    for (_, label, _), rank in zip(ud, ("1–2", "2–3")):  # the organiser's system is untested
+        row = _row(ud_html, "parsing-ud-overview", label)
+        assert f"</td><td>{rank}</td>" in row, (label, row)
+    _, unranked = _render(con, campaign, campaign.tasks[1], tmp_path / "ud-untested")
+    assert "</td><td>1–3</td>" in _row(unranked, "parsing-ud-overview", ud[0][1])  # no test
