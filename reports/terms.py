@@ -34,6 +34,7 @@ from pathlib import Path
 
 import polars as pl
 
+from scorehouse.reports import ranks
 from scorehouse.reports.charts import way_lines
 from scorehouse.reports.render import rejected_inputs, stored_signature
 from scorehouse.reports.systems import grouped, only_published, published_systems
@@ -125,11 +126,14 @@ def page_data(con, campaign, task, out: Path) -> dict:
     corpora = _corpora(con, key, task, scores)
 
     order = [s.id for s in task.systems]
+    tests = frame(con, "SELECT corpus, system_a, system_b, delta, p_value FROM mart_terms_paired "
+                       "WHERE campaign = ? AND task = ? AND metric = 'tr'", key)
     sections = []
     for corpus in corpora["corpus"].to_list():
         mine = scores.filter(pl.col("corpus") == corpus)
         ref = mine.filter(pl.col("reference") == "reference")
         whole = ref.filter((pl.col("slice") == "all") & (pl.col("top") == 0))
+        whole = ranks.with_ranks(whole, tests, ["corpus"], "tr")  # by TR among the shown systems
         slices = sorted(s for s in set(ref["slice"]) if s.startswith("without:"))
         label_slices = sorted(s for s in set(ref["slice"]) if s.startswith("label:"))
         incremental = mine.filter((pl.col("reference") == "incremental") & (pl.col("slice") == "all")

@@ -225,8 +225,11 @@ def test_main_table_equals_the_marts(page):
     cells = _cells(_row(_table(html, "terms-main"), "extractor-a"))
     expected = [f"{_pct(a[m])} [{_pct(_interval(con, 'extractor-a', m)[0])}–{_pct(_interval(con, 'extractor-a', m)[1])}]"
                 for m in ("tp", "tr", "f", "precision", "recall", "f_exact")]
-    assert cells[1:7] == expected
-    assert cells[7:] == [str(a["output_terms"]), str(a["parts"]), str(a["aligned_terms"])]
+    assert cells[2:8] == expected
+    assert cells[8:] == [str(a["output_terms"]), str(a["parts"]), str(a["aligned_terms"])]
+    best, worst = con.execute("SELECT rank_best, rank_worst FROM mart_terms_rank WHERE "
+                              "system = 'extractor-a'").fetchall()[0]  # all shown here
+    assert cells[1] == (f"{best}" if best == worst else f"{best}–{worst}")
     assert a["output_terms"] == 16  # 17 lines, ``Rotor`` counted once
 
 
@@ -234,9 +237,9 @@ def test_hand_computed_house(page):
     """|P(S)| = 2 ({éolienne, éoliennes} and {zzz qqq}), TP = 1/2, P = 1/3, TR = R = 1/28."""
     con, html = page["con"], page["html"]
     cells = _cells(_row(_table(html, "terms-main"), "house"))
-    assert [c.split(" [")[0] for c in cells[1:7]] == ["50.0", _pct(1 / 28), _pct(2 * 0.5 / 28 / (0.5 + 1 / 28)),
+    assert [c.split(" [")[0] for c in cells[2:8]] == ["50.0", _pct(1 / 28), _pct(2 * 0.5 / 28 / (0.5 + 1 / 28)),
                                                       "33.3", _pct(1 / 28), _pct(2 / 3 / 28 / (1 / 3 + 1 / 28))]
-    assert cells[7:] == ["3", "2", "2"]
+    assert cells[8:] == ["3", "2", "2"]
     pairs = _table(html, "terms-pairs", 2)  # page order: the anonymous code, extractor-a, house
     assert re.search(r'term">éoliennes</td><td>2</td><td class="text term">éolienne</td>.*?'
                      r'<td class="sep">0\.111</td><td>0\.111</td><td>0\.111</td><td>88\.9</td>', pairs, re.S)

@@ -8,7 +8,7 @@ from scorehouse.warehouse.schema_doc import schema_markdown
 def test_schema_doc_is_up_to_date():
     doc = Path(__file__).resolve().parent.parent / "docs" / "schema.md"
     assert doc.read_text(encoding="utf-8") == schema_markdown(), \
-        "docs/schema.md is stale: run `python -m warehouse.schema_doc > docs/schema.md`"
+        "docs/schema.md is stale: run `python -m scorehouse.warehouse.schema_doc > docs/schema.md`"
 
 
 def test_every_sql_file_has_a_header_with_its_grain():

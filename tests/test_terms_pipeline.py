@@ -334,3 +334,36 @@ def test_reference_of_one_label_has_no_empty_without_slice(tmp_path):
     assert run(root, db, None, quiet=True).rejections == []
     slices = {s for (s,) in query(db, "SELECT DISTINCT slice FROM fct_terms_slice WHERE reference = 'reference'")}
     assert slices == {"all", "label:Named_Entity"}
+
+
+def test_paired_tests_rank_the_systems_by_tr(tmp_path):
+    """Two identical lists share a rank range; a list reaching a tenth of the reference ranks
+    after them; TR in mart_terms_rank is the unit's TR (the resampled reference terms are
+    shared by every system, so the paired test exists)."""
+    reference = [f"terme numéro {i}" for i in range(40)]
+    outputs = {"full": reference, "twin": reference, "short": reference[:4] + ["vélo", "soleil"]}
+    lines_ = toml_table("[campaign]", {"id": "r", "name": "ranks", "bootstrap": 300, "seed": 9})
+    lines_ += toml_table("[[participants]]", {"id": "p", "name": "P"})
+    lines_ += toml_table("[[tasks]]", {"id": "terms", "family": "terms", "sigma": 0.4})
+    lines_ += toml_table("[[tasks.corpora]]", {"id": "k", "reference": "ref.tsv"})
+    (tmp_path / "ref.tsv").write_text("\n".join(reference) + "\n", encoding="utf-8")
+    for name, terms in outputs.items():
+        (tmp_path / f"{name}.tsv").write_text("\n".join(terms) + "\n", encoding="utf-8")
+        lines_ += toml_table("[[tasks.systems]]", {"id": name, "participant": "p",
+                                                   "terms": {"k": f"{name}.tsv"}})
+    (tmp_path / "campaign.toml").write_text("\n".join(lines_) + "\n", encoding="utf-8")
+    db = tmp_path / "w.duckdb"
+    assert run(tmp_path, db, None, steps=("load", "score"), quiet=True).rejections == []
+    ranks = {r[0]: r[1:] for r in query(db, "SELECT system, rank_best, rank_worst, score "
+                                            "FROM mart_terms_rank")}
+    assert (ranks["full"][:2], ranks["twin"][:2], ranks["short"][:2]) == ((1, 2), (1, 2), (3, 3))
+    tr = dict(query(db, "SELECT system, tr FROM mart_terms_scores WHERE reference = 'reference' "
+                        "AND slice = 'all' AND top = 0"))
+    for system, (_, _, score) in ranks.items():
+        assert score == pytest.approx(tr[system], rel=1e-12)
+    (p,) = query(db, "SELECT p_value FROM mart_terms_paired WHERE system_a = 'full' "
+                     "AND system_b = 'twin'")
+    assert p[0] == 1.0  # identical lists: no resample separates them
+    board = query(db, "SELECT system, rank_best FROM mart_terms_leaderboard WHERE metric = 'TR' "
+                      "ORDER BY rank_best, system")
+    assert board == [("full", 1), ("twin", 1), ("short", 3)]

@@ -24,12 +24,15 @@ from __future__ import annotations
 from functools import cache, partial
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 
 from scorehouse.etl.terms import read_relations, read_term_list, read_variant_groups
 from scorehouse.etl.text import SIGNATURE as TEXT
+from scorehouse.scorers import bootstrap, ranking
 from scorehouse.scorers import terms_measures as measures
 from scorehouse.scorers import terms_slices as slicing
+from scorehouse.warehouse.artifacts import reduce
 from scorehouse.warehouse.campaign import CampaignError, Task
 from scorehouse.warehouse.catalog import (
     RunContext,
@@ -40,7 +43,7 @@ from scorehouse.warehouse.catalog import (
     scoring_state,
 )
 from scorehouse.warehouse.catalog import code_version as catalog_code_version
-from scorehouse.warehouse.db import build, frame, insert_arrow, written
+from scorehouse.warehouse.db import build, frame, insert_arrow, insert_rows, one, written
 from scorehouse.warehouse.runner import Target, Unit, run_units, stale
 from scorehouse.warehouse.staging import Slot, StageJob, stage_files
 
@@ -197,7 +200,8 @@ def _incremental(con, task: Task, corpus, inputs: dict) -> tuple[pl.DataFrame, d
 
 
 def score(ctx: RunContext, task: Task, force: bool = False) -> None:
-    """Recompute every (corpus, system) unit whose inputs, options or code changed."""
+    """Recompute every (corpus, system) unit whose inputs, options or code changed, then the
+    paired tests and rank ranges of every corpus whose units changed (:func:`paired`)."""
     o = options(task)
     con, campaign = ctx.con, ctx.campaign.id
     inputs = current_inputs(con, campaign, task.id)
@@ -226,6 +230,49 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
             units.append(Unit(corpus, system.id, unit, state, {"incremental": incremental}))
     run_units(ctx, task.id, stale(units, states, force), lambda u: _prepare(ctx, o, u), compute_unit,
               Target(SQL_FOLDER, _UNIT_TABLES, "hist_terms_scores"))
+    for corpus in task.corpora:
+        reduce(ctx, task, corpus.id, "paired", partial(paired, ctx, task, corpus.id, o),
+               code_version(), force)
+
+
+def paired(ctx: RunContext, task: Task, corpus: str, o: dict) -> None:
+    """Paired bootstrap tests and rank ranges of a corpus's systems by graded term recall TR at
+    the task's sigma (whole lists, corpus reference): each reference term's credit is the Pert
+    of the part aligned to it (1 - dt of its nearest output terms within sigma, 0 when none), TR
+    their mean, and every system is scored on the same resamples of the reference terms
+    (mart_terms_paired, mart_terms_rank). Reference terms no system reaches count 0 for all."""
+    con, campaign = ctx.con, ctx.campaign
+    key = [campaign.id, task.id, corpus]
+    tables = ("mart_terms_paired", "mart_terms_rank")
+    where = ("campaign = ? AND task = ? AND corpus = ? AND reference = 'reference' "
+             "AND slice = 'all'")
+    size = one(con, f"SELECT max(reference_terms) FROM fct_terms_slice WHERE {where}", key)[0]
+    systems = [r[0] for r in con.execute(f"SELECT DISTINCT system FROM fct_terms_slice WHERE "
+                                         f"{where} ORDER BY system", key).fetchall()]
+    rows, pairs = [], []
+    if o["intervals"] and size and systems:
+        credits = con.execute(f"SELECT system, nearest, max(1 - dt) FROM int_terms_alignment "
+                              f"WHERE {where} AND dt <= ? GROUP BY ALL",
+                              [*key, o["sigma"] + 1e-9]).fetchall()
+        terms = {t: i for i, t in enumerate(sorted({t for _, t, _ in credits}))}
+        column = {s: j for j, s in enumerate(systems)}
+        matrix = np.zeros((size, len(systems)))
+        for system, term, credit in credits:
+            matrix[terms[term], column[system]] = credit
+        samples = bootstrap.ratio_samples(matrix, np.ones_like(matrix), campaign.bootstrap,
+                                          campaign.seed, stream=f"{task.id}/{corpus}/tr")
+        point = matrix.sum(axis=0) / size
+        tested, ranks = ranking.rank_variants([(s,) for s in systems], point, samples)
+        stamp = [campaign.bootstrap, campaign.seed]
+        pairs = [[*key, o["sigma"], "tr", a, b, *map(bootstrap.finite, figures), *stamp]
+                 for _, a, b, figures in tested]
+        rows = [[*key, s, o["sigma"], "tr", bootstrap.finite(point[j]), *ranks[j], *stamp]
+                for j, s in enumerate(systems)]
+
+    def write() -> None:
+        insert_rows(con, f"INSERT INTO mart_terms_paired VALUES ({', '.join('?' * 15)})", pairs)
+        insert_rows(con, f"INSERT INTO mart_terms_rank VALUES ({', '.join('?' * 11)})", rows)
+    replace_rows(con, dict(zip(("campaign", "task", "corpus"), key)), tables, write)
 
 
 def _store_build(ctx: RunContext, task: Task, corpus: str, build_: pl.DataFrame) -> None:
