@@ -133,7 +133,7 @@ def test_errors_are_the_commands_errors(tmp_path):
     with pytest.raises(TypeError):
         scorehouse.wer(ref, 42)
     with pytest.raises(TypeError):
-        scorehouse.coref(["a"], ["b"])  # CoNLL files only: a path
+        scorehouse.coref(["a"], ["b"])  # strings are not documents
     assert CliRunner().invoke(main, ["terms", str(ref), str(ref), "--sigma", "2"]).exit_code == 64
 
 
@@ -192,3 +192,31 @@ def test_import_scorehouse_is_light():
            "'numpy') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_parsing_and_coref_in_memory(tmp_path):
+    text = conllu_sentences(6)
+    lines = text.rstrip("\n").split("\n")
+    from_file = scorehouse.parsing(write(tmp_path, "g.conllu", text),
+                                   write(tmp_path, "s.conllu", text))
+    assert scorehouse.parsing(lines, lines).scores.equals(from_file.scores)
+    words, sent = [], None
+    for line in lines:
+        if line.startswith("# sent_id = "):
+            sent = line.split(" = ", 1)[1]
+        elif line and not line.startswith("#"):
+            words.append({"sent_id": sent, **dict(zip(
+                ("ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS", "MISC"),
+                line.split("\t")))})
+    system = pl.DataFrame(words).with_columns(  # every label but root's wrong: LAS drops
+        pl.when(pl.col("DEPREL") == "root").then(pl.col("DEPREL")).otherwise(pl.lit("dep"))
+        .alias("DEPREL"))
+    tabled = scorehouse.parsing(pl.DataFrame(words), system)
+    f1 = dict(zip(tabled.scores["metric"], tabled.scores["f1"]))
+    assert f1["UAS"] == 1.0 and f1["LAS"] < 0.5
+    key = [json.loads(line) for line in KEY.splitlines()]
+    response = [json.loads(line) for line in RESPONSE.splitlines()]
+    from_files = scorehouse.coref(write(tmp_path, "k.jsonl", KEY),
+                                  write(tmp_path, "r.jsonl", RESPONSE))
+    assert scorehouse.coref(key, response).report == from_files.report
+    assert scorehouse.coref(pl.DataFrame(key), response).report == from_files.report

@@ -95,6 +95,11 @@ def score(family: str, reference: Source, system: Source, options: dict, *,
     return con, campaign, result.notes
 
 
+def is_path(data: Source) -> bool:
+    """Whether an input is a path (str or os.PathLike) rather than in-memory data."""
+    return isinstance(data, (str, os.PathLike))
+
+
 def label(data: Source) -> str:
     """How a result names an input: its path, or what the in-memory data is."""
     if isinstance(data, (str, os.PathLike)):

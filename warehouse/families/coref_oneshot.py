@@ -33,14 +33,18 @@ def coref(key: Source, response: Source, *,
     BLANC, LEA and the CoNLL average (as the CoNLL reference scorer v8.01), and the paper's C, XC,
     H, kappa, RCVT and D-error, per document and for the corpus (micro average).
     \f
-    In Python, ``key`` and ``response`` are paths. ``scores``: the corpus rows of
-    ``mart_coref_scores`` (one per metric); ``items``: the same per document.
+    In Python, ``key`` and ``response`` are paths, or documents in memory as the JSON-lines
+    format has them: a list of dicts (or a table) with ``doc``, ``tokens`` and ``clusters``.
+    ``scores``: the corpus rows of ``mart_coref_scores`` (one per metric); ``items``: the same
+    per document.
     """
-    fmt = format or ("jsonl" if Path(key).suffix.lower() in (".jsonl", ".json") else "conll2012")
+    fmt = format or ("jsonl" if not oneshot.is_path(key)
+                     or Path(key).suffix.lower() in (".jsonl", ".json") else "conll2012")
     con, campaign, notes = oneshot.score(
         "coref", key, response, {"conventions": [convention], "singletons": [singletons],
                                  "baselines": False, "intervals": False},
-        roles=("key", "submissions"), corpus_options={"format": fmt})
+        roles=("key", "submissions"), corpus_options={"format": fmt},
+        writers={"key": _jsonl, "submissions": _jsonl})
     try:
         corpus = frame(con, _QUERY.format(table="mart_coref_scores") + " AND slice = 'corpus'",
                        [convention, singletons])
@@ -58,6 +62,17 @@ def coref(key: Source, response: Source, *,
                   per_doc.select(["doc", *[c for c in keep if c in per_doc.columns]]), out, notes,
                   (oneshot.label(key), oneshot.label(response)), render=_text,
                   render_json=_json)
+
+
+def _jsonl(data) -> tuple[str, str]:
+    import json
+
+    rows = oneshot.rows_of(data, ("doc", "tokens", "clusters"), "documents")
+    if any(len(row) < 3 for row in rows):
+        raise TypeError("coreference documents need 'doc', 'tokens' and 'clusters'")
+    return "".join(json.dumps({"doc": d, "tokens": list(t), "clusters": [
+        [list(m) for m in c] for c in k]}, ensure_ascii=False) + "\n"
+        for d, t, k in rows), ".jsonl"
 
 
 def _metrics(rows: pl.DataFrame) -> dict:

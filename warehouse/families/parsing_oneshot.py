@@ -38,19 +38,23 @@ def parsing(reference: Source, system: Source, *,
     CoNLL-U: the 13 metrics of the CoNLL 2018 shared task, with the counts of the official
     conll18_ud_eval.py.
     \f
-    In Python, ``reference`` and ``system`` are paths. ``scores``: CoNLL-U, one row per metric
-    (precision, recall, f1, aligned_accuracy and their counts); EASY, one row per kind x type x
-    mode x function. ``items``: CoNLL-U, the places where the texts differ; EASY, the same rows
+    In Python, ``reference`` and ``system`` are paths or, for CoNLL-U, the file's lines (a list
+    of strings) or a table of words with the ten CoNLL-U columns (``ID``, ``FORM``, ... ``MISC``;
+    absent ones are ``_``) and ``sent_id`` (a new value starts a sentence). ``scores``: CoNLL-U,
+    one row per metric (precision, recall, f1, aligned_accuracy and their counts); EASY, one row
+    per kind x type x mode x function. ``items``: CoNLL-U, the places where the texts differ; EASY, the same rows
     as ``scores`` per relation or constituent type.
     """
-    fmt = format or {".conllu": "conllu", ".tsv": "tsv"}.get(Path(reference).suffix.lower(),
-                                                             "easy")
+    fmt = format or ("conllu" if not oneshot.is_path(reference) else {
+        ".conllu": "conllu", ".tsv": "tsv"}.get(Path(reference).suffix.lower(), "easy"))
     options = {"intervals": False, "consensus": False, "recover": recover,
                "modes": list(MODES) if mode == "all" else [mode.upper()],
                "functions": list(FUNCTIONS) if function == "all" else [function.upper()]}
     con, campaign, notes = oneshot.score("parsing", reference, system, options,
                                          roles=("reference", "submissions"),
-                                         corpus_options={"format": fmt})
+                                         corpus_options={"format": fmt},
+                                         writers={} if fmt != "conllu" else {
+                                             "reference": _conllu, "submissions": _conllu})
     try:
         out = report(con, campaign)
     finally:
@@ -71,6 +75,29 @@ def parsing(reference: Source, system: Source, *,
                   scores.filter(pl.col("type").is_null()),
                   scores.filter(pl.col("type").is_not_null()), out, notes, labels,
                   render=_easy_text)
+
+
+_CONLLU = ("ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS", "MISC")
+
+
+def _conllu(data) -> tuple[str, str]:
+    if isinstance(data, list) and all(isinstance(x, str) for x in data):
+        end = "\n" if data and data[-1] else ""  # a sentence ends with a blank line
+        return "".join(f"{line}\n" for line in data) + end, ".conllu"
+    import polars as pl
+
+    frame = pl.DataFrame(data) if isinstance(data, list) else (
+        data if isinstance(data, pl.DataFrame) else pl.from_arrow(data))
+    if "sent_id" not in frame.columns or "FORM" not in frame.columns:
+        raise TypeError(f"a table of words needs 'sent_id' and the CoNLL-U columns ('ID', "
+                        f"'FORM', ...); found {frame.columns}")
+    lines, sent = [], None
+    for row in frame.iter_rows(named=True):
+        if row["sent_id"] != sent:
+            lines += ([""] if sent is not None else []) + [f"# sent_id = {row['sent_id']}"]
+            sent = row["sent_id"]
+        lines.append("\t".join("_" if row.get(c) is None else str(row[c]) for c in _CONLLU))
+    return "".join(f"{line}\n" for line in lines) + "\n", ".conllu"
 
 
 def report(con, campaign) -> dict:
