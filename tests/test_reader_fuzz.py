@@ -26,12 +26,15 @@ from scorehouse.etl.grace import read_grace_reference, read_grace_submission
 from scorehouse.etl.tagtable import read_tag_table
 from scorehouse.etl.terms import read_relations, read_term_list, read_variant_groups
 from scorehouse.etl.text import prepared
+from scorehouse.etl.transcripts import read_jsonl, read_kaldi
 from scorehouse.etl.trn import read_trn
 from scorehouse.etl.tsv import read_tsv
 from scorehouse.etl.ud import read_ud
 
 SAMPLES = {  # a valid-looking line or two of each format, the material the fuzzer garbles
     read_trn: "bonjour à tous (u1)\nil fait beau (u2)\n",
+    read_kaldi: "u1 bonjour à tous\nu2 il fait beau\n",
+    read_jsonl: '{"id": "u1", "text": "bonjour à tous"}\n{"id": 2, "text": "il fait beau"}\n',
     read_tsv: "utt_id\tspeaker\tcategory\nu1\tspk1\tC1\nu2\tspk2\t\n",
     read_conllu: "# sent_id = s1\n1\tIl\til\tPRON\t_\t_\t2\tnsubj\t_\t_\n"
                  "2\tdort\tdormir\tVERB\t_\t_\t0\troot\t_\t_\n\n",

@@ -16,9 +16,9 @@ from functools import cache, lru_cache, partial
 import polars as pl
 import pyarrow as pa
 
+from scorehouse.etl import transcripts
 from scorehouse.etl.errors import InputError
 from scorehouse.etl.text import SIGNATURE as TEXT
-from scorehouse.etl.trn import read_trn
 from scorehouse.etl.tsv import read_tsv
 from scorehouse.scorers import bootstrap, ranking
 from scorehouse.scorers.alignment import LEVENSHTEIN, SCLITE, Costs
@@ -40,7 +40,8 @@ from scorehouse.warehouse.staging import Slot, StageJob, stage_files
 
 SQL_FOLDER = "wer"
 CAMPAIGN_KEYS = {  # the keys campaign.toml may give a wer task (campaign.check_keys)
-    "task": ("methods", "case", "markers", "costs", "intervals"),
+    "task": ("methods", "case", "markers", "costs", "intervals", "format", "id_field",
+             "text_field"),
     "corpus": ("reference", "metadata"),
     "system": ("hypotheses", "interpretations", "comment_detection"),
 }
@@ -80,6 +81,14 @@ class Options:
             markers = Markers.from_mapping(o.get("markers"))
         except ValueError as err:
             raise CampaignError(f"task {task.id}: markers: {err}") from None
+        fmt = o.get("format", "auto")
+        if fmt not in ("auto", *transcripts.FORMATS):
+            raise CampaignError(f"task {task.id}: format: expected one of "
+                                f"{['auto', *transcripts.FORMATS]}, found {fmt!r}")
+        for field in ("id_field", "text_field"):
+            if not isinstance(o.get(field, "x"), str) or not o.get(field, "x"):
+                raise CampaignError(f"task {task.id}: {field}: expected a field name, "
+                                    f"found {o.get(field)!r}")
         for corpus in task.corpora:
             if "reference" not in corpus.files:
                 raise CampaignError(f"task {task.id}: corpus {corpus.id}: expected a 'reference' file")
@@ -100,23 +109,27 @@ def load(ctx: RunContext, task: Task) -> None:
     against the reference they will be scored on)."""
     options = Options.of(task)
     con = ctx.con
+
+    def job(slot: Slot, path, **check) -> StageJob:  # a transcript in its format (etl/transcripts.py)
+        fmt = transcripts.format_of(path, task.options.get("format", "auto"))
+        fields = (task.options.get("id_field", "id"), task.options.get("text_field", "text"))
+        return StageJob(slot, path, transcripts.reader(fmt, *fields), _stage_trn,
+                        salt=transcripts.salt(fmt, *fields), **check)
     con.execute("DELETE FROM stg_wer_markers WHERE campaign = ? AND task = ?", [ctx.campaign.id, task.id])
     insert_rows(con, "INSERT INTO stg_wer_markers VALUES (?, ?, ?, ?)",
                     [[ctx.campaign.id, task.id, r["meaning"], r["token"]] for r in options.markers.rows()])
     for corpus in task.corpora:  # the reference side first: the hypotheses are checked on it
-        stage_files(ctx, [StageJob(Slot(task.id, corpus.id, "", role), corpus.files[role], read,
-                                   stage)
-                          for role, read, stage in (("reference", read_trn, _stage_trn),
-                                                    ("metadata", read_tsv, _stage_metadata))
-                          if role in corpus.files])
+        metadata = [StageJob(Slot(task.id, corpus.id, "", "metadata"), corpus.files["metadata"],
+                             read_tsv, _stage_metadata)] if "metadata" in corpus.files else []
+        stage_files(ctx, [job(Slot(task.id, corpus.id, "", "reference"), corpus.files["reference"]),
+                          *metadata])
         ref_ids = _reference_ids(ctx, task.id, corpus.id)
         jobs = []
         for system in task.systems:
             if corpus.id in system.files.get("hypotheses", {}):
                 path = system.files["hypotheses"][corpus.id]
-                jobs.append(StageJob(Slot(task.id, corpus.id, system.id, "hypotheses"), path,
-                                     read_trn, _stage_trn,
-                                     check=lambda t, p=path: check_ids(t, ref_ids, p)))
+                jobs.append(job(Slot(task.id, corpus.id, system.id, "hypotheses"), path,
+                                check=lambda t, p=path: check_ids(t, ref_ids, p)))
             if corpus.id in system.files.get("interpretations", {}):
                 jobs.append(StageJob(Slot(task.id, corpus.id, system.id, "interpretations"),
                                      system.files["interpretations"][corpus.id],

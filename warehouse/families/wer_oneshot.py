@@ -4,6 +4,7 @@ scored through the WER family's pipeline (:mod:`warehouse.oneshot`)."""
 from __future__ import annotations
 
 import json
+from functools import partial
 from pathlib import Path  # noqa: F401  (option types are read from the annotations)
 from typing import Annotated, Literal
 
@@ -22,21 +23,30 @@ def wer(reference: Source, hypothesis: Source, *,
                         "Compare the tokens as written, or lower-cased."] = "sensitive",
         costs: Annotated[Literal["sclite", "levenshtein"],
                          "sclite: weights 0/3/3/4 and sclite's tie-breaking; levenshtein: unit "
-                         "costs."] = "sclite") -> Result:
-    """Score two NIST trn files (`text (utterance_id)` per line) through the warehouse pipeline.
+                         "costs."] = "sclite",
+        format: Annotated[Literal["auto", "trn", "kaldi", "jsonl"],
+                          "Transcript format; auto: .jsonl/.json are JSON lines, .kaldi or a file "
+                          "named text Kaldi, else trn."] = "auto",
+        id_field: Annotated[str, "JSON lines: the utterance id's field."] = "id",
+        text_field: Annotated[str, "JSON lines: the transcript's field."] = "text") -> Result:
+    """Score a HYPOTHESIS transcript against a REFERENCE through the warehouse pipeline.
 
-    A reference utterance with no hypothesis is scored as an empty hypothesis and reported as
-    missing. Exit code 2 when the hypothesis file is rejected.
+    Formats (docs/formats_wer.md): NIST trn (`text (utterance_id)` per line), Kaldi text
+    (`utterance_id text` per line) and JSON lines (`{"id": ..., "text": ...}` per line, field
+    names as given). A reference utterance with no hypothesis is scored as an empty hypothesis
+    and reported as missing. Exit code 2 when the hypothesis file is rejected.
     \f
     In Python, ``reference`` and ``hypothesis`` are paths, lists of strings (utterance ids
     ``u1``, ``u2``, ... in order) or tables with ``text`` and ``id`` columns. ``scores``: one
     row (C, S, D, I, N, wer); ``items``: one row per utterance in reference order (id, C, S, D,
     I, ops); ``report["missing"]``: the reference ids without a hypothesis.
     """
-    options = {"methods": [method], "case": case, "costs": costs, "intervals": False}
+    options = {"methods": [method], "case": case, "costs": costs, "intervals": False,
+               "format": format, "id_field": id_field, "text_field": text_field}
+    write = partial(_transcript, format, id_field, text_field)
     con, campaign, notes = oneshot.score("wer", reference, hypothesis, options,
                                          roles=("reference", "hypotheses"),
-                                         writers={"reference": _trn, "hypotheses": _trn})
+                                         writers={"reference": write, "hypotheses": write})
     try:
         header, utterances = report(con, campaign)
     finally:
@@ -46,10 +56,16 @@ def wer(reference: Source, hypothesis: Source, *,
                   render=_text, render_json=_json)
 
 
-def _trn(data) -> tuple[str, str]:
+def _transcript(fmt: str, id_field: str, text_field: str, data) -> tuple[str, str]:
+    """In-memory transcripts written in the declared format (trn for auto)."""
     rows = oneshot.rows_of(data, ("text", "id"), "transcript")
-    return "".join(f"{r[0]} ({r[1] if len(r) > 1 else f'u{i}'})\n"
-                   for i, r in enumerate(rows, 1)), ".trn"
+    pairs = [(r[0], str(r[1]) if len(r) > 1 else f"u{i}") for i, r in enumerate(rows, 1)]
+    if fmt == "kaldi":
+        return "".join(f"{utt} {text}\n" for text, utt in pairs), ".kaldi"
+    if fmt == "jsonl":
+        return "".join(json.dumps({id_field: utt, text_field: text}, ensure_ascii=False) + "\n"
+                       for text, utt in pairs), ".jsonl"
+    return "".join(f"{text} ({utt})\n" for text, utt in pairs), ".trn"
 
 
 def report(con, campaign) -> tuple[dict, pl.DataFrame]:

@@ -1,0 +1,110 @@
+"""Transcripts beside NIST trn: Kaldi ``text`` files and JSON lines (Hugging Face and NeMo
+manifests). Each reader gives the table :func:`etl.trn.read_trn` gives, ``(line_no int32, utt_id
+str, text str)``, so the WER family scores them alike; docs/formats_wer.md has examples.
+
+* **Kaldi** ``text``: one utterance per line, ``utt_id word word ...``: the id is the first
+  whitespace-separated field, the text the rest (it may be empty).
+* **JSON lines**: one JSON object per line with an id field and a text field (``id`` and
+  ``text`` by default; NeMo's manifests key the utterance by ``audio_filepath``, Hugging Face
+  datasets often by ``id`` and ``sentence``). The id may be a string or an integer.
+
+UTF-8; blank lines are skipped, as sclite skips them in trn; a duplicate id, a line without an id
+or a value of the wrong type rejects the file with its line number.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import partial
+from pathlib import Path
+
+import polars as pl
+import pyarrow as pa
+
+from scorehouse.etl.errors import InputError, decode_utf8, shorten
+from scorehouse.etl.trn import read_trn
+
+FORMATS = ("trn", "kaldi", "jsonl")
+
+
+def format_of(path: str | Path, declared: str = "auto") -> str:
+    """The format of a transcript file: ``declared``, or from its name when ``auto``: ``.jsonl``
+    and ``.json`` are JSON lines, ``.kaldi`` and a file named ``text`` (Kaldi's data folders) are
+    Kaldi, anything else trn."""
+    if declared != "auto":
+        return declared
+    path = Path(path)
+    if path.suffix.lower() in (".jsonl", ".json"):
+        return "jsonl"
+    return "kaldi" if path.suffix.lower() == ".kaldi" or path.name == "text" else "trn"
+
+
+def reader(fmt: str, id_field: str = "id", text_field: str = "text"):
+    """The ``read(path, data)`` of a format (a picklable function, for the loading workers)."""
+    if fmt == "kaldi":
+        return read_kaldi
+    if fmt == "jsonl":
+        return partial(read_jsonl, id_field=id_field, text_field=text_field)
+    return read_trn
+
+
+def salt(fmt: str, id_field: str = "id", text_field: str = "text") -> str:
+    """What besides the bytes shapes the staged rows (warehouse/staging.py): empty for trn."""
+    return {"trn": "", "kaldi": "kaldi"}.get(fmt, f"jsonl:{id_field}:{text_field}")
+
+
+def read_kaldi(path: str | Path, data: bytes | None = None) -> pa.Table:
+    """Read a Kaldi ``text`` file (``utt_id word word ...``) into ``(line_no, utt_id, text)``."""
+    path = Path(path)
+    text = decode_utf8(path, path.read_bytes() if data is None else data)
+    lines = pl.Series("raw", text.split("\n"), dtype=pl.String).str.strip_suffix("\r")
+    frame = (pl.DataFrame([lines]).with_row_index("line_no", offset=1)
+             .filter(pl.col("raw").str.strip_chars() != "")
+             .with_columns(pl.col("raw").str.strip_chars().str.extract(r"^(\S+)", 1).alias("utt_id"),
+                           pl.col("raw").str.strip_chars().str.replace(r"^\S+\s*", "")
+                           .alias("text")))
+    return _checked(path, frame)
+
+
+def read_jsonl(path: str | Path, data: bytes | None = None, id_field: str = "id",
+               text_field: str = "text") -> pa.Table:
+    """Read JSON lines (``{"id": ..., "text": ...}`` per line, field names as given) into
+    ``(line_no, utt_id, text)``."""
+    path = Path(path)
+    text = decode_utf8(path, path.read_bytes() if data is None else data)
+    rows = []
+    for number, raw in enumerate(text.split("\n"), 1):
+        if not raw.strip():
+            continue
+        try:
+            record = json.loads(raw)
+        except (ValueError, RecursionError):
+            raise InputError(path, number, "a JSON object", shorten(raw)) from None
+        if not isinstance(record, dict):
+            raise InputError(path, number, "a JSON object", type(record).__name__)
+        for field, kinds in ((id_field, (str, int)), (text_field, (str,))):
+            value = record.get(field)
+            if not isinstance(value, kinds) or isinstance(value, bool):
+                names = " or ".join("a string" if k is str else "an integer" for k in kinds)
+                found = "no such field" if field not in record else (
+                    f"{type(value).__name__} {shorten(json.dumps(value))}")
+                raise InputError(path, number, f"{names} in field {field!r}", found)
+        rows.append((number, str(record[id_field]), record[text_field]))
+    frame = pl.DataFrame(rows, schema={"line_no": pl.UInt32, "utt_id": pl.String,
+                                       "text": pl.String}, orient="row")
+    return _checked(path, frame.with_columns(raw=pl.col("text")))
+
+
+def _checked(path: Path, frame: pl.DataFrame) -> pa.Table:
+    """A line without an id, or a duplicate id, rejects the file (the first such line)."""
+    bad = frame.filter(pl.col("utt_id").is_null() | (pl.col("utt_id") == "")).head(1)
+    if bad.height:
+        raise InputError(path, int(bad["line_no"][0]), "an utterance id", shorten(bad["raw"][0]))
+    again = frame.filter(~pl.col("utt_id").is_first_distinct()).head(1)
+    if again.height:
+        row = again.row(0, named=True)
+        first = frame.filter(pl.col("utt_id") == row["utt_id"])["line_no"][0]
+        raise InputError(path, int(row["line_no"]), "a new utterance id",
+                         f"{row['utt_id']!r} again (first on line {first})")
+    return frame.select(pl.col("line_no").cast(pl.Int32), "utt_id",
+                        pl.col("text").str.strip_chars()).to_arrow()
