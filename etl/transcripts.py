@@ -60,9 +60,9 @@ def read_kaldi(path: str | Path, data: bytes | None = None) -> pa.Table:
     lines = pl.Series("raw", text.split("\n"), dtype=pl.String).str.strip_suffix("\r")
     frame = (pl.DataFrame([lines]).with_row_index("line_no", offset=1)
              .filter(pl.col("raw").str.strip_chars() != "")
-             .with_columns(pl.col("raw").str.strip_chars().str.extract(r"^(\S+)", 1).alias("utt_id"),
-                           pl.col("raw").str.strip_chars().str.replace(r"^\S+\s*", "")
-                           .alias("text")))
+             .with_columns(pl.col("raw").str.strip_chars().alias("line"))
+             .with_columns(pl.col("line").str.extract(r"^(\S+)", 1).alias("utt_id"),
+                           pl.col("line").str.replace(r"^\S+\s*", "").alias("text")))
     return _checked(path, frame)
 
 

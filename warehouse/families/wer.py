@@ -110,7 +110,7 @@ def load(ctx: RunContext, task: Task) -> None:
     options = Options.of(task)
     con = ctx.con
 
-    def job(slot: Slot, path, **check) -> StageJob:  # a transcript in its format (etl/transcripts.py)
+    def job(slot: Slot, path, **check) -> StageJob:  # a transcript, in its format
         fmt = transcripts.format_of(path, task.options.get("format", "auto"))
         fields = (task.options.get("id_field", "id"), task.options.get("text_field", "text"))
         return StageJob(slot, path, transcripts.reader(fmt, *fields), _stage_trn,
