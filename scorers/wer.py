@@ -26,6 +26,7 @@ from scorehouse.scorers.alignment import SCLITE, Costs, align
 
 METHODS = ("none", "m1", "m2", "m3", "m4")
 CASES = ("sensitive", "insensitive")
+UNITS = ("word", "char")  # what is aligned: words (WER), or their characters (CER)
 
 # Token kinds after classification against the marker vocabulary.
 _WORD, _NONSPEECH, _FALSE_START, _OOV, _OPEN, _CLOSE = "W", "N", "F", "O", "(", ")"
@@ -84,9 +85,12 @@ class Markers:
 
 
 def signature(method: str, case: str, markers: Markers, costs: Costs = SCLITE,
-              version: str = "") -> str:
-    """sacrebleu-style signature of a WER variant: everything that changes the numbers."""
+              version: str = "", unit: str = "word") -> str:
+    """sacrebleu-style signature of a WER variant: everything that changes the numbers (a
+    character error rate says ``unit:char``)."""
     parts = [f"wer|method:{method}|case:{case}|align:{costs.tag}"]
+    if unit != "word":
+        parts.append(f"unit:{unit}")
     if method != "none":
         parts.append(f"markers:{markers.digest}")
     parts.append(TEXT)  # every reader puts the text in NFC (etl/text.py)
@@ -173,6 +177,15 @@ def _collect(order: pl.DataFrame, long: pl.DataFrame, extra=()) -> pl.DataFrame:
         .with_columns(pl.col("tokens").fill_null(pl.lit([], dtype=pl.List(pl.String))))
         .drop("row")
     )
+
+
+def units(tokens: pl.Series, unit: str = "word") -> pl.Series:
+    """What is aligned, per utterance: the normalised tokens (``word``), or (``char``) their
+    characters, Unicode code points, in order: the whitespace between words is never a unit, as
+    ``sclite -c -e utf-8`` scores characters (N counts the characters of the words)."""
+    if unit == "word":
+        return tokens
+    return tokens.list.join("").str.split("").list.eval(pl.element().filter(pl.element() != ""))
 
 
 def align_tokens(ref: pl.Series, hyp: pl.Series, costs: Costs = SCLITE) -> pa.Table:

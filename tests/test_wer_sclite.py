@@ -119,9 +119,10 @@ def write_pairs(folder: Path, pairs, seed: int) -> tuple[Path, Path, list[str]]:
 
 # ---------------------------------------------------------------- sclite
 
-def run_sclite(binary: Path, ref: Path, hyp: Path, report: str, case_sensitive: bool) -> str:
+def run_sclite(binary: Path, ref: Path, hyp: Path, report: str, case_sensitive: bool,
+               extra: tuple[str, ...] = ()) -> str:
     command = [str(binary), "-r", str(ref), "trn", "-h", str(hyp), "trn", "-i", "spu_id",
-               *(["-s"] if case_sensitive else []), "-o", report, "stdout"]
+               *(["-s"] if case_sensitive else []), *extra, "-o", report, "stdout"]
     done = subprocess.run(command, capture_output=True, timeout=120)
     assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
     return done.stdout.decode("utf-8")
@@ -214,3 +215,38 @@ def test_case_insensitive_alignment_equals_sclite(tmp_path, wer_json):
     # Case differences did occur and were scored as correct by both.
     sensitive = wer_json(ref, hyp, "--method", "none")
     assert sensitive["totals"]["C"] < report["totals"]["C"]
+
+
+@pytest.mark.parametrize("seed", [5, 23])
+def test_character_alignment_equals_sclite_c(seed, tmp_path, wer_json):
+    """CER: ``--unit char`` aligns the characters of the words (Unicode code points, spaces never
+    counted) with sclite's costs: every utterance's counts and alignment, and the totals, equal
+    ``sclite -c -e utf-8``'s."""
+    binary = sclite_binary()
+    pairs = generate_pairs(seed, 150)
+    ref, hyp, ids = write_pairs(tmp_path, pairs, seed)
+    report = wer_json(ref, hyp, "--method", "none", "--unit", "char")
+    assert "|unit:char|" in report["signature"]
+    extra = ("-c", "-e", "utf-8")
+    utterances = parse_pra(run_sclite(binary, ref, hyp, "pra", True, extra), case_sensitive=True)
+    rsum = parse_rsum(run_sclite(binary, ref, hyp, "rsum", True, extra))
+    assert rsum["N"] == sum(len("".join(r)) for r, _ in pairs)  # characters, no spaces
+    compare(report, utterances, rsum, ids, pairs)
+
+
+def test_character_error_totals_equal_jiwers_cer_without_spaces(tmp_path, wer_json):
+    """jiwer's ``cer`` counts the spaces between words; on the same texts without them, its
+    edit distance is ours with unit costs (``--costs levenshtein``)."""
+    import jiwer
+
+    pairs = generate_pairs(8, 120)
+    ref, hyp, _ = write_pairs(tmp_path, pairs, 8)
+    totals = wer_json(ref, hyp, "--method", "none", "--unit", "char",
+                      "--costs", "levenshtein")["totals"]
+    kept = [("".join(r), "".join(h)) for r, h in pairs if r]  # jiwer refuses empty references
+    out = jiwer.process_characters([r for r, _ in kept], [h for _, h in kept])
+    skipped = sum(len("".join(h)) for r, h in pairs if not r)  # their characters: insertions
+    assert totals["S"] + totals["D"] + totals["I"] == (
+        out.substitutions + out.deletions + out.insertions + skipped)
+    assert totals["N"] == sum(len(r) for r, _ in kept)
+

@@ -22,7 +22,16 @@ from scorehouse.etl.text import SIGNATURE as TEXT
 from scorehouse.etl.tsv import read_tsv
 from scorehouse.scorers import bootstrap, ranking
 from scorehouse.scorers.alignment import LEVENSHTEIN, SCLITE, Costs
-from scorehouse.scorers.wer import CASES, METHODS, Markers, align_tokens, normalise, signature
+from scorehouse.scorers.wer import (
+    CASES,
+    METHODS,
+    UNITS,
+    Markers,
+    align_tokens,
+    normalise,
+    signature,
+    units,
+)
 from scorehouse.warehouse.artifacts import reduce
 from scorehouse.warehouse.campaign import CampaignError, Task
 from scorehouse.warehouse.catalog import (
@@ -41,7 +50,7 @@ from scorehouse.warehouse.staging import Slot, StageJob, stage_files
 SQL_FOLDER = "wer"
 CAMPAIGN_KEYS = {  # the keys campaign.toml may give a wer task (campaign.check_keys)
     "task": ("methods", "case", "markers", "costs", "intervals", "format", "id_field",
-             "text_field"),
+             "text_field", "unit"),
     "corpus": ("reference", "metadata"),
     "system": ("hypotheses", "interpretations", "comment_detection"),
 }
@@ -63,6 +72,7 @@ class Options:
     case: str
     markers: Markers
     costs: Costs
+    unit: str = "word"
 
     @classmethod
     def of(cls, task: Task) -> "Options":
@@ -81,6 +91,9 @@ class Options:
             markers = Markers.from_mapping(o.get("markers"))
         except ValueError as err:
             raise CampaignError(f"task {task.id}: markers: {err}") from None
+        unit = o.get("unit", "word")
+        if unit not in UNITS:
+            raise CampaignError(f"task {task.id}: unit: expected one of {UNITS}, found {unit!r}")
         fmt = o.get("format", "auto")
         if fmt not in ("auto", *transcripts.FORMATS):
             raise CampaignError(f"task {task.id}: format: expected one of "
@@ -92,10 +105,10 @@ class Options:
         for corpus in task.corpora:
             if "reference" not in corpus.files:
                 raise CampaignError(f"task {task.id}: corpus {corpus.id}: expected a 'reference' file")
-        return cls(methods, case, markers, COSTS[costs])
+        return cls(methods, case, markers, COSTS[costs], unit)
 
     def signature(self, method: str) -> str:
-        return signature(method, self.case, self.markers, self.costs, code_version())
+        return signature(method, self.case, self.markers, self.costs, code_version(), self.unit)
 
     def ier_signature(self) -> str:
         """sacrebleu-style signature of the interpretation error rates."""
@@ -223,7 +236,8 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
 def _normalised_reference(con, sha: str, options: Options) -> dict:
     ref = frame(con, "SELECT utt_id, text FROM stg_wer_trn WHERE sha256 = ? ORDER BY line_no", [sha])
     return {"utt_id": ref["utt_id"],
-            **{m: normalise(ref, m, options.markers, options.case)["tokens"] for m in options.methods}}
+            **{m: units(normalise(ref, m, options.markers, options.case)["tokens"], options.unit)
+               for m in options.methods}}
 
 
 def compute_unit(ids: dict, reference: dict, hyp: pl.DataFrame, options: Options, path: str,
@@ -243,7 +257,8 @@ def compute_unit(ids: dict, reference: dict, hyp: pl.DataFrame, options: Options
     hyp_texts = matched.select("utt_id", "text")
     aligned = []
     for method in options.methods:
-        hyp_tokens = normalise(hyp_texts, method, options.markers, options.case)["tokens"]
+        hyp_tokens = units(normalise(hyp_texts, method, options.markers, options.case)["tokens"],
+                           options.unit)
         pairs = align_tokens(reference[method], hyp_tokens, options.costs)
         n = len(reference["utt_id"])
         aligned.append(pa.table({

@@ -24,6 +24,9 @@ def wer(reference: Source, hypothesis: Source, *,
         costs: Annotated[Literal["sclite", "levenshtein"],
                          "sclite: weights 0/3/3/4 and sclite's tie-breaking; levenshtein: unit "
                          "costs."] = "sclite",
+        unit: Annotated[Literal["word", "char"],
+                        "Align words (WER), or their characters (CER, as sclite -c: spaces are "
+                        "never counted)."] = "word",
         format: Annotated[Literal["auto", "trn", "kaldi", "jsonl"],
                           "Transcript format; auto: .jsonl/.json are JSON lines, .kaldi or a file "
                           "named text Kaldi, else trn."] = "auto",
@@ -41,7 +44,7 @@ def wer(reference: Source, hypothesis: Source, *,
     row (C, S, D, I, N, wer); ``items``: one row per utterance in reference order (id, C, S, D,
     I, ops); ``report["missing"]``: the reference ids without a hypothesis.
     """
-    options = {"methods": [method], "case": case, "costs": costs, "intervals": False,
+    options = {"methods": [method], "case": case, "costs": costs, "intervals": False, "unit": unit,
                "format": format, "id_field": id_field, "text_field": text_field}
     write = partial(_transcript, format, id_field, text_field)
     con, campaign, notes = oneshot.score("wer", reference, hypothesis, options,
@@ -115,7 +118,8 @@ def _text(result: Result) -> str:
         f"{utterances.height:>7} {t['N']:>8} | {rate('C')} {rate('S')} {rate('D')} {rate('I')} "
         f"{err} | {100 * sentence_errors / max(utterances.height, 1):>6.1f}",
         "",
-        f"WER = (S + D + I) / N = ({t['S']} + {t['D']} + {t['I']}) / {t['N']} = "
+        f"{'CER' if '|unit:char|' in result.signature else 'WER'} = (S + D + I) / N = "
+        f"({t['S']} + {t['D']} + {t['I']}) / {t['N']} = "
         + (f"{100 * t['wer']:.2f} %" if t["wer"] is not None else "undefined (N = 0)"),
     ]
     if missing:
