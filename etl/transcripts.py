@@ -30,12 +30,18 @@ FORMATS = ("trn", "kaldi", "jsonl")
 def format_of(path: str | Path, declared: str = "auto") -> str:
     """The format of a transcript file: ``declared``, or from its name when ``auto``: ``.jsonl``
     and ``.json`` are JSON lines, ``.kaldi`` and a file named ``text`` (Kaldi's data folders) are
-    Kaldi, anything else trn."""
+    Kaldi, ``.stm`` and ``.ctm`` NIST's time-marked pair, anything else trn. STM and CTM are
+    known by their names only: a declared format names the other files' format."""
+    suffix = Path(path).suffix.lower()
+    if suffix in (".stm", ".ctm"):
+        return suffix[1:]
     if declared != "auto":
         return declared
     path = Path(path)
     if path.suffix.lower() in (".jsonl", ".json"):
         return "jsonl"
+    if path.suffix.lower() in (".stm", ".ctm"):  # NIST's time-marked pair (etl/stm.py)
+        return path.suffix.lower()[1:]
     return "kaldi" if path.suffix.lower() == ".kaldi" or path.name == "text" else "trn"
 
 

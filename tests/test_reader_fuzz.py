@@ -26,14 +26,26 @@ from scorehouse.etl.grace import read_grace_reference, read_grace_submission
 from scorehouse.etl.tagtable import read_tag_table
 from scorehouse.etl.terms import read_relations, read_term_list, read_variant_groups
 from scorehouse.etl.text import prepared
+from scorehouse.etl.stm import read_ctm, read_segments, read_stm
 from scorehouse.etl.transcripts import read_jsonl, read_kaldi
 from scorehouse.etl.trn import read_trn
 from scorehouse.etl.tsv import read_tsv
 from scorehouse.etl.ud import read_ud
 
+STM = ";; LABEL \"o\" \"all\" \"\"\nf1 A spk1 0.0 2.0 <o> bonjour à tous\nf1 A spk2 2.0 3.5 oui\n"
+_SEGMENTS = read_segments("ref.stm", STM.encode()).to_arrow()
+
+
+def read_ctm_against_the_stm(path, data):
+    """A CTM read against the STM sample's segments (named for the test ids)."""
+    return read_ctm(path, data, segments=_SEGMENTS)
+
+
 SAMPLES = {  # a valid-looking line or two of each format, the material the fuzzer garbles
     read_trn: "bonjour à tous (u1)\nil fait beau (u2)\n",
     read_kaldi: "u1 bonjour à tous\nu2 il fait beau\n",
+    read_stm: STM,
+    read_ctm_against_the_stm: "f1 A 0.1 0.2 bonjour 0.9\nf1 A 2.2 0.3 oui NA\n",
     read_jsonl: '{"id": "u1", "text": "bonjour à tous"}\n{"id": 2, "text": "il fait beau"}\n',
     read_tsv: "utt_id\tspeaker\tcategory\nu1\tspk1\tC1\nu2\tspk2\t\n",
     read_conllu: "# sent_id = s1\n1\tIl\til\tPRON\t_\t_\t2\tnsubj\t_\t_\n"

@@ -18,6 +18,7 @@ import pyarrow as pa
 
 from scorehouse.etl import transcripts
 from scorehouse.etl.errors import InputError
+from scorehouse.etl.stm import read_ctm, read_stm
 from scorehouse.etl.text import SIGNATURE as TEXT
 from scorehouse.etl.tsv import read_tsv
 from scorehouse.scorers import bootstrap, ranking
@@ -125,6 +126,12 @@ def load(ctx: RunContext, task: Task) -> None:
 
     def job(slot: Slot, path, **check) -> StageJob:  # a transcript, in its format
         fmt = transcripts.format_of(path, task.options.get("format", "auto"))
+        if fmt == "stm":
+            return StageJob(slot, path, read_stm, _stage_stm, salt="stm", **check)
+        if fmt == "ctm":  # its words go to the reference's segments: staged per reference
+            sha, segments = _reference_segments(ctx, task.id, slot.corpus)
+            return StageJob(slot, path, partial(read_ctm, segments=segments), _stage_trn,
+                            salt=f"ctm:{sha}", **check)
         fields = (task.options.get("id_field", "id"), task.options.get("text_field", "text"))
         return StageJob(slot, path, transcripts.reader(fmt, *fields), _stage_trn,
                         salt=transcripts.salt(fmt, *fields), **check)
@@ -172,6 +179,35 @@ def _reference_ids(ctx: RunContext, task: str, corpus: str) -> set[str] | None:
 
 def _stage_trn(con, sha: str, table: pa.Table) -> None:
     insert_arrow(con, "stg_wer_trn", table, "$sha, line_no, utt_id, text", {"sha": sha})
+
+
+def _stage_stm(con, sha: str, table: pa.Table) -> None:
+    """An STM reference: its scored segments as utterances, every segment (for the CTM's
+    words), and each scored segment's speaker, file, channel and labels as metadata."""
+    segments = pl.from_arrow(table)
+    scored = segments.filter(pl.col("utt_id").is_not_null())
+    _stage_trn(con, sha, scored.select("line_no", "utt_id", "text").to_arrow())
+    insert_arrow(con, "stg_wer_segment", segments.drop("text").to_arrow(),
+                 '$sha, seq, line_no, utt_id, file, channel, speaker, "begin", "end", labels, '
+                 "ignore", {"sha": sha})
+    fields = scored.select("utt_id", "speaker", "file", "channel").unpivot(
+        index="utt_id", variable_name="field", value_name="value")
+    labels = (scored.select("utt_id", pl.col("labels").str.split(",").alias("value"))
+              .explode("value").filter(pl.col("value") != "")
+              .select("utt_id", pl.lit("label").alias("field"), "value"))
+    insert_arrow(con, "stg_wer_metadata", pl.concat([fields, labels]).to_arrow(),
+                 "$sha, utt_id, field, value", {"sha": sha})  # one 'label' row per subset
+
+
+def _reference_segments(ctx: RunContext, task: str, corpus: str) -> tuple[str, pa.Table | None]:
+    """The current STM reference of a corpus and its segments (None when it is not STM)."""
+    sha = current_inputs(ctx.con, ctx.campaign.id, task).get((corpus, "", "reference"))
+    if sha is None:
+        return "", None
+    segments = frame(ctx.con, 'SELECT seq, line_no, utt_id, file, channel, speaker, "begin", '
+                              '"end", labels, ignore, \'\' AS text FROM stg_wer_segment '
+                              "WHERE sha256 = ? ORDER BY seq", [sha])
+    return sha, segments.to_arrow() if segments.height else None
 
 
 def _stage_metadata(con, sha: str, table: pa.Table) -> None:

@@ -89,6 +89,11 @@ def report(con, campaign) -> tuple[dict, pl.DataFrame]:
     c, s, d, i, n, wer_, sig = totals if totals else (0, 0, 0, 0, 0, None, "")
     header = {"signature": sig, "totals": {"C": c, "S": s, "D": d, "I": i, "N": n, "wer": wer_},
               "missing": rows.filter(pl.col("missing"))["id"].to_list()}
+    speakers = frame(con, "SELECT value AS speaker, C, S, D, I, N FROM mart_wer_by_metadata "
+                          "WHERE campaign = ? AND task = ? AND field = 'speaker' ORDER BY value",
+                     [campaign.id, task.id])
+    if speakers.height:  # an STM reference: sclite's per-speaker counts
+        header["speakers"] = speakers.to_dicts()
     return header, rows.drop("missing")
 
 
@@ -96,8 +101,10 @@ def _json(result: Result) -> str:
     # the utterance rows are serialised by Polars: 200,000 of them in a blink
     head = json.dumps({"signature": result.signature, "totals": result.report["totals"]},
                       ensure_ascii=False)
+    speakers = ("" if "speakers" not in result.report else ', "speakers": '
+                + json.dumps(result.report["speakers"], ensure_ascii=False))
     return (head[:-1] + ', "utterances": ' + result.items.write_json() + ', "missing": '
-            + json.dumps(result.report["missing"], ensure_ascii=False) + "}")
+            + json.dumps(result.report["missing"], ensure_ascii=False) + speakers + "}")
 
 
 def _text(result: Result) -> str:
@@ -124,4 +131,7 @@ def _text(result: Result) -> str:
     ]
     if missing:
         rows.append(f"{missing} reference utterance(s) had no hypothesis (scored as empty)")
+    for s in result.report.get("speakers", []):
+        rows.append(f"speaker {s['speaker']}: C {s['C']} S {s['S']} D {s['D']} I {s['I']} "
+                    f"N {s['N']}")
     return "\n".join(rows)
