@@ -23,10 +23,10 @@ from scorehouse.etl.easy import read_easy_xml
 from scorehouse.etl.easy_tsv import read_easy_tsv
 from scorehouse.etl.errors import InputError
 from scorehouse.etl.grace import read_grace_reference, read_grace_submission
+from scorehouse.etl.stm import read_ctm, read_segments, read_stm
 from scorehouse.etl.tagtable import read_tag_table
 from scorehouse.etl.terms import read_relations, read_term_list, read_variant_groups
 from scorehouse.etl.text import prepared
-from scorehouse.etl.stm import read_ctm, read_segments, read_stm
 from scorehouse.etl.transcripts import read_jsonl, read_kaldi
 from scorehouse.etl.trn import read_trn
 from scorehouse.etl.tsv import read_tsv

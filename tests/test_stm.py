@@ -11,7 +11,7 @@ import re
 
 import numpy as np
 import pytest
-from test_wer_sclite import run_sclite, sclite_binary
+from test_wer_sclite import sclite_binary
 
 from scorehouse.etl.errors import InputError
 from scorehouse.etl.stm import read_ctm, read_segments
