@@ -62,7 +62,14 @@ def alignment(output: pl.DataFrame, reference: pl.DataFrame, exclude_labels: tup
         sizes.append((name, members.height, output.height))
         if not output.height:
             continue
-        found = pl.concat([per_group[g] for g in groups])
+        if not any(g in per_group for g in groups):  # an empty reference: nothing is near
+            rows.append(ranks.with_columns(
+                *(pl.lit(None, dtype=t).alias(c) for c, t in (
+                    ("nearest", pl.String), ("nearest_label", pl.String), ("dt", pl.Float64),
+                    ("dch", pl.Float64), ("dtc", pl.Float64))),
+                pl.lit(False).alias("exact"), pl.lit(name).alias("slice")))
+            continue
+        found = pl.concat([per_group[g] for g in groups if g in per_group])
         best = (found.filter(pl.col("dt") <= pl.col("dt").min().over("term") + TIE)
                 .sort("term", "pos").unique("term", keep="first"))
         exact = members["term"].implode()

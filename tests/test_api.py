@@ -220,3 +220,43 @@ def test_parsing_and_coref_in_memory(tmp_path):
                                   write(tmp_path, "r.jsonl", RESPONSE))
     assert scorehouse.coref(key, response).report == from_files.report
     assert scorehouse.coref(pl.DataFrame(key), response).report == from_files.report
+
+
+def test_bad_in_memory_data_and_options_are_clear_errors():
+    """What a new user tried: each a TypeError or an OptionError naming the problem, never a
+    silently different input."""
+    with pytest.raises(TypeError, match="row 2 has no 'text'"):
+        scorehouse.wer(pl.DataFrame({"text": ["a", None]}), ["a", "None"])
+    with pytest.raises(TypeError, match="a table needs 'tags'"):
+        scorehouse.pos(pl.DataFrame({"form": ["a"], "sent": [1]}), [{"form": "a", "tags": "N"}])
+    with pytest.raises(TypeError, match="holds a TAB"):
+        scorehouse.terms(["a\tb"], ["a"])
+    with pytest.raises(TypeError, match="holds a line break"):
+        scorehouse.terms(["a\nb"], ["a"])
+    with pytest.raises(TypeError, match="'tokens' must be a list of strings"):
+        scorehouse.coref([{"doc": "d", "tokens": "a b", "clusters": []}], [])
+    for call in (lambda: scorehouse.wer(["a"], ["a"], method="m9"),
+                 lambda: scorehouse.terms(["a"], ["a"], top=2**31),
+                 lambda: scorehouse.terms(["a"], ["a"], sigma="0.4"),
+                 lambda: scorehouse.parsing(["x"], ["x"], mode=None),
+                 lambda: scorehouse.pos(["a"], ["a"], tag="lemma")):
+        with pytest.raises(OptionError):
+            call()
+    assert scorehouse.terms([], ["a"]).report["TR"] == 0.0  # an empty reference: defined
+    with pytest.raises(Rejected) as err:
+        scorehouse.wer(["a"], [{"text": "b", "id": "zzz"}])  # no such id in the reference
+    assert all("in-memory hypotheses" in m and "/tmp" not in m for m in err.value.messages)
+
+
+def test_a_warehouse_opened_twice_in_one_process():
+    import tempfile
+
+    from scorehouse.warehouse.pipeline import open_warehouse
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "w.duckdb"
+        open_warehouse(path).close()
+        with scorehouse.open(path) as a, scorehouse.open(path) as b:
+            assert a.sql("SELECT 1 AS x")["x"][0] == b.sql("SELECT 1 AS x")["x"][0] == 1
+        with pytest.raises(TypeError):
+            scorehouse.open(None)

@@ -123,3 +123,27 @@ def test_bad_export_requests_are_one_line_errors(db, tmp_path):
                                    "--db", str(tmp_path / "none.duckdb")])
     assert missing.exit_code == 1 and "no such warehouse file" in missing.output
     assert not (tmp_path / "x.json").exists()
+
+
+def test_an_export_never_destroys_what_is_not_an_export(db, tmp_path):
+    """The warehouse itself, a foreign folder, a file where a folder is wanted, '.', a missing
+    folder: each a one-line error, with nothing written and nothing left behind."""
+    runner = CliRunner()
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "notes.txt").write_text("precious")
+    copy = tmp_path / "copy.duckdb"
+    copy.write_bytes(db.read_bytes())
+    cases = [([str(copy), "--db", str(copy)], "that is the warehouse"),
+             ([str(tmp_path / "mine"), "--db", str(db), "--format", "codabench"],
+              "not a Codabench export"),
+             ([str(tmp_path / "mine"), "--db", str(db)], "is a folder"),
+             ([str(tmp_path / "mine" / "notes.txt"), "--db", str(db), "--format", "codabench"],
+              "is a file"),
+             ([".", "--db", str(db), "--format", "codabench"], "name a file"),
+             ([str(tmp_path / "nope" / "x.json"), "--db", str(db)], "does not exist")]
+    for args, message in cases:
+        result = runner.invoke(main, ["export", *args])
+        assert result.exit_code == 1 and message in result.output, (args, result.output)
+    assert copy.read_bytes() == db.read_bytes()
+    assert (tmp_path / "mine" / "notes.txt").read_text() == "precious"
+    assert not [p for p in tmp_path.rglob("*") if ".partial" in p.name or ".old" in p.name]

@@ -279,7 +279,7 @@ def export_command(out, db, task, fmt):
 
     con = open_locked(db)
     try:
-        written = export(con, out, fmt, task)
+        written = export(con, out, fmt, task, db=db)
     finally:
         con.close()
     click.echo(f"wrote {out} ({len(written)} file(s))", err=True)

@@ -55,12 +55,15 @@ def leaderboard(con, task: str | None = None) -> pl.DataFrame:
             .select(COLUMNS))
 
 
-def export(con, out: str | Path, fmt: str, task: str | None = None) -> list[Path]:
-    """Write the leaderboard in ``fmt`` to ``out`` (a file; a folder for ``codabench``)."""
+def export(con, out: str | Path, fmt: str, task: str | None = None,
+           db: str | Path | None = None) -> list[Path]:
+    """Write the leaderboard in ``fmt`` to ``out`` (a file; a folder for ``codabench``). Only a
+    previous export is ever replaced: ``out`` may not be the warehouse ``db``, another kind of
+    file or folder, or a folder holding anything but a previous Codabench export."""
     if fmt not in FORMATS:
         raise QueryError(f"unknown format {fmt!r}; expected one of {list(FORMATS)}")
+    target = _target(Path(out), fmt, db)
     rows = leaderboard(con, task)
-    target = Path(out)
     if fmt == "codabench":
         return _codabench(rows, target)
     text = _json(rows) if fmt == "json" else _csv(rows)
@@ -115,6 +118,32 @@ def _codabench(rows: pl.DataFrame, folder: Path) -> list[Path]:
     return sorted(folder.glob("*/scores.json"))
 
 
+def _target(target: Path, fmt: str, db: str | Path | None) -> Path:
+    """``target``, or a QueryError when writing there could destroy something."""
+    if not target.name or target.name in (".", ".."):
+        raise QueryError(f"{str(target) or repr('')}: name a file (json, csv) or a folder "
+                         "(codabench) to write")
+    if not target.parent.is_dir():
+        raise QueryError(f"{target}: its folder {target.parent} does not exist")
+    if db is not None and target.exists() and target.resolve() == Path(db).resolve():
+        raise QueryError(f"{target}: that is the warehouse (--db); name another file")
+    if fmt == "codabench":
+        if target.is_file():
+            raise QueryError(f"{target}: is a file; --format codabench writes a folder")
+        if target.is_dir() and any(not entry.is_dir() or [p.name for p in entry.iterdir()]
+                                   != ["scores.json"] for entry in target.iterdir()):
+            raise QueryError(f"{target}: holds files that are not a Codabench export; "
+                             "choose a new or empty folder")
+    elif target.is_dir():
+        raise QueryError(f"{target}: is a folder; --format {fmt} writes a file")
+    elif target.is_file():
+        with target.open("rb") as handle:
+            head = handle.read(16)
+        if head[8:12] == b"DUCK" or head.startswith(b"SQLite format"):
+            raise QueryError(f"{target}: is a database; name another file")
+    return target
+
+
 def _replace(target: Path, write) -> None:
     """Write ``target`` (a file or a folder) beside it, then swap it in."""
     partial = target.with_name(f".{target.name}.partial")
@@ -123,14 +152,14 @@ def _replace(target: Path, write) -> None:
     partial.unlink(missing_ok=True)
     try:
         write(partial)
+        if target.is_dir() and partial.is_dir():
+            old = target.with_name(f".{target.name}.old")
+            shutil.rmtree(old, ignore_errors=True)
+            os.replace(target, old)
+            os.replace(partial, target)
+            shutil.rmtree(old)
+        else:
+            os.replace(partial, target)
     except BaseException:
         shutil.rmtree(partial) if partial.is_dir() else partial.unlink(missing_ok=True)
         raise
-    if target.is_dir() and partial.is_dir():
-        old = target.with_name(f".{target.name}.old")
-        shutil.rmtree(old, ignore_errors=True)
-        os.replace(target, old)
-        os.replace(partial, target)
-        shutil.rmtree(old)
-    else:
-        os.replace(partial, target)

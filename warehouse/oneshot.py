@@ -21,6 +21,7 @@ import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import UnionType
 from typing import Any
 
 import click
@@ -89,10 +90,12 @@ def score(family: str, reference: Source, system: Source, options: dict, *,
                                      sys_role=roles[1], corpus_options=corpus_options,
                                      system_options=system_options)
         con, result = run_one_shot(campaign)
+    def named(message: str) -> str:  # in-memory data: its role, not the temporary file
+        return message.replace(f"{tmp}/", "in-memory ")
     if result.rejections:
         con.close()
-        raise Rejected(result.rejections)
-    return con, campaign, result.notes
+        raise Rejected(list(dict.fromkeys(map(named, result.rejections))))
+    return con, campaign, [named(n) for n in result.notes]
 
 
 def is_path(data: Source) -> bool:
@@ -120,28 +123,89 @@ def _path(data: Source, role: str, writer, tmp: Path) -> Path:
     return path
 
 
-def rows_of(data, columns: tuple[str, ...], role: str) -> list[tuple]:
-    """The rows of in-memory data: a list of strings (one value per row, the first column), or a
-    Polars or Arrow table (or a list of dicts) with ``columns[0]`` and optionally the others."""
+def rows_of(data, columns: tuple[str, ...], role: str, required: int = 1,
+            forbid: str = "\n\r") -> list[tuple]:
+    """The rows of in-memory data as tuples over ``columns`` (None where a column is absent or
+    a value null): a list of strings (the first column), a list of dicts, or a Polars or Arrow
+    table. The first ``required`` columns must be there, and their values non-null; no string
+    value may hold a character of ``forbid`` (it would change the file the rows are written
+    to: a line break, or a TAB in a TAB-separated format). TypeError says what is wrong."""
     if isinstance(data, list) and all(isinstance(x, str) for x in data):
-        return [(x,) for x in data]
-    if isinstance(data, list) and data and all(isinstance(x, dict) for x in data):
-        present = [c for c in columns if c in data[0]]
-        if columns[0] in present:
-            return [tuple(row.get(c) for c in present) for row in data]
-    import polars as pl
+        rows = [(x, *[None] * (len(columns) - 1)) for x in data]
+    elif isinstance(data, list) and all(isinstance(x, dict) for x in data):
+        rows = [tuple(row.get(c) for c in columns) for row in data]
+        absent = [c for c in columns[:required] if data and all(c not in row for row in data)]
+        if absent:
+            raise TypeError(f"the {role}: the rows need {', '.join(map(repr, absent))}")
+    else:
+        import polars as pl
 
-    try:
-        frame = pl.DataFrame(data) if isinstance(data, list) else pl.from_arrow(data) if (
-            not isinstance(data, pl.DataFrame)) else data
-    except (TypeError, ValueError) as err:
-        raise TypeError(f"the {role}: expected a path, a list of strings or a table, "
-                        f"not {type(data).__name__} ({err})") from None
-    if columns[0] not in frame.columns:
-        raise TypeError(f"the {role}: a table needs a {columns[0]!r} column "
-                        f"(and optionally {', '.join(map(repr, columns[1:]))}); "
-                        f"found {frame.columns}")
-    return frame.select([c for c in columns if c in frame.columns]).rows()
+        try:
+            frame = data if isinstance(data, pl.DataFrame) else (
+                pl.DataFrame(data) if isinstance(data, (list, dict)) else pl.from_arrow(data))
+        except Exception as err:  # noqa: BLE001 - whatever it is, it is not a table
+            raise TypeError(f"the {role}: expected a path, a list of strings, a list of dicts or "
+                            f"a table, not {type(data).__name__}") from err
+        if not isinstance(frame, pl.DataFrame):
+            raise TypeError(f"the {role}: expected a table, not {type(data).__name__}")
+        absent = [c for c in columns[:required] if c not in frame.columns]
+        if absent:
+            raise TypeError(f"the {role}: a table needs {', '.join(map(repr, absent))} "
+                            f"(and optionally {', '.join(map(repr, columns[required:]))}); "
+                            f"found {frame.columns}")
+        rows = frame.select([pl.col(c) if c in frame.columns else pl.lit(None).alias(c)
+                             for c in columns]).rows()
+    for number, row in enumerate(rows, 1):
+        for column, value in zip(columns[:required], row):
+            if value is None:
+                raise TypeError(f"the {role}: row {number} has no {column!r}")
+        for column, value in zip(columns, row):
+            if isinstance(value, str) and any(c in value for c in forbid):
+                raise TypeError(f"the {role}: row {number}: {column!r} holds a "
+                                f"{'line break' if chr(9) not in value else 'TAB'}: {value!r}")
+    return rows
+
+
+def checked(function: Callable) -> Callable:
+    """A one-shot function whose keyword options are checked against their annotations first
+    (a ``Literal``'s values, ``bool``, ``int``, ``float``, ``str``, ``None`` where allowed):
+    OptionError names the option, as the command line's usage errors do."""
+    import functools
+
+    @functools.wraps(function)
+    def wrapper(*inputs, **options):
+        hints = typing.get_type_hints(function, include_extras=True)
+        for name, value in options.items():
+            if name in hints:
+                _check(name, value, hints[name])
+        return function(*inputs, **options)
+    return wrapper
+
+
+def _check(name: str, value, hint) -> None:
+    base = typing.get_args(hint)[0] if typing.get_origin(hint) is typing.Annotated else hint
+    allowed = typing.get_args(base) if typing.get_origin(base) in (typing.Union, UnionType) else (
+        base,)
+    for kind in allowed:
+        if kind is type(None) and value is None:
+            return
+        if typing.get_origin(kind) is typing.Literal and value in typing.get_args(kind) and (
+                not isinstance(value, bool)):
+            return
+        if kind is bool and isinstance(value, bool):
+            return
+        if kind in (int, float) and isinstance(value, (int, float if kind is float else int)) \
+                and not isinstance(value, bool):
+            if kind is int and not -2**31 <= value < 2**31:
+                raise OptionError(f"{name} must be a 32-bit integer, not {value}")
+            return
+        if kind in (str, Path) and isinstance(value, (str, os.PathLike)):
+            return
+    choices = [v for k in allowed if typing.get_origin(k) is typing.Literal
+               for v in typing.get_args(k)]
+    expected = f"one of {choices}" if choices else " or ".join(
+        "None" if k is type(None) else getattr(k, "__name__", str(k)) for k in allowed)
+    raise OptionError(f"{name} must be {expected}, not {value!r}")
 
 
 # ---------------------------------------------------------------- the command line

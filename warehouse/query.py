@@ -11,6 +11,7 @@ folders (``--allow-files DIR``): DuckDB may then read and write under them (its
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import duckdb
@@ -26,7 +27,11 @@ class QueryError(Exception):
 
 def open_locked(db: str | Path, allow: tuple[str, ...] = ()) -> duckdb.DuckDBPyConnection:
     """The warehouse ``db`` read-only, external access off (but under ``allow``), locked."""
+    if not isinstance(db, (str, os.PathLike)):
+        raise TypeError(f"a warehouse is a path to a DuckDB file, not {type(db).__name__}")
     path = Path(db)
+    if path.is_dir():
+        raise QueryError(f"{db}: is a folder, not a warehouse file")
     if not path.is_file():
         raise QueryError(f"{db}: no such warehouse file (create one with scorehouse run)")
     try:
@@ -38,6 +43,8 @@ def open_locked(db: str | Path, allow: tuple[str, ...] = ()) -> duckdb.DuckDBPyC
         clear = unreadable(db, err) if isinstance(err, duckdb.IOException) else None
         raise QueryError(str(clear) if clear
                          else f"{db}: cannot open the warehouse: {err}") from None
+    if con.execute("SELECT current_setting('lock_configuration')").fetchall()[0][0]:
+        return con  # open already in this process (one DuckDB instance per file): locked as is
     resident.read_only(con)  # the store's files, read here, never by a query
     if allow:
         folders = [str(Path(a).resolve()) + "/" for a in allow]

@@ -20,6 +20,7 @@ _QUERY = ("SELECT * FROM {table} WHERE system = 'sys' AND convention = ? AND sin
           "AND subset = 'all'")
 
 
+@oneshot.checked
 def coref(key: Source, response: Source, *,
           format: Annotated[Literal["conll2012", "jsonl"] | None,
                             "Input format; default from the KEY's extension (.jsonl, else "
@@ -67,9 +68,15 @@ def coref(key: Source, response: Source, *,
 def _jsonl(data) -> tuple[str, str]:
     import json
 
-    rows = oneshot.rows_of(data, ("doc", "tokens", "clusters"), "documents")
-    if any(len(row) < 3 for row in rows):
-        raise TypeError("coreference documents need 'doc', 'tokens' and 'clusters'")
+    rows = oneshot.rows_of(data, ("doc", "tokens", "clusters"), "documents", required=3)
+    for number, (_, tokens, clusters) in enumerate(rows, 1):
+        if not isinstance(tokens, (list, tuple)) or not all(isinstance(t, str) for t in tokens):
+            raise TypeError(f"the documents: row {number}: 'tokens' must be a list of strings")
+        if not isinstance(clusters, (list, tuple)) or not all(
+                isinstance(c, (list, tuple)) and all(isinstance(m, (list, tuple)) and len(m) == 2
+                                                     for m in c) for c in clusters):
+            raise TypeError(f"the documents: row {number}: 'clusters' must be a list of lists "
+                            "of [start, end] mentions")
     return "".join(json.dumps({"doc": d, "tokens": list(t), "clusters": [
         [list(m) for m in c] for c in k]}, ensure_ascii=False) + "\n"
         for d, t, k in rows), ".jsonl"

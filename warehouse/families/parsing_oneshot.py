@@ -19,6 +19,7 @@ _UD = ("precision", "recall", "f1", "aligned_accuracy", "correct", "gold_total",
        "aligned_total")
 
 
+@oneshot.checked
 def parsing(reference: Source, system: Source, *,
             format: Annotated[Literal["easy", "tsv", "conllu"] | None,
                               "Input format; default from the REFERENCE's extension (.conllu, "
@@ -42,8 +43,8 @@ def parsing(reference: Source, system: Source, *,
     of strings) or a table of words with the ten CoNLL-U columns (``ID``, ``FORM``, ... ``MISC``;
     absent ones are ``_``) and ``sent_id`` (a new value starts a sentence). ``scores``: CoNLL-U,
     one row per metric (precision, recall, f1, aligned_accuracy and their counts); EASY, one row
-    per kind x type x mode x function. ``items``: CoNLL-U, the places where the texts differ; EASY, the same rows
-    as ``scores`` per relation or constituent type.
+    per kind x type x mode x function. ``items``: CoNLL-U, the places where the texts differ;
+    EASY, the same rows as ``scores`` per relation or constituent type.
     """
     fmt = format or ("conllu" if not oneshot.is_path(reference) else {
         ".conllu": "conllu", ".tsv": "tsv"}.get(Path(reference).suffix.lower(), "easy"))
@@ -82,12 +83,18 @@ _CONLLU = ("ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DE
 
 def _conllu(data) -> tuple[str, str]:
     if isinstance(data, list) and all(isinstance(x, str) for x in data):
+        if any("\n" in x or "\r" in x for x in data):
+            raise TypeError("CoNLL-U lines: one line per string, without line breaks")
         end = "\n" if data and data[-1] else ""  # a sentence ends with a blank line
         return "".join(f"{line}\n" for line in data) + end, ".conllu"
     import polars as pl
 
-    frame = pl.DataFrame(data) if isinstance(data, list) else (
-        data if isinstance(data, pl.DataFrame) else pl.from_arrow(data))
+    try:
+        frame = pl.DataFrame(data) if isinstance(data, (list, dict)) else (
+            data if isinstance(data, pl.DataFrame) else pl.from_arrow(data))
+    except Exception as err:  # noqa: BLE001 - whatever it is, it is not a table of words
+        raise TypeError("CoNLL-U: expected a path, the file's lines (a list of strings) or a "
+                        f"table of words, not {type(data).__name__}") from err
     if "sent_id" not in frame.columns or "FORM" not in frame.columns:
         raise TypeError(f"a table of words needs 'sent_id' and the CoNLL-U columns ('ID', "
                         f"'FORM', ...); found {frame.columns}")

@@ -19,6 +19,7 @@ _COUNTS = ("nbCas", "NONEVAL", "OK", "ERR", "SIL_ok", "SIL_err", "SILOK_moy", "S
 _SCORES = ("P", "D", "Pmin", "Pmoy", "Pmax")
 
 
+@oneshot.checked
 def pos(reference: Source, system: Source, *,
         table: Annotated[str | Path | None,
                          "Correspondence table (TSV: participant tag, pivot tag); identity "
@@ -60,14 +61,18 @@ def pos(reference: Source, system: Source, *,
 
 def _grace(data) -> tuple[str, str]:
     lines, sent = [], None
-    for row in oneshot.rows_of(data, ("form", "tags", "sent"), "tagged text"):
-        if len(row) < 2:
-            raise TypeError("a tagged text needs 'form' and 'tags' columns")
-        if len(row) > 2 and row[2] != sent and lines:
+    for form, tags, sentence in oneshot.rows_of(data, ("form", "tags", "sent"), "tagged text",
+                                                 required=2, forbid="\n\r\t"):
+        if sentence != sent and lines:
             lines.append("")
-        sent = row[2] if len(row) > 2 else None
-        tags = "|".join(row[1]) if isinstance(row[1], (list, tuple)) else row[1]
-        lines.append(f"{row[0]}\t{tags}")
+        sent = sentence
+        if isinstance(tags, (list, tuple)):
+            if not tags or not all(isinstance(t, str) and t and not set(t) & set("\t\n\r|")
+                                   for t in tags):
+                raise TypeError(f"the tagged text: {form!r} has tags {tags!r}: expected "
+                                "non-empty strings without '|', TAB or line breaks")
+            tags = "|".join(tags)
+        lines.append(f"{form}\t{tags}")
     return "".join(f"{line}\n" for line in lines), ".grace"
 
 

@@ -17,6 +17,7 @@ from scorehouse.warehouse.oneshot import OptionError, Result, Source
 _REPORT = ("sigma", "TP", "TR", "F", "P", "R", "F_exact", "parts", "aligned_terms")
 
 
+@oneshot.checked
 def terms(reference: Source, output: Source, *,
           sigma: Annotated[float, "Output terms within this distance dt of a reference term are "
                                   "aligned to it (0 to 1)."] = 0.4,
@@ -65,9 +66,9 @@ def terms(reference: Source, output: Source, *,
 
 def _lines(columns: tuple[str, str]):
     def write(data) -> tuple[str, str]:
-        rows = oneshot.rows_of(data, columns, "term list")
-        return "".join("\t".join("" if v is None else str(v) for v in row) + "\n"
-                       for row in rows), ".tsv"
+        rows = oneshot.rows_of(data, columns, "term list", forbid="\n\r\t")
+        return "".join(term + ("" if extra is None else f"\t{extra}") + "\n"
+                       for term, extra in rows), ".tsv"
     return write
 
 

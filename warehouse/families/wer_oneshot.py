@@ -15,6 +15,7 @@ from scorehouse.warehouse.db import frame, one
 from scorehouse.warehouse.oneshot import Result, Source
 
 
+@oneshot.checked
 def wer(reference: Source, hypothesis: Source, *,
         method: Annotated[Literal["none", "m1", "m2", "m3", "m4"],
                           "Normalisation method (docs/metrics/wer.md); none scores the tokens "
@@ -62,7 +63,7 @@ def wer(reference: Source, hypothesis: Source, *,
 def _transcript(fmt: str, id_field: str, text_field: str, data) -> tuple[str, str]:
     """In-memory transcripts written in the declared format (trn for auto)."""
     rows = oneshot.rows_of(data, ("text", "id"), "transcript")
-    pairs = [(r[0], str(r[1]) if len(r) > 1 else f"u{i}") for i, r in enumerate(rows, 1)]
+    pairs = [(text, f"u{i}" if utt is None else str(utt)) for i, (text, utt) in enumerate(rows, 1)]
     if fmt == "kaldi":
         return "".join(f"{utt} {text}\n" for text, utt in pairs), ".kaldi"
     if fmt == "jsonl":
