@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from functools import partial
-from pathlib import Path  # noqa: F401  (option types are read from the annotations)
+from pathlib import Path
 from typing import Annotated, Literal
 
 import polars as pl
@@ -32,7 +32,9 @@ def wer(reference: Source, hypothesis: Source, *,
                           "Transcript format; auto: .jsonl/.json are JSON lines, .kaldi or a file "
                           "named text Kaldi, else trn."] = "auto",
         id_field: Annotated[str, "JSON lines: the utterance id's field."] = "id",
-        text_field: Annotated[str, "JSON lines: the transcript's field."] = "text") -> Result:
+        text_field: Annotated[str, "JSON lines: the transcript's field."] = "text",
+        report: Annotated[str | None, "Also write sclite's .sys, .pra and .dtl reports into this "
+                                      "folder (created if absent)."] = None) -> Result:
     """Score a HYPOTHESIS transcript against a REFERENCE through the warehouse pipeline.
 
     Formats (docs/formats_wer.md): NIST trn (`text (utterance_id)` per line), Kaldi text
@@ -52,7 +54,10 @@ def wer(reference: Source, hypothesis: Source, *,
                                          roles=("reference", "hypotheses"),
                                          writers={"reference": write, "hypotheses": write})
     try:
-        header, utterances = report(con, campaign)
+        header, utterances = summary(con, campaign)
+        if report is not None:
+            header["reports"] = [str(p) for p in sclite_reports(
+                con, campaign, Path(report), oneshot.label(hypothesis))]
     finally:
         con.close()
     return Result("wer", header["signature"], pl.DataFrame([header["totals"]]), utterances,
@@ -72,7 +77,39 @@ def _transcript(fmt: str, id_field: str, text_field: str, data) -> tuple[str, st
     return "".join(f"{text} ({utt})\n" for text, utt in pairs), ".trn"
 
 
-def report(con, campaign) -> tuple[dict, pl.DataFrame]:
+def sclite_reports(con, campaign, folder: Path, name: str) -> list[Path]:
+    """Write ``<file name>.sys``, ``.pra`` and ``.dtl`` (scorers/sclite_reports.py) into
+    ``folder`` from the alignment of the one-shot's first method; ``name``, the hypothesis as
+    given, names the system inside them, as sclite does."""
+    from scorehouse.scorers import sclite_reports as layout
+
+    task = campaign.tasks[0]
+    rows = frame(con, """
+        SELECT a.utt_id AS id, a.ref_tokens AS ref, a.hyp_tokens AS hyp, a.ops,
+               s.speaker, s.file AS "File", s.channel AS "Channel",
+               CASE WHEN s.labels <> '' THEN '<' || s.labels || '>' END AS "Labels"
+        FROM int_wer_aligned_utterance a
+        JOIN cat_input_current i ON i.campaign = a.campaign AND i.task = a.task
+         AND i.corpus = a.corpus AND i.system = '' AND i.role = 'reference'
+        JOIN stg_wer_trn t ON t.sha256 = i.sha256 AND t.utt_id = a.utt_id
+        LEFT JOIN stg_wer_segment s ON s.sha256 = i.sha256 AND s.utt_id = a.utt_id
+        WHERE a.campaign = ? AND a.task = ? ORDER BY t.line_no""", [campaign.id, task.id])
+    rows = [{**r, "speaker": r["speaker"] or layout.speaker_of(r["id"])}
+            for r in rows.to_dicts()]
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise oneshot.OptionError(f"report: cannot create {folder}: {err.strerror}") from None
+    written = []
+    for suffix, write in (("sys", layout.sys_report), ("pra", layout.pra_report),
+                          ("dtl", layout.dtl_report)):
+        path = folder / f"{Path(name).name if not name.startswith('<') else 'hypotheses'}.{suffix}"
+        path.write_text(write(rows, name), encoding="utf-8")
+        written.append(path)
+    return written
+
+
+def summary(con, campaign) -> tuple[dict, pl.DataFrame]:
     """The header (signature, totals, missing ids) and one row per utterance (id, C, S, D, I,
     ops) in reference order."""
     task = campaign.tasks[0]

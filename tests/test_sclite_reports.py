@@ -1,0 +1,63 @@
+"""``scorehouse wer --report DIR`` writes sclite's ``.sys``, ``.pra`` and ``.dtl`` files: on
+generated trn pairs they are byte for byte the files ``sclite -s -o sum pra dtl`` writes (empty
+utterances, ties, accented words padded by their UTF-8 bytes as sclite pads them); on generated
+STM/CTM pairs, ``.pra`` and ``.dtl`` are too, and ``.sys`` has sclite's figures without its NCE
+column (the confidence measure scorehouse does not compute)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from test_stm import generate, sclite_speakers
+from test_wer_sclite import generate_pairs, sclite_binary, write_pairs
+
+from scorehouse.scorers.sclite_reports import sys_report
+
+
+def _reports(tmp_path, ref, hyp, fmt: tuple[str, str]):
+    binary = sclite_binary()
+    theirs, ours = tmp_path / "theirs", tmp_path / "ours"
+    theirs.mkdir()
+    done = subprocess.run([str(binary), "-r", ref.name, fmt[0], "-h", hyp.name, fmt[1], "-s",
+                           *(["-i", "spu_id"] if fmt[0] == "trn" else []),
+                           "-o", "sum", "pra", "dtl", "-O", str(theirs)], capture_output=True,
+                          timeout=120, cwd=ref.parent)  # the system is named as given: short
+    assert done.returncode == 0, done.stderr.decode()
+    result = subprocess.run([sys.executable, "-m", "scorehouse", "wer", ref.name, hyp.name,
+                             "--report", str(ours)], cwd=ref.parent, capture_output=True)
+    assert result.returncode == 0, result.stderr.decode()
+    return theirs, ours
+
+
+@pytest.mark.parametrize("seed", [3, 11])
+def test_trn_reports_are_sclites_byte_for_byte(seed, tmp_path):
+    ref, hyp, _ = write_pairs(tmp_path, generate_pairs(seed, 120), seed)
+    theirs, ours = _reports(tmp_path, ref, hyp, ("trn", "trn"))
+    for suffix in ("sys", "pra", "dtl"):
+        assert (ours / f"hyp.trn.{suffix}").read_bytes() == \
+            (theirs / f"hyp.trn.{suffix}").read_bytes(), suffix
+
+
+def test_stm_ctm_reports_match_sclites(tmp_path):
+    stm, ctm = generate(2)
+    (tmp_path / "ref.stm").write_text(stm, encoding="utf-8")
+    (tmp_path / "hyp.ctm").write_text(ctm, encoding="utf-8")
+    theirs, ours = _reports(tmp_path, tmp_path / "ref.stm", tmp_path / "hyp.ctm", ("stm", "ctm"))
+    for suffix in ("pra", "dtl"):
+        assert (ours / f"hyp.ctm.{suffix}").read_bytes() == \
+            (theirs / f"hyp.ctm.{suffix}").read_bytes(), suffix
+    mine = (ours / "hyp.ctm.sys").read_text(encoding="utf-8")
+    theirs_sys = (theirs / "hyp.ctm.sys").read_text(encoding="utf-8")
+    assert "NCE" in theirs_sys and "NCE" not in mine
+    assert "Sum/Avg" in mine and "Sum/Avg" in theirs_sys
+    assert sclite_speakers(mine) == sclite_speakers(theirs_sys)  # the same figures
+
+
+def test_a_long_system_name_widens_the_box():
+    rows = [{"id": "s_1", "speaker": "s", "ref": ["a"], "hyp": ["b"], "ops": "S"}]
+    text = sys_report(rows, "/" + "x" * 90)
+    widths = {len(line) for line in text.splitlines() if line.startswith(("|", ",", "`"))}
+    assert widths == {93}
+
