@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from scorehouse.demo import lexicon as lex
+from scorehouse.demo.calls import write_calls_task
 from scorehouse.demo.coref import write_coref_task
 from scorehouse.demo.parsing import write_parsing_task
 from scorehouse.demo.pos import write_pos_task
@@ -284,6 +285,12 @@ def _hypotheses(system_index: int, corpus_index: int, utterances: list[_Utteranc
     return rows
 
 
+MARKERS = {"nonspeech": [NOISE, REJECT], "false_start": [SPR], "oov": [OOV],
+           "comment_open": [COM_OPEN], "comment_close": [COM_CLOSE],
+           "reject_label": REJECT, "comment_label": COMMENT}
+METHODS = ["none", "m1", "m2", "m3", "m4"]
+
+
 def _campaign_toml(extra_participants: list[dict] = (), extra_tasks: list[str] = ()) -> list[str]:
     """Lines of ``campaign.toml``: campaign, phases, participants, the tasks and their systems
     (the speech task here; other families' demo tasks come as ``extra_*``)."""
@@ -305,11 +312,8 @@ def _campaign_toml(extra_participants: list[dict] = (), extra_tasks: list[str] =
         lines += toml_table("[[participants]]", participant)
     lines += toml_table("[[tasks]]", {
         "id": "asr", "family": "wer", "name": "Transcription 1-best",
-        "methods": ["none", "m1", "m2", "m3", "m4"], "case": "sensitive"})
-    lines += toml_table("[tasks.markers]", {
-        "nonspeech": [NOISE, REJECT], "false_start": [SPR], "oov": [OOV],
-        "comment_open": [COM_OPEN], "comment_close": [COM_CLOSE],
-        "reject_label": REJECT, "comment_label": COMMENT})
+        "methods": METHODS, "case": "sensitive"})
+    lines += toml_table("[tasks.markers]", MARKERS)
     for corpus in lex.CORPORA:
         lines += toml_table("[[tasks.corpora]]", {
             "id": corpus.id, "phase": corpus.phase,
@@ -369,6 +373,7 @@ def write_demo_campaign(dest: pathlib.Path, scale: float = 1.0, pos: bool = True
             _write(folder / f"{corpus.id}.interp.tsv", ["utt_id\tinterpretation", *(
                 f"{uid}\t{interpretation(t, comments_light=False)}" for uid, t in rows)])
     participants, task_lines = write_pos_task(dest, scale) if pos else ([], [])
+    task_lines = [*write_calls_task(dest, ["none", "m3"], MARKERS), *task_lines]  # STM / CTM
     if parsing:
         easy_participants, easy_lines = write_parsing_task(dest, scale)
         participants, task_lines = [*participants, *easy_participants], [*task_lines, *easy_lines,

@@ -136,3 +136,22 @@ def test_a_ctm_channel_the_reference_lacks_is_a_rejection(tmp_path, run_wer):
     result = run_wer(ref, hyp)
     assert result.exit_code == 2 and "h.ctm:2: expected a file and channel of the reference" \
         in result.output
+
+
+def test_the_demos_calls_are_scored_as_sclite_scores_them(tmp_path, wer_json):
+    """The demo's STM/CTM task (demo/calls.py): every system's totals and speakers equal
+    sclite's on the demo's own files."""
+    import subprocess
+
+    from scorehouse.demo.campaign import write_demo_campaign
+
+    calls = write_demo_campaign(tmp_path, scale=0.05, pos=False, parsing=False, coref=False,
+                                terms=False).parent / "calls"
+    for ctm in sorted(calls.glob("*.ctm"))[:2]:
+        report = wer_json(calls / "reference.stm", ctm, "--method", "none")
+        done = subprocess.run([str(sclite_binary()), "-r", str(calls / "reference.stm"), "stm",
+                               "-h", str(ctm), "ctm", "-s", "-o", "rsum", "stdout"],
+                              capture_output=True, timeout=120)
+        theirs = sclite_speakers(done.stdout.decode("utf-8"))
+        assert {k: report["totals"][k] for k in "CSDIN"} == theirs.pop("Sum")
+        assert {s["speaker"]: {k: s[k] for k in "CSDIN"} for s in report["speakers"]} == theirs
