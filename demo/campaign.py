@@ -342,13 +342,15 @@ def _trn_line(tokens: list[str], uid: str) -> str:
 
 
 def write_demo_campaign(dest: pathlib.Path, scale: float = 1.0, pos: bool = True,
-                        parsing: bool = True, coref: bool = True, terms: bool = True) -> pathlib.Path:
+                        parsing: bool = True, coref: bool = True, terms: bool = True,
+                        calls: bool = True) -> pathlib.Path:
     """Write the demo campaign into ``dest``; return its ``campaign.toml``: the speech task;
     with ``pos``, the POS tagging task of ``demo/pos.py``; with ``parsing``, the EASY
     parsing task of ``demo/parsing.py`` and the CoNLL-U dependency task of
     ``demo/ud.py`` (all three on UD French GSD); with ``coref``, the coreference task of
     ``demo/coref.py`` (the paper's guide text and generated documents); with ``terms``,
-    the terminology task of ``demo/terms.py`` (ACTER French term lists).
+    the terminology task of ``demo/terms.py`` (ACTER French term lists); with ``calls``, the
+    time-marked speech task of ``demo/calls.py`` (STM reference, CTM hypotheses).
 
     ``scale`` multiplies the number of utterances of each corpus (at least 5; Test_I always
     keeps the five thesis examples). The output is byte-identical for equal arguments.
@@ -373,7 +375,8 @@ def write_demo_campaign(dest: pathlib.Path, scale: float = 1.0, pos: bool = True
             _write(folder / f"{corpus.id}.interp.tsv", ["utt_id\tinterpretation", *(
                 f"{uid}\t{interpretation(t, comments_light=False)}" for uid, t in rows)])
     participants, task_lines = write_pos_task(dest, scale) if pos else ([], [])
-    task_lines = [*write_calls_task(dest, ["none", "m3"], MARKERS), *task_lines]  # STM / CTM
+    if calls:
+        task_lines = [*write_calls_task(dest, ["none", "m3"], MARKERS), *task_lines]
     if parsing:
         easy_participants, easy_lines = write_parsing_task(dest, scale)
         participants, task_lines = [*participants, *easy_participants], [*task_lines, *easy_lines,

@@ -24,7 +24,7 @@ WER_SELECTORS = ("table.scores", "table.ier", "table.categories", "table.speaker
 @pytest.fixture(scope="module")
 def bulletins(tmp_path_factory) -> tuple[Path, Path]:
     root = tmp_path_factory.mktemp("bulletin")
-    toml = write_demo_campaign(root / "campaign", scale=0.05, pos=False, parsing=False, coref=False, terms=False)
+    toml = write_demo_campaign(root / "campaign", scale=0.05, pos=False, parsing=False, coref=False, terms=False, calls=False)
     result = run(toml.parent, root / "w.duckdb", root / "out", quiet=True)
     assert result.exit_code == 0, result.summary()
     return root / "out", toml

@@ -67,7 +67,8 @@ def test_campaign_toml_structure(config):
     assert isinstance(config["campaign"]["bootstrap"], int)
     assert isinstance(config["campaign"]["seed"], int)
     assert [p["id"] for p in config["phases"]] == ["dev", "test"]
-    (task,) = [t for t in config["tasks"] if t["family"] == "wer"]
+    task, calls = [t for t in config["tasks"] if t["family"] == "wer"]  # trn, and STM/CTM
+    assert (task["id"], calls["id"]) == ("asr", "appels")
     speech = {s["participant"] for s in task["systems"]}
     participants = {p["id"]: p for p in config["participants"] if p["id"] in speech}
     assert len(participants) == 4

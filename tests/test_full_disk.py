@@ -37,7 +37,7 @@ def scorehouse(*args) -> subprocess.CompletedProcess:
 
 def test_a_full_disk_fails_in_one_line_and_changes_nothing(small_disk, tmp_path):
     camp = write_demo_campaign(tmp_path / "campaign", scale=0.03, pos=False, parsing=False,
-                               coref=False, terms=False).parent
+                               coref=False, terms=False, calls=False).parent
     db = small_disk / "w.duckdb"
     first = scorehouse("run", camp, "--db", db, "--store", tmp_path / "store", "-q",
                        "--out", tmp_path / "b")

@@ -169,7 +169,7 @@ def test_a_nightly_run_prints_nothing_on_stdout(tmp_path):
     from scorehouse.demo.campaign import write_demo_campaign
 
     camp = write_demo_campaign(tmp_path / "campaign", scale=0.02, pos=False, parsing=False,
-                               coref=False, terms=False).parent
+                               coref=False, terms=False, calls=False).parent
     result = cli("run", camp, "--db", tmp_path / "w.duckdb", "--out", tmp_path / "b")
     assert result.returncode == 0 and result.stdout == ""
     assert "unit(s) scored" in result.stderr

@@ -23,7 +23,7 @@ from scorehouse.warehouse.pipeline import run
 
 @pytest.fixture(scope="module")
 def pristine(tmp_path_factory) -> Path:
-    return write_demo_campaign(tmp_path_factory.mktemp("demo") / "campaign", scale=0.03, pos=False, parsing=False, coref=False, terms=False).parent
+    return write_demo_campaign(tmp_path_factory.mktemp("demo") / "campaign", scale=0.03, pos=False, parsing=False, coref=False, terms=False, calls=False).parent
 
 
 @pytest.fixture()

@@ -99,7 +99,7 @@ def test_the_public_database_holds_only_what_was_published(tmp_path):
     from scorehouse.warehouse.pipeline import run
 
     camp = write_demo_campaign(tmp_path / "campaign", scale=0.03, parsing=False, coref=False,
-                               terms=False).parent
+                               terms=False, calls=False).parent
     out = tmp_path / "bulletins"
     assert run(camp, tmp_path / "w.duckdb", out, quiet=True).exit_code == 0
     public = tmp_path / "public.duckdb"
