@@ -17,6 +17,7 @@ or ``-``, as ``sclite -i spu_id`` reads it. Scores are the case-sensitive layout
 
 from __future__ import annotations
 
+import math
 import re
 import statistics
 from collections import Counter
@@ -45,6 +46,11 @@ def _percent(part: int, whole: int) -> float:
     return 100.0 * part / whole if whole else 0.0
 
 
+def _half_up(value: float) -> float:
+    """sclite rounds a printed figure half up: 77 / 80 = 96.25 % prints 96.3."""
+    return math.floor(value * 10 + 0.5) / 10
+
+
 def sys_report(rows: list[dict], name: str) -> str:
     """The ``.sys`` summary (sclite ``-o sum``)."""
     speakers = _by_speaker(rows)
@@ -62,8 +68,9 @@ def sys_report(rows: list[dict], name: str) -> str:
     rule = "|" + "-" * width + "|"
 
     def line(label: str, snt, wrd, values) -> str:
-        figures = f"{values[0]:5.1f}" + "".join(f"{v:7.1f}" for v in values[1:])
-        sizes = "".join(f"{v:{w}d}" if isinstance(v, int) else f"{v:{w}.1f}"
+        figures = f"{_half_up(values[0]):5.1f}" + "".join(f"{_half_up(v):7.1f}"
+                                                          for v in values[1:])
+        sizes = "".join(f"{v:{w}d}" if isinstance(v, int) else f"{_half_up(v):{w}.1f}"
                         for v, w in ((snt, 5), (wrd, 7)))
         return f"| {label:<7}|{sizes} |{figures} |"
     out = [f"{'SYSTEM SUMMARY PERCENTAGES by SPEAKER':^80}", "",
@@ -156,7 +163,7 @@ def dtl_report(rows: list[dict], name: str) -> str:
     hyp_words = total["C"] + total["S"] + total["I"]
 
     def pct(part: int, whole: int, width: int = 5) -> str:
-        return f"{_percent(part, whole):{width}.1f}%"
+        return f"{_half_up(_percent(part, whole)):{width}.1f}%"
 
     def sentences(label: str, part: int) -> str:
         return f"{label:<40}{pct(part, snt)}   ({part:4d})"

@@ -61,3 +61,37 @@ def test_a_long_system_name_widens_the_box():
     widths = {len(line) for line in text.splitlines() if line.startswith(("|", ",", "`"))}
     assert widths == {93}
 
+
+
+def test_a_campaign_units_reports_are_sclites(tmp_path):
+    """``scorehouse sclite OUT --db ... --task --corpus --system``: a scored unit's reports,
+    byte for byte sclite's on the same files (the hypothesis file named as the system)."""
+    from scorehouse.warehouse.pipeline import run
+    from scorehouse.warehouse.toml_writer import toml_table
+
+    ref, hyp, _ = write_pairs(tmp_path, generate_pairs(5, 80), 5)
+    hyp.rename(tmp_path / "sys1")
+    lines = toml_table("[campaign]", {"id": "c", "name": "reports"})
+    lines += toml_table("[[participants]]", {"id": "p", "name": "P"})
+    lines += toml_table("[[tasks]]", {"id": "asr", "family": "wer", "methods": ["none"]})
+    lines += toml_table("[[tasks.corpora]]", {"id": "k", "reference": "ref.trn"})
+    lines += toml_table("[[tasks.systems]]", {"id": "sys1", "participant": "p",
+                                              "hypotheses": {"k": "sys1"}})
+    (tmp_path / "campaign.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    db = tmp_path / "w.duckdb"
+    assert run(tmp_path, db, None, steps=("load", "score"), quiet=True).rejections == []
+    ours, theirs = tmp_path / "ours", tmp_path / "theirs"
+    done = subprocess.run([sys.executable, "-m", "scorehouse", "sclite", str(ours), "--db",
+                           str(db), "--task", "asr", "--corpus", "k", "--system", "sys1"],
+                          capture_output=True)
+    assert done.returncode == 0, done.stderr.decode()
+    theirs.mkdir()
+    subprocess.run([str(sclite_binary()), "-r", "ref.trn", "trn", "-h", "sys1", "trn", "-s", "-i",
+                    "spu_id", "-o", "sum", "pra", "dtl", "-O", str(theirs)], cwd=tmp_path,
+                   capture_output=True, check=True, timeout=120)
+    for suffix in ("sys", "pra", "dtl"):
+        assert (ours / f"sys1.{suffix}").read_bytes() == (theirs / f"sys1.{suffix}").read_bytes()
+    missing = subprocess.run([sys.executable, "-m", "scorehouse", "sclite", str(ours), "--db",
+                              str(db), "--task", "asr", "--corpus", "k", "--system", "nope"],
+                             capture_output=True, text=True)
+    assert missing.returncode == 1 and "no alignment" in missing.stderr

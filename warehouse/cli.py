@@ -285,6 +285,40 @@ def export_command(out, db, task, fmt):
     click.echo(f"wrote {out} ({len(written)} file(s))", err=True)
 
 
+@main.command("sclite")
+@click.argument("out", type=click.Path(file_okay=False))
+@click.option("--db", type=click.Path(dir_okay=False), default=DEFAULT_DB, show_default=True,
+              help="The DuckDB warehouse file (opened read-only).")
+@click.option("--task", required=True, help="A speech task (family wer).")
+@click.option("--corpus", required=True)
+@click.option("--system", required=True)
+@click.option("--method", default="none", show_default=True,
+              help="The normalisation method whose alignment is reported.")
+def sclite_command(out, db, task, corpus, system, method):
+    """Write sclite's .sys, .pra and .dtl reports of one scored unit (TASK, CORPUS, SYSTEM) and
+    METHOD into the folder OUT, as `scorehouse wer --report` does for a one-shot run
+    (docs/formats_wer.md). The system is named by its id."""
+    from scorehouse.warehouse.families.wer_oneshot import sclite_reports
+    from scorehouse.warehouse.oneshot import OptionError
+    from scorehouse.warehouse.query import QueryError, open_locked
+
+    con = open_locked(db)
+    try:
+        found = con.execute("SELECT DISTINCT campaign FROM cat_corpus WHERE task = ? AND "
+                            "corpus = ? AND family = 'wer'", [task, corpus]).fetchall()
+        if len(found) != 1:
+            raise QueryError(f"no speech task {task!r} with a corpus {corpus!r} in {db}"
+                             if not found else f"several campaigns have a task {task!r}")
+        unit = {"campaign": found[0][0], "task": task, "corpus": corpus, "system": system,
+                "method": method}
+        written = sclite_reports(con, unit, Path(out), system)
+    except OptionError as err:
+        raise QueryError(f"{err}: check --system and --method") from None
+    finally:
+        con.close()
+    click.echo(f"wrote {', '.join(str(p) for p in written)}", err=True)
+
+
 @main.command("demo")
 @click.option("--out", type=click.Path(file_okay=False), default="scorehouse-demo", show_default=True,
               help="Folder for the demo campaign, its warehouse and its bulletins.")

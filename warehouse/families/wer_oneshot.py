@@ -38,8 +38,9 @@ def wer(reference: Source, hypothesis: Source, *,
     """Score a HYPOTHESIS transcript against a REFERENCE through the warehouse pipeline.
 
     Formats (docs/formats_wer.md): NIST trn (`text (utterance_id)` per line), Kaldi text
-    (`utterance_id text` per line) and JSON lines (`{"id": ..., "text": ...}` per line, field
-    names as given). A reference utterance with no hypothesis is scored as an empty hypothesis
+    (`utterance_id text` per line), JSON lines (`{"id": ..., "text": ...}` per line, field
+    names as given), and an STM reference with a CTM hypothesis (.stm, .ctm: scored as sclite
+    scores them, per speaker too). A reference utterance with no hypothesis is scored as an empty hypothesis
     and reported as missing. Exit code 2 when the hypothesis file is rejected.
     \f
     In Python, ``reference`` and ``hypothesis`` are paths, lists of strings (utterance ids
@@ -57,7 +58,9 @@ def wer(reference: Source, hypothesis: Source, *,
         header, utterances = summary(con, campaign)
         if report is not None:
             header["reports"] = [str(p) for p in sclite_reports(
-                con, campaign, Path(report), oneshot.label(hypothesis))]
+                con, {"campaign": campaign.id, "task": campaign.tasks[0].id, "corpus": "ref",
+                      "system": "sys", "method": method}, Path(report),
+                oneshot.label(hypothesis))]
     finally:
         con.close()
     return Result("wer", header["signature"], pl.DataFrame([header["totals"]]), utterances,
@@ -77,13 +80,13 @@ def _transcript(fmt: str, id_field: str, text_field: str, data) -> tuple[str, st
     return "".join(f"{text} ({utt})\n" for text, utt in pairs), ".trn"
 
 
-def sclite_reports(con, campaign, folder: Path, name: str) -> list[Path]:
+def sclite_reports(con, unit: dict, folder: Path, name: str) -> list[Path]:
     """Write ``<file name>.sys``, ``.pra`` and ``.dtl`` (scorers/sclite_reports.py) into
-    ``folder`` from the alignment of the one-shot's first method; ``name``, the hypothesis as
-    given, names the system inside them, as sclite does."""
+    ``folder`` from the alignment of one unit and method (``unit``: campaign, task, corpus,
+    system, method): a one-shot's, or any of a warehouse's (``scorehouse sclite``); ``name``
+    names the system inside them, as sclite names it after the hypothesis file."""
     from scorehouse.scorers import sclite_reports as layout
 
-    task = campaign.tasks[0]
     rows = frame(con, """
         SELECT a.utt_id AS id, a.ref_tokens AS ref, a.hyp_tokens AS hyp, a.ops,
                s.speaker, s.file AS "File", s.channel AS "Channel",
@@ -93,7 +96,10 @@ def sclite_reports(con, campaign, folder: Path, name: str) -> list[Path]:
          AND i.corpus = a.corpus AND i.system = '' AND i.role = 'reference'
         JOIN stg_wer_trn t ON t.sha256 = i.sha256 AND t.utt_id = a.utt_id
         LEFT JOIN stg_wer_segment s ON s.sha256 = i.sha256 AND s.utt_id = a.utt_id
-        WHERE a.campaign = ? AND a.task = ? ORDER BY t.line_no""", [campaign.id, task.id])
+        WHERE a.campaign = $campaign AND a.task = $task AND a.corpus = $corpus
+          AND a.system = $system AND a.method = $method ORDER BY t.line_no""", unit)
+    if not rows.height:
+        raise oneshot.OptionError(f"no alignment for {unit}")
     rows = [{**r, "speaker": r["speaker"] or layout.speaker_of(r["id"])}
             for r in rows.to_dicts()]
     try:
