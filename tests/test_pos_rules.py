@@ -13,8 +13,8 @@ import polars as pl
 import pytest
 
 from scorehouse.scorers.pos import units
-from tests.test_pos_scoring import REF_COMPOUND, REF_FIVE, counts, pos, write
 from scorehouse.warehouse.pipeline import one_shot_campaign, run_one_shot
+from tests.test_pos_scoring import REF_COMPOUND, REF_FIVE, counts, pos, write
 
 
 def test_every_punctuation_and_symbol_character_is_a_unit():

@@ -369,39 +369,3 @@ def intervals(ctx: RunContext, task: Task, corpus: str) -> None:
                     paired)
     replace_rows(ctx.con, {"campaign": campaign.id, "task": task.id, "corpus": corpus},
                  ("mart_coref_interval", "mart_coref_paired"), body)
-
-
-
-# ---------------------------------------------------------------- one-shot
-
-_VALUE_METRICS = ("rcvt", "kappa")
-
-
-def one_shot_report(con, campaign, convention: str = "conll", singletons: bool = True) -> dict:
-    """``scorehouse coref --json``: ``{"corpus": {metric: {...}}, "documents": {doc: {metric: {...}}}}``
-    with ``{"recall", "precision", "f1"}`` for the ratio measures, ``{"f1"}`` for ``conll``,
-    ``{"value"}`` for rcvt and kappa, ``{"direction", "value"}`` for d_error."""
-    corpus = frame(con, "SELECT * FROM mart_coref_scores WHERE slice = 'corpus' AND system = 'sys' AND convention = ? "
-                        "AND singletons = ? AND subset = 'all'", [convention, singletons])
-    stats = frame(con, "SELECT * FROM fct_coref_document WHERE system = 'sys' AND convention = ? AND singletons = ? "
-                       "AND subset = 'all'", [convention, singletons])
-    per_doc = scorer.document_scores(stats, convention=convention)
-    documents = {doc: _metrics(rows) for (doc,), rows in per_doc.group_by("doc", maintain_order=True)}
-    return {"corpus": _metrics(corpus), "documents": documents, "signature": signature(convention, singletons)}
-
-
-def _metrics(rows: pl.DataFrame) -> dict:
-    out = {}
-    for r in rows.iter_rows(named=True):
-        m = r["metric"]
-        if m in ("blanc_coref", "blanc_noncoref", "pronoun_antecedent"):
-            continue  # BLANC's two parts, and pronoun/antecedent counts: in the warehouse, not in the report
-        if m == "conll":
-            out[m] = {"f1": r["f1"]}
-        elif m in _VALUE_METRICS:
-            out[m] = {"value": r["value"]}
-        elif m == "d_error":
-            out[m] = {"direction": r["direction"], "value": r["value"]}
-        else:
-            out[m] = {"recall": r["recall"], "precision": r["precision"], "f1": r["f1"]}
-    return out

@@ -27,7 +27,6 @@ from scorehouse.etl.text import SIGNATURE as TEXT
 from scorehouse.etl.ud import read_ud
 from scorehouse.scorers import bootstrap, ranking
 from scorehouse.scorers import easy as easy_scorer
-from scorehouse.scorers import ud as ud_scorer
 from scorehouse.warehouse.artifacts import reduce
 from scorehouse.warehouse.campaign import CampaignError, Task
 from scorehouse.warehouse.catalog import (
@@ -402,28 +401,3 @@ def intervals(ctx: RunContext, task: Task, dependency: bool) -> None:
                 insert_rows(con, f"INSERT INTO {name} VALUES ({', '.join('?' * len(values[0]))})",
                             values)
     replace_rows(con, {"campaign": campaign.id, "task": task.id}, (table, pairs), body)
-
-
-
-# ---------------------------------------------------------------- one-shot
-
-def one_shot_report(con, campaign) -> dict:
-    """``scorehouse parsing --json``: for CoNLL-U, ``{"metrics": {name: {precision, recall, f1,
-    aligned_accuracy, correct, gold_total, system_total, aligned_total}}}`` (the 13 CoNLL 2018
-    metrics); for EASY, ``{"scores": [{kind, type, mode, function, precision, recall, f1,
-    matched, hyp, ref}]}`` (type NULL: every type of the kind)."""
-    task = campaign.tasks[0]
-    if is_dependency(task):
-        rows = frame(con, "SELECT * FROM mart_parsing_ud_scores WHERE slice = 'task' AND campaign = ?", [campaign.id])
-        by_metric = {r["metric"]: r for r in rows.iter_rows(named=True)}
-        metrics = {m: {k: by_metric[m][k] for k in ("precision", "recall", "f1", "aligned_accuracy", "correct",
-                                                    "gold_total", "system_total", "aligned_total")}
-                   for m in ud_scorer.METRICS if m in by_metric}
-        differences = frame(con, "SELECT gold_line, system_line, gold_text, system_text FROM int_parsing_ud_difference "
-                                 "WHERE campaign = ?", [campaign.id])
-        return {"metrics": metrics, "differences": differences.to_dicts(),
-                "signature": signature("conllu", recover=bool(task.options.get("recover")))}
-    rows = frame(con, "SELECT kind, type, mode, function, precision, recall, f1, matched, hyp, ref "
-                      "FROM mart_parsing_scores WHERE slice IN ('task', 'type') AND campaign = ? "
-                      "ORDER BY kind, type NULLS FIRST, mode, function", [campaign.id])
-    return {"scores": rows.to_dicts()}

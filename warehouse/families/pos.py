@@ -405,32 +405,7 @@ RANKED = ("P", "Pmoy")  # D, the share of cases decided, is a trait of a system,
 
 
 
-# ---------------------------------------------------------------- one-shot and exports
-
-def one_shot_report(con, campaign) -> dict:
-    """``scorehouse pos --json``: the seven counts (absolute evaluation, full tags), the NONEVAL
-    reasons, the five scores, and the same for every evaluation x granularity under ``variants``;
-    ``unknown_tags`` (tag -> absolute cases made NONEVAL) and ``dropped_alternatives`` (tag ->
-    absolute cases it was dropped from as an alternative)."""
-    rows = frame(con, "SELECT * FROM mart_pos_scores WHERE slice = 'corpus' AND campaign = ? "
-                      "ORDER BY evaluation, granularity", [campaign.id])
-    variants = {}
-    for r in rows.iter_rows(named=True):
-        counts = {k: r[k] for k in ("nbCas", "NONEVAL", "OK", "ERR", "SIL_ok", "SIL_err", "SILOK_moy", "SIL",
-                                    "SIL_sil")}
-        counts["NONEVAL_by_reason"] = {reason: r[f"noneval_{reason}"] for reason in scorer.NONEVAL_REASONS}
-        variants[f"{r['evaluation']}/{r['granularity']}"] = {
-            "counts": counts, "scores": {k: r[k] for k in ("P", "D", "Pmin", "Pmoy", "Pmax")},
-            "signature": signature(campaign.tasks[0], r["evaluation"], r["granularity"])}
-    head = variants.get("absolute/full", {"counts": {}, "scores": {}, "signature": ""})
-    unknown = frame(con, "SELECT tag, cases, dropped FROM mart_pos_unknown_tags "
-                         "WHERE campaign = ? AND evaluation = 'absolute'", [campaign.id])
-
-    def by_tag(column: str) -> dict:
-        rows = unknown.filter(pl.col(column) > 0).sort([column, "tag"], descending=[True, False])
-        return dict(zip(rows["tag"], rows[column]))
-    return {**head, "unknown_tags": by_tag("cases"), "dropped_alternatives": by_tag("dropped"),
-            "variants": variants}
+# ---------------------------------------------------------------- exports
 
 
 def write_consensus(con, campaign_id: str, task: str, corpus: str, path: Path) -> Path:

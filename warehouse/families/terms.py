@@ -377,20 +377,3 @@ def _links(o: dict, sides: dict, output: pl.DataFrame) -> pl.DataFrame | None:
         links, _ = measures.link_scores(triples, mine, sorted(returned), lambda t: t in symmetric)
         parts.append(links.with_columns(pl.lit("relation").alias("kind")))
     return pl.concat(parts, how="diagonal_relaxed") if parts else None
-
-
-# ---------------------------------------------------------------- one-shot and bulletin
-
-_REPORT = ("sigma", "TP", "TR", "F", "P", "R", "F_exact", "parts", "aligned_terms")
-
-
-def one_shot_report(con, sweep: bool = False, top: int = 0) -> dict | list[dict]:
-    """``scorehouse terms --json``: ``{"sigma", "TP", "TR", "F", "P", "R", "F_exact", "parts",
-    "aligned_terms"}`` at the declared sigma, or (``sweep``) the list of those for sigma = 0, 0.05,
-    ..., 1; the first ``top`` terms (0: all), reference 'reference', slice 'all'."""
-    table = "mart_terms_sweep" if sweep else "mart_terms_scores"
-    rows = frame(con, f"SELECT sigma, tp, tr, f, precision, recall, f_exact, parts, aligned_terms FROM {table} "
-                      "WHERE system = 'sys' AND reference = 'reference' AND slice = 'all' AND top = ? ORDER BY sigma",
-                 [top])
-    out = [dict(zip(_REPORT, row)) for row in rows.iter_rows()]
-    return out if sweep else out[0]

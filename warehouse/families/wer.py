@@ -44,7 +44,7 @@ from scorehouse.warehouse.catalog import (
     scoring_state,
 )
 from scorehouse.warehouse.catalog import code_version as catalog_code_version
-from scorehouse.warehouse.db import build, frame, insert_arrow, insert_rows, keyed, one, written
+from scorehouse.warehouse.db import build, frame, insert_arrow, insert_rows, keyed, written
 from scorehouse.warehouse.runner import Target, Unit, run_units, stale
 from scorehouse.warehouse.staging import Slot, StageJob, stage_files
 
@@ -358,25 +358,3 @@ def intervals(ctx: RunContext, task: Task, options: Options, corpus: str) -> Non
 
 
 _f = bootstrap.finite
-
-
-# ---------------------------------------------------------------- one-shot
-
-def one_shot_report(con, campaign) -> tuple[dict, pl.DataFrame]:
-    """The one-shot result: the header (signature, totals, missing ids) and one row per utterance
-    (id, C, S, D, I, ops) in reference order, for ``scorehouse wer``."""
-    task = campaign.tasks[0]
-    totals = one(con, "SELECT C, S, D, I, N, wer, signature FROM mart_wer_scores WHERE campaign = ? AND task = ?",
-                 [campaign.id, task.id])
-    rows = frame(con, (
-        "SELECT f.utt_id AS id, f.C, f.S, f.D, f.I, a.ops, f.missing "
-        "FROM fct_wer_utterance f "
-        "JOIN int_wer_aligned_utterance a USING (campaign, task, corpus, system, method, utt_id) "
-        "JOIN cat_input_current i ON i.campaign = f.campaign AND i.task = f.task AND i.corpus = f.corpus "
-        " AND i.system = '' AND i.role = 'reference' "
-        "JOIN stg_wer_trn t ON t.sha256 = i.sha256 AND t.utt_id = f.utt_id "
-        "WHERE f.campaign = ? AND f.task = ? ORDER BY t.line_no"), [campaign.id, task.id])
-    c, s, d, i, n, wer, sig = totals if totals else (0, 0, 0, 0, 0, None, "")
-    header = {"signature": sig, "totals": {"C": c, "S": s, "D": d, "I": i, "N": n, "wer": wer},
-              "missing": rows.filter(pl.col("missing"))["id"].to_list()}
-    return header, rows.drop("missing")

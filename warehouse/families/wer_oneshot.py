@@ -40,8 +40,8 @@ def wer(reference: Source, hypothesis: Source, *,
     Formats (docs/formats_wer.md): NIST trn (`text (utterance_id)` per line), Kaldi text
     (`utterance_id text` per line), JSON lines (`{"id": ..., "text": ...}` per line, field
     names as given), and an STM reference with a CTM hypothesis (.stm, .ctm: scored as sclite
-    scores them, per speaker too). A reference utterance with no hypothesis is scored as an empty hypothesis
-    and reported as missing. Exit code 2 when the hypothesis file is rejected.
+    scores them, per speaker too). A reference utterance with no hypothesis is scored as an
+    empty hypothesis and reported as missing. Exit code 2 when the hypothesis file is rejected.
     \f
     In Python, ``reference`` and ``hypothesis`` are paths, lists of strings (utterance ids
     ``u1``, ``u2``, ... in order) or tables with ``text`` and ``id`` columns. ``scores``: one
