@@ -22,7 +22,7 @@ import polars as pl
 import pyarrow as pa
 
 from scorehouse.etl.errors import InputError, decode_utf8, shorten
-from scorehouse.etl.trn import read_trn
+from scorehouse.etl.trn import read_trn, utterances
 
 FORMATS = ("trn", "kaldi", "jsonl")
 
@@ -69,7 +69,7 @@ def read_kaldi(path: str | Path, data: bytes | None = None) -> pa.Table:
              .with_columns(pl.col("raw").str.strip_chars().alias("line"))
              .with_columns(pl.col("line").str.extract(r"^(\S+)", 1).alias("utt_id"),
                            pl.col("line").str.replace(r"^\S+\s*", "").alias("text")))
-    return _checked(path, frame)
+    return utterances(path, frame, "an utterance id")
 
 
 def read_jsonl(path: str | Path, data: bytes | None = None, id_field: str = "id",
@@ -98,19 +98,4 @@ def read_jsonl(path: str | Path, data: bytes | None = None, id_field: str = "id"
         rows.append((number, str(record[id_field]), record[text_field]))
     frame = pl.DataFrame(rows, schema={"line_no": pl.UInt32, "utt_id": pl.String,
                                        "text": pl.String}, orient="row")
-    return _checked(path, frame.with_columns(raw=pl.col("text")))
-
-
-def _checked(path: Path, frame: pl.DataFrame) -> pa.Table:
-    """A line without an id, or a duplicate id, rejects the file (the first such line)."""
-    bad = frame.filter(pl.col("utt_id").is_null() | (pl.col("utt_id") == "")).head(1)
-    if bad.height:
-        raise InputError(path, int(bad["line_no"][0]), "an utterance id", shorten(bad["raw"][0]))
-    again = frame.filter(~pl.col("utt_id").is_first_distinct()).head(1)
-    if again.height:
-        row = again.row(0, named=True)
-        first = frame.filter(pl.col("utt_id") == row["utt_id"])["line_no"][0]
-        raise InputError(path, int(row["line_no"]), "a new utterance id",
-                         f"{row['utt_id']!r} again (first on line {first})")
-    return frame.select(pl.col("line_no").cast(pl.Int32), "utt_id",
-                        pl.col("text").str.strip_chars()).to_arrow()
+    return utterances(path, frame.with_columns(raw=pl.col("text")), "an utterance id")

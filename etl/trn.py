@@ -34,18 +34,24 @@ def read_trn(path: str | Path, data: bytes | None = None) -> pa.Table:
         .with_columns(pl.col("raw").str.extract(_ID_SUFFIX, 1).alias("utt_id"),
                       pl.col("raw").str.replace(_ID_SUFFIX, "").alias("text"))
     )
-    no_id = frame.filter(pl.col("utt_id").is_null()).head(1)
-    again = frame.filter(pl.col("utt_id").is_not_null() & ~pl.col("utt_id").is_first_distinct()).head(1)
+    return utterances(path, frame, "'text (utterance_id)'")
+
+
+def utterances(path: Path, frame: pl.DataFrame, expected_id: str) -> pa.Table:
+    """The ``(line_no int32, utt_id, text)`` table of a transcript's non-blank lines (``frame``:
+    ``line_no``, ``raw``, ``utt_id``, null where the line has none, and ``text``), shared by every
+    transcript reader: the first line without an id (``expected_id`` says what one looks like)
+    or repeating one rejects the file."""
+    no_id = frame.filter(pl.col("utt_id").is_null() | (pl.col("utt_id") == "")).head(1)
+    again = frame.filter(pl.col("utt_id").is_not_null()
+                         & ~pl.col("utt_id").is_first_distinct()).head(1)
     if no_id.height and (not again.height or no_id["line_no"][0] < again["line_no"][0]):
         row = no_id.row(0, named=True)
-        raise InputError(path, row["line_no"], "'text (utterance_id)'", shorten(row["raw"]))
+        raise InputError(path, row["line_no"], expected_id, shorten(row["raw"]))
     if again.height:
         row = again.row(0, named=True)
         first = frame.filter(pl.col("utt_id") == row["utt_id"])["line_no"][0]
-        raise InputError(path, row["line_no"], "a new utterance id", f"{row['utt_id']!r} again (first on line {first})")
-    frame = frame.select(
-        pl.col("line_no").cast(pl.Int32),
-        "utt_id",
-        pl.col("text").str.strip_chars(),
-    )
-    return frame.to_arrow()
+        raise InputError(path, row["line_no"], "a new utterance id",
+                         f"{row['utt_id']!r} again (first on line {first})")
+    return frame.select(pl.col("line_no").cast(pl.Int32), "utt_id",
+                        pl.col("text").str.strip_chars()).to_arrow()
