@@ -76,15 +76,25 @@ class SchemaError(Exception):
     """The warehouse file holds a table this version of scorehouse cannot use as it is."""
 
 
+def _header(path: str | Path, size: int) -> bytes | None:
+    """The first ``size`` bytes of a file, or None when it cannot be read (absent, a folder)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(size)
+    except OSError:
+        return None
+
+
+def is_duckdb(header: bytes | None) -> bool:
+    """Whether a file header is a DuckDB database's (``DUCK`` at byte 8)."""
+    return header is not None and header[8:12] == b"DUCK"
+
+
 def written_by(path: str | Path) -> str | None:
     """The DuckDB version that created a database file, as its header records it (DuckDB 0.10
     and later), else None."""
-    try:
-        with open(path, "rb") as f:
-            header = f.read(84)
-    except OSError:
-        return None
-    if header[8:12] != b"DUCK" or len(header) < 84:
+    header = _header(path, 84)
+    if not is_duckdb(header) or len(header) < 84:
         return None
     version = header[52:84].split(b"\0")[0].decode("ascii", "replace")
     return version or None
@@ -98,12 +108,8 @@ def refuse_foreign(path: str | Path) -> None:
     """A :class:`SchemaError` for an existing, non-empty file that is not a DuckDB database (no
     ``DUCK`` in its header): DuckDB would open a CSV or Parquet file as a view in an in-memory
     database, and a run would write nowhere."""
-    try:
-        with open(path, "rb") as f:
-            header = f.read(12)
-    except OSError:  # absent (created), or a folder: DuckDB says what is wrong
-        return
-    if header and header[8:12] != b"DUCK":
+    header = _header(path, 12)  # None: absent (created), or a folder: DuckDB says what is wrong
+    if header and not is_duckdb(header):
         raise SchemaError(_NOT_A_WAREHOUSE.format(path=path))
 
 

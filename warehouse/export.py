@@ -23,6 +23,7 @@ from pathlib import Path
 import polars as pl
 
 from scorehouse.warehouse import __version__
+from scorehouse.warehouse.db import is_duckdb
 from scorehouse.warehouse.families import NAMES
 from scorehouse.warehouse.query import QueryError, answer
 
@@ -139,7 +140,7 @@ def _target(target: Path, fmt: str, db: str | Path | None) -> Path:
     elif target.is_file():
         with target.open("rb") as handle:
             head = handle.read(16)
-        if head[8:12] == b"DUCK" or head.startswith(b"SQLite format"):
+        if is_duckdb(head) or head.startswith(b"SQLite format"):
             raise QueryError(f"{target}: is a database; name another file")
     return target
 
