@@ -100,7 +100,10 @@ def read_ctm(path: str | Path, data: bytes | None = None, segments: pa.Table | N
     table) as sclite assigns them: ``(line_no, utt_id, text)``, one row per scored segment (an
     empty text when it got no word)."""
     path = Path(path)
-    segs = pl.from_arrow(segments) if segments is not None else pl.DataFrame(schema=SEGMENTS)
+    if segments is None:  # a trn, Kaldi or JSON-lines reference: no segment to put words in
+        raise InputError(path, None, "an STM reference for a CTM hypothesis",
+                         "a reference without times")
+    segs = pl.from_arrow(segments)
     channels = {key: part for key, part in segs.group_by(["file", "channel"],
                                                          maintain_order=True)}
     words: dict[tuple, list] = {}

@@ -155,3 +155,11 @@ def test_the_demos_calls_are_scored_as_sclite_scores_them(tmp_path, wer_json):
         theirs = sclite_speakers(done.stdout.decode("utf-8"))
         assert {k: report["totals"][k] for k in "CSDIN"} == theirs.pop("Sum")
         assert {s["speaker"]: {k: s[k] for k in "CSDIN"} for s in report["speakers"]} == theirs
+
+
+def test_a_ctm_needs_an_stm_reference(tmp_path, run_wer):
+    ref = write(tmp_path, "r.trn", "a b (s1_u1)\n")
+    hyp = write(tmp_path, "h.ctm", "f A 0.1 0.2 a\n")
+    result = run_wer(ref, hyp)
+    assert result.exit_code == 2 and \
+        "h.ctm: expected an STM reference for a CTM hypothesis" in result.output

@@ -123,13 +123,16 @@ def load(ctx: RunContext, task: Task) -> None:
     against the reference they will be scored on)."""
     options = Options.of(task)
     con = ctx.con
+    segments_of = {}  # corpus -> its STM reference's sha and segments, read once
 
     def job(slot: Slot, path, **check) -> StageJob:  # a transcript, in its format
         fmt = transcripts.format_of(path, task.options.get("format", "auto"))
         if fmt == "stm":
             return StageJob(slot, path, read_stm, _stage_stm, salt="stm", **check)
         if fmt == "ctm":  # its words go to the reference's segments: staged per reference
-            sha, segments = _reference_segments(ctx, task.id, slot.corpus)
+            if slot.corpus not in segments_of:
+                segments_of[slot.corpus] = _reference_segments(ctx, task.id, slot.corpus)
+            sha, segments = segments_of[slot.corpus]
             return StageJob(slot, path, partial(read_ctm, segments=segments), _stage_trn,
                             salt=f"ctm:{sha}", **check)
         fields = (task.options.get("id_field", "id"), task.options.get("text_field", "text"))
@@ -190,13 +193,11 @@ def _stage_stm(con, sha: str, table: pa.Table) -> None:
     insert_arrow(con, "stg_wer_segment", segments.drop("text").to_arrow(),
                  '$sha, seq, line_no, utt_id, file, channel, speaker, "begin", "end", labels, '
                  "ignore", {"sha": sha})
-    fields = scored.select("utt_id", "speaker", "file", "channel").unpivot(
-        index="utt_id", variable_name="field", value_name="value")
     labels = (scored.select("utt_id", pl.col("labels").str.split(",").alias("value"))
               .explode("value").filter(pl.col("value") != "")
-              .select("utt_id", pl.lit("label").alias("field"), "value"))
-    insert_arrow(con, "stg_wer_metadata", pl.concat([fields, labels]).to_arrow(),
-                 "$sha, utt_id, field, value", {"sha": sha})  # one 'label' row per subset
+              .select("utt_id", pl.lit("label").alias("field"), "value"))  # one row per subset
+    _insert_metadata(con, sha, pl.concat([_long(scored.select("utt_id", "speaker", "file",
+                                                              "channel")), labels]))
 
 
 def _reference_segments(ctx: RunContext, task: str, corpus: str) -> tuple[str, pa.Table | None]:
@@ -211,8 +212,17 @@ def _reference_segments(ctx: RunContext, task: str, corpus: str) -> tuple[str, p
 
 
 def _stage_metadata(con, sha: str, table: pa.Table) -> None:
-    long = pl.from_arrow(table).unpivot(index="utt_id", variable_name="field", value_name="value").to_arrow()
-    insert_arrow(con, "stg_wer_metadata", long, "$sha, utt_id, field, value", {"sha": sha})
+    _insert_metadata(con, sha, _long(pl.from_arrow(table)))
+
+
+def _long(wide: pl.DataFrame) -> pl.DataFrame:
+    """Metadata columns as ``(utt_id, field, value)`` rows: any column is a breakdown."""
+    return wide.unpivot(index="utt_id", variable_name="field", value_name="value")
+
+
+def _insert_metadata(con, sha: str, long: pl.DataFrame) -> None:
+    insert_arrow(con, "stg_wer_metadata", long.to_arrow(), "$sha, utt_id, field, value",
+                 {"sha": sha})
 
 
 def _stage_interpretations(con, sha: str, table: pa.Table) -> None:
