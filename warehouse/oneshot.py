@@ -186,20 +186,15 @@ def _check(name: str, value, hint) -> None:
     base = typing.get_args(hint)[0] if typing.get_origin(hint) is typing.Annotated else hint
     allowed = typing.get_args(base) if typing.get_origin(base) in (typing.Union, UnionType) else (
         base,)
+    accepts = {type(None): (type(None),), bool: (bool,), int: (int,), float: (int, float),
+               str: (str, os.PathLike), Path: (str, os.PathLike)}
     for kind in allowed:
-        if kind is type(None) and value is None:
-            return
-        if typing.get_origin(kind) is typing.Literal and value in typing.get_args(kind) and (
-                not isinstance(value, bool)):
-            return
-        if kind is bool and isinstance(value, bool):
-            return
-        if kind in (int, float) and isinstance(value, (int, float if kind is float else int)) \
-                and not isinstance(value, bool):
-            if kind is int and not -2**31 <= value < 2**31:
+        if typing.get_origin(kind) is typing.Literal:
+            if value in typing.get_args(kind) and not isinstance(value, bool):
+                return
+        elif isinstance(value, accepts[kind]) and (kind is bool or not isinstance(value, bool)):
+            if kind is int and not -2**31 <= value < 2**31:  # DuckDB's INTEGER
                 raise OptionError(f"{name} must be a 32-bit integer, not {value}")
-            return
-        if kind in (str, Path) and isinstance(value, (str, os.PathLike)):
             return
     choices = [v for k in allowed if typing.get_origin(k) is typing.Literal
                for v in typing.get_args(k)]
@@ -223,8 +218,10 @@ def command(name: str, function: Callable, summary: str) -> click.Command:
     params.append(click.Option(["--json", "as_json"], is_flag=True,
                                help="Print one JSON object on stdout."))
 
+    positional = _positional(function)
+
     def callback(as_json: bool, **arguments):
-        inputs = [arguments.pop(p) for p in list(arguments) if p in _positional(function)]
+        inputs = [arguments.pop(p) for p in positional]
         from scorehouse.etl.errors import InputError
         from scorehouse.warehouse.campaign import CampaignError
 
