@@ -6,8 +6,8 @@ reference's units, the intervals' count matrices), and a one-shot command holds 
 jemalloc's default decay, memory Polars has freed stays mapped for seconds and those moments add
 up. Here jemalloc returns freed pages at once (measured: a coref one-shot on 500 documents x 300
 mentions 539 -> 455 MiB peak), and Arrow allocates from the C library instead of its mimalloc
-pool, which kept what the unit outputs read back from the store had used (measured: 270 MiB
-held before the POS consensus of ``bench/pos_bench.py``).
+pool, which kept what the unit outputs read back from the store had used (the largest share of
+the coordinator's memory before the POS consensus of ``bench/pos_bench.py``).
 
 Only in this process: jemalloc reads the variable when Polars loads, and it is removed right
 after. Worker processes keep the defaults, faster for their heavy compute: a pool spawned by the
