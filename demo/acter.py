@@ -37,13 +37,15 @@ class Changes:
 
 def wind_fr_changes(data: pathlib.Path = DATA) -> Changes:
     """Parse the French wind-energy entries of "Changes version 1.0 > version 1.1" from the bundled
-    README; each list must have the count its line announces (1 added, 4 terms and 98 NEs removed)."""
+    README; each list must have the count its line announces (1 added, 4 terms and 98 NEs
+    removed)."""
     text = (data / "README.md").read_text(encoding="utf-8")
     section = text.split("### Changes version 1.0 > version 1.1", 1)[1].split("\n### ", 1)[0]
     french = section.split("* French corpora:", 1)[1].split("\n* ", 1)[0] + "\n"
     wind = re.search(r"\* wind energy\n((?:[ \t]{6,}\*.*\n)+)", french).group(1)
     found = {}
-    for verb, count, what, items in re.findall(r"\* (Added|Removed) (\d+) (terms?|NEs?): (.*)", wind):
+    for verb, count, what, items in re.findall(r"\* (Added|Removed) (\d+) (terms?|NEs?): (.*)",
+                                               wind):
         quoted = tuple(re.findall(r"'([^']*)'", items))
         if len(quoted) != int(count):
             raise ValueError(f"ACTER README: {verb} {count} {what}: {len(quoted)} quoted items")
@@ -69,4 +71,5 @@ def reference_v1_0(data: pathlib.Path = DATA) -> pl.DataFrame:
                              "label": ["Specific_Term"] * len(changes.removed_terms)
                              + ["Named_Entity"] * len(changes.removed_entities)})
     kept = reference_v1_1(data).filter(~pl.col("term").is_in(list(changes.added)))
-    return pl.concat([kept, restored]).unique("term", keep="first", maintain_order=True).sort("term")
+    return (pl.concat([kept, restored]).unique("term", keep="first", maintain_order=True)
+            .sort("term"))

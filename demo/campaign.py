@@ -296,8 +296,9 @@ def _campaign_toml(extra_participants: list[dict] = (), extra_tasks: list[str] =
     (the speech task here; other families' demo tasks come as ``extra_*``)."""
     lines = toml_table("[campaign]", {
         "id": "demo-asr",
-        "name": ("Démo scorehouse : reconnaissance de la parole (WER, IER), étiquetage morphosyntaxique "
-                 "(GRACE), analyse syntaxique (EASY, CoNLL 2018), coréférence et terminologie"),
+        "name": ("Démo scorehouse : reconnaissance de la parole (WER, IER), "
+                 "étiquetage morphosyntaxique (GRACE), analyse syntaxique (EASY, CoNLL 2018), "
+                 "coréférence et terminologie"),
         "description": DESCRIPTION,
         "language": "fr",  # the pages' <html lang>: French corpora and names
         "bootstrap": 1000,
@@ -379,8 +380,8 @@ def write_demo_campaign(dest: pathlib.Path, scale: float = 1.0, pos: bool = True
         task_lines = [*write_calls_task(dest, ["none", "m3"], MARKERS), *task_lines]
     if parsing:
         easy_participants, easy_lines = write_parsing_task(dest, scale)
-        participants, task_lines = [*participants, *easy_participants], [*task_lines, *easy_lines,
-                                                                        *write_dependency_task(dest, scale)]
+        participants, task_lines = ([*participants, *easy_participants],
+                                    [*task_lines, *easy_lines, *write_dependency_task(dest, scale)])
     if coref:
         coref_participants, coref_lines = write_coref_task(dest, scale)
         participants, task_lines = [*participants, *coref_participants], [*task_lines, *coref_lines]

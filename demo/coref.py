@@ -1,14 +1,15 @@
-"""Demo coreference task (reference resolution: comparing two partitions of mentions, docs/metrics/coref.md).
+"""Demo coreference task (reference resolution: comparing two partitions of mentions,
+docs/metrics/coref.md).
 
 ``write_coref_task(dest)`` writes, under ``dest/coref/``, an evaluation built from the paper's own
-example (Popescu-Belis, Évaluation numérique de la résolution de la référence §1.2: the 17 referring expressions, the paper's ER, of a
-mountain-guide text) and from generated documents, with four simulated systems; it returns the
-task's participants and the lines of its ``[[tasks]]`` block.
+example (Popescu-Belis, Évaluation numérique de la résolution de la référence §1.2: the 17 referring
+expressions, the paper's ER, of a mountain-guide text) and from generated documents, with four
+simulated systems; it returns the task's participants and the lines of its ``[[tasks]]`` block.
 
-Files (formats of ``etl/coref.py``, written by ``etl/coref_write.py``): ``coref/guide.jsonl``, key of
-corpus ``guide`` (JSON lines with ``tokens``, ``categories`` and typed ``links``): document ``guide``
-(genre ``exemple``, the paper's text in 101 tokens, elisions and punctuation apart; its 17 mentions
-in the key of example 1, P_K = {1,2} {3,4,5} {6..12} {13..17}), then every fourth generated
+Files (formats of ``etl/coref.py``, written by ``etl/coref_write.py``): ``coref/guide.jsonl``, key
+of corpus ``guide`` (JSON lines with ``tokens``, ``categories`` and typed ``links``): document
+``guide`` (genre ``exemple``, the paper's text in 101 tokens, elisions and punctuation apart; its 17
+mentions in the key of example 1, P_K = {1,2} {3,4,5} {6..12} {13..17}), then every fourth generated
 document; ``coref/synth.conll`` (CoNLL-2012; the name's first component is the genre) and
 ``coref/synth.categories.tsv``, key of corpus ``synth``: the other generated documents;
 ``coref/submissions/<system>/guide.jsonl`` and ``synth.conll``: the responses (the JSON-lines ones
@@ -33,7 +34,8 @@ it splits a third of the chains, misses and cuts mentions; ``coref-d`` (Équipe 
 makes pronoun errors.
 
 Randomness comes only from ``numpy.random.default_rng`` seeded with fixed integers, and every
-collection iterated is ordered, so the bytes written are the same on every call and in every process.
+collection iterated is ordered, so the bytes written are the same on every call and in every
+process.
 """
 from __future__ import annotations
 
@@ -51,8 +53,10 @@ SEED = 20261201
 DOCUMENTS = 60  # generated documents at scale 1
 SCHEMA_TYPES = dict(pl.from_arrow(SCHEMA.empty_table()).schema)  # the shared mentions schema
 PARTICIPANTS = (
-    {"id": "anaphora", "name": "Laboratoire Anaphora (fictif)", "publication": "public", "organiser": False},
-    {"id": "chaines", "name": "Équipe Chaînes (fictive)", "publication": "public", "organiser": False},
+    {"id": "anaphora", "name": "Laboratoire Anaphora (fictif)", "publication": "public",
+     "organiser": False},
+    {"id": "chaines", "name": "Équipe Chaînes (fictive)", "publication": "public",
+     "organiser": False},
     {"id": "reflet", "name": "Groupe Reflet (fictif)", "publication": "public", "organiser": False},
     {"id": "iota", "name": "Équipe Iota (fictive)", "publication": "anonymous", "organiser": False},
 )
@@ -60,20 +64,22 @@ PARTICIPANTS = (
 # --- the paper's example (§1.2, table 1) --------------------------------------------------------
 
 GUIDE_TEXT = (
-    "Le sommet Ouest se trouve à 3854m . Pour l' atteindre , emprunter sur 150m un petit couloir qui est "
-    "souvent glacé . Ce couloir démarre derrière le sommet Sud ( 3742m ) , qui est , lui , facile à "
-    "atteindre . Ce deuxième sommet est bien visible , car il est très saillant . Pour rejoindre ce petit "
-    "bastion , on doit le viser depuis le grand couloir inférieur , assez facile à gravir . Bien qu' il "
-    "soit initialement large , celui-ci se resserre peu à peu . Attention , ce rassurant entonnoir reste "
-    "très longtemps enneigé .")
+    "Le sommet Ouest se trouve à 3854m . Pour l' atteindre , emprunter sur 150m un petit couloir "
+    "qui est souvent glacé . Ce couloir démarre derrière le sommet Sud ( 3742m ) , qui est , lui , "
+    "facile à atteindre . Ce deuxième sommet est bien visible , car il est très saillant . Pour "
+    "rejoindre ce petit bastion , on doit le viser depuis le grand couloir inférieur , assez "
+    "facile à gravir . Bien qu' il soit initialement large , celui-ci se resserre peu à peu . "
+    "Attention , ce rassurant entonnoir reste très longtemps enneigé .")
 GUIDE_MENTIONS = (  # ER 1..17 in text order: words, category
-    ("Le sommet Ouest", "proper"), ("l'", "pronoun"), ("un petit couloir", "nominal"), ("qui", "pronoun"),
-    ("Ce couloir", "nominal"), ("le sommet Sud", "proper"), ("qui", "pronoun"), ("lui", "pronoun"),
-    ("Ce deuxième sommet", "nominal"), ("il", "pronoun"), ("ce petit bastion", "nominal"), ("le", "pronoun"),
-    ("le grand couloir inférieur", "nominal"), ("il", "pronoun"), ("celui-ci", "pronoun"), ("se", "pronoun"),
+    ("Le sommet Ouest", "proper"), ("l'", "pronoun"), ("un petit couloir", "nominal"),
+    ("qui", "pronoun"), ("Ce couloir", "nominal"), ("le sommet Sud", "proper"), ("qui", "pronoun"),
+    ("lui", "pronoun"), ("Ce deuxième sommet", "nominal"), ("il", "pronoun"),
+    ("ce petit bastion", "nominal"), ("le", "pronoun"), ("le grand couloir inférieur", "nominal"),
+    ("il", "pronoun"), ("celui-ci", "pronoun"), ("se", "pronoun"),
     ("ce rassurant entonnoir", "nominal"))
 GUIDE_KEY = ((1, 2), (3, 4, 5), (6, 7, 8, 9, 10, 11, 12), (13, 14, 15, 16, 17))  # P_K, example 1
-GUIDE_RESPONSE = ((1, 2, 6, 7, 8, 9, 10), (3, 4, 5, 11, 12, 13, 14, 15, 16), (17,))  # P_R, example 1
+GUIDE_RESPONSE = ((1, 2, 6, 7, 8, 9, 10), (3, 4, 5, 11, 12, 13, 14, 15, 16),
+                  (17,))  # P_R, example 1
 GUIDE_SYSTEM = "coref-b"
 
 # --- generated documents ------------------------------------------------------------------------
@@ -82,7 +88,8 @@ GUIDE_SYSTEM = "coref-b"
 @dataclass(frozen=True)
 class Genre:
     """A genre's profile: class sizes ~ Zipf(``zipf``), share of named entities, share of pronouns
-    among later mentions, share of nominal mentions embedding the next one, mentions per document."""
+    among later mentions, share of nominal mentions embedding the next one, mentions per
+    document."""
 
     name: str
     zipf: float
@@ -102,18 +109,22 @@ GENRES = (
                                                        ("elle", "la", "lui", "se", "celle-ci"))),
 )
 NAMES = (  # proper names: tokens, gender (0 masculine, 1 feminine)
-    (("Jeanne", "Moreau"), 1), (("Paul", "Durand"), 0), (("la", "Compagnie", "Nord"), 1), (("Lyon",), 0),
-    (("Amélie",), 1), (("le", "Conseil", "régional"), 0), (("Karim", "Benali"), 0), (("Sophie", "Lambert"), 1),
-    (("Marseille",), 0), (("l'", "Union", "Sud"), 1), (("Lucien",), 0), (("Odile", "Marchand"), 1),
-    (("le", "Parti", "Vert"), 0), (("Grenoble",), 0), (("Hélène",), 1), (("Victor", "Hugues"), 0))
-NOUNS = (("ministre", 1), ("comité", 0), ("directrice", 1), ("village", 0), ("enquête", 1), ("projet", 0),
-         ("voisin", 0), ("lettre", 1), ("maison", 1), ("médecin", 0), ("rapport", 0), ("équipe", 1),
-         ("juge", 0), ("route", 1), ("orage", 0), ("usine", 1), ("capitaine", 0), ("chanson", 1))
-ADJECTIVES = (("local", "locale"), ("voisin", "voisine"), ("principal", "principale"), ("municipal", "municipale"),
-              ("étranger", "étrangère"), ("public", "publique"))  # after the noun
-FILLER = ("a", "dit", "est", "que", "dans", "avec", "pour", "depuis", "hier", "toujours", "mais", "et",
-          "aussi", "très", "plus", "sur", ",", "puis", "après", "selon", "encore", "déjà", "alors", "vers",
-          "sans", "pendant", "voit", "attend", "reste", "semble", "ensuite", "bien")
+    (("Jeanne", "Moreau"), 1), (("Paul", "Durand"), 0), (("la", "Compagnie", "Nord"), 1),
+    (("Lyon",), 0), (("Amélie",), 1), (("le", "Conseil", "régional"), 0), (("Karim", "Benali"), 0),
+    (("Sophie", "Lambert"), 1), (("Marseille",), 0), (("l'", "Union", "Sud"), 1), (("Lucien",), 0),
+    (("Odile", "Marchand"), 1), (("le", "Parti", "Vert"), 0), (("Grenoble",), 0), (("Hélène",), 1),
+    (("Victor", "Hugues"), 0))
+NOUNS = (("ministre", 1), ("comité", 0), ("directrice", 1), ("village", 0), ("enquête", 1),
+         ("projet", 0), ("voisin", 0), ("lettre", 1), ("maison", 1), ("médecin", 0), ("rapport", 0),
+         ("équipe", 1), ("juge", 0), ("route", 1), ("orage", 0), ("usine", 1), ("capitaine", 0),
+         ("chanson", 1))
+ADJECTIVES = (("local", "locale"), ("voisin", "voisine"), ("principal", "principale"),
+              ("municipal", "municipale"), ("étranger", "étrangère"),
+              ("public", "publique"))  # after the noun
+FILLER = ("a", "dit", "est", "que", "dans", "avec", "pour", "depuis", "hier", "toujours", "mais",
+          "et", "aussi", "très", "plus", "sur", ",", "puis", "après", "selon", "encore", "déjà",
+          "alors", "vers", "sans", "pendant", "voit", "attend", "reste", "semble", "ensuite",
+          "bien")
 PUNCT = {",", "."}
 
 
@@ -140,7 +151,8 @@ class Document:
 
     def sentences(self) -> list[list[str]]:
         """The tokens cut after each "."."""
-        return [s.tolist() for s in np.split(self.tokens, np.flatnonzero(self.tokens[:-1] == ".") + 1)]
+        return [s.tolist()
+                for s in np.split(self.tokens, np.flatnonzero(self.tokens[:-1] == ".") + 1)]
 
 
 def _class_sizes(rng: np.random.Generator, m: int, a: float) -> np.ndarray:
@@ -154,7 +166,8 @@ def _class_sizes(rng: np.random.Generator, m: int, a: float) -> np.ndarray:
 
 def _ranks(labels: np.ndarray) -> np.ndarray:
     """Position of each element among the earlier elements with the same label (0, 1, ...)."""
-    return pl.DataFrame({"label": labels}).select(pl.int_range(pl.len()).over("label"))[:, 0].to_numpy()
+    return (pl.DataFrame({"label": labels}).select(pl.int_range(pl.len()).over("label"))[:, 0]
+            .to_numpy())
 
 
 def _pick(pools: list[tuple[str, ...]], which: np.ndarray, u: np.ndarray) -> np.ndarray:
@@ -183,7 +196,8 @@ def generate_document(rng: np.random.Generator, doc: str, genre: Genre, mentions
     named = rng.random(n_ent) < genre.named
     name_ix = rng.integers(0, len(NAMES), n_ent)
     noun_ix = rng.integers(0, len(NOUNS), n_ent)
-    gender = np.where(named, np.array([g for _, g in NAMES])[name_ix], np.array([g for _, g in NOUNS])[noun_ix])
+    gender = np.where(named, np.array([g for _, g in NAMES])[name_ix],
+                      np.array([g for _, g in NOUNS])[noun_ix])
     g, e, later = gender[entity], entity, rank > 0
     u = rng.random((4, mentions))
     category = np.where(~later, np.where(named[e], "proper", "nominal"),
@@ -198,13 +212,15 @@ def generate_document(rng: np.random.Generator, doc: str, genre: Genre, mentions
     kind = np.where(~later[nom], 0, np.where(u[2, nom] < 0.3, 2, 1))
     words[nom, 0] = DETERMINERS[kind, NOUN_VOWEL[noun].astype(np.int64), g[nom]]
     words[nom, 1] = np.array([n for n, _ in NOUNS], dtype=object)[noun]
-    adjective = _pick([tuple(a[k] for a in ADJECTIVES) for k in (0, 1)], g[nom], u[3, nom] / 0.3 % 1)
+    adjective = _pick([tuple(a[k] for a in ADJECTIVES) for k in (0, 1)], g[nom],
+                      u[3, nom] / 0.3 % 1)
     words[nom, 2] = np.where(u[3, nom] < 0.3, adjective, "")
     length = (words != "").sum(1)
 
     # nesting: a nominal mention embeds the next one ("X de Y"), never two levels
     nxt = np.r_[entity[1:], -1]
-    cand = nom & np.r_[category[1:] != "pronoun", False] & (nxt != entity) & (rng.random(mentions) < genre.nest)
+    cand = (nom & np.r_[category[1:] != "pronoun", False] & (nxt != entity)
+            & (rng.random(mentions) < genre.nest))
     nest = cand & ~np.r_[False, cand[:-1]]
     inner = np.r_[False, nest[:-1]]
     # gaps before each mention: g1 fillers, an optional sentence end, g2 fillers
@@ -221,7 +237,8 @@ def generate_document(rng: np.random.Generator, doc: str, genre: Genre, mentions
     tokens[-1] = "."
     impersonal = ~inner & (g1 >= 2) & (rng.random(mentions) < 0.15)
     tokens[offset[impersonal]] = "il"
-    tokens[offset[impersonal] + 1] = np.where(rng.random(int(impersonal.sum())) < 0.5, "faut", "semble")
+    tokens[offset[impersonal] + 1] = np.where(rng.random(int(impersonal.sum())) < 0.5, "faut",
+                                              "semble")
     in_mention = np.zeros(total, dtype=bool)
     for j in range(3):  # the (at most) three words of each mention
         has = length > j
@@ -232,18 +249,22 @@ def generate_document(rng: np.random.Generator, doc: str, genre: Genre, mentions
     end = np.where(nest, np.r_[head_end[1:], 0], head_end)
     pleonastic = offset[impersonal]
     filler = np.setdiff1d(np.flatnonzero(~in_mention & ~np.isin(tokens, list(PUNCT))), pleonastic)
-    frame = pl.DataFrame({"doc": doc, "genre": genre.name, "start": start, "end": end, "entity": entity,
-                          "rank": rank, "category": category, "head_end": head_end},
-                         schema_overrides={"start": pl.Int32, "end": pl.Int32, "head_end": pl.Int32})
+    frame = pl.DataFrame(
+        {"doc": doc, "genre": genre.name, "start": start, "end": end, "entity": entity,
+         "rank": rank, "category": category, "head_end": head_end},
+        schema_overrides={"start": pl.Int32, "end": pl.Int32, "head_end": pl.Int32})
     return Document(doc, genre.name, tokens, _with_text(frame, tokens), pleonastic, filler)
 
 
 def _with_text(frame: pl.DataFrame, tokens: np.ndarray) -> pl.DataFrame:
     """Add ``text``: the tokens ``start..end`` of each mention joined by spaces."""
-    index = pl.select(pl.int_ranges(frame["start"], frame["end"] + 1).explode()).to_series().to_numpy()
+    index = (pl.select(pl.int_ranges(frame["start"], frame["end"] + 1).explode()).to_series()
+             .to_numpy())
     words = pl.Series(tokens[index].astype(str))
-    text = (pl.DataFrame({"row": np.repeat(np.arange(frame.height), (frame["end"] - frame["start"] + 1).to_numpy()),
-                          "w": words}).group_by("row", maintain_order=True).agg(pl.col("w").str.join(" "))["w"])
+    text = (pl.DataFrame({"row": np.repeat(np.arange(frame.height),
+                                           (frame["end"] - frame["start"] + 1).to_numpy()),
+                          "w": words}).group_by("row", maintain_order=True)
+            .agg(pl.col("w").str.join(" "))["w"])
     return frame.with_columns(text.alias("text"))
 
 
@@ -261,9 +282,10 @@ def guide_document() -> Document:
         rows.append((at, at + len(span) - 1, entity_of[er], category))
         at += len(span)
     start, end, entity, category = (np.array(c) for c in zip(*rows))
-    frame = pl.DataFrame({"doc": "guide", "genre": "exemple", "start": start, "end": end, "entity": entity,
-                          "rank": _ranks(entity), "category": category, "head_end": end},
-                         schema_overrides={"start": pl.Int32, "end": pl.Int32, "head_end": pl.Int32})
+    frame = pl.DataFrame(
+        {"doc": "guide", "genre": "exemple", "start": start, "end": end, "entity": entity,
+         "rank": _ranks(entity), "category": category, "head_end": end},
+        schema_overrides={"start": pl.Int32, "end": pl.Int32, "head_end": pl.Int32})
     covered = np.zeros(len(tokens), dtype=bool)
     for s, e in zip(start, end):
         covered[s:e + 1] = True
@@ -284,8 +306,9 @@ def guide_response() -> pl.DataFrame:
 def mentions_table(frame: pl.DataFrame) -> pl.DataFrame:
     """A mention frame (``entity`` as the class) in the shared mentions schema (``cluster`` the
     class number as a string; ``line_no`` null: the writers number lines)."""
-    return frame.select("doc", "genre", "start", "end", pl.col("entity").cast(pl.String).alias("cluster"),
-                        "category", "text", pl.lit(None, pl.Int32).alias("line_no")).cast(SCHEMA_TYPES)
+    return frame.select("doc", "genre", "start", "end",
+                        pl.col("entity").cast(pl.String).alias("cluster"), "category", "text",
+                        pl.lit(None, pl.Int32).alias("line_no")).cast(SCHEMA_TYPES)
 
 
 # --- systems --------------------------------------------------------------------------------------
@@ -319,15 +342,18 @@ class System:
 
 
 SYSTEMS = (
-    System("coref-a", "anaphora", "Résolution par classement de mentions, chaînes construites de gauche à droite",
+    System("coref-a", "anaphora",
+           "Résolution par classement de mentions, chaînes construites de gauche à droite",
            ErrorModel(merge=0.03, split=0.08, pronoun=0.06, miss=0.03, boundary=0.1, spurious=0.02,
                       pleonastic=0.1), True),
-    System("coref-b", "chaines", "Regroupement glouton d'entités, tendance à fusionner les classes voisines",
+    System("coref-b", "chaines",
+           "Regroupement glouton d'entités, tendance à fusionner les classes voisines",
            ErrorModel(merge=0.22, split=0.03, pronoun=0.08, miss=0.05, boundary=0.15, spurious=0.03,
                       pleonastic=0.2), True),
-    System("coref-c", "reflet", "Règles prudentes à haute précision : chaînes courtes, mentions enchâssées "
-           "souvent tronquées", ErrorModel(merge=0.02, split=0.35, pronoun=0.05, miss=0.18, boundary=0.3,
-                                          spurious=0.01, pleonastic=0.05), False),
+    System("coref-c", "reflet", "Règles prudentes à haute précision : chaînes courtes, "
+           "mentions enchâssées souvent tronquées",
+           ErrorModel(merge=0.02, split=0.35, pronoun=0.05, miss=0.18, boundary=0.3, spurious=0.01,
+                      pleonastic=0.05), False),
     System("coref-d", "iota", "Résolution des pronoms par proximité (antécédent le plus proche)",
            ErrorModel(merge=0.04, split=0.06, pronoun=0.4, miss=0.05, boundary=0.1, spurious=0.03,
                       pleonastic=0.7, attach=0.8), False),
@@ -344,7 +370,8 @@ def respond(document: Document, model: ErrorModel, rng: np.random.Generator) -> 
     n, n_ent = m.height, int(entity.max()) + 1
     merged = rng.random(n_ent) < model.merge
     merged[0] = False
-    label = np.maximum.accumulate(np.where(merged, 0, np.arange(n_ent)))[entity]  # joins the previous class
+    # joins the previous class
+    label = np.maximum.accumulate(np.where(merged, 0, np.arange(n_ent)))[entity]
     size = np.bincount(entity, minlength=n_ent)
     cut = np.where((size >= 2) & (rng.random(n_ent) < model.split),
                    1 + (rng.random(n_ent) * (size - 1)).astype(np.int64), size)
@@ -360,14 +387,16 @@ def respond(document: Document, model: ErrorModel, rng: np.random.Generator) -> 
     filler = document.filler
     count = min(int(rng.binomial(n, model.spurious)), len(filler))
     extra = [(np.sort(rng.choice(filler, count, replace=False)), model.attach, "nominal"),
-             (document.pleonastic[rng.random(len(document.pleonastic)) < model.pleonastic], 0.7, "pronoun")]
+             (document.pleonastic[rng.random(len(document.pleonastic)) < model.pleonastic], 0.7,
+              "pronoun")]
     fresh = 2 * n_ent
     for positions, attach, kind in extra:
         before = np.searchsorted(start[keep], positions, side="right") - 1
         alone = (before < 0) | (rng.random(len(positions)) >= attach)
         new = fresh + np.arange(len(positions))
         fresh += len(positions)
-        spans.append((positions, positions, np.where(alone, new, label[keep][np.maximum(before, 0)]),
+        spans.append((positions, positions,
+                      np.where(alone, new, label[keep][np.maximum(before, 0)]),
                       np.full(len(positions), kind, dtype=object)))
     s, e, lab, cat = (np.concatenate(c) for c in zip(*spans))
     order = np.lexsort((-e, s))
@@ -376,7 +405,8 @@ def respond(document: Document, model: ErrorModel, rng: np.random.Generator) -> 
     number = np.empty(len(first), dtype=np.int64)
     number[np.argsort(first, kind="stable")] = np.arange(len(first))
     frame = pl.DataFrame({"doc": document.doc, "genre": document.genre, "start": s, "end": e,
-                          "entity": number[np.searchsorted(np.unique(lab), lab)], "category": cat.astype(str)},
+                          "entity": number[np.searchsorted(np.unique(lab), lab)],
+                          "category": cat.astype(str)},
                          schema_overrides={"start": pl.Int32, "end": pl.Int32})
     return mentions_table(_with_text(frame, document.tokens))
 
@@ -385,11 +415,13 @@ def key_links(document: Document, rng: np.random.Generator) -> pl.DataFrame:
     """Typed links between key classes: about half of the ``X de Y`` nestings give a ``part-of``
     link from X's class to Y's (``doc, from_cluster, to_cluster, type``, each pair once)."""
     m = document.mentions
-    nested = m.with_columns(pl.col("entity").shift(-1).alias("inner")).filter(pl.col("end") > pl.col("head_end"))
+    nested = (m.with_columns(pl.col("entity").shift(-1).alias("inner"))
+              .filter(pl.col("end") > pl.col("head_end")))
     chosen = nested.filter(pl.Series(rng.random(nested.height) < 0.5))
-    return chosen.select("doc", pl.col("entity").cast(pl.String).alias("from_cluster"),
-                         pl.col("inner").cast(pl.String).alias("to_cluster"),
-                         pl.lit("part-of").alias("type")).unique(["from_cluster", "to_cluster"], maintain_order=True)
+    return (chosen.select("doc", pl.col("entity").cast(pl.String).alias("from_cluster"),
+                          pl.col("inner").cast(pl.String).alias("to_cluster"),
+                          pl.lit("part-of").alias("type"))
+            .unique(["from_cluster", "to_cluster"], maintain_order=True))
 
 
 def response_links(key: pl.DataFrame, links: pl.DataFrame, response: pl.DataFrame,
@@ -397,15 +429,18 @@ def response_links(key: pl.DataFrame, links: pl.DataFrame, response: pl.DataFram
     """A linking system's typed links: each key link between the response classes of the two key
     classes' first mentions found in the response, when they differ; one in five forgotten."""
     span = ["doc", "start", "end"]
-    first = (key.join(response.select(*span, pl.col("cluster").alias("answer")), on=span, maintain_order="left")
-             .group_by("doc", "cluster", maintain_order=True).agg(pl.col("answer").first()))
-    out = (links.join(first.rename({"cluster": "from_cluster", "answer": "a"}), on=["doc", "from_cluster"],
+    first = (key.join(response.select(*span, pl.col("cluster").alias("answer")), on=span,
                       maintain_order="left")
-           .join(first.rename({"cluster": "to_cluster", "answer": "b"}), on=["doc", "to_cluster"], maintain_order="left")
+             .group_by("doc", "cluster", maintain_order=True).agg(pl.col("answer").first()))
+    out = (links.join(first.rename({"cluster": "from_cluster", "answer": "a"}),
+                      on=["doc", "from_cluster"], maintain_order="left")
+           .join(first.rename({"cluster": "to_cluster", "answer": "b"}), on=["doc", "to_cluster"],
+                 maintain_order="left")
            .filter(pl.col("a") != pl.col("b")))
     out = out.filter(pl.Series(rng.random(out.height) >= 0.2, dtype=pl.Boolean))
-    return out.select("doc", pl.col("a").alias("from_cluster"), pl.col("b").alias("to_cluster"), "type").unique(
-        ["doc", "from_cluster", "to_cluster", "type"], maintain_order=True)
+    return (out.select("doc", pl.col("a").alias("from_cluster"), pl.col("b").alias("to_cluster"),
+                       "type")
+            .unique(["doc", "from_cluster", "to_cluster", "type"], maintain_order=True))
 
 
 # --- writing --------------------------------------------------------------------------------------
@@ -416,7 +451,8 @@ def generated_document(k: int) -> Document:
     rng = np.random.default_rng([SEED, 1, k])
     genre = GENRES[k % len(GENRES)]
     low, high = genre.mentions
-    return generate_document(rng, f"{genre.name}/synth_{k:03d}/000", genre, int(rng.integers(low, high + 1)))
+    return generate_document(rng, f"{genre.name}/synth_{k:03d}/000", genre,
+                             int(rng.integers(low, high + 1)))
 
 
 def write_coref_task(dest: pathlib.Path, scale: float = 1.0) -> tuple[list[dict], list[str]]:
@@ -434,8 +470,10 @@ def write_coref_task(dest: pathlib.Path, scale: float = 1.0) -> tuple[list[dict]
     generated = [generated_document(k) for k in range(count)]
     corpora = {"guide": [guide_document(), *generated[3::4]],
                "synth": [d for k, d in enumerate(generated) if k % 4 != 3]}
-    keys = {cid: pl.concat([mentions_table(d.mentions) for d in docs]) for cid, docs in corpora.items()}
-    links = pl.concat([key_links(d, np.random.default_rng([SEED, 4, _number(d.doc)])) for d in corpora["guide"]])
+    keys = {cid: pl.concat([mentions_table(d.mentions) for d in docs])
+            for cid, docs in corpora.items()}
+    links = pl.concat([key_links(d, np.random.default_rng([SEED, 4, _number(d.doc)]))
+                       for d in corpora["guide"]])
     tokens = {cid: {d.doc: d.sentences() for d in docs} for cid, docs in corpora.items()}
     (root / "submissions").mkdir(parents=True, exist_ok=True)
     write_coref_jsonl(keys["guide"], root / "guide.jsonl", tokens["guide"], links)
@@ -445,7 +483,8 @@ def write_coref_task(dest: pathlib.Path, scale: float = 1.0) -> tuple[list[dict]
     lines = toml_table("[[tasks]]", {
         "id": "coref", "family": "coref",
         "name": "Résolution de la référence (texte du topo-guide et textes générés)",
-        "conventions": ["conll", "paper"], "singletons": [True, False], "baselines": True, "draws": 10})
+        "conventions": ["conll", "paper"], "singletons": [True, False], "baselines": True,
+        "draws": 10})
     lines += toml_table("[[tasks.corpora]]", {"id": "guide", "phase": "test", "format": "jsonl",
                                               "key": "coref/guide.jsonl"})
     lines += toml_table("[[tasks.corpora]]", {"id": "synth", "phase": "test", "format": "conll2012",
@@ -458,9 +497,11 @@ def write_coref_task(dest: pathlib.Path, scale: float = 1.0) -> tuple[list[dict]
         for cid, docs in corpora.items():
             answers[cid] = pl.concat([
                 guide_response() if d.doc == "guide" and system.id == GUIDE_SYSTEM
-                else respond(d, system.model, np.random.default_rng([SEED, 2, index, _number(d.doc)]))
+                else respond(d, system.model,
+                             np.random.default_rng([SEED, 2, index, _number(d.doc)]))
                 for d in docs])
-        predicted = (response_links(keys["guide"], links, answers["guide"], np.random.default_rng([SEED, 5, index]))
+        predicted = (response_links(keys["guide"], links, answers["guide"],
+                                    np.random.default_rng([SEED, 5, index]))
                      if system.links else None)
         write_coref_jsonl(answers["guide"], folder / "guide.jsonl", tokens["guide"], predicted)
         write_conll2012(answers["synth"], tokens["synth"], folder / "synth.conll")

@@ -15,10 +15,11 @@ a third field, ``B=<TAG>`` on the first line of a double-marked locution (the ta
 and ``I`` on its following lines.
 
 - ``pos/gsd.grace``, the reference: every other sentence of the test set, from the first (the
-  1st, 3rd, 5th...: 208 sentences), grouped into documents of 10-20 sentences with a seeded genre (``presse``,
-  ``encyclopédie``, ``avis``). One line per GSD surface token, so ``qu'`` or ``aujourd'hui`` is
-  one line whose form holds several minimal units (an implicit locution for the scorer). A
-  multiword token (``du`` = ``de`` + ``le``) is one line with the combined tag ``Sp+Da-ms-d``.
+  1st, 3rd, 5th...: 208 sentences), grouped into documents of 10-20 sentences with a seeded genre
+  (``presse``, ``encyclopédie``, ``avis``). One line per GSD surface token, so ``qu'`` or
+  ``aujourd'hui`` is one line whose form holds several minimal units (an implicit locution for the
+  scorer). A multiword token (``du`` = ``de`` + ``le``) is one line with the combined tag
+  ``Sp+Da-ms-d``.
   A head word and its ``fixed`` dependents (``parce que``, ``en tant que``, ``au vu``) are
   double-marked when they cover whole surface tokens (``face au``, where ``au`` also holds the
   noun's article, is not): each line keeps its own tag and the first one carries

@@ -38,13 +38,14 @@ RATES = {
     "mwt_words": 0.1, "mwt_split": 0.05, "mwt_merge": 0.05, "split_sentence": 0.03,
     "merge_sentences": 0.03, "text_noise": 0.0,
 }
-UPOS = ("ADJ", "ADP", "ADV", "AUX", "CCONJ", "DET", "INTJ", "NOUN", "NUM", "PART", "PRON", "PROPN", "PUNCT",
-        "SCONJ", "SYM", "VERB", "X")
-DEPRELS = ("nsubj", "obj", "iobj", "obl", "advmod", "amod", "nmod", "det", "case", "mark", "cc", "conj", "aux",
-           "cop", "punct", "dep", "appos", "acl", "advcl", "xcomp", "ccomp", "fixed", "flat", "compound")
+UPOS = ("ADJ", "ADP", "ADV", "AUX", "CCONJ", "DET", "INTJ", "NOUN", "NUM", "PART", "PRON", "PROPN",
+        "PUNCT", "SCONJ", "SYM", "VERB", "X")
+DEPRELS = ("nsubj", "obj", "iobj", "obl", "advmod", "amod", "nmod", "det", "case", "mark", "cc",
+           "conj", "aux", "cop", "punct", "dep", "appos", "acl", "advcl", "xcomp", "ccomp", "fixed",
+           "flat", "compound")
 SUBTYPES = ("pass", "relcl", "arg", "mod", "tense", "poss")
-FEATS = ("Gender=Masc", "Gender=Fem", "Number=Sing", "Number=Plur", "Person=3", "Tense=Pres", "Mood=Ind",
-         "VerbForm=Fin", "Definite=Def", "PronType=Art")
+FEATS = ("Gender=Masc", "Gender=Fem", "Number=Sing", "Number=Plur", "Person=3", "Tense=Pres",
+         "Mood=Ind", "VerbForm=Fin", "Definite=Def", "PronType=Art")
 LETTERS = "abcdefghijklmnopqrstuvwxyzéè"
 
 
@@ -105,14 +106,14 @@ def bigger_treebank(gold_text: str, copies: int) -> str:
     return "".join(parts)
 
 
-# ------------------------------------------------------------------------------------ reading, writing
+# --------------------------------------------------------------------------------- reading, writing
 
 def _sentences(frame: pl.DataFrame) -> list[tuple[str, list[Token]]]:
     """The gold sentences as (sent_id, tokens), each word's head linked to its Word."""
     out = []
     for _, group in frame.group_by("sent_no", maintain_order=True):
-        rows = group.select("sent", "form", "lemma", "upos", "xpos", "feats", "head", "deprel", "tok", "tok_form",
-                            "multiword").rows()
+        rows = group.select("sent", "form", "lemma", "upos", "xpos", "feats", "head", "deprel",
+                            "tok", "tok_form", "multiword").rows()
         words = [Word(*r[1:8]) for r in rows]
         for w in words:
             w.head = words[w.head - 1] if w.head else None
@@ -138,7 +139,8 @@ def _write(sentences: list[tuple[str, list[Token]]]) -> str:
             for w in t.words:
                 n += 1
                 head = ident[id(w.head)] if w.head is not None else 0
-                lines.append(f"{n}\t{w.form}\t{w.lemma}\t{w.upos}\t{w.xpos}\t{w.feats}\t{head}\t{w.deprel}\t_\t_")
+                lines.append(f"{n}\t{w.form}\t{w.lemma}\t{w.upos}\t{w.xpos}\t{w.feats}\t{head}"
+                             f"\t{w.deprel}\t_\t_")
         lines.append("")
     return "\n".join(lines) + "\n"
 
@@ -205,7 +207,8 @@ def _tokenisation(tokens: list[Token], u: np.ndarray, rate: dict) -> list[Token]
             out.append(Token(t.form, [keep], False))
         elif mwt_cut and b < rate["mwt_to_word"] + rate["mwt_split"]:
             cut, split = 1 + int(c * (len(t.form) - 1)), 1 + int(d * (len(t.words) - 1))
-            out += [Token(t.form[:cut], t.words[:split], True), Token(t.form[cut:], t.words[split:], True)]
+            out += [Token(t.form[:cut], t.words[:split], True),
+                    Token(t.form[cut:], t.words[split:], True)]
         elif t.multi and b < rate["mwt_to_word"] + rate["mwt_split"] + rate["mwt_words"]:
             out.append(_mwt_words(t, c, d, absorbed))
         else:
@@ -287,11 +290,13 @@ def _own_root(words: list[Word]) -> None:
 def _tag_noise(words: list[Word], rng: np.random.Generator, rate: dict) -> None:
     """UPOS, XPOS, FEATS and LEMMA substitutions (a draw per word and kind)."""
     n = len(words)
-    for k, pick in zip(np.flatnonzero(rng.random(n) < rate["upos"]), rng.integers(0, len(UPOS) - 1, n)):
+    for k, pick in zip(np.flatnonzero(rng.random(n) < rate["upos"]),
+                       rng.integers(0, len(UPOS) - 1, n)):
         words[k].upos = [u for u in UPOS if u != words[k].upos][pick % (len(UPOS) - 1)]
     for k in np.flatnonzero(rng.random(n) < rate["xpos"]):
         words[k].xpos = "X" + words[k].upos if words[k].xpos == "_" else "_"
-    for k, pick in zip(np.flatnonzero(rng.random(n) < rate["feats"]), rng.integers(0, len(FEATS), n)):
+    for k, pick in zip(np.flatnonzero(rng.random(n) < rate["feats"]),
+                       rng.integers(0, len(FEATS), n)):
         feats = [] if words[k].feats == "_" else words[k].feats.split("|")
         name = FEATS[pick].split("=")[0]
         kept = [f for f in feats if f.split("=")[0] != name]
@@ -327,7 +332,8 @@ def _tree_noise(sentences: list[list[Word]], rng: np.random.Generator, rate: dic
             if deprels[k] and w.head is not None:
                 base, _, sub = w.deprel.partition(":")
                 if picks[k, 0] < 0.3:
-                    w.deprel = base if sub else f"{base}:{SUBTYPES[int(picks[k, 1] * len(SUBTYPES))]}"
+                    w.deprel = (base if sub
+                                else f"{base}:{SUBTYPES[int(picks[k, 1] * len(SUBTYPES))]}")
                 else:
                     others = [d for d in DEPRELS if d != base]
                     w.deprel = others[int(picks[k, 1] * len(others))]
@@ -383,8 +389,11 @@ def write_dependency_task(dest: pathlib.Path, scale: float = 1.0) -> list[str]:
     for index, (sid, participant, description, level) in enumerate(DEMO_SYSTEMS):
         rates = {k: v * level for k, v in RATES.items()}
         if sid == "dep-c":
-            rates |= {k: RATES[k] * 5 for k in ("split_token", "merge_tokens", "split_sentence", "merge_sentences")}
-        (root / f"{sid}.conllu").write_text(noisy_system(gold, 20261125 + index, rates), encoding="utf-8")
-        lines += toml_table("[[tasks.systems]]", {"id": sid, "participant": participant, "description": description,
-                                                  "submissions": {"gsd-test": f"dependency/{sid}.conllu"}})
+            rates |= {k: RATES[k] * 5
+                      for k in ("split_token", "merge_tokens", "split_sentence", "merge_sentences")}
+        (root / f"{sid}.conllu").write_text(noisy_system(gold, 20261125 + index, rates),
+                                            encoding="utf-8")
+        lines += toml_table("[[tasks.systems]]", {
+            "id": sid, "participant": participant, "description": description,
+            "submissions": {"gsd-test": f"dependency/{sid}.conllu"}})
     return lines

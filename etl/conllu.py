@@ -85,7 +85,8 @@ def read_conllu(path: str | Path, data: bytes | None = None, tag: str = "upos") 
     lines = frame.filter(kind == _WORD)
     _line_errors(path, lines, tag)
     parts = raw.str.split_exact("\t", 9)
-    lines = lines.with_columns(*(parts.struct.field(f"field_{i}").alias(name) for i, name in enumerate(_FIELDS)))
+    lines = lines.with_columns(*(parts.struct.field(f"field_{i}").alias(name)
+                                 for i, name in enumerate(_FIELDS)))
     ident = pl.col("id")
     frame = frame.join(
         lines.select("line_no", *_FIELDS), on="line_no", how="left", maintain_order="left",
@@ -102,10 +103,12 @@ def read_conllu(path: str | Path, data: bytes | None = None, tag: str = "upos") 
     candidates: list[tuple[int, str, str]] = []
     is_line = kind.is_in([_WORD, _RANGE, _EMPTY])
     frame = frame.with_columns(
-        pl.when(kind == _DOC).then(pl.col("value")).forward_fill().fill_null(path.stem).alias("doc"),
+        pl.when(kind == _DOC).then(pl.col("value")).forward_fill().fill_null(path.stem)
+        .alias("doc"),
         pl.when(kind == _SENT).then(pl.col("value")).when(is_line).then(pl.lit(""))
         .shift(1).forward_fill().alias("pending"),
-        pl.when(kind == _SENT).then(pl.col("line_no")).shift(1).forward_fill().alias("pending_line"),
+        pl.when(kind == _SENT).then(pl.col("line_no")).shift(1).forward_fill()
+        .alias("pending_line"),
         (is_line & ~is_line.shift(1).fill_null(False)).alias("new_sent"),
     ).with_columns(pl.col("new_sent").cum_sum().cast(pl.Int32).alias("sent_idx"))
 
@@ -115,13 +118,15 @@ def read_conllu(path: str | Path, data: bytes | None = None, tag: str = "upos") 
     if again.height:
         row = again.row(0, named=True)
         first = docs.filter(pl.col("value") == row["value"])["line_no"][0]
-        candidates.append((row["line_no"], "a new document id", f"{row['value']!r} again (first on line {first})"))
+        candidates.append((row["line_no"], "a new document id",
+                           f"{row['value']!r} again (first on line {first})"))
     genres = frame.filter(kind == _GENRE).select("line_no", "doc", pl.col("value").alias("genre"))
     conflict = genres.filter(pl.col("genre") != pl.col("genre").first().over("doc")).head(1)
     if conflict.height:
         row = conflict.row(0, named=True)
         first = genres.filter(pl.col("doc") == row["doc"]).row(0, named=True)
-        expected = f"one genre per document ('{row['doc']}' has genre {first['genre']!r} from line {first['line_no']})"
+        expected = (f"one genre per document ('{row['doc']}' has genre {first['genre']!r} from "
+                    f"line {first['line_no']})")
         candidates.append((row["line_no"], expected, f"{row['genre']!r}"))
     genre_of = genres.group_by("doc", maintain_order=True).agg(pl.col("genre").first())
 
@@ -131,17 +136,20 @@ def read_conllu(path: str | Path, data: bytes | None = None, tag: str = "upos") 
     # IDs 1..n, ranges
     body = frame.filter(kind.is_in([_WORD, _RANGE])).with_columns(
         pl.when(kind == _WORD).then(ident.cast(pl.Int64)).alias("n_id"),
-        pl.when(kind == _RANGE).then(ident.str.extract(r"^(\d+)-", 1).cast(pl.Int64)).alias("start"),
+        pl.when(kind == _RANGE).then(ident.str.extract(r"^(\d+)-", 1).cast(pl.Int64))
+        .alias("start"),
         pl.when(kind == _RANGE).then(ident.str.extract(r"-(\d+)$", 1).cast(pl.Int64)).alias("end"),
     ).with_columns(
-        (pl.col("n_id").is_not_null().cast(pl.Int64).cum_sum().over("sent_idx")).alias("expected_id"),
+        (pl.col("n_id").is_not_null().cast(pl.Int64).cum_sum().over("sent_idx"))
+        .alias("expected_id"),
         pl.col("n_id").shift(-1).alias("next_id"),
         pl.col("sent_idx").shift(-1).alias("next_sent"),
     )
     disorder = body.filter((kind == _WORD) & (pl.col("n_id") != pl.col("expected_id"))).head(1)
     if disorder.height:
         row = disorder.row(0, named=True)
-        candidates.append((row["line_no"], f"ID {row['expected_id']} (word IDs run 1, 2, ... n in each sentence)",
+        candidates.append((row["line_no"],
+                           f"ID {row['expected_id']} (word IDs run 1, 2, ... n in each sentence)",
                            f"{row['id']!r}"))
     bad_range = body.filter((kind == _RANGE) & (
         (pl.col("next_sent") != pl.col("sent_idx")).fill_null(True)
@@ -149,7 +157,8 @@ def read_conllu(path: str | Path, data: bytes | None = None, tag: str = "upos") 
         | (pl.col("end") < pl.col("start")))).head(1)
     if bad_range.height:
         row = bad_range.row(0, named=True)
-        candidates.append((row["line_no"], "a range a-b (a <= b) just before word a", f"{row['id']!r}"))
+        candidates.append((row["line_no"], "a range a-b (a <= b) just before word a",
+                           f"{row['id']!r}"))
     first_error(candidates, path)
 
     # surface tokens: a range, or a word no range covers
@@ -158,18 +167,22 @@ def read_conllu(path: str | Path, data: bytes | None = None, tag: str = "upos") 
         pl.col("end").forward_fill().over("sent_idx").alias("r_end"),
         pl.when(kind == _RANGE).then(pl.col("form")).forward_fill().alias("r_form"),
     ).with_columns(
-        ((kind == _WORD) & (pl.col("n_id") >= pl.col("r_start")) & (pl.col("n_id") <= pl.col("r_end")))
+        ((kind == _WORD) & (pl.col("n_id") >= pl.col("r_start"))
+         & (pl.col("n_id") <= pl.col("r_end")))
         .fill_null(False).alias("covered"),
     ).with_columns(
         (pl.col("covered").not_().cum_sum() - 1).cast(pl.Int32).alias("token_id"),
-        pl.when(pl.col("covered")).then(pl.col("r_form")).otherwise(pl.col("form")).alias("token_form"),
+        pl.when(pl.col("covered")).then(pl.col("r_form")).otherwise(pl.col("form"))
+        .alias("token_form"),
     )
     words = body.filter(kind == _WORD)
     upos, xpos, feats = pl.col("upos"), pl.col("xpos"), pl.col("feats")
     chosen = {"upos": upos, "xpos": xpos,
-              "upos+feats": pl.when(feats == "_").then(upos).otherwise(pl.format("{}+{}", upos, feats))}[tag]
+              "upos+feats": pl.when(feats == "_").then(upos)
+                            .otherwise(pl.format("{}+{}", upos, feats))}[tag]
     table = (
-        words.join(sentences.select("sent_idx", "sent"), on="sent_idx", how="left", maintain_order="left")
+        words.join(sentences.select("sent_idx", "sent"), on="sent_idx", how="left",
+                   maintain_order="left")
         .join(genre_of, on="doc", how="left", maintain_order="left")
         .select(
             pl.int_range(pl.len(), dtype=pl.Int32).alias("tok"),
@@ -192,7 +205,8 @@ def _line_errors(path: Path, lines: pl.DataFrame, tag: str) -> None:
         row = bad.row(0, named=True)
         count = row["raw"].count("\t") + 1
         candidates.append((row["line_no"],
-                           "10 TAB-separated fields (ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC)",
+                           "10 TAB-separated fields (ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL "
+                           "DEPS MISC)",
                            f"{count} field{'s' if count > 1 else ''}: {shorten(row['raw'])}"))
     parts = raw.str.split_exact("\t", 9)
     ok = lines.filter(fields == 10).with_columns(
@@ -203,11 +217,14 @@ def _line_errors(path: Path, lines: pl.DataFrame, tag: str) -> None:
     bad_id = ok.filter(~pl.col("id").str.contains(r"^(\d+|\d+-\d+|\d+\.\d+)$")).head(1)
     if bad_id.height:
         row = bad_id.row(0, named=True)
-        candidates.append((row["line_no"], "an integer ID (or a range 1-2, or an empty node 1.1)", shorten(row["id"])))
+        candidates.append((row["line_no"], "an integer ID (or a range 1-2, or an empty node 1.1)",
+                           shorten(row["id"])))
     column = "xpos" if tag == "xpos" else "upos"
-    missing = ok.filter(pl.col("id").str.contains(r"^\d+$") & (pl.col(column).is_in(["_", ""]))).head(1)
+    missing = ok.filter(pl.col("id").str.contains(r"^\d+$")
+                        & (pl.col(column).is_in(["_", ""]))).head(1)
     if missing.height:
         row = missing.row(0, named=True)
         article = "an" if column == "xpos" else "a"
-        candidates.append((row["line_no"], f"{article} {column.upper()} tag (tag={tag!r})", repr(row[column])))
+        candidates.append((row["line_no"], f"{article} {column.upper()} tag (tag={tag!r})",
+                           repr(row[column])))
     first_error(candidates, path)

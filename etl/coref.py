@@ -31,18 +31,21 @@ from scorehouse.etl.lines import lines as read_lines
 
 SCHEMA = pa.schema([
     ("doc", pa.string()), ("genre", pa.string()), ("start", pa.int32()), ("end", pa.int32()),
-    ("cluster", pa.string()), ("category", pa.string()), ("text", pa.string()), ("line_no", pa.int32()),
+    ("cluster", pa.string()), ("category", pa.string()), ("text", pa.string()),
+    ("line_no", pa.int32()),
 ])
-LINKS_SCHEMA = pa.schema([("doc", pa.string()), ("from_cluster", pa.string()), ("to_cluster", pa.string()),
-                          ("type", pa.string())])
+LINKS_SCHEMA = pa.schema([("doc", pa.string()), ("from_cluster", pa.string()),
+                          ("to_cluster", pa.string()), ("type", pa.string())])
 CATEGORIES_SCHEMA = pa.schema([("doc", pa.string()), ("start", pa.int32()), ("end", pa.int32()),
                                ("category", pa.string())])
 
 _PART = r"\(\d+\)|\(\d+|\d+\)"
 _FIELD = rf"^(?:[-_]|(?:{_PART})(?:\|?(?:{_PART}))*)$"
 _HEADER = r"^#\s*begin document\s+(?:\((.+)\)|([^\s();]+))\s*;?\s*(?:part\s+(\S+))?\s*$"
-_FIELD_TEXT = "a coreference field: '-', or '(N)', '(N', 'N)' (N a number), one after the other or joined by '|'"
-_COLUMNS_TEXT = "2 columns (word, coreference) or at least 5 (document, part, word number, word, ..., coreference)"
+_FIELD_TEXT = ("a coreference field: '-', or '(N)', '(N', 'N)' (N a number), one after the other "
+               "or joined by '|'")
+_COLUMNS_TEXT = ("2 columns (word, coreference) or at least 5 (document, part, word number, word, "
+                 "..., coreference)")
 _BLANK, _BEGIN, _END, _COMMENT, _TOKEN = range(5)
 _SINGLE, _OPEN, _CLOSE = range(3)
 
@@ -61,7 +64,8 @@ def read_conll2012(path: str | Path, data: bytes | None = None) -> pa.Table:
     frame = _lines(path, data).filter(raw.str.contains(r"\S")).with_columns(
         pl.when(raw.str.starts_with("#")).then(
             pl.when(raw.str.contains(r"^#\s*begin document\b")).then(pl.lit(_BEGIN))
-            .when(raw.str.contains(r"^#\s*end document\b")).then(pl.lit(_END)).otherwise(pl.lit(_COMMENT)))
+            .when(raw.str.contains(r"^#\s*end document\b")).then(pl.lit(_END))
+            .otherwise(pl.lit(_COMMENT)))
         .otherwise(pl.lit(_TOKEN)).cast(pl.Int8).alias("kind"))
     kind, line = pl.col("kind"), pl.col("line_no")
     marker = pl.when(kind == _BEGIN).then(pl.lit(1)).when(kind == _END).then(pl.lit(0))
@@ -72,15 +76,18 @@ def read_conll2012(path: str | Path, data: bytes | None = None) -> pa.Table:
     )
     candidates: list[tuple[int, str, str]] = []
     docs = _documents(frame, candidates)
-    outside = frame.filter(((kind == _TOKEN) | (kind == _END)) & (pl.col("open_before") != 1).fill_null(True))
+    outside = frame.filter(((kind == _TOKEN) | (kind == _END))
+                           & (pl.col("open_before") != 1).fill_null(True))
     for row in outside.head(1).iter_rows(named=True):
         what = "a token line" if row["kind"] == _TOKEN else "'#end document'"
         candidates.append((row["line_no"], f"'#begin document' before {what}", shorten(row["raw"])))
     empty = frame.height == 0
     tokens = _columns(frame.filter(kind == _TOKEN).select("line_no", "doc_idx", "raw"))
     del frame
-    for row in tokens.filter((pl.col("ncol") != 2) & (pl.col("ncol") < 5)).head(1).iter_rows(named=True):
-        candidates.append((row["line_no"], _COLUMNS_TEXT, f"{row['ncol']} column(s): {shorten(row['raw'])}"))
+    for row in tokens.filter((pl.col("ncol") != 2)
+                             & (pl.col("ncol") < 5)).head(1).iter_rows(named=True):
+        candidates.append((row["line_no"], _COLUMNS_TEXT,
+                           f"{row['ncol']} column(s): {shorten(row['raw'])}"))
     for row in tokens.filter(~pl.col("field").str.contains(_FIELD)).head(1).iter_rows(named=True):
         candidates.append((row["line_no"], _FIELD_TEXT, repr(row["field"])))
     first_error(candidates, path)
@@ -91,25 +98,32 @@ def read_conll2012(path: str | Path, data: bytes | None = None) -> pa.Table:
     tokens = tokens.select("doc_idx", "line_no", "field", "word",
                            pl.int_range(pl.len(), dtype=pl.Int32).over("doc_idx").alias("tok"))
     parts = (tokens.filter(~pl.col("field").is_in(["-", "_"]))
-             .select("doc_idx", "tok", "line_no", pl.col("field").str.extract_all(_PART).alias("part"))
-             .with_columns(pl.int_ranges(pl.col("part").list.len()).alias("pos")).explode("part", "pos"))
+             .select("doc_idx", "tok", "line_no",
+                     pl.col("field").str.extract_all(_PART).alias("part"))
+             .with_columns(pl.int_ranges(pl.col("part").list.len()).alias("pos"))
+             .explode("part", "pos"))
     part = pl.col("part")
     parts = parts.with_columns(
         pl.when(part.str.starts_with("(") & part.str.ends_with(")")).then(pl.lit(_SINGLE))
-        .when(part.str.starts_with("(")).then(pl.lit(_OPEN)).otherwise(pl.lit(_CLOSE)).cast(pl.Int8).alias("kind"),
+        .when(part.str.starts_with("(")).then(pl.lit(_OPEN)).otherwise(pl.lit(_CLOSE))
+        .cast(pl.Int8).alias("kind"),
         part.str.strip_chars("()").alias("cluster"))
     pairs = _pair(parts.filter(pl.col("kind") != _SINGLE), docs, path)
     singles = parts.filter(pl.col("kind") == _SINGLE).select(
-        "doc_idx", pl.col("tok").alias("start"), pl.col("tok").alias("end"), "cluster", "line_no", "kind", "pos")
+        "doc_idx", pl.col("tok").alias("start"), pl.col("tok").alias("end"), "cluster", "line_no",
+        "kind", "pos")
     order = pl.concat([singles, pairs]).sort("doc_idx", "start", -pl.col("end"), "kind", "pos")
-    mentions = order.unique(["doc_idx", "start", "end", "cluster"], keep="first", maintain_order=True)
+    mentions = order.unique(["doc_idx", "start", "end", "cluster"], keep="first",
+                            maintain_order=True)
     offset = tokens.group_by("doc_idx").agg(pl.len().alias("n")).sort("doc_idx").select(
         "doc_idx", (pl.col("n").cum_sum() - pl.col("n")).alias("offset"))
     mentions = mentions.join(offset, on="doc_idx", how="left", maintain_order="left")
-    text = _span_text(tokens["word"], mentions["offset"] + mentions["start"], mentions["offset"] + mentions["end"])
-    table = mentions.with_columns(text.alias("text")).join(docs, on="doc_idx", maintain_order="left").select(
-        "doc_idx", "doc", "genre", "start", "end", "cluster", pl.lit(None, pl.String).alias("category"), "text",
-        "line_no")
+    text = _span_text(tokens["word"], mentions["offset"] + mentions["start"],
+                      mentions["offset"] + mentions["end"])
+    table = mentions.with_columns(text.alias("text")).join(docs, on="doc_idx",
+                                                           maintain_order="left").select(
+        "doc_idx", "doc", "genre", "start", "end", "cluster",
+        pl.lit(None, pl.String).alias("category"), "text", "line_no")
     empty = docs.join(mentions.select("doc_idx").unique(), on="doc_idx", how="anti").select(
         "doc_idx", "doc", "genre", pl.col("begin_line").alias("line_no"))
     table = pl.concat([table, empty], how="diagonal_relaxed").sort("doc_idx", maintain_order=True)
@@ -134,7 +148,8 @@ def _lines(path: Path, data: bytes | None) -> pl.DataFrame:
     ends -= (ends > starts) & (buf[np.maximum(ends - 1, 0)] == 13)  # CRLF
     lengths = (ends - starts).astype(np.int32)
     del ends
-    views = np.zeros((len(starts), 4), np.int32)  # length, then 12 inline bytes or prefix, buffer 0, offset
+    # length, then 12 inline bytes or prefix, buffer 0, offset
+    views = np.zeros((len(starts), 4), np.int32)
     views[:, 0] = lengths
     inline = views.view(np.uint8).reshape(-1, 16)
     for k in range(4):  # the first 4 bytes: the prefix of a long line, the start of a short one
@@ -145,14 +160,16 @@ def _lines(path: Path, data: bytes | None) -> pl.DataFrame:
     for k in range(4, 12):
         at = short[lengths[short] > k]
         inline[at, 4 + k] = buf[starts[at] + k]
-    raw = pa.Array.from_buffers(pa.string_view(), len(starts), [None, pa.py_buffer(views), pa.py_buffer(data)])
+    raw = pa.Array.from_buffers(pa.string_view(), len(starts),
+                                [None, pa.py_buffer(views), pa.py_buffer(data)])
     try:
         raw.validate(full=True)  # UTF-8 line by line, the text not decoded into a copy
     except pa.ArrowInvalid:
         decode_utf8(path, data)  # raises, naming the line of the first bad byte
         raise
     raw = pl.from_arrow(raw).alias("raw")
-    return pl.DataFrame([raw]).with_row_index("line_no", offset=1).with_columns(pl.col("line_no").cast(pl.Int32))
+    return pl.DataFrame([raw]).with_row_index("line_no", offset=1).with_columns(
+        pl.col("line_no").cast(pl.Int32))
 
 
 def _columns(tokens: pl.DataFrame) -> pl.DataFrame:
@@ -164,10 +181,12 @@ def _columns(tokens: pl.DataFrame) -> pl.DataFrame:
     spaced = raw.str.contains(r"[^\t\S]|\t\t|^\t|\t$")
     cols = raw
     if tokens.select(spaced.any()).item():  # both branches run on every row, so only when needed
-        cols = pl.when(spaced).then(raw.str.strip_chars().str.replace_all(r"\s+", "\t")).otherwise(raw)
+        cols = (pl.when(spaced).then(raw.str.strip_chars().str.replace_all(r"\s+", "\t"))
+                .otherwise(raw))
     ncol = (cols.str.count_matches("\t", literal=True) + 1).cast(pl.Int32)
     return tokens.with_columns(ncol.alias("ncol"), cols.str.extract(r"([^\t]*)$").alias("field"),
-                               pl.when(ncol >= 5).then(cols.str.extract(r"^(?:[^\t]*\t){3}([^\t]*)"))
+                               pl.when(ncol >= 5)
+                               .then(cols.str.extract(r"^(?:[^\t]*\t){3}([^\t]*)"))
                                .otherwise(cols.str.extract(r"^([^\t]*)")).alias("word"))
 
 
@@ -177,8 +196,10 @@ def _documents(frame: pl.DataFrame, candidates: list) -> pl.DataFrame:
     kind = pl.col("kind")
     header = pl.col("raw").str.extract_groups(_HEADER)
     name = pl.coalesce(header.struct.field("1"), header.struct.field("2"))
-    docs = frame.filter(kind == _BEGIN).with_columns(name.alias("name"), header.struct.field("3").alias("part"))
-    ends = frame.filter(kind == _END).group_by("doc_idx").agg(pl.col("line_no").first().alias("end_line"))
+    docs = frame.filter(kind == _BEGIN).with_columns(name.alias("name"),
+                                                     header.struct.field("3").alias("part"))
+    ends = frame.filter(kind == _END).group_by("doc_idx").agg(
+        pl.col("line_no").first().alias("end_line"))
     docs = docs.join(ends, on="doc_idx", how="left").sort("doc_idx").with_columns(
         pl.when(pl.col("part").is_null()).then(pl.col("name"))
         .otherwise(pl.format("{}/{}", "name", "part")).alias("doc"),
@@ -186,9 +207,11 @@ def _documents(frame: pl.DataFrame, candidates: list) -> pl.DataFrame:
         pl.when(pl.col("name").str.contains("/")).then(pl.col("name").str.extract(r"^([^/]*)/"))
         .otherwise(pl.lit("")).alias("genre"))
     for row in docs.filter(pl.col("name").is_null()).head(1).iter_rows(named=True):
-        candidates.append((row["line_no"], "a header '#begin document (name); part NNN'", shorten(row["raw"])))
+        candidates.append((row["line_no"], "a header '#begin document (name); part NNN'",
+                           shorten(row["raw"])))
     for row in docs.filter(pl.col("open_before") == 1).head(1).iter_rows(named=True):
-        candidates.append((row["line_no"], f"'#end document' before a new document (the one begun on line "
+        candidates.append((row["line_no"],
+                           f"'#end document' before a new document (the one begun on line "
                            f"{row['previous']} is still open)", shorten(row["raw"])))
     for row in docs.tail(1).filter(pl.col("end_line").is_null()).iter_rows(named=True):
         candidates.append((row["line_no"], "'#end document' closing the document begun here",
@@ -196,8 +219,10 @@ def _documents(frame: pl.DataFrame, candidates: list) -> pl.DataFrame:
     again = docs.filter(pl.col("doc").is_not_null() & ~pl.col("doc").is_first_distinct()).head(1)
     for row in again.iter_rows(named=True):
         first = docs.filter(pl.col("doc") == row["doc"])["line_no"][0]
-        candidates.append((row["line_no"], "a new document", f"{row['doc']!r} again (first begun on line {first})"))
-    return docs.select("doc_idx", "doc", "genre", "line_no", "end_line").rename({"line_no": "begin_line"})
+        candidates.append((row["line_no"], "a new document",
+                           f"{row['doc']!r} again (first begun on line {first})"))
+    return docs.select("doc_idx", "doc", "genre", "line_no", "end_line").rename(
+        {"line_no": "begin_line"})
 
 
 def _pair(events: pl.DataFrame, docs: pl.DataFrame | None, path: Path | None) -> pl.DataFrame:
@@ -213,23 +238,29 @@ def _pair(events: pl.DataFrame, docs: pl.DataFrame | None, path: Path | None) ->
     stray = events.filter(pl.col("depth") < 0)
     for row in stray.head(1).iter_rows(named=True):
         doc = docs.filter(pl.col("doc_idx") == row["doc_idx"])["doc"][0]
-        candidates.append((row["line_no"], f"an open mention '({row['cluster']}' before '{row['cluster']})'",
-                           f"'{row['cluster']})' with no open mention of cluster {row['cluster']} in document {doc!r}"))
-    events = events.with_columns(pl.when(opening).then(pl.col("depth")).otherwise(pl.col("depth") + 1).alias("level"))
+        candidates.append((row["line_no"],
+                           f"an open mention '({row['cluster']}' before '{row['cluster']})'",
+                           f"'{row['cluster']})' with no open mention of cluster {row['cluster']} "
+                           f"in document {doc!r}"))
+    events = events.with_columns(pl.when(opening).then(pl.col("depth"))
+                                 .otherwise(pl.col("depth") + 1).alias("level"))
     events = events.with_columns(pl.int_range(pl.len()).over(*key, "level").alias("rank"),
                                  pl.len().over(*key, "level").alias("count"))
     # a group that went below 0 flags its unclosed openings only after its first stray closing
-    unclosed = events.filter(opening & (pl.col("rank") == pl.col("count") - 1) & (pl.col("count") % 2 == 1))
+    unclosed = events.filter(opening & (pl.col("rank") == pl.col("count") - 1)
+                             & (pl.col("count") % 2 == 1))
     if path is not None:
         for row in unclosed.sort("line_no").head(1).iter_rows(named=True):
             end = docs.filter(pl.col("doc_idx") == row["doc_idx"])["end_line"][0]
-            candidates.append((row["line_no"], f"'{row['cluster']})' closing the mention opened here before "
-                               f"'#end document' (line {end})", f"'({row['cluster']}' never closed"))
+            candidates.append((row["line_no"],
+                               f"'{row['cluster']})' closing the mention opened here before "
+                               f"'#end document' (line {end})",
+                               f"'({row['cluster']}' never closed"))
         first_error(candidates, path)
     events = events.sort(*key, "level", "tok", "kind", "pos")
     opens, closes = events.filter(opening), events.filter(~opening)
-    return opens.select("doc_idx", pl.col("tok").alias("start"), closes["tok"].alias("end"), "cluster",
-                        "line_no", "kind", "pos")
+    return opens.select("doc_idx", pl.col("tok").alias("start"), closes["tok"].alias("end"),
+                        "cluster", "line_no", "kind", "pos")
 
 
 def _span_text(words: pl.Series, first: pl.Series, last: pl.Series) -> pl.Series:
@@ -247,7 +278,8 @@ def read_coref_jsonl(path: str | Path, data: bytes | None = None) -> pa.Table:
     return _read_jsonl(Path(path), data)[0]
 
 
-def read_coref_links(path: str | Path, data: bytes | None = None, format: str = "jsonl") -> pa.Table:
+def read_coref_links(path: str | Path, data: bytes | None = None,
+                     format: str = "jsonl") -> pa.Table:
     """The typed links between key classes (:data:`LINKS_SCHEMA`: ``doc``, ``from_cluster``,
     ``to_cluster`` as class indices, ``type`` such as ``part-of``) of a JSON-lines file, in file
     order, each link once; CoNLL-2012 (``format="conll2012"``) has none: an empty table."""
@@ -263,7 +295,8 @@ def _read_jsonl(path: Path, data: bytes | None) -> tuple[pa.Table, pa.Table]:
     rows: list[tuple] = []
     links: dict[tuple, None] = {}
     seen: dict[str, int] = {}
-    for number, raw in enumerate(decode_utf8(path, path.read_bytes() if data is None else data).split("\n"), 1):
+    for number, raw in enumerate(
+            decode_utf8(path, path.read_bytes() if data is None else data).split("\n"), 1):
         if raw.strip():
             _jsonl_document(path, number, raw, seen, rows, links)
     if not seen:
@@ -294,7 +327,8 @@ def _jsonl_document(path: Path, number: int, raw: str, seen: dict, rows: list, l
     genre = "" if genre is None else genre
     if not isinstance(genre, str):
         fail('a string "genre"', genre)
-    if tokens is not None and not (isinstance(tokens, list) and all(isinstance(t, str) for t in tokens)):
+    if tokens is not None and not (isinstance(tokens, list)
+                                   and all(isinstance(t, str) for t in tokens)):
         fail('"tokens": a list of strings', tokens)
     if not isinstance(clusters, list):
         fail('"clusters": a list of clusters, each a list of [start, end]', clusters,
@@ -302,7 +336,8 @@ def _jsonl_document(path: Path, number: int, raw: str, seen: dict, rows: list, l
     for key in ("categories", "links"):
         if not isinstance(obj.get(key) or [], list):
             fail(f'"{key}": a list', obj[key])
-    bound = "0 <= start <= end" + (f" < {len(tokens)} (the number of tokens)" if tokens is not None else "")
+    bound = "0 <= start <= end" + (f" < {len(tokens)} (the number of tokens)"
+                                   if tokens is not None else "")
 
     def span(value: object) -> tuple[int, int]:
         if not (isinstance(value, list) and len(value) == 2 and all(type(v) is int for v in value)
@@ -318,7 +353,8 @@ def _jsonl_document(path: Path, number: int, raw: str, seen: dict, rows: list, l
     spans = {(start, end) for start, end, _ in mentions}
     categories: dict[tuple[int, int], str] = {}
     for value in obj.get("categories") or []:
-        if not (isinstance(value, list) and len(value) == 3 and isinstance(value[2], str) and value[2]):
+        if not (isinstance(value, list) and len(value) == 3 and isinstance(value[2], str)
+                and value[2]):
             fail("a category [start, end, name] (name a non-empty string)", value)
         key = span(value[:2])
         if key not in spans:
@@ -327,19 +363,23 @@ def _jsonl_document(path: Path, number: int, raw: str, seen: dict, rows: list, l
             fail("one category per span", text=f"{_show(value)} (already {categories[key]!r})")
         categories[key] = value[2]
     rows += [(doc, genre, start, end, cluster, categories.get((start, end)),
-              None if tokens is None else " ".join(tokens[start:end + 1]), number) for start, end, cluster in mentions]
+              None if tokens is None else " ".join(tokens[start:end + 1]), number)
+             for start, end, cluster in mentions]
     if not mentions:  # the document still exists: its response mentions are scored against none
         rows.append((doc, genre, None, None, None, None, None, number))
-    links.update(((doc, *_link(value, len(clusters), fail)), None) for value in obj.get("links") or [])
+    links.update(((doc, *_link(value, len(clusters), fail)), None)
+                 for value in obj.get("links") or [])
 
 
 def _link(value: object, n_clusters: int, fail) -> tuple[str, str, str]:
     """``(from_cluster, to_cluster, type)`` of one ``links`` entry, checked."""
     ok = (isinstance(value, dict) and isinstance(value.get("type"), str) and value["type"]
           and all(isinstance(value.get(k), int) and not isinstance(value.get(k), bool)
-                  and 0 <= value[k] < n_clusters for k in ("from", "to")) and value["from"] != value["to"])
+                  and 0 <= value[k] < n_clusters for k in ("from", "to"))
+          and value["from"] != value["to"])
     if not ok:
-        fail(f'a link {{"from": i, "to": j, "type": name}} between two clusters (0 <= i != j < {n_clusters})', value)
+        fail(f'a link {{"from": i, "to": j, "type": name}} between two clusters (0 <= i != j < '
+             f'{n_clusters})', value)
     return str(value["from"]), str(value["to"]), value["type"]
 
 
@@ -355,33 +395,40 @@ def read_mention_categories(path: str | Path, data: bytes | None = None) -> pa.T
     path = Path(path)
     frame = read_lines(path, data).filter(pl.col("raw").str.strip_chars() != "")
     if frame.height == 0:
-        raise InputError(path, None, "a header line: doc, start, end, category (TAB-separated)", "an empty file")
+        raise InputError(path, None, "a header line: doc, start, end, category (TAB-separated)",
+                         "an empty file")
     header = frame["raw"][0].split("\t")
     head_line = frame["line_no"][0]
     for column in ("doc", "start", "end", "category"):
         if column not in header:
-            raise InputError(path, head_line, f"a column named {column!r} in the header", shorten(frame["raw"][0]))
+            raise InputError(path, head_line, f"a column named {column!r} in the header",
+                             shorten(frame["raw"][0]))
     if len(set(header)) != len(header):
         raise InputError(path, head_line, "distinct column names", shorten(frame["raw"][0]))
     fields = pl.col("raw").str.split("\t")
     rows = frame.slice(1).with_columns(fields.list.len().alias("n"), *(
-        fields.list.get(header.index(c), null_on_oob=True).str.strip_chars().alias(c) for c in CATEGORIES_SCHEMA.names))
+        fields.list.get(header.index(c), null_on_oob=True).str.strip_chars().alias(c)
+        for c in CATEGORIES_SCHEMA.names))
     candidates: list[tuple[int, str, str]] = []
     for row in rows.filter(pl.col("n") != len(header)).head(1).iter_rows(named=True):
-        candidates.append((row["line_no"], f"{len(header)} TAB-separated fields", f"{row['n']}: {shorten(row['raw'])}"))
+        candidates.append((row["line_no"], f"{len(header)} TAB-separated fields",
+                           f"{row['n']}: {shorten(row['raw'])}"))
     rows = rows.filter(pl.col("n") == len(header)).with_columns(
-        pl.col("start").cast(pl.Int32, strict=False).alias("s"), pl.col("end").cast(pl.Int32, strict=False).alias("e"))
-    bad = rows.filter((pl.col("doc") == "") | (pl.col("category") == "") | pl.col("s").is_null() | pl.col("e").is_null()
-                      | (pl.col("s") < 0) | (pl.col("s") > pl.col("e")))
+        pl.col("start").cast(pl.Int32, strict=False).alias("s"),
+        pl.col("end").cast(pl.Int32, strict=False).alias("e"))
+    bad = rows.filter((pl.col("doc") == "") | (pl.col("category") == "") | pl.col("s").is_null()
+                      | pl.col("e").is_null() | (pl.col("s") < 0) | (pl.col("s") > pl.col("e")))
     for row in bad.head(1).iter_rows(named=True):
-        candidates.append((row["line_no"], "a doc, integers 0 <= start <= end and a category", shorten(row["raw"])))
+        candidates.append((row["line_no"], "a doc, integers 0 <= start <= end and a category",
+                           shorten(row["raw"])))
     spans = rows.filter(pl.col("s").is_not_null() & pl.col("e").is_not_null())  # bad ones flagged
     again = spans.filter(~pl.struct("doc", "s", "e").is_first_distinct())
     for row in again.head(1).iter_rows(named=True):
         first = spans.filter((pl.col("doc") == row["doc"]) & (pl.col("s") == row["s"])
                              & (pl.col("e") == row["e"]))
         candidates.append((row["line_no"], "one category per span",
-                           f"{row['doc']} [{row['s']}, {row['e']}] again (first on line {first['line_no'][0]})"))
+                           f"{row['doc']} [{row['s']}, {row['e']}] again (first on line "
+                           f"{first['line_no'][0]})"))
     first_error(candidates, path)
-    return rows.select("doc", pl.col("s").alias("start"), pl.col("e").alias("end"), "category").to_arrow().cast(
-        CATEGORIES_SCHEMA)
+    return rows.select("doc", pl.col("s").alias("start"), pl.col("e").alias("end"),
+                       "category").to_arrow().cast(CATEGORIES_SCHEMA)

@@ -1,14 +1,15 @@
-"""EASY parsing annotations (the French parsing campaign, Paroubek et al., LREC 2006): vocabulary, EASY XML.
+"""EASY parsing annotations (the French parsing campaign, Paroubek et al., LREC 2006): vocabulary,
+EASY XML.
 
 A sentence (``E``) is a sequence of word forms (``F``, addresses ``E1F1``...), some grouped in small
 constituents (``Groupe``: GA GN GP GR NV PV, contiguous, never nested) and linked by relations (14
 types, each with its roles in a fixed order; a role names a form or a group of the same sentence).
 Two formats carry the same content: the EASY XML (here: read with expat, one pass, columns built in
-plain lists) and a line-oriented TSV (``F``/``G``/``R`` lines, read with Polars: :mod:`etl.easy_tsv`).
-Both give the *items table* (``SCHEMA``: one row per form, per group and per relation role, in file
-order) and apply the same checks with the same messages (kept here, with the cross-reference checks
-and the writers' table helpers, for both formats); the writers give back files that read to the same
-table. Formats, every check and its message: docs/formats_parsing.md.
+plain lists) and a line-oriented TSV (``F``/``G``/``R`` lines, read with Polars:
+:mod:`etl.easy_tsv`). Both give the *items table* (``SCHEMA``: one row per form, per group and per
+relation role, in file order) and apply the same checks with the same messages (kept here, with the
+cross-reference checks and the writers' table helpers, for both formats); the writers give back
+files that read to the same table. Formats, every check and its message: docs/formats_parsing.md.
 
 Decisions: ids (sentences and items) are any text without whitespace or ``=`` other than ``_``;
 item ids are unique in the file (not necessarily prefixed by their sentence id), sentence ids too.
@@ -32,12 +33,15 @@ from scorehouse.etl.lines import first_error
 GROUP_TYPES = ("GA", "GN", "GP", "GR", "NV", "PV")
 ROLES = {  # relation type -> role names, in role_no order
     "SUJ-V": ("sujet", "verbe"), "AUX-V": ("auxiliaire", "verbe"), "COD-V": ("cod", "verbe"),
-    "CPL-V": ("complement", "verbe"), "MOD-V": ("modifieur", "verbe"), "COMP": ("complementeur", "verbe"),
-    "ATB-SO": ("attribut", "verbe"), "MOD-N": ("modifieur", "nom"), "MOD-A": ("modifieur", "adjectif"),
+    "CPL-V": ("complement", "verbe"), "MOD-V": ("modifieur", "verbe"),
+    "COMP": ("complementeur", "verbe"), "ATB-SO": ("attribut", "verbe"),
+    "MOD-N": ("modifieur", "nom"), "MOD-A": ("modifieur", "adjectif"),
     "MOD-R": ("modifieur", "adverbe"), "MOD-P": ("modifieur", "preposition"),
-    "COORD": ("coordonnant", "coord-g", "coord-d"), "APPOS": ("premier", "appose"), "JUXT": ("premier", "suivant"),
+    "COORD": ("coordonnant", "coord-g", "coord-d"), "APPOS": ("premier", "appose"),
+    "JUXT": ("premier", "suivant"),
 }
-ATTRIBUTES = {"ATB-SO": ("s-o", "valeur"), "MOD-N": ("a-propager", "booleen")}  # type -> (element, XML attribute)
+# type -> (element, XML attribute)
+ATTRIBUTES = {"ATB-SO": ("s-o", "valeur"), "MOD-N": ("a-propager", "booleen")}
 ATTRIBUTE_VALUES = {"ATB-SO": ("sujet", "objet", "ind"), "MOD-N": ("vrai", "faux")}
 REQUIRED_ATTRIBUTES = ("ATB-SO",)  # MOD-N's a-propager is optional (null when absent)
 EMPTY_ROLES = (("COORD", "coord-g"),)  # the only roles that may name nothing
@@ -55,8 +59,8 @@ _ROLE_FRAME = pl.DataFrame(
     [(t, i, r) for t, names in ROLES.items() for i, r in enumerate(names)],
     schema={"type": pl.String, "role_no": pl.Int8, "role": pl.String}, orient="row")
 _CHILDREN = {"DOCUMENT": "<E>", "E": "<F>, <Groupe>, <constituants> or <relations>",
-             "constituants": "<F> or <Groupe>", "Groupe": "<F> (groups do not nest)", "F": "text only",
-             "relations": "<relation>"}
+             "constituants": "<F> or <Groupe>", "Groupe": "<F> (groups do not nest)",
+             "F": "text only", "relations": "<relation>"}
 
 
 # ---------------------------------------------------------------- messages shared by both formats
@@ -80,7 +84,8 @@ def _value_error(rtype: str, value: str | None) -> tuple[str, str]:
 
 
 def _empty_role(rtype: str, role: str) -> tuple[str, str]:
-    return f"a target for role {role!r} of {rtype} (only COORD's coord-g may be empty)", "an empty role"
+    return (f"a target for role {role!r} of {rtype} (only COORD's coord-g may be empty)",
+            "an empty role")
 
 
 def _type_error(kind: str, value: str | None) -> tuple[str, str]:
@@ -94,7 +99,8 @@ def _foreign(rtype: str, name: str) -> tuple[str, str]:
 
 def _missing(rtype: str, present: int) -> tuple[str, str]:
     roles = ROLES[rtype]
-    return _shape(rtype), f"no role {roles[present]!r}" if present < len(roles) else f"no {ATTRIBUTES[rtype][0]}"
+    return (_shape(rtype),
+            f"no role {roles[present]!r}" if present < len(roles) else f"no {ATTRIBUTES[rtype][0]}")
 
 
 # ---------------------------------------------------------------- EASY XML
@@ -160,13 +166,15 @@ def read_easy_xml(path: str | Path, data: bytes | None = None) -> pa.Table:
             f_parent(group if top == "Groupe" else None)
             sent_forms, group_forms = sent_forms + 1, group_forms + 1
         elif name == "Groupe" and (top == "constituants" or top == "E"):
-            seq, gtype, group, group_line, group_forms = seq + 1, attrs.get("type"), attrs.get("id"), line, 0
+            seq, gtype, group, group_line, group_forms = (seq + 1, attrs.get("type"),
+                                                          attrs.get("id"), line, 0)
             if gtype not in GROUP_TYPES:
                 fail(line, *_type_error("group", gtype))
             for column, value in zip(groups, (seq, sent_no, line, group, gtype)):
                 column.append(value)
         elif name == "relation" and top == "relations":
-            seq, rtype, names, rel_line, attr, attr_line = seq + 1, attrs.get("type"), [], line, None, None
+            seq, rtype, names, rel_line, attr, attr_line = (seq + 1, attrs.get("type"), [],
+                                                            line, None, None)
             if rtype not in ROLES:
                 fail(line, *_type_error("relation", rtype))
             for column, value in zip(rels, (seq, sent_no, line, attrs.get("id"), rtype)):
@@ -185,7 +193,8 @@ def read_easy_xml(path: str | Path, data: bytes | None = None) -> pa.Table:
         elif not (name == "constituants" and top == "E"):
             fail(line, f"{_CHILDREN.get(top, 'nothing')} inside <{top}>", f"<{name}>")
         if after_relations and top == "E" and name != "relations":
-            fail(line, "<relations> after all the forms and groups of <E>", f"<{name}> after <relations>")
+            fail(line, "<relations> after all the forms and groups of <E>",
+                 f"<{name}> after <relations>")
 
     def end(name: str):
         pop()
@@ -206,8 +215,10 @@ def read_easy_xml(path: str | Path, data: bytes | None = None) -> pa.Table:
         top = stack[-1]
         if top == "F":
             texts[-1] += data
-        elif not data.isspace():  # buffered text is handed over where it ends: count back to where it shows
-            line = parser.CurrentLineNumber - data.count("\n") + data[:len(data) - len(data.lstrip())].count("\n")
+        elif not data.isspace():
+            # buffered text is handed over where it ends: count back to where it shows
+            line = (parser.CurrentLineNumber - data.count("\n")
+                    + data[:len(data) - len(data.lstrip())].count("\n"))
             fail(line, f"only elements inside <{top}>", f"the text {shorten(data.strip())}")
 
     def skipped(name: str, is_parameter: bool):
@@ -225,22 +236,26 @@ def read_easy_xml(path: str | Path, data: bytes | None = None) -> pa.Table:
     except expat.ExpatError as err:
         raise InputError(path, err.lineno, "well-formed XML", expat.ErrorString(err.code)) from None
     i32, s = pl.Int32, pl.String
-    frame = lambda columns, schema: pl.DataFrame(dict(zip(schema, columns)), schema=schema)  # noqa: E731
+    frame = lambda columns, schema: pl.DataFrame(dict(zip(schema, columns)),  # noqa: E731
+                                                 schema=schema)
     return _finish(
         path,
-        frame((list(range(len(sents))), sents, sent_lines), {"sent_no": i32, "sent": s, "line_no": i32}),
-        frame(forms, {"seq": i32, "sent_no": i32, "line_no": i32, "item": s, "form": s, "parent": s}),
+        frame((list(range(len(sents))), sents, sent_lines),
+              {"sent_no": i32, "sent": s, "line_no": i32}),
+        frame(forms,
+              {"seq": i32, "sent_no": i32, "line_no": i32, "item": s, "form": s, "parent": s}),
         frame(groups, {"seq": i32, "sent_no": i32, "line_no": i32, "item": s, "type": s}),
         frame(rels, {"seq": i32, "sent_no": i32, "line_no": i32, "item": s, "type": s, "attr": s}),
         frame(roles, {"seq": i32, "role_no": pl.Int8, "target": s, "err_line": i32}),
     )
 
 
-# ---------------------------------------------------------------- checks shared by both readers, the table
+# ---------------------------------------------------- checks shared by both readers, the table
 
-def _flag(candidates: list, frame: pl.DataFrame, where: pl.Expr, message, line: str = "line_no") -> None:
-    """Add the first row of ``frame`` matching ``where`` as a candidate error; ``message(row)`` gives
-    (expected, found)."""
+def _flag(candidates: list, frame: pl.DataFrame, where: pl.Expr, message,
+          line: str = "line_no") -> None:
+    """Add the first row of ``frame`` matching ``where`` as a candidate error; ``message(row)``
+    gives (expected, found)."""
     hit = frame.filter(where).head(1)
     if hit.height:
         row = hit.row(0, named=True)
@@ -258,37 +273,47 @@ def _id_found(value: str | None) -> str:
 
 def _finish(path: Path, sents: pl.DataFrame, forms: pl.DataFrame, groups: pl.DataFrame,
             rels: pl.DataFrame, roles: pl.DataFrame) -> pa.Table:
-    """Cross-reference checks (ids, form texts, role targets), then the items table in file order."""
+    """Cross-reference checks (ids, form texts, role targets), then the items table in file
+    order."""
     candidates: list[tuple[int, str, str]] = []
     id_rule = "id without whitespace or '=' (and not '_')"
-    _flag(candidates, sents, _bad_id("sent"), lambda r: (f"a sentence {id_rule}", _id_found(r["sent"])))
+    _flag(candidates, sents, _bad_id("sent"),
+          lambda r: (f"a sentence {id_rule}", _id_found(r["sent"])))
     ids = pl.concat([f.select("seq", "line_no", "item") for f in (forms, groups, rels)])
     _flag(candidates, ids, _bad_id("item"), lambda r: (f"an {id_rule}", _id_found(r["item"])))
-    for frame, key, what in ((sents.rename({"sent_no": "seq"}), "sent", "a sentence id"), (ids, "item", "an id")):
+    for frame, key, what in ((sents.rename({"sent_no": "seq"}), "sent", "a sentence id"),
+                             (ids, "item", "an id")):
         again = (frame.filter(pl.col(key).is_not_null() & pl.col(key).is_duplicated()).sort("seq")
                  .with_columns(pl.col("line_no").first().over(key).alias("first")))
         _flag(candidates, again, ~pl.col(key).is_first_distinct(), lambda r, key=key, what=what: (
             f"{what} unique in the file", f"{r[key]!r} again (first on line {r['first']})"))
     form = pl.col("form")
     forms = forms.with_columns(form.str.strip_chars())
-    _flag(candidates, forms, form == "", lambda r: ("a non-empty form text", f"an empty form {r['item']!r}"))
+    _flag(candidates, forms, form == "",
+          lambda r: ("a non-empty form text", f"an empty form {r['item']!r}"))
     _flag(candidates, forms, form.str.contains(r"[\t\r\n]"),
           lambda r: ("a form text on one line, without TAB", shorten(r["form"])))
     role_rows = (roles.join(rels, on="seq", maintain_order="left")
                  .join(_ROLE_FRAME, on=["type", "role_no"], how="left", maintain_order="left"))
-    known = pl.concat([forms.select("sent_no", "item"), groups.select("sent_no", "item")]).rename({"item": "target"})
+    known = pl.concat([forms.select("sent_no", "item"),
+                       groups.select("sent_no", "item")]).rename({"item": "target"})
     dangling = (role_rows.filter(pl.col("target").is_not_null())
                 .join(known, on=["sent_no", "target"], how="anti", maintain_order="left"))
-    _flag(candidates, dangling, pl.lit(True), lambda r: (f"a form or group of sentence {sents['sent'][r['sent_no']]}",
-                                                         f"{r['target']!r} in role {r['role']!r} of {r['item']}"),
+    _flag(candidates, dangling, pl.lit(True),
+          lambda r: (f"a form or group of sentence {sents['sent'][r['sent_no']]}",
+                     f"{r['target']!r} in role {r['role']!r} of {r['item']}"),
           line="err_line")
     first_error(candidates, path)
 
     kind = pl.col("kind")
-    items = pl.concat([forms.with_columns(kind=pl.lit("form")), groups.with_columns(kind=pl.lit("group")),
-                       role_rows.drop("err_line").with_columns(kind=pl.lit("relation"))], how="diagonal_relaxed")
-    items = (items.sort(pl.col("seq").cast(pl.Int64) * 4 + pl.col("role_no").fill_null(0))  # file order
-             .with_columns(pl.when(kind == "form").then((kind == "form").cum_sum().over("sent_no")).alias("form_no"),
+    items = pl.concat([forms.with_columns(kind=pl.lit("form")),
+                       groups.with_columns(kind=pl.lit("group")),
+                       role_rows.drop("err_line").with_columns(kind=pl.lit("relation"))],
+                      how="diagonal_relaxed")
+    items = (items.sort(pl.col("seq").cast(pl.Int64) * 4
+                        + pl.col("role_no").fill_null(0))  # file order
+             .with_columns(pl.when(kind == "form").then((kind == "form").cum_sum().over("sent_no"))
+                           .alias("form_no"),
                            pl.lit(sents["sent"]).gather(pl.col("sent_no")).alias("sent")))
     return items.select(SCHEMA.names).to_arrow().cast(SCHEMA)
 
@@ -298,38 +323,48 @@ def _by_type(mapping: dict, dtype=pl.String) -> pl.Expr:
     return pl.col("type").replace_strict(mapping, default=None, return_dtype=dtype)
 
 
-# ---------------------------------------------------------------- writers (the helpers: for etl/easy_tsv.py too)
+# ---------------------------------------------- writers (the helpers: for etl/easy_tsv.py too)
 
 def write_easy_xml(items: pa.Table | pl.DataFrame, path: str | Path) -> None:
-    """Write an items table as EASY XML: per sentence ``E``, its ``constituants`` (each ``Groupe`` at
-    the position of its first form, ``F`` in ``form_no`` order) then its ``relations`` (in table
+    """Write an items table as EASY XML: per sentence ``E``, its ``constituants`` (each ``Groupe``
+    at the position of its first form, ``F`` in ``form_no`` order) then its ``relations`` (in table
     order, roles in ``role_no`` order, then ``s-o`` / ``a-propager``). :func:`read_easy_xml` gives
     the table back (``line_no`` aside); ValueError for a table no file can hold."""
     frame, forms = _placed_forms(items)
     esc = lambda column: _escape(pl.col(column))  # noqa: E731
     when = lambda cond, text: pl.when(cond).then(text).otherwise(pl.lit(""))  # noqa: E731
-    sents = frame.group_by("sent_no").agg(pl.col("sent").first(), (pl.col("kind") == "relation").any().alias("rels"))
+    sents = frame.group_by("sent_no").agg(pl.col("sent").first(),
+                                          (pl.col("kind") == "relation").any().alias("rels"))
     has_rel = pl.col("rels")
-    head = sents.select("sent_no", pl.format('  <E id="{}">\n    <constituants>', esc("sent")).alias("text"))
-    middle = sents.select("sent_no", pl.concat_str(pl.lit("    </constituants>"),
-                                                   when(has_rel, pl.lit("\n    <relations>"))).alias("text"))
+    head = sents.select("sent_no",
+                        pl.format('  <E id="{}">\n    <constituants>', esc("sent")).alias("text"))
+    middle = sents.select("sent_no", pl.concat_str(
+        pl.lit("    </constituants>"), when(has_rel, pl.lit("\n    <relations>"))).alias("text"))
     tail = sents.select("sent_no", pl.concat_str(when(has_rel, pl.lit("    </relations>\n")),
                                                  pl.lit("  </E>")).alias("text"))
     form_text = pl.concat_str(
-        when(pl.col("opens"), pl.format('      <Groupe type="{}" id="{}">\n', esc("gtype"), esc("parent"))),
-        pl.when(pl.col("parent").is_not_null()).then(pl.lit("        ")).otherwise(pl.lit("      ")),
-        pl.format('<F id="{}">{}</F>', esc("item"), esc("form")), when(pl.col("closes"), pl.lit("\n      </Groupe>")))
+        when(pl.col("opens"),
+             pl.format('      <Groupe type="{}" id="{}">\n', esc("gtype"), esc("parent"))),
+        pl.when(pl.col("parent").is_not_null()).then(pl.lit("        "))
+        .otherwise(pl.lit("      ")),
+        pl.format('<F id="{}">{}</F>', esc("item"), esc("form")),
+        when(pl.col("closes"), pl.lit("\n      </Groupe>")))
     rel_text = pl.concat_str(
-        when(pl.col("opens"), pl.format('      <relation xlink:type="extended" type="{}" id="{}">\n',
-                                        esc("type"), esc("item"))),
+        when(pl.col("opens"),
+             pl.format('      <relation xlink:type="extended" type="{}" id="{}">\n',
+                       esc("type"), esc("item"))),
         pl.when(pl.col("target").is_null()).then(pl.format("        <{}/>", "role"))
-        .otherwise(pl.format('        <{} xlink:type="locator" xlink:href="{}"/>', "role", esc("target"))),
+        .otherwise(pl.format('        <{} xlink:type="locator" xlink:href="{}"/>', "role",
+                             esc("target"))),
         when(pl.col("closes") & pl.col("attr").is_not_null(),
-             pl.format('\n        <{} {}="{}"/>', _by_type(_ELEMENTS), _by_type(_XML_ATTRIBUTES), esc("attr"))),
+             pl.format('\n        <{} {}="{}"/>', _by_type(_ELEMENTS), _by_type(_XML_ATTRIBUTES),
+                       esc("attr"))),
         when(pl.col("closes"), pl.lit("\n      </relation>")))
     body = _assemble(head, forms.select("sent_no", "form_no", form_text.alias("text")), middle,
-                     _relation_rows(frame).select("sent_no", "order", rel_text.alias("text")), tail, "\n")
-    text = f'<?xml version="1.0" encoding="UTF-8"?>\n<DOCUMENT xmlns:xlink="{XLINK}">\n{body}\n</DOCUMENT>\n'
+                     _relation_rows(frame).select("sent_no", "order", rel_text.alias("text")),
+                     tail, "\n")
+    text = ('<?xml version="1.0" encoding="UTF-8"?>\n'
+            f'<DOCUMENT xmlns:xlink="{XLINK}">\n{body}\n</DOCUMENT>\n')
     Path(path).write_bytes(text.encode("utf-8"))
 
 
@@ -341,7 +376,8 @@ def _escape(value: pl.Expr) -> pl.Expr:
 
 def _placed_forms(items: pa.Table | pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The table as Polars (with a ``row`` index) and its forms in sentence order, each with its
-    group's type and whether it opens or closes the group; ValueError for a table no file can hold."""
+    group's type and whether it opens or closes the group; ValueError for a table no file can
+    hold."""
     frame = items if isinstance(items, pl.DataFrame) else pl.from_arrow(items)
     missing = [c for c in SCHEMA.names if c != "line_no" and c not in frame.columns]
     if missing:
@@ -350,7 +386,8 @@ def _placed_forms(items: pa.Table | pl.DataFrame) -> tuple[pl.DataFrame, pl.Data
     kind, parent, form = pl.col("kind"), pl.col("parent"), pl.col("form")
     groups = frame.filter(kind == "group").select("sent_no", pl.col("item").alias("parent"),
                                                   pl.col("type").alias("gtype"))
-    step = lambda n: (parent.is_not_null() & (parent != parent.shift(n).over("sent_no")).fill_null(True))  # noqa: E731
+    step = lambda n: (parent.is_not_null()  # noqa: E731
+                      & (parent != parent.shift(n).over("sent_no")).fill_null(True))
     forms = (frame.filter(kind == "form").sort("sent_no", "form_no")
              .join(groups, on=["sent_no", "parent"], how="left", maintain_order="left")
              .with_columns(step(1).alias("opens"), step(-1).alias("closes")))
@@ -374,10 +411,12 @@ def _placed_forms(items: pa.Table | pl.DataFrame) -> tuple[pl.DataFrame, pl.Data
 
 
 def _relation_rows(frame: pl.DataFrame) -> pl.DataFrame:
-    """Relation rows in table order (``order``: the relation's first row), roles in ``role_no`` order."""
+    """Relation rows in table order (``order``: the relation's first row), roles in ``role_no``
+    order."""
     role_no, relation = pl.col("role_no"), ("sent_no", "item")
     return (frame.filter(pl.col("kind") == "relation")
-            .with_columns(pl.col("row").min().over(relation).alias("order")).sort("order", "role_no")
+            .with_columns(pl.col("row").min().over(relation).alias("order"))
+            .sort("order", "role_no")
             .with_columns((role_no == role_no.min().over(relation)).alias("opens"),
                           (role_no == role_no.max().over(relation)).alias("closes")))
 

@@ -25,7 +25,8 @@ MESSAGE_CHARS = 300
 
 def _capped(text: str) -> str:
     text = str(text)
-    return text if len(text) <= MESSAGE_CHARS else f"{text[:MESSAGE_CHARS - 1]}… ({len(text):,} characters)"
+    return (text if len(text) <= MESSAGE_CHARS
+            else f"{text[:MESSAGE_CHARS - 1]}… ({len(text):,} characters)")
 
 
 def decode_utf8(path: Path, data: bytes) -> str:
@@ -38,7 +39,8 @@ def decode_utf8(path: Path, data: bytes) -> str:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         line = data[: err.start].count(b"\n") + 1
-        raise InputError(path, line, "UTF-8 text", f"the undecodable byte 0x{data[err.start]:02x}") from None
+        raise InputError(path, line, "UTF-8 text",
+                         f"the undecodable byte 0x{data[err.start]:02x}") from None
 
 
 def shorten(text: str, width: int = 60) -> str:

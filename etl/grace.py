@@ -8,9 +8,9 @@ is one of:
 * **metadata** ``# key = value`` with key ``doc`` (starts a document; ends the current sentence),
   ``genre`` (the genre of the current document) or ``sent`` (names the next sentence; ends the
   current sentence). A line is a metadata line when it starts with ``#`` and a space and its
-  first word (up to a space, ``=`` or ``:``) is one of these three keys; it must then read exactly ``# key = value``
-  (``# doc =d1``, ``# doc: d1`` are rejected). The value is trimmed; ``doc`` and ``sent`` values
-  must be non-empty, an empty ``genre`` means "no genre".
+  first word (up to a space, ``=`` or ``:``) is one of these three keys; it must then read exactly
+  ``# key = value`` (``# doc =d1``, ``# doc: d1`` are rejected). The value is trimmed; ``doc`` and
+  ``sent`` values must be non-empty, an empty ``genre`` means "no genre".
 * **comment**: any other line starting with ``# `` (or a line that is just ``#``); ignored, and not
   a sentence boundary. (``#<TAB>Wp`` is a token line: the form ``#``.)
 * **token**: ``FORM<TAB>TAGS`` or, in a reference only, ``FORM<TAB>TAGS<TAB>LOC``.
@@ -69,7 +69,8 @@ _REFERENCE_SCHEMA = pa.schema([
     ("sent", pa.string()), ("form", pa.string()), ("tags", pa.list_(pa.string())),
     ("loc", pa.int32()), ("loc_tags", pa.list_(pa.string())),
 ])
-_SUBMISSION_SCHEMA = pa.schema([field for field in _REFERENCE_SCHEMA if field.name not in ("loc", "loc_tags")])
+_SUBMISSION_SCHEMA = pa.schema([field for field in _REFERENCE_SCHEMA
+                                if field.name not in ("loc", "loc_tags")])
 
 
 def read_grace_reference(path: str | Path, data: bytes | None = None) -> pa.Table:
@@ -110,12 +111,14 @@ def _classify(frame: pl.DataFrame) -> pl.DataFrame:
 
 
 def _tags_problem(column: str) -> pl.Expr:
-    """What is wrong with a TAGS-like field (empty, whitespace, alternative), null when it is fine."""
+    """What is wrong with a TAGS-like field (empty, whitespace, alternative), null when it is
+    fine."""
     value = pl.col(column)
     return (
         pl.when(value == "").then(pl.lit("empty"))
         .when(value.str.contains(r"\s")).then(pl.lit("whitespace"))
-        .when(value.str.starts_with("|") | value.str.ends_with("|") | value.str.contains("||", literal=True))
+        .when(value.str.starts_with("|") | value.str.ends_with("|")
+              | value.str.contains("||", literal=True))
         .then(pl.lit("alternative"))
     )
 
@@ -133,7 +136,8 @@ def _line_errors(path: Path, tokens: pl.DataFrame, meta: pl.DataFrame, reference
     candidates: list[tuple[int, str, str]] = []
     shape = "FORM<TAB>TAGS or FORM<TAB>TAGS<TAB>LOC" if reference else "FORM<TAB>TAGS"
     fields = pl.col("fields")
-    bad = tokens.filter((fields > 3) | (fields < 2) | ((fields == 3) & pl.lit(not reference))).head(1)
+    bad = tokens.filter((fields > 3) | (fields < 2)
+                        | ((fields == 3) & pl.lit(not reference))).head(1)
     if bad.height:
         row = bad.row(0, named=True)
         count = row["raw"].count("\t") + 1
@@ -153,34 +157,41 @@ def _line_errors(path: Path, tokens: pl.DataFrame, meta: pl.DataFrame, reference
                 .filter(pl.col("problem").is_not_null()).head(1))
         if tags.height:
             row = tags.row(0, named=True)
-            candidates.append((row["line_no"], "TAGS = one tag or alternatives 'a|b', non-empty, without whitespace",
+            candidates.append((row["line_no"], "TAGS = one tag or alternatives 'a|b', non-empty, "
+                                               "without whitespace",
                                _tag_found(row["problem"], "TAGS", row["tags"])))
         if reference:
             loc = pl.col("loc_field")
-            bad_loc = checked.filter((loc != "") & (loc != "I") & ~loc.str.starts_with("B=")).head(1)
+            bad_loc = checked.filter((loc != "") & (loc != "I")
+                                     & ~loc.str.starts_with("B=")).head(1)
             if bad_loc.height:
                 row = bad_loc.row(0, named=True)
-                candidates.append((row["line_no"], "LOC = 'B=<TAGS>', 'I' or nothing", shorten(row["loc_field"])))
-            b_tags = (checked.filter(loc.str.starts_with("B=")).with_columns(loc.str.slice(2).alias("b_tags"))
+                candidates.append((row["line_no"], "LOC = 'B=<TAGS>', 'I' or nothing",
+                                   shorten(row["loc_field"])))
+            b_tags = (checked.filter(loc.str.starts_with("B="))
+                      .with_columns(loc.str.slice(2).alias("b_tags"))
                       .with_columns(_tags_problem("b_tags").alias("problem"))
                       .filter(pl.col("problem").is_not_null()).head(1))
             if b_tags.height:
                 row = b_tags.row(0, named=True)
                 candidates.append((row["line_no"],
-                                   "'B=' followed by the locution's tags, non-empty, without whitespace",
+                                   "'B=' followed by the locution's tags, "
+                                   "non-empty, without whitespace",
                                    _tag_found(row["problem"], "locution TAGS", row["b_tags"])))
 
     malformed = meta.filter(~pl.col("raw").str.contains(_META_LINE)).head(1)
     if malformed.height:
         row = malformed.row(0, named=True)
         key = ("doc", "genre", "sent")[row["kind"] - _DOC]
-        candidates.append((row["line_no"], f"a metadata line '# {key} = <value>'", shorten(row["raw"])))
+        candidates.append((row["line_no"], f"a metadata line '# {key} = <value>'",
+                           shorten(row["raw"])))
     meta_value = pl.col("raw").str.extract(_META_LINE, 2).str.strip_chars()
     empty_value = meta.filter((pl.col("kind") != _GENRE) & (meta_value == "")).head(1)
     if empty_value.height:
         row = empty_value.row(0, named=True)
         what = "a document id" if row["kind"] == _DOC else "a sentence id"
-        candidates.append((row["line_no"], f"{what} after ' = '", f"nothing: {shorten(row['raw'])}"))
+        candidates.append((row["line_no"], f"{what} after ' = '",
+                           f"nothing: {shorten(row['raw'])}"))
     first_error(candidates, path)
 
 
@@ -199,7 +210,8 @@ def _read_grace(path: Path, data: bytes | None, reference: bool) -> pa.Table:
     if tokens.height == 0:
         empty = frame.filter(kind != _BLANK).height == 0
         raise InputError(path, None, "at least one token",
-                         "an empty file" if empty else "no token line (only comments and blank lines)")
+                         "an empty file" if empty
+                         else "no token line (only comments and blank lines)")
 
     # --- the skeleton: token lines, sentence boundaries and metadata, in file order
     value = pl.col("raw").str.extract(_META_LINE, 2).str.strip_chars()
@@ -214,13 +226,15 @@ def _read_grace(path: Path, data: bytes | None, reference: bool) -> pa.Table:
     if again.height:
         row = again.row(0, named=True)
         first = docs.filter(pl.col("value") == row["value"])["line_no"][0]
-        candidates.append((row["line_no"], "a new document id", f"{row['value']!r} again (first on line {first})"))
+        candidates.append((row["line_no"], "a new document id",
+                           f"{row['value']!r} again (first on line {first})"))
     genres = skeleton.filter(kind == _GENRE).select("line_no", "doc", value.alias("genre"))
     conflict = genres.filter(pl.col("genre") != pl.col("genre").first().over("doc")).head(1)
     if conflict.height:
         row = conflict.row(0, named=True)
         first = genres.filter(pl.col("doc") == row["doc"]).row(0, named=True)
-        expected = f"one genre per document ('{row['doc']}' has genre {first['genre']!r} from line {first['line_no']})"
+        expected = (f"one genre per document ('{row['doc']}' has genre {first['genre']!r} from "
+                    f"line {first['line_no']})")
         candidates.append((row["line_no"], expected, f"{row['genre']!r}"))
     genre_of = genres.group_by("doc", maintain_order=True).agg(pl.col("genre").first())
 
@@ -228,30 +242,35 @@ def _read_grace(path: Path, data: bytes | None, reference: bool) -> pa.Table:
     named = skeleton.filter(kind != _BLANK).with_columns(
         kind.shift(-1).alias("next_kind"), pl.col("line_no").shift(-1).alias("next_line"))
     next_kind = pl.col("next_kind")
-    orphan = named.filter((kind == _SENT) & (next_kind.is_null() | next_kind.is_in([_DOC, _SENT]))).head(1)
+    orphan = named.filter((kind == _SENT)
+                          & (next_kind.is_null() | next_kind.is_in([_DOC, _SENT]))).head(1)
     if orphan.height:
         row = orphan.row(0, named=True)
         if row["next_kind"] is None:
             found = "the end of the file"
         else:
-            found = f"a '# {'doc' if row['next_kind'] == _DOC else 'sent'}' line (line {row['next_line']})"
+            found = (f"a '# {'doc' if row['next_kind'] == _DOC else 'sent'}' line "
+                     f"(line {row['next_line']})")
         candidates.append((row["line_no"], f"token lines after {shorten(row['raw'])}", found))
 
     # sentences: a maximal run of token lines (genre lines are transparent)
     body = skeleton.filter(kind != _GENRE).with_columns(
         pl.when(kind == _SENT).then(value).when(kind.is_in([_TOKEN, _DOC])).then(pl.lit(""))
         .shift(1).forward_fill().alias("pending"),
-        pl.when(kind == _SENT).then(pl.col("line_no")).shift(1).forward_fill().alias("pending_line"),
+        pl.when(kind == _SENT).then(pl.col("line_no")).shift(1).forward_fill()
+        .alias("pending_line"),
         ((kind == _TOKEN) & (kind.shift(1) != _TOKEN).fill_null(True)).alias("new_sent"),
     )
-    tokens = body.filter(kind == _TOKEN).with_columns(pl.col("new_sent").cum_sum().cast(pl.Int32).alias("sent_idx"))
+    tokens = body.filter(kind == _TOKEN).with_columns(
+        pl.col("new_sent").cum_sum().cast(pl.Int32).alias("sent_idx"))
     sentences = name_sentences(tokens, candidates)
 
     # locutions
     loc_field = pl.col("loc_field")
     tokens = tokens.with_columns(
         pl.when(loc_field.str.starts_with("B=")).then(pl.lit(_LOC_B))
-        .when(loc_field == "I").then(pl.lit(_LOC_I)).otherwise(pl.lit(_NO_LOC)).cast(pl.Int8).alias("lk"),
+        .when(loc_field == "I").then(pl.lit(_LOC_I)).otherwise(pl.lit(_NO_LOC))
+        .cast(pl.Int8).alias("lk"),
     ).with_columns(
         pl.col("lk").shift(1).alias("prev_lk"),
         pl.col("lk").shift(-1).alias("next_lk"),
@@ -261,7 +280,8 @@ def _read_grace(path: Path, data: bytes | None, reference: bool) -> pa.Table:
     )
     lk = pl.col("lk")
     if reference:
-        stray = tokens.filter((lk == _LOC_I) & (pl.col("prev_lk").is_null() | (pl.col("prev_lk") == _NO_LOC))).head(1)
+        stray = tokens.filter((lk == _LOC_I) & (pl.col("prev_lk").is_null()
+                                                | (pl.col("prev_lk") == _NO_LOC))).head(1)
         if stray.height:
             row = stray.row(0, named=True)
             found = ("'I' on the file's first token" if row["prev_lk"] is None
@@ -272,8 +292,10 @@ def _read_grace(path: Path, data: bytes | None, reference: bool) -> pa.Table:
         if crossing.height:
             row = crossing.row(0, named=True)
             candidates.append((row["line_no"], "a locution within one sentence",
-                               f"'I' in a new sentence (the locution begins on line {row['b_line']})"))
-        single = tokens.filter((lk == _LOC_B) & (pl.col("next_lk").fill_null(_NO_LOC) != _LOC_I)).head(1)
+                               "'I' in a new sentence (the locution begins on line "
+                               f"{row['b_line']})"))
+        single = tokens.filter((lk == _LOC_B)
+                               & (pl.col("next_lk").fill_null(_NO_LOC) != _LOC_I)).head(1)
         if single.height:
             row = single.row(0, named=True)
             if row["next_lk"] is None:
@@ -299,7 +321,8 @@ def _read_grace(path: Path, data: bytes | None, reference: bool) -> pa.Table:
     ]
     result = (
         tokens.select("line_no", "doc", "sent_idx", "form", "tags", "loc_field", "lk")
-        .join(sentences.select("sent_idx", "sent"), on="sent_idx", how="left", maintain_order="left")
+        .join(sentences.select("sent_idx", "sent"), on="sent_idx", how="left",
+              maintain_order="left")
         .join(genre_of, on="doc", how="left", maintain_order="left")
     )
     if reference:

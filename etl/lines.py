@@ -15,7 +15,8 @@ def lines(path: Path, data: bytes | None) -> pl.DataFrame:
     text = decode_utf8(path, path.read_bytes() if data is None else data)
     text = text.removesuffix("\n")  # no phantom blank line after the last line end
     raw = pl.Series("raw", [text], dtype=pl.String).str.split("\n").explode().str.strip_suffix("\r")
-    return pl.DataFrame([raw]).with_row_index("line_no", offset=1).with_columns(pl.col("line_no").cast(pl.Int32))
+    return pl.DataFrame([raw]).with_row_index("line_no", offset=1).with_columns(
+        pl.col("line_no").cast(pl.Int32))
 
 
 def first_error(candidates: list[tuple[int, str, str]], path: Path) -> None:
@@ -43,7 +44,8 @@ def name_sentences(rows: pl.DataFrame, candidates: list[tuple[int, str, str]]) -
     again = sentences.filter(~pl.struct("doc", "sent").is_first_distinct()).head(1)
     if again.height:
         row = again.row(0, named=True)
-        first = sentences.filter((pl.col("doc") == row["doc"]) & (pl.col("sent") == row["sent"]))["sent_line"][0]
+        first = sentences.filter((pl.col("doc") == row["doc"])
+                                 & (pl.col("sent") == row["sent"]))["sent_line"][0]
         candidates.append((row["sent_line"], f"a new sentence id in document {row['doc']!r}",
                            f"{row['sent']!r} again (first on line {first})"))
     return sentences

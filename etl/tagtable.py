@@ -46,7 +46,8 @@ def read_tag_table(path: str | Path, data: bytes | None = None) -> pa.Table:
             continue
         if raw == HEADER:
             if not header_allowed:
-                raise InputError(path, number, "the header 'tag<TAB>pivot' only as the first line", "it again here")
+                raise InputError(path, number, "the header 'tag<TAB>pivot' only as the first line",
+                                 "it again here")
             header_allowed = False
             continue
         header_allowed = False
@@ -56,7 +57,8 @@ def read_tag_table(path: str | Path, data: bytes | None = None) -> pa.Table:
                              f"{len(fields)} field{'s' if len(fields) > 1 else ''}: {shorten(raw)}")
         for name, field in zip(("a participant tag", "a pivot tag"), fields):
             if not field:
-                raise InputError(path, number, f"{name} (non-empty)", f"an empty field: {shorten(raw)}")
+                raise InputError(path, number, f"{name} (non-empty)",
+                                 f"an empty field: {shorten(raw)}")
             if _WHITESPACE.search(field):
                 raise InputError(path, number, f"{name} without whitespace", shorten(field))
         pair = (fields[0], fields[1])
@@ -69,6 +71,7 @@ def read_tag_table(path: str | Path, data: bytes | None = None) -> pa.Table:
         numbers.append(number)
     if not tags:
         raise InputError(path, None, "at least one PARTICIPANT_TAG<TAB>PIVOT_TAG row",
-                         "an empty file" if not text.strip() else "no row (only comments, blank lines or the header)")
-    return pa.table([pa.array(tags, pa.string()), pa.array(pivots, pa.string()), pa.array(numbers, pa.int32())],
-                    schema=_SCHEMA)
+                         "an empty file" if not text.strip()
+                         else "no row (only comments, blank lines or the header)")
+    return pa.table([pa.array(tags, pa.string()), pa.array(pivots, pa.string()),
+                     pa.array(numbers, pa.int32())], schema=_SCHEMA)

@@ -32,7 +32,8 @@ TERMS_SCHEMA = pa.schema([
     ("line_no", pa.int32()), ("term", pa.string()), ("raw", pa.string()), ("label", pa.string()),
     ("score", pa.float64()), ("rank", pa.int32()), ("duplicate_of", pa.int32()),
 ])
-GROUPS_SCHEMA = pa.schema([("line_no", pa.int32()), ("group_id", pa.string()), ("term", pa.string())])
+GROUPS_SCHEMA = pa.schema([("line_no", pa.int32()), ("group_id", pa.string()),
+                           ("term", pa.string())])
 RELATIONS_SCHEMA = pa.schema([
     ("line_no", pa.int32()), ("term1", pa.string()), ("type", pa.string()), ("term2", pa.string()),
 ])
@@ -40,7 +41,8 @@ RELATIONS_SCHEMA = pa.schema([
 
 def _check_case(case: str) -> None:
     if case not in CASES:
-        raise ValueError(f"unknown case policy {case!r}: expected one of {', '.join(map(repr, CASES))}")
+        raise ValueError(f"unknown case policy {case!r}: expected one of "
+                         f"{', '.join(map(repr, CASES))}")
 
 
 def _normalised(expr: pl.Expr, case: str) -> pl.Expr:
@@ -60,12 +62,14 @@ def normalise(series: pl.Series, case: str = "keep") -> pl.Series:
 
 
 def _rows(path: Path, data: bytes | None) -> pl.DataFrame:
-    """The file's non-blank lines ``(line_no, raw, fields, n)``: TAB-split fields and their count."""
+    """The file's non-blank lines ``(line_no, raw, fields, n)``: TAB-split fields and their
+    count."""
     frame = lines(path, data).filter(pl.col("raw").str.strip_chars() != "")
     frame = frame.with_columns(pl.col("raw").str.split("\t").alias("fields")).with_columns(
         pl.col("fields").list.len().cast(pl.Int32).alias("n"))
-    longest = frame.with_columns(pl.col("fields").list.eval(pl.element().str.len_chars())
-                                 .list.max().alias("longest")).filter(pl.col("longest") > MAX_TERM_CHARS)
+    longest = (frame.with_columns(pl.col("fields").list.eval(pl.element().str.len_chars())
+                                  .list.max().alias("longest"))
+               .filter(pl.col("longest") > MAX_TERM_CHARS))
     if longest.height:
         row = longest.row(0, named=True)
         raise InputError(path, row["line_no"], f"terms of at most {MAX_TERM_CHARS:,} characters",
@@ -96,8 +100,8 @@ def read_term_list(path: str | Path, data: bytes | None = None, case: str = "kee
     in line order, in a scored file; else line order), ``duplicate_of`` the line of the term's
     first occurrence. Duplicates (equal after normalisation) are kept but flagged: ``rank`` null,
     ``duplicate_of`` set; so that S counts each term once in P(S), TP and TR. ``data``: the file's
-    bytes if already read. Raises :class:`etl.errors.InputError` naming the earliest bad line; ValueError for
-    an unknown ``case``."""
+    bytes if already read. Raises :class:`etl.errors.InputError` naming the earliest bad line;
+    ValueError for an unknown ``case``."""
     _check_case(case)
     path = Path(path)
     rows = _rows(path, data).with_columns(
@@ -109,11 +113,13 @@ def read_term_list(path: str | Path, data: bytes | None = None, case: str = "kee
     candidates: list[tuple[int, str, str]] = []
     row = _first_row(rows, pl.col("n") > 2)
     if row:
-        candidates.append((row["line_no"], "term or term<TAB>label or term<TAB>score", _plural(row["n"])))
+        candidates.append((row["line_no"], "term or term<TAB>label or term<TAB>score",
+                           _plural(row["n"])))
     rows = rows.filter(pl.col("n") <= 2)
     row = _first_row(rows, pl.col("term") == "")
     if row:
-        candidates.append((row["line_no"], "a term before the TAB", f"an empty term: {shorten(row['raw'])}"))
+        candidates.append((row["line_no"], "a term before the TAB",
+                           f"an empty term: {shorten(row['raw'])}"))
 
     row = _first_row(rows, pl.col("second") == "")
     if row:
@@ -123,9 +129,11 @@ def read_term_list(path: str | Path, data: bytes | None = None, case: str = "kee
     scored = bool(decider and decider["numeric"])
     if decider:
         kind = "a score" if scored else "a label"
-        row = _first_row(rows, pl.col("second").is_null() | ((pl.col("second") != "") & (pl.col("numeric") != scored)))
+        row = _first_row(rows, pl.col("second").is_null()
+                               | ((pl.col("second") != "") & (pl.col("numeric") != scored)))
         if row:
-            found = f"none: {shorten(row['raw'])}" if row["second"] is None else shorten(row["second"])
+            found = (f"none: {shorten(row['raw'])}" if row["second"] is None
+                     else shorten(row["second"]))
             candidates.append((row["line_no"], f"{kind} like line {decider['line_no']}", found))
     first_error(candidates, path)
 
@@ -135,18 +143,21 @@ def read_term_list(path: str | Path, data: bytes | None = None, case: str = "kee
         "line_no", "term", pl.col("raw_term").alias("raw"),
         pl.lit(None, pl.String).alias("label") if scored else pl.col("second").alias("label"),
         pl.col("number").alias("score") if scored else pl.lit(None, pl.Float64).alias("score"),
-        pl.when(pl.col("line_no") == first).then(key).rank("ordinal", descending=scored).alias("rank"),
+        pl.when(pl.col("line_no") == first).then(key).rank("ordinal", descending=scored)
+        .alias("rank"),
         pl.when(pl.col("line_no") != first).then(first).alias("duplicate_of"),
     )
     return table.to_arrow().cast(TERMS_SCHEMA)
 
 
-def read_variant_groups(path: str | Path, data: bytes | None = None, case: str = "keep") -> pa.Table:
+def read_variant_groups(path: str | Path, data: bytes | None = None,
+                        case: str = "keep") -> pa.Table:
     """Read classes of variants (task 2, each class scored as its set of unordered pairs (t1, t2)),
     one ``group_id<TAB>term`` per line, into :data:`GROUPS_SCHEMA`: ``group_id`` stripped, ``term``
     normalised (:func:`normalise` with ``case``), in file order. A class is a set: the same (group,
-    term) again is dropped silently; a term in two groups is an error. Raises :class:`etl.errors.InputError`
-    naming the earliest bad line; ValueError for an unknown ``case``."""
+    term) again is dropped silently; a term in two groups is an error. Raises
+    :class:`etl.errors.InputError` naming the earliest bad line; ValueError for an unknown
+    ``case``."""
     _check_case(case)
     path = Path(path)
     rows = _rows(path, data).with_columns(
@@ -156,7 +167,8 @@ def read_variant_groups(path: str | Path, data: bytes | None = None, case: str =
     if row:
         candidates.append((row["line_no"], "group_id<TAB>term", _plural(row["n"])))
     rows = rows.filter(pl.col("n") == 2)
-    for column, expected in (("group_id", "a group id before the TAB"), ("term", "a term after the TAB")):
+    for column, expected in (("group_id", "a group id before the TAB"),
+                             ("term", "a term after the TAB")):
         row = _first_row(rows, pl.col(column) == "")
         if row:
             candidates.append((row["line_no"], expected, f"an empty field: {shorten(row['raw'])}"))
@@ -166,8 +178,8 @@ def read_variant_groups(path: str | Path, data: bytes | None = None, case: str =
         pl.col("line_no").first().over("term").alias("first_line"))
     row = _first_row(rows, pl.col("group_id") != pl.col("first_group"))
     if row:
-        found = (f"{shorten(row['term'])} in groups {shorten(row['first_group'])} (line {row['first_line']})"
-                 f" and {shorten(row['group_id'])} (line {row['line_no']})")
+        found = (f"{shorten(row['term'])} in groups {shorten(row['first_group'])} (line "
+                 f"{row['first_line']}) and {shorten(row['group_id'])} (line {row['line_no']})")
         candidates.append((row["line_no"], "each term in one group", found))
     first_error(candidates, path)
     return rows.select("line_no", "group_id", "term").to_arrow().cast(GROUPS_SCHEMA)
@@ -178,7 +190,8 @@ def read_relations(path: str | Path, data: bytes | None = None, case: str = "kee
     overall and per type), one ``term1<TAB>type<TAB>term2`` per line, into
     :data:`RELATIONS_SCHEMA`: terms normalised (:func:`normalise` with ``case``), ``type`` stripped
     and otherwise as written, in file order; the same triple again is dropped. Raises
-    :class:`etl.errors.InputError` naming the earliest bad line; ValueError for an unknown ``case``."""
+    :class:`etl.errors.InputError` naming the earliest bad line; ValueError for an unknown
+    ``case``."""
     _check_case(case)
     path = Path(path)
     rows = _rows(path, data).with_columns(
@@ -192,7 +205,8 @@ def read_relations(path: str | Path, data: bytes | None = None, case: str = "kee
     for column in ("term1", "type", "term2"):
         row = _first_row(rows, pl.col(column) == "")
         if row:
-            candidates.append((row["line_no"], f"a non-empty {column}", f"an empty field: {shorten(row['raw'])}"))
+            candidates.append((row["line_no"], f"a non-empty {column}",
+                               f"an empty field: {shorten(row['raw'])}"))
     first_error(candidates, path)
     rows = rows.filter(pl.struct("term1", "type", "term2").is_first_distinct())
     return rows.select("line_no", "term1", "type", "term2").to_arrow().cast(RELATIONS_SCHEMA)

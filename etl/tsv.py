@@ -25,7 +25,8 @@ def read_tsv(path: str | Path, data: bytes | None = None, key: str = "utt_id",
     header = lines[0].rstrip("\r").split("\t")
     for column in (key, *required):
         if column not in header:
-            raise InputError(path, 1, f"a column named {column!r} in the header", shorten("\t".join(header)))
+            raise InputError(path, 1, f"a column named {column!r} in the header",
+                             shorten("\t".join(header)))
     if len(set(header)) != len(header):
         raise InputError(path, 1, "distinct column names", shorten("\t".join(header)))
     columns: list[list[str]] = [[] for _ in header]
@@ -37,12 +38,14 @@ def read_tsv(path: str | Path, data: bytes | None = None, key: str = "utt_id",
             continue
         fields = raw.split("\t")
         if len(fields) != len(header):
-            raise InputError(path, number, f"{len(header)} tab-separated fields", f"{len(fields)}: {shorten(raw)}")
+            raise InputError(path, number, f"{len(header)} tab-separated fields",
+                             f"{len(fields)}: {shorten(raw)}")
         value = fields[key_at].strip()
         if not value:
             raise InputError(path, number, f"a value for {key!r}", "an empty field")
         if value in seen:
-            raise InputError(path, number, f"a new {key}", f"{value!r} again (first on line {seen[value]})")
+            raise InputError(path, number, f"a new {key}",
+                             f"{value!r} again (first on line {seen[value]})")
         seen[value] = number
         for column, field in zip(columns, fields):
             column.append(field.strip())

@@ -1,11 +1,11 @@
 """CoNLL-U files read for dependency evaluation, as the CoNLL 2018 shared task's scorer reads them.
 
-Paroubek et al., LREC 2006 (the EASY campaign, whose relations between word forms this family scores);
-the dependency side follows the CoNLL 2018 UD shared task (Zeman et al. 2018) and its script
-``conll18_ud_eval.py``: a file is a sequence of **tokens** (surface forms) laid end to end on one
-character stream, each token holding one **syntactic word** or, for a multiword token (ID ``a-b``,
-e.g. ``du`` = ``de`` + ``le``), the words ``a..b``. Every word has its HEAD and DEPREL, which
-make one tree per sentence.
+Paroubek et al., LREC 2006 (the EASY campaign, whose relations between word forms this family
+scores); the dependency side follows the CoNLL 2018 UD shared task (Zeman et al. 2018) and its
+script ``conll18_ud_eval.py``: a file is a sequence of **tokens** (surface forms) laid end to end on
+one character stream, each token holding one **syntactic word** or, for a multiword token (ID
+``a-b``, e.g. ``du`` = ``de`` + ``le``), the words ``a..b``. Every word has its HEAD and DEPREL,
+which make one tree per sentence.
 
 The file is read line by line exactly as the official loader does:
 
@@ -28,9 +28,10 @@ inside a sentence, a field count other than 10, an ID that is not ``n``, ``a-b``
 (* signed numbers such as ``+1``, ``1.x``, a range ending before it starts), word IDs not running
 1..n (* also inside a multiword token), a range that does not start at the next word (*) or that
 the sentence does not finish, an empty FORM (after removing spaces), a HEAD that is not a
-non-negative integer (* ``+0``) or points outside the sentence, a sentence without a root or with several, a cycle, a sentence of 0 words (e.g. two
-blank lines in a row), and a last sentence without its closing blank line. Line-level problems
-come first (the earliest in the file), then the structure of sentences, then their trees.
+non-negative integer (* ``+0``) or points outside the sentence, a sentence without a root or with
+several, a cycle, a sentence of 0 words (e.g. two blank lines in a row), and a last sentence without
+its closing blank line. Line-level problems come first (the earliest in the file), then the
+structure of sentences, then their trees.
 
 Departures from the official loader, which reads with Python's universal newlines and plain
 ``utf-8``: a leading BOM is dropped (the official script rejects it), and only ``\\n`` and
@@ -69,12 +70,14 @@ from scorehouse.etl.lines import first_error, name_sentences
 ZS = r"\p{Zs}"  # the characters the official script deletes from FORMs (Unicode category Zs)
 CHUNK_LINES = 20_000
 _COMMENT_LINE = r"^#\s*(newdoc id|genre|sent_id)\s*=\s*(.*)$"
-_FIELDS = ("id", "form", "lemma", "upos", "xpos", "feats", "head", "deprel")  # DEPS and MISC are not read
+# DEPS and MISC are not read
+_FIELDS = ("id", "form", "lemma", "upos", "xpos", "feats", "head", "deprel")
 _STRINGS = ("form", "lemma", "upos", "xpos", "feats", "deprel")
 _BLANK, _COMMENT, _BAD_COMMENT, _WORD, _RANGE, _EMPTY = range(6)
 
 _TEXT = pa.string_view()  # Polars's own string layout: handed over without a copy either way
-_CODED = pa.dictionary(pa.int32(), _TEXT)  # few distinct values: 4 bytes a word, Categorical in Polars
+# few distinct values: 4 bytes a word, Categorical in Polars
+_CODED = pa.dictionary(pa.int32(), _TEXT)
 _PER_SENTENCE = ("doc", "genre", "sent")
 _TAGS = ("upos", "xpos", "feats", "deprel")
 SCHEMA = pa.schema([
@@ -114,7 +117,8 @@ def read_ud(path: str | Path, data: bytes | None = None) -> pa.Table:
     for lo, hi in _chunks(text):
         lines = _classify(text, lo, hi, at)
         body = _fields(path, text, lines)  # raises the first line-level problem
-        starts.append(lines.filter(pl.col("new_sent")).select("line_no", "segment", pl.col("sent_no").alias("sent_idx")))
+        starts.append(lines.filter(pl.col("new_sent"))
+                      .select("line_no", "segment", pl.col("sent_no").alias("sent_idx")))
         comments.append(_comments(text, lines))
         if structure:
             continue
@@ -139,7 +143,8 @@ class _Text:
         if data.startswith(b"\xef\xbb\xbf"):
             data = data[3:]
         try:  # UTF-8 check without a copy
-            pa.LargeStringArray.from_buffers(1, pa.py_buffer(np.array([0, len(data)], dtype=np.int64)),
+            pa.LargeStringArray.from_buffers(1,
+                                             pa.py_buffer(np.array([0, len(data)], dtype=np.int64)),
                                              pa.py_buffer(data)).validate(full=True)
         except pa.ArrowInvalid:
             decode_utf8(path, data)  # raises, naming the line of the first bad byte
@@ -151,8 +156,10 @@ class _Text:
         self.starts = starts[:-1] if starts[-1] == len(buf) else starts
         n = len(self.starts)
         ends = np.append(newline, len(buf))[:n]
-        self.ends = ends - ((ends > self.starts) & (buf[np.maximum(ends - 1, 0)] == 13)) if n else ends
-        self.first = np.where(self.ends > self.starts, buf[np.minimum(self.starts, max(len(buf) - 1, 0))], 0) \
+        self.ends = (ends - ((ends > self.starts) & (buf[np.maximum(ends - 1, 0)] == 13))
+                     if n else ends)
+        self.first = np.where(self.ends > self.starts,
+                              buf[np.minimum(self.starts, max(len(buf) - 1, 0))], 0) \
             if n else self.ends
 
     def line(self, line_no: int) -> str:
@@ -161,23 +168,26 @@ class _Text:
 
     def strings(self, lines: np.ndarray) -> pa.LargeStringArray:
         """The text of ``lines`` (0-based indices, increasing) as one Arrow array: the bytes from
-        the first line's start to the last one's end, less those outside the lines (line ends,
-        lines not asked for), picked by a mask (2 bytes of scratch per byte, not an index per byte)."""
+        the first line's start to the last one's end, less those outside the lines (line ends, lines
+        not asked for), picked by a mask (2 bytes of scratch per byte, not an index per byte)."""
         starts, ends = self.starts[lines], self.ends[lines]
         offsets = np.concatenate([[0], np.cumsum(ends - starts)]).astype(np.int64)
         if not len(lines):
             return pa.LargeStringArray.from_buffers(0, pa.py_buffer(offsets), pa.py_buffer(b""))
         base = int(starts[0])
-        inside = np.zeros(int(ends[-1]) - base + 1, dtype=np.int8)  # +1 at a line's start, -1 at its end
+        # +1 at a line's start, -1 at its end
+        inside = np.zeros(int(ends[-1]) - base + 1, dtype=np.int8)
         inside[starts - base] += 1
         inside[ends - base] -= 1
         keep = np.cumsum(inside[:-1], dtype=np.int8).view(np.bool_)
         chunk = np.frombuffer(self.data, dtype=np.uint8)[base:int(ends[-1])][keep]
-        return pa.LargeStringArray.from_buffers(len(lines), pa.py_buffer(offsets), pa.py_buffer(chunk))
+        return pa.LargeStringArray.from_buffers(len(lines), pa.py_buffer(offsets),
+                                                pa.py_buffer(chunk))
 
 
 def _chunks(text: _Text) -> list[tuple[int, int]]:
-    """Line ranges of about :data:`CHUNK_LINES` lines, each but the last ending with a blank line."""
+    """Line ranges of about :data:`CHUNK_LINES` lines, each but the last ending with a blank
+    line."""
     n = len(text.starts)
     blank = np.flatnonzero(text.ends == text.starts)
     cuts = blank[np.searchsorted(blank, np.arange(CHUNK_LINES, n, CHUNK_LINES))[:-1]] + 1 \
@@ -201,7 +211,8 @@ def _classify(text: _Text, lo: int, hi: int, at: dict) -> pl.DataFrame:
         (raw.str.count_matches("\t", literal=True).cast(pl.Int32) + 1).alias("fields"),
         *fields.rename(dict(zip(fields.columns, _FIELDS))).get_columns(),
     ]).with_columns(
-        (pl.col("blank").cast(pl.Int32).cum_sum().shift(1, fill_value=0) + at["segment"]).alias("segment"),
+        (pl.col("blank").cast(pl.Int32).cum_sum().shift(1, fill_value=0) + at["segment"])
+        .alias("segment"),
     ).with_columns(
         ((~pl.col("comment")).cast(pl.Int32).cum_sum().over("segment") > 0).alias("body"),
     )
@@ -242,19 +253,22 @@ def _fields(path: Path, text: _Text, lines: pl.DataFrame) -> pl.DataFrame:
     bad = lines.filter(kind == _BAD_COMMENT).head(1)
     if bad.height:
         line = bad["line_no"][0]
-        candidates.append((line, "a word line (comments go before a sentence, after a blank line)", text.line(line)))
+        candidates.append((line, "a word line (comments go before a sentence, after a blank line)",
+                           text.line(line)))
     content = kind.is_in([_WORD, _RANGE, _EMPTY])
     bad = lines.filter(content & (pl.col("fields") != 10)).head(1)
     if bad.height:
         line, count = bad["line_no"][0], bad["fields"][0]
-        candidates.append((line, "10 TAB-separated fields (ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC)",
+        candidates.append((line, "10 TAB-separated fields (ID FORM LEMMA UPOS XPOS FEATS HEAD "
+                                 "DEPREL DEPS MISC)",
                            f"{count} field{'s' if count > 1 else ''}: {text.line(line)}"))
     ok = content & (pl.col("fields") == 10)
     field = {name: pl.col(name).fill_null("") for name in ("id", "form", "head")}
     for where, expected, column in (
-        (~field["id"].str.contains(r"^(\d+|\d+-\d+|\d+\.\d+)$"), "an ID n, a-b (multiword token) or n.m (empty node)",
-         "id"),
-        ((kind == _WORD) & ~field["head"].str.contains(r"^\d+$"), "a HEAD that is a non-negative integer", "head"),
+        (~field["id"].str.contains(r"^(\d+|\d+-\d+|\d+\.\d+)$"),
+         "an ID n, a-b (multiword token) or n.m (empty node)", "id"),
+        ((kind == _WORD) & ~field["head"].str.contains(r"^\d+$"),
+         "a HEAD that is a non-negative integer", "head"),
         (kind.is_in([_WORD, _RANGE]) & (without_spaces(field["form"]) == ""),
          "a FORM that is not empty (spaces are removed)", "form"),
     ):
@@ -265,9 +279,12 @@ def _fields(path: Path, text: _Text, lines: pl.DataFrame) -> pl.DataFrame:
     return lines.filter(kind.is_in([_WORD, _RANGE])).select(
         "line_no", "kind", "sent_no", pl.col("form").fill_null(""),
         # numbers too large for int64 become -1 (a wrong ID or range) or 2**62 (a HEAD outside)
-        pl.when(kind == _WORD).then(pl.col("id").cast(pl.Int64, strict=False).fill_null(-1)).alias("n_id"),
-        pl.when(kind == _WORD).then(pl.col("head").cast(pl.Int64, strict=False).fill_null(2 ** 62)).alias("n_head"),
-        *(pl.when(kind == _RANGE).then(pl.col("id").str.extract(pattern, 1).cast(pl.Int64, strict=False).fill_null(-1))
+        pl.when(kind == _WORD).then(pl.col("id").cast(pl.Int64, strict=False).fill_null(-1))
+        .alias("n_id"),
+        pl.when(kind == _WORD).then(pl.col("head").cast(pl.Int64, strict=False).fill_null(2 ** 62))
+        .alias("n_head"),
+        *(pl.when(kind == _RANGE)
+          .then(pl.col("id").str.extract(pattern, 1).cast(pl.Int64, strict=False).fill_null(-1))
           .alias(name) for name, pattern in (("r_first", r"^(\d+)-"), ("r_last", r"-(\d+)$"))),
     )
 
@@ -279,8 +296,8 @@ def _sentence_errors(text: _Text, lines: pl.DataFrame, body: pl.DataFrame,
     ``n_words``, ``first_line``."""
     kind = pl.col("kind")
     found: list[tuple[int, str, str]] = []
-    sentences = lines.select("sent_no", "kind", "line_no").filter(pl.col("sent_no").is_not_null()).group_by(
-        "sent_no", maintain_order=True).agg(
+    sentences = lines.select("sent_no", "kind", "line_no").filter(
+        pl.col("sent_no").is_not_null()).group_by("sent_no", maintain_order=True).agg(
         (kind == _WORD).sum().alias("n_words"),
         pl.col("line_no").first().alias("first_line"),
         pl.col("line_no").last().alias("end_line"),
@@ -288,40 +305,48 @@ def _sentence_errors(text: _Text, lines: pl.DataFrame, body: pl.DataFrame,
     )
     empty = sentences.filter(pl.col("closed") & (pl.col("n_words") == 0)).head(1)
     if empty.height:
-        found.append((empty["end_line"][0], "a sentence of at least one word before this blank line",
+        found.append((empty["end_line"][0],
+                      "a sentence of at least one word before this blank line",
                       "a sentence of 0 words (two blank lines in a row, or only empty nodes)"))
     unclosed = sentences.filter(~pl.col("closed")).head(1)
     if unclosed.height:
-        found.append((unclosed["end_line"][0], "a blank line closing the last sentence", "the end of the file"))
+        found.append((unclosed["end_line"][0], "a blank line closing the last sentence",
+                      "the end of the file"))
 
     checks = body.select(
         "line_no", "kind", "sent_no", "n_id", "n_head", "r_first", "r_last",
         (kind == _WORD).cast(pl.Int64).cum_sum().over("sent_no").alias("expected_id"),
-        pl.col("sent_no").replace_strict(sentences["sent_no"], sentences["n_words"], default=0).alias("n_words"),
+        pl.col("sent_no").replace_strict(sentences["sent_no"], sentences["n_words"], default=0)
+        .alias("n_words"),
     )
     bad = checks.filter((kind == _WORD) & (pl.col("n_id") != pl.col("expected_id"))).head(1)
     if bad.height:
         line = bad["line_no"][0]
-        found.append((line, f"word ID {bad['expected_id'][0]} (IDs run 1, 2, ... n in each sentence)",
+        found.append((line,
+                      f"word ID {bad['expected_id'][0]} (IDs run 1, 2, ... n in each sentence)",
                       text.line(line)))
     ranges = checks.with_columns(
         (pl.col("expected_id") + 1).alias("next_id"),
         pl.col("r_last").forward_fill().shift(1).over("sent_no").alias("previous_last"),
     ).filter(kind == _RANGE)
-    bad = ranges.filter((pl.col("r_first") != pl.col("next_id")) | (pl.col("r_last") < pl.col("r_first"))
+    bad = ranges.filter((pl.col("r_first") != pl.col("next_id"))
+                        | (pl.col("r_last") < pl.col("r_first"))
                         | (pl.col("r_first") <= pl.col("previous_last")).fill_null(False)).head(1)
     if bad.height:
         line, following = bad["line_no"][0], bad["next_id"][0]
-        found.append((line, f"a range {following}-b (b >= {following}) starting at the next word", text.line(line)))
+        found.append((line, f"a range {following}-b (b >= {following}) starting at the next word",
+                      text.line(line)))
     bad = ranges.filter(pl.col("r_last") > pl.col("n_words")).head(1)
     if bad.height:
         line, n = bad["line_no"][0], bad["n_words"][0]
-        found.append((line, f"the words {bad['r_first'][0]}-{bad['r_last'][0]} of this multiword token",
+        found.append((line,
+                      f"the words {bad['r_first'][0]}-{bad['r_last'][0]} of this multiword token",
                       f"a sentence of {n} word{'s' if n != 1 else ''}"))
     bad = checks.filter((kind == _WORD) & (pl.col("n_head") > pl.col("n_words"))).head(1)
     if bad.height:
         line = bad["line_no"][0]
-        found.append((line, f"a HEAD between 0 and {bad['n_words'][0]} (the words of the sentence)", text.line(line)))
+        found.append((line, f"a HEAD between 0 and {bad['n_words'][0]} (the words of the sentence)",
+                      text.line(line)))
     candidates += sorted(found)[:1]
     return sentences.select("sent_no", "n_words", "first_line")
 
@@ -334,11 +359,13 @@ def _words(body: pl.DataFrame, at: dict) -> pl.DataFrame:
     kind = pl.col("kind")
     own = ~pl.col("multiword")
     body = body.with_columns(
-        ((kind == _WORD) & (pl.col("n_id") <= pl.col("r_last").forward_fill().over("sent_no")).fill_null(False))
+        ((kind == _WORD)
+         & (pl.col("n_id") <= pl.col("r_last").forward_fill().over("sent_no")).fill_null(False))
         .alias("multiword"),
     ).with_columns(
         (own.cast(pl.Int32).cum_sum() - 1 + at["tok"]).alias("tok"),
-        pl.when(own).then(without_spaces(pl.col("form")).str.len_chars().cast(pl.Int64)).otherwise(0).alias("length"),
+        pl.when(own).then(without_spaces(pl.col("form")).str.len_chars().cast(pl.Int64))
+        .otherwise(0).alias("length"),
     ).with_columns(
         (pl.col("length").cum_sum() + at["char"]).alias("tok_end"),
     ).with_columns(
@@ -352,21 +379,24 @@ def _words(body: pl.DataFrame, at: dict) -> pl.DataFrame:
     return body
 
 
-def _tree_errors(body: pl.DataFrame, sentences: pl.DataFrame, candidates: list[tuple[int, str, str]]) -> None:
+def _tree_errors(body: pl.DataFrame, sentences: pl.DataFrame,
+                 candidates: list[tuple[int, str, str]]) -> None:
     """Add to ``candidates`` the chunk's first sentence without exactly one root, else its first
     cycle (found by pointer jumping: after ``ceil(log2(longest sentence + 1))`` squarings every
     HEAD chain that can reach the root has)."""
     words = body.filter(pl.col("kind") == _WORD).select("line_no", "sent_no", "n_id", "n_head")
     found: list[tuple[int, str, str]] = []
-    roots = words.filter(pl.col("n_head") == 0).with_columns(pl.int_range(pl.len()).over("sent_no").alias("k"))
+    roots = words.filter(pl.col("n_head") == 0).with_columns(
+        pl.int_range(pl.len()).over("sent_no").alias("k"))
     several = roots.filter(pl.col("k") == 1).head(1)
     if several.height:
         found.append((several["line_no"][0], "one root per sentence (one word with HEAD 0)",
                       f"a second root, word {several['n_id'][0]}"))
-    rootless = sentences.filter(~pl.col("sent_no").is_in(roots["sent_no"].unique().implode()) & (pl.col("n_words") > 0))
+    rootless = sentences.filter(~pl.col("sent_no").is_in(roots["sent_no"].unique().implode())
+                                & (pl.col("n_words") > 0))
     if rootless.height:
-        found.append((rootless["first_line"][0], "a root in the sentence starting here (one word with HEAD 0)",
-                      "none"))
+        found.append((rootless["first_line"][0],
+                      "a root in the sentence starting here (one word with HEAD 0)", "none"))
     if found or not words.height:
         candidates += sorted(found)[:1]
         return
@@ -398,11 +428,12 @@ def _columns(lines: pl.DataFrame, lo: int, body: pl.DataFrame, word0: int) -> pl
         pl.Series("word", np.arange(word0, word0 + words.height, dtype=np.int32)), words["line_no"],
         words["sent_no"], words["n_id"].alias("word_id"), words["n_head"].alias("head"),
         *(lines[name].gather(at).fill_null("") for name in _STRINGS),
-        words["tok"], lines["form"].gather(tok_at).alias("tok_form"), words["tok_start"], words["tok_end"],
-        words["multiword"],
+        words["tok"], lines["form"].gather(tok_at).alias("tok_form"), words["tok_start"],
+        words["tok_end"], words["multiword"],
     ])
     return frame.cast({name: pl.Categorical if SCHEMA.field(name).type == _CODED else
-                       pl.from_arrow(pa.array([], SCHEMA.field(name).type)).dtype for name in frame.columns})
+                       pl.from_arrow(pa.array([], SCHEMA.field(name).type)).dtype
+                       for name in frame.columns})
 
 
 def _coded(values: pl.Series, codes: np.ndarray | None = None) -> pa.DictionaryArray:
@@ -414,7 +445,8 @@ def _coded(values: pl.Series, codes: np.ndarray | None = None) -> pa.DictionaryA
                                           distinct.to_arrow(compat_level=pl.CompatLevel.newest()))
 
 
-def _table(path: Path, parts: list[pl.DataFrame], starts: pl.DataFrame, comments: pl.DataFrame) -> pa.Table:
+def _table(path: Path, parts: list[pl.DataFrame], starts: pl.DataFrame,
+           comments: pl.DataFrame) -> pa.Table:
     """Documents (the last ``# newdoc id`` before), genres (a document's first ``# genre``) and
     sentence ids (the segment's last ``# sent_id``, else ``<doc>-s<N>``), then the table: one
     Arrow chunk per chunk of lines, one for each dictionary column."""
@@ -427,14 +459,17 @@ def _table(path: Path, parts: list[pl.DataFrame], starts: pl.DataFrame, comments
         return frame.join_asof(docs, on="line_no", strategy="backward").with_columns(
             pl.col("doc").fill_null(path.stem))
 
-    starts = with_doc(starts).join(ids, on="segment", how="left", maintain_order="left").with_columns(
-        pl.lit(True).alias("new_sent"))
+    starts = (with_doc(starts).join(ids, on="segment", how="left", maintain_order="left")
+              .with_columns(pl.lit(True).alias("new_sent")))
     sentences = name_sentences(starts, [])  # repeated ids are not an error for the official script
-    genres = (with_doc(comments.filter(pl.col("key") == "genre").select("line_no", pl.col("value").alias("genre")))
+    genres = (with_doc(comments.filter(pl.col("key") == "genre")
+                       .select("line_no", pl.col("value").alias("genre")))
               .group_by("doc", maintain_order=True).agg(pl.col("genre").first()))
     sentences = sentences.sort("sent_idx").select(
-        "doc", "sent", pl.col("doc").replace_strict(genres["doc"], genres["genre"], default="").alias("genre"))
-    sent_no = np.concatenate([part["sent_no"].to_numpy() for part in parts]) if parts else np.zeros(0, np.int32)
+        "doc", "sent",
+        pl.col("doc").replace_strict(genres["doc"], genres["genre"], default="").alias("genre"))
+    sent_no = (np.concatenate([part["sent_no"].to_numpy() for part in parts]) if parts
+               else np.zeros(0, np.int32))
     plain = [part.drop(_TAGS).to_arrow(compat_level=pl.CompatLevel.newest()) for part in parts]
     columns = {}
     for field in SCHEMA:

@@ -71,8 +71,9 @@ def align(
     costs: Costs = SCLITE,
     cell_budget: int = 4_000_000,
 ) -> Alignment:
-    """Align ``n`` pairs of integer sequences (pair k: ``ref_values[ref_offsets[k]:ref_offsets[k+1]]``
-    against the same slice of ``hyp_values``) and return every pair's alignment."""
+    """Align ``n`` pairs of integer sequences (pair k:
+    ``ref_values[ref_offsets[k]:ref_offsets[k+1]]`` against the same slice of ``hyp_values``) and
+    return every pair's alignment."""
     ref_offsets = np.asarray(ref_offsets, dtype=np.int64)
     hyp_offsets = np.asarray(hyp_offsets, dtype=np.int64)
     n = len(ref_offsets) - 1
@@ -122,7 +123,8 @@ def _align_block(idx, ref_values, ref_offsets, ref_len, hyp_values, hyp_offsets,
     ref = _pad(ref_values, ref_offsets[idx], ref_len[idx], r_max, fill=-1)
     hyp = _pad(hyp_values, hyp_offsets[idx], hyp_len[idx], h_max, fill=-2)
     # The largest cost is below (r_max + h_max) * max cost: int16 halves the memory traffic.
-    dtype = np.int16 if (r_max + h_max + 1) * max(ins, dele, sub) < np.iinfo(np.int16).max else np.int32
+    dtype = (np.int16 if (r_max + h_max + 1) * max(ins, dele, sub) < np.iinfo(np.int16).max
+             else np.int32)
     cols = np.arange(h_max + 1, dtype=dtype)
     subs = np.array([0, sub], dtype=dtype)
     dp = np.empty((b, r_max + 1, h_max + 1), dtype=dtype)

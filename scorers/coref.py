@@ -1,10 +1,11 @@
 """Coreference (reference resolution): comparing two partitions of mentions.
 
-Popescu-Belis, Évaluation numérique de la résolution de la référence; statement: docs/metrics/coref.md. Everything derives from the
-**contingency table** n_ij = |K_i ∩ R_j| of the key partition P_K and the response partition P_R
-of each document, plus the twinless mentions (key-only, response-only): :func:`contingency`.
-:func:`statistics` turns it into per-document additive counts for every measure (long form), which
-:func:`scores` sums over documents (micro average) and :func:`macro` averages per document.
+Popescu-Belis, Évaluation numérique de la résolution de la référence; statement:
+docs/metrics/coref.md. Everything derives from the **contingency table** n_ij = |K_i ∩ R_j| of the
+key partition P_K and the response partition P_R of each document, plus the twinless mentions
+(key-only, response-only): :func:`contingency`. :func:`statistics` turns it into per-document
+additive counts for every measure (long form), which :func:`scores` sums over documents (micro
+average) and :func:`macro` averages per document.
 
 Measures: mention detection; MUC (DÉF.6-7), B3 (DÉF.9), CEAF-m, CEAF-e, BLANC and LEA exactly as
 the CoNLL reference scorer v8.01 (LEA from its LEA branch) computes them; the paper's kappa, C,
@@ -51,11 +52,13 @@ from scorehouse.scorers.coref_paper import (  # noqa: F401 (re-exported)
 )
 
 CONVENTIONS = ("conll", "paper")
-RATIO_METRICS = ("mentions", "muc", "bcub", "ceafm", "ceafe", "lea", "kernel", "exclusive_kernel", "entropy")
-METRICS = ("mentions", "muc", "bcub", "ceafm", "ceafe", "blanc_coref", "blanc_noncoref", "lea", "kernel",
-           "exclusive_kernel", "entropy", "kappa", "rcvt", "d_error")
-SCORE_ORDER = ("mentions", "muc", "bcub", "ceafm", "ceafe", "blanc", "blanc_coref", "blanc_noncoref", "lea",
-               "conll", "kernel", "exclusive_kernel", "entropy", "kappa", "rcvt", "d_error")
+RATIO_METRICS = ("mentions", "muc", "bcub", "ceafm", "ceafe", "lea", "kernel", "exclusive_kernel",
+                 "entropy")
+METRICS = ("mentions", "muc", "bcub", "ceafm", "ceafe", "blanc_coref", "blanc_noncoref", "lea",
+           "kernel", "exclusive_kernel", "entropy", "kappa", "rcvt", "d_error")
+SCORE_ORDER = ("mentions", "muc", "bcub", "ceafm", "ceafe", "blanc", "blanc_coref",
+               "blanc_noncoref", "lea", "conll", "kernel", "exclusive_kernel", "entropy", "kappa",
+               "rcvt", "d_error")
 _DENSE_LIMIT = 4_000_000  # cells of a dense CEAF matrix before switching to the sparse solver
 
 
@@ -77,7 +80,8 @@ def matched_mentions(key, response) -> pl.DataFrame:
     return both.select(
         *paper.SPAN,
         pl.when(pl.col("key_cluster").is_null()).then(pl.lit("response"))
-        .when(pl.col("response_cluster").is_null()).then(pl.lit("key")).otherwise(pl.lit("both")).alias("status"),
+        .when(pl.col("response_cluster").is_null()).then(pl.lit("key")).otherwise(pl.lit("both"))
+        .alias("status"),
         "key_cluster", "response_cluster",
         *(pl.coalesce(f"key_{c}", f"response_{c}").alias(c) for c in extra)).sort(*paper.SPAN)
 
@@ -99,7 +103,8 @@ def contingency(key, response) -> pl.DataFrame:
     key = unique_spans(key).select(*paper.SPAN, pl.col("cluster").alias("key_class"))
     both = key.join(resp, on=paper.SPAN, how="full", coalesce=True)
     return (both.group_by("doc", "key_class", "response_class")
-            .agg(pl.len().cast(pl.Int64).alias("n"), pl.col("start").min().cast(pl.Int64).alias("first"))
+            .agg(pl.len().cast(pl.Int64).alias("n"),
+                 pl.col("start").min().cast(pl.Int64).alias("first"))
             .sort("doc", "first", "key_class", "response_class", nulls_last=True))
 
 
@@ -107,7 +112,8 @@ def stray_documents(key, response) -> list[str]:
     """The response's documents absent from the key, which every score ignores (as the CoNLL
     reference scorer does), sorted: a misnamed document is worth a warning."""
     known = paper.as_frame(key)["doc"].unique().implode()
-    return paper.as_frame(response).filter(~pl.col("doc").is_in(known))["doc"].unique().sort().to_list()
+    return (paper.as_frame(response).filter(~pl.col("doc").is_in(known))["doc"].unique().sort()
+            .to_list())
 
 
 @dataclass
@@ -165,8 +171,10 @@ def _encode(table: pl.DataFrame) -> tuple[list[str], _Cells]:
     sep = pl.lit("\x00")
     coded = table.select(
         (pl.col("doc").rank("dense") - 1).cast(pl.Int64).alias("d"),
-        (pl.concat_str("doc", sep, "key_class").rank("dense") - 1).fill_null(-1).cast(pl.Int64).alias("k"),
-        (pl.concat_str("doc", sep, "response_class").rank("dense") - 1).fill_null(-1).cast(pl.Int64).alias("r"),
+        (pl.concat_str("doc", sep, "key_class").rank("dense") - 1).fill_null(-1).cast(pl.Int64)
+        .alias("k"),
+        (pl.concat_str("doc", sep, "response_class").rank("dense") - 1).fill_null(-1)
+        .cast(pl.Int64).alias("r"),
         pl.col("n").cast(pl.Int64),
         (pl.col("first") if "first" in table.columns else pl.lit(0)).cast(pl.Int64).alias("f"))
     docs = table["doc"].unique().sort().to_list()
@@ -256,7 +264,8 @@ def _assign(rows, cols, phi) -> float:
     # Sparse: every row may also take its own dummy column (unassigned); costs C - φ > 0.
     top = float(phi.max()) + 1
     cost = csr_matrix((np.concatenate([top - phi, np.full(nr, top)]),
-                       (np.concatenate([rows, np.arange(nr)]), np.concatenate([cols, nc + np.arange(nr)]))),
+                       (np.concatenate([rows, np.arange(nr)]),
+                        np.concatenate([cols, nc + np.arange(nr)]))),
                       shape=(nr, nc + nr))
     a, b = min_weight_full_bipartite_matching(cost)
     real = b < nc
@@ -271,7 +280,8 @@ def _check(convention: str) -> float:
     return 1.0 if convention == "paper" else 0.0
 
 
-def statistics(table: pl.DataFrame, convention: str = "conll", singletons: bool = True) -> pl.DataFrame:
+def statistics(table: pl.DataFrame, convention: str = "conll",
+               singletons: bool = True) -> pl.DataFrame:
     """Per-document additive statistics of every measure, long form: ``doc, metric, recall_num,
     recall_den, precision_num, precision_den, value, direction, mentions``.
 
@@ -303,7 +313,8 @@ def statistics(table: pl.DataFrame, convention: str = "conll", singletons: bool 
     nd = len(docs)
     none = np.full(nd, np.nan)
     d_value, direction = paper.d_error(awx, aw, bwx, bw)
-    values = {"kappa": paper.kappa(a, kl, rl, n, zero), "rcvt": np.where(size > 0, rcvt, zero), "d_error": d_value}
+    values = {"kappa": paper.kappa(a, kl, rl, n, zero), "rcvt": np.where(size > 0, rcvt, zero),
+              "d_error": d_value}
     parts = []
     for metric in METRICS:
         rn, rd, pn, pd = counts.get(metric, (none, none, none, none))
@@ -315,9 +326,9 @@ def statistics(table: pl.DataFrame, convention: str = "conll", singletons: bool 
     return pl.concat(parts).sort("doc", maintain_order=True)
 
 
-_SCHEMA = {"doc": pl.String, "metric": pl.String, "recall_num": pl.Float64, "recall_den": pl.Float64,
-           "precision_num": pl.Float64, "precision_den": pl.Float64, "value": pl.Float64,
-           "direction": pl.String, "mentions": pl.Int64}
+_SCHEMA = {"doc": pl.String, "metric": pl.String, "recall_num": pl.Float64,
+           "recall_den": pl.Float64, "precision_num": pl.Float64, "precision_den": pl.Float64,
+           "value": pl.Float64, "direction": pl.String, "mentions": pl.Int64}
 
 
 def _ratio(num, den, zero):
@@ -366,10 +377,13 @@ def _finish(sums: pl.DataFrame, zero: float) -> pl.DataFrame:
     f1 = scored.filter(pl.col("metric").is_in(["muc", "bcub", "ceafe"]))
     if f1["metric"].n_unique() == 3:  # added in a fixed order: the same bits on every run
         wide = f1.pivot(on="metric", index="group", values="f1")
-        conll = wide.select("group", ((pl.col("muc") + pl.col("bcub") + pl.col("ceafe")) / 3).alias("f1"))
-        scored = pl.concat([scored, conll.with_columns(pl.lit("conll").alias("metric"))], how="diagonal_relaxed")
+        conll = wide.select("group",
+                            ((pl.col("muc") + pl.col("bcub") + pl.col("ceafe")) / 3).alias("f1"))
+        scored = pl.concat([scored, conll.with_columns(pl.lit("conll").alias("metric"))],
+                           how="diagonal_relaxed")
     rank = {m: i for i, m in enumerate(SCORE_ORDER)}
-    return (scored.with_columns(pl.col("metric").replace_strict(rank, default=len(rank)).alias("_o"))
+    return (scored
+            .with_columns(pl.col("metric").replace_strict(rank, default=len(rank)).alias("_o"))
             .sort("group", "_o", "metric").drop("_o")
             .select("group", "metric", "recall", "precision", "f1", "value", "direction"))
 
@@ -399,7 +413,8 @@ def _sums(stats: pl.DataFrame, group) -> pl.DataFrame:
         pl.col("recall_num").sum().alias("rn"), pl.col("recall_den").sum().alias("rd"),
         pl.col("precision_num").sum().alias("pn"), pl.col("precision_den").sum().alias("pd"),
         (pl.col("mentions") - 1).clip(lower_bound=0).sum().alias("links"),
-        pl.col("mentions").sum().alias("weight"), (pl.col("mentions") * pl.col("value")).sum().alias("weighted"))
+        pl.col("mentions").sum().alias("weight"),
+        (pl.col("mentions") * pl.col("value")).sum().alias("weighted"))
 
 
 def scores(stats: pl.DataFrame, convention: str = "conll") -> pl.DataFrame:
@@ -415,7 +430,8 @@ def scores(stats: pl.DataFrame, convention: str = "conll") -> pl.DataFrame:
 def document_scores(stats: pl.DataFrame, convention: str = "conll") -> pl.DataFrame:
     """:func:`scores` of each document on its own, in one pass: ``doc`` + the columns of
     :func:`scores`."""
-    return _finish(_sums(stats.rename({"doc": "group"}), "group"), _check(convention)).rename({"group": "doc"})
+    return (_finish(_sums(stats.rename({"doc": "group"}), "group"), _check(convention))
+            .rename({"group": "doc"}))
 
 
 def macro(stats: pl.DataFrame, convention: str = "conll") -> pl.DataFrame:
@@ -425,14 +441,16 @@ def macro(stats: pl.DataFrame, convention: str = "conll") -> pl.DataFrame:
     per = document_scores(stats, convention)
     signed = pl.when(pl.col("direction") == "recall").then(pl.col("value")).when(
         pl.col("direction") == "precision").then(-pl.col("value")).otherwise(pl.col("value"))
-    out = per.with_columns(pl.when(pl.col("metric") == "d_error").then(signed).otherwise(pl.col("value"))
-                           .alias("value")).group_by("metric", maintain_order=True).agg(
-        pl.col("recall").mean(), pl.col("precision").mean(), pl.col("f1").mean(), pl.col("value").mean())
+    out = (per.with_columns(pl.when(pl.col("metric") == "d_error").then(signed)
+                            .otherwise(pl.col("value")).alias("value"))
+           .group_by("metric", maintain_order=True)
+           .agg(pl.col("recall").mean(), pl.col("precision").mean(), pl.col("f1").mean(),
+                pl.col("value").mean()))
     is_d = pl.col("metric") == "d_error"
     return out.with_columns(
         pl.when(is_d & (pl.col("value") > 0)).then(pl.lit("recall"))
-        .when(is_d & (pl.col("value") < 0)).then(pl.lit("precision")).otherwise(pl.lit(None, pl.String))
-        .alias("direction"),
+        .when(is_d & (pl.col("value") < 0)).then(pl.lit("precision"))
+        .otherwise(pl.lit(None, pl.String)).alias("direction"),
         pl.when(is_d).then(pl.col("value").abs()).otherwise(pl.col("value")).alias("value"))
 
 

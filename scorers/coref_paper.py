@@ -1,4 +1,5 @@
-"""Coreference: the paper's own measures and generalisations (Popescu-Belis, Évaluation numérique de la résolution de la référence).
+"""Coreference: the paper's own measures and generalisations (Popescu-Belis, Évaluation numérique
+de la résolution de la référence).
 
 Measures over the contingency cells of one or more documents, every partition completed by
 singletons (DÉF.17), so that P_K and P_R partition the same set E of each document:
@@ -46,7 +47,8 @@ def kernel(c) -> tuple[np.ndarray, ...]:
     e = per_doc(c.ksize, c.kdoc, c.ndocs)
     nk = np.bincount(c.kdoc, minlength=c.ndocs)
     nr = np.bincount(c.rdoc, minlength=c.ndocs)
-    return (per_doc(kmax, c.kdoc, c.ndocs) - nk, e - nk, per_doc(rmax, c.rdoc, c.ndocs) - nr, e - nr)
+    return (per_doc(kmax, c.kdoc, c.ndocs) - nk, e - nk, per_doc(rmax, c.rdoc, c.ndocs) - nr,
+            e - nr)
 
 
 def exclusive_kernel(c) -> tuple[np.ndarray, ...]:
@@ -57,7 +59,8 @@ def exclusive_kernel(c) -> tuple[np.ndarray, ...]:
     whose first mention is earliest). The greedy choice is sequential: one Python pass over the
     cells sorted in that order (measured: 0.02 s for 78,000 cells, 500 documents)."""
     rank = np.empty(len(c.ksize), dtype=np.int64)
-    rank[np.lexsort((np.arange(len(c.ksize)), c.kfirst, -c.ksize, c.kdoc))] = np.arange(len(c.ksize))
+    rank[np.lexsort((np.arange(len(c.ksize)), c.kfirst, -c.ksize,
+                     c.kdoc))] = np.arange(len(c.ksize))
     order = np.lexsort((c.r, c.rfirst[c.r], -c.n, rank[c.k]))
     taken = bytearray(len(c.rsize))
     done = bytearray(len(c.ksize))
@@ -80,7 +83,8 @@ def kappa_counts(c) -> tuple[np.ndarray, ...]:
     |E| - |P_K|, response links |E| - |P_R|, N = |E| - 1."""
     e = per_doc(c.ksize, c.kdoc, c.ndocs)
     a = e - np.bincount(c.d, minlength=c.ndocs)
-    return a, e - np.bincount(c.kdoc, minlength=c.ndocs), e - np.bincount(c.rdoc, minlength=c.ndocs), e - 1
+    return (a, e - np.bincount(c.kdoc, minlength=c.ndocs),
+            e - np.bincount(c.rdoc, minlength=c.ndocs), e - 1)
 
 
 def kappa(a, key_links, response_links, n, zero: float) -> np.ndarray:
@@ -134,7 +138,8 @@ def d_error(awx, aw, bwx, bw) -> tuple[np.ndarray, list]:
     with np.errstate(invalid="ignore", divide="ignore"):
         ma, mb = awx / np.where(some, aw, 1), bwx / np.where(some, bw, 1)
     value = np.where(some, np.abs(ma - mb), 0.0)
-    direction = [None if not s else ("recall" if x < y else "precision") for s, x, y in zip(some, ma, mb)]
+    direction = [None if not s else ("recall" if x < y else "precision")
+                 for s, x, y in zip(some, ma, mb)]
     return value, direction
 
 
@@ -177,7 +182,8 @@ def with_documents(subset: pl.DataFrame, mentions) -> pl.DataFrame:
     return pl.concat([subset, lost], how="diagonal_relaxed")
 
 
-def restrict(key, response, category: str, column: str = "category") -> tuple[pl.DataFrame, pl.DataFrame]:
+def restrict(key, response, category: str,
+             column: str = "category") -> tuple[pl.DataFrame, pl.DataFrame]:
     """§5.4: rebuild E, P_K and P_R on one mention category. A key mention keeps its key
     category; a response mention takes the key's category when its span is in the key, else its
     own. Returns the two restricted mention tables (give them to ``contingency``)."""
@@ -188,7 +194,8 @@ def restrict(key, response, category: str, column: str = "category") -> tuple[pl
     return with_documents(key.filter(pl.col(column) == category), every), resp
 
 
-def pronoun_antecedent(key, response, category: str = "pronoun", column: str = "category") -> pl.DataFrame:
+def pronoun_antecedent(key, response, category: str = "pronoun",
+                       column: str = "category") -> pl.DataFrame:
     """Pronoun / antecedent counting (§5.4, Mitkov): a pronoun's response antecedent is the closest
     preceding mention (by start, then end) of its response class; a success when both are in the
     same key class. Recall = successes / key pronouns that have a preceding mention in their key
@@ -202,7 +209,8 @@ def pronoun_antecedent(key, response, category: str = "pronoun", column: str = "
     key_side = (key.sort(order).with_columns(
         (pl.col("cluster") == prev).fill_null(False).alias("has_prev"))
         .select(*SPAN, pl.col("cluster").alias("kc"), pl.col(column).alias("kcat"), "has_prev"))
-    recall_den = key_side.filter((pl.col("kcat") == category) & pl.col("has_prev")).group_by("doc").len("rd")
+    recall_den = (key_side.filter((pl.col("kcat") == category) & pl.col("has_prev"))
+                  .group_by("doc").len("rd"))
     resp = (response.select(*SPAN, "cluster", pl.col(column).alias("rcat"))
             .join(key_side.select(*SPAN, "kc", "kcat"), on=SPAN, how="left")
             .sort(order)
@@ -210,13 +218,16 @@ def pronoun_antecedent(key, response, category: str = "pronoun", column: str = "
                           pl.col("start").shift(1).over("doc", "cluster").alias("ante"))
             .filter((pl.coalesce("kcat", "rcat") == category) & pl.col("ante").is_not_null()))
     counts = resp.group_by("doc").agg(pl.len().alias("pd"),
-                                      (pl.col("kc") == pl.col("ante_kc")).fill_null(False).sum().alias("ok"))
+                                      (pl.col("kc") == pl.col("ante_kc")).fill_null(False).sum()
+                                      .alias("ok"))
     out = (docs.join(recall_den, on="doc", how="left").join(counts, on="doc", how="left")
            .fill_null(0).sort("doc"))
     f = pl.Float64
     return out.select("doc", pl.lit("pronoun_antecedent").alias("metric"),
-                      pl.col("ok").cast(f).alias("recall_num"), pl.col("rd").cast(f).alias("recall_den"),
-                      pl.col("ok").cast(f).alias("precision_num"), pl.col("pd").cast(f).alias("precision_den"),
+                      pl.col("ok").cast(f).alias("recall_num"),
+                      pl.col("rd").cast(f).alias("recall_den"),
+                      pl.col("ok").cast(f).alias("precision_num"),
+                      pl.col("pd").cast(f).alias("precision_den"),
                       pl.lit(None, f).alias("value"), pl.lit(None, pl.String).alias("direction"),
                       pl.lit(None, pl.Int64).alias("mentions"))
 
@@ -231,21 +242,24 @@ def superclass_partition(mentions, links, type: str) -> pl.DataFrame:
                .unique(maintain_order=True).with_row_index("node"))
     chosen = links.filter(pl.col("type") == type).select(
         "doc", pl.col("from_cluster").cast(pl.String), pl.col("to_cluster").cast(pl.String))
-    ends = (chosen.join(classes.rename({"cluster": "from_cluster", "node": "a"}), on=["doc", "from_cluster"], how="left")
-            .join(classes.rename({"cluster": "to_cluster", "node": "b"}), on=["doc", "to_cluster"], how="left"))
+    ends = (chosen.join(classes.rename({"cluster": "from_cluster", "node": "a"}),
+                        on=["doc", "from_cluster"], how="left")
+            .join(classes.rename({"cluster": "to_cluster", "node": "b"}), on=["doc", "to_cluster"],
+                  how="left"))
     bad = ends.filter(pl.col("a").is_null() | pl.col("b").is_null())
     if len(bad):
         row = bad.row(0, named=True)
-        raise ValueError(f"link {row['from_cluster']} -> {row['to_cluster']} in document {row['doc']!r} "
-                         f"names a class absent from the mentions")
+        raise ValueError(f"link {row['from_cluster']} -> {row['to_cluster']} in document "
+                         f"{row['doc']!r} names a class absent from the mentions")
     count = len(classes)
-    graph = coo_matrix((np.ones(len(ends)), (ends["a"].to_numpy(), ends["b"].to_numpy())), shape=(count, count))
+    graph = coo_matrix((np.ones(len(ends)), (ends["a"].to_numpy(), ends["b"].to_numpy())),
+                       shape=(count, count))
     _, label = connected_components(graph, directed=False)
     first = np.full(label.max() + 1 if count else 0, count, dtype=np.int64)
     np.minimum.at(first, label, np.arange(count))
     names = classes.with_columns(pl.Series("super", classes["cluster"].to_numpy()[first[label]]))
-    return (mentions.join(names.select("doc", "cluster", "super"), on=["doc", "cluster"], how="left",
-                          maintain_order="left")
+    return (mentions.join(names.select("doc", "cluster", "super"), on=["doc", "cluster"],
+                          how="left", maintain_order="left")
             .with_columns(pl.col("super").alias("cluster")).drop("super"))
 
 

@@ -1,7 +1,7 @@
 """EASY parsing evaluation: constituents and relations as word-form address ranges.
 
-Paroubek et al., LREC 2006 (EASY); precise statement: docs/metrics/parsing.md. Every constituent and every
-relation argument is mapped onto a range of word-form addresses of the reference (the paper's
+Paroubek et al., LREC 2006 (EASY); precise statement: docs/metrics/parsing.md. Every constituent and
+every relation argument is mapped onto a range of word-form addresses of the reference (the paper's
 "unique representation made of word form address ranges"); a hypothesis range H is compared with a
 reference range R by one of the five range equality functions of the paper's table 5 (EQUAL,
 FUZZY, INCLUDE, INTERSECTION, BARYCENTER), under one of the three constituent modes of its
@@ -23,7 +23,8 @@ import polars as pl
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import maximum_bipartite_matching
 
-from scorehouse.etl.easy import GROUP_TYPES, ROLES, SCHEMA  # noqa: F401  (GROUP_TYPES, ROLES: re-exported)
+# GROUP_TYPES, ROLES: re-exported
+from scorehouse.etl.easy import GROUP_TYPES, ROLES, SCHEMA  # noqa: F401
 from scorehouse.scorers.lcs import align, encode
 
 FUNCTIONS = ("EQUAL", "FUZZY", "INCLUDE", "INTERSECTION", "BARYCENTER")
@@ -63,22 +64,27 @@ def align_forms(base: pl.DataFrame, hyp: pl.DataFrame) -> pl.DataFrame:
     same[paired] = b_k[base_of_hyp[paired]] == h["k"].to_numpy()[paired]
     lcs = np.where(same, b_no[np.maximum(base_of_hyp, 0)], 0)
     n_base = b.group_by("k").agg((pl.len() - 1).alias("n_base"))
-    out = (h.with_columns(pl.Series("lcs", lcs).replace(0, None).cast(_POS)).filter(pl.col("form_no") > 0)
+    out = (h.with_columns(pl.Series("lcs", lcs).replace(0, None).cast(_POS))
+           .filter(pl.col("form_no") > 0)
            .join(n_base, on="k", how="left", maintain_order="left")
            .with_columns(pl.when(pl.col("lcs").is_not_null()).then(pl.col("form_no")).alias("a_h"))
-           .with_columns(pl.col("a_h").fill_null(strategy="forward").over("k").fill_null(0).alias("prev_h"),
-                         pl.col("lcs").fill_null(strategy="forward").over("k").fill_null(0).alias("prev_b"),
+           .with_columns(pl.col("a_h").fill_null(strategy="forward").over("k").fill_null(0)
+                         .alias("prev_h"),
+                         pl.col("lcs").fill_null(strategy="forward").over("k").fill_null(0)
+                         .alias("prev_b"),
                          pl.col("a_h").fill_null(strategy="backward").over("k").alias("next_h"),
                          pl.col("lcs").fill_null(strategy="backward").over("k").alias("next_b"),
                          pl.col("form_no").max().over("k").alias("n_hyp"))
            .with_columns(pl.col("next_h").fill_null(pl.col("n_hyp") + 1),
                          pl.col("next_b").fill_null(pl.col("n_base") + 1))
            .with_columns(pl.when(pl.col("lcs").is_not_null()).then(pl.col("lcs"))
-                         .when(pl.col("next_h") - pl.col("prev_h") == pl.col("next_b") - pl.col("prev_b"))
+                         .when(pl.col("next_h") - pl.col("prev_h")
+                               == pl.col("next_b") - pl.col("prev_b"))
                          .then(pl.col("prev_b") + pl.col("form_no") - pl.col("prev_h"))
                          .cast(_POS).alias("base_form_no")))
-    base_forms = b.filter(pl.col("form_no") > 0).select("sent", pl.col("form_no").alias("base_form_no"),
-                                                        pl.col("form").alias("base_form"))
+    base_forms = (b.filter(pl.col("form_no") > 0)
+                  .select("sent", pl.col("form_no").alias("base_form_no"),
+                          pl.col("form").alias("base_form")))
     return (out.join(base_forms, on=["sent", "base_form_no"], how="left", maintain_order="left")
             .select("sent", pl.col("form_no").alias("hyp_form_no"), "base_form_no",
                     pl.col("form").alias("hyp_form"), "base_form"))
@@ -93,7 +99,8 @@ def _sequence(items: pl.DataFrame, sents: pl.DataFrame) -> pl.DataFrame:
 
 
 def _forms(items: pl.DataFrame) -> pl.DataFrame:
-    return items.filter(pl.col("kind") == "form").select("sent", "item", pl.col("form_no").cast(_POS), "parent")
+    return (items.filter(pl.col("kind") == "form")
+            .select("sent", "item", pl.col("form_no").cast(_POS), "parent"))
 
 
 def _group_ranges(items: pl.DataFrame, form_pos: pl.DataFrame) -> pl.DataFrame:
@@ -102,7 +109,8 @@ def _group_ranges(items: pl.DataFrame, form_pos: pl.DataFrame) -> pl.DataFrame:
     spans = (form_pos.drop_nulls("parent").group_by("sent", "parent")
              .agg(pl.col("pos").min().alias("first"), pl.col("pos").max().alias("last")))
     return (items.filter(pl.col("kind") == "group").select("sent", "item", "type")
-            .join(spans, left_on=["sent", "item"], right_on=["sent", "parent"], how="left", maintain_order="left"))
+            .join(spans, left_on=["sent", "item"], right_on=["sent", "parent"], how="left",
+                  maintain_order="left"))
 
 
 def _cover(groups: pl.DataFrame) -> pl.DataFrame:
@@ -118,12 +126,13 @@ def _assemble(items: pl.DataFrame, groups: pl.DataFrame, targets: pl.DataFrame) 
     ``targets`` (``sent, target, first, last``)."""
     constituents = groups.select(pl.lit("constituent").alias("kind"), "sent", "item", "type",
                                  pl.lit(0, pl.Int8).alias("role_no"), "first", "last",
-                                 pl.lit(None, pl.String).alias("attr"), pl.lit(False).alias("empty"))
+                                 pl.lit(None, pl.String).alias("attr"),
+                                 pl.lit(False).alias("empty"))
     relations = (items.filter(pl.col("kind") == "relation")
                  .select("sent", "item", "type", pl.col("role_no").cast(pl.Int8), "target", "attr")
                  .join(targets, on=["sent", "target"], how="left", maintain_order="left")
-                 .select(pl.lit("relation").alias("kind"), "sent", "item", "type", "role_no", "first", "last",
-                         "attr", pl.col("target").is_null().alias("empty")))
+                 .select(pl.lit("relation").alias("kind"), "sent", "item", "type", "role_no",
+                         "first", "last", "attr", pl.col("target").is_null().alias("empty")))
     return pl.concat([constituents, relations]).with_columns(pl.col("first", "last").cast(_POS))
 
 
@@ -149,7 +158,8 @@ def reference_ranges(ref: pl.DataFrame) -> pl.DataFrame:
     return _assemble(ref, groups, _targets(groups, forms))
 
 
-def hypothesis_ranges(hyp: pl.DataFrame, alignment: pl.DataFrame, ref: pl.DataFrame, mode: str) -> pl.DataFrame:
+def hypothesis_ranges(hyp: pl.DataFrame, alignment: pl.DataFrame, ref: pl.DataFrame,
+                      mode: str) -> pl.DataFrame:
     """Ranges H of a submission, on the base positions of ``alignment`` (:func:`align_forms`).
 
     Only sentences of ``ref`` count. A hyp constituent's range is [min, max] of the base positions
@@ -196,14 +206,15 @@ def _mode_ranges(prepared: tuple, mode: str) -> pl.DataFrame:
         if mode == "HYP":
             value = pl.when(in_hyp).then(pl.col(f"h_{end}")).otherwise(pl.col("pos"))
         elif mode == "DEFHYP":
-            value = pl.when(in_hyp).then(pl.col(f"h_{end}")).when(in_ref).then(pl.col(f"c_{end}")).otherwise("pos")
+            value = (pl.when(in_hyp).then(pl.col(f"h_{end}")).when(in_ref).then(pl.col(f"c_{end}"))
+                     .otherwise("pos"))
         else:
             value = pl.when(in_ref).then(pl.col(f"c_{end}")).otherwise(pl.col("pos"))
         ends.append(value.alias(end))
     group_targets = groups
     if mode == "REF":
-        group_targets = (groups.join(cover, left_on=["sent", "first"], right_on=["sent", "pos"], how="left",
-                                     maintain_order="left")
+        group_targets = (groups.join(cover, left_on=["sent", "first"], right_on=["sent", "pos"],
+                                     how="left", maintain_order="left")
                          .with_columns(pl.coalesce("c_first", "first").alias("first"),
                                        pl.coalesce("c_last", "last").alias("last")))
     return _assemble(hyp, groups, _targets(group_targets, forms.select("sent", "item", *ends)))
@@ -221,11 +232,13 @@ def candidates(hyp_ranges: pl.DataFrame, ref_ranges: pl.DataFrame) -> pl.DataFra
     include, intersection, barycenter`` (``mode`` when ``hyp_ranges`` has one).
     """
     keys = (["mode"] if "mode" in hyp_ranges.columns else []) + ["kind", "sent", "type"]
-    h = hyp_ranges.select(*keys, pl.col("item").alias("hyp_item"), "role_no", pl.col("first").alias("hf"),
-                          pl.col("last").alias("hl"), pl.col("empty").alias("he"),
+    h = hyp_ranges.select(*keys, pl.col("item").alias("hyp_item"), "role_no",
+                          pl.col("first").alias("hf"), pl.col("last").alias("hl"),
+                          pl.col("empty").alias("he"),
                           pl.len().over(*keys, "item").alias("h_roles"))
     r = ref_ranges.select("kind", "sent", "type", pl.col("item").alias("ref_item"), "role_no",
-                          pl.col("first").alias("rf"), pl.col("last").alias("rl"), pl.col("empty").alias("re"),
+                          pl.col("first").alias("rf"), pl.col("last").alias("rl"),
+                          pl.col("empty").alias("re"),
                           pl.len().over("kind", "sent", "item").alias("r_roles"))
     inter = pl.max_horizontal(pl.min_horizontal("hl", "rl") - pl.max_horizontal("hf", "rf") + 1, 0)
     size = (pl.col("hl") - pl.col("hf") + 1) + (pl.col("rl") - pl.col("rf") + 1)
@@ -238,9 +251,10 @@ def candidates(hyp_ranges: pl.DataFrame, ref_ranges: pl.DataFrame) -> pl.DataFra
     # Every function implies INTERSECTION on non-empty ranges: role pairs failing both it and
     # "both empty" cannot belong to a pair, so they are dropped before grouping (fewer rows).
     roles = (h.lazy().join(r.lazy(), on=["kind", "sent", "type", "role_no"])
-             .filter(both_empty | (~pl.col("he") & ~pl.col("re") & tests["intersection"]).fill_null(False))
-             .with_columns([(both_empty | (~pl.col("he") & ~pl.col("re") & test).fill_null(False)).alias(name)
-                            for name, test in tests.items()]))
+             .filter(both_empty
+                     | (~pl.col("he") & ~pl.col("re") & tests["intersection"]).fill_null(False))
+             .with_columns([(both_empty | (~pl.col("he") & ~pl.col("re") & test).fill_null(False))
+                            .alias(name) for name, test in tests.items()]))
     pairs = (roles.group_by(*keys, "hyp_item", "ref_item")
              .agg(pl.len().alias("n"), pl.col("h_roles").first(), pl.col("r_roles").first(),
                   *[pl.col(f).all() for f in _F])
@@ -260,8 +274,9 @@ def one_to_one(cands: pl.DataFrame) -> pl.DataFrame:
     ids = []
     for side in ("hyp_item", "ref_item"):
         uniq = out.select(*keys, side).unique(maintain_order=True).with_row_index("_id")
-        ids.append(out.select(*keys, side).join(uniq, on=[*keys, side], how="left", nulls_equal=True,
-                                                maintain_order="left")["_id"].to_numpy().astype(np.int64))
+        ids.append(out.select(*keys, side).join(uniq, on=[*keys, side], how="left",
+                                                nulls_equal=True, maintain_order="left")["_id"]
+                   .to_numpy().astype(np.int64))
     rows, cols = ids
     n_rows = int(rows.max()) + 1 if len(rows) else 0
     n_cols = int(cols.max()) + 1 if len(cols) else 0
@@ -270,18 +285,22 @@ def one_to_one(cands: pl.DataFrame) -> pl.DataFrame:
         edge = out[f].to_numpy()
         graph = csr_matrix((np.ones(int(edge.sum()), dtype=np.int8), (rows[edge], cols[edge])),
                            shape=(n_rows, n_cols))
-        match = maximum_bipartite_matching(graph, perm_type="column") if n_rows else np.empty(0, np.int64)
+        match = (maximum_bipartite_matching(graph, perm_type="column") if n_rows
+                 else np.empty(0, np.int64))
         flags.append(pl.Series(m, edge & (match[rows] == cols) if len(rows) else edge))
     return out.with_columns(flags)
 
 
-def sentence_counts(hyp_ranges: pl.DataFrame, ref_ranges: pl.DataFrame, matched: pl.DataFrame) -> pl.DataFrame:
+def sentence_counts(hyp_ranges: pl.DataFrame, ref_ranges: pl.DataFrame,
+                    matched: pl.DataFrame) -> pl.DataFrame:
     """Additive counts, one mode at a time: one row per (sent, kind, type) present on either side
     with ``hyp`` (hyp items), ``ref`` (ref items) and ``matched_equal ... matched_barycenter``
     (pairs of the one-to-one matching; ``matched`` is :func:`one_to_one`'s output)."""
     keys = ["sent", "kind", "type"]
-    hyp = hyp_ranges.select(*keys, "item").unique().group_by(keys).agg(pl.len().cast(pl.Int64).alias("hyp"))
-    ref = ref_ranges.select(*keys, "item").unique().group_by(keys).agg(pl.len().cast(pl.Int64).alias("ref"))
+    hyp = (hyp_ranges.select(*keys, "item").unique().group_by(keys)
+           .agg(pl.len().cast(pl.Int64).alias("hyp")))
+    ref = (ref_ranges.select(*keys, "item").unique().group_by(keys)
+           .agg(pl.len().cast(pl.Int64).alias("ref")))
     pairs = matched.group_by(keys).agg([pl.col(m).sum().cast(pl.Int64).alias(f"matched_{f}")
                                         for f, m in zip(_F, _M)])
     counts = (ref.join(hyp, on=keys, how="full", coalesce=True)
@@ -316,15 +335,18 @@ def score(ref: pl.DataFrame, hyp: pl.DataFrame, modes: tuple[str, ...] = MODES) 
     mode_col = pl.lit(None, pl.String).alias("mode")
     first = next(iter(per_mode.values()))
     ranges = pl.concat([first.filter(is_cons).with_columns(mode_col)]
-                       + [r.filter(~is_cons).with_columns(pl.lit(m).alias("mode")) for m, r in per_mode.items()])
+                       + [r.filter(~is_cons).with_columns(pl.lit(m).alias("mode"))
+                          for m, r in per_mode.items()])
     matched = one_to_one(candidates(ranges, ref_ranges))
-    cons_counts = sentence_counts(ranges.filter(is_cons), ref_ranges.filter(is_cons), matched.filter(is_cons))
+    cons_counts = sentence_counts(ranges.filter(is_cons), ref_ranges.filter(is_cons),
+                                  matched.filter(is_cons))
     rel_ref = ref_ranges.filter(~is_cons)
     counts = pl.concat([
         pl.concat([cons_counts, sentence_counts(ranges.filter(pl.col("mode") == m), rel_ref,
                                                 matched.filter(pl.col("mode") == m))])
         .sort("sent", "kind", "type").with_columns(pl.lit(m).alias("mode")) for m in modes])
-    return Scoring(alignment, ranges, ref_ranges, matched, counts.select("mode", pl.exclude("mode")))
+    return Scoring(alignment, ranges, ref_ranges, matched,
+                   counts.select("mode", pl.exclude("mode")))
 
 
 def f_measure(matched, hyp, ref):
@@ -351,14 +373,18 @@ def votes(ranges_by_system: pl.DataFrame, systems: int, majority: float = 0.5) -
     systems, ``consensus`` (share > majority), sorted by sent, kind, type, ranges.
     """
     r = ranges_by_system
-    unplaced = r.filter(~pl.col("empty") & pl.col("first").is_null()).select("system", "sent", "item").unique()
+    unplaced = (r.filter(~pl.col("empty") & pl.col("first").is_null())
+                .select("system", "sent", "item").unique())
     units = (r.join(unplaced, on=["system", "sent", "item"], how="anti").sort("role_no")
              .group_by("system", "kind", "sent", "item", maintain_order=True)
-             .agg(pl.col("type").first(), pl.struct("first", "last").alias("ranges"), pl.col("attr").first()))
+             .agg(pl.col("type").first(), pl.struct("first", "last").alias("ranges"),
+                  pl.col("attr").first()))
     attr = (units.drop_nulls("attr").group_by("sent", "kind", "type", "ranges", "attr").len()
-            .sort("len", "attr", descending=[True, False]).unique(["sent", "kind", "type", "ranges"], keep="first")
+            .sort("len", "attr", descending=[True, False])
+            .unique(["sent", "kind", "type", "ranges"], keep="first")
             .drop("len"))
-    out = (units.group_by("sent", "kind", "type", "ranges").agg(pl.col("system").n_unique().alias("votes"))
+    out = (units.group_by("sent", "kind", "type", "ranges")
+           .agg(pl.col("system").n_unique().alias("votes"))
            .join(attr, on=["sent", "kind", "type", "ranges"], how="left")
            .with_columns((pl.col("votes") / systems).alias("share"))
            .with_columns((pl.col("share") > majority).alias("consensus")))
@@ -375,60 +401,72 @@ def consensus_items(votes: pl.DataFrame, base: pl.DataFrame) -> pl.DataFrame:
     pending group overlaps is kept, the groups it overlaps are dropped). A relation role targets the
     kept group with exactly that range, else the form when the range is one form; a relation with a
     role that neither gives is skipped (no item of the scheme names that range). Relations get
-    fresh ids ``<sent>R<n>``. ``line_no`` is null. Rows in sentence order, each group just before its
-    forms, relations last.
+    fresh ids ``<sent>R<n>``. ``line_no`` is null. Rows in sentence order, each group just before
+    its forms, relations last.
     """
     cons = votes.filter(pl.col("consensus"))
     groups = _kept_groups(cons.filter(pl.col("kind") == "constituent").select(
         "sent", "type", "votes", pl.col("ranges").list.first().struct.field("first").alias("first"),
         pl.col("ranges").list.first().struct.field("last").alias("last")))
     groups = (groups.sort("sent", "first")
-              .with_columns(pl.format("{}G{}", "sent", pl.int_range(1, pl.len() + 1).over("sent")).alias("item")))
-    forms = base.filter(pl.col("kind") == "form").select("sent_no", "sent", "item", pl.col("form_no").cast(_POS),
-                                                         "form")
+              .with_columns(pl.format("{}G{}", "sent", pl.int_range(1, pl.len() + 1).over("sent"))
+                            .alias("item")))
+    forms = (base.filter(pl.col("kind") == "form")
+             .select("sent_no", "sent", "item", pl.col("form_no").cast(_POS), "form"))
     sent_no = forms.select("sent", "sent_no").unique("sent")
-    covered = groups.select("sent", pl.col("item").alias("parent"),
-                            pl.int_ranges("first", pl.col("last") + 1, dtype=_POS).alias("form_no")).explode("form_no")
+    covered = groups.select(
+        "sent", pl.col("item").alias("parent"),
+        pl.int_ranges("first", pl.col("last") + 1, dtype=_POS).alias("form_no")).explode("form_no")
     forms = forms.join(covered, on=["sent", "form_no"], how="left", maintain_order="left")
     rel = (cons.filter(pl.col("kind") == "relation").with_row_index("u")
            .with_columns(pl.int_ranges(pl.col("ranges").list.len(), dtype=pl.Int8).alias("role_no"))
            .explode("ranges", "role_no").with_columns(pl.col("ranges").struct.unnest()))
     by_group = groups.select("sent", "first", "last", pl.col("item").alias("g_target"))
-    by_form = forms.select("sent", pl.col("form_no").alias("first"), pl.col("item").alias("f_target"))
+    by_form = forms.select("sent", pl.col("form_no").alias("first"),
+                           pl.col("item").alias("f_target"))
     rel = (rel.join(by_group, on=["sent", "first", "last"], how="left", maintain_order="left")
            .join(by_form, on=["sent", "first"], how="left", maintain_order="left")
            .with_columns(pl.coalesce("g_target", pl.when(pl.col("first") == pl.col("last"))
                                      .then(pl.col("f_target"))).alias("target")))
-    unresolved = rel.filter(pl.col("target").is_null() & pl.col("first").is_not_null()).select("u").unique()
-    roles = pl.DataFrame([(t, i, name) for t, names in ROLES.items() for i, name in enumerate(names)],
-                         schema={"type": pl.String, "role_no": pl.Int8, "role": pl.String}, orient="row")
+    unresolved = (rel.filter(pl.col("target").is_null() & pl.col("first").is_not_null())
+                  .select("u").unique())
+    roles = pl.DataFrame([(t, i, name) for t, names in ROLES.items()
+                          for i, name in enumerate(names)],
+                         schema={"type": pl.String, "role_no": pl.Int8, "role": pl.String},
+                         orient="row")
     rel = (rel.join(unresolved, on="u", how="anti").join(roles, on=["type", "role_no"], how="left")
-           .with_columns(pl.format("{}R{}", "sent", pl.col("u").rank("dense").over("sent")).alias("item")))
-    rows = pl.concat([  # _at, _sub: document order (a group just before its first form, relations last)
-        groups.select("sent", pl.lit("group").alias("kind"), "item", "type", pl.col("first").alias("_at"),
-                      pl.lit(0).alias("_sub")),
+           .with_columns(pl.format("{}R{}", "sent", pl.col("u").rank("dense").over("sent"))
+                         .alias("item")))
+    # _at, _sub: document order (a group just before its first form, relations last)
+    rows = pl.concat([
+        groups.select("sent", pl.lit("group").alias("kind"), "item", "type",
+                      pl.col("first").alias("_at"), pl.lit(0).alias("_sub")),
         forms.select("sent", pl.lit("form").alias("kind"), "item", "form_no", "form", "parent",
                      pl.col("form_no").alias("_at"), pl.lit(1).alias("_sub")),
-        rel.select("sent", pl.lit("relation").alias("kind"), "item", "type", "role", "role_no", "target", "attr",
-                   (pl.col("u").cast(pl.Int64) + 2**40).alias("_at"), pl.col("role_no").alias("_sub"))],
+        rel.select("sent", pl.lit("relation").alias("kind"), "item", "type", "role", "role_no",
+                   "target", "attr", (pl.col("u").cast(pl.Int64) + 2**40).alias("_at"),
+                   pl.col("role_no").alias("_sub"))],
         how="diagonal_relaxed")
     schema = pl.from_arrow(SCHEMA.empty_table()).schema
-    return (rows.join(sent_no, on="sent").sort("sent_no", "_at", "_sub").with_columns(pl.lit(None).alias("line_no"))
+    return (rows.join(sent_no, on="sent").sort("sent_no", "_at", "_sub")
+            .with_columns(pl.lit(None).alias("line_no"))
             .select([pl.col(c).cast(t) for c, t in schema.items()]))
 
 
 def _kept_groups(groups: pl.DataFrame) -> pl.DataFrame:
     """Non-overlapping subset of consensus groups, greedy by (votes desc, first, last, type)."""
-    pending = groups.sort(["votes", "first", "last", "type"], descending=[True, False, False, False]) \
-                    .with_row_index("rank")
+    pending = groups.sort(["votes", "first", "last", "type"],
+                          descending=[True, False, False, False]).with_row_index("rank")
     kept = []
     while pending.height:
         pairs = (pending.join(pending, on="sent", suffix="_o")
-                 .filter((pl.col("rank") != pl.col("rank_o")) & (pl.col("first") <= pl.col("last_o"))
+                 .filter((pl.col("rank") != pl.col("rank_o"))
+                         & (pl.col("first") <= pl.col("last_o"))
                          & (pl.col("first_o") <= pl.col("last"))))
         beaten = pairs.filter(pl.col("rank_o") < pl.col("rank")).select("rank").unique()
         winners = pending.join(beaten, on="rank", how="anti")
-        dropped = pairs.join(winners.select(pl.col("rank").alias("rank_o")), on="rank_o").select("rank").unique()
+        dropped = (pairs.join(winners.select(pl.col("rank").alias("rank_o")), on="rank_o")
+                   .select("rank").unique())
         kept.append(winners)
         pending = pending.join(winners, on="rank", how="anti").join(dropped, on="rank", how="anti")
     return pl.concat(kept).drop("rank") if kept else groups

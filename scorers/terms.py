@@ -61,13 +61,14 @@ from scipy.optimize import linear_sum_assignment
 
 TIE = 1e-12          # dt values within TIE of the minimum are ties (first in reference order wins)
 SLACK = 1e-9         # margin of the pruning test LB <= U + SLACK (float noise of the bounds)
-INJECTIONS = 720     # enumerate injections up to this count per pair shape; linear_sum_assignment beyond
+INJECTIONS = 720     # enumerate injections up to this count per pair shape;
+                     # linear_sum_assignment beyond
 CELLS = 1_000_000    # cells of one chunk's (rows x reference) matrices (8 MB each in float64)
 
-NEAREST_SCHEMA = {"term": pl.String, "nearest": pl.String, "nearest_pos": pl.Int32, "dt": pl.Float64,
-                  "dch": pl.Float64, "dtc": pl.Float64}
-WITHIN_SCHEMA = {"output_pos": pl.Int32, "reference_pos": pl.Int32, "dt": pl.Float64, "dch": pl.Float64,
-                 "dtc": pl.Float64}
+NEAREST_SCHEMA = {"term": pl.String, "nearest": pl.String, "nearest_pos": pl.Int32,
+                  "dt": pl.Float64, "dch": pl.Float64, "dtc": pl.Float64}
+WITHIN_SCHEMA = {"output_pos": pl.Int32, "reference_pos": pl.Int32, "dt": pl.Float64,
+                 "dch": pl.Float64, "dtc": pl.Float64}
 
 
 # ------------------------------------------------------------------------------------ single pairs
@@ -141,7 +142,8 @@ def _levenshtein(a: list[str], b: list[str]) -> np.ndarray:
 @lru_cache(maxsize=None)
 def _injections(short: int, long: int) -> np.ndarray:
     """Every injection of ``short`` word positions into ``long`` ones: (count, short) indices."""
-    return np.array(list(itertools.permutations(range(long), short)), dtype=np.intp).reshape(-1, short)
+    return np.array(list(itertools.permutations(range(long), short)),
+                    dtype=np.intp).reshape(-1, short)
 
 
 def _best_injection(cost: np.ndarray) -> np.ndarray:
@@ -177,10 +179,13 @@ class _Block:
         self.ids[ids >= 0] = local
         self.n = n_e
         vocab = [out.vocab[i] for i in used]
-        self.words = _normalised(_levenshtein(vocab, ref.vocab), out.vocab_length[used], ref.vocab_length)
-        self.dch = _normalised(_levenshtein(out.squeezed[rows], ref.squeezed), out.length[rows], ref.length)
+        self.words = _normalised(_levenshtein(vocab, ref.vocab), out.vocab_length[used],
+                                 ref.vocab_length)
+        self.dch = _normalised(_levenshtein(out.squeezed[rows], ref.squeezed), out.length[rows],
+                               ref.length)
         height, width = self.dch.shape
-        # M1[w, r] = min over r's words of W[w, v]; M2[e, v] = min over e's words of W[w, v] (1 if none)
+        # M1[w, r] = min over r's words of W[w, v]; M2[e, v] = min over e's words of W[w, v]
+        # (1 if none)
         m1 = np.ones((len(vocab), width))
         for k, cols in enumerate(ref.having):
             m1[:, cols] = np.minimum(m1[:, cols], self.words[:, ref.ids[cols, k]])
@@ -209,7 +214,8 @@ class _Block:
         for s, e in zip(starts, [*starts[1:], len(order)]):
             sel = order[s:e]
             a, b = int(na[sel[0]]), int(nb[sel[0]])
-            cost = self.words[self.ids[i[sel], :a][:, :, None], self.ref.ids[j[sel], :b][:, None, :]]
+            cost = self.words[self.ids[i[sel], :a][:, :, None],
+                              self.ref.ids[j[sel], :b][:, None, :]]
             if a > b:
                 cost = cost.transpose(0, 2, 1)
             longer = max(a, b)
@@ -276,12 +282,14 @@ def nearest(output: Sequence[str] | pl.Series, reference: Sequence[str] | pl.Ser
     return _frame(output, reference, pos, best)
 
 
-def _frame(output: list[str], reference: list[str], pos: np.ndarray, best: np.ndarray) -> pl.DataFrame:
+def _frame(output: list[str], reference: list[str], pos: np.ndarray,
+           best: np.ndarray) -> pl.DataFrame:
     return pl.DataFrame({"term": output, "nearest": [reference[p] for p in pos], "nearest_pos": pos,
                          "dt": best[0], "dch": best[1], "dtc": best[2]}, schema=NEAREST_SCHEMA)
 
 
-def nearest_brute(output: Sequence[str] | pl.Series, reference: Sequence[str] | pl.Series) -> pl.DataFrame:
+def nearest_brute(output: Sequence[str] | pl.Series,
+                  reference: Sequence[str] | pl.Series) -> pl.DataFrame:
     """The oracle of :func:`nearest`: dt(e, r) of every pair by the single-pair :func:`dch` and
     :func:`dtc` (a Python loop over pairs: small inputs only), same columns and tie rule."""
     output, reference = _strings(output), _strings(reference)
@@ -331,8 +339,9 @@ def within(output: Sequence[str] | pl.Series, reference: Sequence[str] | pl.Seri
             values[multi] = block.dtc(i[multi], j[multi])
             dist = (block.dch[i, j] + values) / 2
             keep = dist <= sigma + SLACK
-            frames.append(pl.DataFrame({"output_pos": i[keep] + rows.start, "reference_pos": j[keep],
-                                        "dt": dist[keep], "dch": block.dch[i, j][keep], "dtc": values[keep]},
+            frames.append(pl.DataFrame({"output_pos": i[keep] + rows.start,
+                                        "reference_pos": j[keep], "dt": dist[keep],
+                                        "dch": block.dch[i, j][keep], "dtc": values[keep]},
                                        schema=WITHIN_SCHEMA))
     return pl.concat(frames) if frames else pl.DataFrame(schema=WITHIN_SCHEMA)
 

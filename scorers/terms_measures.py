@@ -1,5 +1,6 @@
 """Terminology acquisition: graded term precision and recall (TP, TR), the classical measures, the
-variant and relation links, and the validation effort (the Termometer paper §6; docs/metrics/terms.md).
+variant and relation links, and the validation effort (the Termometer paper §6;
+docs/metrics/terms.md).
 
 Everything here starts from the alignment table of :func:`scorers.terms.nearest`: one row per
 distinct output term e with its nearest reference term r(e) and d(e) = dt(e, r(e)). For a
@@ -28,12 +29,14 @@ from scipy.sparse.csgraph import connected_components
 from scorehouse.scorers.terms import SLACK, within
 
 SIGMAS = tuple(round(0.05 * k, 2) for k in range(21))
-SWEEP_SCHEMA = {"sigma": pl.Float64, "TP": pl.Float64, "TR": pl.Float64, "F": pl.Float64, "parts": pl.Int64,
-                "aligned_terms": pl.Int64}
+SWEEP_SCHEMA = {"sigma": pl.Float64, "TP": pl.Float64, "TR": pl.Float64, "F": pl.Float64,
+                "parts": pl.Int64, "aligned_terms": pl.Int64}
 LINK_SCHEMA = {"term1": pl.String, "type": pl.String, "term2": pl.String, "status": pl.String}
 LINK_SCORE_SCHEMA = {"type": pl.String, "matched": pl.Int64, "reference_links": pl.Int64,
-                     "system_links": pl.Int64, "precision": pl.Float64, "recall": pl.Float64, "f1": pl.Float64}
-EDIT_SCHEMA = {"edit": pl.String, "raw_term": pl.String, "validated_term": pl.String, "dt": pl.Float64}
+                     "system_links": pl.Int64, "precision": pl.Float64, "recall": pl.Float64,
+                     "f1": pl.Float64}
+EDIT_SCHEMA = {"edit": pl.String, "raw_term": pl.String, "validated_term": pl.String,
+               "dt": pl.Float64}
 
 
 def _ratio(num, den):
@@ -49,7 +52,8 @@ def f_score(p, r) -> np.ndarray:
 
 # ------------------------------------------------------------------------------------ TP, TR
 
-def sweep(alignment: pl.DataFrame, reference_size: int, sigmas: Sequence[float] = SIGMAS) -> pl.DataFrame:
+def sweep(alignment: pl.DataFrame, reference_size: int,
+          sigmas: Sequence[float] = SIGMAS) -> pl.DataFrame:
     """TP, TR, F, |P(S)| (``parts``) and the number of output terms with d(e) <= sigma
     (``aligned_terms``) for each sigma, from a :func:`scorers.terms.nearest` table (columns
     ``term``, ``nearest``, ``dt``; a term listed twice counts once, a null ``dt`` (empty
@@ -65,8 +69,9 @@ def sweep(alignment: pl.DataFrame, reference_size: int, sigmas: Sequence[float] 
     parts = open_parts.sum(axis=1) + (len(d) - aligned)
     tp = np.divide(total, parts, out=np.zeros_like(total), where=parts > 0)
     tr = total / reference_size if reference_size else np.zeros_like(total)
-    return pl.DataFrame({"sigma": np.asarray(sigmas, dtype=np.float64), "TP": tp, "TR": tr, "F": f_score(tp, tr),
-                         "parts": parts, "aligned_terms": aligned}, schema=SWEEP_SCHEMA)
+    return pl.DataFrame({"sigma": np.asarray(sigmas, dtype=np.float64), "TP": tp, "TR": tr,
+                         "F": f_score(tp, tr), "parts": parts, "aligned_terms": aligned},
+                        schema=SWEEP_SCHEMA)
 
 
 def graded(alignment: pl.DataFrame, reference_size: int, sigma: float) -> dict:
@@ -99,7 +104,8 @@ def link_pairs(groups: pl.DataFrame) -> pl.DataFrame:
 def _oriented(links: pl.DataFrame, symmetric: Callable[[str], bool] | None) -> pl.DataFrame:
     """Links as unique (term1, type, term2); a symmetric link (type "" = variant pair, or
     ``symmetric(type)``) is stored with term1 <= term2."""
-    frame = links.select("term1", pl.col("type") if "type" in links.columns else pl.lit("").alias("type"),
+    frame = links.select("term1",
+                         pl.col("type") if "type" in links.columns else pl.lit("").alias("type"),
                          "term2").cast(pl.String)
     types = frame["type"].unique().to_list()
     sym = [t for t in types if t == "" or (symmetric is not None and symmetric(t))]
@@ -109,7 +115,8 @@ def _oriented(links: pl.DataFrame, symmetric: Callable[[str], bool] | None) -> p
 
 
 def link_scores(reference: pl.DataFrame, system: pl.DataFrame, returned: Sequence[str],
-                symmetric: Callable[[str], bool] | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:
+                symmetric: Callable[[str], bool] | None = None
+                ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Variant pairs (``term1``, ``term2``, ``type`` = "") or relation triples (``term1``, ``type``,
     ``term2``) against the reference restricted to the links whose two terms the system returned
     (reference "2 bis", paper §6.2-6.3). Symmetric links (every variant pair; relation types with
@@ -117,11 +124,12 @@ def link_scores(reference: pl.DataFrame, system: pl.DataFrame, returned: Sequenc
     missed | spurious) and ``scores`` (type: "" for all types, then one row per non-empty type;
     matched, reference_links, system_links, precision, recall, f1; 0 for empty denominators)."""
     kept = pl.Series("t", list(returned), dtype=pl.String).implode()
-    ref = _oriented(reference, symmetric).filter(pl.col("term1").is_in(kept) & pl.col("term2").is_in(kept))
+    ref = _oriented(reference, symmetric).filter(pl.col("term1").is_in(kept)
+                                                 & pl.col("term2").is_in(kept))
     proposed = _oriented(system, symmetric)
     key = ["term1", "type", "term2"]
-    links = (ref.with_columns(in_ref=pl.lit(True)).join(proposed.with_columns(in_sys=pl.lit(True)), on=key,
-                                                        how="full", coalesce=True)
+    links = (ref.with_columns(in_ref=pl.lit(True))
+             .join(proposed.with_columns(in_sys=pl.lit(True)), on=key, how="full", coalesce=True)
              .select(*key, status=pl.when(pl.col("in_ref") & pl.col("in_sys")).then(pl.lit("both"))
                      .when(pl.col("in_ref")).then(pl.lit("missed")).otherwise(pl.lit("spurious")))
              .sort("type", "term1", "term2"))
@@ -188,7 +196,9 @@ def validation_edits(raw: Sequence[str], validated: Sequence[str], sigma: float)
     deleted = [t for k, t in enumerate(raw_only) if k not in paired_raw]
     added = [t for k, t in enumerate(val_only) if k not in paired_val]
     return pl.DataFrame({
-        "edit": ["kept"] * len(kept) + ["modified"] * len(mi) + ["deleted"] * len(deleted) + ["added"] * len(added),
+        "edit": (["kept"] * len(kept) + ["modified"] * len(mi) + ["deleted"] * len(deleted)
+                 + ["added"] * len(added)),
         "raw_term": kept + [raw_only[k] for k in mi] + deleted + [None] * len(added),
         "validated_term": kept + [val_only[k] for k in mj] + [None] * len(deleted) + added,
-        "dt": [0.0] * len(kept) + md.tolist() + [None] * (len(deleted) + len(added))}, schema=EDIT_SCHEMA)
+        "dt": [0.0] * len(kept) + md.tolist() + [None] * (len(deleted) + len(added))},
+        schema=EDIT_SCHEMA)

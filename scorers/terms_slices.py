@@ -52,13 +52,15 @@ def alignment(output: pl.DataFrame, reference: pl.DataFrame, exclude_labels: tup
         positions = group["pos"]
         per_group[label] = found.with_columns(
             pl.when(pl.col("nearest_pos").is_null()).then(None)
-            .otherwise(positions.gather(found["nearest_pos"].fill_null(0)).cast(pl.Int64)).alias("pos"),
+            .otherwise(positions.gather(found["nearest_pos"].fill_null(0)).cast(pl.Int64))
+            .alias("pos"),
             pl.lit(label, dtype=pl.String).alias("nearest_label"))
     rows, sizes = [], []
     ranks = output.select("term", "rank", "score")
     for name, groups in slices(reference, exclude_labels).items():
         members = reference.filter(pl.col("label").is_in([g for g in groups if g is not None])
-                                   | (pl.col("label").is_null() if None in groups else pl.lit(False)))
+                                   | (pl.col("label").is_null() if None in groups
+                                      else pl.lit(False)))
         sizes.append((name, members.height, output.height))
         if not output.height:
             continue
@@ -73,31 +75,37 @@ def alignment(output: pl.DataFrame, reference: pl.DataFrame, exclude_labels: tup
         best = (found.filter(pl.col("dt") <= pl.col("dt").min().over("term") + TIE)
                 .sort("term", "pos").unique("term", keep="first"))
         exact = members["term"].implode()
-        rows.append(ranks.join(best.select("term", "nearest", "nearest_label", "dt", "dch", "dtc"), on="term",
-                               how="left", maintain_order="left")
-                    .with_columns(pl.col("term").is_in(exact).alias("exact"), pl.lit(name).alias("slice")))
+        rows.append(ranks.join(best.select("term", "nearest", "nearest_label", "dt", "dch", "dtc"),
+                               on="term", how="left", maintain_order="left")
+                    .with_columns(pl.col("term").is_in(exact).alias("exact"),
+                                  pl.lit(name).alias("slice")))
     table = pl.concat(rows) if rows else pl.DataFrame(schema={
-        "term": pl.String, "rank": pl.Int32, "score": pl.Float64, "nearest": pl.String, "nearest_label": pl.String,
-        "dt": pl.Float64, "dch": pl.Float64, "dtc": pl.Float64, "exact": pl.Boolean, "slice": pl.String})
+        "term": pl.String, "rank": pl.Int32, "score": pl.Float64, "nearest": pl.String,
+        "nearest_label": pl.String, "dt": pl.Float64, "dch": pl.Float64, "dtc": pl.Float64,
+        "exact": pl.Boolean, "slice": pl.String})
     return table, pl.DataFrame(sizes, schema={"slice": pl.String, "reference_terms": pl.Int32,
                                               "output_terms": pl.Int32}, orient="row")
 
 
-def intervals(aligned: pl.DataFrame, sizes: pl.DataFrame, references: dict[str, pl.DataFrame], sigma: float,
-              exclude_labels: tuple[str, ...], resamples: int, seed: int) -> pl.DataFrame:
+def intervals(aligned: pl.DataFrame, sizes: pl.DataFrame, references: dict[str, pl.DataFrame],
+              sigma: float, exclude_labels: tuple[str, ...], resamples: int,
+              seed: int) -> pl.DataFrame:
     """95 % bootstrap intervals at the declared sigma (whole lists), per reference kind x slice:
     TP over the parts of P(S), TR and R over the reference terms, P over the output terms, F and
     F_exact from the b-th resample of each side."""
     rows = []
     for (kind, name), part in aligned.group_by("reference", "slice", maintain_order=True):
         stream = f"{kind}/{name}"
-        size = sizes.filter((pl.col("reference") == kind) & (pl.col("slice") == name))["reference_terms"][0]
+        size = sizes.filter((pl.col("reference") == kind)
+                            & (pl.col("slice") == name))["reference_terms"][0]
         inside = part.with_columns(((pl.col("dt") <= sigma + 1e-9).fill_null(False)).alias("in"))
+        # .sort("part"): a fixed order for the resamples
         parts = inside.group_by(pl.when(pl.col("in")).then(pl.lit("r") + pl.col("nearest"))
                                 .otherwise(pl.lit("e") + pl.col("term")).alias("part")).agg(
             pl.when(pl.col("in")).then(1 - pl.col("dt")).otherwise(0.0).max().alias("pert"),
-            pl.col("nearest").first(), pl.col("in").any()).sort("part")  # a fixed order for the resamples
-        credit = np.zeros(size)  # per reference term: Pert of the part aligned to it, matched exactly or not
+            pl.col("nearest").first(), pl.col("in").any()).sort("part")
+        # per reference term: Pert of the part aligned to it, matched exactly or not
+        credit = np.zeros(size)
         matched = np.zeros(size)
         members = slice_terms(references[kind], name, exclude_labels)
         index = {t: i for i, t in enumerate(members)}
@@ -108,30 +116,37 @@ def intervals(aligned: pl.DataFrame, sizes: pl.DataFrame, references: dict[str, 
         exact = part["exact"].cast(pl.Float64).to_numpy()
 
         def samples(values: np.ndarray, which: str) -> np.ndarray:
-            """Resampled means of each column of ``values`` (units x columns), on shared resamples."""
+            """Resampled means of each column of ``values`` (units x columns), on shared
+            resamples."""
             values = values.reshape(len(values), -1)
-            return bootstrap.ratio_samples(values, np.ones_like(values), resamples, seed, f"{stream}/{which}")
+            return bootstrap.ratio_samples(values, np.ones_like(values), resamples, seed,
+                                           f"{stream}/{which}")
         pert = parts["pert"].to_numpy()
         tp, p = samples(pert, "parts")[:, 0], samples(exact, "output")[:, 0]
         tr, r = samples(np.column_stack([credit, matched]), "reference").T
-        point = {"tp": pert.mean() if len(pert) else 0.0, "tr": credit.sum() / size if size else 0.0,
-                 "precision": exact.mean() if len(exact) else 0.0, "recall": matched.sum() / size if size else 0.0}
+        point = {"tp": pert.mean() if len(pert) else 0.0,
+                 "tr": credit.sum() / size if size else 0.0,
+                 "precision": exact.mean() if len(exact) else 0.0,
+                 "recall": matched.sum() / size if size else 0.0}
         point["f"] = f_score(point["tp"], point["tr"])
         point["f_exact"] = f_score(point["precision"], point["recall"])
-        draws = {"tp": (tp, "output-parts"), "tr": (tr, "reference-terms"), "precision": (p, "output-terms"),
-                 "recall": (r, "reference-terms"), "f": (f_score(tp, tr), "paired"), "f_exact": (f_score(p, r), "paired")}
+        draws = {"tp": (tp, "output-parts"), "tr": (tr, "reference-terms"),
+                 "precision": (p, "output-terms"), "recall": (r, "reference-terms"),
+                 "f": (f_score(tp, tr), "paired"), "f_exact": (f_score(p, r), "paired")}
         for metric, (values, resample) in draws.items():
             low, high = bootstrap.percentile_interval(values[:, None])
-            rows.append((kind, name, sigma, metric, bootstrap.finite(point[metric]), bootstrap.finite(low[0]),
-                         bootstrap.finite(high[0]), resample, resamples, seed))
-    return pl.DataFrame(rows, schema={"reference": pl.String, "slice": pl.String, "sigma": pl.Float64,
-                                      "metric": pl.String, "value": pl.Float64, "low": pl.Float64,
-                                      "high": pl.Float64, "resample": pl.String, "resamples": pl.Int32,
-                                      "seed": pl.Int64}, orient="row")
+            rows.append((kind, name, sigma, metric, bootstrap.finite(point[metric]),
+                         bootstrap.finite(low[0]), bootstrap.finite(high[0]), resample, resamples,
+                         seed))
+    return pl.DataFrame(rows, schema={"reference": pl.String, "slice": pl.String,
+                                      "sigma": pl.Float64, "metric": pl.String, "value": pl.Float64,
+                                      "low": pl.Float64, "high": pl.Float64, "resample": pl.String,
+                                      "resamples": pl.Int32, "seed": pl.Int64}, orient="row")
 
 
 def slice_terms(reference: pl.DataFrame, name: str, exclude_labels: tuple[str, ...]) -> list[str]:
     """The reference terms of slice ``name`` (see :func:`slices`), in reference order."""
     groups = slices(reference, exclude_labels)[name]
     return reference.filter(pl.col("label").is_in([g for g in groups if g is not None])
-                            | (pl.col("label").is_null() if None in groups else pl.lit(False)))["term"].to_list()
+                            | (pl.col("label").is_null() if None in groups
+                               else pl.lit(False)))["term"].to_list()

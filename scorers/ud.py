@@ -42,18 +42,18 @@ import polars as pl
 
 from scorehouse.scorers.ud_align import DIFFERENCES, Side, align_words, recover_spans, token_line
 
-METRICS = ("Tokens", "Sentences", "Words", "UPOS", "XPOS", "UFeats", "AllTags", "Lemmas", "UAS", "LAS",
-           "CLAS", "MLAS", "BLEX")
+METRICS = ("Tokens", "Sentences", "Words", "UPOS", "XPOS", "UFeats", "AllTags", "Lemmas", "UAS",
+           "LAS", "CLAS", "MLAS", "BLEX")
 WORD_METRICS = METRICS[2:]
 CONTENT_DEPRELS = frozenset((
-    "nsubj", "obj", "iobj", "csubj", "ccomp", "xcomp", "obl", "vocative", "expl", "dislocated", "advcl",
-    "advmod", "discourse", "nmod", "appos", "nummod", "acl", "amod", "conj", "fixed", "flat", "compound",
-    "list", "parataxis", "orphan", "goeswith", "reparandum", "root", "dep"))
+    "nsubj", "obj", "iobj", "csubj", "ccomp", "xcomp", "obl", "vocative", "expl", "dislocated",
+    "advcl", "advmod", "discourse", "nmod", "appos", "nummod", "acl", "amod", "conj", "fixed",
+    "flat", "compound", "list", "parataxis", "orphan", "goeswith", "reparandum", "root", "dep"))
 FUNCTIONAL_DEPRELS = frozenset(("aux", "cop", "mark", "det", "clf", "case", "cc"))
 UNIVERSAL_FEATURES = frozenset((
-    "PronType", "NumType", "Poss", "Reflex", "Foreign", "Abbr", "Gender", "Animacy", "Number", "Case",
-    "Definite", "Degree", "VerbForm", "Mood", "Tense", "Aspect", "Voice", "Evident", "Polarity", "Person",
-    "Polite"))
+    "PronType", "NumType", "Poss", "Reflex", "Foreign", "Abbr", "Gender", "Animacy", "Number",
+    "Case", "Definite", "Degree", "VerbForm", "Mood", "Tense", "Aspect", "Voice", "Evident",
+    "Polarity", "Person", "Polite"))
 
 
 class TextMismatch(ValueError):
@@ -79,8 +79,8 @@ class Evaluation:
     def counts(self) -> dict[str, dict[str, int | None]]:
         """Per metric: ``correct``, ``gold_total``, ``system_total``, ``aligned_total`` (None for
         Tokens, Sentences and Words, as in the official script)."""
-        sums = self.words.select(pl.col(f"^({'|'.join(WORD_METRICS)})_(gold|system|aligned|correct)$").sum()).row(
-            0, named=True)
+        sums = self.words.select(pl.col(
+            f"^({'|'.join(WORD_METRICS)})_(gold|system|aligned|correct)$").sum()).row(0, named=True)
         spans = self.spans.group_by("metric").agg(pl.col("gold", "system", "correct").sum())
         out: dict[str, dict[str, int | None]] = {}
         for metric in METRICS[:2]:
@@ -88,9 +88,11 @@ class Evaluation:
             g, s, c = (int(row[k][0]) if row.height else 0 for k in ("gold", "system", "correct"))
             out[metric] = {"correct": c, "gold_total": g, "system_total": s, "aligned_total": None}
         for metric in WORD_METRICS:
-            out[metric] = {"correct": int(sums[f"{metric}_correct"]), "gold_total": int(sums[f"{metric}_gold"]),
+            out[metric] = {"correct": int(sums[f"{metric}_correct"]),
+                           "gold_total": int(sums[f"{metric}_gold"]),
                            "system_total": int(sums[f"{metric}_system"]),
-                           "aligned_total": None if metric == "Words" else int(sums[f"{metric}_aligned"])}
+                           "aligned_total": (None if metric == "Words"
+                                             else int(sums[f"{metric}_aligned"]))}
         return out
 
     def scores(self) -> dict[str, dict]:
@@ -101,7 +103,8 @@ class Evaluation:
         out = {}
         for metric, c in self.counts().items():
             correct, g, s, a = c["correct"], c["gold_total"], c["system_total"], c["aligned_total"]
-            out[metric] = {"precision": correct / s if s else 0.0, "recall": correct / g if g else 0.0,
+            out[metric] = {"precision": correct / s if s else 0.0,
+                           "recall": correct / g if g else 0.0,
                            "f1": 2 * correct / (s + g) if s + g else 0.0,
                            "aligned_accuracy": correct / a if a else a, **c}
         return out
@@ -125,10 +128,13 @@ def evaluate(gold: pl.DataFrame, system: pl.DataFrame, recover: bool = False, *,
             raise TextMismatch(_mismatch(g, s, g_text, s_text, gold_path, system_path))
         s, differences = recover_spans(g, s, g_text, s_text)
         del g_text, s_text
-    sent_first = np.flatnonzero(np.diff(g.t_sent, prepend=-1) != 0)  # each gold sentence's first token
+    # each gold sentence's first token
+    sent_first = np.flatnonzero(np.diff(g.t_sent, prepend=-1) != 0)
     sent_starts = g.t_start[sent_first]
-    spans = pl.concat([_spans("Tokens", g.t_start, g.t_end, s.t_start, s.t_end, g.t_sent, sent_starts),
-                       _spans("Sentences", *_sentences(g), *_sentences(s), g.t_sent[sent_first], sent_starts)])
+    spans = pl.concat([_spans("Tokens", g.t_start, g.t_end, s.t_start, s.t_end, g.t_sent,
+                              sent_starts),
+                       _spans("Sentences", *_sentences(g), *_sentences(s), g.t_sent[sent_first],
+                              sent_starts)])
     gold_of_sys = align_words(g, s)
     words = _word_metrics(g, s, gold_of_sys, sent_starts)
     return Evaluation(words, spans, differences)
@@ -142,9 +148,10 @@ def _mismatch(g: Side, s: Side, g_text: str, s_text: str, g_path: str, s_path: s
     n = min(len(a), len(b))
     differ = np.flatnonzero(a[:n] != b[:n])
     at = int(differ[0]) if len(differ) else n
-    return (f"the concatenation of tokens differs between the gold and the system file at character {at}: "
-            f"{g_path}:{token_line(g, at)}: gold {g_text[at:at + 20]!r}, {s_path}:{token_line(s, at)}: system "
-            f"{s_text[at:at + 20]!r} (first 20 differing characters; recover=True scores the rest)")
+    return (f"the concatenation of tokens differs between the gold and the system file at "
+            f"character {at}: {g_path}:{token_line(g, at)}: gold {g_text[at:at + 20]!r}, "
+            f"{s_path}:{token_line(s, at)}: system {s_text[at:at + 20]!r} (first 20 differing "
+            f"characters; recover=True scores the rest)")
 
 
 
@@ -157,7 +164,8 @@ def _sentences(side: Side) -> tuple[np.ndarray, np.ndarray]:
     return np.minimum.reduceat(side.t_start, first), np.maximum.reduceat(side.t_end, first)
 
 
-def _spans(metric: str, gs, ge, ss, se, g_sent: np.ndarray, sent_starts: np.ndarray) -> pl.DataFrame:
+def _spans(metric: str, gs, ge, ss, se, g_sent: np.ndarray,
+           sent_starts: np.ndarray) -> pl.DataFrame:
     """Rows of ``spans`` for one metric: every gold span (correct when the system has the same
     span) and every other system span (in the gold sentence holding its start)."""
     k = np.minimum(np.searchsorted(gs, ss), max(len(gs) - 1, 0))
@@ -168,7 +176,8 @@ def _spans(metric: str, gs, ge, ss, se, g_sent: np.ndarray, sent_starts: np.ndar
     n_other = int(others.sum())
     return pl.DataFrame({
         "metric": pl.Series([metric] * (len(gs) + n_other), dtype=pl.String),
-        "sent_no": np.concatenate([g_sent, _gold_sentence(ss[others], sent_starts)]).astype(np.int32),
+        "sent_no": np.concatenate([g_sent,
+                                   _gold_sentence(ss[others], sent_starts)]).astype(np.int32),
         "gold": np.concatenate([np.ones(len(gs), dtype=bool), np.zeros(n_other, dtype=bool)]),
         "system": np.concatenate([correct, np.ones(n_other, dtype=bool)]),
         "correct": np.concatenate([correct, np.zeros(n_other, dtype=bool)]),
@@ -184,7 +193,8 @@ def _gold_sentence(offsets: np.ndarray, sent_starts: np.ndarray) -> np.ndarray:
 
 # ------------------------------------------------------------------------------------ word metrics
 
-def _word_metrics(g: Side, s: Side, gold_of_sys: np.ndarray, sent_starts: np.ndarray) -> pl.DataFrame:
+def _word_metrics(g: Side, s: Side, gold_of_sys: np.ndarray,
+                  sent_starts: np.ndarray) -> pl.DataFrame:
     """The ``words`` table: one row per gold word and per unaligned system word, each word
     metric's gold / system / aligned / correct booleans. Computed on the aligned pairs with
     int32 codes and booleans (the labels stay Categorical), the rows put in text order last."""
@@ -193,11 +203,12 @@ def _word_metrics(g: Side, s: Side, gold_of_sys: np.ndarray, sent_starts: np.nda
     ga = np.flatnonzero(sys_of_gold >= 0)  # the aligned pairs (gold word ga, system word sa)
     sa = sys_of_gold[ga]
     upos, xpos, lemma = (_codes(g.frame[c], s.frame[c]) for c in ("upos", "xpos", "lemma"))
-    deprel, content, functional, deprels = _universal(g.frame["deprel"], s.frame["deprel"], lambda d: d.split(":")[0])
+    deprel, content, functional, deprels = _universal(g.frame["deprel"], s.frame["deprel"],
+                                                      lambda d: d.split(":")[0])
     feats = _universal(g.frame["feats"], s.frame["feats"], lambda f: "|".join(
         sorted(x for x in f.split("|") if x.split("=", 1)[0] in UNIVERSAL_FEATURES)))[0]
-    children = _children_ok(g, s, gold_of_sys, sys_of_gold, {"deprel": deprel, "upos": upos[:2], "feats": feats},
-                            functional)
+    children = _children_ok(g, s, gold_of_sys, sys_of_gold,
+                            {"deprel": deprel, "upos": upos[:2], "feats": feats}, functional)
     same = {name: codes[0][ga] == codes[1][sa] for name, codes in
             (("upos", upos), ("xpos", xpos), ("feats", feats), ("deprel", deprel))}
     any_lemma = (lemma[2] == "_").to_numpy()  # per code: a gold lemma _ accepts any system lemma
@@ -212,13 +223,16 @@ def _word_metrics(g: Side, s: Side, gold_of_sys: np.ndarray, sent_starts: np.nda
     # sentence, then start (a gold word before a system word at the same start)
     extra = np.flatnonzero(gold_of_sys < 0)
     start = np.concatenate([g.t_start[g.tok], s.t_start[s.tok[extra]]])
-    sent_no = np.concatenate([g.frame["sent_no"].to_numpy(), _gold_sentence(start[n_g:], sent_starts)])
+    sent_no = np.concatenate([g.frame["sent_no"].to_numpy(),
+                              _gold_sentence(start[n_g:], sent_starts)])
     order = np.lexsort((start, sent_no))
     del start
     n_rows = n_g + len(extra)
 
-    def rows(gold_side: np.ndarray | None = None, pairs: np.ndarray | None = None, system_side=None) -> np.ndarray:
-        """A boolean per row, from a value per gold word, per aligned pair or per unaligned system word."""
+    def rows(gold_side: np.ndarray | None = None, pairs: np.ndarray | None = None,
+             system_side=None) -> np.ndarray:
+        """A boolean per row, from a value per gold word, per aligned pair or per unaligned system
+        word."""
         out = np.zeros(n_rows, dtype=bool)
         if gold_side is not None:
             out[:n_g] = gold_side
@@ -238,18 +252,21 @@ def _word_metrics(g: Side, s: Side, gold_of_sys: np.ndarray, sent_starts: np.nda
             pl.Series([None] * len(index), dtype=values.dtype)
 
     base = {
-        "gold_word": pl.Series(gold_word).replace(-1, None), "system_word": pl.Series(system_word).replace(-1, None),
+        "gold_word": pl.Series(gold_word).replace(-1, None),
+        "system_word": pl.Series(system_word).replace(-1, None),
         "sent_no": pl.Series(sent_no[order], dtype=pl.Int32),
-        "gold_upos": label(g.frame["upos"], gold_word), "system_upos": label(s.frame["upos"], system_word),
-        "gold_deprel": label(deprels[0], gold_word), "system_deprel": label(deprels[1], system_word),
+        "gold_upos": label(g.frame["upos"], gold_word),
+        "system_upos": label(s.frame["upos"], system_word),
+        "gold_deprel": label(deprels[0], gold_word),
+        "system_deprel": label(deprels[1], system_word),
     }
     ok = {name: rows(pairs=value) for name, value in same.items()}
     del same, sent_no
     las = ok["head"] & ok["deprel"]
     correct = {"Words": both, "UPOS": ok["upos"], "XPOS": ok["xpos"], "UFeats": ok["feats"],
-               "AllTags": ok["upos"] & ok["xpos"] & ok["feats"], "Lemmas": ok["lemma"], "UAS": ok["head"],
-               "LAS": las, "CLAS": las, "MLAS": las & ok["upos"] & ok["feats"] & ok["children"],
-               "BLEX": las & ok["lemma"]}
+               "AllTags": ok["upos"] & ok["xpos"] & ok["feats"], "Lemmas": ok["lemma"],
+               "UAS": ok["head"], "LAS": las, "CLAS": las,
+               "MLAS": las & ok["upos"] & ok["feats"] & ok["children"], "BLEX": las & ok["lemma"]}
     columns = dict(base)
     for metric in WORD_METRICS:
         content_only = metric in ("CLAS", "MLAS", "BLEX")
@@ -273,7 +290,8 @@ def _codes(gold: pl.Series, system: pl.Series) -> tuple[np.ndarray, np.ndarray, 
     labels by code: both columns cast to one Enum of their distinct values (no copy of the
     columns' strings)."""
     gold, system = gold.fill_null(""), system.fill_null("")
-    labels = pl.concat([gold.unique().cast(pl.String), system.unique().cast(pl.String)]).unique(maintain_order=True)
+    labels = pl.concat([gold.unique().cast(pl.String),
+                        system.unique().cast(pl.String)]).unique(maintain_order=True)
     enum = pl.Enum(labels)
     return (*(c.cast(enum).to_physical().cast(pl.Int32).to_numpy() for c in (gold, system)), labels)
 
@@ -290,7 +308,8 @@ def _universal(gold: pl.Series, system: pl.Series, canonical) -> tuple[tuple, ..
     functional = np.array([f in FUNCTIONAL_DEPRELS for f in forms], dtype=bool)
     labels = pl.Series(forms, dtype=pl.Categorical)
     return ((form_id[g_codes], form_id[s_codes]), (content[g_codes], content[s_codes]),
-            (functional[g_codes], functional[s_codes]), (labels.gather(g_codes), labels.gather(s_codes)))
+            (functional[g_codes], functional[s_codes]),
+            (labels.gather(g_codes), labels.gather(s_codes)))
 
 
 def _children_ok(g: Side, s: Side, gold_of_sys: np.ndarray, sys_of_gold: np.ndarray, codes: dict,
@@ -301,16 +320,19 @@ def _children_ok(g: Side, s: Side, gold_of_sys: np.ndarray, sys_of_gold: np.ndar
 
     def children(side: Side, is_functional: np.ndarray):
         child = np.flatnonzero(is_functional & (side.parent >= 0))
-        child = child[np.argsort(side.parent[child], kind="stable")]  # by parent, then in word order
+        # by parent, then in word order
+        child = child[np.argsort(side.parent[child], kind="stable")]
         count = np.bincount(side.parent[child], minlength=len(side.tok))
         first = np.cumsum(count) - count
-        return child, side.parent[child], np.arange(len(child)) - first[side.parent[child]], count, first
+        return (child, side.parent[child], np.arange(len(child)) - first[side.parent[child]], count,
+                first)
 
     g_child, _, _, g_count, g_first = children(g, functional[0])
     s_child, s_parent, s_rank, s_count, _ = children(s, functional[1])
     partner = gold_of_sys[s_parent]  # the gold word aligned with each system child's parent
     usable = (partner >= 0) & (s_rank < g_count[np.maximum(partner, 0)])
-    c = np.where(usable, np.append(g_child, -1)[np.where(usable, g_first[np.maximum(partner, 0)] + s_rank, -1)], -1)
+    c = np.where(usable, np.append(g_child, -1)[
+        np.where(usable, g_first[np.maximum(partner, 0)] + s_rank, -1)], -1)
     good = usable & (gold_of_sys[s_child] == c)  # where usable, c is a gold child
     for gc, sc in codes.values():
         good &= gc[np.maximum(c, 0)] == sc[s_child]

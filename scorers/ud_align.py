@@ -35,7 +35,8 @@ from rapidfuzz.distance import Levenshtein
 from scorehouse.etl.ud import without_spaces
 from scorehouse.scorers.lcs import align, encode
 
-DIFFERENCES = {"gold_line": pl.Int32, "system_line": pl.Int32, "gold_text": pl.String, "system_text": pl.String}
+DIFFERENCES = {"gold_line": pl.Int32, "system_line": pl.Int32, "gold_text": pl.String,
+               "system_text": pl.String}
 
 
 @dataclass
@@ -61,19 +62,25 @@ class Side:
         """The arrays of one file read by :func:`etl.ud.read_ud` (every word, in file order)."""
         if not (frame["word"].to_numpy() == np.arange(frame.height)).all():
             raise ValueError("expected the rows of read_ud in file order (word = 0, 1, 2, ...)")
-        # indices and counts as int32 (a file of 2**31 words is out of reach): half the memory of int64
+        # indices and counts as int32 (a file of 2**31 words is out of reach): half the memory of
+        # int64
         tok = frame["tok"].to_numpy().astype(np.int32, copy=False)
         first = np.flatnonzero(np.diff(tok, prepend=-1) != 0).astype(np.int32)
         count = np.diff(np.append(first, np.int32(len(tok))))
         multi = frame["multiword"].to_numpy()
-        head, word_id = (frame[c].to_numpy().astype(np.int32, copy=False) for c in ("head", "word_id"))
-        parent = np.where(head > 0, np.arange(len(tok), dtype=np.int32) - word_id + head, np.int32(-1))
-        line = (frame["line_no"].to_numpy()[first] - multi[first]).astype(np.int32)  # a range line precedes its words
+        head, word_id = (frame[c].to_numpy().astype(np.int32, copy=False)
+                         for c in ("head", "word_id"))
+        parent = np.where(head > 0, np.arange(len(tok), dtype=np.int32) - word_id + head,
+                          np.int32(-1))
+        # a range line precedes its words
+        line = (frame["line_no"].to_numpy()[first] - multi[first]).astype(np.int32)
         return cls(frame, tok, multi, parent, first, count, frame["tok_start"].to_numpy()[first],
-                   frame["tok_end"].to_numpy()[first], multi[first], line, frame["sent_no"].to_numpy()[first])
+                   frame["tok_end"].to_numpy()[first], multi[first], line,
+                   frame["sent_no"].to_numpy()[first])
 
     def stream(self) -> pl.Series:
-        """The character stream as a Series of one string: every token's form without spaces, end to end."""
+        """The character stream as a Series of one string: every token's form without spaces, end
+        to end."""
         forms = self.frame["tok_form"].gather(self.t_first)
         return pl.select(without_spaces(pl.lit(forms, dtype=pl.String)).str.join("")).to_series()
 
@@ -118,13 +125,15 @@ def recover_spans(g: Side, s: Side, g_text: str, s_text: str) -> tuple[Side, pl.
     for k in np.flatnonzero(same & (gb > ga)):  # only where the two tokenisations differ
         equal[k] = g_text[ga[k]:gb[k]] == s_text[sa[k]:sb[k]]
     # linear pieces (system from, system to, gold from) of the character map; the rest maps nowhere
-    pieces = [np.stack([sa, sb, ga], axis=1)[equal], np.stack([s_start[sp], s_end[sp], g_start[gp]], axis=1)]
+    pieces = [np.stack([sa, sb, ga], axis=1)[equal],
+              np.stack([s_start[sp], s_end[sp], g_start[gp]], axis=1)]
     runs = []
     for k in np.flatnonzero(~equal):
         x0, y0 = int(sa[k]), int(ga[k])
         ops = Levenshtein.opcodes(g_text[y0:int(gb[k])], s_text[x0:int(sb[k])])
         pieces.append(np.array([(x0 + op.dest_start, x0 + op.dest_end, y0 + op.src_start)
-                                for op in ops if op.tag in ("equal", "replace")], dtype=np.int64).reshape(-1, 3))
+                                for op in ops if op.tag in ("equal", "replace")],
+                               dtype=np.int64).reshape(-1, 3))
         run = None
         for op in ops:
             if op.tag == "equal":
@@ -144,7 +153,8 @@ def recover_spans(g: Side, s: Side, g_text: str, s_text: str) -> tuple[Side, pl.
     # system token spans: first to last mapped character; none mapped: an empty span at the next one
     big = np.iinfo(np.int64).max
     inner = mapping[:-1]
-    first = np.minimum.reduceat(np.where(inner >= 0, inner, big), s_start) if len(s_start) else s_start
+    first = (np.minimum.reduceat(np.where(inner >= 0, inner, big), s_start) if len(s_start)
+             else s_start)
     last = np.maximum.reduceat(inner, s_start) if len(s_start) else s_start
     following = np.minimum.accumulate(np.where(mapping >= 0, mapping, big)[::-1])[::-1]
     start = np.where(last < 0, following[s_end], first)
@@ -159,7 +169,7 @@ def recover_spans(g: Side, s: Side, g_text: str, s_text: str) -> tuple[Side, pl.
     return replace(s, t_start=start, t_end=end), differences
 
 
-# ------------------------------------------------------------------------------------ word alignment
+# ----------------------------------------------------------------------------------- word alignment
 
 def align_words(g: Side, s: Side) -> np.ndarray:
     """For each system word, the gold word aligned with it (-1: none), as the official script
@@ -170,26 +180,33 @@ def align_words(g: Side, s: Side) -> np.ndarray:
     gts, gte, gmw, gfirst, gn = g.t_start, g.t_end, g.t_multi, g.t_first, g.t_count
     sts, ste, smw, sfirst, sn = s.t_start, s.t_end, s.t_multi, s.t_first, s.t_count
     sv = np.flatnonzero(ste > sts)  # system tokens with a span (after recovery, some have none)
-    k = np.searchsorted(gts, sts[sv])  # gold token starts are increasing: the common ones, without a sort
+    # gold token starts are increasing: the common ones, without a sort
+    k = np.searchsorted(gts, sts[sv])
     common = np.zeros(len(gts), dtype=bool)
     common[k[gts[np.minimum(k, len(gts) - 1)] == sts[sv]]] = True
     bounds = gts[common]
     del k, common
-    gc = np.searchsorted(bounds, gts, side="right").astype(np.int32)  # chunk of each token; 0: before the first
+    # chunk of each token; 0: before the first
+    gc = np.searchsorted(bounds, gts, side="right").astype(np.int32)
     sc = np.searchsorted(bounds, sts[sv], side="right").astype(np.int32)
     n_chunks = len(bounds) + 1
     del bounds
     ng, ns = np.bincount(gc, minlength=n_chunks), np.bincount(sc, minlength=n_chunks)
-    multi = (np.bincount(gc, weights=gmw, minlength=n_chunks) + np.bincount(sc, weights=smw[sv], minlength=n_chunks)) > 0
+    multi = (np.bincount(gc, weights=gmw, minlength=n_chunks)
+             + np.bincount(sc, weights=smw[sv], minlength=n_chunks)) > 0
     fg = np.minimum(np.searchsorted(gc, np.arange(n_chunks)), len(gc) - 1)
-    fs = sv[np.minimum(np.searchsorted(sc, np.arange(n_chunks)), len(sc) - 1)] if len(sv) else np.zeros(n_chunks, int)
+    fs = (sv[np.minimum(np.searchsorted(sc, np.arange(n_chunks)), len(sc) - 1)] if len(sv)
+          else np.zeros(n_chunks, int))
     simple = (ng == 1) & (ns == 1) & (gts[fg] == sts[fs]) & (gte[fg] == ste[fs])
     before = np.cumsum(ng + ns) - (ng + ns)
-    in_step = np.concatenate([[True], simple[:-1]]) | (before == 0)  # both sides enter the chunk together
+    # both sides enter the chunk together
+    in_step = np.concatenate([[True], simple[:-1]]) | (before == 0)
     easy = multi & simple & in_step
     hard = multi & ~easy
-    region = hard | np.concatenate([hard[1:], [False]])  # a hard chunk is replayed from the chunk before
-    del ng, ns, multi, simple, before, in_step, hard  # (arrays per chunk: freed as soon as they are done with)
+    # a hard chunk is replayed from the chunk before
+    region = hard | np.concatenate([hard[1:], [False]])
+    # (arrays per chunk: freed as soon as they are done with)
+    del ng, ns, multi, simple, before, in_step, hard
 
     g_idx, s_idx = [], []
     # chunks without multiword tokens: identical spans
@@ -202,13 +219,15 @@ def align_words(g: Side, s: Side) -> np.ndarray:
         s_idx.append(sfirst[splain[ok]])
         del k, ok
     del gplain, splain
-    # one token on each side, entered in step: the LCS of the two word lists (identical lists: in order)
+    # one token on each side, entered in step: the LCS of the two word lists (identical lists: in
+    # order)
     e = np.flatnonzero(easy & ~region)
     gt, st = fg[e], fs[e]
     same = gn[gt] == sn[st]
     length = gn[gt][same]
     offset = np.arange(length.sum()) - np.repeat(np.cumsum(length) - length, length)
-    gpos, spos = np.repeat(gfirst[gt][same], length) + offset, np.repeat(sfirst[st][same], length) + offset
+    gpos, spos = (np.repeat(gfirst[gt][same], length) + offset,
+                  np.repeat(sfirst[st][same], length) + offset)
     equal = (g.frame["form"].gather(gpos) == s.frame["form"].gather(spos)).to_numpy() \
         & (g.multiword[gpos] == s.multiword[spos])
     differs = np.zeros(len(length), dtype=bool)
@@ -255,10 +274,12 @@ def align_words(g: Side, s: Side) -> np.ndarray:
 def _pick(side: Side, words: np.ndarray) -> tuple[list, list, list, list]:
     """Words of one side as Python lists: start, end, multiword, compared form."""
     tok = side.tok[words]
-    return (side.t_start[tok].tolist(), side.t_end[tok].tolist(), side.multiword[words].tolist(), side.forms(words))
+    return (side.t_start[tok].tolist(), side.t_end[tok].tolist(), side.multiword[words].tolist(),
+            side.forms(words))
 
 
-def _walk(gold: tuple[list, list, list, list], system: tuple[list, list, list, list]) -> list[tuple[int, int]]:
+def _walk(gold: tuple[list, list, list, list],
+          system: tuple[list, list, list, list]) -> list[tuple[int, int]]:
     """The official word alignment over two lists of words (start, end, multiword, form): words
     outside multiword tokens pair on identical spans while both lists advance by start; at a
     multiword word, the multiword span grows until no multiword word sticks out of it, and the
@@ -283,7 +304,8 @@ def _walk(gold: tuple[list, list, list, list], system: tuple[list, list, list, l
                 if g_start[i] < s_start[j]:
                     i += 1
             i0, j0 = i, j
-            while not past(g_start, g_end, g_multi, i, n, limit) or not past(s_start, s_end, s_multi, j, m, limit):
+            while (not past(g_start, g_end, g_multi, i, n, limit)
+                   or not past(s_start, s_end, s_multi, j, m, limit)):
                 if i < n and (j >= m or g_start[i] <= s_start[j]):
                     if g_multi[i]:
                         limit = max(limit, g_end[i])

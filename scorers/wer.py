@@ -55,7 +55,8 @@ class Markers:
         known = {f for f in cls.__dataclass_fields__}
         unknown = sorted(set(mapping) - known)
         if unknown:
-            raise ValueError(f"unknown marker meaning(s) {unknown}; expected some of {sorted(known)}")
+            raise ValueError(f"unknown marker meaning(s) {unknown}; "
+                             f"expected some of {sorted(known)}")
         values = {}
         for key, value in mapping.items():
             if key in ("reject_label", "comment_label"):
@@ -65,7 +66,8 @@ class Markers:
             else:
                 if isinstance(value, str):
                     value = [value]
-                if not value or not all(isinstance(v, str) and v and len(v.split()) == 1 for v in value):
+                if not value or not all(isinstance(v, str) and v and len(v.split()) == 1
+                                        for v in value):
                     raise ValueError(f"marker {key}: expected a list of tokens, found {value!r}")
                 values[key] = tuple(value)
         return cls(**values)
@@ -140,7 +142,8 @@ def normalise(utterances: pl.DataFrame, method: str, markers: Markers,
     long = long.with_columns(kind.alias("kind")).with_columns(
         pl.when(pl.col("kind") == _FALSE_START).then(pl.lit(markers.false_start[0]))
         .when(pl.col("kind") == _OOV).then(pl.lit(markers.oov[0]))
-        .when((pl.col("kind") == _WORD) & (case == "insensitive")).then(pl.col("tok").str.to_lowercase())
+        .when((pl.col("kind") == _WORD) & (case == "insensitive"))
+        .then(pl.col("tok").str.to_lowercase())
         .otherwise(pl.col("tok")).alias("tok")
     )
     if method == "m4":
@@ -197,10 +200,14 @@ def align_tokens(ref: pl.Series, hyp: pl.Series, costs: Costs = SCLITE) -> pa.Ta
     """
     if len(ref) != len(hyp):
         raise ValueError("reference and hypothesis columns differ in length")
-    ref_flat = ref.explode(empty_as_null=False).drop_nulls() if len(ref) else pl.Series([], dtype=pl.String)
-    hyp_flat = hyp.explode(empty_as_null=False).drop_nulls() if len(hyp) else pl.Series([], dtype=pl.String)
-    codes = pl.concat([ref_flat, hyp_flat]).cast(pl.String).cast(pl.Categorical).to_physical().to_numpy()
-    ref_codes, hyp_codes = codes[: len(ref_flat)].astype(np.int64), codes[len(ref_flat):].astype(np.int64)
+    ref_flat = (ref.explode(empty_as_null=False).drop_nulls() if len(ref)
+                else pl.Series([], dtype=pl.String))
+    hyp_flat = (hyp.explode(empty_as_null=False).drop_nulls() if len(hyp)
+                else pl.Series([], dtype=pl.String))
+    codes = (pl.concat([ref_flat, hyp_flat]).cast(pl.String).cast(pl.Categorical).to_physical()
+             .to_numpy())
+    ref_codes, hyp_codes = (codes[: len(ref_flat)].astype(np.int64),
+                            codes[len(ref_flat):].astype(np.int64))
     ref_offsets = np.concatenate([[0], np.cumsum(ref.list.len().to_numpy())]).astype(np.int64)
     hyp_offsets = np.concatenate([[0], np.cumsum(hyp.list.len().to_numpy())]).astype(np.int64)
     result = align(ref_codes, ref_offsets, hyp_codes, hyp_offsets, costs)
@@ -226,5 +233,6 @@ def align_tokens(ref: pl.Series, hyp: pl.Series, costs: Costs = SCLITE) -> pa.Ta
 def _gather(strings: pl.Series, index: np.ndarray) -> pa.Array:
     """``strings[index]`` as an Arrow array, null where ``index`` is -1 (Polars gathers string
     views, three times faster than copying the strings)."""
-    positions = pl.Series("i", index).to_frame().select(pl.when(pl.col("i") >= 0).then(pl.col("i"))).to_series()
+    positions = (pl.Series("i", index).to_frame()
+                 .select(pl.when(pl.col("i") >= 0).then(pl.col("i"))).to_series())
     return strings.gather(positions).to_arrow()

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 PUBLICATIONS = ("public", "anonymous", "withheld")
-CORPUS_OPTIONS = ("format", "tag", "genre", "provider")  # corpus keys that are settings, not file paths
+# corpus keys that are settings, not file paths
+CORPUS_OPTIONS = ("format", "tag", "genre", "provider")
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
@@ -154,8 +155,10 @@ def load_campaign(path: str | Path) -> Campaign:
         pid = _ident(p, "id", where, path)
         publication = p.get("publication", "public")
         if publication not in PUBLICATIONS:
-            raise CampaignError(f"{path}: {where}.publication: expected one of {PUBLICATIONS}, found {publication!r}")
-        participants[pid] = Participant(pid, str(p.get("name", pid)), publication, bool(p.get("organiser", False)))
+            raise CampaignError(f"{path}: {where}.publication: expected one of {PUBLICATIONS}, "
+                                f"found {publication!r}")
+        participants[pid] = Participant(pid, str(p.get("name", pid)), publication,
+                                        bool(p.get("organiser", False)))
     roots = (root, *_roots(head, root, path))
     tasks = tuple(_task(t, f"tasks[{i}]", path, roots, phases, participants)
                   for i, t in enumerate(_list(doc, "tasks", path)))
@@ -201,10 +204,12 @@ def _task(t, where, path, roots, phases, participants) -> Task:
         cid = _ident(c, "id", cw, path)
         phase = c.get("phase", next(iter(phases), "test"))
         if phases and phase not in phases:
-            raise CampaignError(f"{path}: {cw}.phase: expected one of {sorted(phases)}, found {phase!r}")
+            raise CampaignError(f"{path}: {cw}.phase: expected one of {sorted(phases)}, "
+                                f"found {phase!r}")
         files = {k: resolve_file(roots, v, f"{cw}.{k}", path) for k, v in c.items()
                  if k not in ("id", "phase", *CORPUS_OPTIONS)}
-        corpora.append(Corpus(cid, phase, files, {k: v for k, v in c.items() if k in CORPUS_OPTIONS}))
+        corpora.append(Corpus(cid, phase, files,
+                              {k: v for k, v in c.items() if k in CORPUS_OPTIONS}))
     corpus_ids = [c.id for c in corpora]
     if len(set(corpus_ids)) != len(corpus_ids):
         raise CampaignError(f"{path}: {where}.corpora: expected distinct corpus ids")
@@ -214,7 +219,8 @@ def _task(t, where, path, roots, phases, participants) -> Task:
         sid = _ident(s, "id", sw, path)
         participant = s.get("participant")
         if participant not in participants:
-            raise CampaignError(f"{path}: {sw}.participant: expected one of {sorted(participants)}, found {participant!r}")
+            raise CampaignError(f"{path}: {sw}.participant: expected one of "
+                                f"{sorted(participants)}, found {participant!r}")
         files, options = {}, {}
         for key, value in s.items():
             if key in ("id", "participant", "description"):
@@ -222,7 +228,8 @@ def _task(t, where, path, roots, phases, participants) -> Task:
             if isinstance(value, dict):
                 unknown = sorted(set(value) - set(corpus_ids))
                 if unknown:
-                    raise CampaignError(f"{path}: {sw}.{key}: expected corpus ids among {corpus_ids}, found {unknown}")
+                    raise CampaignError(f"{path}: {sw}.{key}: expected corpus ids among "
+                                        f"{corpus_ids}, found {unknown}")
                 files[key] = {cid: resolve_file(roots, v, f"{sw}.{key}.{cid}", path)
                               for cid, v in value.items()}
             else:
@@ -230,7 +237,8 @@ def _task(t, where, path, roots, phases, participants) -> Task:
         systems.append(System(sid, participant, str(s.get("description", "")), files, options))
     if len({s.id for s in systems}) != len(systems):
         raise CampaignError(f"{path}: {where}.systems: expected distinct system ids")
-    options = {k: v for k, v in t.items() if k not in ("id", "family", "name", "corpora", "systems")}
+    options = {k: v for k, v in t.items()
+               if k not in ("id", "family", "name", "corpora", "systems")}
     return Task(tid, family, str(t.get("name", tid)), tuple(corpora), tuple(systems), options)
 
 
@@ -251,7 +259,8 @@ def _list(doc, key, path):
 def _ident(table, key, where, path) -> str:
     value = table.get(key)
     if not isinstance(value, str) or not _ID.fullmatch(value):
-        raise CampaignError(f"{path}: {where}.{key}: expected an identifier (letters, digits, _ . -), found {value!r}")
+        raise CampaignError(f"{path}: {where}.{key}: expected an identifier "
+                            f"(letters, digits, _ . -), found {value!r}")
     return value
 
 
@@ -272,5 +281,6 @@ def _roots(head: dict, root: Path, path) -> list[Path]:
     """``[campaign].roots``: more folders input files may be in (relative to the campaign)."""
     value = head.get("roots", [])
     if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-        raise CampaignError(f"{path}: [campaign].roots: expected a list of folders, found {value!r}")
+        raise CampaignError(f"{path}: [campaign].roots: expected a list of folders, "
+                            f"found {value!r}")
     return [(root / v).resolve() for v in value]

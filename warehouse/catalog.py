@@ -45,7 +45,8 @@ class RunContext:
     force: bool = False  # recompute every unit, even one whose output is in the store
 
 
-def start_run(con: duckdb.DuckDBPyConnection, campaign: Campaign, command: str, quiet: bool = False) -> RunContext:
+def start_run(con: duckdb.DuckDBPyConnection, campaign: Campaign, command: str,
+              quiet: bool = False) -> RunContext:
     """Open a run row and record the campaign's declarations (participants, systems, corpora)."""
     run_id = one(con, "SELECT coalesce(max(run_id), 0) + 1 FROM cat_run")[0]
     con.execute("INSERT INTO cat_run (run_id, campaign, command, code_version, started_at, status, "
@@ -58,9 +59,10 @@ def start_run(con: duckdb.DuckDBPyConnection, campaign: Campaign, command: str, 
 def finish_run(ctx: RunContext, status: str | None = None, message: str = "") -> str:
     """Close the run row; the status is ``rejected-inputs`` when any input was rejected."""
     status = status or ("rejected-inputs" if ctx.rejections else "ok")
-    ctx.con.execute("UPDATE cat_run SET finished_at = ?, status = ?, loaded = ?, scored = ?, rejected = ?, "
-                    "message = ? WHERE run_id = ?",
-                    [now(), status, ctx.loaded, ctx.scored, len(ctx.rejections), message, ctx.run_id])
+    ctx.con.execute("UPDATE cat_run SET finished_at = ?, status = ?, loaded = ?, scored = ?, "
+                    "rejected = ?, message = ? WHERE run_id = ?",
+                    [now(), status, ctx.loaded, ctx.scored, len(ctx.rejections), message,
+                     ctx.run_id])
     return status
 
 
@@ -116,19 +118,22 @@ def _declare(con, campaign: Campaign, run_id: int) -> None:
 
 def current_inputs(con, campaign: str, task: str) -> dict[tuple[str, str, str], str]:
     """(corpus, system, role) -> sha256 of the latest accepted version."""
-    rows = con.execute("SELECT corpus, system, role, sha256 FROM cat_input_current WHERE campaign = ? AND task = ?",
+    rows = con.execute("SELECT corpus, system, role, sha256 FROM cat_input_current "
+                       "WHERE campaign = ? AND task = ?",
                        [campaign, task]).fetchall()
     return {(c, s, r): sha for c, s, r, sha in rows}
 
 
 def scoring_state(con, campaign: str, task: str) -> dict[tuple[str, str], str]:
     """(corpus, system) -> state fingerprint of the current results."""
-    rows = con.execute("SELECT corpus, system, state FROM cat_scoring WHERE campaign = ? AND task = ?",
+    rows = con.execute("SELECT corpus, system, state FROM cat_scoring "
+                       "WHERE campaign = ? AND task = ?",
                        [campaign, task]).fetchall()
     return {(c, s): st for c, s, st in rows}
 
 
-def drop_undeclared(ctx: RunContext, task: str, declared: set[tuple[str, str]], tables: tuple[str, ...]) -> set[str]:
+def drop_undeclared(ctx: RunContext, task: str, declared: set[tuple[str, str]],
+                    tables: tuple[str, ...]) -> set[str]:
     """Remove from ``tables`` (and ``cat_scoring``) the results of (corpus, system) units no
     longer declared in campaign.toml; return the corpora touched (their intervals are stale)."""
     gone = sorted(set(scoring_state(ctx.con, ctx.campaign.id, task)) - declared)
@@ -199,7 +204,8 @@ def package_files(package: str, suffixes: tuple[str, ...], under: str = "") -> d
     versions (units, pages, Dask workers) hash. Read through importlib.resources, so a
     non-editable install hashes the same files."""
     out: dict[str, str] = {}
-    todo = [(resources.files(package).joinpath(under) if under else resources.files(package), under)]
+    todo = [(resources.files(package).joinpath(under) if under else resources.files(package),
+             under)]
     while todo:
         folder, prefix = todo.pop()
         for entry in folder.iterdir():
@@ -251,7 +257,8 @@ def fingerprint(payload: dict) -> str:
     """Stable hash of a JSON-able payload (inputs, options, code version); a set is hashed sorted
     and anything else JSON lacks (a TOML date) as its text, so the hash never depends on
     iteration order or on the process."""
-    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=_plain).encode()).hexdigest()[:16]
+    return hashlib.sha256(
+        json.dumps(payload, sort_keys=True, default=_plain).encode()).hexdigest()[:16]
 
 
 def _plain(value):

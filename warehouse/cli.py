@@ -113,7 +113,8 @@ def main() -> None:
 
 
 def _campaign_options(func):
-    func = click.option("--db", type=click.Path(dir_okay=False), default=DEFAULT_DB, show_default=True,
+    func = click.option("--db", type=click.Path(dir_okay=False), default=DEFAULT_DB,
+                        show_default=True,
                         help="The DuckDB warehouse file (created if absent).")(func)
     func = click.option("--quiet", "-q", is_flag=True, help="No progress bars.")(func)
     return click.argument("campaign_dir", type=click.Path(exists=True, file_okay=False))(func)
@@ -124,7 +125,8 @@ def _compute_options(func):
     func = click.option(
         "--store", metavar="DIR|URL", default=None,
         help="Where unit outputs are kept and exchanged with workers: a folder or a pyarrow "
-             "filesystem URL such as s3://bucket/prefix  [default: DB-STEM.store beside --db]")(func)
+             "filesystem URL such as s3://bucket/prefix  "
+             "[default: DB-STEM.store beside --db]")(func)
     func = click.option(
         "--executor", metavar="ADDRESS", default=None,
         help="Compute the units on the workers of the Dask scheduler at ADDRESS "
@@ -320,9 +322,11 @@ def sclite_command(out, db, task, corpus, system, method):
 
 
 @main.command("demo")
-@click.option("--out", type=click.Path(file_okay=False), default="scorehouse-demo", show_default=True,
+@click.option("--out", type=click.Path(file_okay=False), default="scorehouse-demo",
+              show_default=True,
               help="Folder for the demo campaign, its warehouse and its bulletins.")
-@click.option("--scale", type=float, default=1.0, show_default=True, help="Multiply the corpus sizes.")
+@click.option("--scale", type=float, default=1.0, show_default=True,
+              help="Multiply the corpus sizes.")
 @click.option("--quiet", "-q", is_flag=True)
 def demo_command(out, scale, quiet):
     """Build the bundled demo campaign, score it into a DuckDB warehouse, write its bulletins.
@@ -341,8 +345,8 @@ def demo_command(out, scale, quiet):
     revise_terms_reference(toml.parent)
     result = run(toml.parent, out / "demo.duckdb", out / "bulletins", quiet=quiet)
     click.echo(result.summary(), err=True)
-    click.echo(f"open {out / 'bulletins' / 'index.html'}; query with: scorehouse sql --db {out / 'demo.duckdb'} "
-               "\"SELECT * FROM mart_wer_scores\"", err=True)
+    click.echo(f"open {out / 'bulletins' / 'index.html'}; query with: scorehouse sql --db "
+               f"{out / 'demo.duckdb'} \"SELECT * FROM mart_wer_scores\"", err=True)
     sys.exit(max(first.exit_code, result.exit_code))
 
 

@@ -52,9 +52,10 @@ class RunResult:
         if self.loaded == 0 and self.scored == 0 and not self.rejections:
             head = f"run {self.run_id}: nothing changed, nothing recomputed"
         else:
-            head = (f"run {self.run_id}: {self.loaded} file(s) loaded, {self.scored} unit(s) scored, "
-                    f"{len(self.rejections)} rejected")
-        lines = [head, *(f"  rejected: {r}" for r in self.rejections), *(f"  note: {n}" for n in self.notes)]
+            head = (f"run {self.run_id}: {self.loaded} file(s) loaded, {self.scored} unit(s) "
+                    f"scored, {len(self.rejections)} rejected")
+        lines = [head, *(f"  rejected: {r}" for r in self.rejections),
+                 *(f"  note: {n}" for n in self.notes)]
         lines += [f"  bulletin: {b}" for b in self.bulletins]
         return "\n".join(lines)
 
@@ -104,7 +105,8 @@ def _execute(ctx: RunContext, steps, out, force: bool) -> RunResult:
     try:
         for task in ctx.campaign.tasks:
             declare = getattr(family(task.family), "declare", None)
-            if declare is not None:  # built-in systems (baselines), which campaign.toml does not list
+            if declare is not None:
+                # built-in systems (baselines), which campaign.toml does not list
                 declare(ctx, task)
             if "load" in steps:
                 family(task.family).load(ctx, task)
@@ -117,27 +119,33 @@ def _execute(ctx: RunContext, steps, out, force: bool) -> RunResult:
         finish_run(ctx, "failed", f"{type(err).__name__}: {err}")
         raise
     status = finish_run(ctx)
-    return RunResult(ctx.run_id, status, ctx.loaded, ctx.scored, ctx.rejections, ctx.notes, bulletins)
+    return RunResult(ctx.run_id, status, ctx.loaded, ctx.scored, ctx.rejections, ctx.notes,
+                     bulletins)
 
 
 def one_shot_campaign(family_name: str, reference: Path, system: Path, options: dict,
                       ref_role: str = "reference", sys_role: str = "hypotheses",
-                      corpus_options: dict | None = None, system_options: dict | None = None) -> Campaign:
+                      corpus_options: dict | None = None,
+                      system_options: dict | None = None) -> Campaign:
     """A campaign of one corpus and one system, for ``scorehouse wer REF HYP`` and the like."""
     task = Task(
         id=family_name, family=family_name, name=family_name,
         corpora=(Corpus("ref", "test", {ref_role: Path(reference)}, corpus_options or {}),),
-        systems=(System("sys", "one-shot", "", {sys_role: {"ref": Path(system)}}, system_options or {}),),
+        systems=(System("sys", "one-shot", "", {sys_role: {"ref": Path(system)}},
+                        system_options or {}),),
         options=options,
     )
     # the files are named on the command line by the user: any folder will do
-    return Campaign(id="one-shot", name="one-shot", description="", root=Path.cwd(), phases={"test": "test"},
+    return Campaign(id="one-shot", name="one-shot", description="", root=Path.cwd(),
+                    phases={"test": "test"},
                     participants={"one-shot": Participant("one-shot", "one-shot")}, tasks=(task,),
                     bootstrap=1000, seed=12345, roots=(Path.cwd(), Path("/")))
 
 
-def run_one_shot(campaign: Campaign, quiet: bool = True) -> tuple[duckdb.DuckDBPyConnection, RunResult]:
-    """Load and score a one-shot campaign in an in-memory warehouse (the nightly job's code path)."""
+def run_one_shot(campaign: Campaign,
+                 quiet: bool = True) -> tuple[duckdb.DuckDBPyConnection, RunResult]:
+    """Load and score a one-shot campaign in an in-memory warehouse (the nightly job's code
+    path)."""
     con = open_warehouse(None, families=tuple(t.family for t in campaign.tasks))
     ctx = start_run(con, campaign, "one-shot", quiet)
     ctx.workers = 1  # one unit: no worker process to start

@@ -80,9 +80,9 @@ def stage_files(ctx: RunContext, jobs: list[StageJob], workers: int | None = Non
         salt = f"{job.slot.role}\0{job.salt}\0{text.VERSION}"
         sha = hashlib.sha256(salt.encode() + b"\0" + data).hexdigest() if data is not None else ""
         latest = one(ctx.con,
-            "SELECT sha256, status, error FROM cat_input_latest WHERE campaign = ? AND task = ? AND corpus = ? "
-            "AND system = ? AND role = ?", [ctx.campaign.id, job.slot.task, job.slot.corpus, job.slot.system,
-                                            job.slot.role])
+            "SELECT sha256, status, error FROM cat_input_latest WHERE campaign = ? AND task = ? "
+            "AND corpus = ? AND system = ? AND role = ?",
+            [ctx.campaign.id, job.slot.task, job.slot.corpus, job.slot.system, job.slot.role])
         same = latest is not None and latest[0] == sha
         todo.append((job, unreadable, sha, same, latest))
         if not same and data is not None:
@@ -206,8 +206,9 @@ def stage_table(ctx: RunContext, slot: Slot, label: str, sha: str, table: pa.Tab
     """Stage a table the warehouse computed itself (e.g. a built-in baseline's output) as the
     content ``sha`` of ``slot``, like a file; ``label`` stands for its path in the catalog."""
     con = ctx.con
-    latest = one(con, "SELECT sha256 FROM cat_input_latest WHERE campaign = ? AND task = ? AND corpus = ? "
-                      "AND system = ? AND role = ?", [ctx.campaign.id, slot.task, slot.corpus, slot.system, slot.role])
+    latest = one(con, "SELECT sha256 FROM cat_input_latest WHERE campaign = ? AND task = ? "
+                      "AND corpus = ? AND system = ? AND role = ?",
+                 [ctx.campaign.id, slot.task, slot.corpus, slot.system, slot.role])
     if latest is not None and latest[0] == sha:
         return False
     _accept(ctx, slot, label, sha, table, stage)
@@ -219,7 +220,8 @@ def _accept(ctx: RunContext, slot: Slot, path: str, sha: str, table: pa.Table, s
     and catalogue the version as accepted."""
     con = ctx.con
     with transaction(con):
-        if not one(con, "SELECT 1 FROM cat_input WHERE sha256 = ? AND status = 'accepted' AND role = ? LIMIT 1",
+        if not one(con, "SELECT 1 FROM cat_input WHERE sha256 = ? AND status = 'accepted' "
+                        "AND role = ? LIMIT 1",
                    [sha, slot.role]):
             stage(con, sha, table)
         _record(con, ctx, slot, path, sha, table.num_rows, "accepted", None)

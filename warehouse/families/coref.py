@@ -74,37 +74,45 @@ def code_version() -> str:
 
 def signature(convention: str, singletons: bool) -> str:
     """sacrebleu-style signature of a coreference variant."""
-    return (f"coref|convention:{convention}|singletons:{'yes' if singletons else 'no'}|mentions:exact-span"
-            f"|aggregation:micro|{TEXT}|version:{code_version()}")
+    return (f"coref|convention:{convention}|singletons:{'yes' if singletons else 'no'}"
+            f"|mentions:exact-span|aggregation:micro|{TEXT}|version:{code_version()}")
 
 
 def _options(task: Task) -> dict:
     o = task.options
     conventions = tuple(o.get("conventions", CONVENTIONS))
     if not conventions or set(conventions) - set(CONVENTIONS):
-        raise CampaignError(f"task {task.id}: conventions: expected some of {CONVENTIONS}, found {list(conventions)}")
+        raise CampaignError(f"task {task.id}: conventions: expected some of {CONVENTIONS}, "
+                            f"found {list(conventions)}")
     singletons = o.get("singletons", [True])
-    if not isinstance(singletons, list) or not singletons or not all(isinstance(s, bool) for s in singletons):
-        raise CampaignError(f"task {task.id}: singletons: expected a list of booleans, found {singletons!r}")
+    if (not isinstance(singletons, list) or not singletons
+            or not all(isinstance(s, bool) for s in singletons)):
+        raise CampaignError(f"task {task.id}: singletons: expected a list of booleans, "
+                            f"found {singletons!r}")
     singletons = tuple(singletons)
     draws = o.get("draws", 10)
     if not isinstance(draws, int) or isinstance(draws, bool) or draws < 1:
         raise CampaignError(f"task {task.id}: draws: expected a positive integer, found {draws!r}")
     for key in ("categories", "link_types"):
-        if not isinstance(o.get(key, []), list) or not all(isinstance(v, str) for v in o.get(key, [])):
-            raise CampaignError(f"task {task.id}: {key}: expected a list of names, found {o.get(key)!r}")
+        if (not isinstance(o.get(key, []), list)
+                or not all(isinstance(v, str) for v in o.get(key, []))):
+            raise CampaignError(f"task {task.id}: {key}: expected a list of names, "
+                                f"found {o.get(key)!r}")
     for system in task.systems:
         if system.options.get("format", "conll2012") not in FORMATS:
-            raise CampaignError(f"task {task.id}: system {system.id}: format: expected one of {FORMATS}, "
-                                f"found {system.options.get('format')!r}")
+            raise CampaignError(f"task {task.id}: system {system.id}: format: expected one of "
+                                f"{FORMATS}, found {system.options.get('format')!r}")
     for corpus in task.corpora:
         if "key" not in corpus.files:
             raise CampaignError(f"task {task.id}: corpus {corpus.id}: expected a 'key' file")
         if corpus.options.get("format", "conll2012") not in FORMATS:
-            raise CampaignError(f"task {task.id}: corpus {corpus.id}: format: expected one of {FORMATS}")
-    return {"conventions": conventions, "singletons": singletons, "baselines": bool(o.get("baselines", True)),
+            raise CampaignError(f"task {task.id}: corpus {corpus.id}: format: "
+                                f"expected one of {FORMATS}")
+    return {"conventions": conventions, "singletons": singletons,
+            "baselines": bool(o.get("baselines", True)),
             "draws": draws, "categories": tuple(o.get("categories", ())),
-            "link_types": tuple(o.get("link_types", ())), "pronoun_category": str(o.get("pronoun_category", "pronoun"))}
+            "link_types": tuple(o.get("link_types", ())),
+            "pronoun_category": str(o.get("pronoun_category", "pronoun"))}
 
 
 def _reader(fmt: str):
@@ -117,15 +125,18 @@ def _stage(con, sha: str, table: pa.Table) -> None:
     empty = pc.is_null(table["start"])
     insert_arrow(con, "stg_coref_mention", table.filter(pc.invert(empty)),
                  "$sha, " + ", ".join(f'"{c}"' for c in _MENTION_COLUMNS), {"sha": sha})
-    insert_arrow(con, "stg_coref_empty_document", table.filter(empty), "$sha, doc, genre, line_no", {"sha": sha})
+    insert_arrow(con, "stg_coref_empty_document", table.filter(empty), "$sha, doc, genre, line_no",
+                 {"sha": sha})
 
 
 def _stage_links(con, sha: str, table: pa.Table) -> None:
-    insert_arrow(con, "stg_coref_link", table, "$sha, doc, from_cluster, to_cluster, type", {"sha": sha})
+    insert_arrow(con, "stg_coref_link", table, "$sha, doc, from_cluster, to_cluster, type",
+                 {"sha": sha})
 
 
 def _stage_categories(con, sha: str, table: pa.Table) -> None:
-    insert_arrow(con, "stg_coref_category", table, '$sha, doc, start, "end", category', {"sha": sha})
+    insert_arrow(con, "stg_coref_category", table, '$sha, doc, start, "end", category',
+                 {"sha": sha})
 
 
 def _jobs(slot: Slot, path: Path, fmt: str) -> list[StageJob]:
@@ -147,12 +158,14 @@ def load(ctx: RunContext, task: Task) -> None:
         fmt = corpus.options.get("format", "conll2012")
         jobs += _jobs(Slot(task.id, corpus.id, "", "key"), corpus.files["key"], fmt)
         if "categories" in corpus.files:
-            jobs.append(StageJob(Slot(task.id, corpus.id, "", "categories"), corpus.files["categories"],
-                                 read_mention_categories, _stage_categories, salt="coref|categories"))
+            jobs.append(StageJob(Slot(task.id, corpus.id, "", "categories"),
+                                 corpus.files["categories"], read_mention_categories,
+                                 _stage_categories, salt="coref|categories"))
         for system in task.systems:
             if corpus.id in system.files.get("submissions", {}):
                 jobs += _jobs(Slot(task.id, corpus.id, system.id, "submissions"),
-                              system.files["submissions"][corpus.id], system.options.get("format", fmt))
+                              system.files["submissions"][corpus.id],
+                              system.options.get("format", fmt))
     stage_files(ctx, jobs)
 
 
@@ -161,8 +174,10 @@ def declare(ctx: RunContext, task: Task) -> None:
     if _options(task)["baselines"]:
         insert_rows(
             ctx.con,
-            "INSERT OR REPLACE INTO cat_system VALUES (?, ?, ?, 'baseline', ?, false, true, ?, '{}')",
-            [[ctx.campaign.id, task.id, sid, label, "built-in, from the key"] for sid, (_, label) in BASELINES.items()])
+            "INSERT OR REPLACE INTO cat_system VALUES "
+            "(?, ?, ?, 'baseline', ?, false, true, ?, '{}')",
+            [[ctx.campaign.id, task.id, sid, label, "built-in, from the key"]
+             for sid, (_, label) in BASELINES.items()])
 
 
 # ---------------------------------------------------------------- score
@@ -171,8 +186,10 @@ def _mentions(con, sha: str, genre: bool = True) -> pl.DataFrame:
     """The staged mentions the scorers use (not ``line_no``; ``genre`` for the key only)."""
     columns = [c for c in _MENTION_COLUMNS if c != "line_no" and (genre or c != "genre")]
     empty = ", ".join(f'"{c}"' if c in ("doc", "genre") else f'NULL AS "{c}"' for c in columns)
-    return frame(con, "SELECT " + ", ".join(f'"{c}"' for c in columns) + " FROM stg_coref_mention WHERE sha256 = ? "
-                 f"UNION ALL SELECT {empty} FROM stg_coref_empty_document WHERE sha256 = ?", [sha, sha])
+    return frame(con, "SELECT " + ", ".join(f'"{c}"' for c in columns)
+                      + " FROM stg_coref_mention WHERE sha256 = ? "
+                        f"UNION ALL SELECT {empty} FROM stg_coref_empty_document WHERE sha256 = ?",
+                 [sha, sha])
 
 
 def score(ctx: RunContext, task: Task, force: bool = False) -> None:
@@ -196,27 +213,31 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
             unit = {"key": key_sha, "submissions": sub,
                     "categories": inputs.get((corpus.id, "", "categories")),
                     "key_links": inputs.get((corpus.id, "", "key-links")),
-                    "links": None if system in BASELINES else inputs.get((corpus.id, system, "submissions-links"))}
-            state = fingerprint({"inputs": unit, "version": code_version(), "seed": ctx.campaign.seed,
-                                 "options": {k: options[k] for k in ("conventions", "singletons", "draws", "categories",
-                                                                     "link_types", "pronoun_category")},
+                    "links": None if system in BASELINES
+                             else inputs.get((corpus.id, system, "submissions-links"))}
+            state = fingerprint({"inputs": unit, "version": code_version(),
+                                 "seed": ctx.campaign.seed,
+                                 "options": {k: options[k] for k in (
+                                     "conventions", "singletons", "draws", "categories",
+                                     "link_types", "pronoun_category")},
                                  "genre": corpus.options.get("genre", "")})
             units.append(Unit(corpus, system, unit, state))
     run_units(ctx, task.id, stale(units, states, force), lambda u: _prepare(ctx, task, options, u),
               compute_unit, Target(SQL_FOLDER, _UNIT_TABLES, "hist_coref_scores"))
     if task.options.get("intervals", True):
         for corpus in task.corpora:
-            reduce(ctx, task, corpus.id, "intervals", lambda c=corpus.id: intervals(ctx, task, c), code_version(),
-                   force)
+            reduce(ctx, task, corpus.id, "intervals", lambda c=corpus.id: intervals(ctx, task, c),
+                   code_version(), force)
 
 
 def _with_genre(mentions: pl.DataFrame, corpus) -> pl.DataFrame:
     default = str(corpus.options.get("genre", ""))
-    return mentions.with_columns(pl.when(pl.col("genre") != "").then(pl.col("genre")).otherwise(pl.lit(default))
-                                 .alias("genre"))
+    return mentions.with_columns(pl.when(pl.col("genre") != "").then(pl.col("genre"))
+                                 .otherwise(pl.lit(default)).alias("genre"))
 
 
-def unit_statistics(key: pl.DataFrame, response: pl.DataFrame | None, options: dict, system: str, seed: int,
+def unit_statistics(key: pl.DataFrame, response: pl.DataFrame | None, options: dict,
+                    system: str, seed: int,
                     key_links: pl.DataFrame | None = None, links: pl.DataFrame | None = None
                     ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """(matched mentions, contingency table, statistics of every variant) of one unit; a baseline
@@ -224,10 +245,12 @@ def unit_statistics(key: pl.DataFrame, response: pl.DataFrame | None, options: d
     subsets: all mentions, each of ``options["categories"]`` (scorers.coref.restrict), and the
     super-class partitions of each of ``options["link_types"]``."""
     kind = BASELINES.get(system, (None,))[0]
-    draws = [scorer.baseline(key, kind, seed, d) for d in range(options["draws"] if kind == "random_profile" else 1)] \
+    draws = [scorer.baseline(key, kind, seed, d)
+             for d in range(options["draws"] if kind == "random_profile" else 1)] \
         if kind else [response]
     subsets = [("all", lambda r: (key, r))]
-    subsets += [(f"category:{c}", lambda r, c=c: scorer.restrict(key, r, c)) for c in options["categories"]]
+    subsets += [(f"category:{c}", lambda r, c=c: scorer.restrict(key, r, c))
+                for c in options["categories"]]
     for t in options["link_types"]:
         def superclasses(r, t=t):
             return (scorer.superclass_partition(key, _links(key_links), t),
@@ -240,27 +263,31 @@ def unit_statistics(key: pl.DataFrame, response: pl.DataFrame | None, options: d
                 per_draw = []
                 for r in draws:
                     k, rr = pair(r)
-                    s = scorer.statistics(scorer.contingency(k, rr), convention=convention, singletons=singletons)
+                    s = scorer.statistics(scorer.contingency(k, rr), convention=convention,
+                                          singletons=singletons)
                     if subset == "all":
-                        s = pl.concat([s, scorer.pronoun_antecedent(key, r, options["pronoun_category"])],
-                                      how="diagonal_relaxed")
+                        s = pl.concat(
+                            [s, scorer.pronoun_antecedent(key, r, options["pronoun_category"])],
+                            how="diagonal_relaxed")
                     per_draw.append(s)
                 s = per_draw[0] if len(per_draw) == 1 else _mean_statistics(per_draw)
-                stats.append(s.with_columns(pl.lit(convention).alias("convention"), pl.lit(singletons).alias("singletons"),
+                stats.append(s.with_columns(pl.lit(convention).alias("convention"),
+                                            pl.lit(singletons).alias("singletons"),
                                             pl.lit(subset).alias("subset")))
     return (scorer.matched_mentions(key, draws[0]), scorer.contingency(key, draws[0]),
             pl.concat(stats, how="diagonal_relaxed"))
 
 
 def _links(links: pl.DataFrame | None) -> pl.DataFrame:
-    return links if links is not None else pl.DataFrame(schema={"doc": pl.String, "from_cluster": pl.String,
-                                                                "to_cluster": pl.String, "type": pl.String})
+    return links if links is not None else pl.DataFrame(schema={
+        "doc": pl.String, "from_cluster": pl.String, "to_cluster": pl.String, "type": pl.String})
 
 
 def _mean_statistics(per_draw: list[pl.DataFrame]) -> pl.DataFrame:
     """The random-profile baseline: numerators, denominators and values averaged over draws."""
     numeric = ["recall_num", "recall_den", "precision_num", "precision_den", "value", "mentions"]
-    return (pl.concat(per_draw, how="diagonal_relaxed").group_by("doc", "metric", maintain_order=True)
+    return (pl.concat(per_draw, how="diagonal_relaxed")
+            .group_by("doc", "metric", maintain_order=True)
             .agg(*(pl.col(c).mean() for c in numeric), pl.col("direction").mode().first()))
 
 
@@ -270,22 +297,24 @@ def _prepare(ctx, task, options, unit: Unit) -> tuple:
     con, system = ctx.con, unit.system
     key = _with_genre(_mentions(con, unit.inputs["key"]), unit.corpus)
     if unit.inputs["categories"] is not None:
-        side = frame(con, 'SELECT doc, start, "end", category AS side FROM stg_coref_category WHERE sha256 = ?',
-                     [unit.inputs["categories"]])
-        key = key.join(side, on=["doc", "start", "end"], how="left", maintain_order="left").with_columns(
-            pl.coalesce("side", "category").alias("category")).drop("side")
-    response = None if system in BASELINES else _mentions(con, unit.inputs["submissions"], genre=False)
+        side = frame(con, 'SELECT doc, start, "end", category AS side FROM stg_coref_category '
+                          'WHERE sha256 = ?', [unit.inputs["categories"]])
+        key = (key.join(side, on=["doc", "start", "end"], how="left", maintain_order="left")
+               .with_columns(pl.coalesce("side", "category").alias("category")).drop("side"))
+    response = (None if system in BASELINES
+                else _mentions(con, unit.inputs["submissions"], genre=False))
 
     def links(sha):
-        return None if sha is None else frame(con, "SELECT doc, from_cluster, to_cluster, type FROM stg_coref_link "
-                                                   "WHERE sha256 = ?", [sha])
+        return None if sha is None else frame(con, "SELECT doc, from_cluster, to_cluster, type "
+                                                   "FROM stg_coref_link WHERE sha256 = ?", [sha])
     stray = [] if response is None else scorer.stray_documents(key, response)
     if stray:
         shown = ", ".join(stray[:5]) + (", ..." if len(stray) > 5 else "")
-        ctx.notes.append(f"{task.id}/{unit.corpus.id}/{system}: {len(stray)} response document(s) absent from the "
-                         f"key, ignored as the CoNLL reference scorer ignores them: {shown}")
-    return key, response, options, system, ctx.campaign.seed, links(unit.inputs["key_links"]), links(
-        unit.inputs["links"])
+        ctx.notes.append(f"{task.id}/{unit.corpus.id}/{system}: {len(stray)} response document(s) "
+                         "absent from the key, ignored as the CoNLL reference scorer ignores "
+                         f"them: {shown}")
+    return (key, response, options, system, ctx.campaign.seed, links(unit.inputs["key_links"]),
+            links(unit.inputs["links"]))
 
 
 def compute_unit(ids, key, response, options, system, seed, key_links, links) -> dict:
@@ -323,15 +352,19 @@ def intervals(ctx: RunContext, task: Task, corpus: str) -> None:
     """95 % bootstrap intervals of the F of every ratio measure and of the CoNLL average,
     resampling documents, every system and variant on the same resamples (campaign seed)."""
     campaign = ctx.campaign
-    stats = frame(ctx.con, "SELECT system, convention, singletons, subset, metric, doc, recall_num, "
-                           "recall_den, precision_num, precision_den "
-                           "FROM fct_coref_document WHERE campaign = ? AND task = ? AND corpus = ? AND metric IN ("
-                           + ", ".join(f"'{m}'" for m in scorer.RATIO_METRICS) + ")", [campaign.id, task.id, corpus])
+    stats = frame(ctx.con,
+                  "SELECT system, convention, singletons, subset, metric, doc, recall_num, "
+                  "recall_den, precision_num, precision_den FROM fct_coref_document "
+                  "WHERE campaign = ? AND task = ? AND corpus = ? AND metric IN ("
+                  + ", ".join(f"'{m}'" for m in scorer.RATIO_METRICS) + ")",
+                  [campaign.id, task.id, corpus])
     rows, paired = [], []
     if stats.height:
         _, variants, tables = bootstrap.unit_table(stats, "doc", list(_VARIANT),
-                                                   ["recall_num", "recall_den", "precision_num", "precision_den"])
-        totals = bootstrap.resampled_totals(tables, campaign.bootstrap, campaign.seed, stream=f"{task.id}/{corpus}")
+                                                   ["recall_num", "recall_den", "precision_num",
+                                                    "precision_den"])
+        totals = bootstrap.resampled_totals(tables, campaign.bootstrap, campaign.seed,
+                                            stream=f"{task.id}/{corpus}")
         sums = [t.sum(0) for t in tables]
         conventions = [v[1] for v in variants]
         paper = np.array([c == "paper" for c in conventions])

@@ -52,9 +52,10 @@ CAMPAIGN_KEYS = {  # the keys campaign.toml may give a parsing task (campaign.ch
 FORMATS = ("easy", "tsv", "conllu")
 MODES = easy_scorer.MODES
 FUNCTIONS = easy_scorer.FUNCTIONS
-_EASY_TABLES = ("int_parsing_form_alignment", "int_parsing_range", "int_parsing_candidate", "fct_parsing_sentence")
-_ITEM_COLUMNS = ["sent_no", "sent", "line_no", "kind", "item", "type", "form_no", "form", "parent", "role",
-                 "role_no", "target", "attr"]
+_EASY_TABLES = ("int_parsing_form_alignment", "int_parsing_range", "int_parsing_candidate",
+                "fct_parsing_sentence")
+_ITEM_COLUMNS = ["sent_no", "sent", "line_no", "kind", "item", "type", "form_no", "form",
+                 "parent", "role", "role_no", "target", "attr"]
 
 
 @cache
@@ -63,11 +64,14 @@ def code_version() -> str:
     return catalog_code_version(SQL_FOLDER, __name__)
 
 
-def signature(kind: str, mode: str | None = None, function: str | None = None, recover: bool = False) -> str:
+def signature(kind: str, mode: str | None = None, function: str | None = None,
+              recover: bool = False) -> str:
     """sacrebleu-style signature of a parsing variant."""
     if kind == "conllu":
-        return f"parsing|conll18|recover:{'yes' if recover else 'no'}|{TEXT}|version:{code_version()}"
-    return f"parsing|easy|mode:{mode}|function:{function}|matching:one-to-one|{TEXT}|version:{code_version()}"
+        return (f"parsing|conll18|recover:{'yes' if recover else 'no'}|{TEXT}"
+                f"|version:{code_version()}")
+    return (f"parsing|easy|mode:{mode}|function:{function}|matching:one-to-one|{TEXT}"
+            f"|version:{code_version()}")
 
 
 def is_dependency(task: Task) -> bool:
@@ -81,18 +85,22 @@ def _options(task: Task) -> dict:
     if not modes or set(modes) - set(MODES):
         raise CampaignError(f"task {task.id}: modes: expected some of {MODES}, found {list(modes)}")
     if not functions or set(functions) - set(FUNCTIONS):
-        raise CampaignError(f"task {task.id}: functions: expected some of {FUNCTIONS}, found {list(functions)}")
+        raise CampaignError(f"task {task.id}: functions: expected some of {FUNCTIONS}, "
+                            f"found {list(functions)}")
     majority = o.get("majority", 0.5)
     if not isinstance(majority, (int, float)) or not 0 <= majority < 1:
-        raise CampaignError(f"task {task.id}: majority: expected a share in [0, 1), found {majority!r}")
+        raise CampaignError(f"task {task.id}: majority: expected a share in [0, 1), "
+                            f"found {majority!r}")
     dependency = is_dependency(task)
     for corpus in task.corpora:
         fmt = corpus.options.get("format", "easy")
         if fmt not in FORMATS:
-            raise CampaignError(f"task {task.id}: corpus {corpus.id}: format: expected one of {FORMATS}, found {fmt!r}")
+            raise CampaignError(f"task {task.id}: corpus {corpus.id}: format: expected one of "
+                                f"{FORMATS}, found {fmt!r}")
         if (fmt == "conllu") != dependency:
-            raise CampaignError(f"task {task.id}: corpus {corpus.id}: format: expected every corpus of the task in "
-                                f"CoNLL-U or every one in EASY (easy, tsv), found {fmt!r}")
+            raise CampaignError(f"task {task.id}: corpus {corpus.id}: format: expected every "
+                                "corpus of the task in CoNLL-U or every one in EASY (easy, tsv), "
+                                f"found {fmt!r}")
         if "reference" not in corpus.files:
             raise CampaignError(f"task {task.id}: corpus {corpus.id}: expected a 'reference' file")
     for system in task.systems:
@@ -109,10 +117,12 @@ def _reader(fmt: str):
 
 
 def _stager(fmt: str):
-    table, columns = ("stg_parsing_ud_word", ud.UD_COLUMNS) if fmt == "conllu" else ("stg_parsing_easy_item", _ITEM_COLUMNS)
+    table, columns = (("stg_parsing_ud_word", ud.UD_COLUMNS) if fmt == "conllu"
+                      else ("stg_parsing_easy_item", _ITEM_COLUMNS))
 
     def stage(con, sha: str, rows: pa.Table) -> None:
-        insert_arrow(con, table, rows, "$sha, " + ", ".join(f'"{c}"' for c in columns), {"sha": sha})
+        insert_arrow(con, table, rows, "$sha, " + ", ".join(f'"{c}"' for c in columns),
+                     {"sha": sha})
     return stage
 
 
@@ -126,8 +136,9 @@ def load(ctx: RunContext, task: Task) -> None:
     references = []
     for corpus in task.corpora:
         fmt = corpus.options.get("format", "easy")
-        references += [StageJob(Slot(task.id, corpus.id, "", role), corpus.files[role], _reader(fmt), _stager(fmt),
-                                salt=f"parsing|{fmt}") for role in ("reference", "full") if role in corpus.files]
+        references += [StageJob(Slot(task.id, corpus.id, "", role), corpus.files[role],
+                                _reader(fmt), _stager(fmt), salt=f"parsing|{fmt}")
+                       for role in ("reference", "full") if role in corpus.files]
     stage_files(ctx, references)
     submissions = []
     for corpus in task.corpora:
@@ -139,10 +150,12 @@ def load(ctx: RunContext, task: Task) -> None:
             check, salt = None, f"parsing|{fmt}"
             if options["dependency"] and not options["recover"]:
                 # accepted or rejected against this reference: a revised reference re-checks it
-                reference = current_inputs(ctx.con, ctx.campaign.id, task.id).get((corpus.id, "", "reference"))
-                check, salt = ud.same_text_check(ctx, task, corpus.id, path), f"{salt}|same-text-as:{reference}"
-            submissions.append(StageJob(Slot(task.id, corpus.id, system.id, "submissions"), path, _reader(fmt),
-                                        _stager(fmt), check, salt))
+                reference = current_inputs(ctx.con, ctx.campaign.id, task.id).get(
+                    (corpus.id, "", "reference"))
+                check, salt = (ud.same_text_check(ctx, task, corpus.id, path),
+                               f"{salt}|same-text-as:{reference}")
+            submissions.append(StageJob(Slot(task.id, corpus.id, system.id, "submissions"), path,
+                                        _reader(fmt), _stager(fmt), check, salt))
     stage_files(ctx, submissions)
 
 
@@ -166,7 +179,8 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
                     "submissions": inputs.get((corpus.id, system.id, "submissions"))}
             if unit["reference"] is None or unit["submissions"] is None:
                 continue
-            state = fingerprint({"inputs": unit, "version": code_version(), "genre": ud.corpus_genre(corpus),
+            state = fingerprint({"inputs": unit, "version": code_version(),
+                                 "genre": ud.corpus_genre(corpus),
                                  "options": {k: options[k] for k in ("modes", "recover")}})
             units.append(Unit(corpus, system.id, unit, state, {"recover": options["recover"]}))
     dependency = options["dependency"]
@@ -193,20 +207,24 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
               (lambda u, rows: ud.notes(task.id, u, rows)) if dependency else None)
     for corpus in task.corpora:
         reference_sha = {"reference": inputs.get((corpus.id, "", "reference"))}
-        reduce(ctx, task, corpus.id, "corpus", lambda c=corpus: _describe_corpus(ctx, task, c, options["dependency"]),
+        reduce(ctx, task, corpus.id, "corpus",
+               lambda c=corpus: _describe_corpus(ctx, task, c, options["dependency"]),
                code_version(), force, reference_sha)
         if not options["dependency"] and task.options.get("consensus", True):
-            reduce(ctx, task, corpus.id, "consensus", lambda c=corpus: consensus(ctx, task, c, options["majority"]),
+            reduce(ctx, task, corpus.id, "consensus",
+                   lambda c=corpus: consensus(ctx, task, c, options["majority"]),
                    code_version(), force, reference_sha)
     if task.options.get("intervals", True):
-        reduce(ctx, task, None, "intervals", lambda: intervals(ctx, task, options["dependency"]), code_version(), force)
+        reduce(ctx, task, None, "intervals", lambda: intervals(ctx, task, options["dependency"]),
+               code_version(), force)
 
 
 def _staged(con, sha: str, dependency: bool) -> pl.DataFrame:
     if dependency:
         return ud.staged_words(con, sha)
     return frame(con, "SELECT " + ", ".join(f'"{c}"' for c in _ITEM_COLUMNS) +
-                 " FROM stg_parsing_easy_item WHERE sha256 = ? ORDER BY sent_no, line_no, role_no", [sha])
+                 " FROM stg_parsing_easy_item WHERE sha256 = ? ORDER BY sent_no, line_no, role_no",
+                 [sha])
 
 
 def _reference_ranges(ctx: RunContext, task: Task, corpus: str, ref: pl.DataFrame) -> None:
@@ -214,7 +232,8 @@ def _reference_ranges(ctx: RunContext, task: Task, corpus: str, ref: pl.DataFram
     ranges = easy_scorer.reference_ranges(ref)
     replace_rows(ctx.con, key, ("int_parsing_range",), lambda: insert_arrow(
         ctx.con, "int_parsing_range", ranges.to_arrow(),
-        "$campaign, $task, $corpus, $system, NULL, kind, sent, item, type, role_no, first, last, attr, empty", key))
+        "$campaign, $task, $corpus, $system, NULL, kind, sent, item, type, role_no, first, last, "
+        "attr, empty", key))
 
 
 def compute_unit(ids: dict, dependency: bool, reference: pl.DataFrame, hyp: pl.DataFrame, option,
@@ -240,8 +259,8 @@ def compute_unit(ids: dict, dependency: bool, reference: pl.DataFrame, hyp: pl.D
                      "ref_item, equal, fuzzy, include, intersection, barycenter, m_equal, m_fuzzy, "
                      "m_include, m_intersection, m_barycenter", ids)
         insert_arrow(con, "fct_parsing_sentence", result.counts.to_arrow(),
-                     "$campaign, $task, $corpus, $system, $genre, sent, kind, type, mode, hyp, ref, "
-                     "matched_equal, matched_fuzzy, matched_include, matched_intersection, "
+                     "$campaign, $task, $corpus, $system, $genre, sent, kind, type, mode, hyp, "
+                     "ref, matched_equal, matched_fuzzy, matched_include, matched_intersection, "
                      "matched_barycenter, "
                      + ", ".join(f"$signatures[mode || '/{f}']" for f in FUNCTIONS), params)
     return written(SQL_FOLDER, _EASY_TABLES, write)
@@ -266,16 +285,21 @@ def _describe_corpus(ctx: RunContext, task: Task, corpus, dependency: bool) -> N
     def size(sha):
         if sha is None:
             return (0, 0)
-        return one(ctx.con, f"SELECT count(DISTINCT sent_no), count(*) FROM {table} WHERE sha256 = ?{where}", [sha])
+        return one(ctx.con, f"SELECT count(DISTINCT sent_no), count(*) FROM {table} "
+                            f"WHERE sha256 = ?{where}", [sha])
     annotated = size(inputs.get((corpus.id, "", "reference")))
-    full = size(inputs.get((corpus.id, "", "full"))) if (corpus.id, "", "full") in inputs else annotated
+    full = (size(inputs.get((corpus.id, "", "full"))) if (corpus.id, "", "full") in inputs
+            else annotated)
     key = [ctx.campaign.id, task.id, corpus.id]
-    ctx.con.execute("DELETE FROM mart_parsing_corpus WHERE campaign = ? AND task = ? AND corpus = ?", key)
+    ctx.con.execute("DELETE FROM mart_parsing_corpus WHERE campaign = ? AND task = ? "
+                    "AND corpus = ?", key)
     ctx.con.execute("INSERT INTO mart_parsing_corpus VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [*key, ud.corpus_genre(corpus), str(corpus.options.get("provider", "")), *full, *annotated])
+                    [*key, ud.corpus_genre(corpus), str(corpus.options.get("provider", "")),
+                     *full, *annotated])
 
 
-def _votes(con, campaign_id: str, task: Task, corpus: str, majority: float) -> tuple[pl.DataFrame, pl.DataFrame] | None:
+def _votes(con, campaign_id: str, task: Task, corpus: str, majority: float
+           ) -> tuple[pl.DataFrame, pl.DataFrame] | None:
     """The votes of every submission's units (HYP mode) over a corpus's base text (the full part
     when declared, else the reference), and that base; None without base or submissions."""
     inputs = current_inputs(con, campaign_id, task.id)
@@ -286,16 +310,19 @@ def _votes(con, campaign_id: str, task: Task, corpus: str, majority: float) -> t
     base = _staged(con, base_sha, False)
     if (corpus, "", "full") not in inputs and "HYP" in _options(task)["modes"]:
         # the base is the reference: the scored units' HYP ranges are already in the warehouse
-        ranges = [frame(con, "SELECT system, kind, sent, item, type, role_no, first, last, attr, empty "
-                             "FROM int_parsing_range WHERE campaign = ? AND task = ? AND corpus = ? AND system <> '' "
-                             "AND (mode IS NULL OR mode = 'HYP')", [campaign_id, task.id, corpus])]
+        ranges = [frame(con, "SELECT system, kind, sent, item, type, role_no, first, last, attr, "
+                             "empty FROM int_parsing_range WHERE campaign = ? AND task = ? "
+                             "AND corpus = ? AND system <> '' AND (mode IS NULL OR mode = 'HYP')",
+                        [campaign_id, task.id, corpus])]
     else:
         ranges = []
         for system in systems:
             hyp = _staged(con, inputs[(corpus, system, "submissions")], False)
-            ranges.append(easy_scorer.hypothesis_ranges(hyp, easy_scorer.align_forms(base, hyp), base, "HYP")
+            ranges.append(easy_scorer.hypothesis_ranges(hyp, easy_scorer.align_forms(base, hyp),
+                                                        base, "HYP")
                           .with_columns(pl.lit(system).alias("system")))
-    return easy_scorer.votes(pl.concat(ranges, how="diagonal_relaxed"), len(systems), majority), base
+    return (easy_scorer.votes(pl.concat(ranges, how="diagonal_relaxed"), len(systems), majority),
+            base)
 
 
 def consensus(ctx: RunContext, task: Task, corpus, majority: float) -> None:
@@ -307,7 +334,8 @@ def consensus(ctx: RunContext, task: Task, corpus, majority: float) -> None:
         if voted is not None and voted[0].height:
             rows = voted[0].with_columns(_ranges_text(pl.col("ranges")).alias("ranges"))
             insert_arrow(ctx.con, "mart_parsing_consensus", rows.to_arrow(),
-                         "$campaign, $task, $corpus, sent, kind, type, ranges, votes, share, consensus", key)
+                         "$campaign, $task, $corpus, sent, kind, type, ranges, votes, share, "
+                         "consensus", key)
     replace_rows(ctx.con, key, ("mart_parsing_consensus",), body)
 
 
@@ -315,7 +343,8 @@ def _ranges_text(ranges: pl.Expr) -> pl.Expr:
     """``[{first: 3, last: 4}, {first: null, ...}]`` -> ``"3-4 _"``."""
     return ranges.list.eval(
         pl.when(pl.element().struct.field("first").is_null()).then(pl.lit("_"))
-        .otherwise(pl.format("{}-{}", pl.element().struct.field("first"), pl.element().struct.field("last")))
+        .otherwise(pl.format("{}-{}", pl.element().struct.field("first"),
+                             pl.element().struct.field("last")))
     ).list.join(" ")
 
 
@@ -342,7 +371,8 @@ def intervals(ctx: RunContext, task: Task, dependency: bool) -> None:
         # sent_no as text: the sentences in the order the intervals have always drawn them
         counts = frame(ctx.con, "SELECT corpus, system, metric, sent_no::VARCHAR AS sent, "
                                 "2 * correct AS num, gold_total + system_total AS den "
-                                "FROM fct_parsing_ud_sentence WHERE campaign = ? AND task = ?", [campaign.id, task.id])
+                                "FROM fct_parsing_ud_sentence WHERE campaign = ? AND task = ?",
+                       [campaign.id, task.id])
         columns = ["num", "den"]
     else:
         matched = [f"matched_{f.lower()}" for f in FUNCTIONS]
@@ -358,7 +388,8 @@ def intervals(ctx: RunContext, task: Task, dependency: bool) -> None:
         part = counts if scope == "*" else counts.filter(pl.col("corpus") == scope)
         variant = ["system", "metric"] if dependency else ["system", "kind", "mode"]
         _, variants, tables = bootstrap.unit_table(part, ["corpus", "sent"], variant, columns)
-        totals = bootstrap.resampled_totals(tables, campaign.bootstrap, campaign.seed, stream=f"{task.id}/{scope}")
+        totals = bootstrap.resampled_totals(tables, campaign.bootstrap, campaign.seed,
+                                            stream=f"{task.id}/{scope}")
         sums = [t.sum(0) for t in tables]
         if dependency:
             measures = {"F": (0, 1, 1)}

@@ -22,8 +22,9 @@ from scorehouse.warehouse.runner import unit_input
 
 SQL_FOLDER = "parsing"
 UD_TABLES = ("int_parsing_ud_word", "int_parsing_ud_difference", "fct_parsing_ud_sentence")
-UD_COLUMNS = ["word", "line_no", "doc", "genre", "sent_no", "sent", "word_id", "form", "lemma", "upos", "xpos",
-               "feats", "head", "deprel", "tok", "tok_form", "tok_start", "tok_end", "multiword"]
+UD_COLUMNS = ["word", "line_no", "doc", "genre", "sent_no", "sent", "word_id", "form", "lemma",
+              "upos", "xpos", "feats", "head", "deprel", "tok", "tok_form", "tok_start", "tok_end",
+              "multiword"]
 _UD_SCORED = [c for c in UD_COLUMNS if c != "doc"]  # what scorers/ud.py and the sentence facts read
 _UD_LABELS = ["genre", "sent", "upos", "xpos", "feats", "deprel"]
 
@@ -42,9 +43,11 @@ def staged_words(con, sha: str) -> pl.DataFrame:
     # peak instead of 50 (whole result) or 92 (with ORDER BY).
     reader = con.sql(f"SELECT {', '.join(_UD_SCORED)} FROM stg_parsing_ud_word WHERE sha256 = ?",
                      params=[sha]).to_arrow_reader(25_000)
-    parts = [pl.from_arrow(batch).with_columns(pl.col(_UD_LABELS).cast(pl.Categorical)) for batch in reader]
+    parts = [pl.from_arrow(batch).with_columns(pl.col(_UD_LABELS).cast(pl.Categorical))
+             for batch in reader]
     words = pl.concat(parts, rechunk=False) if parts else \
-        pl.from_arrow(reader.schema.empty_table()).with_columns(pl.col(_UD_LABELS).cast(pl.Categorical))
+        pl.from_arrow(reader.schema.empty_table()).with_columns(
+            pl.col(_UD_LABELS).cast(pl.Categorical))
     return words if words["word"].is_sorted() else words.sort("word")
 
 
@@ -57,15 +60,18 @@ def same_text_check(ctx: RunContext, task: Task, corpus: str, path: Path):
             return
         # every word's token (in insertion order, i.e. word order; sorted below if not): no
         # DISTINCT, window or ORDER BY in DuckDB, whose sort would hold the whole result twice
-        gold = frame(ctx.con, "SELECT word, tok, tok_form, tok_end, line_no FROM stg_parsing_ud_word "
-                              "WHERE sha256 = ?", [ref_sha])
-        ref_path = one(ctx.con, "SELECT path FROM cat_input_current WHERE sha256 = ? LIMIT 1", [ref_sha])[0]
-        difference = text_difference(gold, pl.from_arrow(table).select("word", "tok", "tok_form", "tok_end", "line_no"))
+        gold = frame(ctx.con, "SELECT word, tok, tok_form, tok_end, line_no "
+                              "FROM stg_parsing_ud_word WHERE sha256 = ?", [ref_sha])
+        ref_path = one(ctx.con, "SELECT path FROM cat_input_current WHERE sha256 = ? LIMIT 1",
+                       [ref_sha])[0]
+        difference = text_difference(
+            gold, pl.from_arrow(table).select("word", "tok", "tok_form", "tok_end", "line_no"))
         if difference is not None:
             gold_line, gold_text, sys_line, sys_text = difference
-            raise InputError(path, sys_line, f"the reference's text ({ref_path}:{gold_line}: {shorten(gold_text)}); "
-                             "to score it anyway: recover = true in the task, --recover on the command line",
-                             shorten(sys_text))
+            raise InputError(path, sys_line,
+                             f"the reference's text ({ref_path}:{gold_line}: "
+                             f"{shorten(gold_text)}); to score it anyway: recover = true in the "
+                             "task, --recover on the command line", shorten(sys_text))
     return check
 
 
@@ -77,11 +83,12 @@ def text_difference(gold: pl.DataFrame, system: pl.DataFrame) -> tuple[int, str,
     def tokens(words: pl.DataFrame) -> pl.DataFrame:
         if not words["word"].is_sorted():
             words = words.sort("word")
-        return words.filter(pl.col("tok") != pl.col("tok").shift(1).fill_null(-1)).select("tok_form", "tok_end",
-                                                                                            "line_no")
+        return words.filter(pl.col("tok") != pl.col("tok").shift(1).fill_null(-1)).select(
+            "tok_form", "tok_end", "line_no")
 
     def stream(tokens: pl.DataFrame) -> pl.Series:
-        return pl.select(without_spaces(pl.lit(tokens["tok_form"], dtype=pl.String)).str.join("")).to_series()
+        return pl.select(
+            without_spaces(pl.lit(tokens["tok_form"], dtype=pl.String)).str.join("")).to_series()
 
     g_tok, s_tok = tokens(gold), tokens(system)
     g_stream, s_stream = stream(g_tok), stream(s_tok)
@@ -101,7 +108,8 @@ def text_difference(gold: pl.DataFrame, system: pl.DataFrame) -> tuple[int, str,
     return line_at(g_tok), g_text[index:index + 20], line_at(s_tok), s_text[index:index + 20]
 
 
-_WORD_METRICS = ("Words", "UPOS", "XPOS", "UFeats", "AllTags", "Lemmas", "UAS", "LAS", "CLAS", "MLAS", "BLEX")
+_WORD_METRICS = ("Words", "UPOS", "XPOS", "UFeats", "AllTags", "Lemmas", "UAS", "LAS", "CLAS",
+                 "MLAS", "BLEX")
 
 
 def compute_unit(ids: dict, gold: pl.DataFrame, sys_words: pl.DataFrame, recover: bool,
@@ -125,28 +133,34 @@ def compute_unit(ids: dict, gold: pl.DataFrame, sys_words: pl.DataFrame, recover
     del result
     sentences = gold.group_by("sent_no").agg(pl.col("sent", "genre").first().cast(pl.String))
     per_word = pl.concat([
-        words.group_by("sent_no").agg(pl.lit(m).alias("metric"), pl.col(f"{m}_correct").sum().alias("correct"),
+        words.group_by("sent_no").agg(pl.lit(m).alias("metric"),
+                                      pl.col(f"{m}_correct").sum().alias("correct"),
                                       pl.col(f"{m}_gold").sum().alias("gold_total"),
                                       pl.col(f"{m}_system").sum().alias("system_total"),
-                                      (pl.col(f"{m}_aligned").sum() if m not in ("Words",) else pl.lit(None))
+                                      (pl.col(f"{m}_aligned").sum() if m not in ("Words",)
+                                       else pl.lit(None))
                                       .cast(pl.Int64).alias("aligned_total"))
         for m in _WORD_METRICS])
     per_span = spans.group_by("sent_no", "metric").agg(
-        pl.col("correct").sum(), pl.col("gold").sum().alias("gold_total"), pl.col("system").sum().alias("system_total"),
+        pl.col("correct").sum(), pl.col("gold").sum().alias("gold_total"),
+        pl.col("system").sum().alias("system_total"),
         pl.lit(None, dtype=pl.Int64).alias("aligned_total"))
-    counts = (pl.concat([per_span.select(per_word.columns).with_columns(pl.col("correct", "gold_total", "system_total")
-                                                                         .cast(pl.Int64)),
-                         per_word.with_columns(pl.col("correct", "gold_total", "system_total").cast(pl.Int64))])
+    counts = (pl.concat([per_span.select(per_word.columns).with_columns(
+                             pl.col("correct", "gold_total", "system_total").cast(pl.Int64)),
+                         per_word.with_columns(
+                             pl.col("correct", "gold_total", "system_total").cast(pl.Int64))])
               .join(sentences, on="sent_no", how="left")
               .with_columns(pl.when(pl.col("genre").fill_null("") != "").then(pl.col("genre"))
                             .otherwise(pl.lit(default_genre)).alias("genre")))
 
     # only the columns the table keeps go to Arrow (the words frame has 51)
     stored = words.select(
-        "sent_no", "gold_word", "system_word", "gold_upos", "system_upos", "gold_deprel", "system_deprel",
+        "sent_no", "gold_word", "system_word", "gold_upos", "system_upos", "gold_deprel",
+        "system_deprel",
         pl.col("CLAS_gold").fill_null(False).alias("gold_content"),
         pl.col("CLAS_system").fill_null(False).alias("system_content"),
-        *(pl.col(f"{m}_correct").fill_null(False).alias(f"{m.lower()}_ok") for m in _WORD_METRICS[1:])).to_arrow()
+        *(pl.col(f"{m}_correct").fill_null(False).alias(f"{m.lower()}_ok")
+          for m in _WORD_METRICS[1:])).to_arrow()
     del words, per_word
 
     def write(con) -> None:
@@ -169,5 +183,5 @@ def compute_unit(ids: dict, gold: pl.DataFrame, sys_words: pl.DataFrame, recover
 def notes(task: str, unit, rows: dict) -> list[str]:
     """The run note a unit scored in recovery mode deserves."""
     n = rows["int_parsing_ud_difference"].num_rows
-    return [f"{task}/{unit.corpus.id}/{unit.system}: text differs from the reference in {n} place(s); "
-            "scored in recovery mode"] if n else []
+    return [f"{task}/{unit.corpus.id}/{unit.system}: text differs from the reference in {n} "
+            "place(s); scored in recovery mode"] if n else []

@@ -71,14 +71,17 @@ def _options(task: Task) -> dict:
     evaluations = tuple(o.get("evaluations", EVALUATIONS))
     granularities = tuple(o.get("granularities", GRANULARITIES))
     if not evaluations or set(evaluations) - set(EVALUATIONS):
-        raise CampaignError(f"task {task.id}: evaluations: expected some of {EVALUATIONS}, found {list(evaluations)}")
+        raise CampaignError(f"task {task.id}: evaluations: expected some of {EVALUATIONS}, "
+                            f"found {list(evaluations)}")
     if not granularities or set(granularities) - set(GRANULARITIES):
-        raise CampaignError(f"task {task.id}: granularities: expected some of {GRANULARITIES}, found {list(granularities)}")
+        raise CampaignError(f"task {task.id}: granularities: expected some of {GRANULARITIES}, "
+                            f"found {list(granularities)}")
     for corpus in task.corpora:
         if "reference" not in corpus.files:
             raise CampaignError(f"task {task.id}: corpus {corpus.id}: expected a 'reference' file")
         if corpus.options.get("format", "grace") not in ("grace", "conllu"):
-            raise CampaignError(f"task {task.id}: corpus {corpus.id}: format: expected grace or conllu")
+            raise CampaignError(f"task {task.id}: corpus {corpus.id}: format: "
+                                "expected grace or conllu")
     return {"evaluations": evaluations, "granularities": granularities}
 
 
@@ -92,7 +95,8 @@ def _reader(options: dict, reference: bool):
 def _salt(fmt: dict, path: Path, reference: bool) -> str:
     """What shapes the staged tokens besides the bytes: the reader, its tag option, and the file
     stem (the default document id)."""
-    return f"pos|{fmt['format']}|{fmt['tag']}|{'reference' if reference else 'submission'}|{Path(path).stem}"
+    return (f"pos|{fmt['format']}|{fmt['tag']}|{'reference' if reference else 'submission'}"
+            f"|{Path(path).stem}")
 
 
 def _stage_tokens(con, sha: str, table: pa.Table) -> None:
@@ -122,7 +126,8 @@ def load(ctx: RunContext, task: Task) -> None:
         fmt = {"format": corpus.options.get("format", "grace"),
                "tag": corpus.options.get("tag", "upos")}
         jobs = [StageJob(Slot(task.id, corpus.id, "", role), corpus.files[role],
-                         _reader(fmt, True), _stage_tokens, salt=_salt(fmt, corpus.files[role], True))
+                         _reader(fmt, True), _stage_tokens,
+                         salt=_salt(fmt, corpus.files[role], True))
                 for role in ("reference", "training") if role in corpus.files]
         for system in task.systems:
             if corpus.id in system.files.get("submissions", {}):
@@ -139,12 +144,14 @@ def load(ctx: RunContext, task: Task) -> None:
 
 def declare(ctx: RunContext, task: Task) -> None:
     """Declare the built-in baselines in the catalog (every run, whatever its steps)."""
-    if not (task.options.get("baselines", True) and any("training" in c.files for c in task.corpora)):
+    if not (task.options.get("baselines", True)
+            and any("training" in c.files for c in task.corpora)):
         return
     insert_rows(
         ctx.con,
         "INSERT OR REPLACE INTO cat_system VALUES (?, ?, ?, 'baseline', ?, false, true, ?, '{}')",
-        [[ctx.campaign.id, task.id, sid, label, "built-in, from the training corpus"] for sid, label in BASELINES.items()])
+        [[ctx.campaign.id, task.id, sid, label, "built-in, from the training corpus"]
+         for sid, label in BASELINES.items()])
 
 
 def _load_baselines(ctx: RunContext, task: Task, corpus: str) -> None:
@@ -154,19 +161,20 @@ def _load_baselines(ctx: RunContext, task: Task, corpus: str) -> None:
     ref_sha, train_sha = inputs.get((corpus, "", "reference")), inputs.get((corpus, "", "training"))
     if ref_sha is None or train_sha is None:
         return
-    shas = {sid: fingerprint({"baseline": sid, "reference": ref_sha, "training": train_sha, "seed": ctx.campaign.seed})
+    shas = {sid: fingerprint({"baseline": sid, "reference": ref_sha, "training": train_sha,
+                              "seed": ctx.campaign.seed})
             for sid in BASELINES}
     latest = dict(ctx.con.execute(
-        "SELECT system, sha256 FROM cat_input_latest WHERE campaign = ? AND task = ? AND corpus = ? "
-        "AND role = 'submissions'", [ctx.campaign.id, task.id, corpus]).fetchall())
+        "SELECT system, sha256 FROM cat_input_latest WHERE campaign = ? AND task = ? "
+        "AND corpus = ? AND role = 'submissions'", [ctx.campaign.id, task.id, corpus]).fetchall())
     if all(latest.get(sid) == sha for sid, sha in shas.items()):
         return  # the baselines of this reference and training corpus are staged already
-    ref = frame(ctx.con, "SELECT tok, line_no, doc, genre, sent, form FROM stg_pos_token WHERE sha256 = ? ORDER BY tok",
-                [ref_sha])
+    ref = frame(ctx.con, "SELECT tok, line_no, doc, genre, sent, form FROM stg_pos_token "
+                         "WHERE sha256 = ? ORDER BY tok", [ref_sha])
     train = frame(ctx.con, "SELECT form, tags FROM stg_pos_token WHERE sha256 = ?", [train_sha])
     for sid, table in lexical_baselines(ref, train, ctx.campaign.seed).items():
-        stage_table(ctx, Slot(task.id, corpus, sid, "submissions"), f"(built-in {BASELINES[sid]})", shas[sid],
-                    table.to_arrow(), _stage_tokens)
+        stage_table(ctx, Slot(task.id, corpus, sid, "submissions"), f"(built-in {BASELINES[sid]})",
+                    shas[sid], table.to_arrow(), _stage_tokens)
 
 
 def lexical_baselines(ref: pl.DataFrame, train: pl.DataFrame, seed: int) -> dict[str, pl.DataFrame]:
@@ -174,19 +182,22 @@ def lexical_baselines(ref: pl.DataFrame, train: pl.DataFrame, seed: int) -> dict
     lookup: the form, else its lower-cased form, else the most frequent tag) and
     ``baseline-heur-rnd`` (one of those tags drawn at random, seeded)."""
     long = train.explode("tags")
-    most_frequent = long.group_by("tags").len().sort(["len", "tags"], descending=[True, False])["tags"][0]
+    most_frequent = long.group_by("tags").len().sort(
+        ["len", "tags"], descending=[True, False])["tags"][0]
     exact = long.group_by("form").agg(pl.col("tags").unique().sort().alias("lex"))
     lower = (long.with_columns(pl.col("form").str.to_lowercase()).group_by("form")
              .agg(pl.col("tags").unique().sort().alias("lex_lower")))
     looked = (ref.join(exact, on="form", how="left")
-              .join(lower, left_on=pl.col("form").str.to_lowercase(), right_on="form", how="left", suffix="_l")
+              .join(lower, left_on=pl.col("form").str.to_lowercase(), right_on="form", how="left",
+                    suffix="_l")
               .with_columns(pl.coalesce("lex", "lex_lower", pl.lit([most_frequent])).alias("tags"))
               .select("tok", "line_no", "doc", "genre", "sent", "form", "tags").sort("tok"))
     rng = np.random.default_rng([seed, 20260])
     lengths = looked["tags"].list.len().to_numpy()
     pick = (rng.random(len(lengths)) * lengths).astype(np.int64)
-    random = looked.with_columns(pl.col("tags").list.get(pl.Series(pick)).cast(pl.String).alias("one")).with_columns(
-        pl.concat_list("one").alias("tags")).drop("one")
+    random = (looked
+              .with_columns(pl.col("tags").list.get(pl.Series(pick)).cast(pl.String).alias("one"))
+              .with_columns(pl.concat_list("one").alias("tags")).drop("one"))
     return {"baseline-lexical": looked, "baseline-heur-rnd": random}
 
 
@@ -220,7 +231,8 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
                 continue
             if "table" in sys_options and unit["table"] is None:
                 continue  # its correspondence table was rejected: nothing to project with
-            state = fingerprint({"inputs": unit, "version": code_version(), "evaluations": options["evaluations"],
+            state = fingerprint({"inputs": unit, "version": code_version(),
+                                 "evaluations": options["evaluations"],
                                  "split": corpus.options.get("format", "grace") != "conllu"})
             units.append(Unit(corpus, system, unit, state))
     signatures = _signatures(task, options)
@@ -244,16 +256,18 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
     run_units(ctx, task.id, todo, prepare, compute_unit,
               Target(SQL_FOLDER, _UNIT_TABLES, "hist_pos_scores"))
     for corpus in task.corpora:
-        reduce(ctx, task, corpus.id, "consensus", lambda c=corpus.id: consensus(ctx, task, c), code_version(), force)
+        reduce(ctx, task, corpus.id, "consensus", lambda c=corpus.id: consensus(ctx, task, c),
+               code_version(), force)
         if task.options.get("intervals", True):
-            reduce(ctx, task, corpus.id, "intervals", lambda c=corpus.id: intervals(ctx, task, c), code_version(),
-                   force)
+            reduce(ctx, task, corpus.id, "intervals", lambda c=corpus.id: intervals(ctx, task, c),
+                   code_version(), force)
 
 
 def consensus(ctx: RunContext, task: Task, corpus: str) -> None:
     """Rebuild the consensus annotation of a corpus (majority vote over the systems' outputs)."""
     key = {"campaign": ctx.campaign.id, "task": task.id, "corpus": corpus}
-    replace_rows(ctx.con, key, ("mart_pos_consensus",), lambda: build(ctx.con, SQL_FOLDER, "mart_pos_consensus", **key))
+    replace_rows(ctx.con, key, ("mart_pos_consensus",),
+                 lambda: build(ctx.con, SQL_FOLDER, "mart_pos_consensus", **key))
 
 
 _TOKENS = ("SELECT tok, doc, genre, sent, form, tags, loc, loc_tags FROM stg_pos_token "
@@ -270,7 +284,8 @@ def reference_rows(sha: str, tokens: pl.DataFrame, split: bool) -> tuple[pl.Data
     """The reference's units, and the same as ``int_pos_ref_unit`` rows (with the sentence of
     each)."""
     units = scorer.units(tokens, split=split)
-    rows = (units.join(tokens.select(pl.col("tok").cast(pl.Int64), "doc", "genre", "sent"), on="tok")
+    rows = (units.join(tokens.select(pl.col("tok").cast(pl.Int64), "doc", "genre", "sent"),
+                       on="tok")
             .sort("unit").select(pl.lit(sha).alias("sha256"), "unit", "tok", "unit_form", "doc",
                                  "genre", "sent"))
     return units, rows.to_arrow()
@@ -369,7 +384,8 @@ def intervals(ctx: RunContext, task: Task, corpus: str) -> None:
         v AS (SELECT system, evaluation, granularity,
                      row_number() OVER (ORDER BY system, evaluation, granularity) - 1 AS variant
               FROM (SELECT DISTINCT system, evaluation, granularity FROM f))
-        SELECT unit, variant, {", ".join(f"({sql})::DOUBLE AS {name}" for name, sql in sums.items())}
+        SELECT unit, variant, {", ".join(f"({sql})::DOUBLE AS {name}"
+                                         for name, sql in sums.items())}
         FROM f JOIN s USING (doc, sent) JOIN v USING (system, evaluation, granularity)""",
                           params=key).to_arrow_reader(100_000)  # numbers only, in batches
     tables = [np.zeros((units, len(variants))) for _ in sums]  # sums of integers: exact

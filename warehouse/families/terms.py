@@ -1,8 +1,8 @@
 """The ``terms`` task family in the warehouse: terminology acquisition scored as in Termometer
-(docs/metrics/terms.md; the Termometer paper): graded term precision TP and recall TR at a declared sigma and
-over the sigma sweep, classical exact-match P, R, F (TermEval 2020 style, with and without named
-entities), variant pairs and relation triples, the validation effort, and CoRReCT's incremental
-reference.
+(docs/metrics/terms.md; the Termometer paper): graded term precision TP and recall TR at a declared
+sigma and over the sigma sweep, classical exact-match P, R, F (TermEval 2020 style, with and without
+named entities), variant pairs and relation triples, the validation effort, and CoRReCT's
+incremental reference.
 
 Per corpus: ``reference`` (``term<TAB>label`` lines, labels optional; optional when the task is
 ``incremental``), optional ``variants`` (``group_id<TAB>term``) and ``relations``
@@ -61,8 +61,8 @@ REFERENCES = ("reference", "validated", "incremental")
 _READERS = {"reference": read_term_list, "terms": read_term_list, "validated": read_term_list,
             "variants": read_variant_groups, "relations": read_relations}
 _UNIT_TABLES = ("int_terms_alignment", "fct_terms_slice", "mart_terms_sweep", "mart_terms_scores",
-                "mart_terms_interval", "int_terms_link", "mart_terms_link_scores", "int_terms_validation_edit",
-                "mart_terms_validation")
+                "mart_terms_interval", "int_terms_link", "mart_terms_link_scores",
+                "int_terms_validation_edit", "mart_terms_validation")
 
 
 @cache
@@ -94,39 +94,42 @@ def options(task: Task) -> dict:
     if isinstance(sigma, bool) or not isinstance(sigma, (int, float)) or not 0 <= sigma <= 1:
         raise CampaignError(f"task {task.id}: sigma: expected a number in [0, 1], found {sigma!r}")
     top = o.get("top", [])
-    if not isinstance(top, list) or not all(isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in top):
-        raise CampaignError(f"task {task.id}: top: expected a list of positive integers, found {top!r}")
+    if (not isinstance(top, list)
+            or not all(isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in top)):
+        raise CampaignError(f"task {task.id}: top: expected a list of positive integers, "
+                            f"found {top!r}")
     for key in ("exclude_labels", "symmetric_relations"):
         value = o.get(key, [])
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise CampaignError(f"task {task.id}: {key}: expected a list of names, found {value!r}")
     incremental = o.get("incremental", False)
     if not isinstance(incremental, bool):
-        raise CampaignError(f"task {task.id}: incremental: expected true or false, found {incremental!r}")
+        raise CampaignError(f"task {task.id}: incremental: expected true or false, "
+                            f"found {incremental!r}")
     for corpus in task.corpora:
         unknown = sorted(set(corpus.files) - set(CORPUS_ROLES))
         if unknown:
-            raise CampaignError(f"task {task.id}: corpus {corpus.id}: expected files among {CORPUS_ROLES}, "
-                                f"found {unknown}")
+            raise CampaignError(f"task {task.id}: corpus {corpus.id}: expected files among "
+                                f"{CORPUS_ROLES}, found {unknown}")
         if "reference" not in corpus.files and not incremental:
             raise CampaignError(f"task {task.id}: corpus {corpus.id}: expected a 'reference' file "
                                 "(or incremental = true)")
     for system in task.systems:
         unknown = sorted(set(system.files) - set(SYSTEM_ROLES))
         if unknown:
-            raise CampaignError(f"task {task.id}: system {system.id}: expected files among {SYSTEM_ROLES}, "
-                                f"found {unknown}")
+            raise CampaignError(f"task {task.id}: system {system.id}: expected files among "
+                                f"{SYSTEM_ROLES}, found {unknown}")
     return {"case": case, "sigma": float(sigma), "top": sorted(set(top)),
             "exclude_labels": tuple(o.get("exclude_labels", ["Named_Entity"])),
-            "symmetric_relations": tuple(o.get("symmetric_relations", ["synonym"])), "incremental": incremental,
-            "intervals": bool(o.get("intervals", True))}
+            "symmetric_relations": tuple(o.get("symmetric_relations", ["synonym"])),
+            "incremental": incremental, "intervals": bool(o.get("intervals", True))}
 
 
 # ---------------------------------------------------------------- load
 
 def _stage_terms(con, sha: str, table) -> None:
-    insert_arrow(con, "stg_terms_term", table, "$sha, line_no, term, raw, label, score, rank, duplicate_of",
-                 {"sha": sha})
+    insert_arrow(con, "stg_terms_term", table,
+                 "$sha, line_no, term, raw, label, score, rank, duplicate_of", {"sha": sha})
 
 
 def _stage_variants(con, sha: str, table) -> None:
@@ -134,7 +137,8 @@ def _stage_variants(con, sha: str, table) -> None:
 
 
 def _stage_relations(con, sha: str, table) -> None:
-    insert_arrow(con, "stg_terms_relation", table, "$sha, line_no, term1, type, term2", {"sha": sha})
+    insert_arrow(con, "stg_terms_relation", table, "$sha, line_no, term1, type, term2",
+                 {"sha": sha})
 
 
 _STAGE = {"reference": _stage_terms, "terms": _stage_terms, "validated": _stage_terms,
@@ -148,30 +152,36 @@ def load(ctx: RunContext, task: Task) -> None:
     jobs = []
 
     def job(slot: Slot, path: Path) -> StageJob:
-        return StageJob(slot, path, partial(_READERS[slot.role], case=case), _STAGE[slot.role], salt=f"terms|{case}")
+        return StageJob(slot, path, partial(_READERS[slot.role], case=case), _STAGE[slot.role],
+                        salt=f"terms|{case}")
     for corpus in task.corpora:
-        jobs += [job(Slot(task.id, corpus.id, "", role), path) for role, path in corpus.files.items()]
+        jobs += [job(Slot(task.id, corpus.id, "", role), path)
+                 for role, path in corpus.files.items()]
         for system in task.systems:
             jobs += [job(Slot(task.id, corpus.id, system.id, role), files[corpus.id])
                      for role, files in system.files.items() if corpus.id in files]
-    loaded = {(j.slot.corpus, j.slot.system, j.slot.role) for j, changed in zip(jobs, stage_files(ctx, jobs)) if changed}
-    lists = frame(ctx.con, "SELECT corpus, system, role, path, duplicates FROM mart_terms_list WHERE campaign = ? "
-                           "AND task = ? AND duplicates > 0 ORDER BY ALL", [ctx.campaign.id, task.id])
+    loaded = {(j.slot.corpus, j.slot.system, j.slot.role)
+              for j, changed in zip(jobs, stage_files(ctx, jobs)) if changed}
+    lists = frame(ctx.con, "SELECT corpus, system, role, path, duplicates FROM mart_terms_list "
+                           "WHERE campaign = ? AND task = ? AND duplicates > 0 ORDER BY ALL",
+                  [ctx.campaign.id, task.id])
     for corpus, system, role, path, duplicates in lists.iter_rows():
-        if (corpus, system, role) in loaded:  # said once, when loaded; mart_terms_list keeps the count
-            ctx.notes.append(f"{task.id}/{corpus}/{system or role}: {path}: {duplicates} duplicate term(s), "
-                             "counted once")
+        # said once, when loaded; mart_terms_list keeps the count
+        if (corpus, system, role) in loaded:
+            ctx.notes.append(f"{task.id}/{corpus}/{system or role}: {path}: {duplicates} duplicate "
+                             "term(s), counted once")
 
 
 # ---------------------------------------------------------------- score
 
 def _terms(con, sha: str) -> pl.DataFrame:
     """The distinct terms of a staged list in rank order: term, label, rank, score."""
-    return frame(con, "SELECT term, label, rank, score FROM stg_terms_term WHERE sha256 = ? AND duplicate_of IS NULL "
-                      "ORDER BY rank", [sha])
+    return frame(con, "SELECT term, label, rank, score FROM stg_terms_term WHERE sha256 = ? "
+                      "AND duplicate_of IS NULL ORDER BY rank", [sha])
 
 
-def _incremental(con, task: Task, corpus, inputs: dict) -> tuple[pl.DataFrame, dict[str, tuple[int, list]]]:
+def _incremental(con, task: Task, corpus, inputs: dict
+                 ) -> tuple[pl.DataFrame, dict[str, tuple[int, list]]]:
     """CoRReCT: the reference built from the corpus reference (version 0) and the validated lists
     of the systems in declaration order (version i: the terms the i-th contributor added). Returns
     the build (term, label, version, contributor) and, per system, (the number of versions before
@@ -209,7 +219,8 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
     declared = {(c.id, s.id) for c in task.corpora for s in task.systems}
     drop_undeclared(ctx, task.id, declared, _UNIT_TABLES)
     if not o["incremental"]:  # a task that no longer builds its reference keeps no stale build
-        con.execute("DELETE FROM int_terms_reference_build WHERE campaign = ? AND task = ?", [campaign, task.id])
+        con.execute("DELETE FROM int_terms_reference_build WHERE campaign = ? AND task = ?",
+                    [campaign, task.id])
     units = []
     for corpus in task.corpora:
         build_, before = _incremental(con, task, corpus, inputs) if o["incremental"] else (None, {})
@@ -217,7 +228,8 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
             _store_build(ctx, task, corpus.id, build_)
         for system in task.systems:
             unit = {role: inputs.get((corpus.id, "", role)) for role in CORPUS_ROLES}
-            unit |= {f"system_{role}": inputs.get((corpus.id, system.id, role)) for role in SYSTEM_ROLES}
+            unit |= {f"system_{role}": inputs.get((corpus.id, system.id, role))
+                     for role in SYSTEM_ROLES}
             if unit["system_terms"] is None:
                 continue
             incremental = None
@@ -225,11 +237,12 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
                 version, shas = before[system.id]
                 incremental = build_.filter(pl.col("version") <= version)
                 unit["incremental"] = shas
-            state = fingerprint({"inputs": unit, "version": code_version(), "seed": ctx.campaign.seed,
+            state = fingerprint({"inputs": unit, "version": code_version(),
+                                 "seed": ctx.campaign.seed,
                                  "bootstrap": ctx.campaign.bootstrap, "options": o})
             units.append(Unit(corpus, system.id, unit, state, {"incremental": incremental}))
-    run_units(ctx, task.id, stale(units, states, force), lambda u: _prepare(ctx, o, u), compute_unit,
-              Target(SQL_FOLDER, _UNIT_TABLES, "hist_terms_scores"))
+    run_units(ctx, task.id, stale(units, states, force), lambda u: _prepare(ctx, o, u),
+              compute_unit, Target(SQL_FOLDER, _UNIT_TABLES, "hist_terms_scores"))
     for corpus in task.corpora:
         reduce(ctx, task, corpus.id, "paired", partial(paired, ctx, task, corpus.id, o),
                code_version(), force)
@@ -279,12 +292,13 @@ def _store_build(ctx: RunContext, task: Task, corpus: str, build_: pl.DataFrame)
     """Replace the corpus's CoRReCT build when it changed (one transaction)."""
     con, key = ctx.con, {"campaign": ctx.campaign.id, "task": task.id, "corpus": corpus}
     stored = frame(con, "SELECT term, label, version, contributor FROM int_terms_reference_build "
-                        "WHERE campaign = $campaign AND task = $task AND corpus = $corpus ORDER BY version, term", key)
+                        "WHERE campaign = $campaign AND task = $task AND corpus = $corpus "
+                        "ORDER BY version, term", key)
     if stored.equals(build_.sort("version", "term")):
         return
     replace_rows(con, key, ("int_terms_reference_build",), lambda: insert_arrow(
-        con, "int_terms_reference_build", build_.to_arrow(), "$campaign, $task, $corpus, version, term, label, contributor",
-        key))
+        con, "int_terms_reference_build", build_.to_arrow(),
+        "$campaign, $task, $corpus, version, term, label, contributor", key))
 
 
 def _prepare(ctx, o: dict, unit: Unit) -> tuple:
@@ -301,9 +315,10 @@ def _prepare(ctx, o: dict, unit: Unit) -> tuple:
     if incremental is not None and incremental.height:
         references["incremental"] = incremental.select("term", "label")
     sides = {}
-    for role, sql in (("variants", "SELECT group_id, term FROM stg_terms_variant WHERE sha256 = ? ORDER BY line_no"),
-                      ("relations", "SELECT term1, type, term2 FROM stg_terms_relation WHERE sha256 = ? "
-                                    "ORDER BY line_no")):
+    for role, sql in (("variants", "SELECT group_id, term FROM stg_terms_variant WHERE sha256 = ? "
+                                   "ORDER BY line_no"),
+                      ("relations", "SELECT term1, type, term2 FROM stg_terms_relation "
+                                    "WHERE sha256 = ? ORDER BY line_no")):
         if shas[role] is not None and shas[f"system_{role}"] is not None:
             sides[role] = (frame(con, sql, [shas[role]]), frame(con, sql, [shas[f"system_{role}"]]))
     return output, references, sides, o, ctx.campaign.bootstrap, ctx.campaign.seed
@@ -324,8 +339,9 @@ def compute_unit(ids, output, references, sides, o, resamples, seed) -> dict:
     edits = (measures.validation_edits(output["term"].to_list(),
                                        references["validated"]["term"].to_list(), o["sigma"])
              if "validated" in references else None)
-    intervals = slicing.intervals(aligned, sizes, references, o["sigma"], o["exclude_labels"],
-                                  resamples, seed) if o["intervals"] and aligned is not None else None
+    intervals = (slicing.intervals(aligned, sizes, references, o["sigma"], o["exclude_labels"],
+                                   resamples, seed) if o["intervals"] and aligned is not None
+                 else None)
     links = _links(o, sides, output)
 
     def write(con) -> None:
@@ -346,7 +362,8 @@ def compute_unit(ids, output, references, sides, o, resamples, seed) -> dict:
                          "value, low, high, resample, resamples, seed", ids)
         if links is not None and links.height:
             insert_arrow(con, "int_terms_link", links.to_arrow(),
-                         "$campaign, $task, $corpus, $system, kind, term1, type, term2, status", ids)
+                         "$campaign, $task, $corpus, $system, kind, term1, type, term2, status",
+                         ids)
             build(con, SQL_FOLDER, "mart_terms_link_scores", **ids,
                   signature=link_signature(o["symmetric_relations"], o["case"]))
         if edits is not None:

@@ -81,13 +81,15 @@ class Options:
         methods = tuple(o.get("methods", ("m1", "m2", "m3", "m4")))
         bad = [m for m in methods if m not in METHODS]
         if bad or not methods:
-            raise CampaignError(f"task {task.id}: methods: expected some of {METHODS}, found {list(methods)}")
+            raise CampaignError(f"task {task.id}: methods: expected some of {METHODS}, "
+                                f"found {list(methods)}")
         case = o.get("case", "sensitive")
         if case not in CASES:
             raise CampaignError(f"task {task.id}: case: expected one of {CASES}, found {case!r}")
         costs = o.get("costs", "sclite")
         if costs not in COSTS:
-            raise CampaignError(f"task {task.id}: costs: expected one of {sorted(COSTS)}, found {costs!r}")
+            raise CampaignError(f"task {task.id}: costs: expected one of {sorted(COSTS)}, "
+                                f"found {costs!r}")
         try:
             markers = Markers.from_mapping(o.get("markers"))
         except ValueError as err:
@@ -105,7 +107,8 @@ class Options:
                                     f"found {o.get(field)!r}")
         for corpus in task.corpora:
             if "reference" not in corpus.files:
-                raise CampaignError(f"task {task.id}: corpus {corpus.id}: expected a 'reference' file")
+                raise CampaignError(f"task {task.id}: corpus {corpus.id}: "
+                                    "expected a 'reference' file")
         return cls(methods, case, markers, COSTS[costs], unit)
 
     def signature(self, method: str) -> str:
@@ -138,9 +141,11 @@ def load(ctx: RunContext, task: Task) -> None:
         fields = (task.options.get("id_field", "id"), task.options.get("text_field", "text"))
         return StageJob(slot, path, transcripts.reader(fmt, *fields), _stage_trn,
                         salt=transcripts.salt(fmt, *fields), **check)
-    con.execute("DELETE FROM stg_wer_markers WHERE campaign = ? AND task = ?", [ctx.campaign.id, task.id])
+    con.execute("DELETE FROM stg_wer_markers WHERE campaign = ? AND task = ?",
+                [ctx.campaign.id, task.id])
     insert_rows(con, "INSERT INTO stg_wer_markers VALUES (?, ?, ?, ?)",
-                    [[ctx.campaign.id, task.id, r["meaning"], r["token"]] for r in options.markers.rows()])
+                    [[ctx.campaign.id, task.id, r["meaning"], r["token"]]
+                     for r in options.markers.rows()])
     for corpus in task.corpora:  # the reference side first: the hypotheses are checked on it
         metadata = [StageJob(Slot(task.id, corpus.id, "", "metadata"), corpus.files["metadata"],
                              read_tsv, _stage_metadata)] if "metadata" in corpus.files else []
@@ -166,7 +171,8 @@ def check_ids(hyp: pa.Table, ref_ids: set[str] | None, path) -> None:
     if ref_ids is None:
         return
     ids = hyp.column("utt_id").to_pylist()
-    unknown = [(line, u) for line, u in zip(hyp.column("line_no").to_pylist(), ids) if u not in ref_ids]
+    unknown = [(line, u) for line, u in zip(hyp.column("line_no").to_pylist(), ids)
+               if u not in ref_ids]
     if unknown:
         listed = ", ".join(repr(u) for _, u in unknown[:5]) + (" ..." if len(unknown) > 5 else "")
         raise InputError(path, unknown[0][0], "utterance ids of the reference",
@@ -177,7 +183,8 @@ def _reference_ids(ctx: RunContext, task: str, corpus: str) -> set[str] | None:
     sha = current_inputs(ctx.con, ctx.campaign.id, task).get((corpus, "", "reference"))
     if sha is None:
         return None
-    return {r[0] for r in ctx.con.execute("SELECT utt_id FROM stg_wer_trn WHERE sha256 = ?", [sha]).fetchall()}
+    return {r[0] for r in ctx.con.execute("SELECT utt_id FROM stg_wer_trn WHERE sha256 = ?",
+                                          [sha]).fetchall()}
 
 
 def _stage_trn(con, sha: str, table: pa.Table) -> None:
@@ -238,23 +245,27 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
     options = Options.of(task)
     con, campaign = ctx.con, ctx.campaign.id
     inputs = current_inputs(con, campaign, task.id)
-    drop_undeclared(ctx, task.id, {(c.id, s.id) for c in task.corpora for s in task.systems}, _UNIT_TABLES)
+    drop_undeclared(ctx, task.id, {(c.id, s.id) for c in task.corpora for s in task.systems},
+                    _UNIT_TABLES)
     units = []
     for corpus in task.corpora:
         for system in task.systems:
             unit = {role: inputs.get((corpus.id, side, role)) for side, role in (
-                ("", "reference"), ("", "metadata"), (system.id, "hypotheses"), (system.id, "interpretations"))}
+                ("", "reference"), ("", "metadata"), (system.id, "hypotheses"),
+                (system.id, "interpretations"))}
             if unit["reference"] is None or unit["hypotheses"] is None:
                 continue
             comments = bool(system.options.get("comment_detection", False))
-            state = fingerprint({"inputs": unit, "options": [options.signature(m) for m in options.methods],
+            state = fingerprint({"inputs": unit,
+                                 "options": [options.signature(m) for m in options.methods],
                                  "comment_detection": comments})
             units.append(Unit(corpus, system.id, unit, state, {"comment_detection": comments}))
     # units come corpus by corpus: one normalised reference in memory at a time
     reference = lru_cache(maxsize=1)(lambda sha: _normalised_reference(con, sha, options))
 
     def prepare(u: Unit) -> tuple:
-        hyp = frame(con, "SELECT line_no, utt_id, text FROM stg_wer_trn WHERE sha256 = ?", [u.inputs["hypotheses"]])
+        hyp = frame(con, "SELECT line_no, utt_id, text FROM stg_wer_trn WHERE sha256 = ?",
+                    [u.inputs["hypotheses"]])
         path = paths[(u.corpus.id, u.system)]
         ier = None
         if u.inputs["metadata"] and u.inputs["interpretations"]:
@@ -275,12 +286,14 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
               Target(SQL_FOLDER, _UNIT_TABLES, "hist_wer_scores"))
     if task.options.get("intervals", True):
         for corpus in task.corpora:
-            reduce(ctx, task, corpus.id, "intervals", lambda c=corpus.id: intervals(ctx, task, options, c),
+            reduce(ctx, task, corpus.id, "intervals",
+                   lambda c=corpus.id: intervals(ctx, task, options, c),
                    code_version(), force)
 
 
 def _normalised_reference(con, sha: str, options: Options) -> dict:
-    ref = frame(con, "SELECT utt_id, text FROM stg_wer_trn WHERE sha256 = ? ORDER BY line_no", [sha])
+    ref = frame(con, "SELECT utt_id, text FROM stg_wer_trn WHERE sha256 = ? ORDER BY line_no",
+                [sha])
     return {"utt_id": ref["utt_id"],
             **{m: units(normalise(ref, m, options.markers, options.case)["tokens"], options.unit)
                for m in options.methods}}
@@ -345,7 +358,8 @@ def intervals(ctx: RunContext, task: Task, options: Options, corpus: str) -> Non
         [campaign.id, task.id, corpus])
     if counts.height == 0:
         for table in ("mart_wer_interval", "mart_wer_paired"):
-            con.execute(f"DELETE FROM {table} WHERE campaign = ? AND task = ? AND corpus = ?", [campaign.id, task.id, corpus])
+            con.execute(f"DELETE FROM {table} WHERE campaign = ? AND task = ? AND corpus = ?",
+                        [campaign.id, task.id, corpus])
         return
     ci = bootstrap.ratio_intervals(counts, "utt_id", ["system", "method"], "errors", "N",
                                    campaign.bootstrap, campaign.seed, stream=f"{task.id}/{corpus}")
@@ -362,9 +376,10 @@ def intervals(ctx: RunContext, task: Task, options: Options, corpus: str) -> Non
         insert_rows(con, "INSERT INTO mart_wer_interval VALUES "
                          "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", interval_rows)
         if paired_rows:
-            insert_rows(con, "INSERT INTO mart_wer_paired VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", paired_rows)
-    replace_rows(con, {"campaign": campaign.id, "task": task.id, "corpus": corpus}, ("mart_wer_interval", "mart_wer_paired"),
-                 body)
+            insert_rows(con, "INSERT INTO mart_wer_paired VALUES "
+                             "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", paired_rows)
+    replace_rows(con, {"campaign": campaign.id, "task": task.id, "corpus": corpus},
+                 ("mart_wer_interval", "mart_wer_paired"), body)
 
 
 _f = bootstrap.finite
