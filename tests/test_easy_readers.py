@@ -3,8 +3,9 @@ role set, round trips XML->XML, TSV->TSV and XML->TSV->XML, and one test per rej
 checking the whole ``file:line: expected X, found Y`` message and its line.
 
 The paper example (tests/easy_examples.py, ``PAPER_XML``) is checked against the paper's text
-(Paroubek et al., LREC 2006, section 4): its constituents, and each relation the text names with the words its roles
-cover; the choices made where the text leaves room are listed in easy_examples.py.
+(Paroubek et al., LREC 2006, section 4): its constituents, and each relation the text names with
+the words its roles cover; the choices made where the text leaves room are listed in
+easy_examples.py.
 """
 import re
 from pathlib import Path
@@ -80,8 +81,8 @@ def words(table: pa.Table) -> dict[str, str]:
     frame = pl.from_arrow(table)
     forms = frame.filter(pl.col("kind") == "form").sort("form_no")
     covered = dict(zip(forms["item"], forms["form"]))
-    for group, text in forms.filter(pl.col("parent").is_not_null()).group_by("parent", maintain_order=True).agg(
-            pl.col("form").str.join(" ")).iter_rows():
+    for group, text in forms.filter(pl.col("parent").is_not_null()).group_by(
+            "parent", maintain_order=True).agg(pl.col("form").str.join(" ")).iter_rows():
         covered[group] = text
     return covered
 
@@ -107,9 +108,10 @@ def paper(tmp_path) -> pa.Table:
 def test_items_table_schema(paper):
     assert paper.schema == SCHEMA
     assert paper.schema == pa.schema([
-        ("sent_no", pa.int32()), ("sent", pa.string()), ("line_no", pa.int32()), ("kind", pa.string()),
-        ("item", pa.string()), ("type", pa.string()), ("form_no", pa.int32()), ("form", pa.string()),
-        ("parent", pa.string()), ("role", pa.string()), ("role_no", pa.int8()), ("target", pa.string()),
+        ("sent_no", pa.int32()), ("sent", pa.string()), ("line_no", pa.int32()),
+        ("kind", pa.string()), ("item", pa.string()), ("type", pa.string()),
+        ("form_no", pa.int32()), ("form", pa.string()), ("parent", pa.string()),
+        ("role", pa.string()), ("role_no", pa.int8()), ("target", pa.string()),
         ("attr", pa.string())])
 
 
@@ -126,9 +128,11 @@ def test_paper_constituents(paper):
     """The text's examples: un discours (GN), Il arrive (NV, clitic included), dans sa poche (GP),
     obligé (GA), de garder (PV); also en retard (GP) and il est (NV), the relations' arguments."""
     covered = words(paper)
-    groups = [(r["item"], r["type"], covered[r["item"]]) for r in rows(paper) if r["kind"] == "group"]
-    assert groups == [("E1G1", "NV", "Il arrive"), ("E1G2", "GP", "en retard"), ("E1G3", "GP", "dans sa poche"),
-                      ("E1G4", "GN", "un discours"), ("E1G5", "NV", "il est"), ("E1G6", "GA", "obligé"),
+    groups = [(r["item"], r["type"], covered[r["item"]]) for r in rows(paper)
+              if r["kind"] == "group"]
+    assert groups == [("E1G1", "NV", "Il arrive"), ("E1G2", "GP", "en retard"),
+                      ("E1G3", "GP", "dans sa poche"), ("E1G4", "GN", "un discours"),
+                      ("E1G5", "NV", "il est"), ("E1G6", "GA", "obligé"),
                       ("E1G7", "PV", "de garder")]
     outside = [r["form"] for r in rows(paper) if r["kind"] == "form" and r["parent"] is None]
     assert outside == [",", "avec", ",", ",", "qu'"]  # avec...un discours is discontinuous: no GP
@@ -139,10 +143,12 @@ def test_paper_relations(paper):
         ("SUJ-V", (("sujet", "Il"), ("verbe", "arrive")), None),  # two forms inside the NV
         ("COD-V", (("cod", "qu'"), ("verbe", "garder")), None),
         ("CPL-V", (("complement", "en retard"), ("verbe", "Il arrive")), None),
-        ("CPL-V", (("complement", "un discours"), ("verbe", "Il arrive")), None),  # avec, ..., un discours
+        # avec, ..., un discours
+        ("CPL-V", (("complement", "un discours"), ("verbe", "Il arrive")), None),
         ("MOD-N", (("modifieur", "dans sa poche"), ("nom", "un discours")), None),
         ("MOD-A", (("modifieur", "de garder"), ("adjectif", "obligé")), None),
-        ("MOD-N", (("modifieur", "il est"), ("nom", "un discours")), None),  # the relative, through its NV
+        # the relative, through its NV
+        ("MOD-N", (("modifieur", "il est"), ("nom", "un discours")), None),
         ("COMP", (("complementeur", "avec"), ("verbe", "un discours")), None),
     ]
     subject = [r for r in rows(paper) if r["item"] == "E1R1"]
@@ -152,8 +158,8 @@ def test_paper_relations(paper):
 
 
 def test_paper_rows_in_file_order_with_their_lines(paper):
-    got = [(r["line_no"], r["kind"], r["item"], r["type"], r["form_no"], r["form"], r["parent"], r["role"],
-            r["role_no"], r["target"], r["attr"]) for r in rows(paper)]
+    got = [(r["line_no"], r["kind"], r["item"], r["type"], r["form_no"], r["form"], r["parent"],
+            r["role"], r["role_no"], r["target"], r["attr"]) for r in rows(paper)]
     assert got[:4] == [
         (5, "group", "E1G1", "NV", None, None, None, None, None, None, None),
         (6, "form", "E1F1", None, 1, "Il", "E1G1", None, None, None, None),
@@ -174,7 +180,7 @@ def test_paper_tsv_reads_to_the_same_table(tmp_path, paper):
     assert (first[0]["line_no"], first[1]["line_no"], first[-1]["line_no"]) == (3, 4, 36)
 
 
-# ---------------------------------------------------------------- every type, role set and attribute
+# --------------------------------------------------------------- every type, role set and attribute
 
 @pytest.fixture
 def all_types(tmp_path) -> pa.Table:
@@ -192,9 +198,12 @@ def test_every_group_and_relation_type(all_types):
 
 
 def test_attributes_and_empty_coord_g(all_types):
-    got = {(r["item"], r["role"]): (r["target"], r["attr"]) for r in rows(all_types) if r["kind"] == "relation"}
-    assert got[("E1R3", "modifieur")] == ("E1G3", "vrai") and got[("E1R3", "nom")] == ("E1G2", "vrai")
-    assert got[("E2R3", "attribut")] == ("E2G3", "sujet") and got[("E2R3", "verbe")] == ("E2G2", "sujet")
+    got = {(r["item"], r["role"]): (r["target"], r["attr"]) for r in rows(all_types)
+           if r["kind"] == "relation"}
+    assert got[("E1R3", "modifieur")] == ("E1G3", "vrai") and \
+        got[("E1R3", "nom")] == ("E1G2", "vrai")
+    assert got[("E2R3", "attribut")] == ("E2G3", "sujet") and \
+        got[("E2R3", "verbe")] == ("E2G2", "sujet")
     assert got[("E2R1", "coord-g")] == (None, None)
     assert got[("E1R8", "coord-g")] == ("E1G6", None)
     assert [k for k, (_, attr) in got.items() if attr is not None] == [
@@ -213,7 +222,8 @@ def test_forms_with_spaces_and_entities(all_types):
 
 
 def test_form_text_is_stripped_inner_spaces_kept(tmp_path):
-    text = ('<DOCUMENT><E id="s1"><F id="a">\n   pomme  de terre \n</F><F id="b"><![CDATA[<&>]]></F>'
+    text = ('<DOCUMENT><E id="s1"><F id="a">\n   pomme  de terre \n'
+            '</F><F id="b"><![CDATA[<&>]]></F>'
             '<F id="c">&#233;t&#xE9;</F><!-- a comment --></E></DOCUMENT>')
     table = read_easy_xml(write(tmp_path, "f.xml", text))
     assert [r["form"] for r in rows(table)] == ["pomme  de terre", "<&>", "été"]
@@ -243,7 +253,8 @@ def test_round_trips(tmp_path, source):
     tsv = read_easy_tsv(tmp_path / "t.tsv")
     assert without_lines(tsv) == without_lines(table)  # XML -> TSV
     write_easy_xml(pl.from_arrow(tsv), tmp_path / "back.xml")  # a Polars frame is accepted too
-    assert without_lines(read_easy_xml(tmp_path / "back.xml")) == without_lines(table)  # XML -> TSV -> XML
+    # XML -> TSV -> XML
+    assert without_lines(read_easy_xml(tmp_path / "back.xml")) == without_lines(table)
     write_easy_tsv(tsv, tmp_path / "t2.tsv")
     assert without_lines(read_easy_tsv(tmp_path / "t2.tsv")) == without_lines(table)  # TSV -> TSV
     assert (tmp_path / "t2.tsv").read_bytes() == (tmp_path / "t.tsv").read_bytes()
@@ -260,13 +271,16 @@ def test_written_files_are_the_documented_layout(tmp_path, all_types):
     write_easy_xml(all_types, tmp_path / "a.xml")
     xml = (tmp_path / "a.xml").read_text(encoding="utf-8")
     assert '<F id="E2F2">&quot;A&amp;B &lt;C&gt;&quot; l\'a dit</F>' in xml
-    assert "        <coord-g/>\n" in xml and '        <s-o valeur="sujet"/>\n      </relation>' in xml
+    assert "        <coord-g/>\n" in xml and \
+        '        <s-o valeur="sujet"/>\n      </relation>' in xml
 
 
 def test_writer_places_groups_at_their_first_form(tmp_path, paper):
-    """Rows may come in any order: groups go where their first form is, relations keep table order."""
+    """Rows may come in any order: groups go where their first form is, relations keep table
+    order."""
     frame = pl.from_arrow(paper)
-    shuffled = pl.concat([frame.filter(pl.col("kind") == "relation"), frame.filter(pl.col("kind") == "group"),
+    shuffled = pl.concat([frame.filter(pl.col("kind") == "relation"),
+                          frame.filter(pl.col("kind") == "group"),
                           frame.filter(pl.col("kind") == "form").reverse()])
     write_easy_xml(shuffled, tmp_path / "s.xml")
     assert without_lines(read_easy_xml(tmp_path / "s.xml")) == without_lines(paper)
@@ -279,10 +293,12 @@ def _set(column: str, where: pl.Expr, value) -> pl.Expr:
 @pytest.mark.parametrize("change, message", [
     (_set("parent", pl.col("item") == "E1F5", "E1G1"), "group 'E1G1' has its forms apart"),
     (_set("parent", pl.col("parent") == "E1G7", None), "group 'E1G7' has no form"),
-    (_set("parent", pl.col("item") == "E1F2", "E1G9"), "form 'E1F2' names 'E1G9', not a group of its sentence"),
+    (_set("parent", pl.col("item") == "E1F2", "E1G9"),
+     "form 'E1F2' names 'E1G9', not a group of its sentence"),
     (_set("form", pl.col("item") == "E1F2", "ar\trive"), "form 'E1F2' has a text no file can hold"),
     (_set("form", pl.col("item") == "E1F2", " arrive"), "form 'E1F2' has a text no file can hold"),
-    (_set("attr", pl.col("item") == "E1R1", "vrai"), "relation 'E1R1' has an attribute its type SUJ-V does not have"),
+    (_set("attr", pl.col("item") == "E1R1", "vrai"),
+     "relation 'E1R1' has an attribute its type SUJ-V does not have"),
 ])
 def test_writer_refuses_a_table_no_file_can_hold(tmp_path, paper, change, message):
     frame = pl.from_arrow(paper).with_columns(change)
@@ -292,7 +308,8 @@ def test_writer_refuses_a_table_no_file_can_hold(tmp_path, paper, change, messag
 
 
 def test_generated_corpus_round_trip(tmp_path):
-    """2,000 sentences (20 forms, 6 groups, 6 relations each) written then read back, both formats."""
+    """2,000 sentences (20 forms, 6 groups, 6 relations each) written then read back, both
+    formats."""
     n = 2000
     lines = []
     for s in range(n):
@@ -321,7 +338,8 @@ def test_generated_corpus_round_trip(tmp_path):
 
 # ---------------------------------------------------------------- rejected XML: one case per check
 
-XML_HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n<DOCUMENT xmlns:xlink="http://www.w3.org/1999/xlink">\n'
+XML_HEAD = ('<?xml version="1.0" encoding="UTF-8"?>\n'
+            '<DOCUMENT xmlns:xlink="http://www.w3.org/1999/xlink">\n')
 XML_E1 = """\
 <E id="E1">
 <Groupe type="NV" id="E1G1">
@@ -340,9 +358,11 @@ XML_E1 = """\
 XML_GOOD = XML_HEAD + XML_E1 + XML_E1.replace("E1", "E2") + "</DOCUMENT>\n"
 SHAPE_SUJ_V = "the roles of SUJ-V in order: sujet, verbe"
 SHAPE_ATB_SO = "the roles of ATB-SO in order: attribut, verbe, then an s-o (sujet, objet or ind)"
-SHAPE_MOD_N = "the roles of MOD-N in order: modifieur, nom, then an optional a-propager (vrai or faux)"
+SHAPE_MOD_N = ("the roles of MOD-N in order: modifieur, nom, "
+               "then an optional a-propager (vrai or faux)")
 ID_RULE = "id without whitespace or '=' (and not '_')"
-RELATION_TYPES = "SUJ-V, AUX-V, COD-V, CPL-V, MOD-V, COMP, ATB-SO, MOD-N, MOD-A, MOD-R, MOD-P, COORD, APPOS or JUXT"
+RELATION_TYPES = ("SUJ-V, AUX-V, COD-V, CPL-V, MOD-V, COMP, ATB-SO, MOD-N, MOD-A, MOD-R, MOD-P, "
+                  "COORD, APPOS or JUXT")
 ROLES_SUJ_V = '<sujet xlink:href="E1F1"/>\n<verbe xlink:href="E1F2"/>'
 
 XML_REJECTED = {  # name: (old, new, line, expected, found)
@@ -356,8 +376,10 @@ XML_REJECTED = {  # name: (old, new, line, expected, found)
     "element in a form": ('">.</F>', '">.<b>x</b></F>', 8, "text only inside <F>", "<b>"),
     "element in a role": ('<sujet xlink:href="E1F1"/>', '<sujet xlink:href="E1F1"><x/></sujet>', 11,
                           "nothing inside <sujet>", "<x>"),
-    "text outside forms": ('">.</F>', '">.</F> oops', 8, "only elements inside <E>", "the text 'oops'"),
-    "sentence without id": ('<E id="E2">', "<E>", 16, "a sentence id (<E id=...>)", "<E> without id"),
+    "text outside forms": ('">.</F>', '">.</F> oops', 8, "only elements inside <E>",
+                           "the text 'oops'"),
+    "sentence without id": ('<E id="E2">', "<E>", 16, "a sentence id (<E id=...>)",
+                            "<E> without id"),
     "duplicate sentence": ('<E id="E2">', '<E id="E1">', 16, "a sentence id unique in the file",
                            "'E1' again (first on line 3)"),
     "bad sentence id": ('<E id="E2">', '<E id="E 2">', 16, f"a sentence {ID_RULE}", "'E 2'"),
@@ -378,53 +400,67 @@ XML_REJECTED = {  # name: (old, new, line, expected, found)
                     "at least one form in group E1G2", "none"),
     "unknown group type": ('type="NV" id="E1G1"', 'type="XX" id="E1G1"', 4,
                            "a group type: GA, GN, GP, GR, NV or PV", "'XX'"),
-    "group without type": ('type="NV" id="E1G1"', 'id="E1G1"', 4, "a group type: GA, GN, GP, GR, NV or PV", "no type"),
+    "group without type": ('type="NV" id="E1G1"', 'id="E1G1"', 4,
+                           "a group type: GA, GN, GP, GR, NV or PV", "no type"),
     "unknown relation type": ('type="SUJ-V" id="E1R1"', 'type="SUBJ" id="E1R1"', 10,
                               f"a relation type: {RELATION_TYPES}", "'SUBJ'"),
     "missing role": ('\n<verbe xlink:href="E1F2"/>', "", 10, SHAPE_SUJ_V, "no role 'verbe'"),
-    "extra role": ('<verbe xlink:href="E1F2"/>', '<verbe xlink:href="E1F2"/>\n<cod xlink:href="E1F2"/>', 13,
-                   SHAPE_SUJ_V, "'cod', which SUJ-V does not have"),
+    "extra role": ('<verbe xlink:href="E1F2"/>',
+                   '<verbe xlink:href="E1F2"/>\n<cod xlink:href="E1F2"/>', 13, SHAPE_SUJ_V,
+                   "'cod', which SUJ-V does not have"),
     "repeated role": ('<verbe xlink:href="E1F2"/>', '<sujet xlink:href="E1F2"/>', 12, SHAPE_SUJ_V,
                       "role 'sujet' twice"),
-    "roles out of order": (ROLES_SUJ_V, '<verbe xlink:href="E1F2"/>\n<sujet xlink:href="E1F1"/>', 11, SHAPE_SUJ_V,
-                           "role 'verbe' where 'sujet' belongs"),
+    "roles out of order": (ROLES_SUJ_V, '<verbe xlink:href="E1F2"/>\n<sujet xlink:href="E1F1"/>',
+                           11, SHAPE_SUJ_V, "role 'verbe' where 'sujet' belongs"),
     "empty role": ('<sujet xlink:href="E1F1"/>', "<sujet/>", 11,
-                   "a target for role 'sujet' of SUJ-V (only COORD's coord-g may be empty)", "an empty role"),
+                   "a target for role 'sujet' of SUJ-V (only COORD's coord-g may be empty)",
+                   "an empty role"),
     "empty href": ('<sujet xlink:href="E1F1"/>', '<sujet xlink:href=""/>', 11,
-                   "a target for role 'sujet' of SUJ-V (only COORD's coord-g may be empty)", "an empty role"),
-    "dangling href": ('xlink:href="E1F1"', 'xlink:href="E1F9"', 11, "a form or group of sentence E1",
-                      "'E1F9' in role 'sujet' of E1R1"),
-    "href to another sentence": ('xlink:href="E1F1"', 'xlink:href="E2F1"', 11, "a form or group of sentence E1",
+                   "a target for role 'sujet' of SUJ-V (only COORD's coord-g may be empty)",
+                   "an empty role"),
+    "dangling href": ('xlink:href="E1F1"', 'xlink:href="E1F9"', 11,
+                      "a form or group of sentence E1", "'E1F9' in role 'sujet' of E1R1"),
+    "href to another sentence": ('xlink:href="E1F1"', 'xlink:href="E2F1"', 11,
+                                 "a form or group of sentence E1",
                                  "'E2F1' in role 'sujet' of E1R1"),
-    "href to a relation": ('xlink:href="E1F1"', 'xlink:href="E1R1"', 11, "a form or group of sentence E1",
-                           "'E1R1' in role 'sujet' of E1R1"),
+    "href to a relation": ('xlink:href="E1F1"', 'xlink:href="E1R1"', 11,
+                           "a form or group of sentence E1", "'E1R1' in role 'sujet' of E1R1"),
     "missing s-o": ('type="SUJ-V" id="E1R1">\n' + ROLES_SUJ_V,
-                    'type="ATB-SO" id="E1R1">\n<attribut xlink:href="E1F1"/>\n<verbe xlink:href="E1F2"/>', 10,
-                    SHAPE_ATB_SO, "no s-o"),
+                    'type="ATB-SO" id="E1R1">\n<attribut xlink:href="E1F1"/>\n'
+                    '<verbe xlink:href="E1F2"/>', 10, SHAPE_ATB_SO, "no s-o"),
     "unknown s-o": ('type="SUJ-V" id="E1R1">\n' + ROLES_SUJ_V,
                     'type="ATB-SO" id="E1R1">\n<s-o valeur="sujett"/>', 11,
                     "an s-o value: sujet, objet or ind", "'sujett'"),
     "s-o without value": ('type="SUJ-V" id="E1R1">\n' + ROLES_SUJ_V,
-                          'type="ATB-SO" id="E1R1">\n<attribut xlink:href="E1F1"/>\n<verbe xlink:href="E1F2"/>\n'
+                          'type="ATB-SO" id="E1R1">\n<attribut xlink:href="E1F1"/>\n'
+                          '<verbe xlink:href="E1F2"/>\n'
                           '<s-o/>',
                           13, "an s-o value: sujet, objet or ind", "no value"),
     "unknown a-propager": ('type="SUJ-V" id="E1R1">\n' + ROLES_SUJ_V,
-                           'type="MOD-N" id="E1R1">\n<modifieur xlink:href="E1F1"/>\n<nom xlink:href="E1F2"/>\n'
-                           '<a-propager booleen="oui"/>', 13, "an a-propager value: vrai or faux", "'oui'"),
+                           'type="MOD-N" id="E1R1">\n<modifieur xlink:href="E1F1"/>\n'
+                           '<nom xlink:href="E1F2"/>\n'
+                           '<a-propager booleen="oui"/>', 13, "an a-propager value: vrai or faux",
+                           "'oui'"),
     "second a-propager": ('type="SUJ-V" id="E1R1">\n' + ROLES_SUJ_V,
-                          'type="MOD-N" id="E1R1">\n<a-propager booleen="faux"/>\n<modifieur xlink:href="E1F1"/>\n'
+                          'type="MOD-N" id="E1R1">\n<a-propager booleen="faux"/>\n'
+                          '<modifieur xlink:href="E1F1"/>\n'
                           '<nom xlink:href="E1F2"/>\n<a-propager booleen="vrai"/>', 14, SHAPE_MOD_N,
                           "a second 'a-propager'"),
-    "s-o on SUJ-V": ('<verbe xlink:href="E1F2"/>', '<verbe xlink:href="E1F2"/><s-o valeur="sujet"/>', 12,
-                     SHAPE_SUJ_V, "'s-o', which SUJ-V does not have"),
+    "s-o on SUJ-V": ('<verbe xlink:href="E1F2"/>',
+                     '<verbe xlink:href="E1F2"/><s-o valeur="sujet"/>', 12, SHAPE_SUJ_V,
+                     "'s-o', which SUJ-V does not have"),
     "empty form": ('">.</F>', '"> </F>', 8, "a non-empty form text", "an empty form 'E1F3'"),
-    "form with a TAB": ('">.</F>', '">a\tb</F>', 8, "a form text on one line, without TAB", "'a\\tb'"),
-    "form on two lines": ('">.</F>', '">a\nb</F>', 8, "a form text on one line, without TAB", "'a\\nb'"),
-    "sentence without forms": (XML_E1.replace("E1", "E2")[12:], "</E>\n", 16, "at least one form in sentence E2",
-                               "none"),
+    "form with a TAB": ('">.</F>', '">a\tb</F>', 8, "a form text on one line, without TAB",
+                        "'a\\tb'"),
+    "form on two lines": ('">.</F>', '">a\nb</F>', 8, "a form text on one line, without TAB",
+                          "'a\\nb'"),
+    "sentence without forms": (XML_E1.replace("E1", "E2")[12:], "</E>\n", 16,
+                               "at least one form in sentence E2", "none"),
     "form after relations": ("</relations>\n</E>", '</relations>\n<F id="E1F4">!</F>\n</E>', 15,
-                             "<relations> after all the forms and groups of <E>", "<F> after <relations>"),
-    "no sentence": (XML_E1 + XML_E1.replace("E1", "E2"), "", 2, "at least one sentence <E>", "none"),
+                             "<relations> after all the forms and groups of <E>",
+                             "<F> after <relations>"),
+    "no sentence": (XML_E1 + XML_E1.replace("E1", "E2"), "", 2, "at least one sentence <E>",
+                    "none"),
 }
 
 
@@ -444,7 +480,7 @@ def test_xml_rejected(tmp_path, name):
     assert str(err.value) == f"{path}:{line}: expected {expected}, found {found}"
 
 
-# ---------------------------------------------------------------- rejected TSV: the same checks, the same messages
+# ------------------------------------------------- rejected TSV: the same checks, the same messages
 
 TSV_E1 = ("# sent_id = E1\nG\tE1G1\tNV\nF\tE1F1\tIl\tE1G1\nF\tE1F2\tdort\tE1G1\nF\tE1F3\t.\t_\n"
           "R\tE1R1\tSUJ-V\tE1F1\tE1F2\n")
@@ -454,46 +490,65 @@ EMPTY_SUJET = "a target for role 'sujet' of SUJ-V (only COORD's coord-g may be e
 TSV_REJECTED = {  # name: (old, new, line, expected, found)
     "unknown line": ("F\tE1F3", "X\tE1F3", 5, "an F, G or R line, a '#' comment or a blank line",
                      "'X\\tE1F3\\t.\\t_'"),
-    "F fields": ("F\tE1F3\t.\t_", "F\tE1F3\t.", 5, "F<TAB>id<TAB>form<TAB>group id or _", "3 fields: 'F\\tE1F3\\t.'"),
-    "G fields": ("G\tE1G1\tNV", "G\tE1G1\tNV\tx", 2, "G<TAB>id<TAB>type", "4 fields: 'G\\tE1G1\\tNV\\tx'"),
-    "R fields": ("R\tE1R1\t" + R_LINE, "R\tE1R1", 6, "R<TAB>id<TAB>type<TAB>one target per role[<TAB>element=value]",
+    "F fields": ("F\tE1F3\t.\t_", "F\tE1F3\t.", 5, "F<TAB>id<TAB>form<TAB>group id or _",
+                 "3 fields: 'F\\tE1F3\\t.'"),
+    "G fields": ("G\tE1G1\tNV", "G\tE1G1\tNV\tx", 2, "G<TAB>id<TAB>type",
+                 "4 fields: 'G\\tE1G1\\tNV\\tx'"),
+    "R fields": ("R\tE1R1\t" + R_LINE, "R\tE1R1", 6,
+                 "R<TAB>id<TAB>type<TAB>one target per role[<TAB>element=value]",
                  "2 fields: 'R\\tE1R1'"),
     "relation without type": (R_LINE, "", 6, f"a relation type: {RELATION_TYPES}", "no type"),
-    "malformed sent_id": ("# sent_id = E1", "# sent_id=E1", 1, "'# sent_id = <id>'", "'# sent_id=E1'"),
-    "no sent_id": ("# sent_id = E1\n", "", 1, "a '# sent_id = <id>' line opening the sentence", "'G\\tE1G1\\tNV'"),
+    "malformed sent_id": ("# sent_id = E1", "# sent_id=E1", 1, "'# sent_id = <id>'",
+                          "'# sent_id=E1'"),
+    "no sent_id": ("# sent_id = E1\n", "", 1, "a '# sent_id = <id>' line opening the sentence",
+                   "'G\\tE1G1\\tNV'"),
     "second sent_id": ("# sent_id = E1\n", "# sent_id = E1\n# sent_id = E0\n", 2,
                        "one '# sent_id' line per sentence (blank lines separate sentences)",
                        "a second one: '# sent_id = E0'"),
     "sent_id after items": ("# sent_id = E1\nG\tE1G1\tNV\n", "G\tE1G1\tNV\n# sent_id = E1\n", 2,
-                            "the '# sent_id' line before the sentence's items", "'# sent_id = E1' after them"),
-    "duplicate sentence": ("# sent_id = E2", "# sent_id = E1", 8, "a sentence id unique in the file",
-                           "'E1' again (first on line 1)"),
+                            "the '# sent_id' line before the sentence's items",
+                            "'# sent_id = E1' after them"),
+    "duplicate sentence": ("# sent_id = E2", "# sent_id = E1", 8,
+                           "a sentence id unique in the file", "'E1' again (first on line 1)"),
     "bad sentence id": ("# sent_id = E2", "# sent_id = E 2", 8, f"a sentence {ID_RULE}", "'E 2'"),
-    "sentence without forms": (TSV_E1.replace("E1", "E2")[15:], "", 8, "at least one form in sentence E2", "none"),
+    "sentence without forms": (TSV_E1.replace("E1", "E2")[15:], "", 8,
+                               "at least one form in sentence E2", "none"),
     "form after relations": (R_LINE + "\n", R_LINE + "\nF\tE1F4\t!\t_\n", 7,
                              "the sentence's F and G lines before its R lines",
                              "an F line after an R line"),
-    "duplicate form": ("F\tE2F2", "F\tE2F1", 11, "an id unique in the file", "'E2F1' again (first on line 10)"),
-    "form id of a group": ("F\tE2F2", "F\tE1G1", 11, "an id unique in the file", "'E1G1' again (first on line 2)"),
-    "duplicate relation": ("R\tE2R1", "R\tE1R1", 13, "an id unique in the file", "'E1R1' again (first on line 6)"),
+    "duplicate form": ("F\tE2F2", "F\tE2F1", 11, "an id unique in the file",
+                       "'E2F1' again (first on line 10)"),
+    "form id of a group": ("F\tE2F2", "F\tE1G1", 11, "an id unique in the file",
+                           "'E1G1' again (first on line 2)"),
+    "duplicate relation": ("R\tE2R1", "R\tE1R1", 13, "an id unique in the file",
+                           "'E1R1' again (first on line 6)"),
     "missing id": ("F\tE1F2\t", "F\t\t", 4, f"an {ID_RULE}", "no id"),
     "id with a space": ("F\tE1F2\t", "F\tE1 F2\t", 4, f"an {ID_RULE}", "'E1 F2'"),
     "id _": ("F\tE1F3\t", "F\t_\t", 5, f"an {ID_RULE}", "'_'"),
-    "empty group": ("G\tE1G1\tNV\n", "G\tE1G1\tNV\nG\tE1G2\tGN\n", 3, "at least one form in group E1G2", "none"),
-    "form of no group": ("F\tE1F3\t.\t_", "F\tE1F3\t.\tE1G9", 5, "a group of sentence E1 or _", "'E1G9'"),
-    "group forms apart": ("F\tE1F2\tdort\tE1G1\nF\tE1F3\t.\t_", "F\tE1F3\t.\t_\nF\tE1F2\tdort\tE1G1", 5,
-                          "the forms of group E1G1 together, right after its G line", "form 'E1F2' elsewhere"),
-    "G line after its form": ("G\tE1G1\tNV\nF\tE1F1\tIl\tE1G1\n", "F\tE1F1\tIl\tE1G1\nG\tE1G1\tNV\n", 2,
-                              "the forms of group E1G1 together, right after its G line", "form 'E1F1' elsewhere"),
-    "unknown group type": ("G\tE1G1\tNV", "G\tE1G1\tXX", 2, "a group type: GA, GN, GP, GR, NV or PV", "'XX'"),
-    "unknown relation type": (R_LINE, "SUBJ\tE1F1\tE1F2", 6, f"a relation type: {RELATION_TYPES}", "'SUBJ'"),
+    "empty group": ("G\tE1G1\tNV\n", "G\tE1G1\tNV\nG\tE1G2\tGN\n", 3,
+                    "at least one form in group E1G2", "none"),
+    "form of no group": ("F\tE1F3\t.\t_", "F\tE1F3\t.\tE1G9", 5, "a group of sentence E1 or _",
+                         "'E1G9'"),
+    "group forms apart": ("F\tE1F2\tdort\tE1G1\nF\tE1F3\t.\t_",
+                          "F\tE1F3\t.\t_\nF\tE1F2\tdort\tE1G1", 5,
+                          "the forms of group E1G1 together, right after its G line",
+                          "form 'E1F2' elsewhere"),
+    "G line after its form": ("G\tE1G1\tNV\nF\tE1F1\tIl\tE1G1\n",
+                              "F\tE1F1\tIl\tE1G1\nG\tE1G1\tNV\n", 2,
+                              "the forms of group E1G1 together, right after its G line",
+                              "form 'E1F1' elsewhere"),
+    "unknown group type": ("G\tE1G1\tNV", "G\tE1G1\tXX", 2,
+                           "a group type: GA, GN, GP, GR, NV or PV", "'XX'"),
+    "unknown relation type": (R_LINE, "SUBJ\tE1F1\tE1F2", 6, f"a relation type: {RELATION_TYPES}",
+                              "'SUBJ'"),
     "missing role": (R_LINE, "SUJ-V\tE1F1", 6, SHAPE_SUJ_V, "no role 'verbe'"),
     "extra target": (R_LINE, R_LINE + "\tE1F3", 6, SHAPE_SUJ_V, "an extra target 'E1F3'"),
     "attribute before a target": (R_LINE, "ATB-SO\tE1F1\ts-o=sujet\tE1F2", 6, SHAPE_ATB_SO,
                                   "the attribute 's-o=sujet' before a target"),
     "empty role": (R_LINE, "SUJ-V\t_\tE1F2", 6, EMPTY_SUJET, "an empty role"),
     "empty coord-d": (R_LINE, "COORD\tE1F3\t_\t_", 6,
-                      "a target for role 'coord-d' of COORD (only COORD's coord-g may be empty)", "an empty role"),
+                      "a target for role 'coord-d' of COORD (only COORD's coord-g may be empty)",
+                      "an empty role"),
     "dangling target": (R_LINE, "SUJ-V\tE1F9\tE1F2", 6, "a form or group of sentence E1",
                         "'E1F9' in role 'sujet' of E1R1"),
     "target in another sentence": (R_LINE, "SUJ-V\tE2F1\tE1F2", 6, "a form or group of sentence E1",
@@ -501,14 +556,18 @@ TSV_REJECTED = {  # name: (old, new, line, expected, found)
     "target a relation": (R_LINE, "SUJ-V\tE1R1\tE1F2", 6, "a form or group of sentence E1",
                           "'E1R1' in role 'sujet' of E1R1"),
     "missing s-o": (R_LINE, "ATB-SO\tE1F1\tE1F2", 6, SHAPE_ATB_SO, "no s-o"),
-    "unknown s-o": (R_LINE, "ATB-SO\tE1F1\tE1F2\ts-o=sujett", 6, "an s-o value: sujet, objet or ind", "'sujett'"),
-    "s-o without value": (R_LINE, "ATB-SO\tE1F1\tE1F2\ts-o=", 6, "an s-o value: sujet, objet or ind", "no value"),
-    "unknown a-propager": (R_LINE, "MOD-N\tE1F1\tE1F2\ta-propager=oui", 6, "an a-propager value: vrai or faux",
-                           "'oui'"),
-    "second a-propager": (R_LINE, "MOD-N\tE1F1\tE1F2\ta-propager=vrai\ta-propager=faux", 6, SHAPE_MOD_N,
-                          "a second 'a-propager'"),
-    "s-o on SUJ-V": (R_LINE, R_LINE + "\ts-o=sujet", 6, SHAPE_SUJ_V, "'s-o', which SUJ-V does not have"),
-    "empty form": ("F\tE1F3\t.\t_", "F\tE1F3\t \t_", 5, "a non-empty form text", "an empty form 'E1F3'"),
+    "unknown s-o": (R_LINE, "ATB-SO\tE1F1\tE1F2\ts-o=sujett", 6,
+                    "an s-o value: sujet, objet or ind", "'sujett'"),
+    "s-o without value": (R_LINE, "ATB-SO\tE1F1\tE1F2\ts-o=", 6,
+                          "an s-o value: sujet, objet or ind", "no value"),
+    "unknown a-propager": (R_LINE, "MOD-N\tE1F1\tE1F2\ta-propager=oui", 6,
+                           "an a-propager value: vrai or faux", "'oui'"),
+    "second a-propager": (R_LINE, "MOD-N\tE1F1\tE1F2\ta-propager=vrai\ta-propager=faux", 6,
+                          SHAPE_MOD_N, "a second 'a-propager'"),
+    "s-o on SUJ-V": (R_LINE, R_LINE + "\ts-o=sujet", 6, SHAPE_SUJ_V,
+                     "'s-o', which SUJ-V does not have"),
+    "empty form": ("F\tE1F3\t.\t_", "F\tE1F3\t \t_", 5, "a non-empty form text",
+                   "an empty form 'E1F3'"),
     "no sentence": (TSV_GOOD, "# only a comment\n\n", None, "at least one sentence", "none"),
     "empty file": (TSV_GOOD, "", None, "at least one sentence", "none"),
 }
@@ -533,10 +592,12 @@ def test_tsv_rejected(tmp_path, name):
 def test_same_check_same_message_in_both_formats():
     shared = set(XML_REJECTED) & set(TSV_REJECTED)
     assert len(shared) >= 20
-    worded_per_format = {"form after relations", "no sentence"}  # XML element names vs TSV line kinds
+    # XML element names vs TSV line kinds
+    worded_per_format = {"form after relations", "no sentence"}
     for name in shared - worded_per_format:
         expected, found = TSV_REJECTED[name][3:]
-        if name.startswith("duplicate") or name == "form id of a group":  # the same words, other line numbers
+        # the same words, other line numbers
+        if name.startswith("duplicate") or name == "form id of a group":
             found = found.split(" (first on line")[0]
             assert XML_REJECTED[name][4].startswith(found + " (first on line"), name
             found = XML_REJECTED[name][4]
@@ -547,14 +608,16 @@ def test_undecodable_bytes(tmp_path):
     path = write(tmp_path, "bad.xml", b'<DOCUMENT>\n<E id="E1"><F id="a">\xe9</F></E></DOCUMENT>')
     with pytest.raises(InputError) as err:
         read_easy_xml(path)
-    assert assert_message(err, path, 2).endswith("expected well-formed XML, found not well-formed (invalid token)")
+    assert assert_message(err, path, 2).endswith(
+        "expected well-formed XML, found not well-formed (invalid token)")
     path = write(tmp_path, "bad.tsv", b"# sent_id = E1\nF\ta\t\xe9\t_\n")
     with pytest.raises(InputError) as err:
         read_easy_tsv(path)
-    assert assert_message(err, path, 2).endswith("expected UTF-8 text, found the undecodable byte 0xe9")
+    assert assert_message(err, path, 2).endswith(
+        "expected UTF-8 text, found the undecodable byte 0xe9")
 
 
-# ---------------------------------------------------------------- docs/formats_parsing.md says what the code does
+# -------------------------------------------------- docs/formats_parsing.md says what the code does
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "formats_parsing.md"
 
@@ -569,7 +632,8 @@ def test_documented_examples_read_as_documented():
     cells = [line.strip("| ").split(" | ") for line in shown.strip().splitlines()]
     assert cells[0] == SCHEMA.names
     assert cells[2:] == [["null" if v is None else str(v) for v in r.values()] for r in rows(table)]
-    assert {r["type"] for r in rows(table) if r["kind"] == "relation"} >= {"COORD", "MOD-N", "ATB-SO"}
+    assert {r["type"] for r in rows(table) if r["kind"] == "relation"} >= \
+        {"COORD", "MOD-N", "ATB-SO"}
 
 
 def test_every_message_is_documented():

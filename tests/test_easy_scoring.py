@@ -32,9 +32,10 @@ from scorehouse.scorers.easy import (
 from tests import easy_examples
 from tests.helpers import write
 
-SCHEMA = {"sent_no": pl.Int32, "sent": pl.String, "line_no": pl.Int32, "kind": pl.String, "item": pl.String,
-          "type": pl.String, "form_no": pl.Int32, "form": pl.String, "parent": pl.String, "role": pl.String,
-          "role_no": pl.Int8, "target": pl.String, "attr": pl.String}
+SCHEMA = {"sent_no": pl.Int32, "sent": pl.String, "line_no": pl.Int32, "kind": pl.String,
+          "item": pl.String, "type": pl.String, "form_no": pl.Int32, "form": pl.String,
+          "parent": pl.String, "role": pl.String, "role_no": pl.Int8, "target": pl.String,
+          "attr": pl.String}
 F = [f.lower() for f in FUNCTIONS]
 
 # ------------------------------------------------------------------------------------ builder
@@ -44,7 +45,8 @@ def sentence(sid: str, forms, groups=(), relations=()) -> tuple:
     """One sentence: ``forms`` (a space-separated string or a list), ``groups`` as (type, first,
     last) over 1-based form positions (ids G1, G2, ... in order), ``relations`` as (type, targets,
     attr) with targets ``"F3"`` / ``"G1"`` / None (an empty role), ids R1, R2, ..."""
-    return sid, forms.split() if isinstance(forms, str) else list(forms), list(groups), list(relations)
+    return sid, forms.split() if isinstance(forms, str) else list(forms), list(groups), \
+        list(relations)
 
 
 def items(*sentences: tuple) -> pl.DataFrame:
@@ -63,13 +65,17 @@ def items(*sentences: tuple) -> pl.DataFrame:
         for n, form in enumerate(forms, 1):
             for first, g in sorted(opened):
                 if first == n:
-                    row(sent_no=no, sent=sid, kind="group", item=f"{sid}G{g}", type=groups[g - 1][0])
-            row(sent_no=no, sent=sid, kind="form", item=f"{sid}F{n}", form_no=n, form=form, parent=parent.get(n))
+                    row(sent_no=no, sent=sid, kind="group", item=f"{sid}G{g}",
+                        type=groups[g - 1][0])
+            row(sent_no=no, sent=sid, kind="form", item=f"{sid}F{n}", form_no=n, form=form,
+                parent=parent.get(n))
         for r, (rtype, targets, *attr) in enumerate(relations, 1):
             assert len(targets) == len(ROLES[rtype])
             for k, target in enumerate(targets):
-                row(sent_no=no, sent=sid, kind="relation", item=f"{sid}R{r}", type=rtype, role=ROLES[rtype][k],
-                    role_no=k, target=None if target is None else f"{sid}{target}", attr=attr[0] if attr else None)
+                row(sent_no=no, sent=sid, kind="relation", item=f"{sid}R{r}", type=rtype,
+                    role=ROLES[rtype][k], role_no=k,
+                    target=None if target is None else f"{sid}{target}",
+                    attr=attr[0] if attr else None)
     frame = pl.DataFrame(cols, schema=SCHEMA)
     return frame.with_columns(pl.int_range(1, pl.len() + 1, dtype=pl.Int32).alias("line_no"))
 
@@ -87,13 +93,13 @@ def totals(counts: pl.DataFrame, *by: str) -> pl.DataFrame:
 
 # The paper's example sentence (figure 1), with invented relations covering all 14 types.
 PAPER_FORMS = "Il arrive en retard , avec , dans sa poche , un discours qu' il est obligé de garder"
-PAPER_GROUPS = [("NV", 1, 2), ("GP", 3, 4), ("GP", 8, 10), ("GN", 12, 13), ("NV", 15, 16), ("GA", 17, 17),
-                ("PV", 18, 19)]
+PAPER_GROUPS = [("NV", 1, 2), ("GP", 3, 4), ("GP", 8, 10), ("GN", 12, 13), ("NV", 15, 16),
+                ("GA", 17, 17), ("PV", 18, 19)]
 PAPER_RELATIONS = [("SUJ-V", ["F1", "F2"]), ("AUX-V", ["F16", "F17"]), ("COD-V", ["F14", "G7"]),
                    ("CPL-V", ["G2", "G1"]), ("MOD-V", ["F6", "G1"]), ("COMP", ["F14", "G5"]),
-                   ("ATB-SO", ["G6", "G5"], "sujet"), ("MOD-N", ["G3", "G4"], "faux"), ("MOD-A", ["G7", "G6"]),
-                   ("MOD-R", ["F7", "F11"]), ("MOD-P", ["F6", "G4"]), ("COORD", ["F5", None, "G3"]),
-                   ("APPOS", ["G4", "G3"]), ("JUXT", ["G1", "G5"])]
+                   ("ATB-SO", ["G6", "G5"], "sujet"), ("MOD-N", ["G3", "G4"], "faux"),
+                   ("MOD-A", ["G7", "G6"]), ("MOD-R", ["F7", "F11"]), ("MOD-P", ["F6", "G4"]),
+                   ("COORD", ["F5", None, "G3"]), ("APPOS", ["G4", "G3"]), ("JUXT", ["G1", "G5"])]
 PAPER = sentence("E1", PAPER_FORMS, PAPER_GROUPS, PAPER_RELATIONS)
 
 
@@ -109,8 +115,10 @@ def test_reference_ranges_every_relation_type():
     rel = r.filter(pl.col("kind") == "relation")
     assert sorted(rel["type"].unique()) == sorted(ROLES)
     assert role_ranges(r, "E1R1") == [(1, 2), (1, 2)]          # form arguments inside NV [1, 2]
-    assert role_ranges(r, "E1R2") == [(15, 16), (17, 17)]      # F16 in NV, F17 in GA (a one-form group)
-    assert role_ranges(r, "E1R5") == [(6, 6), (1, 2)]          # F6 outside every group: the form alone
+    # F16 in NV, F17 in GA (a one-form group)
+    assert role_ranges(r, "E1R2") == [(15, 16), (17, 17)]
+    # F6 outside every group: the form alone
+    assert role_ranges(r, "E1R5") == [(6, 6), (1, 2)]
     assert role_ranges(r, "E1R10") == [(7, 7), (11, 11)]
     assert role_ranges(r, "E1R12") == [(5, 5), (None, None), (8, 10)]   # COORD, empty coord-g
     assert rel.filter(pl.col("item") == "E1R12")["empty"].to_list() == [False, True, False]
@@ -125,7 +133,8 @@ def test_every_type_matches_itself_in_every_mode_and_function():
     assert counts.filter(pl.col("kind") == "relation")["type"].n_unique() == 14
     assert counts.filter(pl.col("kind") == "constituent")["type"].n_unique() == 6
     for f in F:
-        assert (counts[f"matched_{f}"] == counts["ref"]).all() and (counts["hyp"] == counts["ref"]).all()
+        assert (counts[f"matched_{f}"] == counts["ref"]).all() and \
+            (counts["hyp"] == counts["ref"]).all()
 
 
 # Modes: forms a..h; ref groups GN [1, 2], NV [4, 5]; hyp groups GN [1, 3], GP [5, 6], GR [7, 7].
@@ -134,16 +143,17 @@ MODE_REF = sentence("S", MODE_FORMS, [("GN", 1, 2), ("NV", 4, 5)], [("SUJ-V", ["
 MODE_HYP = sentence("S", MODE_FORMS, [("GN", 1, 3), ("GP", 5, 6), ("GR", 7, 7)],
                     [("SUJ-V", ["F1", "F4"]),   # F1 in both groups; F4 in the ref group only
                      ("MOD-N", ["F6", "F3"]),   # F6, F3: in a hyp group only
-                     ("COD-V", ["F8", "G2"]),   # F8 in no group; group G2 starts on F5, inside ref NV
+                     # F8 in no group; group G2 starts on F5, inside ref NV
+                     ("COD-V", ["F8", "G2"]),
                      ("MOD-V", ["G1", "F2"]),   # G1 starts on F1, inside ref GN
                      ("JUXT", ["G3", "F8"])])   # G3 starts on F7, inside no ref group
 MODE_EXPECTED = {
-    "HYP": {"R1": [(1, 3), (4, 4)], "R2": [(5, 6), (1, 3)], "R3": [(8, 8), (5, 6)], "R4": [(1, 3), (1, 3)],
-            "R5": [(7, 7), (8, 8)]},
-    "DEFHYP": {"R1": [(1, 3), (4, 5)], "R2": [(5, 6), (1, 3)], "R3": [(8, 8), (5, 6)], "R4": [(1, 3), (1, 3)],
-               "R5": [(7, 7), (8, 8)]},
-    "REF": {"R1": [(1, 2), (4, 5)], "R2": [(6, 6), (3, 3)], "R3": [(8, 8), (4, 5)], "R4": [(1, 2), (1, 2)],
-            "R5": [(7, 7), (8, 8)]},
+    "HYP": {"R1": [(1, 3), (4, 4)], "R2": [(5, 6), (1, 3)], "R3": [(8, 8), (5, 6)],
+            "R4": [(1, 3), (1, 3)], "R5": [(7, 7), (8, 8)]},
+    "DEFHYP": {"R1": [(1, 3), (4, 5)], "R2": [(5, 6), (1, 3)], "R3": [(8, 8), (5, 6)],
+               "R4": [(1, 3), (1, 3)], "R5": [(7, 7), (8, 8)]},
+    "REF": {"R1": [(1, 2), (4, 5)], "R2": [(6, 6), (3, 3)], "R3": [(8, 8), (4, 5)],
+            "R4": [(1, 2), (1, 2)], "R5": [(7, 7), (8, 8)]},
 }
 
 
@@ -153,7 +163,8 @@ def test_hypothesis_ranges_per_mode(mode):
     h = hypothesis_ranges(hyp, align_forms(ref, hyp), ref, mode)
     for rel, expected in MODE_EXPECTED[mode].items():
         assert role_ranges(h, f"S{rel}") == expected, rel
-    cons = h.filter(pl.col("kind") == "constituent")        # constituent ranges do not depend on the mode
+    # constituent ranges do not depend on the mode
+    cons = h.filter(pl.col("kind") == "constituent")
     assert list(zip(cons["first"], cons["last"])) == [(1, 3), (5, 6), (7, 7)]
 
 
@@ -162,7 +173,8 @@ def test_mode_changes_relation_scores():
     ([1, 2], [4, 5]) in REF."""
     ref, hyp = items(MODE_REF), items(MODE_HYP)
     suj = score(ref, hyp).counts.filter(pl.col("type") == "SUJ-V").sort("mode")
-    got = {m: suj.filter(pl.col("mode") == m).select(*[f"matched_{f}" for f in F]).row(0) for m in MODES}
+    got = {m: suj.filter(pl.col("mode") == m).select(*[f"matched_{f}" for f in F]).row(0)
+           for m in MODES}
     assert got["HYP"] == (0, 1, 0, 1, 1)
     assert got["DEFHYP"] == (0, 1, 0, 1, 1)
     assert got["REF"] == (1, 1, 1, 1, 1)
@@ -185,12 +197,13 @@ def constituent_ranges(pairs):
     """Hyp and ref ranges frames: pair i is one GN in sentence ``s<i>`` on each side."""
     def frame(side):
         return pl.DataFrame({"kind": "constituent", "sent": [f"s{i}" for i in range(len(pairs))],
-                             "item": [f"s{i}{side}" for i in range(len(pairs))], "type": "GN", "role_no": 0,
-                             "first": [p[0 if side == "H" else 1][0] for p in pairs],
-                             "last": [p[0 if side == "H" else 1][1] for p in pairs], "attr": None, "empty": False},
-                            schema=dict(zip(easy.RANGE_COLUMNS, [pl.String, pl.String, pl.String, pl.String,
-                                                                 pl.Int8, pl.Int32, pl.Int32, pl.String,
-                                                                 pl.Boolean])))
+                             "item": [f"s{i}{side}" for i in range(len(pairs))], "type": "GN",
+                             "role_no": 0, "first": [p[0 if side == "H" else 1][0] for p in pairs],
+                             "last": [p[0 if side == "H" else 1][1] for p in pairs], "attr": None,
+                             "empty": False},
+                            schema=dict(zip(easy.RANGE_COLUMNS,
+                                            [pl.String, pl.String, pl.String, pl.String, pl.Int8,
+                                             pl.Int32, pl.Int32, pl.String, pl.Boolean])))
     return frame("H"), frame("R")
 
 
@@ -221,14 +234,17 @@ def test_functions_at_their_boundaries():
 
 def test_relations_match_role_by_role_and_empty_only_empty():
     ref = items(sentence("S", "a b c d e f", [("GN", 1, 2), ("GN", 4, 5)],
-                         [("COORD", ["F3", None, "G2"]), ("COORD", ["F6", "G1", "G2"]), ("SUJ-V", ["G1", "G2"])]))
+                         [("COORD", ["F3", None, "G2"]), ("COORD", ["F6", "G1", "G2"]),
+                          ("SUJ-V", ["G1", "G2"])]))
     hyp = items(sentence("S", "a b c d e f", [("GN", 1, 2), ("GN", 4, 4)],
                          [("COORD", ["F3", None, "G2"]),    # empty vs empty; [4, 4] inside [4, 5]
                           ("COORD", ["F6", None, "G2"]),    # empty vs G1: never
                           ("SUJ-V", ["G1", "G2"])]))        # role 0 EQUAL, role 1 INCLUDE
     h = hypothesis_ranges(hyp, align_forms(ref, hyp), ref, "HYP")
-    cands = candidates(h.filter(pl.col("kind") == "relation"), reference_ranges(ref).filter(pl.col("kind") == "relation"))
-    got = {(r["hyp_item"], r["ref_item"]): tuple(r[f] for f in F) for r in cands.iter_rows(named=True)}
+    cands = candidates(h.filter(pl.col("kind") == "relation"),
+                       reference_ranges(ref).filter(pl.col("kind") == "relation"))
+    got = {(r["hyp_item"], r["ref_item"]): tuple(r[f] for f in F)
+           for r in cands.iter_rows(named=True)}
     assert got == {("SR1", "SR1"): (False, True, True, True, True),
                    ("SR3", "SR3"): (False, True, True, True, True)}
 
@@ -241,8 +257,10 @@ def test_one_to_one_does_not_double_count():
     cons = s.candidates.filter(pl.col("kind") == "constituent")
     assert cons.height == 2 and cons["intersection"].all() and cons["include"].all()
     assert cons["m_intersection"].sum() == 1 and cons["m_include"].sum() == 1
-    row = s.counts.filter((pl.col("mode") == "HYP") & (pl.col("kind") == "constituent")).row(0, named=True)
-    assert (row["hyp"], row["ref"], row["matched_intersection"], row["matched_equal"]) == (2, 1, 1, 0)
+    row = s.counts.filter((pl.col("mode") == "HYP")
+                          & (pl.col("kind") == "constituent")).row(0, named=True)
+    assert (row["hyp"], row["ref"], row["matched_intersection"], row["matched_equal"]) == \
+        (2, 1, 1, 0)
     p, r, f = f_measure(row["matched_intersection"], row["hyp"], row["ref"])
     assert (p, r, f) == pytest.approx((0.5, 1.0, 2 / 3))
 
@@ -253,39 +271,45 @@ def test_matching_is_maximum_not_greedy():
     hyp = items(sentence("S", "a b c d e f", [("GN", 3, 4), ("GN", 1, 1)]))
     m = score(ref, hyp).candidates
     assert m.height == 3 and m["m_intersection"].sum() == 2
-    assert set(m.filter("m_intersection").select("hyp_item", "ref_item").iter_rows()) == {("SG1", "SG2"),
-                                                                                        ("SG2", "SG1")}
+    assert set(m.filter("m_intersection").select("hyp_item", "ref_item").iter_rows()) == \
+        {("SG1", "SG2"), ("SG2", "SG1")}
 
 
 def test_f_measure_zero_when_undefined():
     assert f_measure(0, 0, 0) == (0.0, 0.0, 0.0)
     assert f_measure(0, 3, 0) == (0.0, 0.0, 0.0)
     p, r, f = f_measure(np.array([1, 0]), np.array([2, 0]), np.array([4, 5]))
-    assert p.tolist() == [0.5, 0.0] and r.tolist() == [0.25, 0.0] and f[0] == pytest.approx(1 / 3) and f[1] == 0
+    assert p.tolist() == [0.5, 0.0] and r.tolist() == [0.25, 0.0] and \
+        f[0] == pytest.approx(1 / 3) and f[1] == 0
 
 
 # ------------------------------------------------------------------------------------ re-alignment
 
 
 def test_realignment_extra_and_typo_forms():
-    ref = items(sentence("S", "Le chat noir dort ici .", [("GN", 1, 3), ("NV", 4, 4)], [("SUJ-V", ["G1", "F4"])]),
+    ref = items(sentence("S", "Le chat noir dort ici .", [("GN", 1, 3), ("NV", 4, 4)],
+                         [("SUJ-V", ["G1", "F4"])]),
                 sentence("T", "a b", [], []))
-    hyp = items(sentence("S", "Le chat très noir dorr ici .", [("GN", 1, 4), ("NV", 5, 5)], [("SUJ-V", ["G1", "F5"])]),
+    hyp = items(sentence("S", "Le chat très noir dorr ici .", [("GN", 1, 4), ("NV", 5, 5)],
+                         [("SUJ-V", ["G1", "F5"])]),
                 sentence("U", "hors corpus", [("GN", 1, 2)], []))
     a = align_forms(ref, hyp)
     assert a.columns == ["sent", "hyp_form_no", "base_form_no", "hyp_form", "base_form"]
-    assert a["base_form_no"].to_list() == [1, 2, None, 3, 4, 5, 6]     # U is not in the base: ignored
+    # U is not in the base: ignored
+    assert a["base_form_no"].to_list() == [1, 2, None, 3, 4, 5, 6]
     assert a.row(4) == ("S", 5, 4, "dorr", "dort")
     s = score(ref, hyp)
     totals_ = totals(s.counts, "mode")
-    assert (totals_["matched_equal"] == totals_["ref"]).all() and (totals_["hyp"] == totals_["ref"]).all()
+    assert (totals_["matched_equal"] == totals_["ref"]).all() and \
+        (totals_["hyp"] == totals_["ref"]).all()
 
 
 def test_alignment_never_crosses_sentences():
     ref = items(sentence("A", "a b"), sentence("B", "c"))
     hyp = items(sentence("A", "a"), sentence("B", "b c"))
     a = align_forms(ref, hyp)
-    assert a.select("sent", "hyp_form_no", "base_form_no").rows() == [("A", 1, 1), ("B", 1, None), ("B", 2, 1)]
+    assert a.select("sent", "hyp_form_no", "base_form_no").rows() == \
+        [("A", 1, 1), ("B", 1, None), ("B", 2, 1)]
 
 
 # ------------------------------------------------------------------------------------ properties
@@ -293,8 +317,8 @@ def test_alignment_never_crosses_sentences():
 
 def generate(n: int, seed: int, perturb: bool = False, prefix: str = "E") -> list[tuple]:
     """Random sentences (~20 forms, ~6 groups, ~6 relations); ``perturb``: a second, perturbed copy
-    (an inserted form, a typo, moved group boundaries, a changed type, a group target replaced by one
-    of its forms, dropped items) from the same seed."""
+    (an inserted form, a typo, moved group boundaries, a changed type, a group target replaced by
+    one of its forms, dropped items) from the same seed."""
     rng = np.random.default_rng(seed)
     types, rel_types = list(easy.GROUP_TYPES), list(ROLES)
     ref, hyp = [], []
@@ -306,7 +330,8 @@ def generate(n: int, seed: int, perturb: bool = False, prefix: str = "E") -> lis
         relations = []
         for _ in range(6):
             t = rel_types[rng.integers(len(rel_types))]
-            targets = [f"G{rng.integers(1, 7)}" if rng.random() < 0.5 else f"F{rng.integers(1, len(forms) + 1)}"
+            targets = [f"G{rng.integers(1, 7)}" if rng.random() < 0.5
+                       else f"F{rng.integers(1, len(forms) + 1)}"
                        for _ in ROLES[t]]
             if t == "COORD" and rng.random() < 0.3:
                 targets[1] = None
@@ -315,14 +340,16 @@ def generate(n: int, seed: int, perturb: bool = False, prefix: str = "E") -> lis
         ref.append(sentence(sid, forms, groups, relations))
         if not perturb:
             continue
-        forms, groups, relations = list(forms), list(groups), [(t, list(ts), a) for t, ts, a in relations]
+        forms, groups, relations = list(forms), list(groups), \
+            [(t, list(ts), a) for t, ts, a in relations]
         if rng.random() < 0.3:
             forms[rng.integers(len(forms))] += "x"
         if rng.random() < 0.3:
             at = int(rng.integers(1, len(forms) + 1))          # insert before form ``at``
             forms.insert(at - 1, "extra")
             groups = [(t, a + (a >= at), b + (b >= at)) for t, a, b in groups]
-            relations = [(t, [x if x is None or x[0] == "G" or int(x[1:]) < at else f"F{int(x[1:]) + 1}"
+            relations = [(t, [x if x is None or x[0] == "G" or int(x[1:]) < at
+                              else f"F{int(x[1:]) + 1}"
                               for x in ts], a) for t, ts, a in relations]
         for g, (t, a, b) in enumerate(groups):
             u = rng.random()
@@ -366,10 +393,12 @@ def test_inclusions_between_functions(corpus):
     assert (c["matched_include"] <= c["matched_intersection"]).all()
     assert (c["matched_barycenter"] <= c["matched_intersection"]).all()
     k = s.candidates
-    assert (~k["equal"] | (k["fuzzy"] & k["include"])).all() and (~k["include"] | k["intersection"]).all()
+    assert (~k["equal"] | (k["fuzzy"] & k["include"])).all() and \
+        (~k["include"] | k["intersection"]).all()
     assert (~k["barycenter"] | k["intersection"]).all() and (~k["fuzzy"] | k["intersection"]).all()
     t = totals(c, "mode", "kind")
-    assert (t["matched_equal"] < t["ref"]).all() and (t["matched_equal"] > 0).all()   # the perturbation bites
+    # the perturbation bites
+    assert (t["matched_equal"] < t["ref"]).all() and (t["matched_equal"] > 0).all()
     for f in F:
         for x in f_measure(t[f"matched_{f}"], t["hyp"], t["ref"]):
             assert ((x >= 0) & (x <= 1)).all()
@@ -387,13 +416,16 @@ def test_counts_additive_over_sentences(corpus):
     b = score(items(*ref[25:]), items(*hyp[25:])).counts
     assert totals(pl.concat([a, b]), "mode", "kind", "type").equals(whole)
     # sentences of the reference with no hyp item still count their reference items
-    empty = score(items(*ref[:3]), items(*[(sid, forms, [], []) for sid, forms, _, _ in hyp[:3]])).counts
+    empty = score(items(*ref[:3]),
+                  items(*[(sid, forms, [], []) for sid, forms, _, _ in hyp[:3]])).counts
     assert empty["hyp"].sum() == 0 and empty["sent"].n_unique() == 3
-    assert empty.filter(pl.col("mode") == "REF")["ref"].sum() == sum(len(g) + len(r) for _, _, g, r in ref[:3])
+    assert empty.filter(pl.col("mode") == "REF")["ref"].sum() == \
+        sum(len(g) + len(r) for _, _, g, r in ref[:3])
 
 
 def test_sentence_counts_direct():
-    ref = items(sentence("S", "a b c", [("GN", 1, 1), ("GA", 2, 2)]), sentence("T", "d", [("GN", 1, 1)]))
+    ref = items(sentence("S", "a b c", [("GN", 1, 1), ("GA", 2, 2)]),
+                sentence("T", "d", [("GN", 1, 1)]))
     hyp = items(sentence("S", "a b c", [("GN", 1, 1), ("GN", 3, 3)]))
     h = hypothesis_ranges(hyp, align_forms(ref, hyp), ref, "HYP")
     r = reference_ranges(ref)
@@ -409,7 +441,8 @@ def system_ranges(base, systems):
     frames = []
     for name, hyp in systems.items():
         h = items(*hyp)
-        frames.append(hypothesis_ranges(h, align_forms(base, h), base, "HYP").with_columns(pl.lit(name).alias("system")))
+        frames.append(hypothesis_ranges(h, align_forms(base, h), base, "HYP")
+                      .with_columns(pl.lit(name).alias("system")))
     return pl.concat(frames)
 
 
@@ -420,24 +453,30 @@ def test_votes_on_three_systems():
     base = items(sentence("S", forms))
     systems = {"A": [sentence("S", forms, gold, rels)],
                "B": [sentence("S", forms, [("GN", 1, 2), ("NV", 3, 3), ("GP", 5, 6)], rels[:1])],
-               "C": [sentence("S", forms, [("GN", 1, 2), ("GA", 3, 3), ("GP", 4, 6)], [("SUJ-V", ["G1", "G2"]),
-                                                                                      ("MOD-N", ["G3", "G1"], "vrai")])]}
+               "C": [sentence("S", forms, [("GN", 1, 2), ("GA", 3, 3), ("GP", 4, 6)],
+                              [("SUJ-V", ["G1", "G2"]), ("MOD-N", ["G3", "G1"], "vrai")])]}
     v = votes(system_ranges(base, systems), 3)
     assert v.columns == ["sent", "kind", "type", "ranges", "attr", "votes", "share", "consensus"]
-    got = {(r["kind"], r["type"], tuple((x["first"], x["last"]) for x in r["ranges"])): (r["votes"], r["consensus"])
-           for r in v.iter_rows(named=True)}
-    assert got == {("constituent", "GN", ((1, 2),)): (3, True), ("constituent", "NV", ((3, 3),)): (2, True),
-                   ("constituent", "GA", ((3, 3),)): (1, False), ("constituent", "GP", ((4, 6),)): (2, True),
+    got = {(r["kind"], r["type"], tuple((x["first"], x["last"]) for x in r["ranges"])):
+           (r["votes"], r["consensus"]) for r in v.iter_rows(named=True)}
+    assert got == {("constituent", "GN", ((1, 2),)): (3, True),
+                   ("constituent", "NV", ((3, 3),)): (2, True),
+                   ("constituent", "GA", ((3, 3),)): (1, False),
+                   ("constituent", "GP", ((4, 6),)): (2, True),
                    ("constituent", "GP", ((5, 6),)): (1, False),
-                   ("relation", "SUJ-V", ((1, 2), (3, 3))): (3, True),     # F3 in NV [3, 3] and GA [3, 3] agree
+                   # F3 in NV [3, 3] and GA [3, 3] agree
+                   ("relation", "SUJ-V", ((1, 2), (3, 3))): (3, True),
                    ("relation", "MOD-N", ((4, 6), (1, 2))): (2, True)}
-    assert v.filter(pl.col("type") == "MOD-N")["attr"].to_list() == ["faux"]      # 1 faux, 1 vrai: tie -> smallest
+    # 1 faux, 1 vrai: tie -> smallest
+    assert v.filter(pl.col("type") == "MOD-N")["attr"].to_list() == ["faux"]
     assert v["share"].to_list() == pytest.approx([x / 3 for x in v["votes"]])
     cons = consensus_items(v, base)
     assert cons.columns == list(SCHEMA) and cons.schema == pl.Schema(SCHEMA)
     # the consensus, scored against system A's annotation, is A exactly (HYP mode, EQUAL)
-    counts = totals(score(items(*systems["A"]), cons).counts.filter(pl.col("mode") == "HYP"), "kind")
-    assert (counts["matched_equal"] == counts["ref"]).all() and (counts["hyp"] == counts["ref"]).all()
+    counts = totals(score(items(*systems["A"]), cons).counts.filter(pl.col("mode") == "HYP"),
+                    "kind")
+    assert (counts["matched_equal"] == counts["ref"]).all() and \
+        (counts["hyp"] == counts["ref"]).all()
     assert cons.filter(pl.col("kind") == "group")["item"].to_list() == ["SG1", "SG2", "SG3"]
     assert cons.filter(pl.col("kind") == "relation").select("item", "target").rows() == [
         ("SR1", "SG3"), ("SR1", "SG1"), ("SR2", "SG1"), ("SR2", "SG2")]    # MOD-N, then SUJ-V
@@ -457,11 +496,11 @@ def test_consensus_conflicts_more_votes_then_leftmost():
     # [2, 3] (2 votes) beats [1, 2]; [4, 5] and [4, 4] tie on votes and start: the shorter [4, 4];
     # then [5, 6] overlaps nothing kept.
     spans = reference_ranges(cons).filter(pl.col("kind") == "constituent")
-    assert list(zip(spans["type"], spans["first"], spans["last"])) == [("GN", 2, 3), ("GR", 4, 4), ("GN", 5, 6),
-                                                                      ("GA", 7, 7)]
+    assert list(zip(spans["type"], spans["first"], spans["last"])) == \
+        [("GN", 2, 3), ("GR", 4, 4), ("GN", 5, 6), ("GA", 7, 7)]
     assert groups["item"].to_list() == ["SG1", "SG2", "SG3", "SG4"]
-    assert cons.filter(pl.col("kind") == "form")["parent"].to_list() == [None, "SG1", "SG1", "SG2", "SG3", "SG3",
-                                                                         "SG4"]
+    assert cons.filter(pl.col("kind") == "form")["parent"].to_list() == \
+        [None, "SG1", "SG1", "SG2", "SG3", "SG3", "SG4"]
     # MOD-N ([2, 3], [4, 4]) resolves to groups; MOD-A ([7, 7], [1, 1]) to a group and a form
     rel = cons.filter(pl.col("kind") == "relation")
     assert rel.select("item", "type", "role", "target").rows() == [
@@ -475,13 +514,15 @@ def test_consensus_skips_a_relation_on_a_range_no_item_names():
     systems = {"A": [sentence("S", forms, [("GN", 1, 3)], [("SUJ-V", ["G1", "F4"])])],
                "B": [sentence("S", forms, [("GN", 1, 2)], [("SUJ-V", ["G1", "F4"])])]}
     v = votes(system_ranges(base, systems), 2, majority=0.4)
-    cons = consensus_items(v, base)       # [1, 3] and [1, 2]: same votes, same start: the shorter is kept
+    # [1, 3] and [1, 2]: same votes, same start: the shorter is kept
+    cons = consensus_items(v, base)
     assert cons.filter(pl.col("kind") == "group")["item"].to_list() == ["SG1"]
     rel = cons.filter(pl.col("kind") == "relation")
-    assert rel.select("item", "target").rows() == [("SR1", "SG1"), ("SR1", "SF4")]   # SUJ-V([1, 3], F4): skipped
+    # SUJ-V([1, 3], F4): skipped
+    assert rel.select("item", "target").rows() == [("SR1", "SG1"), ("SR1", "SF4")]
 
 
-# ------------------------------------------------------------------------------------ the paper's XML
+# ---------------------------------------------------------------------------------- the paper's XML
 
 
 def read(tmp_path, name: str, text: str) -> pl.DataFrame:
@@ -503,23 +544,29 @@ def test_paper_xml_against_an_altered_copy(tmp_path):
     while REF mode (reference groups) still matches them EQUAL."""
     ref = read(tmp_path, "paper.xml", easy_examples.PAPER_XML)
     forms = ref.filter(pl.col("kind") == "form").drop_nulls("parent")
-    wide = forms.group_by("parent", maintain_order=True).agg(pl.col("form_no").max(), pl.len()).filter(pl.col("len") > 1)
+    wide = forms.group_by("parent", maintain_order=True).agg(
+        pl.col("form_no").max(), pl.len()).filter(pl.col("len") > 1)
     assert wide.height > 0
     group, last_form = wide.row(0)[:2]
-    altered = ref.with_columns(pl.when((pl.col("parent") == group) & (pl.col("form_no") == last_form))
+    altered = ref.with_columns(pl.when((pl.col("parent") == group)
+                                       & (pl.col("form_no") == last_form))
                                .then(None).otherwise(pl.col("parent")).alias("parent"))
     t = totals(score(ref, altered).counts, "mode", "kind")
     cons = t.filter(pl.col("kind") == "constituent").row(0, named=True)
-    assert cons["matched_equal"] == cons["ref"] - 1 and cons["matched_fuzzy"] == cons["ref"] == cons["hyp"]
-    rel = {m: t.filter((pl.col("kind") == "relation") & (pl.col("mode") == m)).row(0, named=True) for m in MODES}
-    assert rel["REF"]["matched_equal"] == rel["REF"]["ref"]         # REF mode uses the reference groups
+    assert cons["matched_equal"] == cons["ref"] - 1 and \
+        cons["matched_fuzzy"] == cons["ref"] == cons["hyp"]
+    rel = {m: t.filter((pl.col("kind") == "relation") & (pl.col("mode") == m)).row(0, named=True)
+           for m in MODES}
+    # REF mode uses the reference groups
+    assert rel["REF"]["matched_equal"] == rel["REF"]["ref"]
     assert rel["HYP"]["matched_equal"] < rel["HYP"]["ref"] == rel["HYP"]["hyp"]
     assert rel["HYP"]["matched_fuzzy"] == rel["HYP"]["ref"]
 
 
 def test_consensus_round_trips_through_easy_xml(tmp_path):
     ref = read(tmp_path, "paper.xml", easy_examples.PAPER_XML)
-    ranges = hypothesis_ranges(ref, align_forms(ref, ref), ref, "HYP").with_columns(pl.lit("A").alias("system"))
+    ranges = hypothesis_ranges(ref, align_forms(ref, ref), ref, "HYP").with_columns(
+        pl.lit("A").alias("system"))
     cons = consensus_items(votes(ranges, 1), ref)
     write_easy_xml(cons, tmp_path / "cons.xml")
     back = pl.from_arrow(read_easy_xml(tmp_path / "cons.xml"))

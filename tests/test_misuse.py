@@ -147,7 +147,8 @@ def test_coref_json_lines_past_the_limits_are_rejections(tmp_path, bad):
 
 
 GOLD = "# sent_id = s1\n# text = Il dort.\n1\tIl\til\tPRON\t_\t_\t2\tnsubj\t_\t_\n" \
-       "2\tdort\tdormir\tVERB\t_\t_\t0\troot\t_\tSpaceAfter=No\n3\t.\t.\tPUNCT\t_\t_\t2\tpunct\t_\t_\n\n"
+       "2\tdort\tdormir\tVERB\t_\t_\t0\troot\t_\tSpaceAfter=No\n" \
+       "3\t.\t.\tPUNCT\t_\t_\t2\tpunct\t_\t_\n\n"
 
 
 @pytest.mark.parametrize("system", [b"", b"# only a comment\n", b"\r\r\r", b"\n\n\n",
@@ -200,7 +201,8 @@ def test_a_campaign_error_in_any_command_is_one_line_exit_1(tmp_path, monkeypatc
     def broken(*args, **kwargs):
         raise CampaignError("campaign.toml: [campaign].seed: expected an integer")
 
-    monkeypatch.setattr("scorehouse.warehouse.pipeline.run", broken)  # the demo does not wrap it itself
+    # the demo does not wrap it itself
+    monkeypatch.setattr("scorehouse.warehouse.pipeline.run", broken)
     result = CliRunner().invoke(main, ["demo", "--out", str(tmp_path / "d"), "--scale", "0.02"])
     assert result.exit_code == EXIT_FAILURE
     assert "Error: campaign.toml: [campaign].seed: expected an integer" in result.output

@@ -59,7 +59,8 @@ def test_a_fresh_non_editable_install_imports_scorehouse_and_nothing_else(wheel,
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = venv / "bin" / "python"
-    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+    site = subprocess.run([str(python), "-c",
+                           "import sysconfig; print(sysconfig.get_path('purelib'))"],
                           check=True, capture_output=True, text=True).stdout.strip()
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", site,
                     wheel.filename], check=True, capture_output=True)

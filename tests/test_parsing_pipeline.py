@@ -29,7 +29,8 @@ def pristine(tmp_path_factory) -> Path:
     """The demo's EASY task alone, in a campaign of its own."""
     dest = tmp_path_factory.mktemp("demo") / "campaign"
     participants, task_lines = write_parsing_task(dest, scale=0.15)
-    lines = toml_table("[campaign]", {"id": "demo-easy", "name": "EASY", "bootstrap": 200, "seed": 7})
+    lines = toml_table("[campaign]",
+                       {"id": "demo-easy", "name": "EASY", "bootstrap": 200, "seed": 7})
     for participant in participants:
         lines += toml_table("[[participants]]", participant)
     (dest / "campaign.toml").write_text("\n".join(lines + task_lines) + "\n", encoding="utf-8")
@@ -57,8 +58,8 @@ def query(db: Path, sql: str, params=()) -> list[tuple]:
         return con.execute(sql, list(params)).fetchall()
 
 
-SCORES = ("SELECT system, kind, mode, function, corpus, genre, type, slice, hyp, ref, matched FROM mart_parsing_scores "
-          "ORDER BY ALL")
+SCORES = ("SELECT system, kind, mode, function, corpus, genre, type, slice, hyp, ref, matched "
+          "FROM mart_parsing_scores ORDER BY ALL")
 
 
 def test_warehouse_counts_equal_the_scorer(pristine, scored):
@@ -68,20 +69,24 @@ def test_warehouse_counts_equal_the_scorer(pristine, scored):
     ref = pl.from_arrow(read_easy_xml(corpus.files["reference"]))
     hyp = pl.from_arrow(read_easy_xml(system.files["submissions"][corpus.id]))
     counts = easy.score(ref, hyp).counts
-    expected = {(r["kind"], r["mode"]): (r["hyp"], r["ref"], r["matched_equal"], r["matched_barycenter"])
-                for r in counts.group_by("kind", "mode").agg(pl.col("hyp", "ref", "matched_equal",
-                                                                     "matched_barycenter").sum()).iter_rows(named=True)}
-    rows = query(db, "SELECT kind, mode, hyp, ref, matched FROM mart_parsing_scores WHERE slice = 'corpus' "
-                     "AND corpus = ? AND system = ? AND function = ?", (corpus.id, system.id, "EQUAL"))
+    expected = {(r["kind"], r["mode"]): (r["hyp"], r["ref"], r["matched_equal"],
+                                         r["matched_barycenter"])
+                for r in counts.group_by("kind", "mode").agg(
+                    pl.col("hyp", "ref", "matched_equal", "matched_barycenter").sum()
+                ).iter_rows(named=True)}
+    rows = query(db, "SELECT kind, mode, hyp, ref, matched FROM mart_parsing_scores "
+                     "WHERE slice = 'corpus' AND corpus = ? AND system = ? AND function = ?",
+                 (corpus.id, system.id, "EQUAL"))
     bary = dict(((k, m), x) for k, m, x in query(
-        db, "SELECT kind, mode, matched FROM mart_parsing_scores WHERE slice = 'corpus' AND corpus = ? "
-            "AND system = ? AND function = 'BARYCENTER'", (corpus.id, system.id)))
+        db, "SELECT kind, mode, matched FROM mart_parsing_scores WHERE slice = 'corpus' "
+            "AND corpus = ? AND system = ? AND function = 'BARYCENTER'", (corpus.id, system.id)))
     assert len(rows) == 6
     for kind, mode, hyp_n, ref_n, matched in rows:
         assert (hyp_n, ref_n, matched, bary[(kind, mode)]) == expected[(kind, mode)]
     # the one-to-one matching is materialised: one row per matched pair
-    (pairs,) = query(db, "SELECT count(*) FROM int_parsing_match WHERE corpus = ? AND system = ? AND mode = 'HYP' "
-                         "AND function = 'EQUAL' AND kind = 'relation'", (corpus.id, system.id))[0]
+    (pairs,) = query(db, "SELECT count(*) FROM int_parsing_match WHERE corpus = ? AND system = ? "
+                         "AND mode = 'HYP' AND function = 'EQUAL' AND kind = 'relation'",
+                     (corpus.id, system.id))[0]
     assert pairs == expected[("relation", "HYP")][2]
 
 
@@ -99,7 +104,8 @@ def test_incremental_runs_equal_a_rebuild(campaign, tmp_path):
     assert query(db, SCORES) == query(fresh, SCORES)
     intervals = "SELECT * FROM mart_parsing_interval ORDER BY ALL"
     assert query(db, intervals) == query(fresh, intervals)
-    (changes,) = query(db, "SELECT count(*) FROM mart_parsing_changes WHERE run_id = ? AND previous_f1 IS NOT NULL",
+    (changes,) = query(db, "SELECT count(*) FROM mart_parsing_changes WHERE run_id = ? "
+                           "AND previous_f1 IS NOT NULL",
                        (third.run_id,))[0]
     assert changes > 0
 
@@ -121,23 +127,27 @@ def test_a_rejected_submission_keeps_the_previous_results(campaign, tmp_path):
 
 def test_intervals_hold_the_point_estimate(scored):
     db = scored
-    rows = query(db, "SELECT corpus, measure, value, ci_low, ci_high FROM mart_parsing_interval WHERE value IS NOT NULL")
+    rows = query(db, "SELECT corpus, measure, value, ci_low, ci_high FROM mart_parsing_interval "
+                     "WHERE value IS NOT NULL")
     assert {r[0] for r in rows} == {"litterature", "parlement", "oral_delic", "questions", "*"}
     assert all(low <= value + 1e-12 and value <= high + 1e-12 for _, _, value, low, high in rows)
-    f_task = query(db, "SELECT value FROM mart_parsing_interval WHERE corpus = '*' AND system = 'parseur-a' "
-                       "AND kind = 'relation' AND mode = 'HYP' AND function = 'EQUAL' AND measure = 'F'")[0][0]
-    f_mart = query(db, "SELECT f1 FROM mart_parsing_scores WHERE slice = 'task' AND system = 'parseur-a' "
-                       "AND kind = 'relation' AND mode = 'HYP' AND function = 'EQUAL'")[0][0]
+    f_task = query(db, "SELECT value FROM mart_parsing_interval WHERE corpus = '*' "
+                       "AND system = 'parseur-a' AND kind = 'relation' AND mode = 'HYP' "
+                       "AND function = 'EQUAL' AND measure = 'F'")[0][0]
+    f_mart = query(db, "SELECT f1 FROM mart_parsing_scores WHERE slice = 'task' "
+                       "AND system = 'parseur-a' AND kind = 'relation' AND mode = 'HYP' "
+                       "AND function = 'EQUAL'")[0][0]
     assert f_task == pytest.approx(f_mart)
 
 
 def test_corpus_tables_and_consensus(pristine, scored, tmp_path):
     db = scored
-    corpora = query(db, "SELECT corpus, genre, provider, sentences, words, annotated_sentences, annotated_words "
-                        "FROM mart_parsing_corpus ORDER BY corpus")
+    corpora = query(db, "SELECT corpus, genre, provider, sentences, words, annotated_sentences, "
+                        "annotated_words FROM mart_parsing_corpus ORDER BY corpus")
     assert [c[0] for c in corpora] == ["litterature", "oral_delic", "parlement", "questions"]
     assert all(s > a > 0 and w > aw > 0 for _, _, _, s, w, a, aw in corpora)
-    consensus = query(db, "SELECT count(*), count(*) FILTER (WHERE consensus), max(votes) FROM mart_parsing_consensus")
+    consensus = query(db, "SELECT count(*), count(*) FILTER (WHERE consensus), max(votes) "
+                          "FROM mart_parsing_consensus")
     total, kept, most = consensus[0]
     # five systems, but the chunker gives no relation and relations-d no constituent
     assert total > kept > 0 and most == 4
@@ -149,8 +159,9 @@ def test_corpus_tables_and_consensus(pristine, scored, tmp_path):
         con.close()
     items = pl.from_arrow(read_easy_xml(path))
     (groups, relations) = query(db, "SELECT count(*) FILTER (WHERE kind = 'constituent'), "
-                                    "count(*) FILTER (WHERE kind = 'relation') FROM mart_parsing_consensus "
-                                    "WHERE consensus AND corpus = 'litterature'")[0]
+                                    "count(*) FILTER (WHERE kind = 'relation') "
+                                    "FROM mart_parsing_consensus WHERE consensus "
+                                    "AND corpus = 'litterature'")[0]
     assert items.filter(pl.col("kind") == "group").height <= groups
     assert 0 < items.filter(pl.col("kind") == "relation")["item"].n_unique() <= relations
 
@@ -158,11 +169,15 @@ def test_corpus_tables_and_consensus(pristine, scored, tmp_path):
 def test_one_shot_on_the_paper_example(tmp_path):
     ref = tmp_path / "ref.xml"
     ref.write_text(PAPER_XML, encoding="utf-8")
-    result = CliRunner().invoke(main, ["parsing", str(ref), str(ref), "--json"], catch_exceptions=False)
+    result = CliRunner().invoke(main, ["parsing", str(ref), str(ref), "--json"],
+                                catch_exceptions=False)
     assert result.exit_code == 0, result.output
     scores = json.loads(result.stdout)["scores"]
-    assert {(s["mode"], s["function"]) for s in scores} == {(m, f) for m in easy.MODES for f in easy.FUNCTIONS}
-    assert set(scores[0]) == {"kind", "type", "mode", "function", "precision", "recall", "f1", "matched", "hyp", "ref"}
+    assert {(s["mode"], s["function"]) for s in scores} == \
+        {(m, f) for m in easy.MODES for f in easy.FUNCTIONS}
+    assert set(scores[0]) == {"kind", "type", "mode", "function", "precision", "recall", "f1",
+                              "matched", "hyp", "ref"}
     assert all(s["f1"] == 1.0 and s["matched"] == s["hyp"] == s["ref"] > 0 for s in scores)
-    strict = CliRunner().invoke(main, ["parsing", str(ref), str(ref), "--mode", "hyp", "--function", "equal"])
+    strict = CliRunner().invoke(
+        main, ["parsing", str(ref), str(ref), "--mode", "hyp", "--function", "equal"])
     assert strict.exit_code == 0 and "relation" in strict.output and "FUZZY" not in strict.output

@@ -22,13 +22,16 @@ from scorehouse.warehouse.toml_writer import toml_table
 
 
 def official(gold: Path, system: Path) -> dict[str, tuple]:
-    result = udeval.evaluate(udeval.load_conllu_file(str(gold), {}), udeval.load_conllu_file(str(system), {}))
-    return {m: (result[m].correct, result[m].gold_total, result[m].system_total, result[m].aligned_total)
+    result = udeval.evaluate(udeval.load_conllu_file(str(gold), {}),
+                             udeval.load_conllu_file(str(system), {}))
+    return {m: (result[m].correct, result[m].gold_total, result[m].system_total,
+                result[m].aligned_total)
             for m in METRICS}
 
 
 def write_campaign(dest: Path, recover: bool = False) -> Path:
-    lines = toml_table("[campaign]", {"id": "demo-dep", "name": "dependencies", "bootstrap": 200, "seed": 3})
+    lines = toml_table("[campaign]",
+                       {"id": "demo-dep", "name": "dependencies", "bootstrap": 200, "seed": 3})
     for participant in PARTICIPANTS:
         lines += toml_table("[[participants]]", participant)
     task_lines = write_dependency_task(dest, scale=0.25)
@@ -55,9 +58,10 @@ def query(db: Path, sql: str, params=()) -> list[tuple]:
 @pytest.mark.parametrize("system", ["dep-a", "dep-b", "dep-c"])
 def test_warehouse_sums_equal_the_official_script(scored, system):
     dest, db = scored
-    expected = official(dest / "dependency" / "gsd-test.conllu", dest / "dependency" / f"{system}.conllu")
-    rows = query(db, "SELECT metric, correct, gold_total, system_total, aligned_total FROM mart_parsing_ud_scores "
-                     "WHERE slice = 'task' AND system = ?", (system,))
+    expected = official(dest / "dependency" / "gsd-test.conllu",
+                        dest / "dependency" / f"{system}.conllu")
+    rows = query(db, "SELECT metric, correct, gold_total, system_total, aligned_total "
+                     "FROM mart_parsing_ud_scores WHERE slice = 'task' AND system = ?", (system,))
     assert {m: tuple(rest) for m, *rest in rows} == expected
     assert expected["LAS"][0] < expected["LAS"][1]  # the noise is there
 
@@ -66,15 +70,17 @@ def test_breakdowns_add_up(scored):
     _, db = scored
     las = query(db, "SELECT system, correct, gold_total, system_total FROM mart_parsing_ud_scores "
                     "WHERE slice = 'task' AND metric = 'LAS' ORDER BY system")
-    by_deprel = query(db, "SELECT system, sum(correct), sum(gold_total), sum(system_total) FROM mart_parsing_ud_by_label "
-                          "WHERE breakdown = 'deprel' GROUP BY system ORDER BY system")
-    assert las == [tuple(r) for r in by_deprel]
-    words = query(db, "SELECT system, correct FROM mart_parsing_ud_scores WHERE slice = 'task' AND metric = 'Words' "
-                      "ORDER BY system")
-    confusion = query(db, "SELECT system, sum(words) FROM mart_parsing_ud_confusion WHERE scope = 'aligned' "
+    by_deprel = query(db, "SELECT system, sum(correct), sum(gold_total), sum(system_total) "
+                          "FROM mart_parsing_ud_by_label WHERE breakdown = 'deprel' "
                           "GROUP BY system ORDER BY system")
+    assert las == [tuple(r) for r in by_deprel]
+    words = query(db, "SELECT system, correct FROM mart_parsing_ud_scores WHERE slice = 'task' "
+                      "AND metric = 'Words' ORDER BY system")
+    confusion = query(db, "SELECT system, sum(words) FROM mart_parsing_ud_confusion "
+                          "WHERE scope = 'aligned' GROUP BY system ORDER BY system")
     assert words == [tuple(r) for r in confusion]
-    intervals = query(db, "SELECT value, ci_low, ci_high FROM mart_parsing_ud_interval WHERE metric = 'LAS'")
+    intervals = query(db, "SELECT value, ci_low, ci_high FROM mart_parsing_ud_interval "
+                          "WHERE metric = 'LAS'")
     assert len(intervals) == 3 and all(low <= value <= high for value, low, high in intervals)
 
 
@@ -87,18 +93,21 @@ def test_a_differing_text_is_rejected_unless_the_task_recovers(tmp_path):
     result = run(dest, db, None, quiet=True)
     assert result.exit_code == 2 and len(result.rejections) == 1
     assert result.rejections[0].startswith(f"{typo}:")
-    assert "expected the reference's text" in result.rejections[0] and "recover = true" in result.rejections[0]
-    assert query(db, "SELECT DISTINCT system FROM fct_parsing_ud_sentence ORDER BY 1") == [("dep-b",), ("dep-c",)]
+    assert "expected the reference's text" in result.rejections[0] and \
+        "recover = true" in result.rejections[0]
+    assert query(db, "SELECT DISTINCT system FROM fct_parsing_ud_sentence ORDER BY 1") == \
+        [("dep-b",), ("dep-c",)]
 
     shutil.copy(typo, tmp_path / "kept.conllu")
     write_campaign(dest, recover=True)  # rewrites the demo files: put the typo'd one back
     shutil.copy(tmp_path / "kept.conllu", typo)
     result = run(dest, db, None, quiet=True)
     assert result.rejections == [] and any("recovery mode" in note for note in result.notes)
-    differences = query(db, "SELECT count(*) FROM int_parsing_ud_difference WHERE system = 'dep-a'")[0][0]
+    differences = query(
+        db, "SELECT count(*) FROM int_parsing_ud_difference WHERE system = 'dep-a'")[0][0]
     assert differences > 0
-    (words,) = query(db, "SELECT correct FROM mart_parsing_ud_scores WHERE slice = 'task' AND system = 'dep-a' "
-                         "AND metric = 'Words'")[0]
+    (words,) = query(db, "SELECT correct FROM mart_parsing_ud_scores WHERE slice = 'task' "
+                         "AND system = 'dep-a' AND metric = 'Words'")[0]
     assert words > 0
 
 
@@ -106,21 +115,27 @@ def test_one_shot_json_is_the_official_table(tmp_path):
     dest = tmp_path / "one"
     write_dependency_task(dest, scale=0.1)
     gold, system = dest / "dependency" / "gsd-test.conllu", dest / "dependency" / "dep-b.conllu"
-    result = CliRunner().invoke(main, ["parsing", str(gold), str(system), "--json"], catch_exceptions=False)
+    result = CliRunner().invoke(main, ["parsing", str(gold), str(system), "--json"],
+                                catch_exceptions=False)
     assert result.exit_code == 0, result.output
     metrics = json.loads(result.stdout)["metrics"]
     assert list(metrics) == list(METRICS)
-    keys = {"precision", "recall", "f1", "aligned_accuracy", "correct", "gold_total", "system_total", "aligned_total"}
+    keys = {"precision", "recall", "f1", "aligned_accuracy", "correct", "gold_total",
+            "system_total", "aligned_total"}
     assert all(set(m) == keys for m in metrics.values())
     expected = official(gold, system)
-    ud = udeval.evaluate(udeval.load_conllu_file(str(gold), {}), udeval.load_conllu_file(str(system), {}))
+    ud = udeval.evaluate(udeval.load_conllu_file(str(gold), {}),
+                         udeval.load_conllu_file(str(system), {}))
     for name, m in metrics.items():
-        assert (m["correct"], m["gold_total"], m["system_total"], m["aligned_total"]) == expected[name]
-        assert m["f1"] == pytest.approx(ud[name].f1) and m["precision"] == pytest.approx(ud[name].precision)
+        assert (m["correct"], m["gold_total"], m["system_total"], m["aligned_total"]) == \
+            expected[name]
+        assert m["f1"] == pytest.approx(ud[name].f1) and \
+            m["precision"] == pytest.approx(ud[name].precision)
         assert m["aligned_accuracy"] == (None if ud[name].aligned_accuracy is None
                                          else pytest.approx(ud[name].aligned_accuracy))
     table = CliRunner().invoke(main, ["parsing", str(gold), str(system)])
-    assert table.exit_code == 0 and table.output.splitlines()[0].startswith("Metric     | Precision")
+    assert table.exit_code == 0 and \
+        table.output.splitlines()[0].startswith("Metric     | Precision")
 
 
 def test_one_shot_stops_on_a_differing_text_unless_recover(tmp_path):
@@ -128,7 +143,8 @@ def test_one_shot_stops_on_a_differing_text_unless_recover(tmp_path):
     write_dependency_task(dest, scale=0.1)
     gold = dest / "dependency" / "gsd-test.conllu"
     typo = tmp_path / "typo.conllu"
-    typo.write_text(noisy_system(gold.read_text(encoding="utf-8"), 9, {"text_noise": 0.02}), encoding="utf-8")
+    typo.write_text(noisy_system(gold.read_text(encoding="utf-8"), 9, {"text_noise": 0.02}),
+                    encoding="utf-8")
     stopped = CliRunner().invoke(main, ["parsing", str(gold), str(typo), "--json"])
     assert stopped.exit_code == 2 and "expected the reference's text" in stopped.output
     recovered = CliRunner().invoke(main, ["parsing", str(gold), str(typo), "--json", "--recover"])

@@ -23,7 +23,8 @@ from scorehouse.warehouse.pipeline import run
 
 @pytest.fixture(scope="module")
 def pristine(tmp_path_factory) -> Path:
-    return write_demo_campaign(tmp_path_factory.mktemp("demo") / "campaign", scale=0.03, pos=False, parsing=False, coref=False, terms=False, calls=False).parent
+    return write_demo_campaign(tmp_path_factory.mktemp("demo") / "campaign", scale=0.03, pos=False,
+                               parsing=False, coref=False, terms=False, calls=False).parent
 
 
 @pytest.fixture()
@@ -35,7 +36,8 @@ def campaign(pristine, tmp_path) -> Path:
 
 def scored_units(db: Path, run_id: int) -> set[tuple[str, str]]:
     with duckdb.connect(str(db), read_only=True) as con:
-        return set(con.execute("SELECT corpus, system FROM cat_scoring WHERE run_id = ?", [run_id]).fetchall())
+        return set(con.execute("SELECT corpus, system FROM cat_scoring WHERE run_id = ?", [run_id])
+                   .fetchall())
 
 
 def query(db: Path, sql: str, params=()) -> list[tuple]:
@@ -64,7 +66,8 @@ def test_changed_submission_recomputes_only_that_system(campaign, tmp_path):
     result = run(campaign, db, None, quiet=True)
     assert result.loaded == 1
     assert scored_units(db, result.run_id) == {("Test_I", "gamma-asr")}
-    changes = query(db, "SELECT system, method, delta FROM mart_wer_changes WHERE run_id = ?", [result.run_id])
+    changes = query(db, "SELECT system, method, delta FROM mart_wer_changes WHERE run_id = ?",
+                    [result.run_id])
     assert {s for s, _, _ in changes} == {"gamma-asr"}
     assert all(d > 0 for s, m, d in changes)  # three insertions more in every method
 
@@ -80,8 +83,10 @@ def test_revised_reference_rescoring_keeps_history(campaign, tmp_path):
     history = query(db, "SELECT DISTINCT run_id FROM hist_wer_scores WHERE corpus = 'Dev'")
     assert sorted(r for (r,) in history) == [first.run_id, second.run_id]
     # both reference versions stay staged and catalogued
-    assert query(db, "SELECT count(DISTINCT sha256) FROM cat_input WHERE corpus = 'Dev' AND role = 'reference'")[0][0] == 2
-    changed = query(db, "SELECT count(*) FROM mart_wer_changes WHERE run_id = ? AND previous_wer IS NOT NULL",
+    assert query(db, "SELECT count(DISTINCT sha256) FROM cat_input WHERE corpus = 'Dev' "
+                     "AND role = 'reference'")[0][0] == 2
+    changed = query(db, "SELECT count(*) FROM mart_wer_changes WHERE run_id = ? "
+                        "AND previous_wer IS NOT NULL",
                     [second.run_id])[0][0]
     assert changed == len(systems) * 5
 
@@ -99,20 +104,23 @@ def test_rejected_submission_keeps_previous_results(campaign, tmp_path):
     assert len(result.rejections) == 1 and f"{bad}:" in result.rejections[0]
     assert "expected 'text (utterance_id)', found 'a line without any id'" in result.rejections[0]
     assert scored_units(db, result.run_id) == {("Dev", "gamma-asr")}
-    assert query(db, "SELECT * FROM mart_wer_scores WHERE system = 'orga-baseline' ORDER BY ALL") == before
-    status = query(db, "SELECT status FROM cat_input_latest WHERE system = 'orga-baseline' AND corpus = 'Dev' "
-                       "AND role = 'hypotheses'")
+    assert query(
+        db, "SELECT * FROM mart_wer_scores WHERE system = 'orga-baseline' ORDER BY ALL") == before
+    status = query(db, "SELECT status FROM cat_input_latest WHERE system = 'orga-baseline' "
+                       "AND corpus = 'Dev' AND role = 'hypotheses'")
     assert status == [("rejected",)]
 
 
 def test_unknown_ids_reject_the_submission(campaign, tmp_path):
     db = tmp_path / "w.duckdb"
     hyp = campaign / "submissions" / "parole-sud-base" / "Test_II.trn"
-    hyp.write_text(hyp.read_text(encoding="utf-8") + "bonjour (intrus-1)\nau revoir (intrus-2)\n", encoding="utf-8")
+    hyp.write_text(hyp.read_text(encoding="utf-8") + "bonjour (intrus-1)\nau revoir (intrus-2)\n",
+                   encoding="utf-8")
     result = run(campaign, db, None, quiet=True)
     assert result.exit_code == 2
     [message] = result.rejections
-    assert "expected utterance ids of the reference, found 2 unknown id(s): 'intrus-1', 'intrus-2'" in message
+    assert ("expected utterance ids of the reference, found 2 unknown id(s): 'intrus-1', "
+            "'intrus-2'") in message
     assert ("Test_II", "parole-sud-base") not in scored_units(db, result.run_id)
     assert ("Test_I", "parole-sud-base") in scored_units(db, result.run_id)
 
@@ -123,10 +131,12 @@ def test_missing_hypotheses_are_scored_as_empty(campaign, tmp_path):
     db = tmp_path / "w.duckdb"
     run(campaign, db, None, quiet=True)
     rows = query(db, "SELECT count(*), sum(C + S + I), sum(D) = sum(N) FROM fct_wer_utterance "
-                     "WHERE system = 'gamma-asr' AND corpus = 'Test_II' AND missing AND method IN ('none', 'm1')")
+                     "WHERE system = 'gamma-asr' AND corpus = 'Test_II' AND missing "
+                     "AND method IN ('none', 'm1')")
     assert rows[0][0] > 0 and rows[0][1] == 0 and rows[0][2]
-    hyps = query(db, "SELECT DISTINCT list_filter(hyp_tokens, lambda t: t IS NOT NULL) FROM int_wer_aligned_utterance "
-                     "WHERE system = 'gamma-asr' AND corpus = 'Test_II' AND missing AND method = 'm3'")
+    hyps = query(db, "SELECT DISTINCT list_filter(hyp_tokens, lambda t: t IS NOT NULL) "
+                     "FROM int_wer_aligned_utterance WHERE system = 'gamma-asr' "
+                     "AND corpus = 'Test_II' AND missing AND method = 'm3'")
     assert hyps == [(["<REJET>"],)]
 
 
@@ -141,8 +151,10 @@ def test_results_are_queryable_and_consistent(campaign, tmp_path):
         USING (corpus, system, method) WHERE a.S <> s.S OR a.I <> s.I""")
     assert mismatch == [(0,)]
     # intervals bracket the point estimate, paired tests exist for every pair under every method
-    assert query(db, "SELECT count(*) FROM mart_wer_interval WHERE NOT (ci_low <= wer AND wer <= ci_high)") == [(0,)]
-    pairs = query(db, "SELECT count(*) FROM mart_wer_paired WHERE corpus = 'Dev' AND method = 'm3'")[0][0]
+    assert query(db, "SELECT count(*) FROM mart_wer_interval "
+                     "WHERE NOT (ci_low <= wer AND wer <= ci_high)") == [(0,)]
+    pairs = query(
+        db, "SELECT count(*) FROM mart_wer_paired WHERE corpus = 'Dev' AND method = 'm3'")[0][0]
     assert pairs == 5 * 4 // 2
     # IER: C + FR + Sub = 100 % of interpretable utterances
     ier = query(db, "SELECT correct + fr + sub, interpretable FROM mart_ier_scores")
@@ -169,7 +181,8 @@ def test_steps_one_at_a_time_match_run(campaign, tmp_path):
     for step in ("load", "score"):
         result = runner.invoke(main, [step, str(campaign), "--db", str(db), "-q"])
         assert result.exit_code == 0, result.output
-    report = runner.invoke(main, ["report", str(campaign), "--db", str(db), "--out", str(tmp_path / "b"), "-q"])
+    report = runner.invoke(
+        main, ["report", str(campaign), "--db", str(db), "--out", str(tmp_path / "b"), "-q"])
     assert report.exit_code == 0, report.output
     assert (tmp_path / "b" / "asr" / "index.html").exists()
     whole = tmp_path / "whole.duckdb"
@@ -183,7 +196,8 @@ def test_bad_campaign_toml_is_a_clear_error(tmp_path):
                                             'publication = "secret"\n', encoding="utf-8")
     result = CliRunner().invoke(main, ["run", str(tmp_path), "--db", str(tmp_path / "w.duckdb")])
     assert result.exit_code == 1
-    assert "participants[0].publication: expected one of" in result.output and "'secret'" in result.output
+    assert "participants[0].publication: expected one of" in result.output and \
+        "'secret'" in result.output
 
 
 def test_incremental_equals_rebuild_from_scratch(campaign, tmp_path):
@@ -246,7 +260,11 @@ def test_a_system_removed_from_the_campaign_leaves_the_results(campaign, tmp_pat
     toml.write_text(text[:start] + text[end:], encoding="utf-8")
     result = run(campaign, db, None, quiet=True)
     assert any("gamma-asr: no longer declared" in n for n in result.notes)
-    for table in ("fct_wer_utterance", "int_wer_aligned_utterance", "mart_wer_interval", "cat_scoring"):
-        assert query(db, f"SELECT count(*) FROM {table} WHERE system = 'gamma-asr'") == [(0,)], table
-    assert query(db, "SELECT count(*) FROM mart_wer_paired WHERE 'gamma-asr' IN (system_a, system_b)") == [(0,)]
-    assert query(db, "SELECT count(*) FROM hist_wer_scores WHERE system = 'gamma-asr'")[0][0] > 0  # history stays
+    for table in ("fct_wer_utterance", "int_wer_aligned_utterance", "mart_wer_interval",
+                  "cat_scoring"):
+        assert query(db, f"SELECT count(*) FROM {table} WHERE system = 'gamma-asr'") == [(0,)], \
+            table
+    assert query(db, "SELECT count(*) FROM mart_wer_paired "
+                     "WHERE 'gamma-asr' IN (system_a, system_b)") == [(0,)]
+    # history stays
+    assert query(db, "SELECT count(*) FROM hist_wer_scores WHERE system = 'gamma-asr'")[0][0] > 0

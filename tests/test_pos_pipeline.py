@@ -41,7 +41,8 @@ def query(db: Path, sql: str, params=()):
 
 
 def pos_units(db: Path, run_id: int) -> set[tuple[str, str]]:
-    return set(query(db, "SELECT corpus, system FROM cat_scoring WHERE task = 'pos' AND run_id = ?", [run_id]))
+    return set(query(db, "SELECT corpus, system FROM cat_scoring WHERE task = 'pos' AND run_id = ?",
+                     [run_id]))
 
 
 def test_incremental_pos(campaign, tmp_path):
@@ -58,41 +59,47 @@ def test_incremental_pos(campaign, tmp_path):
     sub.write_text(sub.read_text(encoding="utf-8").replace("\tSp\n", "\tRg\n", 3), encoding="utf-8")
     third = run(campaign, db, None, quiet=True)
     assert pos_units(db, third.run_id) == {("gsd", "morpho-a")}
-    changes = query(db, "SELECT DISTINCT system FROM mart_pos_changes WHERE run_id = ? AND previous_P IS NOT NULL",
+    changes = query(db, "SELECT DISTINCT system FROM mart_pos_changes WHERE run_id = ? "
+                        "AND previous_P IS NOT NULL",
                     [third.run_id])
     assert changes == [("morpho-a",)]
     # training corpus changed: only the baselines it feeds
     train = campaign / "pos" / "train.grace"
-    train.write_text(train.read_text(encoding="utf-8") + "\n# doc = extra\nchat\tNcms\n", encoding="utf-8")
+    train.write_text(train.read_text(encoding="utf-8") + "\n# doc = extra\nchat\tNcms\n",
+                     encoding="utf-8")
     fourth = run(campaign, db, None, quiet=True)
     assert pos_units(db, fourth.run_id) == {("gsd", s) for s in BASELINES}
     # reference revised: everything on it, and the history keeps both versions
     ref = campaign / "pos" / "gsd.grace"
-    ref.write_text(ref.read_text(encoding="utf-8").replace("\tFs\n", "\tFs|Fw\n", 2), encoding="utf-8")
+    ref.write_text(ref.read_text(encoding="utf-8").replace("\tFs\n", "\tFs|Fw\n", 2),
+                   encoding="utf-8")
     fifth = run(campaign, db, None, quiet=True)
     assert pos_units(db, fifth.run_id) == {("gsd", s) for s in systems}
-    runs = query(db, "SELECT count(DISTINCT run_id) FROM hist_pos_scores WHERE system = 'morpho-b'")[0][0]
+    runs = query(
+        db, "SELECT count(DISTINCT run_id) FROM hist_pos_scores WHERE system = 'morpho-b'")[0][0]
     assert runs == 2
 
 
 def test_every_case_counted_once(campaign, tmp_path):
     db = tmp_path / "w.duckdb"
     run(campaign, db, None, quiet=True)
-    units = query(db, "SELECT count(*) FROM int_pos_ref_unit u JOIN cat_input_current i ON i.sha256 = u.sha256 "
-                      "AND i.task = 'pos' AND i.role = 'reference'")[0][0]
-    per_system = query(db, "SELECT system, sum(nbCas) FROM fct_pos_sentence WHERE evaluation = 'absolute' "
-                           "AND granularity = 'full' GROUP BY system")
+    units = query(db, "SELECT count(*) FROM int_pos_ref_unit u JOIN cat_input_current i "
+                      "ON i.sha256 = u.sha256 AND i.task = 'pos' AND i.role = 'reference'")[0][0]
+    per_system = query(db, "SELECT system, sum(nbCas) FROM fct_pos_sentence "
+                           "WHERE evaluation = 'absolute' AND granularity = 'full' GROUP BY system")
     assert per_system and all(n == units for _, n in per_system)
     # the seven counts add up
     bad = query(db, "SELECT count(*) FROM fct_pos_sentence "
                     "WHERE NONEVAL + OK + ERR + SIL_ok + SIL_err + SIL_sil <> nbCas "
                     "OR NONEVAL <> noneval_residual + noneval_segmentation + noneval_unknown_tag "
-                    "+ noneval_no_inverse_image OR SILOK_moy < SIL_ok OR SILOK_moy > SIL_ok + SIL_sil")
+                    "+ noneval_no_inverse_image OR SILOK_moy < SIL_ok "
+                    "OR SILOK_moy > SIL_ok + SIL_sil")
     assert bad == [(0,)]
     # per-genre and per-document slices sum to the corpus
     mismatch = query(db, """
         SELECT count(*) FROM mart_pos_scores c JOIN (
-            SELECT system, evaluation, granularity, sum(OK) AS ok FROM mart_pos_scores WHERE slice = 'genre' GROUP BY ALL
+            SELECT system, evaluation, granularity, sum(OK) AS ok FROM mart_pos_scores """
+            """WHERE slice = 'genre' GROUP BY ALL
         ) g USING (system, evaluation, granularity) WHERE c.slice = 'corpus' AND c.OK <> g.ok""")
     assert mismatch == [(0,)]
 
@@ -100,7 +107,8 @@ def test_every_case_counted_once(campaign, tmp_path):
 def test_unknown_tags_are_listed(campaign, tmp_path):
     db = tmp_path / "w.duckdb"
     run(campaign, db, None, quiet=True)
-    tags = {t for (t,) in query(db, "SELECT tag FROM mart_pos_unknown_tags WHERE system = 'morpho-b'")}
+    tags = {t for (t,) in query(db, "SELECT tag FROM mart_pos_unknown_tags "
+                                    "WHERE system = 'morpho-b'")}
     assert {"X", "SYM"} <= tags
 
 
@@ -108,18 +116,22 @@ def test_baselines_are_deterministic_and_flagged(campaign, tmp_path):
     a, b = tmp_path / "a.duckdb", tmp_path / "b.duckdb"
     run(campaign, a, None, quiet=True)
     run(campaign, b, None, quiet=True)
-    q = "SELECT system, OK, ERR, SIL FROM mart_pos_scores WHERE slice = 'corpus' AND system LIKE 'baseline-%' ORDER BY ALL"
+    q = ("SELECT system, OK, ERR, SIL FROM mart_pos_scores WHERE slice = 'corpus' "
+         "AND system LIKE 'baseline-%' ORDER BY ALL")
     assert query(a, q) == query(b, q) and len(query(a, q)) == 2 * 2 * 2
-    assert query(a, "SELECT system FROM cat_system WHERE baseline ORDER BY system") == [(s,) for s in sorted(BASELINES)]
+    assert query(a, "SELECT system FROM cat_system WHERE baseline ORDER BY system") == \
+        [(s,) for s in sorted(BASELINES)]
     # Heur+Rnd is strict; Lexical is ambiguous where the lexicon is
-    strict = query(a, "SELECT system, SIL FROM mart_pos_scores WHERE slice = 'corpus' AND evaluation = 'absolute' "
-                      "AND granularity = 'full' AND system LIKE 'baseline-%' ORDER BY system")
+    strict = query(a, "SELECT system, SIL FROM mart_pos_scores WHERE slice = 'corpus' "
+                      "AND evaluation = 'absolute' AND granularity = 'full' "
+                      "AND system LIKE 'baseline-%' ORDER BY system")
     assert strict[0][1] == 0 and strict[1][1] > 0
 
 
 def test_rejected_table_skips_only_that_system(campaign, tmp_path):
     db = tmp_path / "w.duckdb"
-    (campaign / "pos" / "tables" / "morpho-b.tsv").write_text("NOUN\tNcms\textra\n", encoding="utf-8")
+    (campaign / "pos" / "tables" / "morpho-b.tsv").write_text(
+        "NOUN\tNcms\textra\n", encoding="utf-8")
     result = run(campaign, db, None, quiet=True)
     assert result.exit_code == 2
     assert any("morpho-b.tsv:1: expected" in r for r in result.rejections)

@@ -18,7 +18,8 @@ from scorehouse.etl.errors import InputError
 from scorehouse.etl.grace import read_grace_reference, read_grace_submission
 from scorehouse.etl.tagtable import read_tag_table
 
-GSD = Path(__file__).resolve().parent.parent / "demo" / "data" / "UD_French-GSD" / "fr_gsd-ud-test.conllu"
+GSD = Path(__file__).resolve().parent.parent / "demo" / "data" / "UD_French-GSD" / \
+    "fr_gsd-ud-test.conllu"
 
 
 def rejected(reader, tmp_path, text, line, name="f.txt", **options) -> str:
@@ -65,8 +66,8 @@ def test_grace_reference_columns_and_types(tmp_path):
 
 def test_grace_reference_metadata_locutions_and_ambiguity(tmp_path):
     rows = read_grace_reference(write(tmp_path, "ref.txt", REFERENCE)).to_pylist()
-    got = [(r["tok"], r["line_no"], r["doc"], r["genre"], r["sent"], r["form"], r["tags"], r["loc"], r["loc_tags"])
-           for r in rows]
+    got = [(r["tok"], r["line_no"], r["doc"], r["genre"], r["sent"], r["form"], r["tags"], r["loc"],
+            r["loc_tags"]) for r in rows]
     assert got == [
         (0, 4, "d1", "litterature", "d1-a", "La", ["Da-fs-d"], None, None),
         (1, 5, "d1", "litterature", "d1-a", "pomme", ["Ncfs"], 0, ["Ncfs"]),
@@ -85,7 +86,8 @@ def test_grace_reference_metadata_locutions_and_ambiguity(tmp_path):
 
 
 def test_grace_defaults_file_stem_empty_genre_numbered_sentences(tmp_path):
-    text = "Le\tDa-ms-d\nchat\tNcms\n\n\n\ndort\tVmip3s-\n\n# sent = fin\n.\tWp"  # no final line end
+    # no final line end
+    text = "Le\tDa-ms-d\nchat\tNcms\n\n\n\ndort\tVmip3s-\n\n# sent = fin\n.\tWp"
     rows = read_grace_submission(write(tmp_path, "corpus-7.grace", text)).to_pylist()
     assert [(r["doc"], r["genre"], r["sent"], r["form"]) for r in rows] == [
         ("corpus-7", "", "corpus-7-s1", "Le"), ("corpus-7", "", "corpus-7-s1", "chat"),
@@ -113,7 +115,8 @@ def test_grace_submission_ambiguous_and_multiword_tokens(tmp_path):
 
 
 def test_grace_crlf_and_bom(tmp_path):
-    text = "# doc = d1\r\n# sent = s\r\nLa\tDa-fs-d\r\npomme\tNcfs\tB=Ncfs\r\nde\tSp\tI\r\nterre\tNcfs\tI\r\n\r\n"
+    text = ("# doc = d1\r\n# sent = s\r\nLa\tDa-fs-d\r\npomme\tNcfs\tB=Ncfs\r\nde\tSp\tI\r\n"
+            "terre\tNcfs\tI\r\n\r\n")
     path = write(tmp_path, "ref.txt", b"\xef\xbb\xbf" + text.encode())
     rows = read_grace_reference(path).to_pylist()
     assert [(r["doc"], r["sent"], r["form"], r["tags"], r["loc"], r["loc_tags"]) for r in rows] == [
@@ -177,7 +180,8 @@ def test_grace_field_count_message_wording(tmp_path):
 
 
 def test_grace_submission_rejects_a_loc_column(tmp_path):
-    message = rejected(read_grace_submission, tmp_path, "un\tX\npomme\tNcfs\tB=Ncfs\nde\tSp\tI\n", 2)
+    message = rejected(read_grace_submission, tmp_path,
+                       "un\tX\npomme\tNcfs\tB=Ncfs\nde\tSp\tI\n", 2)
     assert "expected FORM<TAB>TAGS, found 3 fields" in message and "LOC" in message
 
 
@@ -214,7 +218,8 @@ def test_grace_200k_tokens_smoke(tmp_path):
     table = read_grace_reference(write(tmp_path, "big.txt", "\n".join(lines)))
     assert table.num_rows == n_tokens == 200_000
     assert table.column("tok").to_pylist()[-1] == n_tokens - 1
-    assert len(set(zip(table.column("doc").to_pylist(), table.column("sent").to_pylist()))) == n_sentences
+    assert len(set(zip(table.column("doc").to_pylist(), table.column("sent").to_pylist()))) == \
+        n_sentences
     assert table.column("loc").drop_null().to_pylist()[-3:] == [n_sentences - 1] * 3
     assert table.slice(10, 10).column("sent").to_pylist() == ["d0-s2"] * 10
 
@@ -241,18 +246,19 @@ CONLLU = """\
 
 def test_conllu_words_multiword_tokens_and_defaults(tmp_path):
     table = read_conllu(write(tmp_path, "small.conllu", CONLLU))
-    assert table.column_names == ["tok", "line_no", "doc", "genre", "sent", "form", "tags", "upos", "xpos",
-                                  "feats", "head", "deprel", "token_form", "token_id"]
+    assert table.column_names == ["tok", "line_no", "doc", "genre", "sent", "form", "tags", "upos",
+                                  "xpos", "feats", "head", "deprel", "token_form", "token_id"]
     rows = table.to_pylist()
-    assert [(r["tok"], r["line_no"], r["form"], r["token_form"], r["token_id"], r["tags"]) for r in rows] == [
+    assert [(r["tok"], r["line_no"], r["form"], r["token_form"], r["token_id"], r["tags"])
+            for r in rows] == [
         (0, 5, "Il", "Il", 0, ["PRON"]), (1, 6, "parle", "parle", 1, ["VERB"]),
         (2, 8, "de", "du", 2, ["ADP"]), (3, 9, "le", "du", 2, ["DET"]),
         (4, 10, "film", "film", 3, ["NOUN"]), (5, 12, ".", ".", 4, ["PUNCT"]),
         (6, 14, "Oui", "Oui", 5, ["INTJ"])]
     assert [(r["doc"], r["genre"], r["sent"]) for r in rows] == [("doc-A", "presse", "A-1")] * 6 + [
         ("doc-A", "presse", "doc-A-s2")]
-    assert (rows[0]["upos"], rows[0]["xpos"], rows[0]["feats"], rows[0]["head"], rows[0]["deprel"]) == (
-        "PRON", "CLS", "Number=Sing|Person=3", "2", "nsubj")
+    assert (rows[0]["upos"], rows[0]["xpos"], rows[0]["feats"], rows[0]["head"],
+            rows[0]["deprel"]) == ("PRON", "CLS", "Number=Sing|Person=3", "2", "nsubj")
 
 
 def test_conllu_tag_variants(tmp_path):
@@ -260,7 +266,8 @@ def test_conllu_tag_variants(tmp_path):
     assert [r[0] for r in read_conllu(path, tag="xpos").column("tags").to_pylist()] == [
         "CLS", "V", "P", "DET", "NC", "PONCT", "I"]
     assert [r[0] for r in read_conllu(path, tag="upos+feats").column("tags").to_pylist()][:5] == [
-        "PRON+Number=Sing|Person=3", "VERB", "ADP", "DET+Definite=Def", "NOUN+Gender=Masc|Number=Sing"]
+        "PRON+Number=Sing|Person=3", "VERB", "ADP", "DET+Definite=Def",
+        "NOUN+Gender=Masc|Number=Sing"]
 
 
 def test_conllu_unknown_tag_is_a_value_error(tmp_path):
@@ -269,7 +276,8 @@ def test_conllu_unknown_tag_is_a_value_error(tmp_path):
 
 
 def test_conllu_default_document_and_crlf_bom(tmp_path):
-    text = "\ufeff" + "1\tOui\toui\tINTJ\t_\t_\t0\troot\t_\t_\n\n1\tNon\tnon\tINTJ\t_\t_\t0\troot\t_\t_"
+    text = "\ufeff" + ("1\tOui\toui\tINTJ\t_\t_\t0\troot\t_\t_\n\n"
+                       "1\tNon\tnon\tINTJ\t_\t_\t0\troot\t_\t_")
     rows = read_conllu(write(tmp_path, "tiny-1.conllu", text.replace("\n", "\r\n"))).to_pylist()
     assert [(r["doc"], r["genre"], r["sent"], r["form"], r["deprel"]) for r in rows] == [
         ("tiny-1", "", "tiny-1-s1", "Oui", "root"), ("tiny-1", "", "tiny-1-s2", "Non", "root")]
@@ -341,9 +349,11 @@ def test_conllu_gsd_tag_variants():
 # ---------------------------------------------------------------- correspondence tables
 
 def test_tag_table_header_comments_and_several_images(tmp_path):
-    text = "\ufeff# table of system S\ntag\tpivot\r\nNC\tNcms\nNC\tNcfs\n\n#\tWp\nNOUN+Number=Plur\tNcmp\n#\n"
+    text = ("\ufeff# table of system S\ntag\tpivot\r\nNC\tNcms\nNC\tNcfs\n\n#\tWp\n"
+            "NOUN+Number=Plur\tNcmp\n#\n")
     table = read_tag_table(write(tmp_path, "map.tsv", text))
-    assert table.schema == pa.schema([("tag", pa.string()), ("pivot", pa.string()), ("line_no", pa.int32())])
+    assert table.schema == pa.schema([("tag", pa.string()), ("pivot", pa.string()),
+                                      ("line_no", pa.int32())])
     assert [(r["tag"], r["pivot"], r["line_no"]) for r in table.to_pylist()] == [
         ("NC", "Ncms", 3), ("NC", "Ncfs", 4), ("#", "Wp", 6), ("NOUN+Number=Plur", "Ncmp", 7)]
 
@@ -369,11 +379,12 @@ def test_tag_table_rejections(tmp_path, text, line, fragment):
 
 
 def test_tag_table_without_rows(tmp_path):
-    assert rejected(read_tag_table, tmp_path, "", None, name="map.tsv").endswith("found an empty file")
+    assert rejected(read_tag_table, tmp_path, "", None, name="map.tsv").endswith(
+        "found an empty file")
     rejected(read_tag_table, tmp_path, "tag\tpivot\n# nothing\n", None, name="map.tsv")
 
 
-# ---------------------------------------------------------------- the examples in docs/formats_pos.md
+# -------------------------------------------------------------- the examples in docs/formats_pos.md
 
 def test_documented_examples_read_as_documented():
     doc = (Path(__file__).parent.parent / "docs" / "formats_pos.md").read_text(encoding="utf-8")
@@ -387,5 +398,6 @@ def test_documented_examples_read_as_documented():
     rows = read_conllu("x.conllu", conllu.encode(), tag="upos+feats").to_pylist()
     assert [(r["token_form"], r["token_id"]) for r in rows] == [
         ("Il", 0), ("parle", 1), ("du", 2), ("du", 2), ("film", 3)]
-    pivots = [r["pivot"] for r in read_tag_table("m.tsv", table.encode()).to_pylist() if r["tag"] == "NC"]
+    pivots = [r["pivot"] for r in read_tag_table("m.tsv", table.encode()).to_pylist()
+              if r["tag"] == "NC"]
     assert pivots == ["Ncms", "Ncfs", "Ncmp", "Ncfp"]

@@ -56,8 +56,8 @@ def test_every_judgement(tmp_path):
               "cinq\tfx\n")      # fx -> F, X: SIL_sil (1/2)
     table = "a\tA\nb\tX\ncd\tC\ncd\tD\nxy\tX\nxy\tY\nfx\tF\nfx\tX\n"
     report = pos(tmp_path, REF_FIVE, system, table)
-    assert counts(report) == {"nbCas": 5, "NONEVAL": 0, "OK": 1, "ERR": 1, "SIL_ok": 1, "SIL_err": 1,
-                              "SIL_sil": 1, "SILOK_moy": 1.5}
+    assert counts(report) == {"nbCas": 5, "NONEVAL": 0, "OK": 1, "ERR": 1, "SIL_ok": 1,
+                              "SIL_err": 1, "SIL_sil": 1, "SILOK_moy": 1.5}
     s = report["scores"]
     assert s["P"] == pytest.approx(1 / 2)            # OK / (OK + ERR)
     assert s["D"] == pytest.approx(2 / 5)            # (OK + ERR) / evaluable
@@ -70,14 +70,16 @@ def test_every_judgement(tmp_path):
 def test_unknown_tag_is_a_counted_noneval_reason(tmp_path):
     """deux zz, trois zz: no known alternative, NONEVAL (unknown tag); quatre a|zz keeps its
     known alternative (zz dropped): {A} against E, an error; un a OK, cinq a ERR."""
-    report = pos(tmp_path, REF_FIVE, "un\ta\ndeux\tzz\ntrois\tzz\nquatre\ta|zz\ncinq\ta\n", "a\tA\n")
+    report = pos(tmp_path, REF_FIVE, "un\ta\ndeux\tzz\ntrois\tzz\nquatre\ta|zz\ncinq\ta\n",
+                 "a\tA\n")
     assert report["counts"]["NONEVAL_by_reason"]["unknown_tag"] == 2
     assert report["unknown_tags"] == {"zz": 2} and report["dropped_alternatives"] == {"zz": 1}
     assert report["counts"]["OK"] == 1 and report["counts"]["ERR"] == 2
 
 
 REF_COMPOUND = ("# doc = d1\n# genre = presse\n"
-                "il\tPp\nmange\tVm\nune\tDa\npomme\tNcfs\tB=Ncfs\nde\tSp\tI\nterre\tNcfs\tI\n.\tFs\n")
+                "il\tPp\nmange\tVm\nune\tDa\npomme\tNcfs\tB=Ncfs\nde\tSp\tI\nterre\tNcfs\tI\n"
+                ".\tFs\n")
 
 
 def test_compound_matched_as_locution(tmp_path):
@@ -85,16 +87,18 @@ def test_compound_matched_as_locution(tmp_path):
     judgement applied to each of its three units."""
     system = "il\tPp\nmange\tVm\nune\tDa\npomme de terre\tNcfs\n.\tFs\n"
     report = pos(tmp_path, REF_COMPOUND, system)
-    assert counts(report) | {} == {"nbCas": 7, "NONEVAL": 0, "OK": 7, "ERR": 0, "SIL_ok": 0, "SIL_err": 0,
-                                   "SIL_sil": 0, "SILOK_moy": 0}
-    wrong = pos(tmp_path, REF_COMPOUND, system.replace("pomme de terre\tNcfs", "pomme de terre\tNcms"))
+    assert counts(report) | {} == {"nbCas": 7, "NONEVAL": 0, "OK": 7, "ERR": 0, "SIL_ok": 0,
+                                   "SIL_err": 0, "SIL_sil": 0, "SILOK_moy": 0}
+    wrong = pos(tmp_path, REF_COMPOUND,
+                system.replace("pomme de terre\tNcfs", "pomme de terre\tNcms"))
     assert wrong["counts"]["ERR"] == 3 and wrong["counts"]["OK"] == 4
 
 
 def test_compound_matched_as_constituents(tmp_path):
     system = "il\tPp\nmange\tVm\nune\tDa\npomme\tNcfs\nde\tDa\nterre\tNcfs\n.\tFs\n"
     report = pos(tmp_path, REF_COMPOUND, system)
-    assert report["counts"]["OK"] == 6 and report["counts"]["ERR"] == 1 and report["counts"]["NONEVAL"] == 0
+    assert report["counts"]["OK"] == 6 and report["counts"]["ERR"] == 1 and \
+        report["counts"]["NONEVAL"] == 0
 
 
 def test_token_spanning_two_units_is_not_evaluable(tmp_path):
@@ -134,11 +138,12 @@ def test_relative_evaluation_with_inverse_table(tmp_path):
     report = pos(tmp_path, reference, system, table)
     # absolute: every coarse tag projects onto two pivot tags (one right): SIL_sil, c/k = 1/2,
     # except VERB (one image) wrongly absent: `dort` NOUN -> {Ncms, Ncfs}: SIL_err
-    assert counts(report) == {"nbCas": 4, "NONEVAL": 0, "OK": 0, "ERR": 0, "SIL_ok": 0, "SIL_err": 1,
-                              "SIL_sil": 3, "SILOK_moy": 1.5}
+    assert counts(report) == {"nbCas": 4, "NONEVAL": 0, "OK": 0, "ERR": 0, "SIL_ok": 0,
+                              "SIL_err": 1, "SIL_sil": 3, "SILOK_moy": 1.5}
     # relative: strict in its own tagset: le/chat/. right, dort wrong
-    assert counts(report, "relative/full") == {"nbCas": 4, "NONEVAL": 0, "OK": 3, "ERR": 1, "SIL_ok": 0,
-                                               "SIL_err": 0, "SIL_sil": 0, "SILOK_moy": 0}
+    assert counts(report, "relative/full") == {"nbCas": 4, "NONEVAL": 0, "OK": 3, "ERR": 1,
+                                               "SIL_ok": 0, "SIL_err": 0, "SIL_sil": 0,
+                                               "SILOK_moy": 0}
     # category letter granularity: D, N, V, F: `dort` N vs V is still an error
     assert counts(report, "absolute/category")["OK"] == 3
 
@@ -156,12 +161,13 @@ def test_scores_rebuild_the_counts():
             ok = 1
         silok_moy = sil_ok + sil_sil * rng.random()
         rows.append(["c", "t", "k", f"s{i}", "absolute", "full", "d", "g", "x",
-                     int(ok + err + sil_ok + sil_err + sil_sil + noneval), int(noneval), int(noneval), 0, 0, 0,
-                     int(ok), int(err), int(sil_ok), int(sil_err), int(sil_sil), float(silok_moy),
-                     "pos|test"])
+                     int(ok + err + sil_ok + sil_err + sil_sil + noneval), int(noneval),
+                     int(noneval), 0, 0, 0, int(ok), int(err), int(sil_ok), int(sil_err),
+                     int(sil_sil), float(silok_moy), "pos|test"])
     con.executemany("INSERT INTO fct_pos_sentence VALUES (" + ", ".join("?" * 22) + ")", rows)
-    scores = con.execute("SELECT nbCas, NONEVAL, P, D, Pmin, Pmoy, Pmax, OK, ERR, SIL, SIL_ok, SIL_err, SILOK_moy "
-                         "FROM mart_pos_scores WHERE slice = 'corpus' ORDER BY system").fetchall()
+    scores = con.execute("SELECT nbCas, NONEVAL, P, D, Pmin, Pmoy, Pmax, OK, ERR, SIL, SIL_ok, "
+                         "SIL_err, SILOK_moy FROM mart_pos_scores WHERE slice = 'corpus' "
+                         "ORDER BY system").fetchall()
     assert len(scores) == 200
     for nb, ne, p, d, pmin, pmoy, pmax, ok, err, sil, sil_ok, sil_err, silok_moy in scores:
         e = nb - ne
@@ -184,7 +190,8 @@ def test_undefined_scores_are_null(tmp_path):
 
 # ------------------------------------------------------------------ CoNLL-U
 
-GSD = Path(__file__).resolve().parent.parent / "demo" / "data" / "UD_French-GSD" / "fr_gsd-ud-test.conllu"
+GSD = Path(__file__).resolve().parent.parent / "demo" / "data" / "UD_French-GSD" / \
+    "fr_gsd-ud-test.conllu"
 
 
 def perturbed_upos(text: str, seed: int) -> str:
@@ -214,7 +221,8 @@ def test_conllu_identical_tokenisation_equals_upos_accuracy(tmp_path):
     system = perturbed_upos(gold, seed=1)
     ref = write(tmp_path / "gold.conllu", gold)
     sys_ = write(tmp_path / "sys.conllu", system)
-    result = CliRunner().invoke(main, ["pos", str(ref), str(sys_), "--format", "conllu", "--tag", "upos", "--json"])
+    result = CliRunner().invoke(
+        main, ["pos", str(ref), str(sys_), "--format", "conllu", "--tag", "upos", "--json"])
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     assert report["scores"]["P"] == pytest.approx(upos_accuracy(gold, system), abs=1e-12)
@@ -226,7 +234,8 @@ def test_conllu_differing_tokenisation_reports_residuals(tmp_path):
     """The CoNLL 2018 script stops when the texts differ; we report residual forms instead."""
     gold = GSD.read_text(encoding="utf-8")
     sentences = gold.strip().split("\n\n")
-    # drop one word line (and renumber nothing: ids in the dropped sentence stay valid if it is the last word)
+    # drop one word line (and renumber nothing: ids in the dropped sentence stay valid if it is the
+    # last word)
     first = sentences[0].split("\n")
     words = [i for i, line in enumerate(first) if line.split("\t")[0].isdigit()]
     del first[words[-1]]
@@ -267,11 +276,13 @@ def test_warehouse_tables_are_queryable(tmp_path):
     sys_ = write(tmp_path / "sys.grace", "il\tPp\nune\tDa\npomme de terre\tNcfs\n.\tFs\n")
     con, _ = run_one_shot(one_shot_campaign("pos", ref, sys_, {}, sys_role="submissions"))
     assert con.execute("SELECT count(*) FROM int_pos_ref_unit").fetchall() == [(7,)]
-    assert con.execute("SELECT count(*) FROM int_pos_sys_unit WHERE ref_unit IS NOT NULL").fetchall() == [(6,)]
-    residual = con.execute("SELECT unit_form, left_context, right_context FROM int_pos_residual").fetchall()
+    assert con.execute(
+        "SELECT count(*) FROM int_pos_sys_unit WHERE ref_unit IS NOT NULL").fetchall() == [(6,)]
+    residual = con.execute(
+        "SELECT unit_form, left_context, right_context FROM int_pos_residual").fetchall()
     assert residual == [("mange", "il", "une pomme de")]
-    spans = con.execute("SELECT DISTINCT span FROM int_pos_case WHERE evaluation = 'absolute' AND span IS NOT NULL "
-                        "ORDER BY span").fetchall()
+    spans = con.execute("SELECT DISTINCT span FROM int_pos_case WHERE evaluation = 'absolute' "
+                        "AND span IS NOT NULL ORDER BY span").fetchall()
     assert spans == [("locution",), ("unit",)]
     assert isinstance(con, duckdb.DuckDBPyConnection)
 

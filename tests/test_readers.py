@@ -52,19 +52,22 @@ def test_trn_undecodable_utf8_names_the_line(tmp_path):
 def test_trn_blank_lines_skipped_and_empty_transcription_kept(tmp_path):
     path = write(tmp_path, "a.trn", "\n   \n (u1)\n\t\nun deux (u2)\n\n")
     table = read_trn(path).to_pylist()
-    assert [(r["line_no"], r["utt_id"], r["text"]) for r in table] == [(3, "u1", ""), (5, "u2", "un deux")]
+    assert [(r["line_no"], r["utt_id"], r["text"]) for r in table] == \
+        [(3, "u1", ""), (5, "u2", "un deux")]
 
 
 def test_trn_crlf_line_ends(tmp_path):
     path = write(tmp_path, "a.trn", "un deux (u1)\r\n (u2)\r\ntrois (u3)\r\n")
     table = read_trn(path).to_pylist()
-    assert [(r["utt_id"], r["text"]) for r in table] == [("u1", "un deux"), ("u2", ""), ("u3", "trois")]
+    assert [(r["utt_id"], r["text"]) for r in table] == [("u1", "un deux"), ("u2", ""),
+                                                         ("u3", "trois")]
 
 
 def test_trn_parenthesised_annotation_stays_in_text(tmp_path):
     path = write(tmp_path, "a.trn", "euh (%hesitation) oui (u1)\n(%hesitation) (u2)\n")
     table = read_trn(path).to_pylist()
-    assert [(r["utt_id"], r["text"]) for r in table] == [("u1", "euh (%hesitation) oui"), ("u2", "(%hesitation)")]
+    assert [(r["utt_id"], r["text"]) for r in table] == [("u1", "euh (%hesitation) oui"),
+                                                         ("u2", "(%hesitation)")]
 
 
 # ---------------------------------------------------------------- tsv
@@ -112,7 +115,8 @@ def test_tsv_undecodable_utf8_and_empty_file(tmp_path):
 
 def test_tsv_crlf_and_blank_lines(tmp_path):
     path = write(tmp_path, "m.tsv", "utt_id\tspeaker\r\nu1\tS1\r\n\r\nu2\tS2\r\n")
-    assert read_tsv(path).to_pylist() == [{"utt_id": "u1", "speaker": "S1"}, {"utt_id": "u2", "speaker": "S2"}]
+    assert read_tsv(path).to_pylist() == [{"utt_id": "u1", "speaker": "S1"},
+                                          {"utt_id": "u2", "speaker": "S2"}]
 
 
 # ---------------------------------------------------------------- through the CLI
@@ -135,7 +139,8 @@ def test_cli_malformed_hypothesis_is_rejected_with_its_line(write_trn, run_wer, 
     result = run_wer(ref, hyp, "--json")
     assert result.exit_code == 2
     assert result.stdout == ""
-    assert re.search(rf"{re.escape(str(hyp))}:2: expected .+, found .+", result.stderr), result.stderr
+    assert re.search(rf"{re.escape(str(hyp))}:2: expected .+, found .+", result.stderr), \
+        result.stderr
 
 
 def test_cli_missing_hypothesis_is_all_deletions(write_trn, wer_json):

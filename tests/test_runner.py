@@ -48,7 +48,8 @@ def test_workers_give_identical_results(campaign, tmp_path):
 
 def test_a_unit_rejected_in_a_worker_is_a_rejection(tmp_path):
     source = write_demo_campaign(
-        tmp_path / "src", scale=0.03, pos=False, parsing=False, coref=False, terms=False, calls=False
+        tmp_path / "src", scale=0.03, pos=False, parsing=False, coref=False, terms=False,
+        calls=False
     ).parent
     camp = tmp_path / "campaign"
     shutil.copytree(source, camp)
@@ -147,7 +148,8 @@ def dask_cluster(workers: int = 2, env: dict | None = None):
 
 def wer_campaign(tmp_path: Path) -> Path:
     return write_demo_campaign(
-        tmp_path / "campaign", scale=0.05, pos=False, parsing=False, coref=False, terms=False, calls=False
+        tmp_path / "campaign", scale=0.05, pos=False, parsing=False, coref=False, terms=False,
+        calls=False
     ).parent
 
 
@@ -203,7 +205,8 @@ def test_no_scheduler_is_a_clear_error(tmp_path):
 @pytest.mark.slow
 def test_a_worker_killed_mid_run_costs_a_retry(tmp_path, monkeypatch):
     camp = write_demo_campaign(
-        tmp_path / "campaign", scale=0.3, pos=False, parsing=False, coref=False, terms=False, calls=False
+        tmp_path / "campaign", scale=0.3, pos=False, parsing=False, coref=False, terms=False,
+        calls=False
     ).parent
     expected_db = tmp_path / "one.duckdb"
     run(camp, expected_db, None, quiet=True, workers=1)

@@ -18,5 +18,7 @@ def test_every_sql_file_has_a_header_with_its_grain():
 
     for folder in sql_folders():
         for name, text in sql_files(folder).items():
-            assert header(text).startswith(f"{name}:"), f"sql/{folder}/{name}.sql: header must start with its name"
-            assert "Grain" in header(text) or "grain" in header(text), f"sql/{folder}/{name}.sql: header names no grain"
+            assert header(text).startswith(f"{name}:"), \
+                f"sql/{folder}/{name}.sql: header must start with its name"
+            assert "Grain" in header(text) or "grain" in header(text), \
+                f"sql/{folder}/{name}.sql: header names no grain"

@@ -156,8 +156,10 @@ def test_every_interval_row_has_its_own_key(demo):
     assert len(tables) >= 6
     for table in tables:
         columns = [c for (c,) in query(db, "SELECT column_name FROM information_schema.columns "
-                                           "WHERE table_name = ? ORDER BY ordinal_position", [table])
+                                           "WHERE table_name = ? "
+                                           "ORDER BY ordinal_position", [table])
                    if c not in ("value", "ci_low", "ci_high", "resamples", "seed")]
         key = ", ".join(f'"{c}"' for c in columns)
-        repeated = query(db, f"SELECT {key}, count(*) FROM {table} GROUP BY ALL HAVING count(*) > 1")
+        repeated = query(db,
+                         f"SELECT {key}, count(*) FROM {table} GROUP BY ALL HAVING count(*) > 1")
         assert repeated == [], (table, repeated[:3])

@@ -1,5 +1,5 @@
-"""The Termometer distance and measures (docs/metrics/terms.md; the Termometer paper §6): dch, dtc, dt on the
-spec's checks, the paper's table 1, TP/TR at sigma = 0 against classical P/R, bounds and
+"""The Termometer distance and measures (docs/metrics/terms.md; the Termometer paper §6): dch, dtc,
+dt on the spec's checks, the paper's table 1, TP/TR at sigma = 0 against classical P/R, bounds and
 monotonicity, the `<=` tolerance, duplicates and empty lists, variant and relation links, and the
 validation effort."""
 
@@ -42,9 +42,12 @@ def test_dch_checks(a, b, expected):
 
 
 def test_dt_checks():
-    assert dt("precise gene localization", "precise localization of gene") == pytest.approx((10 / 25 + 1 / 4) / 2)
-    assert dt("precise gene localization", "precise localization of gene") == pytest.approx(0.325, abs=1e-15)
-    assert dt("bases de données", "base de données") == pytest.approx((1 / 14 + 0.2 / 3) / 2, abs=1e-15)
+    assert dt("precise gene localization", "precise localization of gene") == \
+        pytest.approx((10 / 25 + 1 / 4) / 2)
+    assert dt("precise gene localization", "precise localization of gene") == \
+        pytest.approx(0.325, abs=1e-15)
+    assert dt("bases de données", "base de données") == \
+        pytest.approx((1 / 14 + 0.2 / 3) / 2, abs=1e-15)
     assert round(dt("bases de données", "base de données"), 4) == 0.0690
     assert round(dt("cahier de charge", "cahier des charges"), 4) == 0.1419
     assert round(dt("porte folio", "portefolios"), 4) == 0.4318
@@ -55,16 +58,19 @@ def test_dtc_ignores_word_order():
     assert dtc("expression of gene", "gene expression") == pytest.approx(1 / 3, abs=1e-15)
     assert dtc("gene expression", "expression gene") == 0.0
     assert dch("gene expression", "expression gene") > 0.5
-    assert dtc("expression of gene", "gene expression") < dch("expression of gene", "gene expression")
+    assert dtc("expression of gene", "gene expression") < \
+        dch("expression of gene", "gene expression")
 
 
 def test_dtc_unpaired_words_and_empty_terms():
-    assert dtc("base de données relationnelle", "base de données") == pytest.approx(1 / 4, abs=1e-15)
+    assert dtc("base de données relationnelle", "base de données") == \
+        pytest.approx(1 / 4, abs=1e-15)
     assert dtc("", "base de données") == 1.0
     assert dtc("", "") == 0.0
     assert dt("", "x") == 1.0
     # symmetric, and in [0, 1]
-    for a, b in [("cahier de charge", "cahier des charges"), ("porte folio", "portefolios"), ("a", "b c d")]:
+    for a, b in [("cahier de charge", "cahier des charges"), ("porte folio", "portefolios"),
+                 ("a", "b c d")]:
         assert dt(a, b) == pytest.approx(dt(b, a), abs=1e-15)
         assert 0.0 <= dt(a, b) <= 1.0
 
@@ -73,12 +79,14 @@ def test_dtc_unpaired_words_and_empty_terms():
 
 TABLE_1 = [  # reference, output, TP, TR as printed (sigma = 0.4), exact values where exact
     (["base de données"], ["base de données", "bases de données"], 1, 1, Fraction(1), Fraction(1)),
-    (["base de données"], ["bases de données"], 0.93, 0.93, 1 - Fraction(29, 420), 1 - Fraction(29, 420)),
+    (["base de données"], ["bases de données"], 0.93, 0.93, 1 - Fraction(29, 420),
+     1 - Fraction(29, 420)),
     (["base de données"], ["base de données", "clic droit"], 0.5, 1, Fraction(1, 2), Fraction(1)),
-    (["cahier des charges"], ["cahier de charge", "cahier des charges"], 1, 1, Fraction(1), Fraction(1)),
+    (["cahier des charges"], ["cahier de charge", "cahier des charges"], 1, 1, Fraction(1),
+     Fraction(1)),
     (["cahier des charges"], ["cahier des charges"], 1, 1, Fraction(1), Fraction(1)),
-    (["base de données", "bases", "bases de données", "entrepôts de données"], ["base de données"], 1, 0.25,
-     Fraction(1), Fraction(1, 4)),
+    (["base de données", "bases", "bases de données", "entrepôts de données"], ["base de données"],
+     1, 0.25, Fraction(1), Fraction(1, 4)),
 ]
 
 
@@ -91,7 +99,8 @@ def test_paper_table_1(reference, output, tp, tr, tp_exact, tr_exact):
 
 
 def test_table_1_partition():
-    """S1: both output terms are one part (nearest: base de données); S3: clic droit is a part alone."""
+    """S1: both output terms are one part (nearest: base de données); S3: clic droit is a part
+    alone."""
     s1 = graded(nearest(["base de données", "bases de données"], ["base de données"]), 1, 0.4)
     assert (s1["parts"], s1["aligned_terms"]) == (1, 2)
     s3 = graded(nearest(["base de données", "clic droit"], ["base de données"]), 1, 0.4)
@@ -101,17 +110,18 @@ def test_table_1_partition():
 
 # ------------------------------------------------------------------------------------ sigma
 
-WORDS = ["insuffisance", "cardiaque", "valve", "mitrale", "aortique", "ventricule", "gauche", "droit",
-         "fraction", "éjection", "pression", "artérielle", "traitement", "diurétique", "bêtabloquant",
-         "patient", "hospitalisation", "débit", "rythme", "sinusal", "fibrillation", "auriculaire",
-         "de", "du", "la", "des", "à", "chronique", "aiguë", "sévère"]
+WORDS = ["insuffisance", "cardiaque", "valve", "mitrale", "aortique", "ventricule", "gauche",
+         "droit", "fraction", "éjection", "pression", "artérielle", "traitement", "diurétique",
+         "bêtabloquant", "patient", "hospitalisation", "débit", "rythme", "sinusal", "fibrillation",
+         "auriculaire", "de", "du", "la", "des", "à", "chronique", "aiguë", "sévère"]
 
 
 def _inflect(word: str) -> str:
     return word[:-1] if word.endswith("s") else word + "s"
 
 
-def acter_like(seed: int, n_reference: int = 150, n_output: int = 220) -> tuple[list[str], list[str]]:
+def acter_like(seed: int, n_reference: int = 150,
+               n_output: int = 220) -> tuple[list[str], list[str]]:
     """A reference of 1-4-word terms over WORDS and an output of copies, inflections, truncations,
     reorderings and noise, as a term extractor's list against ACTER would be."""
     rng = np.random.default_rng(seed)
@@ -163,7 +173,8 @@ def test_sweep_is_graded_at_each_sigma():
     assert last["parts"] == alignment["nearest"].n_unique()
 
 
-def _pert_by_definition(alignment: pl.DataFrame, reference_size: int, sigma: float) -> tuple[float, float]:
+def _pert_by_definition(alignment: pl.DataFrame, reference_size: int,
+                        sigma: float) -> tuple[float, float]:
     """TP and TR by the paper's definitions written out: a dict of parts."""
     parts: dict = {}
     for k, (term, near, d) in enumerate(alignment.select("term", "nearest", "dt").iter_rows()):
@@ -171,11 +182,12 @@ def _pert_by_definition(alignment: pl.DataFrame, reference_size: int, sigma: flo
         pert = 1 - d if key[0] == "r" else 0.0
         parts[key] = max(parts.get(key, 0.0), pert)
     total = sum(parts.values())
-    return (total / len(parts) if parts else 0.0), (total / reference_size if reference_size else 0.0)
+    return (total / len(parts) if parts else 0.0), \
+        (total / reference_size if reference_size else 0.0)
 
 
-terms = st.lists(st.lists(st.sampled_from(WORDS[:12] + ["valves", "mitral", "cardiaques"]), min_size=1,
-                          max_size=4).map(" ".join), max_size=25, unique=True)
+terms = st.lists(st.lists(st.sampled_from(WORDS[:12] + ["valves", "mitral", "cardiaques"]),
+                          min_size=1, max_size=4).map(" ".join), max_size=25, unique=True)
 
 
 @settings(max_examples=60, deadline=None)
@@ -223,14 +235,16 @@ def test_duplicates_count_once():
     doubled = pl.concat([alignment, alignment])
     assert graded(doubled, 2, 0.4) == graded(alignment, 2, 0.4)
     assert classical(["a", "a", "b"], ["a", "c", "c"]) == classical(["a", "b"], ["a", "c"])
-    assert classical(["a", "a", "b"], ["a", "c", "c"]) == {"P": 0.5, "R": 0.5, "F_exact": 0.5, "matches": 1}
+    assert classical(["a", "a", "b"], ["a", "c", "c"]) == {"P": 0.5, "R": 0.5, "F_exact": 0.5,
+                                                           "matches": 1}
 
 
 def test_empty_lists():
     empty_output = nearest([], ["base"])
-    assert empty_output.height == 0 and empty_output.columns == ["term", "nearest", "nearest_pos", "dt", "dch", "dtc"]
-    assert graded(empty_output, 1, 0.4) == {"sigma": 0.4, "TP": 0.0, "TR": 0.0, "F": 0.0, "parts": 0,
-                                            "aligned_terms": 0}
+    assert empty_output.height == 0 and \
+        empty_output.columns == ["term", "nearest", "nearest_pos", "dt", "dch", "dtc"]
+    assert graded(empty_output, 1, 0.4) == {"sigma": 0.4, "TP": 0.0, "TR": 0.0, "F": 0.0,
+                                            "parts": 0, "aligned_terms": 0}
     empty_reference = nearest(["base", "bases"], [])
     assert empty_reference["nearest"].null_count() == 2 and empty_reference["dt"].null_count() == 2
     g = graded(empty_reference, 0, 0.4)
@@ -242,7 +256,8 @@ def test_empty_lists():
 # ------------------------------------------------------------------------------------ links
 
 def test_link_pairs():
-    groups = pl.DataFrame({"group_id": [1, 1, 1, 2, 2, 2], "term": ["gène", "gènes", "gène", "b", "a", "gène"]})
+    groups = pl.DataFrame({"group_id": [1, 1, 1, 2, 2, 2],
+                           "term": ["gène", "gènes", "gène", "b", "a", "gène"]})
     pairs = link_pairs(groups)
     assert pairs.rows() == [("a", "b"), ("a", "gène"), ("b", "gène"), ("gène", "gènes")]
     assert link_pairs(pl.DataFrame({"group_id": [1], "term": ["seul"]})).height == 0
@@ -253,36 +268,43 @@ def test_variant_restriction_to_returned_terms():
     counted; variant pairs are unordered."""
     reference = pl.DataFrame({"term1": ["base", "cahier de charge", "porte folio"],
                               "term2": ["bases", "cahier des charges", "portefolio"]})
-    system = pl.DataFrame({"term1": ["bases", "base", "porte folio"], "term2": ["base", "base de données",
-                                                                                "portfolio"]})
+    system = pl.DataFrame({"term1": ["bases", "base", "porte folio"],
+                           "term2": ["base", "base de données", "portfolio"]})
     returned = ["base", "bases", "base de données", "porte folio", "portefolio", "portfolio"]
     links, scores = link_scores(reference, system, returned, None)
     status = {(r["term1"], r["term2"]): r["status"] for r in links.iter_rows(named=True)}
     assert status == {("base", "bases"): "both", ("porte folio", "portefolio"): "missed",
-                      ("base", "base de données"): "spurious", ("porte folio", "portfolio"): "spurious"}
-    assert scores.rows(named=True) == [{"type": "", "matched": 1, "reference_links": 2, "system_links": 3,
-                                        "precision": 1 / 3, "recall": 0.5, "f1": 0.4}]
+                      ("base", "base de données"): "spurious",
+                      ("porte folio", "portfolio"): "spurious"}
+    assert scores.rows(named=True) == [{"type": "", "matched": 1, "reference_links": 2,
+                                        "system_links": 3, "precision": 1 / 3, "recall": 0.5,
+                                        "f1": 0.4}]
     # without the restriction the cahier pair would be a third reference link
-    _, unrestricted = link_scores(reference, system, returned + ["cahier de charge", "cahier des charges"])
+    _, unrestricted = link_scores(reference, system,
+                                  returned + ["cahier de charge", "cahier des charges"])
     assert unrestricted["reference_links"][0] == 3
 
 
 def test_relation_types_symmetric_and_asymmetric():
-    reference = pl.DataFrame({"term1": ["valve", "valve mitrale", "débit", "a"], "type": ["syn", "hyper", "hyper", "syn"],
+    reference = pl.DataFrame({"term1": ["valve", "valve mitrale", "débit", "a"],
+                              "type": ["syn", "hyper", "hyper", "syn"],
                               "term2": ["valvule", "valve", "débit cardiaque", "z"]})
-    system = pl.DataFrame({"term1": ["valvule", "valve", "débit", "valvule"], "type": ["syn", "hyper", "hyper", "hyper"],
+    system = pl.DataFrame({"term1": ["valvule", "valve", "débit", "valvule"],
+                           "type": ["syn", "hyper", "hyper", "hyper"],
                            "term2": ["valve", "valve mitrale", "débit cardiaque", "valve"]})
     returned = ["valve", "valvule", "valve mitrale", "débit", "débit cardiaque", "a"]
     links, scores = link_scores(reference, system, returned, lambda t: t == "syn")
     assert links.filter(pl.col("status") == "both").select("term1", "type", "term2").rows() == [
         ("débit", "hyper", "débit cardiaque"), ("valve", "syn", "valvule")]
     # hypernymy is directed: (valve, hyper, valve mitrale) is not (valve mitrale, hyper, valve)
-    assert links.filter(pl.col("status") == "missed").rows() == [("valve mitrale", "hyper", "valve", "missed")]
+    assert links.filter(pl.col("status") == "missed").rows() == \
+        [("valve mitrale", "hyper", "valve", "missed")]
     assert set(links.filter(pl.col("status") == "spurious")["term1"]) == {"valve", "valvule"}
     rows = {r["type"]: r for r in scores.iter_rows(named=True)}
     assert list(rows) == ["", "hyper", "syn"]
     assert (rows[""]["matched"], rows[""]["reference_links"], rows[""]["system_links"]) == (2, 3, 4)
-    assert (rows["hyper"]["matched"], rows["hyper"]["reference_links"], rows["hyper"]["system_links"]) == (1, 2, 3)
+    assert (rows["hyper"]["matched"], rows["hyper"]["reference_links"],
+            rows["hyper"]["system_links"]) == (1, 2, 3)
     assert rows["syn"]["precision"] == rows["syn"]["recall"] == 1.0
     # the same relations with every type symmetric: the reversed hypernymy now matches
     _, all_symmetric = link_scores(reference, system, returned, lambda t: True)
@@ -300,17 +322,20 @@ def test_link_scores_empty():
 
 def test_validation_edits_hand_case():
     raw = ["base de donnée", "clic", "sites web", "fichier", "bases de données", "fichier"]
-    validated = ["base de données", "site web", "fichier", "entrepôt de données", "bases de données"]
+    validated = ["base de données", "site web", "fichier", "entrepôt de données",
+                 "bases de données"]
     edits = validation_edits(raw, validated, 0.4)
     assert edits.rows() == [
         ("kept", "fichier", "fichier", 0.0),
         ("kept", "bases de données", "bases de données", 0.0),
-        ("modified", "base de donnée", "base de données", pytest.approx(dt("base de donnée", "base de données"))),
+        ("modified", "base de donnée", "base de données",
+         pytest.approx(dt("base de donnée", "base de données"))),
         ("modified", "sites web", "site web", pytest.approx(dt("sites web", "site web"))),
         ("deleted", "clic", None, None),
         ("added", None, "entrepôt de données", None),
     ]
-    assert edits.schema == {"edit": pl.String, "raw_term": pl.String, "validated_term": pl.String, "dt": pl.Float64}
+    assert edits.schema == {"edit": pl.String, "raw_term": pl.String, "validated_term": pl.String,
+                            "dt": pl.Float64}
 
 
 def _best_matching_value(d: np.ndarray, sigma: float) -> float:
@@ -333,12 +358,14 @@ def test_validation_edits_assignment_is_minimum_effort(seed):
     rng = np.random.default_rng(seed)
     pool = [" ".join(rng.choice(WORDS[:10], size=rng.integers(1, 3))) for _ in range(30)]
     pool = list(dict.fromkeys(pool))
-    raw, validated = pool[:5], [_inflect(t) if rng.random() < 0.5 else t + " gauche" for t in pool[2:7]]
+    raw, validated = pool[:5], [_inflect(t) if rng.random() < 0.5 else t + " gauche"
+                                for t in pool[2:7]]
     sigma = 0.45
     edits = validation_edits(raw, validated, sigma)
     raw_only = [t for t in raw if t not in validated]
     val_only = [t for t in validated if t not in raw]
-    d = np.array([[dt(r, v) for v in val_only] for r in raw_only]).reshape(len(raw_only), len(val_only))
+    d = np.array([[dt(r, v) for v in val_only] for r in raw_only]).reshape(
+        len(raw_only), len(val_only))
     modified = edits.filter(pl.col("edit") == "modified")
     assert (modified["dt"] <= sigma + 1e-9).all()
     for r, v, value in modified.select("raw_term", "validated_term", "dt").iter_rows():
@@ -353,5 +380,6 @@ def test_validation_edits_assignment_is_minimum_effort(seed):
 
 def test_validation_edits_nothing_within_sigma():
     raw, validated = ["valves", "valve mitrale"], ["valve", "valvule mitrale"]
-    assert validation_edits(raw, validated, 0.0)["edit"].to_list() == ["deleted", "deleted", "added", "added"]
+    assert validation_edits(raw, validated, 0.0)["edit"].to_list() == \
+        ["deleted", "deleted", "added", "added"]
     assert validation_edits([], [], 0.4).height == 0

@@ -14,10 +14,11 @@ from hypothesis import strategies as st
 from scorehouse.scorers import terms
 from scorehouse.scorers.terms import dt, dt_matrix, nearest, nearest_brute, within
 
-WORDS = ["amino", "acid", "acids", "residue", "residues", "protein", "proteins", "gene", "genes", "expression",
-         "of", "the", "binding", "site", "sites", "heart", "failure", "cardiac", "valve", "valves", "mitral",
-         "aortic", "left", "ventricular", "ejection", "fraction", "insuffisance", "cardiaque", "cardiaques",
-         "débit", "éjection", "fibrillation", "auriculaire", "à", "de", "des", "la", "a", "b", "ab", "ba"]
+WORDS = ["amino", "acid", "acids", "residue", "residues", "protein", "proteins", "gene", "genes",
+         "expression", "of", "the", "binding", "site", "sites", "heart", "failure", "cardiac",
+         "valve", "valves", "mitral", "aortic", "left", "ventricular", "ejection", "fraction",
+         "insuffisance", "cardiaque", "cardiaques", "débit", "éjection", "fibrillation",
+         "auriculaire", "à", "de", "des", "la", "a", "b", "ab", "ba"]
 
 
 def _inflect(word: str, rng: np.random.Generator) -> str:
@@ -37,9 +38,11 @@ def generated(seed: int, n_reference: int, n_output: int) -> tuple[list[str], li
     twin whose last letter is q), and an output
     of copies, inflected words, truncations (``amino acid residues`` -> ``acid residue``), extended
     terms, reordered words, single letters, noise, and terms whose last letter is z (as far from a
-    term as from its twin): many output terms sit at the same distance of several reference terms."""
+    term as from its twin): many output terms sit at the same distance of several reference
+    terms."""
     rng = np.random.default_rng(seed)
-    reference: list[str] = ["amino acid residues", "a", "b", "ab", "c", "d", "ba", "valve", "valves", "gene"]
+    reference: list[str] = ["amino acid residues", "a", "b", "ab", "c", "d", "ba", "valve",
+                            "valves", "gene"]
     while len(reference) < n_reference:
         size = rng.integers(7, 10) if rng.random() < 0.1 else rng.integers(1, 5)
         term = " ".join(rng.choice(WORDS, size=size))
@@ -103,10 +106,11 @@ def test_nearest_equals_brute_force(seed):
 
 def test_paper_examples_and_truncations():
     reference = ["amino acid residues", "base de données", "cahier des charges", "gene expression"]
-    output = ["acid residue", "bases de données", "cahier de charge", "expression of gene", "portefolios"]
+    output = ["acid residue", "bases de données", "cahier de charge", "expression of gene",
+              "portefolios"]
     fast = nearest(output, reference)
-    assert fast["nearest"].to_list()[:4] == ["amino acid residues", "base de données", "cahier des charges",
-                                             "gene expression"]
+    assert fast["nearest"].to_list()[:4] == ["amino acid residues", "base de données",
+                                             "cahier des charges", "gene expression"]
     assert fast["dt"][1] == pytest.approx(29 / 420, abs=1e-15)
     assert_same(fast, nearest_brute(output, reference))
 
@@ -152,7 +156,8 @@ def test_dt_matrix_and_within_agree_with_single_pairs():
         assert set(zip(pairs["output_pos"].to_list(), pairs["reference_pos"].to_list())) == expected
         got = single[pairs["output_pos"].to_numpy(), pairs["reference_pos"].to_numpy()]
         assert np.abs(pairs["dt"].to_numpy() - got).max(initial=0) <= 1e-12
-    assert np.bincount(pairs["output_pos"].to_numpy()).max() >= 2  # several pairs for some output term
+    # several pairs for some output term
+    assert np.bincount(pairs["output_pos"].to_numpy()).max() >= 2
 
 
 def test_empty_inputs_and_empty_terms():
@@ -171,8 +176,9 @@ def test_series_input():
     assert_same(nearest(output, reference), nearest_brute(list(output), list(reference)))
 
 
-alphabet_terms = st.lists(st.lists(st.sampled_from(["a", "b", "ab", "ba", "abc", "cab", "aa", "b a"]),
-                                   min_size=1, max_size=8).map(" ".join), min_size=0, max_size=12, unique=True)
+alphabet_terms = st.lists(
+    st.lists(st.sampled_from(["a", "b", "ab", "ba", "abc", "cab", "aa", "b a"]), min_size=1,
+             max_size=8).map(" ".join), min_size=0, max_size=12, unique=True)
 
 
 @settings(max_examples=80, deadline=None)
@@ -193,7 +199,8 @@ def test_nearest_equals_the_exhaustive_search_on_acter(tmp_path):
 
     write_terms_task(tmp_path, scale=0.5)
     reference = read_acter(acter_list("htfl"))["term"].to_list()
-    lines = (tmp_path / "terms/submissions/terms-a/htfl-fr.terms.tsv").read_text(encoding="utf-8").splitlines()
+    lines = (tmp_path / "terms/submissions/terms-a/htfl-fr.terms.tsv").read_text(
+        encoding="utf-8").splitlines()
     output = list(dict.fromkeys(line.split("\t")[0] for line in lines))[:1000]
     assert len(output) == 1000
     found = nearest(output, reference)
@@ -202,6 +209,9 @@ def test_nearest_equals_the_exhaustive_search_on_acter(tmp_path):
     first = np.argmax(matrix <= low[:, None] + terms.TIE, axis=1)
     assert found["nearest_pos"].to_list() == first.tolist()
     assert np.allclose(found["dt"].to_numpy(), low, rtol=0, atol=1e-12)
-    assert (found["dt"] > 0).sum() > 100 and (found["dt"] == 0).sum() > 100  # approximate and exact matches
-    for i in np.random.default_rng(7).choice(len(output), 15, replace=False):  # the oracle itself, on real pairs
-        assert np.allclose(matrix[i], [dt(output[i], r) for r in reference], rtol=0, atol=1e-12), output[i]
+    # approximate and exact matches
+    assert (found["dt"] > 0).sum() > 100 and (found["dt"] == 0).sum() > 100
+    # the oracle itself, on real pairs
+    for i in np.random.default_rng(7).choice(len(output), 15, replace=False):
+        assert np.allclose(matrix[i], [dt(output[i], r) for r in reference], rtol=0,
+                           atol=1e-12), output[i]

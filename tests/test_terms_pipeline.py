@@ -30,7 +30,8 @@ TABLE1 = [
     (["base de données"], ["base de données", "clic droit"], 0.5, 1),
     (["cahier des charges"], ["cahier de charge", "cahier des charges"], 1, 1),
     (["cahier des charges"], ["cahier des charges"], 1, 1),
-    (["base de données", "bases", "bases de données", "entrepôts de données"], ["base de données"], 1, 0.25),
+    (["base de données", "bases", "bases de données", "entrepôts de données"], ["base de données"],
+     1, 0.25),
 ]
 
 REFERENCE = """éolienne\tCommon_Term
@@ -67,34 +68,44 @@ Vestas
 hauteur du mât
 vitesse du vent
 """
-VARIANTS = ("g1\téolienne\ng1\tturbine éolienne\ng1\téoliennes offshore\ng2\tparc éolien\ng2\tparcs éoliens\n"
+VARIANTS = ("g1\téolienne\ng1\tturbine éolienne\ng1\téoliennes offshore\ng2\tparc éolien\n"
+            "g2\tparcs éoliens\n"
             "g3\tpale\ng3\trotor\n")
 SYS_VARIANTS = "a\téolienne\na\tturbine éolienne\nb\tparcs éoliens\nb\tpales\n"
-RELATIONS = ("turbine éolienne\tis_a\téolienne\npale\tpart_of\trotor\nrotor\tpart_of\tturbine éolienne\n"
+RELATIONS = ("turbine éolienne\tis_a\téolienne\npale\tpart_of\trotor\n"
+             "rotor\tpart_of\tturbine éolienne\n"
              "éolienne\tsynonym\tturbine éolienne\n")
-SYS_RELATIONS = "éolienne\tis_a\tturbine éolienne\nturbine éolienne\tsynonym\téolienne\nmât\tpart_of\téolienne\n"
-VALIDATED_A = "turbine éolienne\néolienne\nparcs éoliens\npales\ngénérateur synchrone\nvitesse du vent\nEDF\nmât\n"
+SYS_RELATIONS = ("éolienne\tis_a\tturbine éolienne\nturbine éolienne\tsynonym\téolienne\n"
+                 "mât\tpart_of\téolienne\n")
+VALIDATED_A = ("turbine éolienne\néolienne\nparcs éoliens\npales\ngénérateur synchrone\n"
+               "vitesse du vent\nEDF\nmât\n")
 
 
 def write_campaign(root: Path, *, system_a: str | None = None, reference: str = REFERENCE,
                    options: dict | None = None) -> Path:
     root.mkdir(parents=True, exist_ok=True)
-    files = {"ref.tsv": reference, "a.tsv": system_a or SYSTEM_A.format(nfd=unicodedata.normalize("NFD", "éolienne")),
-             "b.tsv": SYSTEM_B, "variants.tsv": VARIANTS, "a.variants.tsv": SYS_VARIANTS, "relations.tsv": RELATIONS,
-             "a.relations.tsv": SYS_RELATIONS, "a.validated.tsv": VALIDATED_A}
+    files = {"ref.tsv": reference,
+             "a.tsv": system_a or SYSTEM_A.format(nfd=unicodedata.normalize("NFD", "éolienne")),
+             "b.tsv": SYSTEM_B, "variants.tsv": VARIANTS, "a.variants.tsv": SYS_VARIANTS,
+             "relations.tsv": RELATIONS, "a.relations.tsv": SYS_RELATIONS,
+             "a.validated.tsv": VALIDATED_A}
     for name, text in files.items():
         (root / name).write_text(text, encoding="utf-8")
     lines = toml_table("[campaign]", {"id": "c", "name": "terms", "bootstrap": 200, "seed": 4})
     lines += toml_table("[[participants]]", {"id": "p", "name": "P"})
-    lines += toml_table("[[tasks]]", {"id": "terms", "family": "terms", "top": [3], "incremental": True,
-                                      "symmetric_relations": ["synonym"], **(options or {})})
-    lines += toml_table("[[tasks.corpora]]", {"id": "wind", "reference": "ref.tsv", "variants": "variants.tsv",
-                                              "relations": "relations.tsv"})
-    lines += toml_table("[[tasks.systems]]", {"id": "a", "participant": "p", "terms": {"wind": "a.tsv"},
-                                              "variants": {"wind": "a.variants.tsv"},
-                                              "relations": {"wind": "a.relations.tsv"},
-                                              "validated": {"wind": "a.validated.tsv"}})
-    lines += toml_table("[[tasks.systems]]", {"id": "b", "participant": "p", "terms": {"wind": "b.tsv"}})
+    lines += toml_table("[[tasks]]",
+                        {"id": "terms", "family": "terms", "top": [3], "incremental": True,
+                         "symmetric_relations": ["synonym"], **(options or {})})
+    lines += toml_table("[[tasks.corpora]]",
+                        {"id": "wind", "reference": "ref.tsv", "variants": "variants.tsv",
+                         "relations": "relations.tsv"})
+    lines += toml_table("[[tasks.systems]]",
+                        {"id": "a", "participant": "p", "terms": {"wind": "a.tsv"},
+                         "variants": {"wind": "a.variants.tsv"},
+                         "relations": {"wind": "a.relations.tsv"},
+                         "validated": {"wind": "a.validated.tsv"}})
+    lines += toml_table("[[tasks.systems]]",
+                        {"id": "b", "participant": "p", "terms": {"wind": "b.tsv"}})
     (root / "campaign.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return root
 
@@ -106,7 +117,8 @@ def query(db: Path, sql: str, params=()) -> list[tuple]:
 
 def lines(text: str) -> list[str]:
     """The distinct normalised terms of a hand-written list (first column), in order."""
-    seen = [unicodedata.normalize("NFC", line.split("\t")[0]) for line in text.splitlines() if line.strip()]
+    seen = [unicodedata.normalize("NFC", line.split("\t")[0]) for line in text.splitlines()
+            if line.strip()]
     return list(dict.fromkeys(seen))
 
 
@@ -116,7 +128,8 @@ def scored(tmp_path) -> tuple[Path, Path]:
     db = tmp_path / "w.duckdb"
     result = run(root, db, None, quiet=True)
     assert result.rejections == [] and result.scored == 2
-    assert any("1 duplicate term(s)" in note for note in result.notes), result.notes  # the NFD éolienne
+    # the NFD éolienne
+    assert any("1 duplicate term(s)" in note for note in result.notes), result.notes
     return root, db
 
 
@@ -129,17 +142,20 @@ def test_table1_through_the_warehouse(tmp_path):
         (tmp_path / f"o{i}.tsv").write_text("\n".join(output) + "\n", encoding="utf-8")
         lines_ += toml_table("[[tasks.corpora]]", {"id": f"row{i}", "reference": f"r{i}.tsv"})
     lines_ += toml_table("[[tasks.systems]]", {"id": "s", "participant": "p",
-                                               "terms": {f"row{i}": f"o{i}.tsv" for i in range(len(TABLE1))}})
+                                               "terms": {f"row{i}": f"o{i}.tsv"
+                                                         for i in range(len(TABLE1))}})
     (tmp_path / "campaign.toml").write_text("\n".join(lines_) + "\n", encoding="utf-8")
     db = tmp_path / "w.duckdb"
     assert run(tmp_path, db, None, quiet=True).rejections == []
     got = dict((c, (tp, tr)) for c, tp, tr in query(
-        db, "SELECT corpus, tp, tr FROM mart_terms_scores WHERE slice = 'all' AND top = 0 AND reference = 'reference'"))
+        db, "SELECT corpus, tp, tr FROM mart_terms_scores WHERE slice = 'all' AND top = 0 "
+            "AND reference = 'reference'"))
     for i, (_, _, tp, tr) in enumerate(TABLE1):
         assert round(got[f"row{i}"][0], 2) == tp and round(got[f"row{i}"][1], 2) == tr, i
     runner = CliRunner()
     for i, (_, _, tp, tr) in enumerate(TABLE1):
-        out = runner.invoke(main, ["terms", str(tmp_path / f"r{i}.tsv"), str(tmp_path / f"o{i}.tsv"), "--json"])
+        out = runner.invoke(main, ["terms", str(tmp_path / f"r{i}.tsv"),
+                                   str(tmp_path / f"o{i}.tsv"), "--json"])
         assert out.exit_code == 0, out.output
         report = json.loads(out.output)
         assert (round(report["TP"], 2), round(report["TR"], 2)) == (tp, tr)
@@ -152,13 +168,15 @@ def test_sql_scores_equal_the_scorer_at_every_sigma(scored):
         output = lines(text)
         alignment = scorer.nearest(output, reference)
         sweep = measures.sweep(alignment, len(reference))
-        got = query(db, "SELECT sigma, tp, tr, f, parts, aligned_terms, precision, recall FROM mart_terms_sweep "
-                        "WHERE system = ? AND reference = 'reference' AND slice = 'all' AND top = 0 ORDER BY sigma",
+        got = query(db, "SELECT sigma, tp, tr, f, parts, aligned_terms, precision, recall "
+                        "FROM mart_terms_sweep WHERE system = ? AND reference = 'reference' "
+                        "AND slice = 'all' AND top = 0 ORDER BY sigma",
                     (system,))
         assert [g[0] for g in got] == sweep["sigma"].to_list()
         classical = measures.classical(output, reference)
         for g, want in zip(got, sweep.iter_rows(named=True)):
-            assert g[1:4] == pytest.approx((want["TP"], want["TR"], want["F"]), abs=1e-12), (system, g[0])
+            assert g[1:4] == pytest.approx((want["TP"], want["TR"], want["F"]), abs=1e-12), \
+                (system, g[0])
             assert g[4:6] == (want["parts"], want["aligned_terms"])
             assert g[6:8] == pytest.approx((classical["P"], classical["R"]))
         assert got[0][1] == pytest.approx(classical["P"])  # sigma = 0 is the classical precision
@@ -169,58 +187,69 @@ def test_cutoff_slices_and_labels_equal_scoring_the_restricted_lists(scored):
     output = lines(SYSTEM_A.format(nfd="éolienne"))
     rows = [line.split("\t") for line in REFERENCE.splitlines()]
     cases = {("all", 3): ([t for t, _ in rows], output[:3]),
-             ("label:Specific_Term", 0): ([t for t, label in rows if label == "Specific_Term"], output),
-             ("without:Named_Entity", 0): ([t for t, label in rows if label != "Named_Entity"], output)}
+             ("label:Specific_Term", 0): ([t for t, label in rows if label == "Specific_Term"],
+                                          output),
+             ("without:Named_Entity", 0): ([t for t, label in rows if label != "Named_Entity"],
+                                           output)}
     for (slice_, top), (reference, out) in cases.items():
         want = measures.graded(scorer.nearest(out, reference), len(reference), 0.4)
-        got = query(db, "SELECT tp, tr, parts, aligned_terms, output_terms, reference_terms FROM mart_terms_scores "
-                        "WHERE system = 'a' AND reference = 'reference' AND slice = ? AND top = ?", (slice_, top))[0]
+        got = query(db, "SELECT tp, tr, parts, aligned_terms, output_terms, reference_terms "
+                        "FROM mart_terms_scores WHERE system = 'a' AND reference = 'reference' "
+                        "AND slice = ? AND top = ?", (slice_, top))[0]
         assert got[:2] == pytest.approx((want["TP"], want["TR"]), abs=1e-12), slice_
         assert got[2:] == (want["parts"], want["aligned_terms"], len(out), len(reference))
-    slices = {s for (s,) in query(db, "SELECT DISTINCT slice FROM fct_terms_slice WHERE reference = 'reference'")}
-    assert slices == {"all", "label:Common_Term", "label:Specific_Term", "label:Named_Entity", "without:Named_Entity"}
+    slices = {s for (s,) in query(db, "SELECT DISTINCT slice FROM fct_terms_slice "
+                                      "WHERE reference = 'reference'")}
+    assert slices == {"all", "label:Common_Term", "label:Specific_Term", "label:Named_Entity",
+                      "without:Named_Entity"}
 
 
 def test_links_validation_and_intervals(scored):
     _, db = scored
     got = {(kind, type_): (m, r, s) for kind, type_, m, r, s in query(
-        db, "SELECT kind, type, matched, reference_links, system_links FROM mart_terms_link_scores WHERE system = 'a'")}
-    # Reference variant pairs restricted to the terms a returned: of g1 only (éolienne, turbine éolienne)
-    # (éoliennes offshore is not returned), g2 and g3 none (parc éolien, pale, rotor are not returned).
+        db, "SELECT kind, type, matched, reference_links, system_links FROM mart_terms_link_scores "
+            "WHERE system = 'a'")}
+    # Reference variant pairs restricted to the terms a returned: of g1 only (éolienne, turbine
+    # éolienne) (éoliennes offshore is not returned), g2 and g3 none (parc éolien, pale, rotor are
+    # not returned).
     # a's classes give (éolienne, turbine éolienne), matched, and (parcs éoliens, pales), spurious.
     assert got[("variant", "")] == (1, 1, 2)
-    # Relations: reference triples with both terms returned: (turbine éolienne is_a éolienne) and the
-    # symmetric synonym; the system's is_a is reversed (spurious + missed), its synonym matches; part_of
-    # (mât, éolienne) is spurious; the reference part_of triples name pale and rotor, not returned.
+    # Relations: reference triples with both terms returned: (turbine éolienne is_a éolienne) and
+    # the symmetric synonym; the system's is_a is reversed (spurious + missed), its synonym matches;
+    # part_of (mât, éolienne) is spurious; the reference part_of triples name pale and rotor, not
+    # returned.
     assert got[("relation", "")] == (1, 2, 3)
     assert got[("relation", "synonym")] == (1, 1, 1) and got[("relation", "is_a")] == (0, 1, 1)
     assert got[("relation", "part_of")] == (0, 0, 1)
-    validation = query(db, "SELECT raw_terms, validated_terms, kept, modified, deleted, added FROM mart_terms_validation "
-                           "WHERE system = 'a'")[0]
+    validation = query(db, "SELECT raw_terms, validated_terms, kept, modified, deleted, added "
+                           "FROM mart_terms_validation WHERE system = 'a'")[0]
     raw, validated = lines(SYSTEM_A.format(nfd="éolienne")), lines(VALIDATED_A)
     edits = measures.validation_edits(raw, validated, 0.4)
-    counts = {e: edits.filter(pl.col("edit") == e).height for e in ("kept", "modified", "deleted", "added")}
-    assert validation == (len(raw), len(validated), counts["kept"], counts["modified"], counts["deleted"],
-                          counts["added"])
+    counts = {e: edits.filter(pl.col("edit") == e).height
+              for e in ("kept", "modified", "deleted", "added")}
+    assert validation == (len(raw), len(validated), counts["kept"], counts["modified"],
+                          counts["deleted"], counts["added"])
     assert counts["kept"] == len(set(raw) & set(validated))
-    intervals = query(db, "SELECT metric, value, low, high, resample FROM mart_terms_interval WHERE system = 'a' "
-                          "AND reference = 'reference' AND slice = 'all'")
+    intervals = query(db, "SELECT metric, value, low, high, resample FROM mart_terms_interval "
+                          "WHERE system = 'a' AND reference = 'reference' AND slice = 'all'")
     scores = dict(zip(("tp", "tr", "f", "precision", "recall", "f_exact"), query(
-        db, "SELECT tp, tr, f, precision, recall, f_exact FROM mart_terms_scores WHERE system = 'a' "
-            "AND reference = 'reference' AND slice = 'all' AND top = 0")[0]))
+        db, "SELECT tp, tr, f, precision, recall, f_exact FROM mart_terms_scores "
+            "WHERE system = 'a' AND reference = 'reference' AND slice = 'all' AND top = 0")[0]))
     assert {m for m, *_ in intervals} == set(scores)
     for metric, value, low, high, _ in intervals:
-        assert value == pytest.approx(scores[metric]) and low <= value + 1e-12 and value <= high + 1e-12, metric
+        assert value == pytest.approx(scores[metric]) and low <= value + 1e-12 and \
+            value <= high + 1e-12, metric
 
 
 def test_incremental_reference_build(scored):
     _, db = scored
-    build = query(db, "SELECT version, contributor, count(*) FROM int_terms_reference_build GROUP BY ALL ORDER BY 1")
+    build = query(db, "SELECT version, contributor, count(*) FROM int_terms_reference_build "
+                      "GROUP BY ALL ORDER BY 1")
     added = set(lines(VALIDATED_A)) - set(lines(REFERENCE))
     assert build == [(0, "", len(lines(REFERENCE))), (1, "a", len(added))]
     # a is first: its incremental reference is the corpus reference; b's adds a's validated terms.
-    sizes = dict(query(db, "SELECT system, reference_terms FROM fct_terms_slice WHERE reference = 'incremental' "
-                           "AND slice = 'all'"))
+    sizes = dict(query(db, "SELECT system, reference_terms FROM fct_terms_slice "
+                           "WHERE reference = 'incremental' AND slice = 'all'"))
     assert sizes == {"a": len(lines(REFERENCE)), "b": len(lines(REFERENCE)) + len(added)}
 
 
@@ -229,16 +258,17 @@ def test_unchanged_run_revised_reference_and_history(scored, tmp_path):
     again = run(root, db, None, quiet=True)
     assert (again.loaded, again.scored) == (0, 0)
     assert again.notes == []  # duplicates are said when a list is loaded, not every night
-    before = query(db, "SELECT system, tp FROM mart_terms_scores WHERE reference = 'reference' AND slice = 'all' "
-                       "AND top = 0 ORDER BY 1")
+    before = query(db, "SELECT system, tp FROM mart_terms_scores WHERE reference = 'reference' "
+                       "AND slice = 'all' AND top = 0 ORDER BY 1")
     (root / "ref.tsv").write_text(REFERENCE + "parcs éoliens\tSpecific_Term\n", encoding="utf-8")
     revised = run(root, db, None, quiet=True)
     assert revised.loaded == 1 and revised.scored == 2
-    after = query(db, "SELECT system, tp FROM mart_terms_scores WHERE reference = 'reference' AND slice = 'all' "
-                      "AND top = 0 ORDER BY 1")
+    after = query(db, "SELECT system, tp FROM mart_terms_scores WHERE reference = 'reference' "
+                      "AND slice = 'all' AND top = 0 ORDER BY 1")
     assert after[0][1] > before[0][1]  # a's "parcs éoliens" is now an exact match
-    changes = query(db, "SELECT system, previous_tp, tp FROM mart_terms_changes WHERE previous_run_id IS NOT NULL "
-                        "AND reference = 'reference' AND slice = 'all' ORDER BY 1")
+    changes = query(db, "SELECT system, previous_tp, tp FROM mart_terms_changes "
+                        "WHERE previous_run_id IS NOT NULL AND reference = 'reference' "
+                        "AND slice = 'all' ORDER BY 1")
     assert changes[0] == ("a", before[0][1], after[0][1])
 
 
@@ -247,7 +277,8 @@ def test_rejected_list_keeps_previous_results(scored):
     before = query(db, "SELECT * FROM mart_terms_scores ORDER BY ALL")
     (root / "a.tsv").write_text("éolienne\t0.9\nrotor\tnot-a-score\n", encoding="utf-8")
     result = run(root, db, None, quiet=True)
-    assert len(result.rejections) == 1 and f"{root / 'a.tsv'}:2: expected a score" in result.rejections[0]
+    assert len(result.rejections) == 1 and \
+        f"{root / 'a.tsv'}:2: expected a score" in result.rejections[0]
     assert query(db, "SELECT * FROM mart_terms_scores ORDER BY ALL") == before
 
 
@@ -255,13 +286,14 @@ def test_empty_output_scores_zero(tmp_path):
     root = write_campaign(tmp_path / "c", system_a="\n")
     db = tmp_path / "w.duckdb"
     assert run(root, db, None, quiet=True).rejections == []
-    got = query(db, "SELECT output_terms, parts, tp, tr, precision, recall FROM mart_terms_scores WHERE system = 'a' "
-                    "AND reference = 'reference' AND slice = 'all' AND top = 0")
+    got = query(db, "SELECT output_terms, parts, tp, tr, precision, recall FROM mart_terms_scores "
+                    "WHERE system = 'a' AND reference = 'reference' AND slice = 'all' AND top = 0")
     assert got == [(0, 0, 0.0, 0.0, 0.0, 0.0)]
 
 
 @pytest.mark.parametrize("options, key", [({"case": "upper"}, "case"), ({"sigma": 1.5}, "sigma"),
-                                          ({"top": [0]}, "top"), ({"incremental": "yes"}, "incremental")])
+                                          ({"top": [0]}, "top"),
+                                          ({"incremental": "yes"}, "incremental")])
 def test_bad_options_name_the_key(tmp_path, options, key):
     root = write_campaign(tmp_path / "c", options=options)
     with pytest.raises(CampaignError, match=rf"task terms: {key}: expected"):
@@ -278,7 +310,8 @@ def test_one_shot_json_and_sweep(tmp_path):
     assert single.exit_code == 0, single.output
     report = json.loads(single.output)
     assert set(report) == {"sigma", "TP", "TR", "F", "P", "R", "F_exact", "parts", "aligned_terms"}
-    want = measures.graded(scorer.nearest(lines(SYSTEM_B), lines(REFERENCE)), len(lines(REFERENCE)), 0.3)
+    want = measures.graded(scorer.nearest(lines(SYSTEM_B), lines(REFERENCE)),
+                           len(lines(REFERENCE)), 0.3)
     assert report["TP"] == pytest.approx(want["TP"]) and report["sigma"] == 0.3
     sweep = runner.invoke(main, ["terms", str(ref), str(out), "--sweep", "--json"])
     rows = json.loads(sweep.output)
@@ -319,12 +352,13 @@ def test_acter_reference_revised_rescores_only_its_corpus(tmp_path):
     revise_terms_reference(root)
     second = run(root, db, None, quiet=True)
     assert (second.loaded, second.scored) == (1, 4)
-    assert query(db, "SELECT * FROM mart_terms_scores WHERE corpus = 'htfl-fr' ORDER BY ALL") == htfl
+    assert query(db,
+                 "SELECT * FROM mart_terms_scores WHERE corpus = 'htfl-fr' ORDER BY ALL") == htfl
     changed = query(db, "SELECT DISTINCT corpus, system FROM mart_terms_changes WHERE run_id = ? "
                         "AND previous_run_id IS NOT NULL ORDER BY ALL", (second.run_id,))
     assert changed == [("wind-fr", f"terms-{x}") for x in "abcd"]
-    sizes = query(db, "SELECT DISTINCT reference_terms FROM fct_terms_slice WHERE corpus = 'wind-fr' "
-                      "AND reference = 'reference' AND slice = 'all'")
+    sizes = query(db, "SELECT DISTINCT reference_terms FROM fct_terms_slice "
+                      "WHERE corpus = 'wind-fr' AND reference = 'reference' AND slice = 'all'")
     assert sizes == [(reference_v1_1().height,)]
 
 
@@ -332,7 +366,8 @@ def test_reference_of_one_label_has_no_empty_without_slice(tmp_path):
     root = write_campaign(tmp_path / "c", reference="EDF\tNamed_Entity\nVestas\tNamed_Entity\n")
     db = tmp_path / "w.duckdb"
     assert run(root, db, None, quiet=True).rejections == []
-    slices = {s for (s,) in query(db, "SELECT DISTINCT slice FROM fct_terms_slice WHERE reference = 'reference'")}
+    slices = {s for (s,) in query(db, "SELECT DISTINCT slice FROM fct_terms_slice "
+                                      "WHERE reference = 'reference'")}
     assert slices == {"all", "label:Named_Entity"}
 
 

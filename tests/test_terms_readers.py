@@ -26,22 +26,24 @@ from tests.helpers import assert_message, write
 
 NFD = unicodedata.normalize("NFD", "données")
 NFC = unicodedata.normalize("NFC", "données")
-ACTER_WIND_FR = (Path(__file__).resolve().parents[1] / "demo" / "data" / "acter" / "fr" / "wind" / "annotated"
-                 / "annotations" / "unique_annotation_lists" / "wind_fr_terms_nes.tsv")
+ACTER_WIND_FR = (Path(__file__).resolve().parents[1] / "demo" / "data" / "acter" / "fr" / "wind"
+                 / "annotated" / "annotations" / "unique_annotation_lists"
+                 / "wind_fr_terms_nes.tsv")
 
 
 def rows(table: pa.Table) -> list[tuple]:
     return [tuple(r.values()) for r in table.to_pylist()]
 
 
-# --- normalise -------------------------------------------------------------------------------------
+# --- normalise ------------------------------------------------------------------------------------
 
 def test_normalise_nfc_strip_collapse_and_case():
     assert NFD != NFC
     series = pl.Series("t", [f"  base de {NFD} ", "Gene\t \u00a0Expression", "ADN", None])
     assert normalise(series).to_list() == [f"base de {NFC}", "Gene Expression", "ADN", None]
     assert normalise(series, "keep").name == "t"
-    assert normalise(series, case="lower").to_list() == [f"base de {NFC}", "gene expression", "adn", None]
+    assert normalise(series, case="lower").to_list() == \
+        [f"base de {NFC}", "gene expression", "adn", None]
 
 
 def test_normalise_rejects_an_unknown_case_policy():
@@ -57,7 +59,7 @@ def test_readers_reject_an_unknown_case_policy(tmp_path, reader):
     assert not isinstance(err.value, InputError)
 
 
-# --- term lists ------------------------------------------------------------------------------------
+# --- term lists -----------------------------------------------------------------------------------
 
 def test_term_list_plain_every_column(tmp_path):
     path = write(tmp_path, "s.txt", "base de données\n\n   \ncahier des charges\r\nclic droit\n")
@@ -78,7 +80,8 @@ def test_term_list_labels_every_column(tmp_path):
         (2, "Éolienne", "  Éolienne  ", "Common_Term", None, 2, None),
         (3, "enercon", "enercon", "Named_Entity", None, 3, None),
     ]
-    assert rows(read_term_list(path, case="lower"))[1] == (2, "éolienne", "  Éolienne  ", "Common_Term", None, 2, None)
+    assert rows(read_term_list(path, case="lower"))[1] == \
+        (2, "éolienne", "  Éolienne  ", "Common_Term", None, 2, None)
 
 
 def test_term_list_scores_rank_descending_ties_in_line_order(tmp_path):
@@ -103,7 +106,8 @@ def test_term_list_duplicates_flagged_after_nfc_whitespace_and_case(tmp_path):
             "clic\u00a0droit\tCommon_Term\n")
     path = write(tmp_path, "dups.tsv", text)
     keep = read_term_list(path)
-    assert keep["term"].to_pylist() == [f"base de {NFC}", "Base De Données"] + [f"base de {NFC}", "clic droit"] * 2
+    assert keep["term"].to_pylist() == \
+        [f"base de {NFC}", "Base De Données"] + [f"base de {NFC}", "clic droit"] * 2
     assert keep["raw"].to_pylist()[2] == f"base de {NFD}"
     assert keep["duplicate_of"].to_pylist() == [None, None, 1, None, 1, 4]
     assert keep["rank"].to_pylist() == [1, 2, None, 3, None, None]
@@ -130,16 +134,20 @@ def test_term_list_bom_data_argument_and_empty_file(tmp_path):
 
 
 @pytest.mark.parametrize("text, line, message", [
-    ("a\nb\tX\tY\n", 2, "expected term or term<TAB>label or term<TAB>score, found 3 tab-separated fields"),
-    ("a\tX\n  \tSpecific_Term\n", 2, "expected a term before the TAB, found an empty term: '  \\tSpecific_Term'"),
+    ("a\nb\tX\tY\n", 2,
+     "expected term or term<TAB>label or term<TAB>score, found 3 tab-separated fields"),
+    ("a\tX\n  \tSpecific_Term\n", 2,
+     "expected a term before the TAB, found an empty term: '  \\tSpecific_Term'"),
     ("a\tX\nb\t \n", 2, "expected a label or a score after the TAB, found an empty field: 'b\\t '"),
-    ("a\t0.5\nb\t0.25\nc\tSpecific_Term\n", 3, "expected a score like line 1, found 'Specific_Term'"),
+    ("a\t0.5\nb\t0.25\nc\tSpecific_Term\n", 3,
+     "expected a score like line 1, found 'Specific_Term'"),
     ("a\t0.5\nb\tinf\n", 2, "expected a score like line 1, found 'inf'"),
     ("a\t0.5\nb\t1,5\n", 2, "expected a score like line 1, found '1,5'"),
     ("\na\tSpecific_Term\nb\t0.5\n", 3, "expected a label like line 2, found '0.5'"),
     ("a\t0.5\nb\n", 2, "expected a score like line 1, found none: 'b'"),
     ("a\nb\tCommon_Term\n", 1, "expected a label like line 2, found none: 'a'"),
-    ("a\tX\tY\tZ\n\tB\n", 1, "expected term or term<TAB>label or term<TAB>score, found 4 tab-separated fields"),
+    ("a\tX\tY\tZ\n\tB\n", 1,
+     "expected term or term<TAB>label or term<TAB>score, found 4 tab-separated fields"),
     ("a\tL\n\tB\nc\tX\tY\n", 2, "expected a term before the TAB, found an empty term: '\\tB'"),
 ])
 def test_term_list_errors(tmp_path, text, line, message):
@@ -153,7 +161,8 @@ def test_term_list_undecodable_byte(tmp_path):
     path = write(tmp_path, "bad.tsv", b"a\nb\xe9\n")
     with pytest.raises(InputError) as err:
         read_term_list(path)
-    assert assert_message(err, path, 2) == f"{path}:2: expected UTF-8 text, found the undecodable byte 0xe9"
+    assert assert_message(err, path, 2) == \
+        f"{path}:2: expected UTF-8 text, found the undecodable byte 0xe9"
 
 
 def test_term_list_long_found_text_is_shortened(tmp_path):
@@ -163,10 +172,11 @@ def test_term_list_long_found_text_is_shortened(tmp_path):
     assert str(err.value) == f"{path}:2: expected a score like line 1, found '{'x' * 59}…'"
 
 
-# --- variant groups --------------------------------------------------------------------------------
+# --- variant groups -------------------------------------------------------------------------------
 
 def test_variant_groups_every_column_and_set_semantics(tmp_path):
-    text = f"g1\tbase de {NFC}\n\n g1 \tbase de {NFD}\ng1\tbases de données\ng2\tcahier des charges\ng1\tBD\n"
+    text = (f"g1\tbase de {NFC}\n\n g1 \tbase de {NFD}\ng1\tbases de données\n"
+            "g2\tcahier des charges\ng1\tBD\n")
     path = write(tmp_path, "groups.tsv", text)
     table = read_variant_groups(path)
     assert table.schema == GROUPS_SCHEMA
@@ -185,7 +195,8 @@ def test_variant_groups_conflict_appears_only_after_case_folding(tmp_path):
     with pytest.raises(InputError) as err:
         read_variant_groups(path, case="lower")
     assert assert_message(err, path, 4) == (
-        f"{path}:4: expected each term in one group, found 'gene' in groups 'a' (line 2) and 'b' (line 4)")
+        f"{path}:4: expected each term in one group, found 'gene' in groups 'a' (line 2) and 'b' "
+        "(line 4)")
 
 
 @pytest.mark.parametrize("text, line, message", [
@@ -195,7 +206,8 @@ def test_variant_groups_conflict_appears_only_after_case_folding(tmp_path):
     ("g\ta\ng\t \n", 2, "expected a term after the TAB, found an empty field: 'g\\t '"),
     ("a\tx\nb\ty\na\tx\nc\tz\nb\tx\nc\ty\n", 5,
      "expected each term in one group, found 'x' in groups 'a' (line 1) and 'b' (line 5)"),
-    ("a\tx\nb\tx\nc\n", 2, "expected each term in one group, found 'x' in groups 'a' (line 1) and 'b' (line 2)"),
+    ("a\tx\nb\tx\nc\n", 2,
+     "expected each term in one group, found 'x' in groups 'a' (line 1) and 'b' (line 2)"),
     ("a\tx\nc\nb\tx\n", 2, "expected group_id<TAB>term, found 1 tab-separated field"),
 ])
 def test_variant_groups_errors(tmp_path, text, line, message):
@@ -205,7 +217,7 @@ def test_variant_groups_errors(tmp_path, text, line, message):
     assert assert_message(err, path, line) == f"{path}:{line}: {message}"
 
 
-# --- relations -------------------------------------------------------------------------------------
+# --- relations ------------------------------------------------------------------------------------
 
 def test_relations_every_column_and_duplicates(tmp_path):
     text = (f"base de {NFD}\t synonym \tBD\n"
@@ -239,7 +251,8 @@ def test_relations_type_kept_as_written(tmp_path):
 @pytest.mark.parametrize("text, line, message", [
     ("a\tsyn\tb\na\tb\n", 2, "expected term1<TAB>type<TAB>term2, found 2 tab-separated fields"),
     ("a\tsyn\tb\tc\n", 1, "expected term1<TAB>type<TAB>term2, found 4 tab-separated fields"),
-    ("a\tsyn\tb\n \tsyn\tb\n", 2, "expected a non-empty term1, found an empty field: ' \\tsyn\\tb'"),
+    ("a\tsyn\tb\n \tsyn\tb\n", 2,
+     "expected a non-empty term1, found an empty field: ' \\tsyn\\tb'"),
     ("a\t\tb\n", 1, "expected a non-empty type, found an empty field: 'a\\t\\tb'"),
     ("x\ty\tz\na\tsyn\t\n", 2, "expected a non-empty term2, found an empty field: 'a\\tsyn\\t'"),
     ("a\tsyn\t\na\tb\n", 1, "expected a non-empty term2, found an empty field: 'a\\tsyn\\t'"),
@@ -251,7 +264,7 @@ def test_relations_errors(tmp_path, text, line, message):
     assert assert_message(err, path, line) == f"{path}:{line}: {message}"
 
 
-# --- pickling, the project's ACTER copy -------------------------------------------------------------
+# --- pickling, the project's ACTER copy -----------------------------------------------------------
 
 @pytest.mark.parametrize("reader, text", [
     (read_term_list, "Gene\t0.5\n"),
@@ -267,12 +280,15 @@ def test_readers_pickle_through_partial(tmp_path, reader, text):
 
 def test_acter_project_copy_reads():
     if not ACTER_WIND_FR.exists():
-        pytest.skip(f"the project copy of ACTER is missing: {ACTER_WIND_FR} (the demo helper creates it)")
+        pytest.skip(
+            f"the project copy of ACTER is missing: {ACTER_WIND_FR} (the demo helper creates it)")
     table = read_term_list(ACTER_WIND_FR)
-    lines = [line for line in ACTER_WIND_FR.read_text(encoding="utf-8").splitlines() if line.strip()]
+    lines = [line for line in ACTER_WIND_FR.read_text(encoding="utf-8").splitlines()
+             if line.strip()]
     assert table.num_rows == len(lines) > 900
     frame = pl.from_arrow(table)
-    assert set(frame["label"].unique()) == {"Specific_Term", "Common_Term", "OOD_Term", "Named_Entity"}
+    assert set(frame["label"].unique()) == {"Specific_Term", "Common_Term", "OOD_Term",
+                                            "Named_Entity"}
     assert frame["score"].null_count() == table.num_rows
     assert frame["term"].to_list() == [line.split("\t")[0] for line in lines]
     assert frame["duplicate_of"].null_count() == table.num_rows

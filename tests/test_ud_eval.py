@@ -19,12 +19,14 @@ from scorehouse.etl.errors import InputError
 from scorehouse.etl.ud import SCHEMA, read_ud
 from scorehouse.scorers.ud import METRICS, TextMismatch, evaluate
 
-GSD = Path(__file__).resolve().parent.parent / "demo" / "data" / "UD_French-GSD" / "fr_gsd-ud-test.conllu"
+GSD = Path(__file__).resolve().parent.parent / "demo" / "data" / "UD_French-GSD" / \
+    "fr_gsd-ud-test.conllu"
 
 
 def w(i, form, head, deprel, upos="NOUN", lemma=None, feats="_", xpos="_"):
     """A word line."""
-    return f"{i}\t{form}\t{form.lower() if lemma is None else lemma}\t{upos}\t{xpos}\t{feats}\t{head}\t{deprel}\t_\t_"
+    return (f"{i}\t{form}\t{form.lower() if lemma is None else lemma}\t{upos}\t{xpos}\t{feats}\t"
+            f"{head}\t{deprel}\t_\t_")
 
 
 def mwt(first, last, form):
@@ -44,12 +46,14 @@ def frame(text, name="f.conllu"):
 def counts(gold, system, **options):
     """{metric: (correct, gold_total, system_total, aligned_total)}."""
     found = evaluate(frame(gold, "gold.conllu"), frame(system, "system.conllu"), **options).counts()
-    return {m: (c["correct"], c["gold_total"], c["system_total"], c["aligned_total"]) for m, c in found.items()}
+    return {m: (c["correct"], c["gold_total"], c["system_total"], c["aligned_total"])
+            for m, c in found.items()}
 
 
 # "Le chat dort ." with a tree: dort <- chat (nsubj) <- Le (det); dort <- . (punct)
-SENTENCE = [w(1, "Le", 2, "det", "DET", feats="Definite=Def|Number=Sing"), w(2, "chat", 3, "nsubj", feats="Number=Sing"),
-            w(3, "dort", 0, "root", "VERB"), w(4, ".", 3, "punct", "PUNCT")]
+SENTENCE = [w(1, "Le", 2, "det", "DET", feats="Definite=Def|Number=Sing"),
+            w(2, "chat", 3, "nsubj", feats="Number=Sing"), w(3, "dort", 0, "root", "VERB"),
+            w(4, ".", 3, "punct", "PUNCT")]
 
 
 def with_row(rows, k, **changes):
@@ -74,12 +78,14 @@ def test_identical_files_are_perfect():
 
 
 def test_tags_universal_features_sorted():
-    system = with_row(SENTENCE, 1, upos="PRON", feats="Number=Sing|Definite=Def|Typo=Yes")  # order, non-universal
+    # order, non-universal
+    system = with_row(SENTENCE, 1, upos="PRON", feats="Number=Sing|Definite=Def|Typo=Yes")
     system = with_row(system, 2, feats="Number=Plur", xpos="NC")
     found = counts(doc(SENTENCE), doc(system))
     assert found["UPOS"] == (3, 4, 4, 4)
     assert found["XPOS"] == (3, 4, 4, 4)
-    assert found["UFeats"] == (3, 4, 4, 4)  # word 1 still right: Typo is not universal, order does not count
+    # word 1 still right: Typo is not universal, order does not count
+    assert found["UFeats"] == (3, 4, 4, 4)
     assert found["AllTags"] == (2, 4, 4, 4)
     assert found["MLAS"] == (1, 2, 2, 2)  # chat: wrong UFeats, and its det child has a wrong UPOS
 
@@ -113,8 +119,9 @@ def test_mlas_functional_children():
 
 def test_head_through_alignment():
     # the system splits "chat" in two tokens: gold chat and its dependents lose their aligned head
-    system = [w(1, "Le", 2, "det", "DET", feats="Definite=Def|Number=Sing"), w(2, "ch", 4, "nsubj", feats="Number=Sing"),
-              w(3, "at", 2, "dep"), w(4, "dort", 0, "root", "VERB"), w(5, ".", 4, "punct", "PUNCT")]
+    system = [w(1, "Le", 2, "det", "DET", feats="Definite=Def|Number=Sing"),
+              w(2, "ch", 4, "nsubj", feats="Number=Sing"), w(3, "at", 2, "dep"),
+              w(4, "dort", 0, "root", "VERB"), w(5, ".", 4, "punct", "PUNCT")]
     found = counts(doc(SENTENCE), doc(system))
     assert found["Tokens"] == (3, 4, 5, None)
     assert found["Words"] == (3, 4, 5, None)
@@ -129,20 +136,21 @@ DU_GOLD = [w(1, "Il", 2, "nsubj", "PRON"), w(2, "parle", 0, "root", "VERB"), mwt
 
 
 def test_multiword_token_on_gold_side_only():
-    system = [w(1, "Il", 2, "nsubj", "PRON"), w(2, "parle", 0, "root", "VERB"), w(3, "du", 4, "case", "ADP"),
-              w(4, "film", 2, "obl")]
+    system = [w(1, "Il", 2, "nsubj", "PRON"), w(2, "parle", 0, "root", "VERB"),
+              w(3, "du", 4, "case", "ADP"), w(4, "film", 2, "obl")]
     found = counts(doc(DU_GOLD), doc(system))
     assert found["Tokens"] == (4, 4, 4, None)  # "du" has the same span on both sides
     assert found["Words"] == (3, 5, 4, None)  # "du" matches neither "de" nor "le"
 
 
 def test_multiword_token_on_system_side_only_matches_by_form():
-    gold = [w(1, "Il", 2, "nsubj", "PRON"), w(2, "parle", 0, "root", "VERB"), w(3, "de", 4, "case", "ADP"),
-            w(4, "film", 2, "obl")]
+    gold = [w(1, "Il", 2, "nsubj", "PRON"), w(2, "parle", 0, "root", "VERB"),
+            w(3, "de", 4, "case", "ADP"), w(4, "film", 2, "obl")]
     system = [w(1, "Il", 2, "nsubj", "PRON"), w(2, "parle", 0, "root", "VERB"), mwt(3, 4, "de"),
               w(3, "DE", 5, "case", "ADP"), w(4, "x", 3, "dep"), w(5, "film", 2, "obl")]
     found = counts(doc(gold), doc(system))
-    assert found["Words"] == (4, 4, 5, None)  # gold "de" aligns with "DE" (forms compared lower-cased)
+    # gold "de" aligns with "DE" (forms compared lower-cased)
+    assert found["Words"] == (4, 4, 5, None)
     assert found["LAS"] == (4, 4, 5, 4)
 
 
@@ -165,8 +173,10 @@ def test_differing_tokenisation():
 
 def test_sentence_split():
     gold = doc(SENTENCE, [w(1, "Oui", 0, "root", "INTJ")])
-    system = doc([w(1, "Le", 2, "det", "DET", feats="Definite=Def|Number=Sing"), w(2, "chat", 0, "root")],
-                 [w(1, "dort", 0, "root", "VERB"), w(2, ".", 1, "punct", "PUNCT"), w(3, "Oui", 1, "dep", "INTJ")])
+    system = doc([w(1, "Le", 2, "det", "DET", feats="Definite=Def|Number=Sing"),
+                  w(2, "chat", 0, "root")],
+                 [w(1, "dort", 0, "root", "VERB"), w(2, ".", 1, "punct", "PUNCT"),
+                  w(3, "Oui", 1, "dep", "INTJ")])
     found = counts(gold, system)
     assert found["Sentences"] == (0, 2, 2, None)
     assert found["Tokens"] == (5, 5, 5, None)
@@ -174,8 +184,8 @@ def test_sentence_split():
 
 
 def test_words_and_spans_tables_give_the_counts():
-    system = [w(1, "Il", 2, "nsubj", "PRON"), w(2, "parle", 0, "root", "VERB"), w(3, "du", 4, "case", "ADP"),
-              w(4, "film", 2, "obl")]
+    system = [w(1, "Il", 2, "nsubj", "PRON"), w(2, "parle", 0, "root", "VERB"),
+              w(3, "du", 4, "case", "ADP"), w(4, "film", 2, "obl")]
     result = evaluate(frame(doc(DU_GOLD)), frame(doc(system)))
     words = result.words
     assert words.height == 5 + 1  # every gold word, and the unaligned system "du"
@@ -187,7 +197,8 @@ def test_words_and_spans_tables_give_the_counts():
     for metric in METRICS[2:]:
         assert words[f"{metric}_correct"].sum() == found[metric]["correct"]
     spans = result.spans
-    assert spans.filter(pl.col("metric") == "Tokens")["correct"].sum() == found["Tokens"]["correct"] == 4
+    assert spans.filter(pl.col("metric") == "Tokens")["correct"].sum() == \
+        found["Tokens"]["correct"] == 4
     scores = result.scores()
     assert scores["Words"]["precision"] == 3 / 4 and scores["Words"]["recall"] == 3 / 5
     assert scores["Words"]["f1"] == 2 * 3 / 9 and scores["Words"]["aligned_accuracy"] is None
@@ -200,8 +211,8 @@ def test_empty_system_scores_zero():
     assert scores["LAS"]["f1"] == 0.0 and scores["LAS"]["precision"] == 0.0
     assert scores["Tokens"]["gold_total"] == 4 and scores["Tokens"]["system_total"] == 0
     nothing = evaluate(frame("", "empty.conllu"), frame("", "empty.conllu")).scores()
-    assert nothing["LAS"] == {"precision": 0.0, "recall": 0.0, "f1": 0.0, "aligned_accuracy": 0, "correct": 0,
-                              "gold_total": 0, "system_total": 0, "aligned_total": 0}
+    assert nothing["LAS"] == {"precision": 0.0, "recall": 0.0, "f1": 0.0, "aligned_accuracy": 0,
+                              "correct": 0, "gold_total": 0, "system_total": 0, "aligned_total": 0}
 
 
 # ---------------------------------------------------------------- reader
@@ -217,7 +228,8 @@ def test_reader_columns_offsets_and_ids(tmp_path):
     rows = table.to_pylist()
     assert [r["form"] for r in rows] == ["de", "le", "10 000", "Oui"]  # the empty node is skipped
     assert [r["tok"] for r in rows] == [0, 0, 1, 2]
-    assert [(r["tok_start"], r["tok_end"]) for r in rows] == [(0, 2), (0, 2), (2, 7), (7, 10)]  # no spaces
+    # no spaces
+    assert [(r["tok_start"], r["tok_end"]) for r in rows] == [(0, 2), (0, 2), (2, 7), (7, 10)]
     assert [r["tok_form"] for r in rows] == ["du", "du", "10 000", "Oui"]
     assert [r["multiword"] for r in rows] == [True, True, False, False]
     assert [r["line_no"] for r in rows] == [6, 7, 9, 11]
@@ -248,14 +260,18 @@ BAD = [
     ("cycle", doc([w(1, "a", 0, "root"), w(2, "b", 3, "dep"), w(3, "c", 2, "dep")]), 2, "a tree"),
     ("no root", doc([w(1, "a", 2, "dep"), w(2, "b", 1, "dep")]), 1, "a root in the sentence"),
     ("two roots", doc([w(1, "a", 0, "root"), w(2, "b", 0, "root")]), 2, "one root per sentence"),
-    ("empty form", doc([w(1, "a", 0, "root"), w(2, "\u00a0", 1, "dep")]), 2, "a FORM that is not empty"),
-    ("unfinished range", doc([mwt(1, 3, "abc"), w(1, "a", 0, "root"), w(2, "b", 1, "dep")]), 1, "the words 1-3"),
+    ("empty form", doc([w(1, "a", 0, "root"), w(2, "\u00a0", 1, "dep")]), 2,
+     "a FORM that is not empty"),
+    ("unfinished range", doc([mwt(1, 3, "abc"), w(1, "a", 0, "root"), w(2, "b", 1, "dep")]), 1,
+     "the words 1-3"),
     ("range not at next word", doc([w(1, "a", 0, "root"), mwt(3, 4, "bc"), w(2, "b", 1, "dep"),
                                     w(3, "c", 1, "dep"), w(4, "d", 1, "dep")]), 2, "a range 2-b"),
     ("no final blank line", "\n".join([w(1, "a", 0, "root")]) + "\n", 1, "a blank line closing"),
     ("two blank lines", doc([w(1, "a", 0, "root")]) + "\n", 3, "at least one word"),
-    ("only an empty node", doc([w(1, "a", 0, "root")], ["1.1\tx\t_\t_\t_\t_\t_\t_\t_\t_"]), 4, "at least one word"),
-    ("comment inside", doc([w(1, "a", 0, "root"), "# note", w(2, "b", 1, "dep")]), 2, "a word line"),
+    ("only an empty node", doc([w(1, "a", 0, "root")], ["1.1\tx\t_\t_\t_\t_\t_\t_\t_\t_"]), 4,
+     "at least one word"),
+    ("comment inside", doc([w(1, "a", 0, "root"), "# note", w(2, "b", 1, "dep")]), 2,
+     "a word line"),
     ("space-only line", doc([w(1, "a", 0, "root")]) + " \n\n", 3, "10 TAB-separated fields"),
 ]
 
@@ -270,7 +286,8 @@ def test_reader_rejects_with_the_line(tmp_path, name, text, line, expected):
 
 
 def test_reader_rejects_bad_utf8(tmp_path):
-    path = write(tmp_path, "bad.conllu", doc([w(1, "a", 0, "root")]).encode() + b"1\t\xff\t_\t_\t_\t_\t0\troot\t_\t_\n\n")
+    path = write(tmp_path, "bad.conllu",
+                 doc([w(1, "a", 0, "root")]).encode() + b"1\t\xff\t_\t_\t_\t_\t0\troot\t_\t_\n\n")
     with pytest.raises(InputError) as err:
         read_ud(path)
     assert_message(err, path, 3)
@@ -279,7 +296,8 @@ def test_reader_rejects_bad_utf8(tmp_path):
 def test_reader_line_errors_come_before_structural_ones_in_another_chunk(tmp_path, monkeypatch):
     from scorehouse.etl import ud as ud_module
     monkeypatch.setattr(ud_module, "CHUNK_LINES", 3)
-    text = doc([w(1, "a", 0, "root"), w(2, "b", 0, "root")], [w(1, "a", 0, "root")], [w(1, "a", 0, "root"), "2\tb"])
+    text = doc([w(1, "a", 0, "root"), w(2, "b", 0, "root")], [w(1, "a", 0, "root")],
+               [w(1, "a", 0, "root"), "2\tb"])
     path = write(tmp_path, "bad.conllu", text)
     with pytest.raises(InputError) as err:
         read_ud(path)
@@ -298,8 +316,10 @@ def test_chunked_reading_equals_one_piece(monkeypatch):
 def test_text_mismatch_names_both_files_and_lines():
     system = with_row(SENTENCE, 2, form="chzt")
     with pytest.raises(TextMismatch) as err:
-        evaluate(frame(doc(SENTENCE)), frame(doc(system)), gold_path="g.conllu", system_path="s.conllu")
-    assert "g.conllu:2" in str(err.value) and "s.conllu:2" in str(err.value) and "'atdort.'" in str(err.value)
+        evaluate(frame(doc(SENTENCE)), frame(doc(system)), gold_path="g.conllu",
+                 system_path="s.conllu")
+    assert "g.conllu:2" in str(err.value) and "s.conllu:2" in str(err.value) and \
+        "'atdort.'" in str(err.value)
 
 
 def test_recovery_changes_nothing_when_the_texts_are_equal():
@@ -316,12 +336,14 @@ def test_recovery_typo_is_reported_and_the_token_still_counts():
     assert result.differences.rows() == [(2, 2, "a", "z")]
     found = result.counts()
     assert found["Tokens"]["correct"] == 4 and found["Words"]["correct"] == 4
-    assert found["LAS"]["correct"] == 4 and found["Lemmas"]["correct"] == 4  # only the FORM has the typo
+    # only the FORM has the typo
+    assert found["LAS"]["correct"] == 4 and found["Lemmas"]["correct"] == 4
 
 
 def test_recovery_extra_and_missing_tokens():
-    extra = [w(1, "Le", 2, "det", "DET", feats="Definite=Def|Number=Sing"), w(2, "chat", 4, "nsubj", feats="Number=Sing"),
-             w(3, "xx", 2, "dep"), w(4, "dort", 0, "root", "VERB"), w(5, ".", 4, "punct", "PUNCT")]
+    extra = [w(1, "Le", 2, "det", "DET", feats="Definite=Def|Number=Sing"),
+             w(2, "chat", 4, "nsubj", feats="Number=Sing"), w(3, "xx", 2, "dep"),
+             w(4, "dort", 0, "root", "VERB"), w(5, ".", 4, "punct", "PUNCT")]
     result = evaluate(frame(doc(SENTENCE)), frame(doc(extra)), recover=True)
     assert result.differences.rows() == [(3, 3, "", "xx")]
     found = result.counts()

@@ -23,13 +23,15 @@ from scorehouse.etl.errors import InputError
 from scorehouse.etl.ud import read_ud
 from scorehouse.scorers.ud import METRICS, evaluate
 
-GSD = Path(__file__).resolve().parent.parent / "demo" / "data" / "UD_French-GSD" / "fr_gsd-ud-test.conllu"
+GSD = Path(__file__).resolve().parent.parent / "demo" / "data" / "UD_French-GSD" / \
+    "fr_gsd-ud-test.conllu"
 STRICTER = {"range not at next word"}  # rejected by read_ud only (see etl/ud.py)
 
 
 def official(gold, system) -> dict:
     found = udeval.evaluate(gold, system)
-    return {m: (found[m].correct, found[m].gold_total, found[m].system_total, found[m].aligned_total)
+    return {m: (found[m].correct, found[m].gold_total, found[m].system_total,
+                found[m].aligned_total)
             for m in METRICS}
 
 
@@ -40,7 +42,8 @@ def ours(gold: pl.DataFrame, system: pl.DataFrame) -> dict:
 
 @pytest.fixture(scope="module")
 def gsd():
-    return udeval.load_conllu_file(str(GSD), {}), pl.from_arrow(read_ud(GSD)), GSD.read_text(encoding="utf-8")
+    return udeval.load_conllu_file(str(GSD), {}), pl.from_arrow(read_ud(GSD)), \
+        GSD.read_text(encoding="utf-8")
 
 
 def test_gsd_against_itself_is_perfect_and_official(gsd):
@@ -53,13 +56,15 @@ def test_gsd_against_itself_is_perfect_and_official(gsd):
 
 HEAVY = {k: min(1.0, v * 5) for k, v in RATES.items()}
 TOKENS = {"split_token": 0.15, "merge_tokens": 0.15, "word_to_mwt": 0.05}
-MULTIWORD = {"mwt_to_word": 0.3, "mwt_split": 0.3, "mwt_merge": 0.3, "mwt_words": 0.3, "word_to_mwt": 0.05}
+MULTIWORD = {"mwt_to_word": 0.3, "mwt_split": 0.3, "mwt_merge": 0.3, "mwt_words": 0.3,
+             "word_to_mwt": 0.05}
 SENTENCES = {"split_sentence": 0.3, "merge_sentences": 0.3}
-MIXES = [(1, None), (2, None), (3, HEAVY), (4, TOKENS), (5, MULTIWORD), (6, SENTENCES), (7, {**TOKENS, **MULTIWORD})]
+MIXES = [(1, None), (2, None), (3, HEAVY), (4, TOKENS), (5, MULTIWORD), (6, SENTENCES),
+         (7, {**TOKENS, **MULTIWORD})]
 
 
-@pytest.mark.parametrize("seed,rates", MIXES, ids=["default-1", "default-2", "heavy", "tokens", "multiword",
-                                                    "sentences", "tokens+multiword"])
+@pytest.mark.parametrize("seed,rates", MIXES, ids=["default-1", "default-2", "heavy", "tokens",
+                                                    "multiword", "sentences", "tokens+multiword"])
 def test_generated_systems_equal_the_official_counts(gsd, tmp_path, seed, rates):
     official_gold, gold, text = gsd
     system = noisy_system(text, seed, rates)
@@ -95,9 +100,11 @@ def _random_side(rng, text, cuts, multi, breaks, forms):
                 rows.append(line)
                 continue
             i = line
-            deprel = "root" if head[i - 1] == 0 else rng.choice(["nsubj", "obj:x", "det", "case", "cc", "punct", "nmod"])
-            rows.append("\t".join([str(i), words[i - 1], rng.choice(["_", "l", "m"]), rng.choice(["NOUN", "DET"]),
-                                   rng.choice(["_", "X"]), rng.choice(["_", "Number=Sing", "Foo=1|Number=Sing"]),
+            deprel = ("root" if head[i - 1] == 0
+                      else rng.choice(["nsubj", "obj:x", "det", "case", "cc", "punct", "nmod"]))
+            rows.append("\t".join([str(i), words[i - 1], rng.choice(["_", "l", "m"]),
+                                   rng.choice(["NOUN", "DET"]), rng.choice(["_", "X"]),
+                                   rng.choice(["_", "Number=Sing", "Foo=1|Number=Sing"]),
                                    str(head[i - 1]), deprel, "_", "_"]))
         sentences.append("\n".join(rows) + "\n\n")
         lines.clear()
@@ -108,7 +115,8 @@ def _random_side(rng, text, cuts, multi, breaks, forms):
             close()
         if a in multi:
             parts = forms(a, text[a:b])
-            lines.append(f"{len(words) + 1}-{len(words) + len(parts)}\t{text[a:b]}\t_\t_\t_\t_\t_\t_\t_\t_")
+            lines.append(
+                f"{len(words) + 1}-{len(words) + len(parts)}\t{text[a:b]}\t_\t_\t_\t_\t_\t_\t_\t_")
             for part in parts:
                 words.append(part)
                 lines.append(len(words))
@@ -131,7 +139,8 @@ def _random_pair(rng):
     drawn = {}
 
     def draw(surface):
-        return [rng.choice(["a", "b", "ab", "A", "ba", surface, surface.upper()]) for _ in range(rng.randint(1, 3))]
+        return [rng.choice(["a", "b", "ab", "A", "ba", surface, surface.upper()])
+                for _ in range(rng.randint(1, 3))]
 
     def gold_forms(a, surface):
         return drawn.setdefault(a, draw(surface))
@@ -157,8 +166,10 @@ def test_random_tiny_files_equal_the_official_counts(tmp_path, seed):
     rng = random.Random(seed)
     for case in range(60):
         gold_text, system_text = _random_pair(rng)
-        gold, system = write(tmp_path, "g.conllu", gold_text), write(tmp_path, "s.conllu", system_text)
-        expected = official(udeval.load_conllu_file(str(gold), {}), udeval.load_conllu_file(str(system), {}))
+        gold, system = write(tmp_path, "g.conllu", gold_text), \
+            write(tmp_path, "s.conllu", system_text)
+        expected = official(udeval.load_conllu_file(str(gold), {}),
+                            udeval.load_conllu_file(str(system), {}))
         found = ours(pl.from_arrow(read_ud(gold)), pl.from_arrow(read_ud(system)))
         assert found == expected, f"case {case}:\n{gold_text}----\n{system_text}"
 
@@ -194,8 +205,10 @@ def test_generator_is_deterministic_and_keeps_the_characters(gsd):
     frame = pl.from_arrow(read_ud("system.conllu", system.encode()))  # valid trees, one root each
     assert frame["tok_end"].max() == gold["tok_end"].max()
     evaluate(gold, frame)  # same characters: no TextMismatch
-    typos = pl.from_arrow(read_ud("typos.conllu", noisy_system(text, 11, {"text_noise": 0.05}).encode()))
-    assert typos["tok_end"].max() != gold["tok_end"].max() or typos["tok_form"].to_list() != gold["tok_form"].to_list()
+    typos = pl.from_arrow(read_ud("typos.conllu",
+                                  noisy_system(text, 11, {"text_noise": 0.05}).encode()))
+    assert typos["tok_end"].max() != gold["tok_end"].max() or \
+        typos["tok_form"].to_list() != gold["tok_form"].to_list()
     with pytest.raises(ValueError, match="unknown noise kinds: typo"):
         noisy_system(text, 1, {"typo": 0.1})
 
@@ -205,4 +218,5 @@ def test_bigger_treebank_renames_sentence_ids(gsd):
     bigger = pl.from_arrow(read_ud("big.conllu", bigger_treebank(text, 3).encode()))
     assert bigger.height == 3 * gold.height
     assert bigger["sent"].n_unique() == 3 * gold["sent"].n_unique()
-    assert bigger["sent"][0] == gold["sent"][0] + "-c1" and bigger["sent"][-1] == gold["sent"][-1] + "-c3"
+    assert bigger["sent"][0] == gold["sent"][0] + "-c1" and \
+        bigger["sent"][-1] == gold["sent"][-1] + "-c3"

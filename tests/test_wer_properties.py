@@ -48,7 +48,8 @@ def oracle(ref, hyp, ins, dele, sub):
             for j in range(1, len(hyp) + 1):
                 same = ref[i - 1] == hyp[j - 1]
                 diag = (prev[j - 1][0] + (0 if same else sub), prev[j - 1][1] + (0 if same else 1))
-                row.append(min(diag, (prev[j][0] + dele, prev[j][1]), (row[j - 1][0] + ins, row[j - 1][1]), key=key))
+                row.append(min(diag, (prev[j][0] + dele, prev[j][1]),
+                               (row[j - 1][0] + ins, row[j - 1][1]), key=key))
             prev = row
         return prev[-1]
 
@@ -101,7 +102,8 @@ def test_swapping_reference_and_hypothesis_swaps_deletions_and_insertions(seed):
     for (ref, hyp), f, b in zip(pairs, forward, backward):
         assert weighted(f, SCLITE) == weighted(b, SCLITE)
         _, s_min, s_max = oracle(ref, hyp, 3, 3, 4)
-        if s_min == s_max:  # otherwise several optimal splits exist and tie-breaking may pick another
+        # otherwise several optimal splits exist and tie-breaking may pick another
+        if s_min == s_max:
             assert (b["S"], b["D"], b["I"], b["C"]) == (f["S"], f["I"], f["D"], f["C"]), (ref, hyp)
 
 
@@ -117,14 +119,17 @@ def test_block_size_does_not_change_the_alignment(seed):
     for budget in (1, 50, 1000):
         small = align(ref_values, ref_offsets, hyp_values, hyp_offsets, SCLITE, cell_budget=budget)
         for field in ("ops", "op_offsets", "ref_index", "hyp_index"):
-            np.testing.assert_array_equal(getattr(small, field), getattr(large, field), err_msg=f"{field} @ {budget}")
+            np.testing.assert_array_equal(getattr(small, field), getattr(large, field),
+                                          err_msg=f"{field} @ {budget}")
     # Every reference / hypothesis token appears exactly once, in order, on its side.
     for k in range(len(pairs)):
         ops = slice(large.op_offsets[k], large.op_offsets[k + 1])
         ref_side = large.ref_index[ops]
         hyp_side = large.hyp_index[ops]
-        np.testing.assert_array_equal(ref_side[ref_side >= 0], np.arange(ref_offsets[k], ref_offsets[k + 1]))
-        np.testing.assert_array_equal(hyp_side[hyp_side >= 0], np.arange(hyp_offsets[k], hyp_offsets[k + 1]))
+        np.testing.assert_array_equal(ref_side[ref_side >= 0],
+                                      np.arange(ref_offsets[k], ref_offsets[k + 1]))
+        np.testing.assert_array_equal(hyp_side[hyp_side >= 0],
+                                      np.arange(hyp_offsets[k], hyp_offsets[k + 1]))
 
 
 @pytest.mark.parametrize("seed", SEEDS)

@@ -1,12 +1,13 @@
-"""``scorehouse wer --method none`` against the real NIST sclite binary (SCTK), utterance by utterance.
+"""``scorehouse wer --method none`` against the real NIST sclite binary (SCTK), utterance by
+utterance.
 
-docs/metrics/wer.md requires the default S/D/I split to equal sclite's, tie-breaking included. We generate
-a few hundred utterance pairs (fixed numpy seed) that stress the alignment: empty references and/or
-hypotheses, repeated words, a tiny vocabulary so that equal-cost alignments are frequent, accented
-words, TABs inside the text, utterances of up to ~30 words. sclite scores them (``-o pra``: its
-per-utterance alignment) and we compare per utterance C, S, D, I and the op string derived from
-sclite's REF:/HYP: columns (ref gap -> I, hyp gap -> D, equal -> C, else S), and the corpus totals
-of its raw summary (``-o rsum``).
+docs/metrics/wer.md requires the default S/D/I split to equal sclite's, tie-breaking included. We
+generate a few hundred utterance pairs (fixed numpy seed) that stress the alignment: empty
+references and/or hypotheses, repeated words, a tiny vocabulary so that equal-cost alignments are
+frequent, accented words, TABs inside the text, utterances of up to ~30 words. sclite scores them
+(``-o pra``: its per-utterance alignment) and we compare per utterance C, S, D, I and the op string
+derived from sclite's REF:/HYP: columns (ref gap -> I, hyp gap -> D, equal -> C, else S), and the
+corpus totals of its raw summary (``-o rsum``).
 
 Observed sclite behaviour the parser relies on (SCTK 2.10): an utterance whose reference and
 hypothesis are both empty has a ``Scores:`` line and no REF:/HYP: lines; an empty reference shows
@@ -43,14 +44,16 @@ def sclite_binary() -> Path:
     found = shutil.which("sclite")
     if found:
         return Path(found)
-    pytest.fail(f"NIST sclite not found at {SCLITE_DEFAULT} nor on PATH: install the Debian package "
-                "'sctk' (apt-get install sctk), or set SCOREHOUSE_NO_SCLITE=1 to skip these tests")
+    pytest.fail(f"NIST sclite not found at {SCLITE_DEFAULT} nor on PATH: install the Debian "
+                "package 'sctk' (apt-get install sctk), or set SCOREHOUSE_NO_SCLITE=1 to skip "
+                "these tests")
 
 
 # ---------------------------------------------------------------- data
 
 def _join(rng, tokens):
-    """Tokens joined by random whitespace (TABs included), sometimes with leading/trailing blanks."""
+    """Tokens joined by random whitespace (TABs included), sometimes with leading/trailing
+    blanks."""
     if not tokens:
         return ""
     out = tokens[0]
@@ -82,9 +85,9 @@ def _edit(rng, ref, vocabulary):
 
 def generate_pairs(seed: int, n: int, vocabulary=WORDS) -> list[tuple[list[str], list[str]]]:
     rng = np.random.default_rng(seed)
-    pairs = [([], []), ([], ["a"]), (["a"], []), (["x", "y"], ["y", "x"]), (["a", "b", "c"], ["c", "a", "b"]),
-             (["la"] * 5, ["la"] * 3), (["la"] * 2, ["la"] * 6), (["a", "x", "y"], ["p", "q", "a"]),
-             (["p", "q", "a"], ["a", "x", "y"])]
+    pairs = [([], []), ([], ["a"]), (["a"], []), (["x", "y"], ["y", "x"]),
+             (["a", "b", "c"], ["c", "a", "b"]), (["la"] * 5, ["la"] * 3), (["la"] * 2, ["la"] * 6),
+             (["a", "x", "y"], ["p", "q", "a"]), (["p", "q", "a"], ["a", "x", "y"])]
     while len(pairs) < n:
         kind = rng.integers(7)
         length = int(rng.integers(0, 31))
@@ -93,12 +96,14 @@ def generate_pairs(seed: int, n: int, vocabulary=WORDS) -> list[tuple[list[str],
         elif kind == 1:  # empty hypothesis
             pairs.append((_pick(rng, vocabulary, int(rng.integers(1, 8))), []))
         elif kind == 2:  # both random from a 3-word vocabulary: ties everywhere
-            pairs.append((_pick(rng, TIES, int(rng.integers(0, 12))), _pick(rng, TIES, int(rng.integers(0, 12)))))
+            pairs.append((_pick(rng, TIES, int(rng.integers(0, 12))),
+                          _pick(rng, TIES, int(rng.integers(0, 12)))))
         elif kind == 3:  # repeated words
             word = vocabulary[rng.integers(len(vocabulary))]
             pairs.append(([word] * int(rng.integers(0, 9)), [word] * int(rng.integers(0, 9))))
         elif kind == 4:  # independent random utterances
-            pairs.append((_pick(rng, vocabulary, length), _pick(rng, vocabulary, int(rng.integers(0, 31)))))
+            pairs.append((_pick(rng, vocabulary, length),
+                          _pick(rng, vocabulary, int(rng.integers(0, 31)))))
         else:  # a realistic hypothesis: the reference with random edits
             ref = _pick(rng, vocabulary, length)
             pairs.append((ref, _edit(rng, ref, vocabulary)))
@@ -129,11 +134,13 @@ def run_sclite(binary: Path, ref: Path, hyp: Path, report: str, case_sensitive: 
 
 
 def _ascii_lower(token: str) -> str:
-    return token.translate(str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz"))
+    return token.translate(str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+                                         "abcdefghijklmnopqrstuvwxyz"))
 
 
 def parse_pra(text: str, case_sensitive: bool) -> dict[str, dict]:
-    """Per utterance id: sclite's Scores (C, S, D, I) and the ops derived from its REF/HYP columns."""
+    """Per utterance id: sclite's Scores (C, S, D, I) and the ops derived from its REF/HYP
+    columns."""
     out = {}
     for block in re.split(r"^id: ", text, flags=re.M)[1:]:
         utt_id = re.match(r"\(([^()]+)\)", block).group(1)
@@ -178,10 +185,13 @@ def compare(report: dict, sclite_utterances: dict, rsum: dict, ids, pairs):
     for utt_id, (ref, hyp) in zip(ids, pairs):
         mine = {k: ours[utt_id][k] for k in ("C", "S", "D", "I", "ops")}
         if mine != sclite_utterances[utt_id]:
-            mismatches.append(f"{utt_id}: ref={ref} hyp={hyp}\n  sclite={sclite_utterances[utt_id]}\n  ours  ={mine}")
-    assert not mismatches, f"{len(mismatches)} utterance(s) differ from sclite:\n" + "\n".join(mismatches[:10])
+            mismatches.append(f"{utt_id}: ref={ref} hyp={hyp}\n  "
+                              f"sclite={sclite_utterances[utt_id]}\n  ours  ={mine}")
+    assert not mismatches, \
+        f"{len(mismatches)} utterance(s) differ from sclite:\n" + "\n".join(mismatches[:10])
     t = report["totals"]
-    assert {k: t[k] for k in ("C", "S", "D", "I", "N")} == {k: rsum[k] for k in ("C", "S", "D", "I", "N")}
+    assert {k: t[k] for k in ("C", "S", "D", "I", "N")} == \
+        {k: rsum[k] for k in ("C", "S", "D", "I", "N")}
     assert rsum["utterances"] == len(ids)
     assert t["wer"] == pytest.approx((rsum["S"] + rsum["D"] + rsum["I"]) / rsum["N"])
 
@@ -193,7 +203,8 @@ def test_case_sensitive_alignment_equals_sclite(seed, tmp_path, wer_json):
     ref, hyp, ids = write_pairs(tmp_path, pairs, seed)
     report = wer_json(ref, hyp, "--method", "none")
     assert "align:sclite" in report["signature"]
-    utterances = parse_pra(run_sclite(binary, ref, hyp, "pra", case_sensitive=True), case_sensitive=True)
+    utterances = parse_pra(run_sclite(binary, ref, hyp, "pra", case_sensitive=True),
+                           case_sensitive=True)
     rsum = parse_rsum(run_sclite(binary, ref, hyp, "rsum", case_sensitive=True))
     compare(report, utterances, rsum, ids, pairs)
     # The data did stress what it claims to: empty sides, accents, long utterances, many errors.
@@ -209,7 +220,8 @@ def test_case_insensitive_alignment_equals_sclite(tmp_path, wer_json):
     ref, hyp, ids = write_pairs(tmp_path, pairs, seed)
     report = wer_json(ref, hyp, "--method", "none", "--case", "insensitive")
     assert "case:insensitive" in report["signature"]
-    utterances = parse_pra(run_sclite(binary, ref, hyp, "pra", case_sensitive=False), case_sensitive=False)
+    utterances = parse_pra(run_sclite(binary, ref, hyp, "pra", case_sensitive=False),
+                           case_sensitive=False)
     rsum = parse_rsum(run_sclite(binary, ref, hyp, "rsum", case_sensitive=False))
     compare(report, utterances, rsum, ids, pairs)
     # Case differences did occur and were scored as correct by both.

@@ -42,7 +42,8 @@ METHODS = sorted(TOTALS)
 
 
 def _frame(column):
-    return pl.DataFrame({"utt_id": [u for u, _, _ in EXAMPLE], "text": [row[column] for row in EXAMPLE]})
+    return pl.DataFrame({"utt_id": [u for u, _, _ in EXAMPLE],
+                         "text": [row[column] for row in EXAMPLE]})
 
 
 def _score(method, markers=Markers()):
@@ -92,7 +93,8 @@ def test_cli_reproduces_table_4_4(method, write_trn, wer_json):
 def test_marker_mapping_makes_unk_an_oov():
     """Under M3, ``<unk> <unk>`` behaves like ``OOV OOV`` once ``<unk>`` is mapped to oov."""
     markers = Markers.from_mapping({"oov": ["OOV", "<unk>"]})
-    frame = pl.DataFrame({"utt_id": ["a", "b", "c"], "text": ["<unk> <unk>", "OOV OOV", "bonjour <unk>"]})
+    frame = pl.DataFrame({"utt_id": ["a", "b", "c"],
+                          "text": ["<unk> <unk>", "OOV OOV", "bonjour <unk>"]})
     mapped = normalise(frame, "m3", markers)["tokens"].to_list()
     assert mapped[0] == mapped[1] == ["<REJET>"]
     assert mapped[2] == ["bonjour", "OOV"]  # mapped onto the canonical spelling
