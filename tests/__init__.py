@@ -1,1 +1,2 @@
-"""scorehouse test suite (a regular package, so that it wins over any "tests" package a dependency installs)."""
+"""scorehouse test suite (a regular package, so that it wins over any "tests" package a
+dependency installs)."""

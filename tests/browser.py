@@ -14,14 +14,15 @@ from pathlib import Path
 import pytest
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-BROWSER_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-sync",
-                 "--disable-background-networking", "--disable-component-update"]
+BROWSER_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-sync", "--disable-background-networking", "--disable-component-update"]
 
 # Tables whose section (up to the next heading) shows no signature line: the section around the
 # table at the page's level, or inside the collapsible <details> block that holds it.
-UNSIGNED_TABLES = """() => [...document.querySelectorAll('table')].filter(t => {
+UNSIGNED_TABLES = ("""() => [...document.querySelectorAll('table')].filter(t => {
     const signed = (block) => {
-        for (let e = block.nextElementSibling; e && !/^H[1-3]$/.test(e.tagName); e = e.nextElementSibling)
+        for (let e = block.nextElementSibling; e && !/^H[1-3]$/.test(e.tagName); """
+                   """e = e.nextElementSibling)
             if (e.classList.contains('signature')) return true;
         return false;
     };
@@ -31,7 +32,7 @@ UNSIGNED_TABLES = """() => [...document.querySelectorAll('table')].filter(t => {
         if (level === document.body) break;
     }
     return true;
-}).length"""
+}).length""")
 
 
 def browse(page_path: Path, selectors: tuple[str, ...]):
@@ -46,7 +47,8 @@ def browse(page_path: Path, selectors: tuple[str, ...]):
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_FLAGS)
         page = browser.new_page()
-        page.on("console", lambda m: errors.append(m.text) if m.type in ("error", "warning") else None)
+        page.on("console",
+                lambda m: errors.append(m.text) if m.type in ("error", "warning") else None)
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.on("requestfailed", lambda r: errors.append(f"request failed: {r.url}"))
         page.goto(page_path.as_uri(), wait_until="load")

@@ -28,7 +28,8 @@ def run_wer():
     """``run_wer(ref, hyp, *options)``: the click result of ``scorehouse wer REF HYP OPTIONS``."""
 
     def run(ref, hyp, *options):
-        return CliRunner().invoke(main, ["wer", str(ref), str(hyp), *options], catch_exceptions=False)
+        return CliRunner().invoke(main, ["wer", str(ref), str(hyp), *options],
+                                  catch_exceptions=False)
 
     return run
 

@@ -1,8 +1,8 @@
 """EASY annotations shared by the tests (readers, scorer, pipeline).
 
-``PAPER_XML``: the sentence the EASY paper (Paroubek et al., LREC 2006, section 4 and its figure 1) annotates, "Il
-arrive en retard, avec, dans sa poche, un discours qu'il est obligé de garder", with the
-constituents and relations its text names. Choices where the text leaves room:
+``PAPER_XML``: the sentence the EASY paper (Paroubek et al., LREC 2006, section 4 and its figure 1)
+annotates, "Il arrive en retard, avec, dans sa poche, un discours qu'il est obligé de garder", with
+the constituents and relations its text names. Choices where the text leaves room:
 
 * forms: the sentence split at spaces and apostrophes, punctuation separate (19 forms, E1F1..E1F19,
   ``qu'`` is E1F14);
@@ -102,7 +102,7 @@ PAPER_XML = """\
 </DOCUMENT>
 """
 
-ALL_TYPES_XML = """\
+ALL_TYPES_XML = ("""\
 <?xml version="1.0" encoding="UTF-8"?>
 <DOCUMENT xmlns:xlink="http://www.w3.org/1999/xlink">
   <E id="E1">
@@ -121,26 +121,32 @@ ALL_TYPES_XML = """\
     </constituants>
     <relations>
       <relation xlink:type="extended" type="SUJ-V" id="E1R1">
-        <sujet xlink:type="locator" xlink:href="E1G1"/><verbe xlink:type="locator" xlink:href="E1G4"/>
+        <sujet xlink:type="locator" xlink:href="E1G1"/>"""
+     """<verbe xlink:type="locator" xlink:href="E1G4"/>
       </relation>
       <relation xlink:type="extended" type="APPOS" id="E1R2">
-        <premier xlink:type="locator" xlink:href="E1G1"/><appose xlink:type="locator" xlink:href="E1G2"/>
+        <premier xlink:type="locator" xlink:href="E1G1"/>"""
+     """<appose xlink:type="locator" xlink:href="E1G2"/>
       </relation>
       <relation xlink:type="extended" type="MOD-N" id="E1R3">
-        <modifieur xlink:type="locator" xlink:href="E1G3"/><nom xlink:type="locator" xlink:href="E1G2"/>
+        <modifieur xlink:type="locator" xlink:href="E1G3"/>"""
+     """<nom xlink:type="locator" xlink:href="E1G2"/>
         <a-propager booleen="vrai"/>
       </relation>
       <relation xlink:type="extended" type="AUX-V" id="E1R4">
-        <auxiliaire xlink:type="locator" xlink:href="E1F7"/><verbe xlink:type="locator" xlink:href="E1F8"/>
+        <auxiliaire xlink:type="locator" xlink:href="E1F7"/>"""
+     """<verbe xlink:type="locator" xlink:href="E1F8"/>
       </relation>
       <relation xlink:type="extended" type="COD-V" id="E1R5">
         <cod xlink:type="locator" xlink:href="E1G6"/><verbe xlink:type="locator" xlink:href="E1G4"/>
       </relation>
       <relation xlink:type="extended" type="MOD-V" id="E1R6">
-        <modifieur xlink:type="locator" xlink:href="E1G5"/><verbe xlink:type="locator" xlink:href="E1G4"/>
+        <modifieur xlink:type="locator" xlink:href="E1G5"/>"""
+     """<verbe xlink:type="locator" xlink:href="E1G4"/>
       </relation>
       <relation xlink:type="extended" type="MOD-R" id="E1R7">
-        <modifieur xlink:type="locator" xlink:href="E1F9"/><adverbe xlink:type="locator" xlink:href="E1F10"/>
+        <modifieur xlink:type="locator" xlink:href="E1F9"/>"""
+     """<adverbe xlink:type="locator" xlink:href="E1F10"/>
       </relation>
       <relation xlink:type="extended" type="COORD" id="E1R8">
         <coordonnant xlink:type="locator" xlink:href="E1F13"/>
@@ -171,37 +177,46 @@ ALL_TYPES_XML = """\
         <coord-d xlink:type="locator" xlink:href="E2G2"/>
       </relation>
       <relation xlink:type="extended" type="SUJ-V" id="E2R2">
-        <sujet xlink:type="locator" xlink:href="E2G1"/><verbe xlink:type="locator" xlink:href="E2G2"/>
+        <sujet xlink:type="locator" xlink:href="E2G1"/>"""
+     """<verbe xlink:type="locator" xlink:href="E2G2"/>
       </relation>
       <relation xlink:type="extended" type="ATB-SO" id="E2R3">
-        <attribut xlink:type="locator" xlink:href="E2G3"/><verbe xlink:type="locator" xlink:href="E2G2"/>
+        <attribut xlink:type="locator" xlink:href="E2G3"/>"""
+     """<verbe xlink:type="locator" xlink:href="E2G2"/>
         <s-o valeur="sujet"/>
       </relation>
       <relation xlink:type="extended" type="COMP" id="E2R4">
-        <complementeur xlink:type="locator" xlink:href="E2F5"/><verbe xlink:type="locator" xlink:href="E2G5"/>
+        <complementeur xlink:type="locator" xlink:href="E2F5"/>"""
+     """<verbe xlink:type="locator" xlink:href="E2G5"/>
       </relation>
       <relation xlink:type="extended" type="MOD-A" id="E2R5">
-        <modifieur xlink:type="locator" xlink:href="E2G5"/><adjectif xlink:type="locator" xlink:href="E2G3"/>
+        <modifieur xlink:type="locator" xlink:href="E2G5"/>"""
+     """<adjectif xlink:type="locator" xlink:href="E2G3"/>
       </relation>
       <relation xlink:type="extended" type="SUJ-V" id="E2R6">
-        <sujet xlink:type="locator" xlink:href="E2G4"/><verbe xlink:type="locator" xlink:href="E2G5"/>
+        <sujet xlink:type="locator" xlink:href="E2G4"/>"""
+     """<verbe xlink:type="locator" xlink:href="E2G5"/>
       </relation>
       <relation xlink:type="extended" type="COD-V" id="E2R7">
         <cod xlink:type="locator" xlink:href="E2F7"/><verbe xlink:type="locator" xlink:href="E2F8"/>
       </relation>
       <relation xlink:type="extended" type="JUXT" id="E2R8">
-        <premier xlink:type="locator" xlink:href="E2G2"/><suivant xlink:type="locator" xlink:href="E2G6"/>
+        <premier xlink:type="locator" xlink:href="E2G2"/>"""
+     """<suivant xlink:type="locator" xlink:href="E2G6"/>
       </relation>
       <relation xlink:type="extended" type="CPL-V" id="E2R9">
-        <complement xlink:type="locator" xlink:href="E2G7"/><verbe xlink:type="locator" xlink:href="E2G6"/>
+        <complement xlink:type="locator" xlink:href="E2G7"/>"""
+     """<verbe xlink:type="locator" xlink:href="E2G6"/>
       </relation>
       <relation xlink:type="extended" type="MOD-P" id="E2R10">
-        <modifieur xlink:type="locator" xlink:href="E2F14"/><preposition xlink:type="locator" xlink:href="E2F15"/>
+        <modifieur xlink:type="locator" xlink:href="E2F14"/>"""
+     """<preposition xlink:type="locator" xlink:href="E2F15"/>
       </relation>
       <relation xlink:type="extended" type="MOD-V" id="E2R11">
-        <modifieur xlink:type="locator" xlink:href="E2G8"/><verbe xlink:type="locator" xlink:href="E2G6"/>
+        <modifieur xlink:type="locator" xlink:href="E2G8"/>"""
+     """<verbe xlink:type="locator" xlink:href="E2G6"/>
       </relation>
     </relations>
   </E>
 </DOCUMENT>
-"""
+""")

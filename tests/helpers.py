@@ -16,7 +16,8 @@ def write(tmp_path: pathlib.Path, name: str, data: bytes | str) -> pathlib.Path:
 
 
 def assert_message(err: pytest.ExceptionInfo, path, line: int | None) -> str:
-    """The reader's error is exactly ``path:line: expected X, found Y`` (``path: ...`` without a line)."""
+    """The reader's error is exactly ``path:line: expected X, found Y`` (``path: ...`` without a
+    line)."""
     message = str(err.value)
     where = re.escape(str(path)) + (f":{line}" if line is not None else "")
     assert re.fullmatch(rf"{where}: expected .+, found .+", message), message
@@ -26,7 +27,8 @@ def assert_message(err: pytest.ExceptionInfo, path, line: int | None) -> str:
 
 def tree(root: pathlib.Path) -> dict[str, bytes]:
     """Every file under ``root``, by relative path, with its bytes."""
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file()}
 
 
 def text_lines(path: pathlib.Path) -> list[str]:

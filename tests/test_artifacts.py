@@ -118,7 +118,8 @@ def test_editions_are_swapped_whole_and_reproducible(campaign, tmp_path):
         }
 
     assert files(first_out) == files(second_out)
-    assert tables(tmp_path / "a.duckdb") == tables(tmp_path / "b.duckdb")  # every value, bit for bit
+    # every value, bit for bit
+    assert tables(tmp_path / "a.duckdb") == tables(tmp_path / "b.duckdb")
     assert not re.search(
         r"\b20\d\d-\d\d-\d\d \d\d:\d\d\b", (first_out / "index.html").read_text(encoding="utf-8")
     )
@@ -145,22 +146,27 @@ def test_an_older_bulletin_folder_is_replaced_by_an_edition(campaign, tmp_path):
                 "scorehouse.scorers.bootstrap",
                 "scorehouse.warehouse.families.parsing_ud",
             ],
-            ["scorehouse.scorers.pos", "scorehouse.scorers.wer", "scorehouse.warehouse.families.pos"],
+            ["scorehouse.scorers.pos", "scorehouse.scorers.wer",
+             "scorehouse.warehouse.families.pos"],
         ),
         (
             "pos",
-            ["scorehouse.scorers.lcs", "scorehouse.scorers.pos", "scorehouse.etl.grace", "scorehouse.scorers.bootstrap"],
+            ["scorehouse.scorers.lcs", "scorehouse.scorers.pos", "scorehouse.etl.grace",
+             "scorehouse.scorers.bootstrap"],
             ["scorehouse.scorers.easy", "scorehouse.scorers.wer"],
         ),
         (
             "wer",
-            ["scorehouse.scorers.alignment", "scorehouse.scorers.wer", "scorehouse.scorers.bootstrap"],
+            ["scorehouse.scorers.alignment", "scorehouse.scorers.wer",
+             "scorehouse.scorers.bootstrap"],
             ["scorehouse.scorers.lcs", "scorehouse.scorers.pos"],
         ),
-        ("coref", ["scorehouse.scorers.coref", "scorehouse.scorers.coref_paper", "scorehouse.scorers.bootstrap"], ["scorehouse.scorers.lcs"]),
+        ("coref", ["scorehouse.scorers.coref", "scorehouse.scorers.coref_paper",
+                   "scorehouse.scorers.bootstrap"], ["scorehouse.scorers.lcs"]),
         (
             "terms",
-            ["scorehouse.scorers.terms", "scorehouse.scorers.terms_measures", "scorehouse.scorers.terms_slices"],
+            ["scorehouse.scorers.terms", "scorehouse.scorers.terms_measures",
+             "scorehouse.scorers.terms_slices"],
             ["scorehouse.scorers.lcs"],
         ),
     ],
@@ -168,7 +174,8 @@ def test_an_older_bulletin_folder_is_replaced_by_an_edition(campaign, tmp_path):
 def test_code_versions_follow_the_imports(family, reaches, not_reached):
     found = {name for name, _ in imported_sources(f"scorehouse.warehouse.families.{family}")}
     assert set(reaches) <= found and not set(not_reached) & found
-    assert not any(name.startswith("scorehouse.reports") for name in found)  # pages are not scoring code
+    # pages are not scoring code
+    assert not any(name.startswith("scorehouse.reports") for name in found)
 
 
 def test_a_warehouse_from_an_earlier_version_gains_new_columns(campaign, tmp_path):

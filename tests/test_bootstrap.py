@@ -23,7 +23,8 @@ def units(n=300, seed=0):
 def test_weights_equal_an_explicit_resample():
     errors, words = units()
     n = len(words)
-    samples = ratio_samples(errors[:, None], words[:, None], resamples=5, seed=7, stream="x", chunk=5)
+    samples = ratio_samples(errors[:, None], words[:, None], resamples=5, seed=7, stream="x",
+                            chunk=5)
     # the same draws, made explicitly: numpy's generator seeded the way ratio_samples seeds it
     import zlib
 
@@ -37,15 +38,19 @@ def test_weights_equal_an_explicit_resample():
 def test_chunking_does_not_change_the_draws(chunk):
     errors, words = units()
     reference = ratio_samples(errors[:, None], words[:, None], resamples=50, seed=3, chunk=50)
-    np.testing.assert_allclose(ratio_samples(errors[:, None], words[:, None], 50, 3, chunk=chunk), reference)
+    np.testing.assert_allclose(ratio_samples(errors[:, None], words[:, None], 50, 3, chunk=chunk),
+                               reference)
 
 
 def test_seed_and_stream_matter():
     errors, words = units()
     a = ratio_samples(errors[:, None], words[:, None], 200, seed=1, stream="Dev")
-    assert not np.allclose(a, ratio_samples(errors[:, None], words[:, None], 200, seed=2, stream="Dev"))
-    assert not np.allclose(a, ratio_samples(errors[:, None], words[:, None], 200, seed=1, stream="Test"))
-    np.testing.assert_array_equal(a, ratio_samples(errors[:, None], words[:, None], 200, seed=1, stream="Dev"))
+    assert not np.allclose(a, ratio_samples(errors[:, None], words[:, None], 200, seed=2,
+                                            stream="Dev"))
+    assert not np.allclose(a, ratio_samples(errors[:, None], words[:, None], 200, seed=1,
+                                            stream="Test"))
+    np.testing.assert_array_equal(a, ratio_samples(errors[:, None], words[:, None], 200, seed=1,
+                                                   stream="Dev"))
 
 
 def test_interval_brackets_the_estimate_and_shrinks_with_more_units():
@@ -85,7 +90,8 @@ def test_ratio_intervals_pivot_a_long_count_table():
 
     from scorehouse.scorers.bootstrap import ratio_intervals
 
-    long = pl.DataFrame({"unit": ["u1", "u1", "u2", "u3", "u2"], "variant": ["b", "b", "a", "a", "b"],
+    long = pl.DataFrame({"unit": ["u1", "u1", "u2", "u3", "u2"],
+                         "variant": ["b", "b", "a", "a", "b"],
                          "num": [1, 2, 3, 0, 1], "den": [2, 2, 4, 5, 3]})
     ci = ratio_intervals(long, "unit", "variant", "num", "den", 300, 11, stream="s")
     assert ci.variants == ["a", "b"]

@@ -24,7 +24,8 @@ WER_SELECTORS = ("table.scores", "table.ier", "table.categories", "table.speaker
 @pytest.fixture(scope="module")
 def bulletins(tmp_path_factory) -> tuple[Path, Path]:
     root = tmp_path_factory.mktemp("bulletin")
-    toml = write_demo_campaign(root / "campaign", scale=0.05, pos=False, parsing=False, coref=False, terms=False, calls=False)
+    toml = write_demo_campaign(root / "campaign", scale=0.05, pos=False, parsing=False, coref=False,
+                               terms=False, calls=False)
     result = run(toml.parent, root / "w.duckdb", root / "out", quiet=True)
     assert result.exit_code == 0, result.summary()
     return root / "out", toml
@@ -36,8 +37,8 @@ def test_wer_page_in_chromium(bulletins):
     assert errors == []
     assert counts["table.corpora"] == 1
     assert counts["unsigned tables"] == 0
-    for selector in ("table.scores", "table.ier", "table.categories", "table.speakers", "table.paired",
-                     "div.chart svg"):
+    for selector in ("table.scores", "table.ier", "table.categories", "table.speakers",
+                     "table.paired", "div.chart svg"):
         assert counts[selector] == 3, selector  # one per corpus
     assert counts["table.confusions"] == 3 * 4  # one per corpus and published system
     assert counts["div.signature"] >= 3 * 5  # every method's signature under every corpus table
@@ -48,7 +49,8 @@ def test_wer_page_in_chromium(bulletins):
 def test_publication_flags(bulletins):
     out, toml = bulletins
     campaign = load_campaign(toml)
-    html = (out / "asr" / "index.html").read_text(encoding="utf-8") + (out / "index.html").read_text(encoding="utf-8")
+    html = ((out / "asr" / "index.html").read_text(encoding="utf-8")
+            + (out / "index.html").read_text(encoding="utf-8"))
     exported = "".join(p.read_text(encoding="utf-8") for p in (out / "asr").glob("*.csv"))
     systems = {s.id: s for t in campaign.tasks for s in t.systems}
     for participant in campaign.participants.values():
@@ -60,7 +62,8 @@ def test_publication_flags(bulletins):
                 assert s.id not in html and s.id not in exported
             assert participant.name not in html
         if participant.publication == "anonymous":
-            assert participant.code(campaign.id) in html and participant.code(campaign.id) in exported
+            assert (participant.code(campaign.id) in html
+                    and participant.code(campaign.id) in exported)
 
 
 def test_index_page_in_chromium(bulletins):
@@ -78,7 +81,8 @@ def test_exported_tables(bulletins):
     csv = pl.read_csv(folder / "wer_scores.csv")
     parquet = pl.read_parquet(folder / "wer_scores.parquet")
     assert csv.height == parquet.height > 0
-    assert {"corpus", "label", "method", "wer", "ci_low", "ci_high", "signature"} <= set(parquet.columns)
+    assert {"corpus", "label", "method", "wer", "ci_low", "ci_high",
+            "signature"} <= set(parquet.columns)
     tex = (folder / "wer_scores.tex").read_text(encoding="utf-8")
     assert tex.startswith("\\begin{tabular}") and "\\_" in tex  # underscores escaped
     md = (folder / "wer_scores.md").read_text(encoding="utf-8").splitlines()

@@ -43,7 +43,8 @@ REFERENCE = {("monde", "E1"): {"GN": 2, "NV": 1, "SUJ-V": 1, "COD-V": 1, "MOD-N"
              ("oral", "E1"): {"GN": 1, "NV": 1, "SUJ-V": 1},
              ("oral", "E2"): {"GN": 1, "NV": 2, "SUJ-V": 1, "COD-V": 1}}
 EASY_TABLES = ("table.parsing-corpora", "table.parsing-reference-types", "table.parsing-scores",
-               "table.parsing-corpus-scores", "table.parsing-ways", "table.parsing-types", "table.parsing-consensus")
+               "table.parsing-corpus-scores", "table.parsing-ways", "table.parsing-types",
+               "table.parsing-consensus")
 UD_TABLES = ("table.parsing-ud-corpora", "table.parsing-ud-overview", "table.parsing-ud-scores",
              "table.parsing-ud-deprel", "table.parsing-ud-upos", "table.parsing-ud-confusion",
              "table.parsing-ud-differences")
@@ -53,32 +54,40 @@ HIDDEN = ("secret", "Gamma Hidden Institute")
 def _campaign() -> Campaign:
     systems = tuple(System(s, p, "", {}) for s, p in SYSTEMS)
     easy = Task("easy", "parsing", "EASY parsing", tuple(
-        Corpus(c, "test", {"reference": Path(f"{c}.xml")}, {"format": "easy", "genre": g, "provider": p})
+        Corpus(c, "test", {"reference": Path(f"{c}.xml")},
+               {"format": "easy", "genre": g, "provider": p})
         for c, (g, p) in CORPORA.items()), systems)
-    ud = Task("ud", "parsing", "UD parsing", (Corpus("gsd", "test", {"reference": Path("gsd.conllu")},
-                                                     {"format": "conllu", "genre": "news"}),), systems)
-    return Campaign("tiny-parsing", "Tiny parsing campaign", "", Path("."), {"test": "Official test"},
-                    PARTICIPANTS, (easy, ud), bootstrap=50, seed=3)
+    ud = Task("ud", "parsing", "UD parsing",
+              (Corpus("gsd", "test", {"reference": Path("gsd.conllu")},
+                      {"format": "conllu", "genre": "news"}),), systems)
+    return Campaign("tiny-parsing", "Tiny parsing campaign", "", Path("."),
+                    {"test": "Official test"}, PARTICIPANTS, (easy, ud), bootstrap=50, seed=3)
 
 
 def _catalog(con, campaign: Campaign) -> None:
     c = campaign.id
-    con.execute("INSERT INTO cat_campaign VALUES (?, ?, '', '.', ?, ?, 1)", [c, campaign.name, 50, 3])
+    con.execute("INSERT INTO cat_campaign VALUES (?, ?, '', '.', ?, ?, 1)",
+                [c, campaign.name, 50, 3])
     con.executemany("INSERT INTO cat_participant VALUES (?, ?, ?, ?, ?, ?)",
-                    [[c, p.id, p.name, p.publication, p.organiser, p.code(c)] for p in PARTICIPANTS.values()])
+                    [[c, p.id, p.name, p.publication, p.organiser, p.code(c)]
+                     for p in PARTICIPANTS.values()])
     for task in campaign.tasks:
         con.executemany("INSERT INTO cat_system VALUES (?, ?, ?, ?, ?, ?, false, '', '{}')",
-                        [[c, task.id, s.id, s.participant, campaign.label(s), PARTICIPANTS[s.participant].organiser]
+                        [[c, task.id, s.id, s.participant, campaign.label(s),
+                          PARTICIPANTS[s.participant].organiser]
                          for s in task.systems])
-        con.executemany("INSERT INTO cat_corpus VALUES (?, ?, 'parsing', ?, 'test')", [[c, task.id, k.id] for k in task.corpora])
+        con.executemany("INSERT INTO cat_corpus VALUES (?, ?, 'parsing', ?, 'test')",
+                        [[c, task.id, k.id] for k in task.corpora])
 
 
 def _matched(rng, top: int) -> list[int]:
-    """Matched pairs under EQUAL, FUZZY, INCLUDE, BARYCENTER, INTERSECTION: each at least the previous."""
+    """Matched pairs under EQUAL, FUZZY, INCLUDE, BARYCENTER, INTERSECTION: each at least the
+    previous."""
     out = [int(rng.integers(0, top + 1))]
     for _ in range(4):
         out.append(int(rng.integers(out[-1], top + 1)))
-    return [out[0], out[1], out[2], out[4], out[3]]  # column order: equal fuzzy include intersection barycenter
+    # column order: equal fuzzy include intersection barycenter
+    return [out[0], out[1], out[2], out[4], out[3]]
 
 
 def _easy_facts(con, c: str) -> None:
@@ -87,28 +96,35 @@ def _easy_facts(con, c: str) -> None:
     for (corpus, sent), types in REFERENCE.items():
         for t, n in types.items():
             kind = "relation" if "-" in t else "constituent"
-            ranges += [[c, "easy", corpus, "", None, kind, sent, f"{sent}{t}{i}", t, role, i, i, None]
-                       for i in range(n) for role in ((0, 1) if kind == "relation" else (0,))]
+            ranges += [
+                [c, "easy", corpus, "", None, kind, sent, f"{sent}{t}{i}", t, role, i, i, None]
+                for i in range(n) for role in ((0, 1) if kind == "relation" else (0,))]
         for system, _ in SYSTEMS:
             for t, ref in types.items():
                 kind = "relation" if "-" in t else "constituent"
-                hyp = int(rng.integers(0, 4)) if (system, kind) != ("house", "relation") else 0  # a chunker
+                # a chunker
+                hyp = int(rng.integers(0, 4)) if (system, kind) != ("house", "relation") else 0
                 base = _matched(rng, min(hyp, ref))
                 for mode in MODES:
                     m = base if kind == "constituent" else _matched(rng, min(hyp, ref))
                     rows.append([c, "easy", corpus, system, CORPORA[corpus][0], sent, kind, t, mode,
                                  hyp, ref, *m, *(signature("easy", mode, f) for f in FUNCTIONS)])
     con.executemany("INSERT INTO fct_parsing_sentence VALUES (" + ", ".join("?" * 21) + ")", rows)
-    con.executemany("INSERT INTO int_parsing_range VALUES (" + ", ".join("?" * 14) + ")", [[*r, False] for r in ranges])
+    con.executemany("INSERT INTO int_parsing_range VALUES (" + ", ".join("?" * 14) + ")",
+                    [[*r, False] for r in ranges])
     con.execute("""INSERT INTO mart_parsing_interval
-        SELECT campaign, task, CASE slice WHEN 'task' THEN '*' ELSE corpus END, system, kind, mode, function, measure,
+        SELECT campaign, task, CASE slice WHEN 'task' THEN '*' ELSE corpus END, system, kind, """
+                """mode, function, measure,
                value, greatest(value - 0.05, 0), least(value + 0.05, 1), 50, 3, NULL, NULL
         FROM (SELECT *, 'P' AS measure, precision AS value FROM mart_parsing_scores UNION ALL
-              SELECT *, 'R', recall FROM mart_parsing_scores UNION ALL SELECT *, 'F', f1 FROM mart_parsing_scores)
+              SELECT *, 'R', recall FROM mart_parsing_scores UNION ALL """
+                """SELECT *, 'F', f1 FROM mart_parsing_scores)
         WHERE slice IN ('task', 'corpus')""")
     con.executemany("INSERT INTO mart_parsing_corpus VALUES (?, 'easy', ?, ?, ?, ?, ?, 2, ?)",
-                    [[c, "monde", "LE MONDE", "LLF", 10, 120, 21], [c, "oral", "ORAL_DELIC", "DELIC", 8, 60, 15]])
-    con.executemany("INSERT INTO mart_parsing_consensus VALUES (?, 'easy', ?, ?, ?, ?, ?, ?, ?, ?)", [
+                    [[c, "monde", "LE MONDE", "LLF", 10, 120, 21],
+                     [c, "oral", "ORAL_DELIC", "DELIC", 8, 60, 15]])
+    con.executemany("INSERT INTO mart_parsing_consensus VALUES "
+                    "(?, 'easy', ?, ?, ?, ?, ?, ?, ?, ?)", [
         [c, "monde", "E1", "constituent", "GN", "1-2", 4, 1.0, True],
         [c, "monde", "E1", "constituent", "NV", "3-4", 1, 0.25, False],
         [c, "monde", "E1", "relation", "SUJ-V", "1-2 3-3", 3, 0.75, True],
@@ -125,15 +141,18 @@ def _easy_facts(con, c: str) -> None:
     for sha in ("ref-monde", "sub-monde"):
         con.executemany("INSERT INTO stg_parsing_easy_item VALUES (" + ", ".join("?" * 14) + ")",
                         [[sha, *row] for row in items])
-    inputs = [("", "reference", "ref-monde")] + [(s, "submissions", "sub-monde") for s, _ in SYSTEMS]
-    con.executemany("INSERT INTO cat_input VALUES (?, 'easy', 'monde', ?, ?, ?, 'x', 8, 'accepted', NULL, 1, now())",
+    inputs = ([("", "reference", "ref-monde")]
+              + [(s, "submissions", "sub-monde") for s, _ in SYSTEMS])
+    con.executemany("INSERT INTO cat_input VALUES (?, 'easy', 'monde', ?, ?, ?, 'x', 8, "
+                    "'accepted', NULL, 1, now())",
                     [[c, system, role, sha] for system, role, sha in inputs])
 
 
-UD_METRICS = ("Tokens", "Sentences", "Words", "UPOS", "XPOS", "UFeats", "AllTags", "Lemmas", "UAS", "LAS", "CLAS",
-              "MLAS", "BLEX")
+UD_METRICS = ("Tokens", "Sentences", "Words", "UPOS", "XPOS", "UFeats", "AllTags", "Lemmas", "UAS",
+              "LAS", "CLAS", "MLAS", "BLEX")
 # (gold upos, gold deprel) of the reference words; per system, the indexes it gets wrong.
-WORDS = [("DET", "det"), ("NOUN", "nsubj"), ("VERB", "root"), ("ADP", "case"), ("NOUN", "obl"), ("PUNCT", "punct"),
+WORDS = [("DET", "det"), ("NOUN", "nsubj"), ("VERB", "root"), ("ADP", "case"), ("NOUN", "obl"),
+         ("PUNCT", "punct"),
          ("PRON", "nsubj"), ("VERB", "root"), ("NOUN", "obj"), ("PUNCT", "punct")]
 WRONG = {"parser-a": {4}, "parser-b": {1, 8}, "secret": {2}, "house": set()}
 
@@ -147,33 +166,38 @@ def _ud_facts(con, c: str) -> None:
                 gold = 1 if metric == "Sentences" else int(rng.integers(4, 8))
                 sys_total = gold if metric == "Sentences" else gold + int(rng.integers(-1, 2))
                 correct = int(rng.integers(0, min(gold, sys_total) + 1))
-                aligned = None if metric in ("Tokens", "Sentences", "Words") else min(gold, sys_total)
-                rows.append([c, "ud", "gsd", system, genre, sent_no, f"s{sent_no}", metric, correct, gold, sys_total,
-                             aligned, signature("conllu")])
+                aligned = (None if metric in ("Tokens", "Sentences", "Words")
+                           else min(gold, sys_total))
+                rows.append([c, "ud", "gsd", system, genre, sent_no, f"s{sent_no}", metric, correct,
+                             gold, sys_total, aligned, signature("conllu")])
         for i, (upos, deprel) in enumerate(WORDS):
             wrong = i in WRONG[system]
-            sys_deprel = {"nsubj": "obj", "obl": "nmod", "obj": "nsubj"}.get(deprel, "dep") if wrong else deprel
-            words.append([c, "ud", "gsd", system, 1 + i // 5, i + 1, i + 1, upos, "X" if wrong else upos, deprel,
-                          sys_deprel, True, True, not wrong, True, True, not wrong, True, True, not wrong, not wrong,
-                          not wrong, not wrong])
+            sys_deprel = ({"nsubj": "obj", "obl": "nmod", "obj": "nsubj"}.get(deprel, "dep")
+                          if wrong else deprel)
+            words.append([c, "ud", "gsd", system, 1 + i // 5, i + 1, i + 1, upos,
+                          "X" if wrong else upos, deprel, sys_deprel, True, True, not wrong, True,
+                          True, not wrong, True, True, not wrong, not wrong, not wrong, not wrong])
     con.executemany("INSERT INTO fct_parsing_ud_sentence VALUES (" + ", ".join("?" * 13) + ")",
                     rows)
     con.executemany("INSERT INTO int_parsing_ud_word VALUES (" + ", ".join("?" * 23) + ")", words)
     con.execute("""INSERT INTO mart_parsing_ud_interval
-        SELECT campaign, task, corpus, system, metric, f1, greatest(f1 - 0.04, 0), least(f1 + 0.04, 1), 50, 3,
+        SELECT campaign, task, corpus, system, metric, f1, greatest(f1 - 0.04, 0), """
+                """least(f1 + 0.04, 1), 50, 3,
                NULL, NULL
         FROM mart_parsing_ud_scores WHERE slice = 'corpus'""")
-    con.execute("INSERT INTO mart_parsing_corpus VALUES (?, 'ud', 'gsd', 'news', '', 3, 30, 3, 30)", [c])
+    con.execute("INSERT INTO mart_parsing_corpus VALUES (?, 'ud', 'gsd', 'news', '', 3, 30, 3, 30)",
+                [c])
     con.executemany("INSERT INTO int_parsing_ud_difference VALUES (?, 'ud', 'gsd', ?, ?, ?, ?, ?)",
-                    [[c, "parser-b", 12, 12, "Le chat", "Lechat"], [c, "secret", 20, 21, "dort", "dors"]])
+                    [[c, "parser-b", 12, 12, "Le chat", "Lechat"],
+                     [c, "secret", 20, 21, "dort", "dors"]])
 
 
 def _render(con, campaign, task, out: Path) -> tuple[dict, str]:
     out.mkdir(parents=True)
     data = page_data(con, campaign, task, out)
     html = environment().get_template("parsing.html").render(
-        campaign=campaign, version="test", run=None, generated=datetime.now().strftime("%Y-%m-%d %H:%M"),
-        root="../", **data)
+        campaign=campaign, version="test", run=None,
+        generated=datetime.now().strftime("%Y-%m-%d %H:%M"), root="../", **data)
     (out / "index.html").write_text(html, encoding="utf-8")
     return data, html
 
@@ -194,7 +218,8 @@ def pages(tmp_path_factory):
 
 
 def _exported(folder: Path) -> str:
-    return "".join(p.read_text(encoding="utf-8") for p in folder.iterdir() if p.suffix in (".csv", ".md", ".tex", ".xml"))
+    return "".join(p.read_text(encoding="utf-8") for p in folder.iterdir()
+                   if p.suffix in (".csv", ".md", ".tex", ".xml"))
 
 
 def _row(html: str, table_class: str, label: str, nth: int = 0) -> str:
@@ -212,7 +237,8 @@ def test_publication_flags(pages, task):
     for hidden in HIDDEN:
         assert hidden not in html and hidden not in exported
     code = f"{campaign.participants['beta'].code(campaign.id)}-1"
-    assert code in html and code in exported and "parser-b" not in html + exported and "Beta Team" not in html
+    assert (code in html and code in exported and "parser-b" not in html + exported
+            and "Beta Team" not in html)
     assert "parser-a" in html and "house" in html and "Organisers (shown apart)" in html
     shown = data["results"]["constituent"] if task == "easy" else data["scopes"][0]["overview"]
     assert [r["label"] for _, rows in shown for r in rows] == [*sorted([code, "parser-a"]), "house"]
@@ -225,7 +251,8 @@ def test_easy_page_figures(pages):
     data, html = pages["easy"]
     folder = pages["root"] / "easy"
     assert (data["mode"], data["function"]) == ("HYP", "EQUAL") and len(data["way_names"]) == 15
-    # house (organisers) produced constituents only: evaluated on constituents, left out of relations.
+    # house (organisers) produced constituents only: evaluated on constituents, left out of
+    # relations.
     assert data["absent"] == {"constituent": [], "relation": ["house"]}
     code = f"{campaign.participants['beta'].code(campaign.id)}-1"
     assert [(title, [r["label"] for r in rows]) for title, rows in data["results"]["relation"]] == [
@@ -233,38 +260,45 @@ def test_easy_page_figures(pages):
     assert [c["label"] for c in data["ways"]["relation"]["columns"]] == sorted([code, "parser-a"])
     assert "Not evaluated on relations (none produced):\nhouse;" in html
     # The relation F of parser-a, HYP-EQUAL, whole task, with its interval over both corpora ('*').
-    f1 = one(con, "SELECT f1 FROM mart_parsing_scores WHERE campaign = ? AND task = 'easy' AND slice = 'task' "
-                     "AND system = 'parser-a' AND kind = 'relation' AND mode = 'HYP' AND function = 'EQUAL'",
-                     [campaign.id])[0]
+    f1 = one(con, "SELECT f1 FROM mart_parsing_scores WHERE campaign = ? AND task = 'easy' "
+                  "AND slice = 'task' AND system = 'parser-a' AND kind = 'relation' "
+                  "AND mode = 'HYP' AND function = 'EQUAL'", [campaign.id])[0]
     assert 0 < f1 < 1  # the data make the check meaningful
-    low, high = one(con, "SELECT ci_low, ci_high FROM mart_parsing_interval WHERE corpus = '*' AND task = 'easy' "
-                            "AND system = 'parser-a' AND kind = 'relation' AND mode = 'HYP' AND function = 'EQUAL' "
-                            "AND measure = 'F'")
+    low, high = one(con, "SELECT ci_low, ci_high FROM mart_parsing_interval WHERE corpus = '*' "
+                         "AND task = 'easy' AND system = 'parser-a' AND kind = 'relation' "
+                         "AND mode = 'HYP' AND function = 'EQUAL' AND measure = 'F'")
     row = _row(html, "parsing-scores", "parser-a", nth=1)  # constituents first, then relations
-    assert f'<td class="f">{100 * f1:.2f}<div class="ci">{100 * low:.2f}–{100 * high:.2f}</div>' in row
+    assert (f'<td class="f">{100 * f1:.2f}<div class="ci">{100 * low:.2f}–{100 * high:.2f}</div>'
+            in row)
     # Figure 3: the mean over the genres of the per-genre F, for every way, equals the marts'.
     ways = pl.read_csv(folder / "parsing_ways.csv")
-    expected = frame(con, "SELECT kind, mode, function, avg(f1) AS f FROM mart_parsing_scores WHERE task = 'easy' "
-                          "AND system = 'parser-a' AND slice = 'genre' GROUP BY ALL")
+    expected = frame(con, "SELECT kind, mode, function, avg(f1) AS f FROM mart_parsing_scores "
+                          "WHERE task = 'easy' AND system = 'parser-a' AND slice = 'genre' "
+                          "GROUP BY ALL")
     got = ways.filter(pl.col("label") == "parser-a").join(expected, on=["kind", "mode", "function"])
     assert got.height == 30 and np.allclose(got["mean_f1"], got["f"])
     # Table 6: reference relations per type, total over both corpora.
     assert [(r["type"], r["total"]) for r in data["reference_types"]["relation"]] == [
         ("SUJ-V", 4), ("COD-V", 2), ("MOD-N", 2), ("total", 8)]
-    assert data["totals"] == {"sentences": 18, "words": 180, "annotated_sentences": 4, "annotated_words": 36}
+    assert data["totals"] == {"sentences": 18, "words": 180, "annotated_sentences": 4,
+                              "annotated_words": 36}
     # Figure 2: one heatmap per published system; oral has no MOD-N (blank cell): 2 x 3 - 1 values.
     heatmaps = re.findall(r'<div class="chart heatmap">(.*?)</div>', html, flags=re.DOTALL)
     assert len(heatmaps) == 2 and all("<svg" in h for h in heatmaps)  # house produced no relation
-    cells = frame(con, "SELECT genre, type, f1 FROM mart_parsing_scores WHERE task = 'easy' AND system = 'parser-a' "
-                       "AND slice = 'genre_type' AND kind = 'relation' AND mode = 'HYP' AND function = 'EQUAL'")
+    cells = frame(con, "SELECT genre, type, f1 FROM mart_parsing_scores WHERE task = 'easy' "
+                       "AND system = 'parser-a' AND slice = 'genre_type' AND kind = 'relation' "
+                       "AND mode = 'HYP' AND function = 'EQUAL'")
     assert cells.height == 5
-    mine = re.search(r'<h4>parser-a</h4>\s*<div class="chart heatmap">(.*?)</div>', html, flags=re.DOTALL).group(1)
-    texts = re.findall(r'<text style="font-size: 7.5px[^>]*>([0-9]+)</text>', mine)  # cell values (ticks: 10px)
+    mine = re.search(r'<h4>parser-a</h4>\s*<div class="chart heatmap">(.*?)</div>', html,
+                     flags=re.DOTALL).group(1)
+    # cell values (ticks: 10px)
+    texts = re.findall(r'<text style="font-size: 7.5px[^>]*>([0-9]+)</text>', mine)
     assert sorted(texts) == sorted(f"{100 * v:.0f}" for v in cells["f1"])
     assert len(re.findall(r'<div class="chart ways">\s*<svg', html)) == 2
     # Per type with the macro average (mart_parsing_scores_macro).
-    macro = one(con, "SELECT macro_f1, types FROM mart_parsing_scores_macro WHERE task = 'easy' AND slice = 'task' "
-                        "AND system = 'parser-a' AND kind = 'relation' AND mode = 'HYP' AND function = 'EQUAL'")
+    macro = one(con, "SELECT macro_f1, types FROM mart_parsing_scores_macro WHERE task = 'easy' "
+                     "AND slice = 'task' AND system = 'parser-a' AND kind = 'relation' "
+                     "AND mode = 'HYP' AND function = 'EQUAL'")
     relations = html.split('<table class="parsing-types"')[2].split("</table>")[0]
     mine = relations.split(">parser-a<")[1].split('class="group"')[0]
     assert macro[1] == 3 and "macro average (3 types)</td><td></td><td></td><td></td>" in mine
@@ -274,13 +308,16 @@ def test_easy_page_figures(pages):
 def test_easy_consensus_and_exports(pages):
     data, html = pages["easy"]
     folder = pages["root"] / "easy"
-    assert data["consensus_links"] == {"monde": "consensus_monde.xml"}  # oral: nothing staged, no file
+    # oral: nothing staged, no file
+    assert data["consensus_links"] == {"monde": "consensus_monde.xml"}
     assert '<a href="consensus_monde.xml">' in html and "consensus_oral.xml" not in html
     assert "chat" in (folder / "consensus_monde.xml").read_text(encoding="utf-8")
     assert not (folder / "consensus_oral.xml").exists()
     consensus = {r["corpus"]: r for r in data["consensus"]}
-    assert (consensus["monde"]["constituents"], consensus["monde"]["constituents_consensus"]) == (2, 1)
-    for stem in ("parsing_corpora", "parsing_reference_types", "parsing_scores", "parsing_scores_by_type",
+    assert ((consensus["monde"]["constituents"], consensus["monde"]["constituents_consensus"])
+            == (2, 1))
+    for stem in ("parsing_corpora", "parsing_reference_types", "parsing_scores",
+                 "parsing_scores_by_type",
                  "parsing_scores_macro", "parsing_ways", "parsing_consensus"):
         for ext in ("csv", "parquet", "md", "tex"):
             assert (folder / f"{stem}.{ext}").stat().st_size > 0, (stem, ext)
@@ -296,29 +333,34 @@ def test_ud_page_figures(pages):
     folder = pages["root"] / "ud"
     assert [s["title"] for s in data["scopes"]] == ["Corpus gsd", "Genre news", "Genre wiki"]
     assert html.count("<details>") == 2
-    las = one(con, "SELECT f1 FROM mart_parsing_ud_scores WHERE campaign = ? AND task = 'ud' AND slice = 'task' "
-                      "AND system = 'parser-a' AND metric = 'LAS'", [campaign.id])[0]
-    low, high = one(con, "SELECT ci_low, ci_high FROM mart_parsing_ud_interval WHERE task = 'ud' AND corpus = 'gsd' "
-                            "AND system = 'parser-a' AND metric = 'LAS'")
+    las = one(con, "SELECT f1 FROM mart_parsing_ud_scores WHERE campaign = ? AND task = 'ud' "
+                   "AND slice = 'task' AND system = 'parser-a' AND metric = 'LAS'",
+              [campaign.id])[0]
+    low, high = one(con, "SELECT ci_low, ci_high FROM mart_parsing_ud_interval WHERE task = 'ud' "
+                         "AND corpus = 'gsd' AND system = 'parser-a' AND metric = 'LAS'")
     scores = html.split("<h4>parser-a</h4>")[1].split("</table>")[0]
     las_row = next(r for r in scores.split("<tr") if ">LAS<" in r)
-    assert f'<td class="f">{100 * las:.2f}</td>' in las_row and f"{100 * low:.2f}–{100 * high:.2f}" in las_row
+    assert (f'<td class="f">{100 * las:.2f}</td>' in las_row
+            and f"{100 * low:.2f}–{100 * high:.2f}" in las_row)
     for metric in UD_METRICS:
         assert f"<th>{metric}<div" in html
-    # Breakdowns: parser-a mislabels its one obl word (head right): LAS F1 of obl is 0, a confusion obl -> nmod.
+    # Breakdowns: parser-a mislabels its one obl word (head right): LAS F1 of obl is 0, a confusion
+    # obl -> nmod.
     code = f"{campaign.participants['beta'].code(campaign.id)}-1"
     columns = [c["label"] for c in data["label_columns"]]
     assert columns == [*sorted([code, "parser-a"]), "house"]
     deprel = {r["value"]: r for r in data["breakdowns"]["deprel"]}
-    assert deprel["nsubj"]["gold"] == 2 and deprel["obl"]["cells"][columns.index("parser-a")]["f1"] == 0
+    assert (deprel["nsubj"]["gold"] == 2
+            and deprel["obl"]["cells"][columns.index("parser-a")]["f1"] == 0)
     assert deprel["obl"]["cells"][columns.index("house")]["f1"] == 1
     confusion = {label: rows for label, _, rows in data["confusion"]}
-    assert [(r["gold_deprel"], r["system_deprel"], r["words"]) for r in confusion["parser-a"]] == [("obl", "nmod", 1)]
+    assert [(r["gold_deprel"], r["system_deprel"], r["words"])
+            for r in confusion["parser-a"]] == [("obl", "nmod", 1)]
     assert "house" not in confusion  # no labelling error
     assert '<div class="chart deprels"><svg' in html.replace("\n", "")
     assert [r["label"] for r in data["differences"]] == [code]
-    for stem in ("parsing_ud_corpora", "parsing_ud_scores", "parsing_ud_by_label", "parsing_ud_confusion",
-                 "parsing_ud_differences"):
+    for stem in ("parsing_ud_corpora", "parsing_ud_scores", "parsing_ud_by_label",
+                 "parsing_ud_confusion", "parsing_ud_differences"):
         for ext in ("csv", "parquet", "md", "tex"):
             assert (folder / f"{stem}.{ext}").stat().st_size > 0, (stem, ext)
     exported = pl.read_csv(folder / "parsing_ud_scores.csv")
@@ -326,10 +368,12 @@ def test_ud_page_figures(pages):
                            & (pl.col("metric") == "LAS"))["f1"][0] == pytest.approx(las)
 
 
-@pytest.mark.parametrize("task, tables, charts", [("easy", EASY_TABLES, 2 + 2), ("ud", UD_TABLES, 1)])
+@pytest.mark.parametrize("task, tables, charts", [("easy", EASY_TABLES, 2 + 2),
+                                                  ("ud", UD_TABLES, 1)])
 def test_page_in_chromium(pages, task, tables, charts):
     text, errors, counts = browse(pages["root"] / task / "index.html",
-                                  (*tables, "div.chart svg", "div.signature", "table[data-signature]", "table"))
+                                  (*tables, "div.chart svg", "div.signature",
+                                   "table[data-signature]", "table"))
     assert errors == []
     assert counts["unsigned tables"] == 0
     assert counts["table[data-signature]"] == counts["table"]
@@ -338,7 +382,8 @@ def test_page_in_chromium(pages, task, tables, charts):
         assert counts[selector] >= 1, selector
     assert "Organisers (shown apart)" in text
     assert "boot|unit:sentence|resamples:50|seed:3|interval:percentile-95" in text
-    assert ("parsing|conll18|recover:no|" if task == "ud" else "parsing|easy|mode:HYP|function:EQUAL|") in text
+    assert ("parsing|conll18|recover:no|" if task == "ud"
+            else "parsing|easy|mode:HYP|function:EQUAL|") in text
 
 
 def test_both_pages_rank_by_the_paired_tests(pages, tmp_path):

@@ -28,28 +28,32 @@ POS_TABLES = ("table.pos-scores", "table.pos-genre", "table.pos-relative", "tabl
               "table.pos-noneval", "table.pos-unknown", "table.pos-kappa", "table.pos-kappa-pairs",
               "table.pos-consensus", "table.pos-residual")
 CONSENSUS_LINK = "p.note a[href='consensus_tiny.grace']"
-POS_SELECTORS = (*POS_TABLES, "div.chart svg", "div.chart svg path", "div.signature", "tr.baseline", "details",
-                 CONSENSUS_LINK)
+POS_SELECTORS = (*POS_TABLES, "div.chart svg", "div.chart svg path", "div.signature", "tr.baseline",
+                 "details", CONSENSUS_LINK)
 
 # (form, reference tags, LOC)
 REFERENCE = {
     ("d1", "presse"): [
-        ("s1", [("Le", "Da-ms-d", ""), ("chat", "Ncms", ""), ("mange", "Vmip3s-", ""), ("une", "Da-fs-i", ""),
-                ("pomme", "Ncfs", "B=Ncfs"), ("de", "Sp", "I"), ("terre", "Ncfs", "I"), (".", "Fs", "")]),
-        ("s2", [("Il", "Pp3msn-", ""), ("dort", "Vmip3s-", ""), ("bien", "Rgp", ""), (".", "Fs", "")]),
+        ("s1", [("Le", "Da-ms-d", ""), ("chat", "Ncms", ""), ("mange", "Vmip3s-", ""),
+                ("une", "Da-fs-i", ""), ("pomme", "Ncfs", "B=Ncfs"), ("de", "Sp", "I"),
+                ("terre", "Ncfs", "I"), (".", "Fs", "")]),
+        ("s2", [("Il", "Pp3msn-", ""), ("dort", "Vmip3s-", ""), ("bien", "Rgp", ""),
+                (".", "Fs", "")]),
     ],
     ("d2", "roman"): [
-        ("s3", [("La", "Da-fs-d", ""), ("nuit", "Ncfs", ""), ("tombe", "Vmip3s-|Ncfs", ""), ("vite", "Rgp", ""),
-                (".", "Fs", "")]),
-        ("s4", [("Marie", "Np", ""), ("chante", "Vmip3s-", ""), ("une", "Da-fs-i", ""), ("chanson", "Ncfs", ""),
-                ("!", "Fs", "")]),
+        ("s3", [("La", "Da-fs-d", ""), ("nuit", "Ncfs", ""), ("tombe", "Vmip3s-|Ncfs", ""),
+                ("vite", "Rgp", ""), (".", "Fs", "")]),
+        ("s4", [("Marie", "Np", ""), ("chante", "Vmip3s-", ""), ("une", "Da-fs-i", ""),
+                ("chanson", "Ncfs", ""), ("!", "Fs", "")]),
     ],
 }
-TRAINING = [("Le", "Da-ms-d"), ("chat", "Ncms"), ("dort", "Vmip3s-"), (".", "Fs"), ("La", "Da-fs-d"),
-            ("nuit", "Ncfs"), ("tombe", "Vmip3s-"), ("tombe", "Ncfs"), ("une", "Da-fs-i"), ("une", "Pi-fs--"),
-            ("bien", "Rgp"), ("bien", "Ncms"), ("Il", "Pp3msn-"), ("mange", "Vmip3s-"), ("!", "Fs")]
-COARSE = {"Da-ms-d": "DET", "Da-fs-d": "DET", "Da-fs-i": "DET", "Ncms": "NOUN", "Ncfs": "NOUN", "Sp": "ADP",
-          "Fs": "PUNCT", "Vmip3s-": "VERB", "Pp3msn-": "PRON", "Rgp": "ADV", "Np": "PROPN"}
+TRAINING = [("Le", "Da-ms-d"), ("chat", "Ncms"), ("dort", "Vmip3s-"), (".", "Fs"),
+            ("La", "Da-fs-d"), ("nuit", "Ncfs"), ("tombe", "Vmip3s-"), ("tombe", "Ncfs"),
+            ("une", "Da-fs-i"), ("une", "Pi-fs--"), ("bien", "Rgp"), ("bien", "Ncms"),
+            ("Il", "Pp3msn-"), ("mange", "Vmip3s-"), ("!", "Fs")]
+COARSE = {"Da-ms-d": "DET", "Da-fs-d": "DET", "Da-fs-i": "DET", "Ncms": "NOUN", "Ncfs": "NOUN",
+          "Sp": "ADP", "Fs": "PUNCT", "Vmip3s-": "VERB", "Pp3msn-": "PRON", "Rgp": "ADV",
+          "Np": "PROPN"}
 
 
 def _grace(rows_of) -> str:
@@ -76,7 +80,8 @@ def _tagger_a(sent, tokens):
         elif form == "chat":
             rows.append((form, "Ncfs"))  # an error
         elif form == "tombe":
-            rows.append((form, "Vmip3s-|Ncfs"))  # a silence both of whose tags are accepted (SIL_ok)
+            # a silence both of whose tags are accepted (SIL_ok)
+            rows.append((form, "Vmip3s-|Ncfs"))
         elif form == "bien":
             rows.append((form, "Rgp|Afpms"))  # a true silence (one of two tags accepted)
         elif form == "chante":
@@ -106,15 +111,17 @@ def _tagger_b(sent, tokens):
 
 def _pivot(error_form):
     def rows(sent, tokens):
-        return [(form, "Ncms" if form == error_form else tags.split("|")[0]) for form, tags, _ in tokens]
+        return [(form, "Ncms" if form == error_form else tags.split("|")[0])
+                for form, tags, _ in tokens]
     return rows
 
 
 def write_tiny_campaign(root: Path) -> Path:
     """The campaign directory described in the module docstring; returns campaign.toml."""
     (root / "sub").mkdir(parents=True)
-    (root / "ref.grace").write_text(_grace(lambda s, toks: [(f, t, loc) if loc else (f, t) for f, t, loc in toks]),
-                                    encoding="utf-8")
+    (root / "ref.grace").write_text(
+        _grace(lambda s, toks: [(f, t, loc) if loc else (f, t) for f, t, loc in toks]),
+        encoding="utf-8")
     train = ["# doc = t1", "# genre = presse", "# sent = t1-1"] + [f"{f}\t{t}" for f, t in TRAINING]
     (root / "train.grace").write_text("\n".join(train) + "\n", encoding="utf-8")
     (root / "sub" / "tagger-a.grace").write_text(_grace(_tagger_a), encoding="utf-8")
@@ -185,7 +192,8 @@ def test_pos_page_in_chromium(bulletin):
     text, errors, counts = browse(out / "pos" / "index.html", POS_SELECTORS)
     assert errors == []
     assert counts["unsigned tables"] == 0
-    assert counts["div.chart svg"] == 1 and counts["div.chart svg path"] > 20  # one chart for the one corpus
+    # one chart for the one corpus
+    assert counts["div.chart svg"] == 1 and counts["div.chart svg path"] > 20
     for selector in POS_TABLES:
         assert counts[selector] >= 1, selector
     assert counts["table.pos-scores"] == 1
@@ -216,7 +224,8 @@ def test_publication_flags_and_baselines(bulletin):
     # Organisers after the participants and the baselines.
     scores = html[html.index('<table class="pos-scores">'):]
     scores = scores[:scores.index("</table>")]
-    assert scores.index("Participants") < scores.index("Baselines") < scores.index("Organisers") < scores.index("house")
+    assert (scores.index("Participants") < scores.index("Baselines") < scores.index("Organisers")
+            < scores.index("house"))
     assert scores.index("tagger-a") < scores.index("Baselines")
 
 
@@ -227,22 +236,28 @@ def test_page_figures(bulletin):
     assert 'class="form">vite</td>' in html  # tagger-a's residual form, with its context
     scores = pl.read_csv(out / "pos" / "pos_scores.csv")
     a = scores.filter((pl.col("label") == "tagger-a") & (pl.col("slice") == "corpus")
-                      & (pl.col("evaluation") == "absolute") & (pl.col("granularity") == "full")).row(0, named=True)
+                      & (pl.col("evaluation") == "absolute")
+                      & (pl.col("granularity") == "full")).row(0, named=True)
     # 22 units; "vite" residual; "chat" wrong; "tombe" SIL_ok; "bien", "chante" true silences.
-    assert (a["nbCas"], a["NONEVAL"], a["noneval_residual"], a["ERR"], a["SIL_ok"], a["SIL_sil"]) == (22, 1, 1, 1, 1, 2)
+    assert (a["nbCas"], a["NONEVAL"], a["noneval_residual"], a["ERR"], a["SIL_ok"],
+            a["SIL_sil"]) == (22, 1, 1, 1, 1, 2)
     assert a["OK"] == 22 - 1 - 1 - 3 and a["P_low"] <= a["P"] <= a["P_high"]
     assert f"{100 * a['P']:.2f}" in html and f"{100 * a['Pmoy']:.2f}" in html
-    assert set(scores["slice"]) == {"corpus", "genre"} and set(scores["evaluation"]) == {"absolute", "relative"}
+    assert (set(scores["slice"]) == {"corpus", "genre"}
+            and set(scores["evaluation"]) == {"absolute", "relative"})
     assert set(scores["granularity"]) == {"full", "category"}
     b = scores.filter((pl.col("label").str.starts_with("P-")) & (pl.col("slice") == "corpus")
-                      & (pl.col("evaluation") == "absolute") & (pl.col("granularity") == "full")).row(0, named=True)
+                      & (pl.col("evaluation") == "absolute")
+                      & (pl.col("granularity") == "full")).row(0, named=True)
     assert b["noneval_segmentation"] == 2 and b["noneval_unknown_tag"] == 1 and b["SIL"] > 0
     # Marie INTJ: no known alternative, one case (one unit, one token) made NONEVAL in each
     # evaluation; chanson NOUN|GRAM: GRAM dropped, the case judged on NOUN (absolute: {Ncms,
     # Ncfs}, a silence; relative: NOUN against Ncfs's inverse image {NOUN}, OK).
-    unknown = pl.read_csv(out / "pos" / "pos_unknown_tags.csv").filter(pl.col("label") == b["label"])
+    unknown = (pl.read_csv(out / "pos" / "pos_unknown_tags.csv")
+               .filter(pl.col("label") == b["label"]))
     assert sorted(unknown.select("tag", "absolute_cases", "absolute_dropped", "relative_cases",
-                                 "relative_dropped").rows()) == [("GRAM", 0, 1, 0, 1), ("INTJ", 1, 0, 1, 0)]
+                                 "relative_dropped").rows()) == [
+        ("GRAM", 0, 1, 0, 1), ("INTJ", 1, 0, 1, 0)]
     assert "<code>GRAM</code>" in html and "Alternatives dropped" in html
     b_rel = scores.filter((pl.col("label") == b["label"]) & (pl.col("slice") == "corpus")
                           & (pl.col("evaluation") == "relative")
@@ -253,7 +268,8 @@ def test_page_figures(bulletin):
     assert consensus["share_half"] + consensus["share_low"] == pytest.approx(1)
     grace = (out / "pos" / "consensus_tiny.grace").read_text(encoding="utf-8")
     assert grace.startswith("# doc = d1\n# genre = presse\n") and "chat\tNcms" in grace
-    for stem in ("pos_scores", "pos_kappa", "pos_kappa_pairs", "pos_consensus", "pos_unknown_tags", "pos_corpora"):
+    for stem in ("pos_scores", "pos_kappa", "pos_kappa_pairs", "pos_consensus", "pos_unknown_tags",
+                 "pos_corpora"):
         for ext in ("csv", "parquet", "md", "tex"):
             assert (out / "pos" / f"{stem}.{ext}").stat().st_size > 0, (stem, ext)
     assert "system" not in pl.read_parquet(out / "pos" / "pos_scores.parquet").columns
@@ -277,8 +293,10 @@ def test_exact_zone_matches_the_sampled_polygon(counts):
     a, b = sil - sil_err, sil - sil_ok
     t = np.linspace(0, 1, 301)
     corners = [(0, 0), (a, 0), (a, min(b, sil - a)), (min(a, sil - b), b), (0, b)]
-    boundary = np.concatenate([np.outer(1 - t, p) + np.outer(t, q) for p, q in zip(corners, corners[1:] + corners[:1])])
-    grid = np.array([(x, y) for x in np.linspace(0, a, 41) for y in np.linspace(0, b, 41) if x + y <= sil])
+    boundary = np.concatenate([np.outer(1 - t, p) + np.outer(t, q)
+                               for p, q in zip(corners, corners[1:] + corners[:1])])
+    grid = np.array([(x, y) for x in np.linspace(0, a, 41) for y in np.linspace(0, b, 41)
+                     if x + y <= sil])
     pts = np.concatenate([boundary, grid])
     decided = ok0 + err0 + pts[:, 0] + pts[:, 1]
     pts, decided = pts[decided > 0], decided[decided > 0]
@@ -289,13 +307,16 @@ def test_exact_zone_matches_the_sampled_polygon(counts):
     assert np.all(P >= lo - slack) and np.all(P <= hi + slack)
     # The band's ends are the spec's points: (D, P) at the left, Pmin and Pmax at decision 1.
     assert d[-1] == pytest.approx(1.0)
-    assert low[-1] == pytest.approx((ok0 + sil_ok) / total) and high[-1] == pytest.approx((ok0 + sil - sil_err) / total)
+    assert (low[-1] == pytest.approx((ok0 + sil_ok) / total)
+            and high[-1] == pytest.approx((ok0 + sil - sil_err) / total))
     if ok0 + err0:
-        assert d[0] == pytest.approx((ok0 + err0) / total) and low[0] == high[0] == pytest.approx(ok0 / (ok0 + err0))
+        assert (d[0] == pytest.approx((ok0 + err0) / total)
+                and low[0] == high[0] == pytest.approx(ok0 / (ok0 + err0)))
     # Not too wide either: both ends of every level are images of points of the polygon.
     s = d * total - (ok0 + err0)
     for p in (low, high):
         ok = p * (ok0 + err0 + s) - ok0
         err = s - ok
         eps = 1e-9 * max(total, 1)
-        assert np.all((ok >= -eps) & (ok <= a + eps) & (err >= -eps) & (err <= b + eps) & (ok + err <= sil + eps))
+        assert np.all((ok >= -eps) & (ok <= a + eps) & (err >= -eps) & (err <= b + eps)
+                      & (ok + err <= sil + eps))

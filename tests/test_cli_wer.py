@@ -42,12 +42,14 @@ def test_json_is_one_object_on_stdout(write_trn):
     t = report["totals"]
     for k in "CSDI":
         assert t[k] == sum(u[k] for u in report["utterances"])
-    assert t["N"] == t["C"] + t["S"] + t["D"] == 4 + 1 + 0 + 3  # reference tokens, split on whitespace
+    # reference tokens, split on whitespace
+    assert t["N"] == t["C"] + t["S"] + t["D"] == 4 + 1 + 0 + 3
     assert t["wer"] == pytest.approx((t["S"] + t["D"] + t["I"]) / t["N"])
 
 
 def test_method_none_splits_on_tabs_and_keeps_markers(write_trn, wer_json):
-    report = wer_json(write_trn("ref.trn", ROWS_REF), write_trn("hyp.trn", ROWS_HYP), "--method", "none")
+    report = wer_json(write_trn("ref.trn", ROWS_REF), write_trn("hyp.trn", ROWS_HYP),
+                      "--method", "none")
     ops = {u["id"]: u["ops"] for u in report["utterances"]}
     assert ops["s1"] == "CCCD"  # 'le<TAB>chat  est là' is four tokens; the hypothesis three
     assert ops["s2"] == "S"  # [bruit] and OOV are plain tokens under 'none'
@@ -61,7 +63,8 @@ def test_case_option(write_trn, wer_json):
     sensitive = wer_json(ref, hyp)
     insensitive = wer_json(ref, hyp, "--case", "insensitive")
     assert sensitive["utterances"][0]["ops"] == "SSC" and "case:sensitive" in sensitive["signature"]
-    assert insensitive["utterances"][0]["ops"] == "CCC" and "case:insensitive" in insensitive["signature"]
+    assert (insensitive["utterances"][0]["ops"] == "CCC"
+            and "case:insensitive" in insensitive["signature"])
 
 
 def test_signature_names_the_costs(write_trn, wer_json):

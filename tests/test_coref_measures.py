@@ -1,8 +1,8 @@
 """Coreference measures (``scorers/coref.py``, ``scorers/coref_paper.py``).
 
-The paper's tables 2 and 3 (docs/metrics/coref.md) to the printed precision with the paper's convention;
-the figures of the 147-mention MUC-6 text that do not depend on its unknown class sizes; the
-reference scorer's documented test cases (conll/reference-coreference-scorers, LEA branch,
+The paper's tables 2 and 3 (docs/metrics/coref.md) to the printed precision with the paper's
+convention; the figures of the 147-mention MUC-6 text that do not depend on its unknown class sizes;
+the reference scorer's documented test cases (conll/reference-coreference-scorers, LEA branch,
 test/TestCases.README) and LEA's own example; the paper's properties (PROP.2, 5, 6, 7, 8, 9, 13)
 on random partitions; BLANC / LEA / B3 / MUC counts against a brute-force pair enumeration;
 twinless mentions, duplicates, a document missing from the response, a 10,000-mention document
@@ -34,13 +34,15 @@ from scorehouse.scorers.coref import (
     superclass_partition,
 )
 
-MENTION_SCHEMA = {"doc": pl.String, "genre": pl.String, "start": pl.Int32, "end": pl.Int32, "cluster": pl.String,
-                  "category": pl.String, "text": pl.String, "line_no": pl.Int32}
+MENTION_SCHEMA = {"doc": pl.String, "genre": pl.String, "start": pl.Int32, "end": pl.Int32,
+                  "cluster": pl.String, "category": pl.String, "text": pl.String,
+                  "line_no": pl.Int32}
 
 
 def mentions(classes, doc="d", categories=None) -> pl.DataFrame:
-    """A mentions table: ``classes`` lists the classes, each a list of mentions; a mention is a token
-    index (one-token span) or a (start, end) pair. Rows in span order, cluster = class index."""
+    """A mentions table: ``classes`` lists the classes, each a list of mentions; a mention is a
+    token index (one-token span) or a (start, end) pair. Rows in span order, cluster = class
+    index."""
     rows = []
     for ci, cl in enumerate(classes):
         for m in cl:
@@ -71,7 +73,8 @@ EXAMPLES = {
     "2a": (EX2_KEY, [[i] for i in range(1, 11)]),
     "2b": (EX2_KEY, [list(range(1, 11))]),
 }
-# docs/metrics/coref.md, tables 2 and 3: MRS MPS BRS BPS CRS CPS XRS XPS D-dir RVT HRS HPS | MUC B3 kappa C XC H
+# docs/metrics/coref.md, tables 2 and 3:
+# MRS MPS BRS BPS CRS CPS XRS XPS D-dir RVT HRS HPS | MUC B3 kappa C XC H
 TABLE2 = {
     "1": (85, 79, 74, 49, 77, 50, 53, 59, "precision", 77, 55, 37),
     "2a": (0, 100, 20, 100, 0, 100, 20, 100, "recall", 20, 30, 100),
@@ -85,7 +88,8 @@ MISPRINTS = {("1", 9): (77, 76)}
 
 
 def paper_row(s: dict) -> tuple:
-    rp = [pct(s[m][x]) for m in ("muc", "bcub", "kernel", "exclusive_kernel") for x in ("recall", "precision")]
+    rp = [pct(s[m][x]) for m in ("muc", "bcub", "kernel", "exclusive_kernel")
+          for x in ("recall", "precision")]
     return (*rp, s["d_error"]["direction"], pct(s["rcvt"]["value"]), pct(s["entropy"]["recall"]),
             pct(s["entropy"]["precision"]))
 
@@ -113,10 +117,12 @@ def test_example_1_exact_fractions():
     kappa = (11/16 - 188/256) / (1 - 188/256)."""
     st_ = statistics(contingency(mentions(EX1_KEY), mentions(EX1_RESP)), "paper")
     row = {r["metric"]: r for r in st_.iter_rows(named=True)}
-    assert (row["muc"]["recall_num"], row["muc"]["recall_den"], row["muc"]["precision_den"]) == (11, 13, 14)
+    assert (row["muc"]["recall_num"], row["muc"]["recall_den"],
+            row["muc"]["precision_den"]) == (11, 13, 14)
     assert (row["kernel"]["recall_num"], row["kernel"]["recall_den"]) == (10, 13)
     assert (row["kernel"]["precision_num"], row["kernel"]["precision_den"]) == (7, 14)
-    assert (row["exclusive_kernel"]["recall_num"], row["exclusive_kernel"]["precision_num"]) == (9, 10)
+    assert ((row["exclusive_kernel"]["recall_num"], row["exclusive_kernel"]["precision_num"])
+            == (9, 10))
     assert row["rcvt"]["value"] == pytest.approx(1 - 8 / 34)
     po, pe = 11 / 16, 188 / 256
     assert row["kappa"]["value"] == pytest.approx((po - pe) / (1 - pe))
@@ -160,13 +166,15 @@ def test_muc6_text_figures_that_do_not_depend_on_class_sizes(largest):
     assert [pct(a["bcub"][x]) for x in ("recall", "precision", "f1")] == [10, 100, 19]
     assert [pct(a["kernel"][x]) for x in ("recall", "precision", "f1")] == [0, 100, 0]
     assert [pct(a["exclusive_kernel"][x]) for x in ("recall", "precision", "f1")] == [10, 100, 19]
-    assert (pct(a["rcvt"]["value"]), pct(a["kappa"]["value"]), a["d_error"]["direction"]) == (10, 0, "recall")
+    assert (pct(a["rcvt"]["value"]), pct(a["kappa"]["value"]),
+            a["d_error"]["direction"]) == (10, 0, "recall")
     assert pct(a["entropy"]["precision"]) == 100
     b = score_table(key, baseline(key, "all_merged"), "paper")
     assert [pct(b["muc"][x]) for x in ("recall", "precision", "f1")] == [100, 90, 95]
     assert (pct(b["bcub"]["recall"]), pct(b["kernel"]["recall"])) == (100, 100)
     assert [pct(b["exclusive_kernel"][x]) for x in ("recall", "precision", "f1")] == [31, 31, 31]
-    assert (pct(b["rcvt"]["value"]), pct(b["kappa"]["value"]), b["d_error"]["direction"]) == (31, 0, "precision")
+    assert (pct(b["rcvt"]["value"]), pct(b["kappa"]["value"]),
+            b["d_error"]["direction"]) == (31, 0, "precision")
     assert [pct(b["entropy"][x]) for x in ("recall", "precision", "f1")] == [100, 0, 0]
 
 
@@ -176,7 +184,8 @@ def test_muc6_text_kernel_precision_pins_the_largest_class_at_46():
     b = score_table(key, baseline(key, "all_merged"), "paper")
     assert (pct(b["kernel"]["precision"]), pct(b["kernel"]["f1"])) == (31, 47)
     key45 = mentions(muc6_key(45))
-    assert pct(score_table(key45, baseline(key45, "all_merged"), "paper")["kernel"]["precision"]) == 30
+    assert (pct(score_table(key45, baseline(key45, "all_merged"), "paper")["kernel"]["precision"])
+            == 30)
 
 
 def test_muc6_text_3c_muc_and_kappa():
@@ -207,7 +216,8 @@ def lettered(text: str) -> list[list]:
 # recall / precision per metric; blanc = (Rc, Pc, Rn, Pn); "F" the documented score when given.
 REFERENCE_CASES = {
     "TC-A-1": ("a bc def", "a bc def", {"bcub": (Fr(6, 6), Fr(6, 6)), "muc": (Fr(3, 3), Fr(3, 3)),
-                                        "ceafm": (Fr(6, 6), Fr(6, 6)), "ceafe": (Fr(3, 3), Fr(3, 3)),
+                                        "ceafm": (Fr(6, 6), Fr(6, 6)),
+                                        "ceafe": (Fr(3, 3), Fr(3, 3)),
                                         "blanc": (Fr(4, 4), Fr(4, 4), Fr(11, 11), Fr(11, 11)),
                                         "lea": (Fr(6, 6), Fr(6, 6))}),
     "TC-A-2": ("a bc def", "a de", {"bcub": (Fr(7, 18), Fr(3, 3)), "muc": (Fr(1, 3), Fr(1, 1)),
@@ -215,19 +225,26 @@ REFERENCE_CASES = {
                                     "ceafe": (Fr(9, 5) / 3, Fr(9, 5) / 2),
                                     "blanc": (Fr(1, 4), Fr(1, 1), Fr(2, 11), Fr(2, 2)),
                                     "lea": ((1 + 3 * Fr(1, 3)) / 6, Fr(1 + 2, 3))}),
-    "TC-A-3": ("a bc def", "a bcx defy z", {"bcub": (Fr(6, 6), Fr(55, 108)), "muc": (Fr(3, 3), Fr(3, 5)),
+    "TC-A-3": ("a bc def", "a bcx defy z", {"bcub": (Fr(6, 6), Fr(55, 108)),
+                                            "muc": (Fr(3, 3), Fr(3, 5)),
                                             "ceafm": (Fr(6, 6), Fr(6, 9)),
-                                            "ceafe": ((1 + Fr(4, 5) + Fr(6, 7)) / 3, (1 + Fr(4, 5) + Fr(6, 7)) / 4),
+                                            "ceafe": ((1 + Fr(4, 5) + Fr(6, 7)) / 3,
+                                                      (1 + Fr(4, 5) + Fr(6, 7)) / 4),
                                             "blanc": (Fr(4, 4), Fr(4, 9), Fr(11, 11), Fr(11, 27)),
-                                            "lea": (Fr(6, 6), (1 + 3 * Fr(1, 3) + 4 * Fr(3, 6)) / 9)}),
-    "TC-A-4": ("a bc def", "a bcx dy z", {"bcub": (Fr(5, 9), Fr(17, 42)), "muc": (Fr(1, 3), Fr(1, 3)),
+                                            "lea": (Fr(6, 6),
+                                                    (1 + 3 * Fr(1, 3) + 4 * Fr(3, 6)) / 9)}),
+    "TC-A-4": ("a bc def", "a bcx dy z", {"bcub": (Fr(5, 9), Fr(17, 42)),
+                                          "muc": (Fr(1, 3), Fr(1, 3)),
                                           "ceafm": (Fr(4, 6), Fr(4, 7)),
-                                          "ceafe": ((1 + Fr(4, 5) + Fr(2, 5)) / 3, (1 + Fr(4, 5) + Fr(2, 5)) / 4),
+                                          "ceafe": ((1 + Fr(4, 5) + Fr(2, 5)) / 3,
+                                                    (1 + Fr(4, 5) + Fr(2, 5)) / 4),
                                           "blanc": (Fr(1, 4), Fr(1, 4), Fr(5, 11), Fr(5, 17)),
                                           "lea": (Fr(1 + 2, 6), (1 + 3 * Fr(1, 3)) / 7)}),
-    "TC-A-5": ("a bc def", "a bcxB dy z", {"bcub": (Fr(5, 9), Fr(5, 16)), "muc": (Fr(1, 3), Fr(1, 4)),
+    "TC-A-5": ("a bc def", "a bcxB dy z", {"bcub": (Fr(5, 9), Fr(5, 16)),
+                                           "muc": (Fr(1, 3), Fr(1, 4)),
                                            "ceafm": (Fr(4, 6), Fr(4, 8)),
-                                           "ceafe": ((1 + Fr(4, 6) + Fr(2, 5)) / 3, (1 + Fr(4, 6) + Fr(2, 5)) / 4),
+                                           "ceafe": ((1 + Fr(4, 6) + Fr(2, 5)) / 3,
+                                                     (1 + Fr(4, 6) + Fr(2, 5)) / 4),
                                            "blanc": (Fr(1, 4), Fr(1, 7), Fr(5, 11), Fr(5, 21)),
                                            "lea": (Fr(1 + 2, 6), (1 + 4 * Fr(1, 6)) / 8)}),
     "TC-A-10": ("a bc def", "a b c d e f", {"bcub": (Fr(3, 6), Fr(6, 6)), "muc": (Fr(0), Fr(0)),
@@ -239,19 +256,21 @@ REFERENCE_CASES = {
     "TC-A-12": ("a bc def", "a x y c d e z", {"bcub": (Fr(13, 36), Fr(4, 7)), "muc": (Fr(0), Fr(0)),
                                               "blanc": (Fr(0, 4), Fr(0), Fr(5, 11), Fr(5, 21)),
                                               "lea": (Fr(1, 6), Fr(1, 7))}),
-    "TC-A-13": ("a bc def", "axycdez", {"bcub": (Fr(17, 36), Fr(6, 49)), "muc": (Fr(1, 3), Fr(1, 6)),
+    "TC-A-13": ("a bc def", "axycdez", {"bcub": (Fr(17, 36), Fr(6, 49)),
+                                        "muc": (Fr(1, 3), Fr(1, 6)),
                                         "blanc": (Fr(1, 4), Fr(1, 21), Fr(0, 11), Fr(0)),
                                         "lea": (Fr(3, 3) / 6, 7 * Fr(1, 21) / 7)}),
     "TC-B-1": ("ab cde", "bcx de", {"blanc": (Fr(1, 4), Fr(1, 4), Fr(2, 6), Fr(2, 6)),
                                     "lea": (Fr(3, 3) / 5, Fr(2, 5))}),
     "TC-C-1": ("ab cde fg", "bcx de fg", {"blanc": (Fr(2, 5), Fr(2, 5), Fr(10, 16), Fr(10, 16)),
                                           "lea": ((Fr(3, 3) + 2) / 7, Fr(2 + 2, 7))}),
-    "TC-F-1": ("abcd", "ab cd", {"muc": (Fr(2, 3), Fr(2, 2)), "lea": (4 * Fr(2, 6) / 4, Fr(2 + 2, 4))}),
+    "TC-F-1": ("abcd", "ab cd", {"muc": (Fr(2, 3), Fr(2, 2)),
+                                 "lea": (4 * Fr(2, 6) / 4, Fr(2 + 2, 4))}),
     "TC-G-1": ("ab cd", "abcd", {"muc": (Fr(2, 2), Fr(2, 3)), "lea": (Fr(1), 4 * Fr(2, 6) / 4)}),
 }
 # BLANC scores as documented (F = (Fc + Fn)/2; only one part when the key lacks the other kind).
-BLANC_F = {"TC-A-2": 0.35, "TC-A-3": 0.60, "TC-A-4": 0.30, "TC-A-10": 0.42, "TC-A-11": 0.21, "TC-A-12": 0.16,
-           "TC-A-13": 0.04, "TC-B-1": 7 / 24, "TC-C-1": 0.5125}
+BLANC_F = {"TC-A-2": 0.35, "TC-A-3": 0.60, "TC-A-4": 0.30, "TC-A-10": 0.42, "TC-A-11": 0.21,
+           "TC-A-12": 0.16, "TC-A-13": 0.04, "TC-B-1": 7 / 24, "TC-C-1": 0.5125}
 
 
 @pytest.mark.parametrize("case", sorted(REFERENCE_CASES))
@@ -326,7 +345,8 @@ def test_ceaf_sparse_solver_agrees_with_dense(monkeypatch):
     dense = statistics(table).filter(pl.col("metric").is_in(["ceafm", "ceafe"]))
     monkeypatch.setattr(coref, "_DENSE_LIMIT", 1)
     sparse = statistics(table).filter(pl.col("metric").is_in(["ceafm", "ceafe"]))
-    assert np.allclose(dense["recall_num"].to_numpy(), sparse["recall_num"].to_numpy(), rtol=0, atol=1e-9)
+    assert np.allclose(dense["recall_num"].to_numpy(), sparse["recall_num"].to_numpy(), rtol=0,
+                       atol=1e-9)
 
 
 # --- twinless mentions, missing documents, duplicates, corpus aggregation -----------------------
@@ -339,16 +359,19 @@ def test_contingency_twinless_and_missing_document():
     resp = pl.concat([mentions([[0, 1, 9], [3]], "d1"), mentions([[0, 1]], "d3")])
     table = contingency(key, resp)
     rows = set(table.select("doc", "key_class", "response_class", "n").iter_rows())
-    assert rows == {("d1", "0", "0", 2), ("d1", "0", None, 1), ("d1", None, "0", 1), ("d1", "1", "1", 1),
-                    ("d1", "1", None, 1), ("d2", "0", None, 2), ("d2", "1", None, 1)}
+    assert rows == {("d1", "0", "0", 2), ("d1", "0", None, 1), ("d1", None, "0", 1),
+                    ("d1", "1", "1", 1), ("d1", "1", None, 1), ("d2", "0", None, 2),
+                    ("d2", "1", None, 1)}
     st_ = statistics(table)
     d2 = {r["metric"]: r for r in st_.filter(pl.col("doc") == "d2").iter_rows(named=True)}
-    assert (d2["mentions"]["recall_num"], d2["mentions"]["recall_den"], d2["mentions"]["precision_den"]) == (0, 3, 0)
+    assert (d2["mentions"]["recall_num"], d2["mentions"]["recall_den"],
+            d2["mentions"]["precision_den"]) == (0, 3, 0)
     assert (d2["muc"]["recall_num"], d2["muc"]["recall_den"]) == (0, 1)
     assert (d2["bcub"]["recall_num"], d2["bcub"]["recall_den"]) == (0, 3)
     d1 = {r["metric"]: r for r in st_.filter(pl.col("doc") == "d1").iter_rows(named=True)}
     # MUC: the only correct link is 0-1: recall 1/3, precision 1/(2 + 0); B3 recall 4/3+1/2 over 5.
-    assert (d1["muc"]["recall_num"], d1["muc"]["recall_den"], d1["muc"]["precision_den"]) == (1, 3, 2)
+    assert (d1["muc"]["recall_num"], d1["muc"]["recall_den"],
+            d1["muc"]["precision_den"]) == (1, 3, 2)
     assert d1["bcub"]["recall_num"] == pytest.approx(2 * 2 / 3 + 1 / 2)
     assert d1["bcub"]["precision_num"] == pytest.approx(2 * 2 / 3 + 1)
     s = scores(st_)
@@ -383,9 +406,11 @@ def test_statistics_are_additive_over_documents():
     for i in range(4):
         n = 40
         docs.append((mentions([list(c) for c in np.array_split(rng.permutation(n), 9)], f"d{i}"),
-                     mentions([list(c) for c in np.array_split(rng.permutation(n + 3), 7)], f"d{i}")))
+                     mentions([list(c) for c in np.array_split(rng.permutation(n + 3), 7)],
+                              f"d{i}")))
     for convention in ("conll", "paper"):
-        together = statistics(contingency(pl.concat([k for k, _ in docs]), pl.concat([r for _, r in docs])),
+        together = statistics(contingency(pl.concat([k for k, _ in docs]),
+                                          pl.concat([r for _, r in docs])),
                               convention)
         alone = pl.concat([statistics(contingency(k, r), convention) for k, r in docs])
         assert together.equals(alone)
@@ -398,17 +423,20 @@ def test_micro_and_macro_aggregation():
     k2, r2 = mentions(EX2_KEY, "b"), mentions([list(range(1, 11))], "b")
     st_ = statistics(contingency(pl.concat([k1, k2]), pl.concat([r1, r2])), "paper")
     micro = {r["metric"]: r for r in scores(st_, "paper").iter_rows(named=True)}
-    per = [{r["metric"]: r for r in scores(st_.filter(pl.col("doc") == d), "paper").iter_rows(named=True)}
+    per = [{r["metric"]: r
+            for r in scores(st_.filter(pl.col("doc") == d), "paper").iter_rows(named=True)}
            for d in ("a", "b")]
     mac = {r["metric"]: r for r in macro(st_, "paper").iter_rows(named=True)}
     assert micro["muc"]["recall"] == pytest.approx((11 + 8) / (13 + 8))
     assert micro["muc"]["precision"] == pytest.approx((11 + 8) / (14 + 9))
-    assert mac["muc"]["recall"] == pytest.approx((per[0]["muc"]["recall"] + per[1]["muc"]["recall"]) / 2)
+    assert (mac["muc"]["recall"]
+            == pytest.approx((per[0]["muc"]["recall"] + per[1]["muc"]["recall"]) / 2))
     assert mac["conll"]["f1"] == pytest.approx((per[0]["conll"]["f1"] + per[1]["conll"]["f1"]) / 2)
     h = entropies(contingency(pl.concat([k1, k2]), pl.concat([r1, r2]))).sort("doc")
     e = np.array([17, 10])
     mi = (h["h_response"] - h["h_response_given_key"]).to_numpy()
-    assert micro["entropy"]["recall"] == pytest.approx((e * mi).sum() / (e * h["h_response"].to_numpy()).sum())
+    assert (micro["entropy"]["recall"]
+            == pytest.approx((e * mi).sum() / (e * h["h_response"].to_numpy()).sum()))
     a, kl, rl, n = 11 + 8, 13 + 8, 14 + 9, 16 + 9
     b, c = kl - a, rl - a
     d = n - a - b - c
@@ -428,11 +456,14 @@ def test_ten_thousand_mentions_without_quadratic_memory():
     N_r = C(10500,2) - C_r = 54,882,500; N_k ∩ N_r = C(9500,2) - 95 C(100,2) - 190 C(50,2)
     + 232,750 = 44,650,000. A pair matrix would take 10^8 cells; peak traced memory stays small."""
     key = pl.DataFrame({"doc": np.full(10_000, "big"), "start": np.arange(10_000, dtype=np.int32),
-                        "end": np.arange(10_000, dtype=np.int32), "cluster": (np.arange(10_000) // 100).astype(str)})
+                        "end": np.arange(10_000, dtype=np.int32),
+                        "cluster": (np.arange(10_000) // 100).astype(str)})
     ids = np.arange(11_000)
     keep = (ids < 9_500) | (ids >= 10_000)
-    resp = pl.DataFrame({"doc": np.full(int(keep.sum()), "big"), "start": ids[keep].astype(np.int32), "end": ids[keep].astype(np.int32),
-                         "cluster": np.where(ids[keep] < 9_500, ids[keep] // 50, 1000 + ids[keep] // 10).astype(str)})
+    resp = pl.DataFrame({"doc": np.full(int(keep.sum()), "big"),
+                         "start": ids[keep].astype(np.int32), "end": ids[keep].astype(np.int32),
+                         "cluster": np.where(ids[keep] < 9_500, ids[keep] // 50,
+                                             1000 + ids[keep] // 10).astype(str)})
     tracemalloc.start()
     table = contingency(key, resp)
     st_ = statistics(table)
@@ -440,8 +471,8 @@ def test_ten_thousand_mentions_without_quadratic_memory():
     tracemalloc.stop()
     assert peak < 64 * 2 ** 20, peak
     assert sorted(table.group_by(table["key_class"].is_null(), table["response_class"].is_null())
-                  .agg(pl.len(), pl.col("n").first()).rows()) == [(False, False, 190, 50), (False, True, 5, 100),
-                                                                   (True, False, 100, 10)]
+                  .agg(pl.len(), pl.col("n").first()).rows()) == [
+        (False, False, 190, 50), (False, True, 5, 100), (True, False, 100, 10)]
     row = {r["metric"]: r for r in st_.iter_rows(named=True)}
     assert (row["blanc_coref"]["recall_num"], row["blanc_coref"]["recall_den"],
             row["blanc_coref"]["precision_den"]) == (232_750, 495_000, 237_250)
@@ -482,8 +513,10 @@ def brute(key: dict, resp: dict) -> dict:
     both = set(key) & set(resp)
     out = {}
     # MUC: per key class, its mentions found in the response minus the response classes they fall in
-    correct = sum(len([m for m in k if m in resp]) - len({resp[m] for m in k if m in resp}) for k in kc.values())
-    out["muc"] = (correct, sum(len(k) - 1 for k in kc.values()), correct, sum(len(r) - 1 for r in rc.values()))
+    correct = sum(len([m for m in k if m in resp]) - len({resp[m] for m in k if m in resp})
+                  for k in kc.values())
+    out["muc"] = (correct, sum(len(k) - 1 for k in kc.values()), correct,
+                  sum(len(r) - 1 for r in rc.values()))
     out["bcub"] = (sum(len(kc[key[m]] & rc[resp[m]]) / len(kc[key[m]]) for m in both), len(key),
                    sum(len(kc[key[m]] & rc[resp[m]]) / len(rc[resp[m]]) for m in both), len(resp))
 
@@ -516,9 +549,11 @@ def test_closed_forms_equal_brute_force(data):
     """MUC, B3, LEA and BLANC link counts from the contingency table (closed forms, sums of
     C(n, 2)) equal the enumeration of mentions and pairs, twinless mentions included."""
     key, resp = partitions(data.draw)
-    row = {r["metric"]: r for r in statistics(contingency(frame(key), frame(resp))).iter_rows(named=True)}
+    row = {r["metric"]: r
+           for r in statistics(contingency(frame(key), frame(resp))).iter_rows(named=True)}
     for metric, expected in brute(key, resp).items():
-        got = tuple(row[metric][c] for c in ("recall_num", "recall_den", "precision_num", "precision_den"))
+        got = tuple(row[metric][c] for c in ("recall_num", "recall_den", "precision_num",
+                                             "precision_den"))
         assert got == pytest.approx(expected, abs=1e-9), metric
 
 
@@ -569,7 +604,8 @@ def test_paper_properties(data):
     assert (abs(crs - mrs) < eps) == only_singletons_k
     assert (abs(cps - mps) < eps) == only_singletons_r
     h = entropies(contingency(frame(key), frame(resp))).row(0, named=True)
-    hk, hr, hk_r, hr_k = h["h_key"], h["h_response"], h["h_key_given_response"], h["h_response_given_key"]
+    hk, hr, hk_r, hr_k = (h["h_key"], h["h_response"], h["h_key_given_response"],
+                          h["h_response_given_key"])
     assert hr - hk == pytest.approx(hr_k - hk_r, abs=1e-9)
     assert -1e-12 <= hr_k <= hr + 1e-12 and -1e-12 <= hk_r <= hk + 1e-12
 
@@ -587,8 +623,8 @@ def test_prop13_singletons_do_not_change_muc_and_kernels(data):
         bare = {r["metric"]: r for r in statistics(table, convention, False).iter_rows(named=True)}
         for metric in ("muc", "kernel"):
             for side in ("recall", "precision"):
-                assert ratio(full[metric], side) == pytest.approx(ratio(bare[metric], side), abs=1e-12), (
-                    convention, metric, side)
+                assert ratio(full[metric], side) == pytest.approx(
+                    ratio(bare[metric], side), abs=1e-12), (convention, metric, side)
     table = contingency(frame(key), frame(resp))
     paper = statistics(table, "paper").filter(pl.col("metric") == "muc").drop("mentions")
     conll = statistics(table, "conll").filter(pl.col("metric") == "muc").drop("mentions")
@@ -606,12 +642,13 @@ def test_b3_is_not_singleton_invariant():
 
 # --- generalisations (section 5) ------------------------------------------------------------
 
-CATS = {0: "proper", 1: "nominal", 2: "pronoun", 3: "proper", 4: "pronoun", 5: "pronoun", 6: "nominal",
-        7: "pronoun", 8: "pronoun"}
+CATS = {0: "proper", 1: "nominal", 2: "pronoun", 3: "proper", 4: "pronoun", 5: "pronoun",
+        6: "nominal", 7: "pronoun", 8: "pronoun"}
 
 
 def with_categories(frame_: pl.DataFrame, cats: dict) -> pl.DataFrame:
-    return frame_.with_columns(pl.col("start").replace_strict(cats, default=None, return_dtype=pl.String)
+    return frame_.with_columns(pl.col("start")
+                               .replace_strict(cats, default=None, return_dtype=pl.String)
                                .alias("category"))
 
 
@@ -636,7 +673,8 @@ def test_pronoun_antecedent():
     key = with_categories(mentions([[0, 2, 5], [1, 4], [3, 8]]), CATS)
     resp = with_categories(mentions([[0, 2], [1, 4, 5, 7], [8]]), CATS)
     rows = pronoun_antecedent(key, resp)
-    assert rows.select("recall_num", "recall_den", "precision_num", "precision_den").row(0) == (2, 4, 2, 4)
+    assert (rows.select("recall_num", "recall_den", "precision_num", "precision_den").row(0)
+            == (2, 4, 2, 4))
     s = scores(rows).row(0, named=True)
     assert (s["metric"], s["recall"], s["precision"]) == ("pronoun_antecedent", 0.5, 0.5)
 
@@ -645,10 +683,12 @@ def test_superclass_partition():
     """§5.5: links 0 -part-of-> 2, 2 -part-of-> 3, 1 -instance-of-> 3: the part-of partition merges
     classes 0, 2 and 3 (named after class 0, the first), class 1 stays; an unknown class fails."""
     key = mentions([[0, 4], [1], [2, 5], [3]])
-    links = pl.DataFrame({"doc": ["d"] * 3, "from_cluster": ["0", "2", "1"], "to_cluster": ["2", "3", "3"],
+    links = pl.DataFrame({"doc": ["d"] * 3, "from_cluster": ["0", "2", "1"],
+                          "to_cluster": ["2", "3", "3"],
                           "type": ["part-of", "part-of", "instance-of"]})
     sup = superclass_partition(key, links, "part-of")
-    assert dict(zip(sup["start"], sup["cluster"])) == {0: "0", 1: "1", 2: "0", 3: "0", 4: "0", 5: "0"}
+    assert (dict(zip(sup["start"], sup["cluster"]))
+            == {0: "0", 1: "1", 2: "0", 3: "0", 4: "0", 5: "0"})
     same = score_table(sup, superclass_partition(key, links, "part-of"))
     assert same["muc"]["f1"] == 1
     with pytest.raises(ValueError, match="absent"):

@@ -22,7 +22,8 @@ DOC = "#begin document ({name}); part 000\n{body}#end document\n"
 
 
 def document(name: str, words: list[str], marks: list[str]) -> str:
-    body = "".join(f"{name} 0 {i} {w} - {m}\n" + ("\n" if w == "." else "") for i, (w, m) in enumerate(zip(words, marks)))
+    body = "".join(f"{name} 0 {i} {w} - {m}\n" + ("\n" if w == "." else "")
+                   for i, (w, m) in enumerate(zip(words, marks)))
     return DOC.format(name=name, body=body)
 
 
@@ -34,12 +35,16 @@ MERGER = ["(1)", "-", "(1)", "-", "(1)", "-", "-", "(1)", "(1", "1)", "-", "(1)"
 
 def write_campaign(root: Path) -> Path:
     root.mkdir(parents=True, exist_ok=True)
-    (root / "key.conll").write_text(document("nw/a", WORDS, KEY) + document("bc/b", WORDS, KEY), encoding="utf-8")
-    (root / "good.conll").write_text(document("nw/a", WORDS, GOOD) + document("bc/b", WORDS, GOOD), encoding="utf-8")
-    (root / "merger.conll").write_text(document("nw/a", WORDS, MERGER), encoding="utf-8")  # bc/b missing
+    (root / "key.conll").write_text(document("nw/a", WORDS, KEY) + document("bc/b", WORDS, KEY),
+                                    encoding="utf-8")
+    (root / "good.conll").write_text(document("nw/a", WORDS, GOOD) + document("bc/b", WORDS, GOOD),
+                                     encoding="utf-8")
+    # bc/b missing
+    (root / "merger.conll").write_text(document("nw/a", WORDS, MERGER), encoding="utf-8")
     lines = toml_table("[campaign]", {"id": "c", "name": "coref", "bootstrap": 200, "seed": 4})
     lines += toml_table("[[participants]]", {"id": "p", "name": "P"})
-    lines += toml_table("[[tasks]]", {"id": "coref", "family": "coref", "singletons": [True, False], "draws": 3})
+    lines += toml_table("[[tasks]]", {"id": "coref", "family": "coref", "singletons": [True, False],
+                                      "draws": 3})
     lines += toml_table("[[tasks.corpora]]", {"id": "test", "key": "key.conll"})
     for sid in ("good", "merger"):
         lines += toml_table("[[tasks.systems]]", {"id": sid, "participant": "p",
@@ -68,36 +73,45 @@ def test_warehouse_scores_equal_the_scorer(scored):
     for system in ("good", "merger"):
         response = pl.from_arrow(read_conll2012(root / f"{system}.conll"))
         for convention in ("conll", "paper"):
-            expected = coref.scores(coref.statistics(coref.contingency(key, response), convention=convention),
+            expected = coref.scores(coref.statistics(coref.contingency(key, response),
+                                                     convention=convention),
                                     convention=convention)
-            rows = dict(query(db, "SELECT metric, f1 FROM mart_coref_scores WHERE slice = 'corpus' AND system = ? "
-                                  "AND convention = ? AND singletons", (system, convention)))
+            rows = dict(query(db, "SELECT metric, f1 FROM mart_coref_scores WHERE slice = 'corpus' "
+                                  "AND system = ? AND convention = ? "
+                                  "AND singletons", (system, convention)))
             for r in expected.filter(pl.col("f1").is_not_null()).iter_rows(named=True):
-                assert rows[r["metric"]] == pytest.approx(r["f1"]), (system, convention, r["metric"])
+                assert rows[r["metric"]] == pytest.approx(r["f1"]), (system, convention,
+                                                                     r["metric"])
             stats = coref.statistics(coref.contingency(key, response), convention=convention)
-            macro = dict(query(db, "SELECT metric, f1 FROM mart_coref_scores WHERE slice = 'macro' AND system = ? "
-                                   "AND convention = ? AND singletons", (system, convention)))
-            for r in coref.macro(stats, convention=convention).filter(pl.col("f1").is_not_null()).iter_rows(named=True):
-                assert macro[r["metric"]] == pytest.approx(r["f1"]), (system, convention, r["metric"])
+            macro = dict(query(db, "SELECT metric, f1 FROM mart_coref_scores WHERE slice = 'macro' "
+                                   "AND system = ? AND convention = ? "
+                                   "AND singletons", (system, convention)))
+            for r in (coref.macro(stats, convention=convention).filter(pl.col("f1").is_not_null())
+                      .iter_rows(named=True)):
+                assert macro[r["metric"]] == pytest.approx(r["f1"]), (system, convention,
+                                                                      r["metric"])
 
 
 def test_missing_document_is_all_missed_and_genres_are_slices(scored):
     _, db = scored
-    missed = query(db, "SELECT count(*) FROM int_coref_mention WHERE system = 'merger' AND doc LIKE 'bc/b%' "
-                       "AND status = 'key'")[0][0]
+    missed = query(db, "SELECT count(*) FROM int_coref_mention WHERE system = 'merger' "
+                       "AND doc LIKE 'bc/b%' AND status = 'key'")[0][0]
     assert missed == 6
-    genres = query(db, "SELECT DISTINCT genre FROM mart_coref_scores WHERE slice = 'genre' ORDER BY 1")
+    genres = query(db, "SELECT DISTINCT genre FROM mart_coref_scores WHERE slice = 'genre' "
+                       "ORDER BY 1")
     assert genres == [("bc",), ("nw",)]
-    (recall,) = query(db, "SELECT recall FROM mart_coref_scores WHERE slice = 'genre' AND genre = 'bc' "
-                          "AND system = 'merger' AND metric = 'mentions' AND convention = 'conll' AND singletons")[0]
+    (recall,) = query(db, "SELECT recall FROM mart_coref_scores WHERE slice = 'genre' "
+                          "AND genre = 'bc' AND system = 'merger' AND metric = 'mentions' "
+                          "AND convention = 'conll' AND singletons")[0]
     assert recall == 0
 
 
 def test_baselines_behave_as_the_paper_says(scored):
     _, db = scored
     rows = {(s, m): (r, p) for s, m, r, p in query(
-        db, "SELECT system, metric, recall, precision FROM mart_coref_scores WHERE slice = 'corpus' "
-            "AND convention = 'paper' AND singletons AND system LIKE 'baseline-%'")}
+        db, "SELECT system, metric, recall, precision FROM mart_coref_scores "
+            "WHERE slice = 'corpus' AND convention = 'paper' AND singletons "
+            "AND system LIKE 'baseline-%'")}
     assert rows[("baseline-singletons", "muc")] == (0, 1)  # nothing resolved: P = 100 % (paper)
     assert rows[("baseline-merged", "muc")][0] == 1
     assert rows[("baseline-singletons", "mentions")] == (1, 1)
@@ -107,8 +121,8 @@ def test_incremental_and_intervals(scored):
     root, db = scored
     again = run(root, db, None, quiet=True)
     assert (again.loaded, again.scored) == (0, 0)
-    intervals = query(db, "SELECT metric, value, ci_low, ci_high FROM mart_coref_interval WHERE system = 'good' "
-                          "AND convention = 'conll' AND singletons")
+    intervals = query(db, "SELECT metric, value, ci_low, ci_high FROM mart_coref_interval "
+                          "WHERE system = 'good' AND convention = 'conll' AND singletons")
     assert {m for m, *_ in intervals} >= {"muc", "bcub", "ceafe", "conll"}
     assert all(low <= value + 1e-12 and value <= high + 1e-12 for _, value, low, high in intervals)
 
@@ -125,28 +139,31 @@ def test_a_malformed_response_is_rejected_with_its_line(scored):
 
 def test_one_shot_json_contract(tmp_path):
     root = write_campaign(tmp_path / "c")
-    out = CliRunner().invoke(main, ["coref", str(root / "key.conll"), str(root / "good.conll"), "--json"],
-                             catch_exceptions=False)
+    out = CliRunner().invoke(main, ["coref", str(root / "key.conll"), str(root / "good.conll"),
+                                    "--json"], catch_exceptions=False)
     assert out.exit_code == 0, out.output
     report = json.loads(out.stdout)
-    ratio = {"mentions", "muc", "bcub", "ceafm", "ceafe", "blanc", "lea", "kernel", "exclusive_kernel", "entropy"}
+    ratio = {"mentions", "muc", "bcub", "ceafm", "ceafe", "blanc", "lea", "kernel",
+             "exclusive_kernel", "entropy"}
     corpus = report["corpus"]
     assert set(corpus) == ratio | {"conll", "rcvt", "kappa", "d_error"}
     assert all(set(corpus[m]) == {"recall", "precision", "f1"} for m in ratio)
-    assert set(corpus["conll"]) == {"f1"} and set(corpus["kappa"]) == {"value"} and set(corpus["rcvt"]) == {"value"}
+    assert (set(corpus["conll"]) == {"f1"} and set(corpus["kappa"]) == {"value"}
+            and set(corpus["rcvt"]) == {"value"})
     assert set(corpus["d_error"]) == {"direction", "value"}
     assert set(report["documents"]) == {"nw/a/000", "bc/b/000"}
     conll = (corpus["muc"]["f1"] + corpus["bcub"]["f1"] + corpus["ceafe"]["f1"]) / 3
     assert corpus["conll"]["f1"] == pytest.approx(conll)
-    paper = CliRunner().invoke(main, ["coref", str(root / "key.conll"), str(root / "merger.conll"), "--json",
-                                      "--convention", "paper"])
+    paper = CliRunner().invoke(main, ["coref", str(root / "key.conll"), str(root / "merger.conll"),
+                                      "--json", "--convention", "paper"])
     assert paper.exit_code == 0 and "convention:paper" in json.loads(paper.stdout)["signature"]
 
 
 def test_category_subsets_typed_links_and_pronouns(tmp_path):
     """JSON lines with categories and part-of links: the category and link subsets are scored
     as their own partitions, and pronoun/antecedent counts land in the warehouse."""
-    key = {"doc": "d1", "genre": "news", "clusters": [[[0, 0], [4, 4], [9, 9]], [[2, 2], [7, 7]], [[12, 13]]],
+    key = {"doc": "d1", "genre": "news",
+           "clusters": [[[0, 0], [4, 4], [9, 9]], [[2, 2], [7, 7]], [[12, 13]]],
            "categories": [[0, 0, "proper"], [4, 4, "pronoun"], [9, 9, "pronoun"], [2, 2, "proper"],
                           [7, 7, "pronoun"], [12, 13, "nominal"]],
            "links": [{"from": 2, "to": 0, "type": "part-of"}]}
@@ -158,10 +175,12 @@ def test_category_subsets_typed_links_and_pronouns(tmp_path):
     (root / "sys.jsonl").write_text(json.dumps(response) + "\n", encoding="utf-8")
     lines = toml_table("[campaign]", {"id": "c", "name": "coref", "bootstrap": 50})
     lines += toml_table("[[participants]]", {"id": "p", "name": "P"})
-    lines += toml_table("[[tasks]]", {"id": "coref", "family": "coref", "baselines": False, "conventions": ["conll"],
-                                      "categories": ["pronoun"], "link_types": ["part-of"]})
+    lines += toml_table("[[tasks]]", {"id": "coref", "family": "coref", "baselines": False,
+                                      "conventions": ["conll"], "categories": ["pronoun"],
+                                      "link_types": ["part-of"]})
     lines += toml_table("[[tasks.corpora]]", {"id": "test", "format": "jsonl", "key": "key.jsonl"})
-    lines += toml_table("[[tasks.systems]]", {"id": "s", "participant": "p", "submissions": {"test": "sys.jsonl"}})
+    lines += toml_table("[[tasks.systems]]", {"id": "s", "participant": "p",
+                                              "submissions": {"test": "sys.jsonl"}})
     (root / "campaign.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
     db = tmp_path / "w.duckdb"
     result = run(root, db, None, quiet=True)
@@ -169,17 +188,19 @@ def test_category_subsets_typed_links_and_pronouns(tmp_path):
     subsets = {r[0] for r in query(db, "SELECT DISTINCT subset FROM mart_coref_scores")}
     assert subsets == {"all", "category:pronoun", "link:part-of"}
     # pronouns 4, 9, 7: key classes {4, 9} and {7}; the response puts 4 alone and 9 with 7
-    muc = query(db, "SELECT recall, precision FROM mart_coref_scores WHERE subset = 'category:pronoun' "
-                    "AND metric = 'muc' AND slice = 'corpus'")[0]
+    muc = query(db, "SELECT recall, precision FROM mart_coref_scores "
+                    "WHERE subset = 'category:pronoun' AND metric = 'muc' AND slice = 'corpus'")[0]
     assert muc == (0.0, 0.0)
-    # part-of merges key classes 0 and 2 (the nominal joins the proper-name chain) and response 1 and 2
-    (linked,) = query(db, "SELECT recall FROM mart_coref_scores WHERE subset = 'link:part-of' AND metric = 'mentions' "
-                          "AND slice = 'corpus'")[0]
+    # part-of merges key classes 0 and 2 (the nominal joins the proper-name chain) and
+    # response 1 and 2
+    (linked,) = query(db, "SELECT recall FROM mart_coref_scores WHERE subset = 'link:part-of' "
+                          "AND metric = 'mentions' AND slice = 'corpus'")[0]
     assert linked == 1.0
-    # pronoun/antecedent: key pronouns with a preceding mention in their class: 4 (after 0), 9 (after 4), 7
-    # (after 2); the response resolves 4 -> 0 (same key class: success), 7 -> 2 (success), 9 -> 7 (failure)
-    counts = query(db, "SELECT recall_num, recall_den, precision_num, precision_den FROM fct_coref_document "
-                       "WHERE metric = 'pronoun_antecedent'")
+    # pronoun/antecedent: key pronouns with a preceding mention in their class: 4 (after 0), 9
+    # (after 4), 7 (after 2); the response resolves 4 -> 0 (same key class: success), 7 -> 2
+    # (success), 9 -> 7 (failure)
+    counts = query(db, "SELECT recall_num, recall_den, precision_num, precision_den "
+                       "FROM fct_coref_document WHERE metric = 'pronoun_antecedent'")
     assert counts == [(2.0, 3.0, 2.0, 3.0)]
 
 
@@ -188,7 +209,8 @@ def test_a_report_only_run_keeps_the_built_in_baselines(scored, tmp_path):
     run(root, db, tmp_path / "bulletins", steps=("report",), quiet=True)
     baselines = query(db, "SELECT system FROM cat_system WHERE baseline ORDER BY 1")
     assert baselines == [("baseline-merged",), ("baseline-random",), ("baseline-singletons",)]
-    assert "Baseline: all merged" in (tmp_path / "bulletins" / "coref" / "index.html").read_text(encoding="utf-8")
+    assert ("Baseline: all merged"
+            in (tmp_path / "bulletins" / "coref" / "index.html").read_text(encoding="utf-8"))
 
 
 @pytest.mark.parametrize("option, value, expected", [
@@ -202,7 +224,8 @@ def test_bad_task_options_name_the_key(tmp_path, option, value, expected):
     root = write_campaign(tmp_path / "c")
     lines = [line for line in (root / "campaign.toml").read_text(encoding="utf-8").splitlines()
              if not line.startswith(f"{option} = ")]
-    text = "\n".join(lines).replace('family = "coref"', f'family = "coref"\n{option} = {json.dumps(value)}', 1)
+    text = "\n".join(lines).replace('family = "coref"',
+                                    f'family = "coref"\n{option} = {json.dumps(value)}', 1)
     (root / "campaign.toml").write_text(text, encoding="utf-8")
     with pytest.raises(CampaignError, match=expected):
         run(root, tmp_path / "w.duckdb", None, quiet=True)

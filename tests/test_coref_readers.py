@@ -89,7 +89,8 @@ def test_conll_mentions_spans_nesting_and_documents(tmp_path):
 
 
 def test_conll_nested_mentions_of_one_cluster_close_last_opened_first(tmp_path):
-    text = conll("#begin document (d);", "a (1", "b (1", "c 1)", "d 1)", "e (1|(1", "f 1)|1)", "#end document")
+    text = conll("#begin document (d);", "a (1", "b (1", "c 1)", "d 1)", "e (1|(1", "f 1)|1)",
+                 "#end document")
     assert rows(read_conll2012(write(tmp_path, "k.conll", text))) == [
         ("d", 0, 3, "1"), ("d", 1, 2, "1"), ("d", 4, 5, "1")]
 
@@ -98,7 +99,8 @@ def test_conll_field_read_as_the_reference_scorer_does(tmp_path):
     """Within a field: (N) mentions, then openings, then closings, whatever the written order:
     ``1)|(1`` on token 1 opens and closes a one-token mention there; token 0's stays open."""
     text = conll("#begin document (d);", "a (1", "b 1)|(1", "c 1)", "#end document")
-    assert rows(read_conll2012(write(tmp_path, "k.conll", text))) == [("d", 0, 2, "1"), ("d", 1, 1, "1")]
+    assert rows(read_conll2012(write(tmp_path, "k.conll", text))) == [("d", 0, 2, "1"),
+                                                                      ("d", 1, 1, "1")]
 
 
 def test_conll_parts_written_one_after_the_other(tmp_path):
@@ -131,7 +133,8 @@ def test_conll_space_aligned_crlf_bom_comments_and_underscore(tmp_path):
             "\t \r\n"
             "nw/x\t0\t0\tsat\tVBD\t*\t-\t_\r\n"
             "#end document\r\n")
-    assert rows(read_conll2012(write(tmp_path, "k.conll", text)), "doc", "start", "end", "text", "line_no") == [
+    assert rows(read_conll2012(write(tmp_path, "k.conll", text)),
+                "doc", "start", "end", "text", "line_no") == [
         ("nw/x/000", 0, 1, "The cat", 3)]
 
 
@@ -140,10 +143,13 @@ def test_conll_two_column_files_and_documents_without_mentions(tmp_path):
                  "#begin document (b);", "#end document",
                  "#begin document (c);", "Marie (0)", "#end document")
     # a document without any mention is kept as one row with a null span: it is still scored
-    assert rows(read_conll2012(write(tmp_path, "k.conll", text)), "doc", "start", "end", "text") == [
+    assert rows(read_conll2012(write(tmp_path, "k.conll", text)),
+                "doc", "start", "end", "text") == [
         ("a", None, None, None), ("b", None, None, None), ("c", 0, 0, "Marie")]
-    empty = read_conll2012(write(tmp_path, "e.conll", conll("#begin document (a);", "x -", "#end document")))
-    assert rows(empty, "doc", "start", "cluster", "line_no") == [("a", None, None, 1)] and empty.schema == SCHEMA
+    empty = read_conll2012(write(tmp_path, "e.conll", conll("#begin document (a);", "x -",
+                                                            "#end document")))
+    assert (rows(empty, "doc", "start", "cluster", "line_no") == [("a", None, None, 1)]
+            and empty.schema == SCHEMA)
 
 
 # ---------------------------------------------------------------- CoNLL-2012: bad input
@@ -169,12 +175,14 @@ def test_conll_closing_another_id(tmp_path):
 
 
 def test_conll_brackets_do_not_cross_documents(tmp_path):
-    text = conll("#begin document (d);", "a (1", "#end document", "#begin document (e);", "b 1)", "#end document")
+    text = conll("#begin document (d);", "a (1", "#end document", "#begin document (e);", "b 1)",
+                 "#end document")
     message = rejected(read_conll2012, tmp_path, text, 2)
     assert "never closed" in message and "line 3" in message, message
 
 
-@pytest.mark.parametrize("field", ["((1)", "1", "(a)", "(1)|", "(1)|-", "|(1)", "(1)||(2)", "--", "(-1)", "(1+2)"])
+@pytest.mark.parametrize("field", ["((1)", "1", "(a)", "(1)|", "(1)|-", "|(1)", "(1)||(2)", "--",
+                                   "(-1)", "(1+2)"])
 def test_conll_malformed_coreference_field(tmp_path, field):
     text = conll("#begin document (d);", "a -", f"b {field}", "#end document")
     message = rejected(read_conll2012, tmp_path, text, 3)
@@ -188,8 +196,10 @@ def test_conll_wrong_number_of_columns(tmp_path, line):
 
 
 def test_conll_token_line_outside_a_document(tmp_path):
-    assert "before a token line" in rejected(read_conll2012, tmp_path, conll("a (1)", "#begin document (d);"), 1)
-    text = conll("#begin document (d);", "a (1)", "#end document", "b -", "#begin document (e);", "#end document")
+    assert "before a token line" in rejected(read_conll2012, tmp_path,
+                                             conll("a (1)", "#begin document (d);"), 1)
+    text = conll("#begin document (d);", "a (1)", "#end document", "b -", "#begin document (e);",
+                 "#end document")
     assert "'b -'" in rejected(read_conll2012, tmp_path, text, 4)
 
 
@@ -218,14 +228,17 @@ def test_conll_document_not_ended(tmp_path):
     assert "the end of the file (line 5)" in message, message
 
 
-@pytest.mark.parametrize("header", ["#begin document", "#begin document (d); part", "#begin document ()"])
+@pytest.mark.parametrize("header", ["#begin document", "#begin document (d); part",
+                                    "#begin document ()"])
 def test_conll_malformed_header(tmp_path, header):
-    assert "#begin document (name); part NNN" in rejected(read_conll2012, tmp_path, conll(header, "#end document"), 1)
+    assert "#begin document (name); part NNN" in rejected(read_conll2012, tmp_path,
+                                                          conll(header, "#end document"), 1)
 
 
 def test_conll_file_without_document(tmp_path):
     assert "an empty file" in rejected(read_conll2012, tmp_path, "\n\n", None)
-    assert "no '#begin document' line" in rejected(read_conll2012, tmp_path, "# only a comment\n", None)
+    assert "no '#begin document' line" in rejected(read_conll2012, tmp_path,
+                                                   "# only a comment\n", None)
 
 
 def test_conll_earliest_error_wins_and_bad_utf8(tmp_path):
@@ -254,7 +267,8 @@ JSONL = "\n".join([
 def test_jsonl_mentions(tmp_path):
     table = read_coref_jsonl(write(tmp_path, "k.jsonl", JSONL))
     assert table.schema == SCHEMA
-    assert rows(table, "doc", "genre", "start", "end", "cluster", "category", "text", "line_no") == [
+    assert rows(table,
+                "doc", "genre", "start", "end", "cluster", "category", "text", "line_no") == [
         ("d1", "nw", 0, 1, "0", "nominal", "Le guide", 1),
         ("d1", "nw", 4, 4, "0", "pronoun", "il", 1),
         ("d1", "nw", 4, 4, "1", "pronoun", "il", 1),
@@ -293,13 +307,18 @@ def test_jsonl_links(tmp_path):
     ('{"doc": "x", "tokens": ["a", "b"], "clusters": [[[1, 2]]]}', "[1, 2]"),
     ('{"doc": "x", "tokens": "a b", "clusters": []}', '"a b"'),
     ('{"doc": "x", "genre": 1, "clusters": []}', "1"),
-    ('{"doc": "x", "clusters": [[[0, 0]]], "categories": [[0, 1, "pronoun"]]}', '[0, 1, "pronoun"]'),
+    ('{"doc": "x", "clusters": [[[0, 0]]], "categories": [[0, 1, "pronoun"]]}',
+     '[0, 1, "pronoun"]'),
     ('{"doc": "x", "clusters": [[[0, 0]]], "categories": [[0, 0, ""]]}', '[0, 0, ""]'),
-    ('{"doc": "x", "clusters": [[[0, 0]]], "categories": [[0, 0, "a"], [0, 0, "b"]]}', "already 'a'"),
+    ('{"doc": "x", "clusters": [[[0, 0]]], "categories": [[0, 0, "a"], [0, 0, "b"]]}',
+     "already 'a'"),
     ('{"doc": "x", "clusters": [[[0, 0]]], "categories": {"0": "a"}}', '{"0": "a"}'),
-    ('{"doc": "x", "clusters": [[[0, 0]], [[1, 1]]], "links": [{"from": 0, "to": 2, "type": "t"}]}', '"to": 2'),
-    ('{"doc": "x", "clusters": [[[0, 0]], [[1, 1]]], "links": [{"from": 1, "to": 1, "type": "t"}]}', '"from": 1'),
-    ('{"doc": "x", "clusters": [[[0, 0]], [[1, 1]]], "links": [{"from": 0, "to": 1}]}', '"from": 0'),
+    ('{"doc": "x", "clusters": [[[0, 0]], [[1, 1]]], "links": [{"from": 0, "to": 2, "type": "t"}]}',
+     '"to": 2'),
+    ('{"doc": "x", "clusters": [[[0, 0]], [[1, 1]]], "links": [{"from": 1, "to": 1, "type": "t"}]}',
+     '"from": 1'),
+    ('{"doc": "x", "clusters": [[[0, 0]], [[1, 1]]], "links": [{"from": 0, "to": 1}]}',
+     '"from": 0'),
 ])
 def test_jsonl_rejections_name_the_line(tmp_path, line, found):
     text = '{"doc": "ok", "clusters": [[[0, 0]]]}\n\n' + line + "\n"
@@ -308,8 +327,10 @@ def test_jsonl_rejections_name_the_line(tmp_path, line, found):
 
 
 def test_jsonl_duplicate_document_and_empty_file(tmp_path):
-    text = '{"doc": "a", "clusters": []}\n{"doc": "b", "clusters": []}\n{"doc": "a", "clusters": []}\n'
-    assert "'a' again (first on line 1)" in rejected(read_coref_jsonl, tmp_path, text, 3, name="r.jsonl")
+    text = ('{"doc": "a", "clusters": []}\n{"doc": "b", "clusters": []}\n'
+            '{"doc": "a", "clusters": []}\n')
+    assert "'a' again (first on line 1)" in rejected(read_coref_jsonl, tmp_path, text, 3,
+                                                     name="r.jsonl")
     assert "an empty file" in rejected(read_coref_jsonl, tmp_path, "\n \n", None, name="r.jsonl")
 
 
@@ -320,7 +341,8 @@ def test_categories_tsv(tmp_path):
                                     "x\tpronoun\td1\t4\t4\n\n-\tproper\td1\t0\t1\r\n")
     table = read_mention_categories(path)
     assert table.schema == CATEGORIES_SCHEMA
-    assert rows(table, "doc", "start", "end", "category") == [("d1", 4, 4, "pronoun"), ("d1", 0, 1, "proper")]
+    assert rows(table, "doc", "start", "end", "category") == [("d1", 4, 4, "pronoun"),
+                                                              ("d1", 0, 1, "proper")]
 
 
 @pytest.mark.parametrize("text, line, found", [
@@ -330,7 +352,8 @@ def test_categories_tsv(tmp_path):
     ("doc\tstart\tend\tcategory\nd\t1\t2\tpronoun\nd\tx\t2\tpronoun\n", 3, "'d\\tx"),
     ("doc\tstart\tend\tcategory\nd\t3\t2\tpronoun\n", 2, "start <= end"),
     ("doc\tstart\tend\tcategory\nd\t1\t2\t\n", 2, "a category"),
-    ("doc\tstart\tend\tcategory\nd\t1\t2\tpronoun\ne\t1\t2\tproper\nd\t1\t2\tproper\n", 4, "first on line 2"),
+    ("doc\tstart\tend\tcategory\nd\t1\t2\tpronoun\ne\t1\t2\tproper\nd\t1\t2\tproper\n", 4,
+     "first on line 2"),
 ])
 def test_categories_tsv_rejections(tmp_path, text, line, found):
     message = rejected(read_mention_categories, tmp_path, text, line, name="c.tsv")
@@ -383,7 +406,8 @@ def random_partition(rng: np.random.Generator, n_docs: int) -> tuple[pa.Table, d
     for d in range(n_docs):
         doc, n = f"g{d % 3}/doc{d}/{d:03d}", int(rng.integers(0, 40))
         tokens[doc] = [f"t{i}" for i in range(n)]
-        cuts = np.sort(rng.choice(n + 1, size=min(n + 1, 2 * int(rng.integers(0, 8))), replace=False))
+        cuts = np.sort(rng.choice(n + 1, size=min(n + 1, 2 * int(rng.integers(0, 8))),
+                                  replace=False))
         spans = [(int(a), int(b) - 1) for a, b in zip(cuts[::2], cuts[1::2]) if b > a]
         spans += [(s, min(e, s + int(rng.integers(0, 2)))) for s, e in spans if rng.random() < 0.4]
         for start, end in spans:
@@ -415,13 +439,16 @@ def test_random_partitions_round_trip_through_both_formats(tmp_path, seed):
     without = set(tokens) - {doc for doc, *_ in mention_set(table)}
     assert empty_documents(from_conll) == without
     assert from_conll.num_rows == len(mention_set(table)) + len(without)
-    texts = {(r["doc"], r["start"], r["end"]): r["text"] for r in from_conll.to_pylist() if r["start"] is not None}
-    assert all(text == " ".join(f"t{i}" for i in range(s, e + 1)) for (_, s, e), text in texts.items())
+    texts = {(r["doc"], r["start"], r["end"]): r["text"] for r in from_conll.to_pylist()
+             if r["start"] is not None}
+    assert all(text == " ".join(f"t{i}" for i in range(s, e + 1))
+               for (_, s, e), text in texts.items())
     write_coref_jsonl(from_conll, tmp_path / "r.jsonl", tokens)
     from_jsonl = read_coref_jsonl(tmp_path / "r.jsonl")
     # JSON lines number the clusters 0, 1, ... in order of first mention: the same partition
     def partition(t):
-        frame = pl.from_arrow(t).group_by("doc", "cluster").agg(pl.concat_list("start", "end").sort().alias("m"))
+        frame = (pl.from_arrow(t).group_by("doc", "cluster")
+                 .agg(pl.concat_list("start", "end").sort().alias("m")))
         return {(doc, tuple(map(tuple, m))) for doc, _, m in frame.iter_rows()}
     assert partition(from_jsonl) == partition(from_conll)
     assert empty_documents(from_jsonl) == without
@@ -433,8 +460,9 @@ def test_random_partitions_round_trip_through_both_formats(tmp_path, seed):
 
 def mentions(*spans, doc="d", genre=""):
     size = len(spans)
-    return pa.table({"doc": [doc] * size, "genre": [genre] * size, "start": [s for s, _, _ in spans],
-                     "end": [e for _, e, _ in spans], "cluster": [c for _, _, c in spans], "category": [None] * size,
+    return pa.table({"doc": [doc] * size, "genre": [genre] * size,
+                     "start": [s for s, _, _ in spans], "end": [e for _, e, _ in spans],
+                     "cluster": [c for _, _, c in spans], "category": [None] * size,
                      "text": [None] * size, "line_no": [0] * size}, schema=SCHEMA)
 
 
@@ -467,12 +495,13 @@ def test_jsonl_writer_refusals(tmp_path):
     cats = mentions((0, 0, "1"), (0, 0, "2")).set_column(5, "category", pa.array(["a", "b"]))
     with pytest.raises(ValueError, match="two categories"):
         write_coref_jsonl(cats, tmp_path / "x.jsonl")
-    links = pa.table({"doc": ["d"], "from_cluster": ["1"], "to_cluster": ["9"], "type": ["part-of"]})
+    links = pa.table({"doc": ["d"], "from_cluster": ["1"], "to_cluster": ["9"],
+                      "type": ["part-of"]})
     with pytest.raises(ValueError, match=re.escape("d 1 -> 9")):
         write_coref_jsonl(mentions((0, 0, "1")), tmp_path / "x.jsonl", links=links)
 
 
-# ---------------------------------------------------------------- docs/formats_coref.md says what the code does
+# ---------------------------------------------------- docs/formats_coref.md says what the code does
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "formats_coref.md"
 
@@ -493,7 +522,8 @@ CONLL_REJECTED = [  # one case per documented check: (text, line)
 JSONL_REJECTED = [
     '{"doc": ', '["doc", "x"]', '{"clusters": []}', '{"doc": "a", "clusters": []}',
     '{"doc": "x", "genre": 1, "clusters": []}',
-    '{"doc": "x", "tokens": "a b", "clusters": []}', '{"doc": "x"}', '{"doc": "x", "clusters": [[]]}',
+    '{"doc": "x", "tokens": "a b", "clusters": []}', '{"doc": "x"}',
+    '{"doc": "x", "clusters": [[]]}',
     '{"doc": "x", "clusters": [[[3, 2]]]}', '{"doc": "x", "tokens": ["a"], "clusters": [[[0, 1]]]}',
     '{"doc": "x", "clusters": [[[0, 0]]], "categories": {"0": "a"}}',
     '{"doc": "x", "clusters": [[[0, 0]]], "categories": [[0, 0, ""]]}',
@@ -503,7 +533,8 @@ JSONL_REJECTED = [
 ]
 TSV_REJECTED = [
     ("", None), ("doc\tstart\tcategory\n", 1), ("doc\tdoc\tstart\tend\tcategory\n", 1),
-    ("doc\tstart\tend\tcategory\nd\t1\t2\n", 2), ("doc\tstart\tend\tcategory\nd\t3\t2\tpronoun\n", 2),
+    ("doc\tstart\tend\tcategory\nd\t1\t2\n", 2),
+    ("doc\tstart\tend\tcategory\nd\t3\t2\tpronoun\n", 2),
     ("doc\tstart\tend\tcategory\nd\t1\t2\tpronoun\nd\t1\t2\tproper\n", 3),
 ]
 
@@ -522,12 +553,15 @@ def documented(section: str) -> set[str]:
 
 @pytest.mark.parametrize("reader, cases, section, name", [
     (read_conll2012, CONLL_REJECTED, "## 2. CoNLL-2012", "f.conll"),
-    (read_coref_jsonl, [('{"doc": "a", "clusters": []}\n' + line + "\n", 2) for line in JSONL_REJECTED] + [("", None)],
+    (read_coref_jsonl, [('{"doc": "a", "clusters": []}\n' + line + "\n", 2)
+                        for line in JSONL_REJECTED] + [("", None)],
      "## 3. JSON lines", "f.jsonl"),
     (read_mention_categories, TSV_REJECTED, "## 4. Side TSV", "f.tsv"),
 ])
-def test_every_check_is_documented_and_every_documented_check_happens(tmp_path, reader, cases, section, name):
-    produced = {expected_part(rejected(reader, tmp_path, text, line, name=name)) for text, line in cases}
+def test_every_check_is_documented_and_every_documented_check_happens(tmp_path, reader, cases,
+                                                                      section, name):
+    produced = {expected_part(rejected(reader, tmp_path, text, line, name=name))
+                for text, line in cases}
     assert produced == documented(section)
 
 
@@ -538,7 +572,8 @@ def test_documented_examples_read_as_documented():
     (_, conll_text), (_, jsonl), (_, tsv) = blocks[1:]
     table = read_conll2012("k.conll", conll_text.encode())
     shown = doc.split("gives (doc `bc/cctv/00/cctv_0001/000`, genre `bc`): ")[1].split(".\n")[0]
-    spans = re.findall(r"`\[(\d+),(\d+)\]` (\d+)(?: and `\[(\d+),(\d+)\]` (\d+))? \*([^*]+)\*", shown)
+    spans = re.findall(r"`\[(\d+),(\d+)\]` (\d+)(?: and `\[(\d+),(\d+)\]` (\d+))? \*([^*]+)\*",
+                       shown)
     listed = []
     for s, e, c, s2, e2, c2, text in spans:
         listed.append((int(s), int(e), c, text))
@@ -550,7 +585,8 @@ def test_documented_examples_read_as_documented():
     assert rows(table, "doc", "start", "end", "cluster", "category", "text") == [
         ("d1", 0, 1, "0", "nominal", "Le guide"), ("d1", 4, 4, "0", "pronoun", "il"),
         ("d1", 5, 5, "1", None, "part"), ("d2", 3, 7, "0", None, None)]
-    assert rows(read_coref_links("k.jsonl", jsonl.encode()), "doc", "from_cluster", "to_cluster", "type") == [
+    assert rows(read_coref_links("k.jsonl", jsonl.encode()),
+                "doc", "from_cluster", "to_cluster", "type") == [
         ("d1", "0", "1", "part-of")]
     assert rows(read_mention_categories("c.tsv", tsv.encode()), "start", "end", "category") == [
         (0, 0, "proper"), (2, 2, "pronoun")]

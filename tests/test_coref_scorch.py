@@ -34,7 +34,8 @@ def generate(seed: int, docs: int = 40):
     key_rows, resp_rows, truth = [], [], {}
     for d in range(docs):
         doc = f"s{seed}/d{d:02d}"
-        spans = sorted({(s, s + rng.randrange(4)) for s in rng.sample(range(80), rng.randint(6, 40))})
+        spans = sorted({(s, s + rng.randrange(4))
+                        for s in rng.sample(range(80), rng.randint(6, 40))})
         n_key = rng.randint(2, len(spans) - 2)
         chosen = rng.sample(spans, len(spans))
         key_spans, extra = chosen[:n_key], chosen[n_key:]
@@ -49,15 +50,15 @@ def generate(seed: int, docs: int = 40):
             resp = {m: 0 for m in key_spans + extra}  # all merged, with response-only mentions
         else:
             noise, miss = rng.random() * 0.6, rng.random() * 0.3
-            resp = {m: (c if rng.random() > noise else rng.randrange(n_classes + 2)) for m, c in key.items()
-                    if rng.random() > miss}
+            resp = {m: (c if rng.random() > noise else rng.randrange(n_classes + 2))
+                    for m, c in key.items() if rng.random() > miss}
             resp.update({m: rng.randrange(n_classes + 2) for m in extra if rng.random() < 0.5})
         for rows, assign in ((key_rows, key), (resp_rows, resp)):
             rows.extend((doc, s, e, str(c)) for (s, e), c in assign.items())
         truth[doc] = (clusters(key), clusters(resp))
     schema = {"doc": pl.String, "start": pl.Int32, "end": pl.Int32, "cluster": pl.String}
-    return (pl.DataFrame(key_rows, schema=schema, orient="row"), pl.DataFrame(resp_rows, schema=schema, orient="row"),
-            truth)
+    return (pl.DataFrame(key_rows, schema=schema, orient="row"),
+            pl.DataFrame(resp_rows, schema=schema, orient="row"), truth)
 
 
 def clusters(assign: dict) -> list[set]:
@@ -74,7 +75,8 @@ def test_equal_to_scorch_per_document(seed):
     stats = statistics(contingency(key, resp), "conll")
     compared = 0
     for doc, (k, r) in truth.items():
-        ours = {row["metric"]: row for row in scores(stats.filter(pl.col("doc") == doc)).iter_rows(named=True)}
+        ours = {row["metric"]: row
+                for row in scores(stats.filter(pl.col("doc") == doc)).iter_rows(named=True)}
         for metric, fn in OURS.items():
             expected = fn(k, r)
             got = (ours[metric]["recall"], ours[metric]["precision"], ours[metric]["f1"])
@@ -83,4 +85,5 @@ def test_equal_to_scorch_per_document(seed):
         assert ours["conll"]["f1"] == pytest.approx(scorch.conll2012(k, r), abs=1e-9), doc
     assert compared == 5 * len(truth)
     table = contingency(key, resp)
-    assert table["key_class"].null_count() and table["response_class"].null_count()  # twinless on both sides
+    # twinless on both sides
+    assert table["key_class"].null_count() and table["response_class"].null_count()

@@ -1,5 +1,6 @@
 """The demo coreference task generator (demo.coref): determinism, files that read back,
-the paper's example (Popescu-Belis, Évaluation numérique de la résolution de la référence §1.2, table 2 row 1) and systems whose errors differ as intended."""
+the paper's example (Popescu-Belis, Évaluation numérique de la résolution de la référence §1.2,
+table 2 row 1) and systems whose errors differ as intended."""
 import os
 import pathlib
 import subprocess
@@ -48,7 +49,8 @@ def task(generated) -> dict:
 def read(generated):
     """Every key and response, as the project's readers give them back (Polars frames)."""
     root = generated[0] / "coref"
-    out = {("key", "guide"): read_coref_jsonl(root / "guide.jsonl"), ("key", "synth"): read_conll2012(root / "synth.conll")}
+    out = {("key", "guide"): read_coref_jsonl(root / "guide.jsonl"),
+           ("key", "synth"): read_conll2012(root / "synth.conll")}
     for system in SYSTEMS:
         out[(system, "guide")] = read_coref_jsonl(root / "submissions" / system / "guide.jsonl")
         out[(system, "synth")] = read_conll2012(root / "submissions" / system / "synth.conll")
@@ -69,23 +71,26 @@ def test_same_bytes_on_every_call_and_in_another_process(generated, tmp_path):
     script = ("import pathlib, sys; from demo.coref import write_coref_task; "
               "write_coref_task(pathlib.Path(sys.argv[1]))")
     env = {**os.environ, "PYTHONHASHSEED": "4242", "PYTHONPATH": str(ROOT)}
-    subprocess.run([sys.executable, "-c", script, str(tmp_path / "process")], check=True, cwd=ROOT, env=env)
+    subprocess.run([sys.executable, "-c", script, str(tmp_path / "process")],
+                   check=True, cwd=ROOT, env=env)
     assert tree(tmp_path / "process" / "coref") == expected
 
 
 def test_task_block_participants_and_campaign(generated, task, tmp_path):
     dest, participants, lines = generated
     assert lines[0] == "[[tasks]]" and lines[-1] == ""
-    assert {k: task[k] for k in ("id", "family", "conventions", "singletons", "baselines", "draws")} == {
-        "id": "coref", "family": "coref", "conventions": ["conll", "paper"], "singletons": [True, False],
-        "baselines": True, "draws": 10}
+    assert {k: task[k]
+            for k in ("id", "family", "conventions", "singletons", "baselines", "draws")} == {
+        "id": "coref", "family": "coref", "conventions": ["conll", "paper"],
+        "singletons": [True, False], "baselines": True, "draws": 10}
     assert task["corpora"] == [
         {"id": "guide", "phase": "test", "format": "jsonl", "key": "coref/guide.jsonl"},
         {"id": "synth", "phase": "test", "format": "conll2012", "key": "coref/synth.conll",
          "categories": "coref/synth.categories.tsv"}]
     assert all(set(p) == {"id", "name", "publication", "organiser"} and p["organiser"] is False
                for p in participants)
-    assert sorted(p["publication"] for p in participants) == ["anonymous", "public", "public", "public"]
+    assert (sorted(p["publication"] for p in participants)
+            == ["anonymous", "public", "public", "public"])
     systems = task["systems"]
     assert [s["id"] for s in systems] == SYSTEMS
     assert sorted(s["participant"] for s in systems) == sorted(p["id"] for p in participants)
@@ -109,9 +114,12 @@ def test_task_block_participants_and_campaign(generated, task, tmp_path):
 def test_every_file_reads_back_as_generated(generated, read):
     dest = generated[0]
     root = dest / "coref"
-    documents = [demo_coref.guide_document(), *(demo_coref.generated_document(k) for k in range(60))]
-    by_corpus = {"guide": [d for d in documents if d.doc == "guide" or demo_coref._number(d.doc) % 4 == 3],
-                 "synth": [d for d in documents if d.doc != "guide" and demo_coref._number(d.doc) % 4 != 3]}
+    documents = [demo_coref.guide_document(),
+                 *(demo_coref.generated_document(k) for k in range(60))]
+    by_corpus = {"guide": [d for d in documents
+                           if d.doc == "guide" or demo_coref._number(d.doc) % 4 == 3],
+                 "synth": [d for d in documents
+                           if d.doc != "guide" and demo_coref._number(d.doc) % 4 != 3]}
     assert [len(v) for v in by_corpus.values()] == [16, 45]
     for corpus, docs in by_corpus.items():
         key = read[("key", corpus)]
@@ -123,7 +131,8 @@ def test_every_file_reads_back_as_generated(generated, read):
         for system in SYSTEMS:
             response = read[(system, corpus)]
             assert set(response["doc"]) <= set(key["doc"]) and response.height > 0.7 * key.height
-            assert response.filter(pl.struct(SPAN).is_duplicated()).height == 0  # one class per span
+            # one class per span
+            assert response.filter(pl.struct(SPAN).is_duplicated()).height == 0
     categories = pl.from_arrow(read_mention_categories(root / "synth.categories.tsv"))
     synth = pl.concat([demo_coref.mentions_table(d.mentions) for d in by_corpus["synth"]])
     assert categories.sort(SPAN).equals(synth.select(*SPAN, "category").sort(SPAN))
@@ -132,7 +141,8 @@ def test_every_file_reads_back_as_generated(generated, read):
     assert set(read[("coref-d", "guide")]["category"]) == {"pronoun", "proper", "nominal"}
     links = pl.from_arrow(read_coref_links(root / "guide.jsonl"))
     assert links.height > 5 and set(links["type"]) == {"part-of"}
-    for system, predicts in (("coref-a", True), ("coref-b", True), ("coref-c", False), ("coref-d", False)):
+    for system, predicts in (("coref-a", True), ("coref-b", True), ("coref-c", False),
+                             ("coref-d", False)):
         response_links = read_coref_links(root / "submissions" / system / "guide.jsonl")
         assert (response_links.num_rows > 0) == predicts, system
     for path in root.rglob("*"):
@@ -160,7 +170,8 @@ def test_guide_is_the_papers_example_one(read):
     table = scorer.scores(scorer.statistics(scorer.contingency(key, response), convention="paper"),
                           convention="paper")
     got = {m: (round(100 * r), round(100 * p)) for m, r, p in
-           table.filter(pl.col("metric").is_in(["muc", "bcub"])).select("metric", "recall", "precision").iter_rows()}
+           table.filter(pl.col("metric").is_in(["muc", "bcub"]))
+           .select("metric", "recall", "precision").iter_rows()}
     assert got == {"muc": (85, 79), "bcub": (74, 49)}
     others = [_numbered(read[(s, "guide")]) for s in ("coref-a", "coref-c", "coref-d")]
     assert all(p != {frozenset(c) for c in GUIDE_RESPONSE} for p in others)
@@ -177,7 +188,8 @@ def categories(generated, read) -> pl.DataFrame:
 
 
 def test_generated_documents_have_realistic_profiles(read, categories):
-    key = pl.concat([read[("key", "synth")], read[("key", "guide")].filter(pl.col("doc") != "guide")])
+    key = pl.concat([read[("key", "synth")],
+                     read[("key", "guide")].filter(pl.col("doc") != "guide")])
     sizes = key.group_by("doc", "cluster").len()["len"]
     assert 0.4 < (sizes == 1).mean() < 0.8  # many singletons
     assert sizes.max() >= 20 and (sizes >= 10).sum() >= 10  # a few long chains
@@ -186,10 +198,12 @@ def test_generated_documents_have_realistic_profiles(read, categories):
         (pl.col("start") <= pl.col("start_in")) & (pl.col("end_in") <= pl.col("end"))
         & ((pl.col("start") != pl.col("start_in")) | (pl.col("end") != pl.col("end_in"))))
     assert nested.height > 50 and (nested["cluster"] != nested["cluster_in"]).all()
-    assert key.filter(pl.col("end") > pl.col("start")).height > key.height / 3  # multi-token mentions
+    # multi-token mentions
+    assert key.filter(pl.col("end") > pl.col("start")).height > key.height / 3
     assert categories["category"].null_count() == 0
     assert set(categories["category"]) == {"pronoun", "proper", "nominal"}
-    share = dict(categories.group_by("genre").agg((pl.col("category") == "pronoun").mean()).iter_rows())
+    share = dict(categories.group_by("genre").agg((pl.col("category") == "pronoun").mean())
+                 .iter_rows())
     assert share["news"] < share["fiction"] and share["news"] < share["dialogue"]
     first = key.sort("doc", "start", "end").group_by("doc", "cluster", maintain_order=True).first()
     assert first.join(categories, on=SPAN).filter(pl.col("category") == "pronoun").height == 0
@@ -197,7 +211,8 @@ def test_generated_documents_have_realistic_profiles(read, categories):
 
 def _corpus_scores(key: pl.DataFrame, response: pl.DataFrame) -> dict:
     table = scorer.scores(scorer.statistics(scorer.contingency(key, response)))
-    return {m: (r, p, f) for m, r, p, f in table.select("metric", "recall", "precision", "f1").iter_rows()}
+    return {m: (r, p, f)
+            for m, r, p, f in table.select("metric", "recall", "precision", "f1").iter_rows()}
 
 
 def test_systems_differ_as_intended(read, categories):
@@ -207,7 +222,8 @@ def test_systems_differ_as_intended(read, categories):
     assert max(conll, key=conll.get) == "coref-a" and conll["coref-a"] > 0.85
     muc = {system: s[system]["muc"] for system in SYSTEMS}
     assert muc["coref-b"][1] < muc["coref-b"][0] - 0.03  # merges: precision below recall
-    assert muc["coref-c"][0] < muc["coref-c"][1] - 0.15  # splits and misses: recall far below precision
+    # splits and misses: recall far below precision
+    assert muc["coref-c"][0] < muc["coref-c"][1] - 0.15
     mention_recall = {system: s[system]["mentions"][0] for system in SYSTEMS}
     assert min(mention_recall, key=mention_recall.get) == "coref-c"
     spans = key.select(*SPAN, pl.col("cluster").alias("k"))
@@ -217,14 +233,17 @@ def test_systems_differ_as_intended(read, categories):
     def merges(system: str) -> float:
         """Share of response classes holding the first mentions of two key classes or more."""
         r = read[(system, "synth")].select(*SPAN, pl.col("cluster").alias("r"))
-        return (r.join(heads, on=SPAN).group_by("doc", "r").len()["len"] > 1).sum() / r.select("doc", "r").n_unique()
+        return ((r.join(heads, on=SPAN).group_by("doc", "r").len()["len"] > 1).sum()
+                / r.select("doc", "r").n_unique())
 
     def splits(system: str) -> float:
         """Share of key classes (2+ names or nominals found) whose names and nominals are spread
         over two response classes or more (pronoun errors aside)."""
-        r = read[(system, "synth")].select(*SPAN, pl.col("cluster").alias("r")).join(spans, on=SPAN).join(
-            categories.filter(pl.col("category") != "pronoun"), on=SPAN)
-        g = r.group_by("doc", "k").agg(pl.len().alias("n"), pl.col("r").n_unique().alias("m")).filter(pl.col("n") > 1)
+        r = (read[(system, "synth")].select(*SPAN, pl.col("cluster").alias("r"))
+             .join(spans, on=SPAN)
+             .join(categories.filter(pl.col("category") != "pronoun"), on=SPAN))
+        g = (r.group_by("doc", "k").agg(pl.len().alias("n"), pl.col("r").n_unique().alias("m"))
+             .filter(pl.col("n") > 1))
         return (g["m"] > 1).mean()
     merged = {system: merges(system) for system in SYSTEMS}
     split = {system: splits(system) for system in SYSTEMS}
@@ -233,16 +252,20 @@ def test_systems_differ_as_intended(read, categories):
     def pronoun_errors(system: str) -> tuple[float, int]:
         """Share of anaphoric key pronouns put in another response class than their key antecedent,
         and the number of response mentions "il" outside the key (impersonal "il faut")."""
-        ordered = spans.join(categories.select(*SPAN, "category"), on=SPAN).sort("doc", "start", "end").with_columns(
-            pl.col("start").shift(1).over("doc", "k").alias("a_start"),
-            pl.col("end").shift(1).over("doc", "k").alias("a_end"))
+        ordered = (spans.join(categories.select(*SPAN, "category"), on=SPAN)
+                   .sort("doc", "start", "end")
+                   .with_columns(pl.col("start").shift(1).over("doc", "k").alias("a_start"),
+                                 pl.col("end").shift(1).over("doc", "k").alias("a_end")))
         response = read[(system, "synth")]
         r = response.select(*SPAN, pl.col("cluster").alias("r"))
-        anaphors = ordered.filter((pl.col("category") == "pronoun") & pl.col("a_start").is_not_null())
-        joined = anaphors.join(r, on=SPAN).join(r.rename({"start": "a_start", "end": "a_end", "r": "a_r"}),
-                                                on=["doc", "a_start", "a_end"], how="left")
+        anaphors = ordered.filter((pl.col("category") == "pronoun")
+                                  & pl.col("a_start").is_not_null())
+        joined = anaphors.join(r, on=SPAN).join(
+            r.rename({"start": "a_start", "end": "a_end", "r": "a_r"}),
+            on=["doc", "a_start", "a_end"], how="left")
         wrong = (joined["r"] != joined["a_r"]).drop_nulls().mean()  # both found in the response
-        return wrong, response.join(spans, on=SPAN, how="anti").filter(pl.col("text") == "il").height
+        return wrong, (response.join(spans, on=SPAN, how="anti")
+                       .filter(pl.col("text") == "il").height)
     errors = {system: pronoun_errors(system) for system in SYSTEMS}
     assert all(errors["coref-d"][0] > 3 * errors[system][0] for system in SYSTEMS[:3])
     assert max(errors, key=lambda x: errors[x][1]) == "coref-d"
@@ -255,5 +278,6 @@ def test_scale_keeps_a_prefix(generated, tmp_path):
     assert sorted(small) == sorted(full)
     for name, data in small.items():
         assert len(data) < len(full[name]) and full[name].startswith(data), name
-    docs = pl.from_arrow(read_conll2012(tmp_path / "small" / "coref" / "synth.conll"))["doc"].unique()
+    docs = (pl.from_arrow(read_conll2012(tmp_path / "small" / "coref" / "synth.conll"))["doc"]
+            .unique())
     assert docs.len() == 5

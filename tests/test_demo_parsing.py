@@ -62,7 +62,8 @@ def _sentences(path: pathlib.Path) -> dict:
 def _range(target: str | None, sent: str, groups: dict, through: dict):
     """A relation argument as a range of form numbers (docs/metrics/parsing.md, Ranges): a group of
     ``groups`` is its range when ``through`` is ``groups`` (HYP mode), else the group of ``through``
-    holding its first form (REF mode); a form is the group of ``through`` holding it; else itself."""
+    holding its first form (REF mode); a form is the group of ``through`` holding it; else
+    itself."""
     if target is None:
         return None
     if target in groups:
