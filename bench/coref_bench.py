@@ -1,19 +1,19 @@
-"""Benchmark of the ``coref`` family's one-shot scorer: ``scorehouse coref KEY RESPONSE --json`` on 500
-documents x 300 mentions (CoNLL-2012), with both conventions, against the peer ``scorch``; and one
-document of 10,000 mentions (with 2,500 and 5,000 to show how peak memory grows).
+"""Benchmark of the ``coref`` family's one-shot scorer: ``scorehouse coref KEY RESPONSE --json`` on
+500 documents x 300 mentions (CoNLL-2012), with both conventions, against the peer ``scorch``; and
+one document of 10,000 mentions (with 2,500 and 5,000 to show how peak memory grows).
 
 Usage (from the repository root, with the project's virtual environment; scorch installed in it)::
 
-    .venv/bin/python bench/coref_bench.py                          # 500 x 300, and 2,500 / 5,000 / 10,000
-    .venv/bin/python bench/coref_bench.py --documents 50           # a quick run
+    .venv/bin/python bench/coref_bench.py                    # 500 x 300, and 2,500 / 5,000 / 10,000
+    .venv/bin/python bench/coref_bench.py --documents 50     # a quick run
     .venv/bin/python bench/coref_bench.py --large 2500 10000 --skip-large-peer
 
 Target (project issue 5): all measures (mention detection, MUC, B3, CEAF-m, CEAF-e, BLANC, LEA, the
 CoNLL average and the paper's C, XC, H, kappa, RCVT, D-error) on 500 documents x 300 mentions in
 under 5 s and 500 MB, and a 10,000-mention document without quadratic memory. For comparison the
-issue quotes the reference Perl scorer (conll/reference-coreference-scorers v8.01) at about 160 s for
-all its metrics (BLANC alone 104 s, 2.5 GB on one 3,000-mention document) and coval at about 9 s:
-figures from the issue, NOT measured here (neither is installed).
+issue quotes the reference Perl scorer (conll/reference-coreference-scorers v8.01) at about 160 s
+for all its metrics (BLANC alone 104 s, 2.5 GB on one 3,000-mention document) and coval at about
+9 s: figures from the issue, NOT measured here (neither is installed).
 
 Data: ``demo/coref.py``'s generator (Zipf class sizes, names / nominals / pronouns,
 nested mentions; genres news, dialogue, fiction in turn), seeded, so the same arguments give the
@@ -64,13 +64,13 @@ def generate(path_key: Path, path_response: Path, documents: int, mentions: int,
     from scorehouse.demo.coref import GENRES, ErrorModel, generate_document, mentions_table, respond
     from scorehouse.etl.coref_write import write_conll2012
 
-    model = ErrorModel(merge=0.08, split=0.12, pronoun=0.15, miss=0.06, boundary=0.15, spurious=0.04,
-                       pleonastic=0.3)
+    model = ErrorModel(merge=0.08, split=0.12, pronoun=0.15, miss=0.06, boundary=0.15,
+                       spurious=0.04, pleonastic=0.3)
     keys, responses, tokens = [], [], {}
     for k in range(documents):
         genre = GENRES[k % len(GENRES)]
-        doc = generate_document(np.random.default_rng([seed, 1, k]), f"{genre.name}/bench_{k:04d}/000", genre,
-                                mentions)
+        doc = generate_document(np.random.default_rng([seed, 1, k]),
+                                f"{genre.name}/bench_{k:04d}/000", genre, mentions)
         keys.append(mentions_table(doc.mentions))
         responses.append(respond(doc, model, np.random.default_rng([seed, 2, k])))
         tokens[doc.doc] = doc.sentences()
@@ -78,9 +78,11 @@ def generate(path_key: Path, path_response: Path, documents: int, mentions: int,
     write_conll2012(key, tokens, path_key)
     write_conll2012(response, tokens, path_response)
     sizes = key.group_by("doc", "cluster").len()["len"]
-    return {"documents": documents, "key_mentions": key.height, "response_mentions": response.height,
-            "tokens": sum(len(s) for sents in tokens.values() for s in sents), "classes": len(sizes),
-            "singletons": float((sizes == 1).mean()), "largest": int(sizes.max()),
+    return {"documents": documents, "key_mentions": key.height,
+            "response_mentions": response.height,
+            "tokens": sum(len(s) for sents in tokens.values() for s in sents),
+            "classes": len(sizes), "singletons": float((sizes == 1).mean()),
+            "largest": int(sizes.max()),
             "bytes": path_key.stat().st_size + path_response.stat().st_size}
 
 
@@ -122,8 +124,9 @@ def _denominators(key: list[set], response: list[set]) -> dict:
         return x * (x - 1) // 2
     ks, rs = [len(c) for c in key], [len(c) for c in response]
     ck, cr = sum(pairs(s) for s in ks), sum(pairs(s) for s in rs)
-    return {"muc": [sum(ks) - len(ks), sum(rs) - len(rs)], "bcub": [sum(ks), sum(rs)], "ceafm": [sum(ks), sum(rs)],
-            "ceafe": [len(ks), len(rs)], "blanc_coref": [ck, cr], "blanc_non": [pairs(sum(ks)) - ck, pairs(sum(rs)) - cr]}
+    return {"muc": [sum(ks) - len(ks), sum(rs) - len(rs)], "bcub": [sum(ks), sum(rs)],
+            "ceafm": [sum(ks), sum(rs)], "ceafe": [len(ks), len(rs)], "blanc_coref": [ck, cr],
+            "blanc_non": [pairs(sum(ks)) - ck, pairs(sum(rs)) - cr]}
 
 
 def _ratio(num: float, den: float) -> float:
@@ -157,14 +160,16 @@ def scorch_corpus(documents: dict) -> dict:
         r, p = _ratio(rn, rd), _ratio(pn, pd)
         out[m] = {"recall": r, "precision": p, "f1": _f(r, p), "key_links": rd}
     present = [out[p] for p in ("blanc_coref", "blanc_non") if out[p]["key_links"] > 0]
-    out["blanc"] = {k: float(np.mean([p[k] for p in present])) if present else 0.0 for k in ("recall", "precision", "f1")}
+    out["blanc"] = {k: float(np.mean([p[k] for p in present])) if present else 0.0
+                    for k in ("recall", "precision", "f1")}
     return out
 
 
 # ------------------------------------------------------------------------------------ checks
 
 def compare(ours: dict, peer: dict) -> list[str]:
-    """EQUAL / MISMATCH lines: our F against scorch's, per document (largest difference) and corpus."""
+    """EQUAL / MISMATCH lines: our F against scorch's, per document (largest difference) and
+    corpus."""
     peer_docs = peer["documents"]
     lines = []
     corpus = scorch_corpus(peer_docs)
@@ -179,14 +184,17 @@ def compare(ours: dict, peer: dict) -> list[str]:
             diffs.append(abs(metrics[m]["f1"] - theirs[m][2]))
         worst = max(diffs) if diffs else float("nan")
         corpus_diff = abs(ours["corpus"][m]["f1"] - corpus[m]["f1"])
-        ok = not missing and len(diffs) == len(peer_docs) and worst < TOLERANCE and corpus_diff < TOLERANCE
-        lines.append(f"{label:<7} F corpus {100 * ours['corpus'][m]['f1']:8.4f} vs scorch {100 * corpus[m]['f1']:8.4f}; "
-                     f"per document (n={len(diffs)}) max |diff| {worst:.2e}: {'EQUAL' if ok else 'MISMATCH'}"
+        ok = (not missing and len(diffs) == len(peer_docs) and worst < TOLERANCE
+              and corpus_diff < TOLERANCE)
+        lines.append(f"{label:<7} F corpus {100 * ours['corpus'][m]['f1']:8.4f} "
+                     f"vs scorch {100 * corpus[m]['f1']:8.4f}; "
+                     f"per document (n={len(diffs)}) max |diff| {worst:.2e}: "
+                     f"{'EQUAL' if ok else 'MISMATCH'}"
                      + (f" ({missing} documents missing in scorch)" if missing else ""))
     conll = np.mean([corpus[m]["f1"] for m in ("muc", "bcub", "ceafe")])
     ok = abs(conll - ours["corpus"]["conll"]["f1"]) < TOLERANCE
-    lines.append(f"CoNLL   F corpus {100 * ours['corpus']['conll']['f1']:8.4f} vs scorch {100 * conll:8.4f}: "
-                 f"{'EQUAL' if ok else 'MISMATCH'}")
+    lines.append(f"CoNLL   F corpus {100 * ours['corpus']['conll']['f1']:8.4f} "
+                 f"vs scorch {100 * conll:8.4f}: {'EQUAL' if ok else 'MISMATCH'}")
     return lines
 
 
@@ -203,14 +211,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--documents", type=int, default=500, help="documents (default 500)")
-    parser.add_argument("--mentions", type=int, default=300, help="mentions per document (default 300)")
+    parser.add_argument("--mentions", type=int, default=300,
+                        help="mentions per document (default 300)")
     parser.add_argument("--large", type=int, nargs="*", default=[2500, 5000, 10000],
-                        help="sizes of the one-document files (default 2500 5000 10000; the largest is the target); "
+                        help="sizes of the one-document files (default 2500 5000 10000; "
+                             "the largest is the target); "
                              "a 20-mention document is timed too, as the process's fixed cost")
     parser.add_argument("--workdir", type=Path, default=ROOT / "bench" / "out" / "coref",
                         help="where the data and outputs go (default bench/out/coref/)")
     parser.add_argument("--skip-peer", action="store_true", help="do not time scorch")
-    parser.add_argument("--skip-large-peer", action="store_true", help="do not time scorch on the large documents")
+    parser.add_argument("--skip-large-peer", action="store_true",
+                        help="do not time scorch on the large documents")
     parser.add_argument("--scorehouse", default=str(Path(sys.executable).parent / "scorehouse"),
                         help="the scorehouse executable (default: next to this Python)")
     args = parser.parse_args(argv)
@@ -222,7 +233,8 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(work)
     work.mkdir(parents=True)
 
-    print(f"generating {args.documents:,} documents x {args.mentions:,} mentions in {work} ...", flush=True)
+    print(f"generating {args.documents:,} documents x {args.mentions:,} mentions in {work} ...",
+          flush=True)
     t0 = time.perf_counter()
     key, response = work / "key.conll", work / "response.conll"
     data = generate(key, response, args.documents, args.mentions, SEED)
@@ -239,33 +251,37 @@ def main(argv: list[str] | None = None) -> int:
     for label, extra in (("conll", []), ("paper", ["--convention", "paper"])):
         print(f"timing scorehouse coref --json ({label} convention) ...", flush=True)
         out = work / f"scorehouse_{label}.json"
-        m = measure(f"scorehouse coref --json {' '.join(extra)}".strip(), [exe, "coref", str(key), str(response),
-                                                                          "--json", *extra], out)
+        m = measure(f"scorehouse coref --json {' '.join(extra)}".strip(),
+                    [exe, "coref", str(key), str(response), "--json", *extra], out)
         ok = m.rc == 0 and m.wall < 5 and m.peak_kib is not None and m.peak_kib < 500 * 1024
-        rows.append((n_docs, m, f"< 5 s, < 500 MB: {'OK' if ok else 'MISSED'}" if m.rc == 0 else "FAILED"))
+        rows.append((n_docs, m,
+                     f"< 5 s, < 500 MB: {'OK' if ok else 'MISSED'}" if m.rc == 0 else "FAILED"))
         outputs[label] = load_json(out) if m.rc == 0 else None
         if m.rc:
             notes.append(f"scorehouse ({label}) FAILED:\n{tail(m.stderr)}")
     if not args.skip_peer:
-        print("timing scorch (API: reader + MUC, B3, CEAF-m, CEAF-e, BLANC per document) ...", flush=True)
+        print("timing scorch (API: reader + MUC, B3, CEAF-m, CEAF-e, BLANC per document) ...",
+              flush=True)
         out = work / "scorch.json"
-        m = measure("scorch (API, 5 metrics)", [sys.executable, __file__, "--scorch-worker", str(key), str(response)],
-                    out)
+        m = measure("scorch (API, 5 metrics)",
+                    [sys.executable, __file__, "--scorch-worker", str(key), str(response)], out)
         rows.append((n_docs, m, "peer" if m.rc == 0 else "FAILED"))
         peer = load_json(out) if m.rc == 0 else None
         if peer:
-            notes.append(f"scorch inside its process: import {peer['import_s']:.2f} s, read {peer['read_s']:.2f} s, "
-                         f"5 metrics {peer['score_s']:.2f} s; BLANC combined as scores.blanc on 5 documents: "
+            notes.append(f"scorch inside its process: import {peer['import_s']:.2f} s, "
+                         f"read {peer['read_s']:.2f} s, 5 metrics {peer['score_s']:.2f} s; "
+                         f"BLANC combined as scores.blanc on 5 documents: "
                          f"{'yes' if peer['blanc_as_scores_blanc'] else 'NO'}")
             if outputs["conll"]:
-                notes += ["check (conll convention) against scorch:"] + ["  " + line for line in
-                                                                          compare(outputs["conll"], peer)]
+                notes += ["check (conll convention) against scorch:"] + [
+                    "  " + line for line in compare(outputs["conll"], peer)]
         else:
             notes.append(f"scorch FAILED (exit {m.rc}):\n{tail(m.stderr)}")
     for n, (paths, info) in large.items():
         print(f"timing scorehouse coref --json on one {n:,}-mention document ...", flush=True)
         out = work / f"scorehouse_large_{n}.json"
-        m = measure("scorehouse coref --json, 1 doc", [exe, "coref", *map(str, paths), "--json"], out)
+        m = measure("scorehouse coref --json, 1 doc", [exe, "coref", *map(str, paths), "--json"],
+                    out)
         target = "(reported)"
         if n == max(args.large):
             ok = m.rc == 0 and m.peak_kib is not None and m.peak_kib < 500 * 1024
@@ -276,31 +292,36 @@ def main(argv: list[str] | None = None) -> int:
         if not (args.skip_peer or args.skip_large_peer) and n > 20:
             print(f"timing scorch on the {n:,}-mention document ...", flush=True)
             peer_out = work / f"scorch_large_{n}.json"
-            pm = measure("scorch (API, 5 metrics)", [sys.executable, __file__, "--scorch-worker", *map(str, paths)],
-                         peer_out)
+            pm = measure("scorch (API, 5 metrics)",
+                         [sys.executable, __file__, "--scorch-worker", *map(str, paths)], peer_out)
             rows.append((f"1 x {n:,}", pm, "peer" if pm.rc == 0 else "FAILED"))
             ours, peer = load_json(out), load_json(peer_out) if pm.rc == 0 else None
             if ours and peer:
-                notes += [f"check 1 x {n:,} against scorch:"] + ["  " + line for line in compare(ours, peer)]
+                notes += [f"check 1 x {n:,} against scorch:"] + ["  " + line
+                                                                 for line in compare(ours, peer)]
     large_rows = [(int(g.split()[-1].replace(",", "")), m) for g, m, _ in rows
-                  if g.startswith("1 x") and m.label.startswith("scorehouse") and m.rc == 0 and m.peak_kib]
+                  if g.startswith("1 x") and m.label.startswith("scorehouse") and m.rc == 0
+                  and m.peak_kib]
     if len(large_rows) >= 3:  # the 20-mention document first: the fixed cost of a process
         base = large_rows[0][1].peak_kib / 1024
-        growth = ", ".join(f"{n:,}: +{m.peak_kib / 1024 - base:,.0f} MiB" for n, m in large_rows[1:])
+        growth = ", ".join(f"{n:,}: +{m.peak_kib / 1024 - base:,.0f} MiB"
+                           for n, m in large_rows[1:])
         (n0, m0), (n1, m1) = large_rows[1], large_rows[-1]
         ratio = (m1.peak_kib / 1024 - base) / max(m0.peak_kib / 1024 - base, 1e-9)
-        notes.append(f"scorehouse peak memory above the 20-mention document's ({base:,.0f} MiB): {growth}; "
-                     f"from {n0:,} to {n1:,} mentions (x{n1 / n0:.0f}) the increment grows x{ratio:.1f} "
-                     f"(quadratic: x{(n1 / n0) ** 2:.0f}; one {n1:,}^2 boolean matrix = {n1 * n1 / 2 ** 20:,.0f} MiB)")
+        notes.append(f"scorehouse peak memory above the 20-mention document's ({base:,.0f} MiB): "
+                     f"{growth}; from {n0:,} to {n1:,} mentions (x{n1 / n0:.0f}) the increment "
+                     f"grows x{ratio:.1f} (quadratic: x{(n1 / n0) ** 2:.0f}; "
+                     f"one {n1:,}^2 boolean matrix = {n1 * n1 / 2 ** 20:,.0f} MiB)")
 
     print()
-    print(f"== scorehouse coreference benchmark: {data['documents']:,} documents x {args.mentions:,} mentions "
-          f"(CoNLL-2012) ==")
+    print(f"== scorehouse coreference benchmark: {data['documents']:,} documents "
+          f"x {args.mentions:,} mentions (CoNLL-2012) ==")
     for row in machine(("scorehouse", "polars", "numpy", "pyarrow", "scipy", "duckdb", "scorch")):
         print(row)
     print(f"data:     key {data['key_mentions']:,} mentions in {data['classes']:,} classes "
-          f"({data['singletons']:.0%} singletons, largest {data['largest']}), response {data['response_mentions']:,} "
-          f"mentions, {data['tokens']:,} tokens, {data['bytes'] / 2 ** 20:.1f} MiB (both files)")
+          f"({data['singletons']:.0%} singletons, largest {data['largest']}), "
+          f"response {data['response_mentions']:,} mentions, {data['tokens']:,} tokens, "
+          f"{data['bytes'] / 2 ** 20:.1f} MiB (both files)")
     for n, (_, info) in large.items():
         print(f"          1 x {n:,}: {info['classes']:,} classes, largest {info['largest']:,}, "
               f"response {info['response_mentions']:,} mentions, {info['tokens']:,} tokens")
@@ -313,8 +334,9 @@ def main(argv: list[str] | None = None) -> int:
     print()
     for note in notes:
         print(note)
-    print("the reference Perl scorer (about 160 s; BLANC 104 s, 2.5 GB on a 3,000-mention document) and coval "
-          "(about 9 s) on 500 x 300: figures quoted from the project issue, NOT measured here")
+    print("the reference Perl scorer (about 160 s; BLANC 104 s, 2.5 GB on a 3,000-mention "
+          "document) and coval (about 9 s) on 500 x 300: figures quoted from the project issue, "
+          "NOT measured here")
     return 0
 
 

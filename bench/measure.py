@@ -1,5 +1,5 @@
-"""What every benchmark script shares: run a command in a fresh process and measure its wall time
-and peak RSS, describe the machine, and fingerprint the code being timed."""
+"""What every benchmark script shares: run a command in a fresh process and measure its wall
+time and peak RSS, describe the machine, and fingerprint the code being timed."""
 
 from __future__ import annotations
 
@@ -29,7 +29,8 @@ class Measure:
     extra: dict = field(default_factory=dict)
 
 
-def measure(label: str, cmd: list[str], stdout_path: Path | None = None, cwd: Path | None = None) -> Measure:
+def measure(label: str, cmd: list[str], stdout_path: Path | None = None,
+            cwd: Path | None = None) -> Measure:
     """Run ``cmd`` in a fresh process; wall time around the whole process, peak RSS of it
     (``/usr/bin/time -v`` when present, else ``getrusage`` of a wrapper's child)."""
     with contextlib.ExitStack() as stack:
@@ -37,8 +38,8 @@ def measure(label: str, cmd: list[str], stdout_path: Path | None = None, cwd: Pa
         if os.access(TIME, os.X_OK):
             report = Path(os.environ.get("TMPDIR", "/tmp")) / f"bench_time_{os.getpid()}.txt"
             t0 = time.perf_counter()
-            proc = subprocess.run([TIME, "-v", "-o", str(report), *cmd], stdout=out, stderr=subprocess.PIPE,
-                                  cwd=cwd, check=False)
+            proc = subprocess.run([TIME, "-v", "-o", str(report), *cmd], stdout=out,
+                                  stderr=subprocess.PIPE, cwd=cwd, check=False)
             wall = time.perf_counter() - t0
             text = report.read_text(errors="replace") if report.exists() else ""
             report.unlink(missing_ok=True)
@@ -49,12 +50,14 @@ def measure(label: str, cmd: list[str], stdout_path: Path | None = None, cwd: Pa
             wrapper = ("import resource, subprocess, sys, time, json\n"
                        "t0 = time.perf_counter()\n"
                        "rc = subprocess.run(sys.argv[1:]).returncode\n"
-                       "sys.stderr.write('\\nBENCH_MEASURE ' + json.dumps([rc, time.perf_counter() - t0, "
+                       "sys.stderr.write('\\nBENCH_MEASURE ' + json.dumps("
+                       "[rc, time.perf_counter() - t0, "
                        "resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss]) + '\\n')\n")
-            proc = subprocess.run([sys.executable, "-c", wrapper, *cmd], stdout=out, stderr=subprocess.PIPE,
-                                  cwd=cwd, check=False)
+            proc = subprocess.run([sys.executable, "-c", wrapper, *cmd], stdout=out,
+                                  stderr=subprocess.PIPE, cwd=cwd, check=False)
             found = re.search(r"BENCH_MEASURE (\[.*\])", proc.stderr.decode(errors="replace"))
-            rc, wall, peak = json.loads(found.group(1)) if found else (proc.returncode, float("nan"), None)
+            rc, wall, peak = (json.loads(found.group(1)) if found
+                              else (proc.returncode, float("nan"), None))
             proc.returncode = rc
     m = Measure(label, wall, peak, proc.returncode, proc.stderr.decode(errors="replace"))
     if os.access(TIME, os.X_OK) and len(cpu) == 2:
@@ -122,6 +125,7 @@ def machine(packages: tuple[str, ...]) -> list[str]:
         except PackageNotFoundError:
             versions.append(f"{package} (absent)")
     return [f"machine:  nproc {os.cpu_count()} ({len(os.sched_getaffinity(0))} usable), "
-            f"CPU {model or platform.processor() or '?'}{mem}, {platform.system()} {platform.release()}",
+            f"CPU {model or platform.processor() or '?'}{mem}, "
+            f"{platform.system()} {platform.release()}",
             f"python:   {platform.python_version()} ({sys.executable})",
             f"versions: {', '.join(versions)}"]

@@ -4,8 +4,8 @@ scratch, unchanged, and after one submission changed.
 
 Usage (from the repository root, with the project's virtual environment)::
 
-    .venv/bin/python bench/parsing_easy_bench.py                                 # 40,000 sentences x 16 systems
-    .venv/bin/python bench/parsing_easy_bench.py --annotated 1                   # every sentence annotated
+    .venv/bin/python bench/parsing_easy_bench.py                  # 40,000 sentences x 16 systems
+    .venv/bin/python bench/parsing_easy_bench.py --annotated 1    # every sentence annotated
     .venv/bin/python bench/parsing_easy_bench.py --sentences 4000 --systems 3    # a quick run
 
 As in EASY (paper tables 2 and 3: 4,241 of 40,260 sentences annotated), the systems parse every
@@ -64,32 +64,41 @@ def reference(rng, sentences: int) -> dict[str, pl.DataFrame]:
     chunk = np.cumsum(starts) - 1
     chunks = (pl.DataFrame({"sent": sent, "form_no": form_no, "chunk": chunk})
               .group_by("chunk", maintain_order=True)
-              .agg(pl.col("sent").first(), pl.col("form_no").min().alias("first"), pl.col("form_no").max().alias("last")))
+              .agg(pl.col("sent").first(), pl.col("form_no").min().alias("first"),
+                   pl.col("form_no").max().alias("last")))
     keep = rng.random(chunks.height) < 0.6
     groups = chunks.filter(pl.Series(keep)).with_columns(
-        pl.Series("type", np.array(GROUP_TYPES)[rng.choice(len(GROUP_TYPES), int(keep.sum()), p=GROUP_WEIGHTS)]),
-        (pl.int_range(pl.len()).over("sent") + 1).alias("group_no")).select("sent", "group_no", "type", "first", "last")
+        pl.Series("type", np.array(GROUP_TYPES)[rng.choice(len(GROUP_TYPES), int(keep.sum()),
+                                                           p=GROUP_WEIGHTS)]),
+        (pl.int_range(pl.len()).over("sent") + 1).alias("group_no")
+    ).select("sent", "group_no", "type", "first", "last")
     types = list(ROLES)
     n_rel = rng.poisson(6, sentences)
     rel_sent = np.repeat(np.arange(sentences), n_rel)
     rel_type = np.array(types)[rng.integers(0, len(types), len(rel_sent))]
     relations = pl.DataFrame({"sent": rel_sent, "type": rel_type}).with_columns(
         (pl.int_range(pl.len()).over("sent") + 1).alias("rel_no"),
-        pl.col("type").replace_strict({t: len(r) for t, r in ROLES.items()}, return_dtype=pl.Int32).alias("roles"))
-    relations = relations.with_columns(pl.int_ranges(0, pl.col("roles")).alias("role_no")).explode("role_no")
+        pl.col("type").replace_strict({t: len(r) for t, r in ROLES.items()}, return_dtype=pl.Int32)
+        .alias("roles"))
+    relations = (relations.with_columns(pl.int_ranges(0, pl.col("roles")).alias("role_no"))
+                 .explode("role_no"))
     length_of = pl.Series(lengths)
     n = relations.height
-    pos = (rng.random(n) * length_of.gather(relations["sent"].to_numpy()).to_numpy()).astype(np.int32) + 1
-    empty = (relations["type"] == "COORD").to_numpy() & (relations["role_no"] == 1).to_numpy() & (rng.random(n) < 0.2)
+    pos = ((rng.random(n) * length_of.gather(relations["sent"].to_numpy()).to_numpy())
+           .astype(np.int32) + 1)
+    empty = ((relations["type"] == "COORD").to_numpy() & (relations["role_no"] == 1).to_numpy()
+             & (rng.random(n) < 0.2))
     attr = (pl.when(pl.col("type") == "ATB-SO").then(pl.lit("sujet"))
             .when(pl.col("type") == "MOD-N").then(pl.lit("faux")).otherwise(None))
     relations = relations.with_columns(pl.Series("pos", pos).cast(pl.Int32),
-                                       pl.Series("empty", empty), pl.Series("use_group", rng.random(n) < 0.7),
+                                       pl.Series("empty", empty),
+                                       pl.Series("use_group", rng.random(n) < 0.7),
                                        attr.alias("attr")).drop("roles")
     return {"forms": forms, "groups": groups, "relations": relations}
 
 
-def perturb(rng, ref: dict[str, pl.DataFrame], rate: float, split_third: bool) -> dict[str, pl.DataFrame]:
+def perturb(rng, ref: dict[str, pl.DataFrame], rate: float,
+            split_third: bool) -> dict[str, pl.DataFrame]:
     """A system's output: the reference with constituent and relation errors at ``rate``."""
     groups = ref["groups"]
     n = groups.height
@@ -97,10 +106,13 @@ def perturb(rng, ref: dict[str, pl.DataFrame], rate: float, split_third: bool) -
     at_end = rng.random(n) < 0.5
     single = (groups["first"] == groups["last"]).to_numpy()
     groups = groups.with_columns(
-        pl.when(pl.Series(shrink & ~single & ~at_end)).then(pl.col("first") + 1).otherwise(pl.col("first")).alias("first"),
-        pl.when(pl.Series(shrink & ~single & at_end)).then(pl.col("last") - 1).otherwise(pl.col("last")).alias("last"),
+        pl.when(pl.Series(shrink & ~single & ~at_end)).then(pl.col("first") + 1)
+        .otherwise(pl.col("first")).alias("first"),
+        pl.when(pl.Series(shrink & ~single & at_end)).then(pl.col("last") - 1)
+        .otherwise(pl.col("last")).alias("last"),
         pl.when(pl.Series(rng.random(n) < rate)).then(
-            pl.Series(np.array(GROUP_TYPES)[rng.integers(0, len(GROUP_TYPES), n)])).otherwise(pl.col("type")).alias("type"),
+            pl.Series(np.array(GROUP_TYPES)[rng.integers(0, len(GROUP_TYPES), n)]))
+        .otherwise(pl.col("type")).alias("type"),
     ).filter(pl.Series(rng.random(n) >= rate / 2))
     rel = ref["relations"]
     heads = rel.select("sent", "rel_no").unique(maintain_order=True)
@@ -110,23 +122,25 @@ def perturb(rng, ref: dict[str, pl.DataFrame], rate: float, split_third: bool) -
     lengths = ref["forms"].group_by("sent").agg(pl.len().alias("n"))
     rel = rel.join(lengths, on="sent").with_columns(
         pl.when(pl.Series(rng.random(m) < rate)).then(
-            (pl.col("pos") + pl.Series(rng.choice([-1, 1], m))).clip(1, pl.col("n"))).otherwise(pl.col("pos"))
-        .cast(pl.Int32).alias("pos")).drop("n")
+            (pl.col("pos") + pl.Series(rng.choice([-1, 1], m))).clip(1, pl.col("n")))
+        .otherwise(pl.col("pos")).cast(pl.Int32).alias("pos")).drop("n")
     retype = rel.select("sent", "rel_no").unique(maintain_order=True)
     retype = retype.filter(pl.Series(rng.random(retype.height) < rate / 2))
     from scorehouse.etl.easy import ROLES
     two = [t for t, r in ROLES.items() if len(r) == 2]
-    retype = retype.with_columns(pl.Series("new_type", np.array(two)[rng.integers(0, len(two), retype.height)]))
+    retype = retype.with_columns(
+        pl.Series("new_type", np.array(two)[rng.integers(0, len(two), retype.height)]))
     rel = rel.join(retype, on=["sent", "rel_no"], how="left").with_columns(
-        pl.when(pl.col("new_type").is_not_null() & (pl.col("type") != "COORD")).then(pl.col("new_type"))
+        pl.when(pl.col("new_type").is_not_null() & (pl.col("type") != "COORD"))
+        .then(pl.col("new_type"))
         .otherwise(pl.col("type")).alias("type")).drop("new_type").with_columns(
-        pl.when(pl.col("type") == "ATB-SO").then(pl.lit("sujet")).when(pl.col("type") == "MOD-N").then(pl.lit("faux"))
-        .otherwise(None).alias("attr"))
+        pl.when(pl.col("type") == "ATB-SO").then(pl.lit("sujet"))
+        .when(pl.col("type") == "MOD-N").then(pl.lit("faux")).otherwise(None).alias("attr"))
     extra = rel.filter(pl.col("role_no") < 2).group_by("sent", "rel_no").agg(pl.all()).filter(
         pl.Series(rng.random(rel.select("sent", "rel_no").n_unique()) < rate / 3)).explode(
         ["type", "role_no", "pos", "empty", "use_group", "attr"]).with_columns(
-        pl.lit("JUXT").alias("type"), pl.lit(None, dtype=pl.String).alias("attr"), pl.lit(False).alias("empty"),
-        (pl.col("rel_no") + 1000).alias("rel_no")).select(rel.columns)
+        pl.lit("JUXT").alias("type"), pl.lit(None, dtype=pl.String).alias("attr"),
+        pl.lit(False).alias("empty"), (pl.col("rel_no") + 1000).alias("rel_no")).select(rel.columns)
     forms = ref["forms"]
     out = {"forms": forms, "groups": groups, "relations": pl.concat([rel, extra])}
     return _split_third(out) if split_third else out
@@ -139,10 +153,13 @@ def _split_third(sysout: dict[str, pl.DataFrame]) -> dict[str, pl.DataFrame]:
     forms = sysout["forms"]
     third = forms.filter(pl.col("form_no") == 3)
     halves = pl.concat([third.with_columns(pl.col("form").str.slice(0, 1)),
-                        third.with_columns(pl.col("form").str.slice(1), pl.lit(4, dtype=pl.Int32).alias("form_no"))])
+                        third.with_columns(pl.col("form").str.slice(1),
+                                           pl.lit(4, dtype=pl.Int32).alias("form_no"))])
     halves = halves.filter(pl.col("form").str.len_chars() > 0)
-    forms = pl.concat([forms.filter(pl.col("form_no") != 3).with_columns(shift("form_no")), halves]).sort("sent", "form_no")
-    forms = forms.with_columns((pl.int_range(pl.len()).over("sent") + 1).cast(pl.Int32).alias("form_no"))
+    forms = pl.concat([forms.filter(pl.col("form_no") != 3).with_columns(shift("form_no")),
+                       halves]).sort("sent", "form_no")
+    forms = forms.with_columns(
+        (pl.int_range(pl.len()).over("sent") + 1).cast(pl.Int32).alias("form_no"))
     groups = sysout["groups"].with_columns(shift("first"), shift("last"))
     relations = sysout["relations"].with_columns(shift("pos"))
     return {"forms": forms, "groups": groups, "relations": relations}
@@ -153,38 +170,52 @@ def items(frames: dict[str, pl.DataFrame], sent_offset: int) -> pl.DataFrame:
     from scorehouse.etl.easy import ROLES
 
     sid = pl.format("E{}", pl.col("sent") + sent_offset + 1)
-    groups = frames["groups"].with_columns(pl.format("{}G{}", sid, pl.col("group_no")).alias("item"))
+    groups = frames["groups"].with_columns(
+        pl.format("{}G{}", sid, pl.col("group_no")).alias("item"))
     forms = frames["forms"].join_where(
-        groups.select("sent", "first", "last", pl.col("item").alias("parent")).rename({"sent": "gs"}),
-        pl.col("sent") == pl.col("gs"), pl.col("form_no") >= pl.col("first"), pl.col("form_no") <= pl.col("last"))
-    forms = frames["forms"].join(forms.select("sent", "form_no", "parent"), on=["sent", "form_no"], how="left")
-    form_rows = forms.with_columns(pl.format("{}F{}", sid, pl.col("form_no")).alias("item"), pl.lit("form").alias("kind"))
-    group_rows = groups.with_columns(pl.lit("group").alias("kind"), pl.col("first").alias("form_no"))
-    roles = pl.DataFrame({"type": [t for t, r in ROLES.items() for _ in r],
-                          "role_no": [i for r in ROLES.values() for i in range(len(r))],
-                          "role": [name for r in ROLES.values() for name in r]}).with_columns(pl.col("role_no").cast(pl.Int64))
-    rel = frames["relations"].with_columns(pl.col("role_no").cast(pl.Int64)).join(roles, on=["type", "role_no"])
-    rel = rel.join(forms.select("sent", pl.col("form_no").alias("pos"), "parent"), on=["sent", "pos"], how="left")
+        groups.select("sent", "first", "last", pl.col("item").alias("parent"))
+        .rename({"sent": "gs"}),
+        pl.col("sent") == pl.col("gs"), pl.col("form_no") >= pl.col("first"),
+        pl.col("form_no") <= pl.col("last"))
+    forms = frames["forms"].join(forms.select("sent", "form_no", "parent"), on=["sent", "form_no"],
+                                 how="left")
+    form_rows = forms.with_columns(pl.format("{}F{}", sid, pl.col("form_no")).alias("item"),
+                                   pl.lit("form").alias("kind"))
+    group_rows = groups.with_columns(pl.lit("group").alias("kind"),
+                                     pl.col("first").alias("form_no"))
+    roles = (pl.DataFrame({"type": [t for t, r in ROLES.items() for _ in r],
+                           "role_no": [i for r in ROLES.values() for i in range(len(r))],
+                           "role": [name for r in ROLES.values() for name in r]})
+             .with_columns(pl.col("role_no").cast(pl.Int64)))
+    rel = (frames["relations"].with_columns(pl.col("role_no").cast(pl.Int64))
+           .join(roles, on=["type", "role_no"]))
+    rel = rel.join(forms.select("sent", pl.col("form_no").alias("pos"), "parent"),
+                   on=["sent", "pos"], how="left")
     rel_rows = rel.with_columns(
         pl.format("{}R{}", sid, pl.col("rel_no")).alias("item"), pl.lit("relation").alias("kind"),
-        pl.when(pl.col("empty")).then(None).when(pl.col("use_group") & pl.col("parent").is_not_null())
+        pl.when(pl.col("empty")).then(None)
+        .when(pl.col("use_group") & pl.col("parent").is_not_null())
         .then(pl.col("parent")).otherwise(pl.format("{}F{}", sid, pl.col("pos"))).alias("target"),
         pl.lit(None, dtype=pl.Int32).alias("form_no"))
-    columns = ["sent_no", "sent", "line_no", "kind", "item", "type", "form_no", "form", "parent", "role", "role_no",
-               "target", "attr"]
+    columns = ["sent_no", "sent", "line_no", "kind", "item", "type", "form_no", "form", "parent",
+               "role", "role_no", "target", "attr"]
     out = pl.concat([
-        form_rows.with_columns(pl.lit(0).alias("order"), pl.col("form_no").alias("pos"), pl.lit(0).alias("role_no")),
-        group_rows.with_columns(pl.lit(0).alias("order"), (pl.col("first") - 0.5).alias("pos"), pl.lit(0).alias("role_no")),
-        rel_rows.with_columns(pl.lit(1).alias("order"), pl.col("rel_no").cast(pl.Float64).alias("pos")),
+        form_rows.with_columns(pl.lit(0).alias("order"), pl.col("form_no").alias("pos"),
+                               pl.lit(0).alias("role_no")),
+        group_rows.with_columns(pl.lit(0).alias("order"), (pl.col("first") - 0.5).alias("pos"),
+                                pl.lit(0).alias("role_no")),
+        rel_rows.with_columns(pl.lit(1).alias("order"),
+                              pl.col("rel_no").cast(pl.Float64).alias("pos")),
     ], how="diagonal_relaxed").sort("sent", "order", "pos", "role_no")
     return out.with_columns(
         (pl.col("sent").rank("dense") - 1).cast(pl.Int32).alias("sent_no"), sid.alias("sent"),
         pl.int_range(pl.len()).cast(pl.Int32).alias("line_no"), pl.col("role_no").cast(pl.Int8),
         pl.col("form_no").cast(pl.Int32),
-        *(pl.lit(None, dtype=pl.String).alias(c) for c in ("form", "parent", "role", "target", "attr", "type")
-          if c not in out.columns),
+        *(pl.lit(None, dtype=pl.String).alias(c)
+          for c in ("form", "parent", "role", "target", "attr", "type") if c not in out.columns),
     ).with_columns(
-        pl.when(pl.col("kind") == "relation").then(pl.col("role_no")).otherwise(None).alias("role_no"),
+        pl.when(pl.col("kind") == "relation").then(pl.col("role_no"))
+        .otherwise(None).alias("role_no"),
         pl.when(pl.col("kind") == "form").then(pl.col("form_no")).otherwise(None).alias("form_no"),
     ).select(columns)
 
@@ -200,7 +231,8 @@ def generate(workdir: Path, sentences: int, systems: int, annotated: float = 1.0
     shutil.rmtree(camp, ignore_errors=True)
     (camp / "data").mkdir(parents=True)
     per_genre = sentences // len(GENRES)
-    lines = [*toml_table("[campaign]", {"id": "bench-easy", "name": "EASY benchmark", "bootstrap": 1000}),
+    lines = [*toml_table("[campaign]", {"id": "bench-easy", "name": "EASY benchmark",
+                                        "bootstrap": 1000}),
              *toml_table("[[phases]]", {"id": "test"})]
     for i in range(systems):
         lines += toml_table("[[participants]]", {"id": f"team{i:02d}", "name": f"Team {i:02d}"})
@@ -209,25 +241,29 @@ def generate(workdir: Path, sentences: int, systems: int, annotated: float = 1.0
     for g, (cid, genre, provider) in enumerate(GENRES):
         ref = reference(rng, per_genre)
         offset = g * per_genre
-        corpus = {"id": cid, "phase": "test", "format": "easy", "genre": genre, "provider": provider,
-                  "reference": f"data/{cid}.ref.xml"}
+        corpus = {"id": cid, "phase": "test", "format": "easy", "genre": genre,
+                  "provider": provider, "reference": f"data/{cid}.ref.xml"}
         if annotated < 1:
             chosen = pl.Series("sent", np.flatnonzero(rng.random(per_genre) < annotated))
-            write_easy_xml(items({k: v.filter(pl.col("sent").is_in(chosen.implode())) for k, v in ref.items()}, offset),
+            write_easy_xml(items({k: v.filter(pl.col("sent").is_in(chosen.implode()))
+                                  for k, v in ref.items()}, offset),
                            camp / "data" / f"{cid}.ref.xml")
             write_easy_xml(items({"forms": ref["forms"], "groups": ref["groups"].clear(),
-                                  "relations": ref["relations"].clear()}, offset), camp / "data" / f"{cid}.full.xml")
+                                  "relations": ref["relations"].clear()}, offset),
+                           camp / "data" / f"{cid}.full.xml")
             corpus["full"] = f"data/{cid}.full.xml"
         else:
             write_easy_xml(items(ref, offset), camp / "data" / f"{cid}.ref.xml")
         lines += toml_table("[[tasks.corpora]]", corpus)
         for i in range(systems):
-            sysout = perturb(rng, ref, 0.05 + 0.2 * i / max(systems - 1, 1), split_third=i == systems - 1)
+            sysout = perturb(rng, ref, 0.05 + 0.2 * i / max(systems - 1, 1),
+                             split_third=i == systems - 1)
             path = f"data/sys{i:02d}.{cid}.xml"
             write_easy_xml(items(sysout, offset), camp / path)
             subs[f"sys{i:02d}"][cid] = path
     for i in range(systems):
-        lines += toml_table("[[tasks.systems]]", {"id": f"sys{i:02d}", "participant": f"team{i:02d}",
+        lines += toml_table("[[tasks.systems]]", {"id": f"sys{i:02d}",
+                                                  "participant": f"team{i:02d}",
                                                   "submissions": subs[f"sys{i:02d}"]})
     (camp / "campaign.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return camp
@@ -238,8 +274,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sentences", type=int, default=40_000)
     parser.add_argument("--systems", type=int, default=16)
     parser.add_argument("--annotated", type=float, default=0.105,
-                        help="share of the sentences in the reference (default 0.105, the paper's 4,241 of 40,260; "
-                             "1 = every sentence annotated, the stress case)")
+                        help="share of the sentences in the reference (default 0.105, the paper's "
+                             "4,241 of 40,260; 1 = every sentence annotated, the stress case)")
     parser.add_argument("--workdir", type=Path, default=ROOT / "bench" / "out" / "parsing_easy")
     parser.add_argument("--scorehouse", default=str(Path(sys.executable).parent / "scorehouse"))
     args = parser.parse_args(argv)
@@ -247,13 +283,16 @@ def main(argv: list[str] | None = None) -> int:
     camp = generate(args.workdir, args.sentences, args.systems, args.annotated)
     db = args.workdir / "easy.duckdb"
     db.unlink(missing_ok=True)
-    run = [args.scorehouse, "run", str(camp), "--db", str(db), "--out", str(args.workdir / "bulletins"), "--quiet"]
-    rows = [measure("scorehouse run, from scratch", run), measure("scorehouse run, nothing changed", run)]
+    run = [args.scorehouse, "run", str(camp), "--db", str(db), "--out",
+           str(args.workdir / "bulletins"), "--quiet"]
+    rows = [measure("scorehouse run, from scratch", run),
+            measure("scorehouse run, nothing changed", run)]
     changed = camp / "data" / "sys00.litterature.xml"
-    changed.write_text(changed.read_text(encoding="utf-8").replace(">m1<", ">m1x<", 1), encoding="utf-8")
+    changed.write_text(changed.read_text(encoding="utf-8").replace(">m1<", ">m1x<", 1),
+                       encoding="utf-8")
     rows.append(measure("scorehouse run, one submission changed", run))
-    print(f"EASY campaign: {args.sentences:,} sentences ({args.annotated:.1%} annotated) x {args.systems} systems "
-          "x 15 ways")
+    print(f"EASY campaign: {args.sentences:,} sentences ({args.annotated:.1%} annotated) "
+          f"x {args.systems} systems x 15 ways")
     print(*machine(("duckdb", "polars", "scipy")), sep="\n")
     print(f"{'command':42} {'wall s':>8} {'peak MiB':>10}  rc")
     for m in rows:

@@ -1,5 +1,5 @@
-"""Benchmark of the CoNLL-U dependency evaluation (``etl/ud.py`` + ``scorers/ud.py``) against the
-official CoNLL 2018 script (``udtools.udeval``, the IWPT update of ``conll18_ud_eval.py``).
+"""Benchmark of the CoNLL-U dependency evaluation (``etl/ud.py`` + ``scorers/ud.py``) against
+the official CoNLL 2018 script (``udtools.udeval``, the IWPT update of ``conll18_ud_eval.py``).
 
 Usage (from the repository root, with the project's virtual environment and ``udtools``)::
 
@@ -40,8 +40,8 @@ from measure import MIB, Measure, fmt_peak, machine, measure, tail
 ROOT = Path(__file__).resolve().parent.parent
 GSD = ROOT / "demo" / "data" / "UD_French-GSD" / "fr_gsd-ud-test.conllu"
 SEED = 20260502
-METRICS = ("Tokens", "Sentences", "Words", "UPOS", "XPOS", "UFeats", "AllTags", "Lemmas", "UAS", "LAS", "CLAS",
-           "MLAS", "BLEX")
+METRICS = ("Tokens", "Sentences", "Words", "UPOS", "XPOS", "UFeats", "AllTags", "Lemmas", "UAS",
+           "LAS", "CLAS", "MLAS", "BLEX")
 
 
 def worker(tool: str, gold: str, system: str) -> None:
@@ -49,8 +49,10 @@ def worker(tool: str, gold: str, system: str) -> None:
     t0 = time.perf_counter()
     if tool == "official":
         from udtools import udeval
-        found = udeval.evaluate(udeval.load_conllu_file(gold, {}), udeval.load_conllu_file(system, {}))
-        counts = {m: [found[m].correct, found[m].gold_total, found[m].system_total, found[m].aligned_total]
+        found = udeval.evaluate(udeval.load_conllu_file(gold, {}),
+                                udeval.load_conllu_file(system, {}))
+        counts = {m: [found[m].correct, found[m].gold_total, found[m].system_total,
+                      found[m].aligned_total]
                   for m in METRICS}
     else:
         import polars as pl
@@ -58,7 +60,8 @@ def worker(tool: str, gold: str, system: str) -> None:
         from scorehouse.etl.ud import read_ud
         from scorehouse.scorers.ud import evaluate
         found = evaluate(pl.from_arrow(read_ud(gold)), pl.from_arrow(read_ud(system))).counts()
-        counts = {m: [c["correct"], c["gold_total"], c["system_total"], c["aligned_total"]] for m, c in found.items()}
+        counts = {m: [c["correct"], c["gold_total"], c["system_total"], c["aligned_total"]]
+                  for m, c in found.items()}
     json.dump({"counts": counts, "seconds_inside": time.perf_counter() - t0}, sys.stdout)
 
 
@@ -78,8 +81,9 @@ def generate(workdir: Path, words: int, seed: int) -> tuple[Path, Path, dict]:
     gold_path, system_path = workdir / "gold.conllu", workdir / "system.conllu"
     gold_path.write_text(gold, encoding="utf-8")
     system_path.write_text(system, encoding="utf-8")
-    return gold_path, system_path, {"copies": copies, "words": copies * per_copy, "bigger_s": t1 - t0,
-                                    "noisy_s": t2 - t1, "gold_mib": gold_path.stat().st_size / MIB,
+    return gold_path, system_path, {"copies": copies, "words": copies * per_copy,
+                                    "bigger_s": t1 - t0, "noisy_s": t2 - t1,
+                                    "gold_mib": gold_path.stat().st_size / MIB,
                                     "system_mib": system_path.stat().st_size / MIB}
 
 
@@ -115,9 +119,11 @@ def best(label: str, cmd: list[str], out: Path, repeat: int) -> tuple[Measure, d
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--words", type=int, default=200_000, help="gold words at least (default 200000)")
+    parser.add_argument("--words", type=int, default=200_000,
+                        help="gold words at least (default 200000)")
     parser.add_argument("--seed", type=int, default=SEED, help=f"noise seed (default {SEED})")
-    parser.add_argument("--repeat", type=int, default=1, help="run each tool K times, report the fastest (default 1)")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="run each tool K times, report the fastest (default 1)")
     parser.add_argument("--workdir", type=Path, default=ROOT / "bench" / "out" / "parsing_ud",
                         help="folder for the generated files (default bench/out/parsing_ud)")
     args = parser.parse_args(argv)
@@ -126,16 +132,18 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"generating {args.words:,}+ gold words into {workdir} ...", flush=True)
     gold, system, facts = generate(workdir, args.words, args.seed)
-    print(f"  {facts['words']:,} gold words ({facts['copies']} copies of GSD test, {facts['gold_mib']:.1f} MiB); "
-          f"system {facts['system_mib']:.1f} MiB; generated in {facts['bigger_s'] + facts['noisy_s']:.1f} s "
+    print(f"  {facts['words']:,} gold words ({facts['copies']} copies of GSD test, "
+          f"{facts['gold_mib']:.1f} MiB); system {facts['system_mib']:.1f} MiB; "
+          f"generated in {facts['bigger_s'] + facts['noisy_s']:.1f} s "
           f"(noise {facts['noisy_s']:.1f} s)", flush=True)
 
     rows = []
-    for tool, label in (("official", "official udtools.udeval (CoNLL 2018)"), ("ours", "scorehouse read_ud + evaluate"),
+    for tool, label in (("official", "official udtools.udeval (CoNLL 2018)"),
+                        ("ours", "scorehouse read_ud + evaluate"),
                         ("cli", "scorehouse parsing --format conllu")):
         print(f"timing {label} ...", flush=True)
-        cmd = cli_command(gold, system) if tool == "cli" else [sys.executable, __file__, "--worker", tool, str(gold),
-                                                                str(system)]
+        cmd = cli_command(gold, system) if tool == "cli" else [sys.executable, __file__, "--worker",
+                                                                tool, str(gold), str(system)]
         rows.append(best(label, cmd, workdir / f"{tool}.json", args.repeat))
     (official_m, official_r), (ours_m, ours_r), (cli_m, cli_r) = rows
 
@@ -155,7 +163,8 @@ def main(argv: list[str] | None = None) -> int:
         if m.rc:
             print(f"{m.label} FAILED (exit {m.rc}):\n{tail(m.stderr)}")
         elif result and "seconds_inside" in result:
-            print(f"{m.label}: {result['seconds_inside']:.2f} s inside the process (imports and start-up excluded)")
+            print(f"{m.label}: {result['seconds_inside']:.2f} s inside the process "
+                  "(imports and start-up excluded)")
     differ = []
     if official_r:
         for name, result in (("ours", ours_r), ("cli", cli_r)):
@@ -164,7 +173,8 @@ def main(argv: list[str] | None = None) -> int:
             found = [m for m in METRICS if official_r["counts"][m] != result["counts"][m]]
             differ += found
             for metric in found:
-                print(f"MISMATCH {metric}: official {official_r['counts'][metric]} {name} {result['counts'][metric]}")
+                print(f"MISMATCH {metric}: official {official_r['counts'][metric]} "
+                      f"{name} {result['counts'][metric]}")
         if ours_r and not differ:
             both = " (both scorehouse paths)" if cli_r else ""
             print(f"counts: EQUAL for the 13 metrics x (correct, gold, system, aligned){both}; "
@@ -172,11 +182,13 @@ def main(argv: list[str] | None = None) -> int:
     if official_m.rc == 0 and ours_m.rc == 0:
         fast = official_m.wall / ours_m.wall >= 4
         small = ours_m.peak_kib is not None and ours_m.peak_kib * 1024 < 300e6
-        print(f"target: >= 4x faster: {'OK' if fast else 'MISSED'}; < 300 MB peak: {'OK' if small else 'MISSED'} "
+        print(f"target: >= 4x faster: {'OK' if fast else 'MISSED'}; "
+              f"< 300 MB peak: {'OK' if small else 'MISSED'} "
               f"({(ours_m.peak_kib or 0) * 1024 / 1e6:.0f} MB)")
     if official_m.rc == 0 and cli_m.rc == 0 and cli_m.peak_kib and official_m.peak_kib:
-        print(f"command line (no target): {official_m.wall / cli_m.wall:.1f}x faster than the official script, "
-              f"{cli_m.peak_kib * 1024 / 1e6:.0f} MB peak (official {official_m.peak_kib * 1024 / 1e6:.0f} MB)")
+        print(f"command line (no target): {official_m.wall / cli_m.wall:.1f}x faster than the "
+              f"official script, {cli_m.peak_kib * 1024 / 1e6:.0f} MB peak "
+              f"(official {official_m.peak_kib * 1024 / 1e6:.0f} MB)")
     return 0 if official_r and ours_r and cli_r and not differ else 1
 
 

@@ -4,8 +4,8 @@ and, as a peer, a minimal UPOS-accuracy computation with the ``conllu`` package.
 
 Usage (from the repository root, with the project's virtual environment)::
 
-    .venv/bin/python bench/pos_bench.py                                # 1,000,000 tokens x 10 systems
-    .venv/bin/python bench/pos_bench.py --tokens 50000 --systems 3    # a quick run
+    .venv/bin/python bench/pos_bench.py                             # 1,000,000 tokens x 10 systems
+    .venv/bin/python bench/pos_bench.py --tokens 50000 --systems 3  # a quick run
 
 Target (project issue): 1,000,000 reference tokens x 10 systems (each with its own tokenisation
 differences and tagset) scored from scratch by ``scorehouse run`` in under 2 minutes, under 2 GB
@@ -46,7 +46,8 @@ from scorehouse.warehouse.toml_writer import toml_table
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = 20260502
-UNIT = re.compile(r"[^\W_]+|[^\w\s]|_")  # minimal units (scorers/pos.py UNIT) of the generated forms
+# minimal units (scorers/pos.py UNIT) of the generated forms
+UNIT = re.compile(r"[^\W_]+|[^\w\s]|_")
 CORPUS = "bench"
 GENRES = ("presse", "littérature", "encyclopédie")
 GENRE_P = (0.5, 0.3, 0.2)
@@ -57,11 +58,12 @@ PEER_WORDS = 200_000
 
 # The pivot tagset: 62 positional tags (MULTEXT/GRACE style, trailing '-' dropped).
 PIVOT = [
-    "Ncms", "Ncmp", "Ncfs", "Ncfp", "Npms", "Npfs", "Np", "Vmip1s", "Vmip2s", "Vmip3s", "Vmip1p", "Vmip2p",
-    "Vmip3p", "Vmii3s", "Vmis3s", "Vmif3s", "Vmcp3s", "Vmsp3s", "Vmn", "Vmps-sm", "Vmps-pm", "Vmpp", "Vaip3s",
-    "Vaip3p", "Van", "Afms", "Afmp", "Affs", "Affp", "Aoms", "Da-ms-d", "Da-fs-d", "Da--p-d", "Da-ms-i",
-    "Da-fs-i", "Da--p-i", "Dd-ms", "Dd-fs", "Ds3ms-s", "Di", "Pp1-s", "Pp3ms", "Pp3fs", "Pp3mp", "Pr", "Pd-ms",
-    "Px3", "Pi", "Sp", "Cc", "Cs", "Rg", "Rn", "Mc", "Mo", "I", "Fs", "Fw", "Fo", "Fc", "Fd", "Xf",
+    "Ncms", "Ncmp", "Ncfs", "Ncfp", "Npms", "Npfs", "Np", "Vmip1s", "Vmip2s", "Vmip3s", "Vmip1p",
+    "Vmip2p", "Vmip3p", "Vmii3s", "Vmis3s", "Vmif3s", "Vmcp3s", "Vmsp3s", "Vmn", "Vmps-sm",
+    "Vmps-pm", "Vmpp", "Vaip3s", "Vaip3p", "Van", "Afms", "Afmp", "Affs", "Affp", "Aoms", "Da-ms-d",
+    "Da-fs-d", "Da--p-d", "Da-ms-i", "Da-fs-i", "Da--p-i", "Dd-ms", "Dd-fs", "Ds3ms-s", "Di",
+    "Pp1-s", "Pp3ms", "Pp3fs", "Pp3mp", "Pr", "Pd-ms", "Px3", "Pi", "Sp", "Cc", "Cs", "Rg", "Rn",
+    "Mc", "Mo", "I", "Fs", "Fw", "Fo", "Fc", "Fd", "Xf",
 ]
 T = len(PIVOT)
 TAG = {t: i for i, t in enumerate(PIVOT)}
@@ -99,8 +101,8 @@ RENAMED = {"Sp": "PREP", **{t: "PUNCT" for t in PIVOT if t[0] == "F"},
 
 def _candidates():
     """Per pivot tag: one-feature variants (same category) and tags of confusable categories."""
-    confusable = {"N": "AV", "V": "NA", "A": "NV", "R": "SC", "S": "RD", "D": "PS", "P": "DC", "C": "PR",
-                  "M": "DA", "I": "RN", "F": "F", "X": "N"}
+    confusable = {"N": "AV", "V": "NA", "A": "NV", "R": "SC", "S": "RD", "D": "PS", "P": "DC",
+                  "C": "PR", "M": "DA", "I": "RN", "F": "F", "X": "N"}
     variants, others = [], []
     for t in PIVOT:
         close = [u for u in PIVOT if u != t and u[0] == t[0] and len(u) == len(t)
@@ -124,7 +126,8 @@ def _candidates():
 @dataclass(frozen=True)
 class SystemModel:
     """One synthetic tagger: its tagset, error rates and tokenisation habits (probabilities per
-    occasion: an elided token, a double-marked locution, a verb + clitic pair, a hyphenated word)."""
+    occasion: an elided token, a double-marked locution, a verb + clitic pair, a hyphenated
+    word)."""
 
     id: str
     participant: str
@@ -153,8 +156,10 @@ SYSTEMS = (
     SystemModel("tagger-09", "lab-e", "coarse", 1, 0.090, 0.01, 0.0, 0.0, 0.5, 0.3, unknown=0.0005),
     SystemModel("tagger-10", "lab-e", "pivot", 0, 0.020, 0.06, 1.0, 1.0, 1.0, 0.1),
 )
-PARTICIPANTS = (("lab-a", "Laboratoire A", "public", True), ("lab-b", "Laboratoire B", "public", False),
-                ("lab-c", "Laboratoire C", "anonymous", False), ("lab-d", "Laboratoire D", "public", False),
+PARTICIPANTS = (("lab-a", "Laboratoire A", "public", True),
+                ("lab-b", "Laboratoire B", "public", False),
+                ("lab-c", "Laboratoire C", "anonymous", False),
+                ("lab-d", "Laboratoire D", "public", False),
                 ("lab-e", "Laboratoire E", "public", False))
 
 
@@ -172,7 +177,8 @@ def system_table(model: SystemModel) -> list[str] | None:
     if model.tagset == "pivot":
         return None
     names = system_names(model)
-    return [f"{names[i]}\t{t}" for i, t in sorted(enumerate(PIVOT), key=lambda p: (names[p[0]], p[1]))]
+    return [f"{names[i]}\t{t}"
+            for i, t in sorted(enumerate(PIVOT), key=lambda p: (names[p[0]], p[1]))]
 
 
 # ------------------------------------------------------------------------------------ lexicon
@@ -185,25 +191,30 @@ CLASS_P = CLASS_P / CLASS_P.sum()
 K_PLAIN, K_ELIDED, K_HYPHEN = range(3)
 
 CLOSED_WORDS = (
-    ("de", "Sp", None), ("la", "Da-fs-d", "Pp3fs"), ("le", "Da-ms-d", "Pp3ms"), ("les", "Da--p-d", "Pp3mp"),
-    ("et", "Cc", None), ("à", "Sp", None), ("des", "Da--p-i", None), ("un", "Da-ms-i", "Mc"),
-    ("une", "Da-fs-i", "Mc"), ("en", "Sp", "Px3"), ("il", "Pp3ms", None), ("que", "Cs", "Pr"),
-    ("qui", "Pr", None), ("dans", "Sp", None), ("pour", "Sp", None), ("ne", "Rn", None), ("pas", "Rn", None),
-    ("par", "Sp", None), ("sur", "Sp", None), ("se", "Px3", None), ("ce", "Dd-ms", "Pd-ms"), ("elle", "Pp3fs", None),
-    ("est", "Vaip3s", "Vmip3s"), ("a", "Vaip3s", None), ("sont", "Vaip3p", None), ("ont", "Vaip3p", None),
-    ("plus", "Rg", None), ("avec", "Sp", None), ("mais", "Cc", None), ("ou", "Cc", None), ("si", "Cs", "Rg"),
-    ("très", "Rg", None), ("je", "Pp1-s", None), ("ils", "Pp3mp", None), ("son", "Ds3ms-s", None),
-    ("cette", "Dd-fs", None), ("tout", "Di", "Rg"), ("être", "Van", None), ("avoir", "Van", None),
-    ("deux", "Mc", None), ("trois", "Mc", None), ("premier", "Mo", "Aoms"), ("oui", "I", None),
-    ("quelque", "Di", None), ("on", "Pp3ms", None), ("rien", "Pi", None),
+    ("de", "Sp", None), ("la", "Da-fs-d", "Pp3fs"), ("le", "Da-ms-d", "Pp3ms"),
+    ("les", "Da--p-d", "Pp3mp"), ("et", "Cc", None), ("à", "Sp", None), ("des", "Da--p-i", None),
+    ("un", "Da-ms-i", "Mc"), ("une", "Da-fs-i", "Mc"), ("en", "Sp", "Px3"), ("il", "Pp3ms", None),
+    ("que", "Cs", "Pr"), ("qui", "Pr", None), ("dans", "Sp", None), ("pour", "Sp", None),
+    ("ne", "Rn", None), ("pas", "Rn", None), ("par", "Sp", None), ("sur", "Sp", None),
+    ("se", "Px3", None), ("ce", "Dd-ms", "Pd-ms"), ("elle", "Pp3fs", None),
+    ("est", "Vaip3s", "Vmip3s"), ("a", "Vaip3s", None), ("sont", "Vaip3p", None),
+    ("ont", "Vaip3p", None), ("plus", "Rg", None), ("avec", "Sp", None), ("mais", "Cc", None),
+    ("ou", "Cc", None), ("si", "Cs", "Rg"), ("très", "Rg", None), ("je", "Pp1-s", None),
+    ("ils", "Pp3mp", None), ("son", "Ds3ms-s", None), ("cette", "Dd-fs", None),
+    ("tout", "Di", "Rg"), ("être", "Van", None), ("avoir", "Van", None), ("deux", "Mc", None),
+    ("trois", "Mc", None), ("premier", "Mo", "Aoms"), ("oui", "I", None), ("quelque", "Di", None),
+    ("on", "Pp3ms", None), ("rien", "Pi", None),
 )
-ELIDED_WORDS = (("l'", "Da-ms-d", "Pp3ms"), ("d'", "Sp", "Da--p-i"), ("qu'", "Cs", "Pr"), ("j'", "Pp1-s", None),
-                ("n'", "Rn", None), ("s'", "Px3", None), ("c'", "Pd-ms", None), ("jusqu'", "Sp", None))
-INNER_WORDS = (("aujourd'hui", "Rg"), ("quelqu'un", "Pi"), ("presqu'île", "Ncfs"), ("prud'homme", "Ncms"))
-HYPHEN_WORDS = (("peut-être", "Rg"), ("c'est-à-dire", "Cc"), ("au-dessus", "Rg"), ("grand-mère", "Ncfs"),
-                ("vis-à-vis", "Sp"), ("Saint-Denis", "Npms"), ("après-midi", "Ncms"), ("week-end", "Ncms"))
-PUNCT_MID = ((",", "Fw"), (";", "Fw"), (":", "Fw"), ("«", "Fo"), ("»", "Fc"), ("(", "Fo"), (")", "Fc"),
-             ("-", "Fd"))
+ELIDED_WORDS = (("l'", "Da-ms-d", "Pp3ms"), ("d'", "Sp", "Da--p-i"), ("qu'", "Cs", "Pr"),
+                ("j'", "Pp1-s", None), ("n'", "Rn", None), ("s'", "Px3", None),
+                ("c'", "Pd-ms", None), ("jusqu'", "Sp", None))
+INNER_WORDS = (("aujourd'hui", "Rg"), ("quelqu'un", "Pi"), ("presqu'île", "Ncfs"),
+               ("prud'homme", "Ncms"))
+HYPHEN_WORDS = (("peut-être", "Rg"), ("c'est-à-dire", "Cc"), ("au-dessus", "Rg"),
+                ("grand-mère", "Ncfs"), ("vis-à-vis", "Sp"), ("Saint-Denis", "Npms"),
+                ("après-midi", "Ncms"), ("week-end", "Ncms"))
+PUNCT_MID = ((",", "Fw"), (";", "Fw"), (":", "Fw"), ("«", "Fo"), ("»", "Fc"), ("(", "Fo"),
+             (")", "Fc"), ("-", "Fd"))
 PUNCT_FINAL = ((".", "Fs"), ("?", "Fs"), ("!", "Fs"), ("...", "Fs"))
 CLITICS = (("-il", "Pp3ms"), ("-elle", "Pp3fs"), ("-t-il", "Pp3ms"), ("-on", "Pp3ms"))
 LOCUTIONS = (("parce que", ("Cs", "Cs"), "Cs"), ("bien que", ("Rg", "Cs"), "Cs"),
@@ -221,7 +232,8 @@ class Lexicon:
     item_start: np.ndarray  # first slot of each item
     item_len: np.ndarray
     item_class: np.ndarray
-    item_joined: np.ndarray  # string id of the merged form (locution: with spaces; clitic: glued), -1
+    item_joined: np.ndarray  # string id of the merged form (locution: with spaces; clitic:
+                             # glued), -1
     slot_form: np.ndarray  # string id
     slot_tag1: np.ndarray
     slot_tag2: np.ndarray  # the form's other tag in the lexicon, -1
@@ -236,7 +248,8 @@ class Lexicon:
 
 
 def _pseudo_words(rng, size: int, exclude: set[str]) -> list[str]:
-    onsets = ["", "b", "c", "d", "f", "g", "j", "l", "m", "n", "p", "r", "s", "t", "v", "ch", "tr", "pl", "gr"]
+    onsets = ["", "b", "c", "d", "f", "g", "j", "l", "m", "n", "p", "r", "s", "t", "v", "ch", "tr",
+              "pl", "gr"]
     nuclei = ["a", "e", "i", "o", "u", "ou", "an", "on", "in", "é", "è", "au", "eu"]
     codas = ["", "", "", "r", "s", "t", "l", "x"]
     syllables = np.array([o + n for o in onsets for n in nuclei], dtype=object)
@@ -271,7 +284,8 @@ def build_lexicon(rng, open_size: int = 20_000) -> Lexicon:
     exclude = {w for w, *_ in CLOSED_WORDS} | {w for w, *_ in LOCUTIONS}
     words = _pseudo_words(rng, open_size + 800, exclude)
     cats = (("Nc", 0.45), ("Np", 0.08), ("Vm", 0.27), ("A", 0.15), ("R", 0.05))
-    cat_tags = {c: [t for t in PIVOT if t.startswith(c) and (c != "R" or t == "Rg")] for c, _ in cats}
+    cat_tags = {c: [t for t in PIVOT if t.startswith(c) and (c != "R" or t == "Rg")]
+                for c, _ in cats}
     cat_of = rng.choice(len(cats), size=len(words), p=[p for _, p in cats])
     pick = rng.random(len(words))
     homograph = rng.random(len(words)) < 0.15
@@ -312,9 +326,11 @@ def build_lexicon(rng, open_size: int = 20_000) -> Lexicon:
     for k, (v, t1, _) in enumerate(verbs3[:150]):
         for c, ct in CLITICS:
             add(CLITIC, [(v, t1, -1, 0, -1, K_PLAIN), (c, TAG[ct], -1, 0, -1, K_PLAIN)], v + c)
-    locutions = [(text.split(), [TAG[t] for t in tags], TAG[whole]) for text, tags, whole in LOCUTIONS]
+    locutions = [(text.split(), [TAG[t] for t in tags], TAG[whole])
+                 for text, tags, whole in LOCUTIONS]
     for k in range(300):  # generated compounds: NOUN de NOUN, NOUN ADJ
-        n1, n2, a = nouns[(7 * k) % len(nouns)], nouns[(13 * k + 5) % len(nouns)], adjs[(11 * k) % len(adjs)]
+        n1, n2, a = (nouns[(7 * k) % len(nouns)], nouns[(13 * k + 5) % len(nouns)],
+                     adjs[(11 * k) % len(adjs)])
         if k % 2:
             locutions.append(([n1[0], "de", n2[0]], [n1[1], TAG["Sp"], n2[1]], n1[1]))
         else:
@@ -337,7 +353,8 @@ def build_lexicon(rng, open_size: int = 20_000) -> Lexicon:
             parts_of.append([(form[:-1], False), ("'", False)])
         elif kind == K_HYPHEN:
             pieces = form.split("-")
-            parts_of.append([p for j, x in enumerate(pieces) for p in ([("-", True)] if j else []) + [(x, False)]])
+            parts_of.append([p for j, x in enumerate(pieces)
+                             for p in ([("-", True)] if j else []) + [(x, False)]])
         else:
             parts_of.append([])
     part_len = np.array([len(p) for p in parts_of], dtype=np.int64)
@@ -399,7 +416,8 @@ def draw_corpus(lex: Lexicon, rng, n_tokens: int) -> Corpus:
         item = np.empty(n_items, dtype=np.int64)
         for c in range(FINAL + 1):
             where = np.flatnonzero(cls == c)
-            item[where] = lex.class_items[c][rng.choice(len(lex.class_items[c]), size=len(where), p=lex.class_p[c])]
+            item[where] = lex.class_items[c][rng.choice(len(lex.class_items[c]), size=len(where),
+                                                        p=lex.class_p[c])]
         lengths = lex.item_len[item]
         if lengths.sum() >= n_tokens:
             break
@@ -468,7 +486,8 @@ def system_output(lex: Lexicon, ref: Corpus, model: SystemModel, rng) -> Output:
     # ambiguous outputs: the emitted tag and the form's other tag or a variant of the emitted tag
     amb = rng.random(n) < model.amb
     variant = VARIANT[emitted, (rng.random(n) * N_VARIANT[emitted]).astype(np.int64)]
-    second = np.where((form_other >= 0) & (form_other != emitted) & (rng.random(n) < 0.5), form_other, variant)
+    second = np.where((form_other >= 0) & (form_other != emitted) & (rng.random(n) < 0.5),
+                      form_other, variant)
     second = np.where(amb & (second != emitted), second, -1)
     if model.unknown:
         emitted = np.where(rng.random(n) < model.unknown, UNKNOWN, emitted)
@@ -480,7 +499,8 @@ def system_output(lex: Lexicon, ref: Corpus, model: SystemModel, rng) -> Output:
     n_occ = int(ref.occ[-1]) + 1
     # merge double-marked locutions into one token written with spaces
     occ_draw = rng.random(n_occ)
-    loc_merge = (lex.item_class[ref.item] == LOCUTION) & ref.complete & (occ_draw[ref.occ] < model.merge_locution)
+    loc_merge = ((lex.item_class[ref.item] == LOCUTION) & ref.complete
+                 & (occ_draw[ref.occ] < model.merge_locution))
     head = loc_merge & (ref.pos == 0)
     form[head] = lex.item_joined[ref.item[head]]
     loc_emitted = _error_tags(rng, np.maximum(ref.loctag, 0), np.full(n, -1))
@@ -490,14 +510,16 @@ def system_output(lex: Lexicon, ref: Corpus, model: SystemModel, rng) -> Output:
     keep &= ~(loc_merge & (ref.pos > 0))
     # merge a verb and its clitic (dit + -il -> dit-il)
     occ_draw = rng.random(n_occ)
-    cl_merge = (lex.item_class[ref.item] == CLITIC) & ref.complete & (occ_draw[ref.occ] < model.merge_clitic)
+    cl_merge = ((lex.item_class[ref.item] == CLITIC) & ref.complete
+                & (occ_draw[ref.occ] < model.merge_clitic))
     head = cl_merge & (ref.pos == 0)
     form[head] = lex.item_joined[ref.item[head]]
     keep &= ~(cl_merge & (ref.pos > 0))
     # split elided and hyphenated tokens into their parts
     kind = lex.slot_kind[ref.slot]
     u = rng.random(n)
-    split = ((kind == K_ELIDED) & (u < model.split_elision)) | ((kind == K_HYPHEN) & (u < model.split_hyphen))
+    split = (((kind == K_ELIDED) & (u < model.split_elision))
+             | ((kind == K_HYPHEN) & (u < model.split_hyphen)))
     keep &= ~split
     s_idx = np.flatnonzero(split)
     s_len = lex.slot_part_len[ref.slot[s_idx]]
@@ -521,7 +543,8 @@ def system_output(lex: Lexicon, ref: Corpus, model: SystemModel, rng) -> Output:
     return Output(
         sent=cat(ref.sent[kept], ref.sent[s_tok], ref.sent[ins]),
         form=cat(form[kept], lex.part_form[part], lex.slot_form[ins_slot]),
-        tag_a=cat(emitted[kept], np.where(hyphen, TAG["Fd"], emitted[s_tok]), lex.slot_tag1[ins_slot]),
+        tag_a=cat(emitted[kept], np.where(hyphen, TAG["Fd"], emitted[s_tok]),
+                  lex.slot_tag1[ins_slot]),
         tag_b=cat(second[kept], np.where(hyphen, -1, second[s_tok]), np.full(len(ins), -1)),
     )
 
@@ -548,7 +571,8 @@ def _grace_lines(strings: pl.Series, doc_names: pl.Series, genre_names: pl.Serie
         pl.lit("# doc = "), c("doc"), pl.lit("\n# genre = "), c("genre"), pl.lit("\n")]))
         .when(c("new_sent")).then(pl.lit("\n")).otherwise(pl.lit("")))
     line = pl.concat_str([prefix, c("form"), pl.lit("\t"), c("tags"),
-                          pl.when(c("loc").is_not_null()).then(pl.lit("\t") + c("loc")).otherwise(pl.lit(""))])
+                          pl.when(c("loc").is_not_null()).then(pl.lit("\t") + c("loc"))
+                          .otherwise(pl.lit(""))])
     return frame.select(line.alias("line"))["line"].str.join("\n").item() + "\n"
 
 
@@ -566,20 +590,23 @@ def write_reference(path: Path, lex: Lexicon, strings: pl.Series, ref: Corpus, p
     n_docs = int(ref.doc[-1]) + 1
     doc_names = pl.Series([f"{prefix}{d:05d}" for d in range(n_docs)])
     tags = _tag_strings(PIVOT, ref.tag, ref.alt)
-    loc = pl.DataFrame({"mark": ref.mark, "lt": pl.Series(PIVOT + ["?"]).gather(np.where(ref.loctag >= 0, ref.loctag, T))}
+    loc = pl.DataFrame({"mark": ref.mark, "lt": pl.Series(PIVOT + ["?"])
+                        .gather(np.where(ref.loctag >= 0, ref.loctag, T))}
                        ).select(pl.when(pl.col("mark") == 1).then(pl.lit("B=") + pl.col("lt"))
                                 .when(pl.col("mark") == 2).then(pl.lit("I")).alias("loc"))["loc"]
-    text = _grace_lines(strings, doc_names, pl.Series(list(GENRES)), ref.sent, ref.doc, ref.doc_genre[ref.doc],
-                        lex.slot_form[ref.slot], tags, loc)
+    text = _grace_lines(strings, doc_names, pl.Series(list(GENRES)), ref.sent, ref.doc,
+                        ref.doc_genre[ref.doc], lex.slot_form[ref.slot], tags, loc)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
 
 
-def write_submission(path: Path, strings: pl.Series, ref: Corpus, out: Output, model: SystemModel) -> None:
+def write_submission(path: Path, strings: pl.Series, ref: Corpus, out: Output,
+                     model: SystemModel) -> None:
     n_docs = int(ref.doc[-1]) + 1
     doc_names = pl.Series([f"d{d:05d}" for d in range(n_docs)])
     doc = _doc_of_sent(ref)[out.sent]
-    text = _grace_lines(strings, doc_names, pl.Series(list(GENRES)), out.sent, doc, ref.doc_genre[doc], out.form,
+    text = _grace_lines(strings, doc_names, pl.Series(list(GENRES)), out.sent, doc,
+                        ref.doc_genre[doc], out.form,
                         _tag_strings(system_names(model), out.tag_a, out.tag_b), None)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
@@ -591,7 +618,8 @@ def _doc_of_sent(ref: Corpus) -> np.ndarray:
     return out
 
 
-def write_conllu_pair(gold: Path, pred: Path, lex: Lexicon, strings: pl.Series, ref: Corpus, rng) -> int:
+def write_conllu_pair(gold: Path, pred: Path, lex: Lexicon, strings: pl.Series, ref: Corpus,
+                      rng) -> int:
     """A word-aligned CoNLL-U pair for the peer: the reference's UPOS (and its pivot tag as XPOS),
     and a prediction with ~5 % UPOS errors. Returns the number of words."""
     n = len(ref.slot)
@@ -613,14 +641,18 @@ def write_conllu_pair(gold: Path, pred: Path, lex: Lexicon, strings: pl.Series, 
             "upos": names.gather(tags), "xpos": pl.Series(PIVOT).gather(ref.tag)})
         prefix = pl.concat_str([
             pl.when(c("new_sent") & ~c("first")).then(pl.lit("\n")).otherwise(pl.lit("")),
-            pl.when(c("new_doc")).then(pl.format("# newdoc id = d{}\n", c("doc"))).otherwise(pl.lit("")),
-            pl.when(c("new_sent")).then(pl.format("# sent_id = s{}\n", c("sent"))).otherwise(pl.lit(""))])
-        line = pl.concat_str([prefix, c("id").cast(pl.String), pl.lit("\t"), c("form"), pl.lit("\t_\t"), c("upos"),
-                              pl.lit("\t"), c("xpos"), pl.lit("\t_\t"),
-                              pl.when(c("id") == 1).then(pl.lit("0\troot")).otherwise(pl.lit("1\tdep")),
+            pl.when(c("new_doc")).then(pl.format("# newdoc id = d{}\n", c("doc")))
+            .otherwise(pl.lit("")),
+            pl.when(c("new_sent")).then(pl.format("# sent_id = s{}\n", c("sent")))
+            .otherwise(pl.lit(""))])
+        line = pl.concat_str([prefix, c("id").cast(pl.String), pl.lit("\t"), c("form"),
+                              pl.lit("\t_\t"), c("upos"), pl.lit("\t"), c("xpos"), pl.lit("\t_\t"),
+                              pl.when(c("id") == 1).then(pl.lit("0\troot"))
+                              .otherwise(pl.lit("1\tdep")),
                               pl.lit("\t_\t_")])
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(frame.select(line.alias("l"))["l"].str.join("\n").item() + "\n\n", encoding="utf-8")
+        path.write_text(frame.select(line.alias("l"))["l"].str.join("\n").item() + "\n\n",
+                        encoding="utf-8")
     return n
 
 
@@ -633,12 +665,15 @@ def campaign_toml(models: list[SystemModel], bootstrap: int) -> str:
     used = {m.participant for m in models}
     for pid, name, publication, organiser in PARTICIPANTS:
         if pid in used:
-            lines += toml_table("[[participants]]", {"id": pid, "name": name, "publication": publication,
+            lines += toml_table("[[participants]]", {"id": pid, "name": name,
+                                                     "publication": publication,
                                                      "organiser": organiser})
-    lines += toml_table("[[tasks]]", {"id": "pos", "family": "pos", "name": "Étiquetage morphosyntaxique",
-                                      "evaluations": ["absolute", "relative"], "granularities": ["full", "category"],
-                                      "baselines": True})
-    lines += toml_table("[[tasks.corpora]]", {"id": CORPUS, "phase": "test", "reference": "reference.grace",
+    lines += toml_table("[[tasks]]", {"id": "pos", "family": "pos",
+                                      "name": "Étiquetage morphosyntaxique",
+                                      "evaluations": ["absolute", "relative"],
+                                      "granularities": ["full", "category"], "baselines": True})
+    lines += toml_table("[[tasks.corpora]]", {"id": CORPUS, "phase": "test",
+                                              "reference": "reference.grace",
                                               "training": "training.grace"})
     for m in models:
         fields = {"id": m.id, "participant": m.participant,
@@ -678,13 +713,16 @@ def generate(workdir: Path, n_tokens: int, models: list[SystemModel], peer: bool
             "locutions": int((ref.mark == 1).sum()), "locution_tokens": int((ref.mark > 0).sum()),
             "two_tags": int((ref.alt >= 0).sum()),
             "multi_unit_tokens": int((lex.slot_units[ref.slot] > 1).sum()),
-            "genres": {GENRES[g]: int(c) for g, c in zip(*np.unique(ref.doc_genre, return_counts=True))},
+            "genres": {GENRES[g]: int(c)
+                       for g, c in zip(*np.unique(ref.doc_genre, return_counts=True))},
             "system_tokens": sys_tokens, "training_tokens": len(train.slot)}
     if peer:
         pref = draw_corpus(lex, np.random.default_rng([SEED, 50]), PEER_WORDS)
-        info["peer_words"] = write_conllu_pair(workdir / "peer" / "gold.conllu", workdir / "peer" / "pred.conllu",
-                                               lex, strings, pref, np.random.default_rng([SEED, 51]))
-        info["peer_gold"], info["peer_pred"] = workdir / "peer" / "gold.conllu", workdir / "peer" / "pred.conllu"
+        info["peer_words"] = write_conllu_pair(workdir / "peer" / "gold.conllu",
+                                               workdir / "peer" / "pred.conllu", lex, strings, pref,
+                                               np.random.default_rng([SEED, 51]))
+        info["peer_gold"], info["peer_pred"] = (workdir / "peer" / "gold.conllu",
+                                                workdir / "peer" / "pred.conllu")
     info["seconds"] = time.perf_counter() - t0
     return info
 
@@ -720,8 +758,8 @@ def conllu_worker(gold: str, pred: str) -> None:
                     words += 1
                     correct += a["upos"] == b["upos"]
     t2 = time.perf_counter()
-    print(json.dumps({"import_s": t1 - t0, "parse_and_compare_s": t2 - t1, "words": words, "correct": correct,
-                      "accuracy": correct / words if words else None}))
+    print(json.dumps({"import_s": t1 - t0, "parse_and_compare_s": t2 - t1, "words": words,
+                      "correct": correct, "accuracy": correct / words if words else None}))
 
 
 def code_hash() -> str:
@@ -740,23 +778,29 @@ def sanity(db: Path, units: int) -> list[str]:
     notes = []
     con = duckdb.connect(str(db), read_only=True)
     try:
-        cases = con.execute("SELECT system, sum(nbCas) FROM fct_pos_sentence WHERE evaluation = 'absolute' "
-                            "AND granularity = 'full' GROUP BY system ORDER BY system").fetchall()
+        cases = con.execute("SELECT system, sum(nbCas) FROM fct_pos_sentence "
+                            "WHERE evaluation = 'absolute' AND granularity = 'full' "
+                            "GROUP BY system ORDER BY system").fetchall()
         ref_units = con.execute("SELECT count(*) FROM int_pos_ref_unit").fetchone()[0]
         scores = con.execute(
-            "SELECT system, nbCas, NONEVAL, noneval_residual, noneval_segmentation, noneval_unknown_tag, "
-            "OK, ERR, SIL_ok + SIL_err + SIL_sil, P, D, Pmoy FROM mart_pos_scores WHERE slice = 'corpus' "
+            "SELECT system, nbCas, NONEVAL, noneval_residual, noneval_segmentation, "
+            "noneval_unknown_tag, OK, ERR, SIL_ok + SIL_err + SIL_sil, P, D, Pmoy "
+            "FROM mart_pos_scores WHERE slice = 'corpus' "
             "AND evaluation = 'absolute' AND granularity = 'full' ORDER BY system").fetchall()
     finally:
         con.close()
     equal = all(int(c) == units for _, c in cases)
-    notes.append(f"sanity: sum(nbCas) per system (absolute, full) = {', '.join(f'{s} {int(c):,}' for s, c in cases)}")
-    notes.append(f"sanity: reference minimal units = {units:,} (generator), {ref_units:,} rows in int_pos_ref_unit: "
-                 f"{'EQUAL for all ' + str(len(cases)) + ' systems' if equal and cases else 'DIFFERENT'}")
-    notes.append("absolute / full, corpus: system  %NONEVAL (residual / segmentation / unknown tag)  P  D  Pmoy")
+    notes.append("sanity: sum(nbCas) per system (absolute, full) = "
+                 f"{', '.join(f'{s} {int(c):,}' for s, c in cases)}")
+    notes.append(
+        f"sanity: reference minimal units = {units:,} (generator), "
+        f"{ref_units:,} rows in int_pos_ref_unit: "
+        f"{'EQUAL for all ' + str(len(cases)) + ' systems' if equal and cases else 'DIFFERENT'}")
+    notes.append("absolute / full, corpus: system  %NONEVAL "
+                 "(residual / segmentation / unknown tag)  P  D  Pmoy")
     for s, nb, ne, res, seg, unk, ok, err, sil, p, d, pmoy in scores:
-        notes.append(f"  {s:<18} {100 * ne / nb:5.2f} % ({res:,} / {seg:,} / {unk:,})  P {_pct(p)}  D {_pct(d)}  "
-                     f"Pmoy {_pct(pmoy)}")
+        notes.append(f"  {s:<18} {100 * ne / nb:5.2f} % ({res:,} / {seg:,} / {unk:,})  "
+                     f"P {_pct(p)}  D {_pct(d)}  Pmoy {_pct(pmoy)}")
     return notes
 
 
@@ -769,16 +813,20 @@ def machine() -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--tokens", type=int, default=1_000_000, help="reference tokens (default 1000000)")
-    parser.add_argument("--systems", type=int, default=10, choices=range(1, len(SYSTEMS) + 1), metavar="K",
-                        help=f"number of systems, 1 to {len(SYSTEMS)} (default 10)")
+    parser.add_argument("--tokens", type=int, default=1_000_000,
+                        help="reference tokens (default 1000000)")
+    parser.add_argument("--systems", type=int, default=10, choices=range(1, len(SYSTEMS) + 1),
+                        metavar="K", help=f"number of systems, 1 to {len(SYSTEMS)} (default 10)")
     parser.add_argument("--workdir", type=Path, default=ROOT / "bench" / "out" / "pos",
-                        help="folder for the generated data, warehouse and outputs (default bench/out/pos)")
+                        help="folder for the generated data, warehouse and outputs "
+                             "(default bench/out/pos)")
     parser.add_argument("--skip-peer", action="store_true", help="do not time the conllu peer")
     parser.add_argument("--workers", type=int, default=2,
-                        help="worker processes of the parallel runs (default 2; the first run is serial)")
+                        help="worker processes of the parallel runs "
+                             "(default 2; the first run is serial)")
     parser.add_argument("--split-steps", action="store_true",
-                        help="also time `scorehouse load`, `score` and `report` one by one on a fresh warehouse")
+                        help="also time `scorehouse load`, `score` and `report` one by one "
+                             "on a fresh warehouse")
     parser.add_argument("--scorehouse", default=str(Path(sys.executable).parent / "scorehouse"),
                         help="the scorehouse executable (default: next to this Python)")
     args = parser.parse_args(argv)
@@ -790,13 +838,15 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("no scorehouse executable found (use --scorehouse)")
     n, models = args.tokens, list(SYSTEMS[:args.systems])
 
-    print(f"generating {n:,} reference tokens x {len(models)} systems into {workdir} ...", flush=True)
+    print(f"generating {n:,} reference tokens x {len(models)} systems into {workdir} ...",
+          flush=True)
     data = generate(workdir, n, models, peer=not args.skip_peer)
-    print(f"  {data['seconds']:.1f} s: {data['tokens']:,} reference tokens, {data['units']:,} minimal units "
-          f"({data['multi_unit_tokens']:,} tokens of several units), {data['sentences']:,} sentences, "
-          f"{data['documents']:,} documents {data['genres']}; {data['locutions']:,} double-marked locutions "
-          f"({data['locution_tokens']:,} tokens), {data['two_tags']:,} tokens with two acceptable tags; "
-          f"training {data['training_tokens']:,} tokens", flush=True)
+    print(f"  {data['seconds']:.1f} s: {data['tokens']:,} reference tokens, "
+          f"{data['units']:,} minimal units ({data['multi_unit_tokens']:,} tokens of several "
+          f"units), {data['sentences']:,} sentences, {data['documents']:,} documents "
+          f"{data['genres']}; {data['locutions']:,} double-marked locutions "
+          f"({data['locution_tokens']:,} tokens), {data['two_tags']:,} tokens with two "
+          f"acceptable tags; training {data['training_tokens']:,} tokens", flush=True)
     print("  submissions (tokens, ambiguous): " + ", ".join(
         f"{k} {v[0]:,} / {v[1]:,}" for k, v in data["system_tokens"].items()), flush=True)
 
@@ -819,23 +869,26 @@ def main(argv: list[str] | None = None) -> int:
     print("timing scorehouse run, from scratch, --workers 1 ...", flush=True)
     load = os.getloadavg()[0]
     serial = measure("scorehouse run, from scratch, --workers 1",
-                     [exe, "run", str(camp), "--db", str(serial_db), "--out", str(workdir / "serial_bulletins"),
-                      "--workers", "1"], workdir / "serial.stdout")
-    rows.append(("campaign", serial, f"{n * len(models) / serial.wall:,.0f}" if serial.rc == 0 else "",
+                     [exe, "run", str(camp), "--db", str(serial_db), "--out",
+                      str(workdir / "serial_bulletins"), "--workers", "1"],
+                     workdir / "serial.stdout")
+    rows.append(("campaign", serial,
+                 f"{n * len(models) / serial.wall:,.0f}" if serial.rc == 0 else "",
                  "(reported)" if serial.rc == 0 else "FAILED"))
     notes.append(f"run, from scratch, --workers 1: exit {serial.rc}; {summary_line(serial.stderr)} "
                  f"(1-min load average before: {load:.2f})")
     if serial.rc == 0 and "cpu" in serial.extra:
         notes.append(f"run, from scratch, --workers 1: {serial.extra['cpu']:.1f} s of CPU in "
                      f"{serial.wall:.1f} s, {serial.extra['cpu'] / serial.wall:.2f} cores busy on "
-                     "average (DuckDB's and Polars' threads): the most 2 workers can gain on 2 cores "
-                     f"is {(os.cpu_count() or 1) * serial.wall / serial.extra['cpu']:.2f}x")
+                     "average (DuckDB's and Polars' threads): the most 2 workers can gain on 2 "
+                     f"cores is {(os.cpu_count() or 1) * serial.wall / serial.extra['cpu']:.2f}x")
     one_core = None
     if shutil.which("taskset") and (os.cpu_count() or 1) > 1:
         for stale in (serial_db, Path(f"{serial_db}.wal")):
             stale.unlink(missing_ok=True)
         shutil.rmtree(workdir / "serial.store", ignore_errors=True)
-        print("timing scorehouse run, from scratch, --workers 1, pinned to one core ...", flush=True)
+        print("timing scorehouse run, from scratch, --workers 1, pinned to one core ...",
+              flush=True)
         one_core = measure("scorehouse run, from scratch, one core",
                            ["taskset", "-c", "0", exe, "run", str(camp), "--db", str(serial_db),
                             "--out", str(workdir / "serial_bulletins"), "--workers", "1"],
@@ -846,8 +899,8 @@ def main(argv: list[str] | None = None) -> int:
     cmd = [sys.executable, "-c", COORDINATOR, "run", str(camp), "--db", str(db), "--out", str(out),
            "--workers", str(args.workers)]
     changed_model = models[1] if len(models) > 1 else models[0]
-    steps = [(f"run, from scratch, --workers {args.workers}", len(models)), ("run, nothing changed", 0),
-             ("run, one submission changed", 1)]
+    steps = [(f"run, from scratch, --workers {args.workers}", len(models)),
+             ("run, nothing changed", 0), ("run, one submission changed", 1)]
     previous_hash = code_hash()
     for k, (label, scored) in enumerate(steps):
         if k == 2:
@@ -856,14 +909,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"timing scorehouse {label} ...", flush=True)
         before = code_hash()
         if before != previous_hash:
-            notes.append(f"WARNING: scorers/pos.py, scorers/bootstrap.py or sql/pos/ changed on disk before "
-                         f"'{label}': the code version moved, so every unit is re-scored (not like-for-like)")
+            notes.append("WARNING: scorers/pos.py, scorers/bootstrap.py or sql/pos/ changed "
+                         f"on disk before '{label}': the code version moved, so every unit is "
+                         "re-scored (not like-for-like)")
         load = os.getloadavg()[0]
         m = measure(f"scorehouse {label}", cmd, workdir / f"run{k + 1}.stdout")
         m.extra["load"] = load
         previous_hash = code_hash()
         if previous_hash != before:
-            notes.append(f"WARNING: scorers/pos.py, scorers/bootstrap.py or sql/pos/ changed on disk during '{label}'")
+            notes.append("WARNING: scorers/pos.py, scorers/bootstrap.py or sql/pos/ changed "
+                         f"on disk during '{label}'")
         speed = f"{n * scored / m.wall:,.0f}" if scored and m.rc == 0 else ""
         if k == 0:
             ok = m.rc == 0 and m.wall < 120 and m.peak_kib is not None and m.peak_kib < 2 * MIB
@@ -897,14 +952,17 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(split_out.parent / f".{split_out.name}.editions", ignore_errors=True)
         shutil.rmtree(split_out, ignore_errors=True)
         for step in ("load", "score", "report"):
-            print(f"timing scorehouse {step} alone (from scratch, another warehouse) ...", flush=True)
+            print(f"timing scorehouse {step} alone (from scratch, another warehouse) ...",
+                  flush=True)
             extra = ["--out", str(split_out)] if step == "report" else []
             load = os.getloadavg()[0]
-            m = measure(f"scorehouse {step} (alone)", [exe, step, str(camp), "--db", str(split_db), *extra],
-                        workdir / f"split_{step}.stdout")
-            rows.append(("steps", m, f"{n * len(models) / m.wall:,.0f}" if step == "score" and m.rc == 0 else "",
+            m = measure(f"scorehouse {step} (alone)", [exe, step, str(camp), "--db", str(split_db),
+                                                       *extra], workdir / f"split_{step}.stdout")
+            rows.append(("steps", m, f"{n * len(models) / m.wall:,.0f}"
+                         if step == "score" and m.rc == 0 else "",
                          "(reported)" if m.rc == 0 else "FAILED"))
-            notes.append(f"{step} alone: exit {m.rc}; {summary_line(m.stderr)} (1-min load average before: {load:.2f})")
+            notes.append(f"{step} alone: exit {m.rc}; {summary_line(m.stderr)} "
+                         f"(1-min load average before: {load:.2f})")
             if m.rc:
                 notes.append(tail(m.stderr))
                 break
@@ -913,16 +971,18 @@ def main(argv: list[str] | None = None) -> int:
             notes += sanity(db, data["units"])
         except Exception as err:  # noqa: BLE001 - a report line, not a crash
             notes.append(f"sanity query FAILED: {type(err).__name__}: {err}")
-    notes.append(f"warehouse file: {db.stat().st_size / MIB:,.1f} MiB" if db.exists() else "no warehouse file")
-    notes.append(f"tokens/s = {n:,} reference tokens x systems scored / wall (from scratch: x {len(models)}; the "
-                 "2 built-in baselines are scored too but not counted; after one change: x 1)")
+    notes.append(f"warehouse file: {db.stat().st_size / MIB:,.1f} MiB" if db.exists()
+                 else "no warehouse file")
+    notes.append(f"tokens/s = {n:,} reference tokens x systems scored / wall "
+                 f"(from scratch: x {len(models)}; the 2 built-in baselines are scored too but "
+                 "not counted; after one change: x 1)")
 
     if not args.skip_peer:
         gold, pred, words = str(data["peer_gold"]), str(data["peer_pred"]), data["peer_words"]
         print(f"timing the conllu peer ({words:,} words) ...", flush=True)
         peer_out = workdir / "peer" / "conllu.json"
-        peer_m = measure("conllu UPOS accuracy (peer)", [sys.executable, __file__, "--conllu-worker", gold, pred],
-                         peer_out)
+        peer_m = measure("conllu UPOS accuracy (peer)",
+                         [sys.executable, __file__, "--conllu-worker", gold, pred], peer_out)
         rows.append(("peer", peer_m, f"{words / peer_m.wall:,.0f}" if peer_m.rc == 0 else "",
                      f"{words:,} words, 1 system"))
         peer_res = json.loads(peer_out.read_text()) if peer_m.rc == 0 else None
@@ -930,9 +990,10 @@ def main(argv: list[str] | None = None) -> int:
             notes.append(f"conllu peer FAILED (exit {peer_m.rc}):\n{tail(peer_m.stderr)}")
         print("timing scorehouse pos --format conllu on the same pair ...", flush=True)
         sh_out = workdir / "peer" / "scorehouse_pos.json"
-        sh_m = measure("scorehouse pos --format conllu", [exe, "pos", gold, pred, "--format", "conllu", "--json"],
-                       sh_out)
-        rows.append(("peer", sh_m, f"{words / sh_m.wall:,.0f}" if sh_m.rc == 0 else "", "same pair, one-shot"))
+        sh_m = measure("scorehouse pos --format conllu",
+                       [exe, "pos", gold, pred, "--format", "conllu", "--json"], sh_out)
+        rows.append(("peer", sh_m, f"{words / sh_m.wall:,.0f}" if sh_m.rc == 0 else "",
+                     "same pair, one-shot"))
         sh_res = None
         if sh_m.rc == 0:
             try:
@@ -942,30 +1003,35 @@ def main(argv: list[str] | None = None) -> int:
         else:
             notes.append(f"scorehouse pos FAILED (exit {sh_m.rc}):\n{tail(sh_m.stderr)}")
         if peer_res:
-            notes.append(f"peer inside its process: import conllu {peer_res['import_s']:.2f} s, parse + compare "
-                         f"{peer_res['parse_and_compare_s']:.2f} s; UPOS accuracy {peer_res['accuracy']:.4%} "
+            notes.append(f"peer inside its process: import conllu {peer_res['import_s']:.2f} s, "
+                         f"parse + compare {peer_res['parse_and_compare_s']:.2f} s; "
+                         f"UPOS accuracy {peer_res['accuracy']:.4%} "
                          f"({peer_res['correct']:,} / {peer_res['words']:,})")
         if peer_res and sh_res:
             c = sh_res["counts"]
             p = sh_res["scores"]["P"]
             same = c.get("nbCas") == peer_res["words"] and c.get("OK") == peer_res["correct"]
-            notes.append(f"sanity: scorehouse pos (absolute/full) nbCas {c.get('nbCas'):,} OK {c.get('OK'):,} "
-                         f"P {p:.4%} vs conllu peer: {'EQUAL' if same else 'DIFFERENT'}")
-        notes.append("the official CoNLL 2018 script (conll18_ud_eval.py): about 10 s and 430 MB for 200,000 words, "
-                     "one system -- figure quoted from the project issue, NOT measured here")
+            notes.append(f"sanity: scorehouse pos (absolute/full) nbCas {c.get('nbCas'):,} "
+                         f"OK {c.get('OK'):,} P {p:.4%} vs conllu peer: "
+                         f"{'EQUAL' if same else 'DIFFERENT'}")
+        notes.append("the official CoNLL 2018 script (conll18_ud_eval.py): about 10 s and 430 MB "
+                     "for 200,000 words, one system -- figure quoted from the project issue, "
+                     "NOT measured here")
 
     # ---- table
     print()
-    print(f"== scorehouse POS benchmark: {n:,} reference tokens ({data['units']:,} minimal units) x "
-          f"{len(models)} systems ==")
+    print(f"== scorehouse POS benchmark: {n:,} reference tokens "
+          f"({data['units']:,} minimal units) x {len(models)} systems ==")
     for row in machine():
         print(row)
     print()
-    head = f"{'group':<9} {'tool':<38} {'wall s':>8} {'peak MiB':>9} {'tokens/s':>11}  {'exit':>4}  target"
+    head = (f"{'group':<9} {'tool':<38} {'wall s':>8} {'peak MiB':>9} {'tokens/s':>11}  "
+            f"{'exit':>4}  target")
     print(head)
     print("-" * (len(head) + 24))
     for group, m, speed, target in rows:
-        print(f"{group:<9} {m.label:<38} {m.wall:>8.2f} {fmt_peak(m):>9} {speed:>11}  {m.rc:>4}  {target}")
+        print(f"{group:<9} {m.label:<38} {m.wall:>8.2f} {fmt_peak(m):>9} {speed:>11}  "
+              f"{m.rc:>4}  {target}")
     print()
     for note in notes:
         print(note)

@@ -44,7 +44,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SEED = 20260501
 SCLITE = "/usr/lib/sctk/bin/sclite"
 
-NOISE, REJECT, OOV, SPR, COM_OPEN, COM_CLOSE = "[bruit]", "<REJET>", "OOV", "SPR", "[com:]", "[:com]"
+NOISE, REJECT, OOV, SPR, COM_OPEN, COM_CLOSE = ("[bruit]", "<REJET>", "OOV", "SPR", "[com:]",
+                                                "[:com]")
 MARKERS = (NOISE, REJECT, OOV, SPR, COM_OPEN, COM_CLOSE)
 METHODS = ("none", "m1", "m2", "m3", "m4")
 CORPORA = (("Dev", "dev"), ("Test_I", "test"), ("Test_II", "test"))
@@ -87,7 +88,8 @@ class Flat:
 def _vocabulary(rng, size: int) -> list[str]:
     """``size`` distinct pronounceable pseudo-words (1 to 3 syllables), deterministic."""
 
-    onsets = ["", "b", "c", "d", "f", "g", "j", "l", "m", "n", "p", "r", "s", "t", "v", "ch", "tr", "pl"]
+    onsets = ["", "b", "c", "d", "f", "g", "j", "l", "m", "n", "p", "r", "s", "t", "v", "ch", "tr",
+              "pl"]
     nuclei = ["a", "e", "i", "o", "u", "ou", "an", "on", "in", "é", "è", "au"]
     syllables = np.array([o + n for o in onsets for n in nuclei], dtype=object)
     words: dict[str, None] = {}
@@ -159,11 +161,13 @@ def generate_references(rng, n: int, vocab_size: int):
         chosen = spoken[rng.random(len(spoken)) < share]
         at = (rng.random(len(chosen)) * length[chosen]).astype(np.int64)
         add(chosen, 4 * at + 1 - (token == NOISE), token)  # noise before a comment opening
-    ref = _ordered(np.concatenate(utt_parts), np.concatenate(key_parts), np.concatenate(tok_parts), n)
+    ref = _ordered(np.concatenate(utt_parts), np.concatenate(key_parts), np.concatenate(tok_parts),
+                   n)
     return ref, category, p
 
 
-def generate_hypotheses(rng, ref: Flat, category, difficulty, p, vocab_size: int, model: SystemModel) -> Flat:
+def generate_hypotheses(rng, ref: Flat, category, difficulty, p, vocab_size: int,
+                        model: SystemModel) -> Flat:
     """One system's hypothesis ids: per reference token a substitution, deletion or copy, then
     maybe an insertion; markers go through a marker model; a few whole utterances rejected."""
 
@@ -208,7 +212,8 @@ def generate_hypotheses(rng, ref: Flat, category, difficulty, p, vocab_size: int
     whole[c1 & (q < 0.5)] = tok_id[REJECT]
     whole[c1 & (q >= 0.5) & (q < 0.7)] = -1  # empty
     c1_word = c1 & (q >= 0.7)
-    whole[c1_word] = np.where(q[c1_word] < 0.8, tok_id[OOV], rng.choice(V, size=int(c1_word.sum()), p=p))
+    whole[c1_word] = np.where(q[c1_word] < 0.8, tok_id[OOV],
+                              rng.choice(V, size=int(c1_word.sum()), p=p))
     keep_tokens = (whole == -2)[utt]
     tok = np.stack([primary, inserted], axis=1).ravel()
     tok_utt = np.repeat(utt, 2)
@@ -250,8 +255,8 @@ def campaign_toml() -> str:
     for pid, name, publication, organiser in (("lab-a", "Laboratoire A", "public", True),
                                               ("lab-b", "Laboratoire B", "public", False),
                                               ("lab-c", "Laboratoire C", "anonymous", False)):
-        lines += toml_table("[[participants]]", {"id": pid, "name": name, "publication": publication,
-                                             "organiser": organiser})
+        lines += toml_table("[[participants]]", {"id": pid, "name": name,
+                                             "publication": publication, "organiser": organiser})
     lines += toml_table("[[tasks]]", {"id": "asr", "family": "wer", "name": "Transcription 1-best",
                                   "methods": list(METHODS), "case": "sensitive"})
     lines += toml_table("[tasks.markers]", {
@@ -279,11 +284,13 @@ def generate(workdir: Path, n: int) -> dict:
     vocab = np.array(words + list(MARKERS), dtype=object)
     ref, category, p = generate_references(np.random.default_rng([SEED, 2]), n, V)
     speaker = _speakers(np.random.default_rng([SEED, 3]), n)
-    difficulty = np.random.default_rng([SEED, 4]).lognormal(0.0, 0.3, int(speaker.max()) + 1)[speaker]
+    difficulty = (np.random.default_rng([SEED, 4])
+                  .lognormal(0.0, 0.3, int(speaker.max()) + 1)[speaker])
     difficulty = np.clip(difficulty / difficulty.mean(), 0.3, 3.0)
     width = max(6, len(str(n)))
     ids = [f"spk{s:04d}_{k:0{width}d}" for s, k in zip(speaker.tolist(), range(1, n + 1))]
-    hyps = [generate_hypotheses(np.random.default_rng([SEED, 10, i]), ref, category, difficulty, p, V, s)
+    hyps = [generate_hypotheses(np.random.default_rng([SEED, 10, i]), ref, category, difficulty,
+                                p, V, s)
             for i, s in enumerate(SYSTEMS)]
 
     # Corpus boundaries at speaker changes near thirds.
@@ -324,8 +331,8 @@ def generate(workdir: Path, n: int) -> dict:
             _write(camp / "submissions" / s.id / f"{cid}.trn", [hyp_lines[i][k] for k in rows])
     words_total = int(np.sum(ref.ids < V))
     return {"ref": oneshot / "ref.trn", "hyp": oneshot / "hyp.trn", "campaign": camp,
-            "seconds": time.perf_counter() - t0, "ref_tokens": len(ref.ids), "ref_words": words_total,
-            "corpus_sizes": [b - a for a, b in zip(cuts[:-1], cuts[1:])]}
+            "seconds": time.perf_counter() - t0, "ref_tokens": len(ref.ids),
+            "ref_words": words_total, "corpus_sizes": [b - a for a, b in zip(cuts[:-1], cuts[1:])]}
 
 
 def change_one_submission(camp: Path) -> Path:
@@ -389,7 +396,8 @@ def jiwer_worker(ref: str, hyp: str) -> None:
     o = jiwer.process_words(references, hypotheses)
     t3 = time.perf_counter()
     print(json.dumps({"read_s": t1 - t0, "import_s": t2 - t1, "compute_s": t3 - t2,
-                      "S": o.substitutions, "D": o.deletions, "I": o.insertions, "C": o.hits, "wer": o.wer}))
+                      "S": o.substitutions, "D": o.deletions, "I": o.insertions, "C": o.hits,
+                      "wer": o.wer}))
 
 
 def _totals(path: Path) -> dict | None:
@@ -422,14 +430,19 @@ def machine() -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--utterances", type=int, default=200_000, help="number of utterances (default 200000)")
+    parser.add_argument("--utterances", type=int, default=200_000,
+                        help="number of utterances (default 200000)")
     parser.add_argument("--workdir", type=Path, default=ROOT / "bench" / "out",
-                        help="folder for the generated data, warehouse and outputs (default bench/out)")
+                        help="folder for the generated data, warehouse and outputs "
+                             "(default bench/out)")
     parser.add_argument("--skip-campaign", action="store_true", help="do not time `scorehouse run`")
-    parser.add_argument("--skip-one-shot", action="store_true", help="do not time `scorehouse wer` / jiwer")
-    parser.add_argument("--with-sclite", action="store_true", help=f"also time the NIST sclite binary ({SCLITE})")
+    parser.add_argument("--skip-one-shot", action="store_true",
+                        help="do not time `scorehouse wer` / jiwer")
+    parser.add_argument("--with-sclite", action="store_true",
+                        help=f"also time the NIST sclite binary ({SCLITE})")
     parser.add_argument("--repeat", type=int, default=1,
-                        help="run each one-shot command this many times; report the fastest (default 1)")
+                        help="run each one-shot command this many times; report the fastest "
+                             "(default 1)")
     parser.add_argument("--scorehouse", default=str(Path(sys.executable).parent / "scorehouse"),
                         help="the scorehouse executable (default: next to this Python)")
     args = parser.parse_args(argv)
@@ -444,8 +457,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"generating {n:,} utterances into {workdir} ...", flush=True)
     data = generate(workdir, n)
     print(f"  {data['seconds']:.1f} s: {data['ref_words']:,} reference words "
-          f"({data['ref_words'] / n:.2f} per utterance, {data['ref_tokens']:,} tokens with markers); "
-          f"corpora {data['corpus_sizes']}", flush=True)
+          f"({data['ref_words'] / n:.2f} per utterance, {data['ref_tokens']:,} tokens with "
+          f"markers); corpora {data['corpus_sizes']}", flush=True)
 
     rows: list[tuple[str, Measure, str]] = []  # (group, measure, target note)
     notes: list[str] = []
@@ -454,8 +467,8 @@ def main(argv: list[str] | None = None) -> int:
         ref, hyp = str(data["ref"]), str(data["hyp"])
         print("timing jiwer.process_words ...", flush=True)
         jiwer_out = workdir / "jiwer.json"
-        jiwer_m = measure_best("jiwer process_words", [sys.executable, __file__, "--jiwer-worker", ref, hyp],
-                               jiwer_out, args.repeat)
+        jiwer_m = measure_best("jiwer process_words", [sys.executable, __file__, "--jiwer-worker",
+                                                       ref, hyp], jiwer_out, args.repeat)
         jiwer_res = json.loads(jiwer_out.read_text()) if jiwer_m.rc == 0 else None
         if jiwer_res:
             jiwer_m.extra.update(jiwer_res)
@@ -463,17 +476,20 @@ def main(argv: list[str] | None = None) -> int:
             notes.append(f"jiwer FAILED (exit {jiwer_m.rc}):\n{tail(jiwer_m.stderr)}")
         print("timing scorehouse wer --json (sclite costs) ...", flush=True)
         sh_out = workdir / "scorehouse_wer.json"
-        sh_m = measure_best("scorehouse wer --json", [exe, "wer", ref, hyp, "--json"], sh_out, args.repeat)
+        sh_m = measure_best("scorehouse wer --json", [exe, "wer", ref, hyp, "--json"], sh_out,
+                            args.repeat)
         sh_tot = _totals(sh_out) if sh_m.rc == 0 else None
         if sh_m.rc:
             notes.append(f"scorehouse wer FAILED (exit {sh_m.rc}):\n{tail(sh_m.stderr)}")
         print("timing scorehouse wer --json --costs levenshtein (sanity check) ...", flush=True)
         lev_out = workdir / "scorehouse_wer_levenshtein.json"
         lev_m = measure_best("scorehouse wer --costs levenshtein",
-                             [exe, "wer", ref, hyp, "--json", "--costs", "levenshtein"], lev_out, args.repeat)
+                             [exe, "wer", ref, hyp, "--json", "--costs", "levenshtein"], lev_out,
+                             args.repeat)
         lev_tot = _totals(lev_out) if lev_m.rc == 0 else None
         if lev_m.rc:
-            notes.append(f"scorehouse wer --costs levenshtein FAILED (exit {lev_m.rc}):\n{tail(lev_m.stderr)}")
+            notes.append(f"scorehouse wer --costs levenshtein FAILED (exit {lev_m.rc}):\n"
+                         f"{tail(lev_m.stderr)}")
         rows.append(("one-shot", jiwer_m, "baseline"))
         target_ok = (sh_m.rc == 0 and jiwer_m.rc == 0 and sh_m.wall <= jiwer_m.wall / 2
                      and sh_m.peak_kib is not None and sh_m.peak_kib < 1024 * 1024)
@@ -482,31 +498,34 @@ def main(argv: list[str] | None = None) -> int:
         if args.with_sclite:
             print("timing sclite (slow) ...", flush=True)
             sc_out = workdir / "sclite_rsum.txt"
-            sc_m = measure("sclite -o rsum", [SCLITE, "-r", ref, "trn", "-h", hyp, "trn", "-i", "spu_id",
-                                              "-o", "rsum", "stdout"], sc_out)
+            sc_m = measure("sclite -o rsum", [SCLITE, "-r", ref, "trn", "-h", hyp, "trn", "-i",
+                                              "spu_id", "-o", "rsum", "stdout"], sc_out)
             rows.append(("one-shot", sc_m, "(reference tool)"))
             sc = _sclite_counts(sc_out) if sc_out.exists() else None
             if sc and sh_tot:
                 same = all(sc[k] == sh_tot[k] for k in "NCSDI")
-                notes.append(f"sclite totals C/S/D/I/N = {sc['C']}/{sc['S']}/{sc['D']}/{sc['I']}/{sc['N']}; "
-                             f"scorehouse (sclite costs) = {sh_tot['C']}/{sh_tot['S']}/{sh_tot['D']}/"
-                             f"{sh_tot['I']}/{sh_tot['N']}: {'IDENTICAL' if same else 'DIFFERENT'}")
+                notes.append(f"sclite totals C/S/D/I/N = {sc['C']}/{sc['S']}/{sc['D']}/{sc['I']}/"
+                             f"{sc['N']}; scorehouse (sclite costs) = {sh_tot['C']}/{sh_tot['S']}/"
+                             f"{sh_tot['D']}/{sh_tot['I']}/{sh_tot['N']}: "
+                             f"{'IDENTICAL' if same else 'DIFFERENT'}")
             else:
                 notes.append(f"sclite: no Sum line parsed (exit {sc_m.rc}):\n{tail(sc_m.stderr)}")
         if jiwer_res and lev_tot:
             j_err = jiwer_res["S"] + jiwer_res["D"] + jiwer_res["I"]
             s_err = lev_tot["S"] + lev_tot["D"] + lev_tot["I"]
             j_n = jiwer_res["C"] + jiwer_res["S"] + jiwer_res["D"]
-            notes.append(f"sanity: S+D+I scorehouse --costs levenshtein = {s_err:,} (N {lev_tot['N']:,}), "
-                         f"jiwer = {j_err:,} (N {j_n:,}): "
+            notes.append(f"sanity: S+D+I scorehouse --costs levenshtein = {s_err:,} "
+                         f"(N {lev_tot['N']:,}), jiwer = {j_err:,} (N {j_n:,}): "
                          f"{'EQUAL' if s_err == j_err and j_n == lev_tot['N'] else 'DIFFERENT'}; "
                          f"WER {jiwer_res['wer']:.2%}")
         if sh_tot:
-            notes.append(f"scorehouse (sclite costs) totals: C {sh_tot['C']:,} S {sh_tot['S']:,} D {sh_tot['D']:,} "
-                         f"I {sh_tot['I']:,} N {sh_tot['N']:,} WER {sh_tot['wer']:.2%}")
+            notes.append(f"scorehouse (sclite costs) totals: C {sh_tot['C']:,} S {sh_tot['S']:,} "
+                         f"D {sh_tot['D']:,} I {sh_tot['I']:,} N {sh_tot['N']:,} "
+                         f"WER {sh_tot['wer']:.2%}")
         if jiwer_res:
-            notes.append(f"jiwer inside its process: read trn files {jiwer_res['read_s']:.2f} s, import jiwer "
-                         f"{jiwer_res['import_s']:.2f} s, process_words {jiwer_res['compute_s']:.2f} s")
+            notes.append(f"jiwer inside its process: read trn files {jiwer_res['read_s']:.2f} s, "
+                         f"import jiwer {jiwer_res['import_s']:.2f} s, "
+                         f"process_words {jiwer_res['compute_s']:.2f} s")
 
     if not args.skip_campaign:
         camp = data["campaign"]
@@ -527,7 +546,8 @@ def main(argv: list[str] | None = None) -> int:
             before = code_hash()
             if before != previous_hash:
                 notes.append(f"WARNING: scorers/ or sql/wer/ changed on disk before '{label}': the "
-                             "code version moved, so every unit is re-scored (not a like-for-like timing)")
+                             "code version moved, so every unit is re-scored "
+                             "(not a like-for-like timing)")
             m = measure(f"scorehouse {label}", cmd, workdir / f"run{k + 1}.stdout")
             previous_hash = code_hash()
             if previous_hash != before:
@@ -539,28 +559,33 @@ def main(argv: list[str] | None = None) -> int:
             notes.append(f"{label}: exit {m.rc}; {summary}" if summary else f"{label}: exit {m.rc}")
             if m.rc:
                 notes.append(tail(m.stderr))
-        notes.append(f"warehouse file: {db.stat().st_size / MIB:,.1f} MiB" if db.exists() else "no warehouse file")
+        notes.append(f"warehouse file: {db.stat().st_size / MIB:,.1f} MiB" if db.exists()
+                     else "no warehouse file")
 
     # ---- table
     print()
-    print(f"== scorehouse WER benchmark: {n:,} utterances, {data['ref_words']:,} reference words ==")
+    print(f"== scorehouse WER benchmark: {n:,} utterances, "
+          f"{data['ref_words']:,} reference words ==")
     for row in machine():
         print(row)
     print()
-    head = f"{'group':<9} {'tool':<38} {'wall s':>8} {'peak MiB':>9} {'vs jiwer':>9}  {'exit':>4}  target"
+    head = (f"{'group':<9} {'tool':<38} {'wall s':>8} {'peak MiB':>9} {'vs jiwer':>9}  "
+            f"{'exit':>4}  target")
     print(head)
     print("-" * (len(head) + 28))
     for group, m, target in rows:
-        speed = (f"{jiwer_m.wall / m.wall:.2f}x" if jiwer_m and jiwer_m.rc == 0 and m.rc == 0 and m.wall > 0
-                 and group == "one-shot" else "")
-        print(f"{group:<9} {m.label:<38} {m.wall:>8.2f} {fmt_peak(m):>9} {speed:>9}  {m.rc:>4}  {target}")
+        speed = (f"{jiwer_m.wall / m.wall:.2f}x" if jiwer_m and jiwer_m.rc == 0 and m.rc == 0
+                 and m.wall > 0 and group == "one-shot" else "")
+        print(f"{group:<9} {m.label:<38} {m.wall:>8.2f} {fmt_peak(m):>9} {speed:>9}  {m.rc:>4}  "
+              f"{target}")
         if m is jiwer_m and m.extra:
-            print(f"{'':<9} {'  jiwer process_words() alone':<38} {m.extra['compute_s']:>8.2f} {'':>9} "
-                  f"{'':>9}  {'':>4}  (inside the process above)")
+            print(f"{'':<9} {'  jiwer process_words() alone':<38} {m.extra['compute_s']:>8.2f} "
+                  f"{'':>9} {'':>9}  {'':>4}  (inside the process above)")
     walls = [(m.label, m.extra["walls"]) for _, m, _ in rows if "walls" in m.extra]
     if walls:
         print(f"(one-shot rows: fastest of {args.repeat} runs; all runs, s: "
-              + "; ".join(f"{label} " + " ".join(f"{w:.2f}" for w in ws) for label, ws in walls) + ")")
+              + "; ".join(f"{label} " + " ".join(f"{w:.2f}" for w in ws)
+                          for label, ws in walls) + ")")
     print()
     for note in notes:
         print(note)

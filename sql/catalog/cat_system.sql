@@ -7,7 +7,7 @@ CREATE TABLE IF NOT EXISTS cat_system (
     participant  VARCHAR NOT NULL,
     label        VARCHAR,
     organiser    BOOLEAN NOT NULL,
-    baseline     BOOLEAN NOT NULL DEFAULT false,  -- built-in baseline of a family (e.g. POS Lexical)
+    baseline     BOOLEAN NOT NULL DEFAULT false, -- built-in baseline of a family (e.g. POS Lexical)
     description  VARCHAR,
     options      JSON,
     PRIMARY KEY (campaign, task, system)

@@ -1,6 +1,7 @@
 -- int_coref_contingency: the contingency table n_ij = |K_i ∩ R_j| of each document, every
--- measure's source (docs/metrics/coref.md), with the twinless mentions: key_class NULL for response-only
--- mentions, response_class NULL for key-only ones. Class sizes are sums over a class's cells.
+-- measure's source (docs/metrics/coref.md), with the twinless mentions: key_class NULL for
+-- response-only mentions, response_class NULL for key-only ones. Class sizes are sums over a
+-- class's cells.
 -- Grain: campaign x task x corpus x system x document x key class x response class.
 CREATE TABLE IF NOT EXISTS int_coref_contingency (
     campaign        VARCHAR NOT NULL,

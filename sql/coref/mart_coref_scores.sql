@@ -93,7 +93,8 @@ WITH sums AS (
     SELECT campaign, task, corpus, system, convention, singletons, subset, 'conll', slice, genre,
            doc, any_value(signature), any_value(zero), NULL::DOUBLE, NULL::DOUBLE, NULL::DOUBLE,
            NULL::VARCHAR,
-           (any_value(f1) FILTER (WHERE metric = 'muc') + any_value(f1) FILTER (WHERE metric = 'bcub')
+           (any_value(f1) FILTER (WHERE metric = 'muc')
+            + any_value(f1) FILTER (WHERE metric = 'bcub')
             + any_value(f1) FILTER (WHERE metric = 'ceafe')) / 3
     FROM measures WHERE metric IN ('muc', 'bcub', 'ceafe')
     GROUP BY campaign, task, corpus, system, convention, singletons, subset, slice, genre, doc

@@ -4,7 +4,8 @@
 -- that every mode x function way has complete counts. signature_*: the signature of each
 -- mode x function way (warehouse/families/parsing.py `signature`, written when the unit is scored:
 -- it names the code version that produced the row). Grain: campaign x task x corpus x system x
--- sentence x kind x type x mode (functions as columns; fct_parsing_sentence_way has one row per function).
+-- sentence x kind x type x mode (functions as columns; fct_parsing_sentence_way has one row per
+-- function).
 CREATE TABLE IF NOT EXISTS fct_parsing_sentence (
     campaign      VARCHAR NOT NULL,
     task          VARCHAR NOT NULL,

@@ -1,7 +1,7 @@
 -- mart_parsing_scores_genre_mean: the EASY paper's figure 3 quantity, F averaged over the
 -- genres (each genre's F from its summed counts in mart_parsing_scores, then their plain mean),
--- for every system, kind and mode x function way; `genres`: how many genres have an F; `signature`: the
--- way's (every distinct one, space-separated, should the genres' rows differ).
+-- for every system, kind and mode x function way; `genres`: how many genres have an F; `signature`:
+-- the way's (every distinct one, space-separated, should the genres' rows differ).
 -- Grain: campaign x task x system x kind x mode x function.
 CREATE OR REPLACE VIEW mart_parsing_scores_genre_mean AS
 SELECT campaign, task, system, kind, mode, function,

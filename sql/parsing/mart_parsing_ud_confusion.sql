@@ -3,7 +3,8 @@
 -- over all aligned words (column `scope`). Grain: campaign x task x corpus x system x scope x
 -- reference deprel x system deprel.
 CREATE OR REPLACE VIEW mart_parsing_ud_confusion AS
-SELECT campaign, task, corpus, system, 'aligned' AS scope, gold_deprel, system_deprel, count(*) AS words
+SELECT campaign, task, corpus, system, 'aligned' AS scope, gold_deprel, system_deprel,
+       count(*) AS words
 FROM int_parsing_ud_word WHERE gold_word IS NOT NULL AND system_word IS NOT NULL
 GROUP BY ALL
 UNION ALL

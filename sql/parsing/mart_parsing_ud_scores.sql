@@ -8,7 +8,8 @@
 CREATE OR REPLACE VIEW mart_parsing_ud_scores AS
 WITH sums AS (
     SELECT campaign, task, system, metric,
-           CASE WHEN grouping(corpus) = 0 THEN 'corpus' WHEN grouping(genre) = 0 THEN 'genre' ELSE 'task' END AS slice,
+           CASE WHEN grouping(corpus) = 0 THEN 'corpus' WHEN grouping(genre) = 0 THEN 'genre'
+                ELSE 'task' END AS slice,
            CASE WHEN grouping(corpus) = 0 THEN corpus END AS corpus,
            CASE WHEN grouping(genre) = 0 THEN genre END AS genre,
            sum(correct)::BIGINT AS correct, sum(gold_total)::BIGINT AS gold_total,
@@ -16,7 +17,8 @@ WITH sums AS (
            CASE WHEN min(signature) = max(signature) THEN min(signature)
                 ELSE min(signature) || ' ' || max(signature) END AS signature
     FROM fct_parsing_ud_sentence
-    GROUP BY GROUPING SETS ((campaign, task, system, metric), (campaign, task, system, metric, corpus),
+    GROUP BY GROUPING SETS ((campaign, task, system, metric),
+                            (campaign, task, system, metric, corpus),
                             (campaign, task, system, metric, genre))
 )
 SELECT * EXCLUDE (signature),

@@ -17,9 +17,9 @@ CREATE TABLE IF NOT EXISTS int_pos_case_rows (
     sys_tags      VARCHAR[],
     projected     VARCHAR[],
     acceptable    VARCHAR[],
-    span          VARCHAR,            -- unit | token | locution: the reference segmentation matched
-    noneval       VARCHAR,            -- NULL | residual | segmentation | unknown_tag | no_inverse_image
-    unknown_tags  VARCHAR[]           -- missing from the table: dropped, or why NONEVAL
+    span          VARCHAR,        -- unit | token | locution: the reference segmentation matched
+    noneval       VARCHAR,        -- NULL | residual | segmentation | unknown_tag | no_inverse_image
+    unknown_tags  VARCHAR[]       -- missing from the table: dropped, or why NONEVAL
 );
 -- A resident table (warehouse/resident.py): rows committed into the warehouse go to
 -- int_pos_case_rows; each run rebuilds this view over them and over the Parquet

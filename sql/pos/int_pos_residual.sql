@@ -1,13 +1,15 @@
 -- int_pos_residual: residual forms: reference units the re-alignment left without a partner in
--- a submission, with up to three units of context on each side (within the sentence). Grain: campaign x task x corpus x
--- system x reference unit.
+-- a submission, with up to three units of context on each side (within the sentence). Grain:
+-- campaign x task x corpus x system x reference unit.
 CREATE OR REPLACE VIEW int_pos_residual AS
 WITH ctx AS (
     SELECT sha256, unit, unit_form, doc, sent,
-           string_agg(unit_form, ' ') OVER (PARTITION BY sha256, doc, sent ORDER BY unit
-                                             ROWS BETWEEN 3 PRECEDING AND 1 PRECEDING) AS left_context,
-           string_agg(unit_form, ' ') OVER (PARTITION BY sha256, doc, sent ORDER BY unit
-                                             ROWS BETWEEN 1 FOLLOWING AND 3 FOLLOWING) AS right_context
+           string_agg(unit_form, ' ')
+               OVER (PARTITION BY sha256, doc, sent ORDER BY unit
+                     ROWS BETWEEN 3 PRECEDING AND 1 PRECEDING) AS left_context,
+           string_agg(unit_form, ' ')
+               OVER (PARTITION BY sha256, doc, sent ORDER BY unit
+                     ROWS BETWEEN 1 FOLLOWING AND 3 FOLLOWING) AS right_context
     FROM int_pos_ref_unit
 )
 SELECT c.campaign, c.task, c.corpus, c.system, c.ref_unit AS unit, x.unit_form, x.left_context,

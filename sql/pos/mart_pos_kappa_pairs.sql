@@ -6,14 +6,18 @@ WITH s AS (
     FROM int_pos_case
     WHERE evaluation = 'absolute' AND noneval IS NULL AND len(projected) = 1
 ), paired AS (
-    SELECT a.campaign, a.task, a.corpus, a.system AS system_a, b.system AS system_b, a.tag AS tag_a, b.tag AS tag_b
+    SELECT a.campaign, a.task, a.corpus, a.system AS system_a, b.system AS system_b,
+           a.tag AS tag_a, b.tag AS tag_b
     FROM s a JOIN s b ON a.campaign = b.campaign AND a.task = b.task AND a.corpus = b.corpus
      AND a.ref_unit = b.ref_unit AND a.system < b.system
 ), n AS (
-    SELECT campaign, task, corpus, system_a, system_b, count(*) AS cases, avg((tag_a = tag_b)::INTEGER) AS p_o
+    SELECT campaign, task, corpus, system_a, system_b, count(*) AS cases,
+           avg((tag_a = tag_b)::INTEGER) AS p_o
     FROM paired GROUP BY ALL
-), ma AS (SELECT campaign, task, corpus, system_a, system_b, tag_a AS tag, count(*) AS na FROM paired GROUP BY ALL),
-mb AS (SELECT campaign, task, corpus, system_a, system_b, tag_b AS tag, count(*) AS nb FROM paired GROUP BY ALL),
+), ma AS (SELECT campaign, task, corpus, system_a, system_b, tag_a AS tag, count(*) AS na
+          FROM paired GROUP BY ALL),
+mb AS (SELECT campaign, task, corpus, system_a, system_b, tag_b AS tag, count(*) AS nb
+       FROM paired GROUP BY ALL),
 e AS (
     SELECT campaign, task, corpus, system_a, system_b, sum(na * nb) AS pe_num
     FROM ma JOIN mb USING (campaign, task, corpus, system_a, system_b, tag) GROUP BY ALL

@@ -6,15 +6,18 @@
 CREATE OR REPLACE VIEW mart_pos_scores AS
 WITH sums AS (
     SELECT campaign, task, corpus, system, evaluation, granularity,
-           CASE WHEN grouping(genre) = 1 THEN 'corpus' WHEN grouping(doc) = 1 THEN 'genre' ELSE 'document' END AS slice,
+           CASE WHEN grouping(genre) = 1 THEN 'corpus' WHEN grouping(doc) = 1 THEN 'genre'
+                ELSE 'document' END AS slice,
            CASE WHEN grouping(genre) = 0 THEN genre END AS genre,
            CASE WHEN grouping(doc) = 0 THEN doc END AS doc,
            sum(nbCas)::BIGINT AS nbCas, sum(NONEVAL)::BIGINT AS NONEVAL,
-           sum(noneval_residual)::BIGINT AS noneval_residual, sum(noneval_segmentation)::BIGINT AS noneval_segmentation,
+           sum(noneval_residual)::BIGINT AS noneval_residual,
+           sum(noneval_segmentation)::BIGINT AS noneval_segmentation,
            sum(noneval_unknown_tag)::BIGINT AS noneval_unknown_tag,
            sum(noneval_no_inverse_image)::BIGINT AS noneval_no_inverse_image,
-           sum(OK)::BIGINT AS OK, sum(ERR)::BIGINT AS ERR, sum(SIL_ok)::BIGINT AS SIL_ok, sum(SIL_err)::BIGINT AS SIL_err,
-           sum(SIL_sil)::BIGINT AS SIL_sil, sum(SILOK_moy::DECIMAL(38, 18))::DOUBLE AS SILOK_moy,
+           sum(OK)::BIGINT AS OK, sum(ERR)::BIGINT AS ERR, sum(SIL_ok)::BIGINT AS SIL_ok,
+           sum(SIL_err)::BIGINT AS SIL_err, sum(SIL_sil)::BIGINT AS SIL_sil,
+           sum(SILOK_moy::DECIMAL(38, 18))::DOUBLE AS SILOK_moy,
            any_value(signature) AS signature
     FROM fct_pos_sentence
     GROUP BY GROUPING SETS (

@@ -1,6 +1,6 @@
 -- int_terms_alignment: for every distinct output term, its nearest reference term r(e) and the
--- distances dt = (dch + dtc) / 2 (docs/metrics/terms.md; ties: first in reference order), against each
--- reference kind and each reference slice. The partition P(S), TP and TR at any sigma, the
+-- distances dt = (dch + dtc) / 2 (docs/metrics/terms.md; ties: first in reference order), against
+-- each reference kind and each reference slice. The partition P(S), TP and TR at any sigma, the
 -- classical P and R, the cut-offs and the sweep are SQL over this one table (mart_terms_at).
 -- `reference`: reference (the corpus reference) | validated (the system's own validated list:
 -- the validation scenario) | incremental (CoRReCT). `slice`: all | label:<L> (the reference

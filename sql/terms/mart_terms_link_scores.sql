@@ -21,20 +21,23 @@ CREATE TABLE IF NOT EXISTS mart_terms_link_scores (
 -- @build
 INSERT INTO mart_terms_link_scores
 WITH counts AS (
-    SELECT campaign, task, corpus, system, kind, CASE WHEN grouping(type) = 1 THEN '' ELSE type END AS type,
+    SELECT campaign, task, corpus, system, kind,
+           CASE WHEN grouping(type) = 1 THEN '' ELSE type END AS type,
            count(*) FILTER (WHERE status = 'both') AS matched,
            count(*) FILTER (WHERE status <> 'spurious') AS reference_links,
            count(*) FILTER (WHERE status <> 'missed') AS system_links
     FROM int_terms_link
     WHERE campaign = $campaign AND task = $task AND corpus = $corpus AND system = $system
-    GROUP BY GROUPING SETS ((campaign, task, corpus, system, kind), (campaign, task, corpus, system, kind, type))
+    GROUP BY GROUPING SETS ((campaign, task, corpus, system, kind),
+                            (campaign, task, corpus, system, kind, type))
     HAVING kind = 'relation' OR grouping(type) = 1
 ), ratios AS (
     SELECT *, CASE WHEN system_links > 0 THEN matched / system_links ELSE 0 END AS precision,
               CASE WHEN reference_links > 0 THEN matched / reference_links ELSE 0 END AS recall
     FROM counts
 )
-SELECT campaign, task, corpus, system, kind, type, matched, reference_links, system_links, precision, recall,
+SELECT campaign, task, corpus, system, kind, type, matched, reference_links, system_links,
+       precision, recall,
        CASE WHEN precision + recall > 0 THEN 2 * precision * recall / (precision + recall)
             ELSE 0 END,
        $signature

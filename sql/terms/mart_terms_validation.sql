@@ -18,13 +18,16 @@ CREATE TABLE IF NOT EXISTS mart_terms_validation (
 INSERT INTO mart_terms_validation
 WITH counts AS (
     SELECT campaign, task, corpus, system,
-           count(*) FILTER (WHERE edit = 'kept') AS kept, count(*) FILTER (WHERE edit = 'modified') AS modified,
-           count(*) FILTER (WHERE edit = 'deleted') AS deleted, count(*) FILTER (WHERE edit = 'added') AS added
+           count(*) FILTER (WHERE edit = 'kept') AS kept,
+           count(*) FILTER (WHERE edit = 'modified') AS modified,
+           count(*) FILTER (WHERE edit = 'deleted') AS deleted,
+           count(*) FILTER (WHERE edit = 'added') AS added
     FROM int_terms_validation_edit
     WHERE campaign = $campaign AND task = $task AND corpus = $corpus AND system = $system
     GROUP BY campaign, task, corpus, system
 )
-SELECT campaign, task, corpus, system, kept + modified + deleted, kept + modified + added, kept, modified, deleted,
-       added, CASE WHEN kept + modified + deleted > 0 THEN (modified + deleted + added) / (kept + modified + deleted)
-                   ELSE 0 END
+SELECT campaign, task, corpus, system, kept + modified + deleted, kept + modified + added, kept,
+       modified, deleted, added,
+       CASE WHEN kept + modified + deleted > 0
+            THEN (modified + deleted + added) / (kept + modified + deleted) ELSE 0 END
 FROM counts;

@@ -1,7 +1,7 @@
 -- stg_terms_term: the lines of every accepted term list (corpus references, system outputs,
--- validated outputs), as read by etl/terms.py `read_term_list`. Grain: file content (sha256) x line.
--- `term` is normalised (NFC, whitespace collapsed, the task's case policy); duplicates are kept
--- and flagged (`duplicate_of`), so that they are counted once and reported.
+-- validated outputs), as read by etl/terms.py `read_term_list`. Grain: file content (sha256) x
+-- line. `term` is normalised (NFC, whitespace collapsed, the task's case policy); duplicates are
+-- kept and flagged (`duplicate_of`), so that they are counted once and reported.
 CREATE TABLE IF NOT EXISTS stg_terms_term (
     sha256        VARCHAR NOT NULL,
     line_no       INTEGER NOT NULL,
