@@ -10,7 +10,7 @@ CREATE TABLE IF NOT EXISTS mart_parsing_consensus (
     sent       VARCHAR NOT NULL,
     kind       VARCHAR NOT NULL,
     type       VARCHAR NOT NULL,
-    ranges     VARCHAR NOT NULL,   -- the role ranges, e.g. "3-4 1-2" (first-last per role, _ for an empty role)
+    ranges     VARCHAR NOT NULL, -- the role ranges, e.g. "3-4 1-2" (first-last per role; _: empty)
     votes      INTEGER NOT NULL,
     share      DOUBLE NOT NULL,
     consensus  BOOLEAN NOT NULL

@@ -10,5 +10,5 @@ CREATE TABLE IF NOT EXISTS int_terms_reference_build (
     version      INTEGER NOT NULL,
     term         VARCHAR NOT NULL,
     label        VARCHAR,
-    contributor  VARCHAR NOT NULL    -- the system whose validated list added the term; '' for the corpus reference
+    contributor  VARCHAR NOT NULL -- the system whose validated list added it; '' for the reference
 );

@@ -7,8 +7,8 @@ CREATE TABLE IF NOT EXISTS stg_terms_term (
     line_no       INTEGER NOT NULL,
     term          VARCHAR NOT NULL,   -- normalised
     raw           VARCHAR NOT NULL,   -- as written
-    label         VARCHAR,            -- reference label (ACTER: Specific_Term, Common_Term, OOD_Term, Named_Entity)
+    label         VARCHAR, -- ACTER label: Specific_Term, Common_Term, OOD_Term, Named_Entity
     score         DOUBLE,             -- system score of a ranked list
-    rank          INTEGER,            -- 1..n over distinct terms (score order, else file order); NULL for duplicates
+    rank          INTEGER, -- 1..n over distinct terms (by score, else file order); NULL: a repeat
     duplicate_of  INTEGER             -- line of the first occurrence of the same normalised term
 );

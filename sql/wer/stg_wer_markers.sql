@@ -3,6 +3,6 @@
 CREATE TABLE IF NOT EXISTS stg_wer_markers (
     campaign  VARCHAR NOT NULL,
     task      VARCHAR NOT NULL,
-    meaning   VARCHAR NOT NULL,   -- nonspeech | false_start | oov | comment_open | comment_close | reject_label | comment_label
+    meaning   VARCHAR NOT NULL, -- one of the [tasks.markers] keys (nonspeech, oov, reject_label...)
     token     VARCHAR NOT NULL
 );
