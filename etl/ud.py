@@ -66,12 +66,13 @@ import pyarrow as pa
 
 from scorehouse.etl.errors import decode_utf8, shorten
 from scorehouse.etl.lines import first_error, name_sentences
+from scorehouse.etl.ud_enhanced import DEPS, collapse
 
 ZS = r"\p{Zs}"  # the characters the official script deletes from FORMs (Unicode category Zs)
 CHUNK_LINES = 20_000
 _COMMENT_LINE = r"^#\s*(newdoc id|genre|sent_id)\s*=\s*(.*)$"
-# DEPS and MISC are not read
-_FIELDS = ("id", "form", "lemma", "upos", "xpos", "feats", "head", "deprel")
+# MISC is not read
+_FIELDS = ("id", "form", "lemma", "upos", "xpos", "feats", "head", "deprel", "deps")
 _STRINGS = ("form", "lemma", "upos", "xpos", "feats", "deprel")
 _BLANK, _COMMENT, _BAD_COMMENT, _WORD, _RANGE, _EMPTY = range(6)
 
@@ -86,6 +87,7 @@ SCHEMA = pa.schema([
     ("lemma", _TEXT), ("upos", _CODED), ("xpos", _CODED), ("feats", _CODED),
     ("head", pa.int32()), ("deprel", _CODED), ("tok", pa.int32()), ("tok_form", _TEXT),
     ("tok_start", pa.int64()), ("tok_end", pa.int64()), ("multiword", pa.bool_()),
+    ("deps", _TEXT), ("deps_collapsed", _TEXT),
 ])
 
 
@@ -203,7 +205,7 @@ def _classify(text: _Text, lo: int, hi: int, at: dict) -> pl.DataFrame:
     Polars (one row per line; a missing field reads as null). Advances the segment and sentence
     counters in ``at``."""
     raw = pl.Series(text.strings(np.arange(lo, hi)), dtype=pl.String)
-    fields = raw.str.split_exact("\t", 8).struct.unnest().drop("field_8")
+    fields = raw.str.split_exact("\t", 8).struct.unnest()
     blank = text.ends[lo:hi] == text.starts[lo:hi]
     lines = pl.DataFrame([
         pl.Series("line_no", np.arange(lo + 1, hi + 1, dtype=np.int32)), pl.Series("blank", blank),
@@ -263,7 +265,7 @@ def _fields(path: Path, text: _Text, lines: pl.DataFrame) -> pl.DataFrame:
                                  "DEPREL DEPS MISC)",
                            f"{count} field{'s' if count > 1 else ''}: {text.line(line)}"))
     ok = content & (pl.col("fields") == 10)
-    field = {name: pl.col(name).fill_null("") for name in ("id", "form", "head")}
+    field = {name: pl.col(name).fill_null("") for name in ("id", "form", "head", "deps")}
     for where, expected, column in (
         (~field["id"].str.contains(r"^(\d+|\d+-\d+|\d+\.\d+)$"),
          "an ID n, a-b (multiword token) or n.m (empty node)", "id"),
@@ -271,6 +273,9 @@ def _fields(path: Path, text: _Text, lines: pl.DataFrame) -> pl.DataFrame:
          "a HEAD that is a non-negative integer", "head"),
         (kind.is_in([_WORD, _RANGE]) & (without_spaces(field["form"]) == ""),
          "a FORM that is not empty (spaces are removed)", "form"),
+        (kind.is_in([_WORD, _EMPTY]) & ~field["deps"].str.contains(DEPS.pattern),
+         "DEPS: _ or head:relation items joined by | (a head is a word ID, 0 or an empty node "
+         "n.m)", "deps"),
     ):
         bad = lines.filter(ok & where).head(1)
         if bad.height:
@@ -347,8 +352,36 @@ def _sentence_errors(text: _Text, lines: pl.DataFrame, body: pl.DataFrame,
         line = bad["line_no"][0]
         found.append((line, f"a HEAD between 0 and {bad['n_words'][0]} (the words of the sentence)",
                       text.line(line)))
+    found += _enhanced_head_errors(lines, sentences)
     candidates += sorted(found)[:1]
     return sentences.select("sent_no", "n_words", "first_line")
+
+
+def _enhanced_head_errors(lines: pl.DataFrame, sentences: pl.DataFrame) -> list:
+    """The chunk's first DEPS item whose head is not in its sentence: a word ID above the
+    sentence's words, or an empty node the sentence does not have."""
+    kind = pl.col("kind")
+    items = lines.filter(kind.is_in([_WORD, _EMPTY])
+                         & ~pl.col("deps").fill_null("_").is_in(["_", ""]))
+    if not items.height:
+        return []
+    items = (items.select("line_no", "sent_no", pl.col("deps").str.split("|").alias("item"))
+             .explode("item").with_columns(pl.col("item").str.extract(r"^([^:]*):", 1).alias("h")))
+    empty = lines.filter(kind == _EMPTY).select("sent_no", pl.col("id").alias("h"),
+                                                pl.lit(True).alias("known"))
+    word_head = ~pl.col("h").str.contains(".", literal=True)
+    bad = (items.join(sentences.select("sent_no", "n_words"), on="sent_no", how="left")
+           .join(empty, on=["sent_no", "h"], how="left")
+           .filter(pl.when(word_head)
+                   .then(pl.col("h").cast(pl.Int64, strict=False).fill_null(2 ** 62)
+                         > pl.col("n_words"))
+                   .otherwise(pl.col("known").is_null()))
+           .sort("line_no").head(1))
+    if not bad.height:
+        return []
+    n = bad["n_words"][0]
+    return [(bad["line_no"][0], f"enhanced heads between 0 and {n} or empty nodes of the sentence",
+             f"the DEPS item {bad['item'][0]}")]
 
 
 def _words(body: pl.DataFrame, at: dict) -> pl.DataFrame:
@@ -429,11 +462,33 @@ def _columns(lines: pl.DataFrame, lo: int, body: pl.DataFrame, word0: int) -> pl
         words["sent_no"], words["n_id"].alias("word_id"), words["n_head"].alias("head"),
         *(lines[name].gather(at).fill_null("") for name in _STRINGS),
         words["tok"], lines["form"].gather(tok_at).alias("tok_form"), words["tok_start"],
-        words["tok_end"], words["multiword"],
+        words["tok_end"], words["multiword"], lines["deps"].gather(at).fill_null("_"),
+        _collapsed(lines, words["line_no"]),
     ])
     return frame.cast({name: pl.Categorical if SCHEMA.field(name).type == _CODED else
                        pl.from_arrow(pa.array([], SCHEMA.field(name).type)).dtype
                        for name in frame.columns})
+
+
+def _collapsed(lines: pl.DataFrame, word_lines: pl.Series) -> pl.Series:
+    """``deps_collapsed``: per word (its line number in ``word_lines``), the DEPS of its sentence
+    collapsed (:func:`etl.ud_enhanced.collapse`) when the sentence has empty nodes, else null."""
+    kind = pl.col("kind")
+    with_empty = lines.filter(kind == _EMPTY)["sent_no"].unique()
+    if not len(with_empty):
+        return pl.Series("deps_collapsed", [None] * len(word_lines), dtype=pl.String)
+    nodes = lines.filter(kind.is_in([_WORD, _EMPTY])
+                         & pl.col("sent_no").is_in(with_empty.implode()))
+    line_nos, collapsed = [], []
+    for _, group in nodes.group_by("sent_no", maintain_order=True):
+        by_id = collapse(list(zip(group["id"], group["deps"].fill_null("_"))))
+        for line_no, ident in zip(group["line_no"], group["id"]):
+            if ident in by_id:
+                line_nos.append(line_no)
+                collapsed.append(by_id[ident])
+    return word_lines.replace_strict(pl.Series(line_nos, dtype=word_lines.dtype),
+                                     pl.Series(collapsed, dtype=pl.String),
+                                     default=None).alias("deps_collapsed")
 
 
 def _coded(values: pl.Series, codes: np.ndarray | None = None) -> pa.DictionaryArray:

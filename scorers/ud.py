@@ -40,11 +40,16 @@ from dataclasses import dataclass, field
 import numpy as np
 import polars as pl
 
+from scorehouse.scorers import ud_enhanced as enhanced
 from scorehouse.scorers.ud_align import DIFFERENCES, Side, align_words, recover_spans, token_line
 
 METRICS = ("Tokens", "Sentences", "Words", "UPOS", "XPOS", "UFeats", "AllTags", "Lemmas", "UAS",
            "LAS", "CLAS", "MLAS", "BLEX")
 WORD_METRICS = METRICS[2:]
+ENHANCED_METRICS = enhanced.METRICS  # ELAS, EULAS: when the gold file has an enhanced graph
+EMPTY_NODES = ("drop", "collapse")  # the two readings of empty nodes (scorers/ud_enhanced.py)
+# every metric, in the order of the IWPT script's table
+ALL_METRICS = METRICS[:10] + ENHANCED_METRICS + METRICS[10:]
 CONTENT_DEPRELS = frozenset((
     "nsubj", "obj", "iobj", "csubj", "ccomp", "xcomp", "obl", "vocative", "expl", "dislocated",
     "advcl", "advmod", "discourse", "nmod", "appos", "nummod", "acl", "amod", "conj", "fixed",
@@ -75,6 +80,7 @@ class Evaluation:
     words: pl.DataFrame
     spans: pl.DataFrame
     differences: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=DIFFERENCES))
+    enhanced: bool = False  # the words carry ELAS_* and EULAS_* counts (enhanced gold)
 
     def counts(self) -> dict[str, dict[str, int | None]]:
         """Per metric: ``correct``, ``gold_total``, ``system_total``, ``aligned_total`` (None for
@@ -93,6 +99,14 @@ class Evaluation:
                            "system_total": int(sums[f"{metric}_system"]),
                            "aligned_total": (None if metric == "Words"
                                              else int(sums[f"{metric}_aligned"]))}
+        if self.enhanced:
+            sums = self.words.select(pl.col(
+                f"^({'|'.join(ENHANCED_METRICS)})_(gold|system|correct)$").sum()).row(0, named=True)
+            for metric in ENHANCED_METRICS:
+                out[metric] = {"correct": int(sums[f"{metric}_correct"]),
+                               "gold_total": int(sums[f"{metric}_gold"]),
+                               "system_total": int(sums[f"{metric}_system"]),
+                               "aligned_total": None}
         return out
 
     def scores(self) -> dict[str, dict]:
@@ -111,15 +125,24 @@ class Evaluation:
 
 
 def evaluate(gold: pl.DataFrame, system: pl.DataFrame, recover: bool = False, *,
-             gold_path: str = "gold", system_path: str = "system") -> Evaluation:
+             gold_path: str = "gold", system_path: str = "system",
+             empty_nodes: str = "drop") -> Evaluation:
     """Score ``system`` against ``gold`` (both ``pl.from_arrow(etl.ud.read_ud(...))``: every
     word of a file, in file order; the label columns may be String or Categorical) with the 13
     CoNLL 2018 metrics (module docstring). Memory: per word, int32 indices and codes and numpy
     booleans, no Python object (on 200,000 words, about 40 MB of numpy arrays at the peak).
 
+    When the gold file has an enhanced graph (a DEPS column other than ``_``), ELAS and EULAS
+    too (:mod:`scorers.ud_enhanced`), with empty nodes read as ``empty_nodes`` says: ``drop``
+    (the edges they head are ignored, as the IWPT script on uncollapsed files) or ``collapse``
+    (the paths through them become edges, as the shared task's preprocessing did).
+
     Raises :class:`TextMismatch` when the character streams differ and ``recover`` is False;
     ``gold_path`` and ``system_path`` name the files in its message.
     """
+    if empty_nodes not in EMPTY_NODES:
+        raise ValueError(f"empty_nodes: expected one of {', '.join(EMPTY_NODES)}, "
+                         f"found {empty_nodes!r}")
     g, s = Side.of(gold), Side.of(system)
     differences = pl.DataFrame(schema=DIFFERENCES)
     if not (g.stream() == s.stream()).all():  # compared in Polars: no Python copy of two long texts
@@ -137,7 +160,41 @@ def evaluate(gold: pl.DataFrame, system: pl.DataFrame, recover: bool = False, *,
                               sent_starts)])
     gold_of_sys = align_words(g, s)
     words = _word_metrics(g, s, gold_of_sys, sent_starts)
-    return Evaluation(words, spans, differences)
+    graph = has_graph(g.frame)
+    if graph:
+        words = _enhanced(words, g.frame, s.frame, gold_of_sys, empty_nodes == "collapse")
+    return Evaluation(words, spans, differences, graph)
+
+
+def has_graph(frame: pl.DataFrame) -> bool:
+    """Whether a file read by :func:`etl.ud.read_ud` has an enhanced graph (a DEPS other than
+    ``_``)."""
+    return "deps" in frame.columns and bool((~frame["deps"].is_in(["_", ""])).any())
+
+
+def _enhanced(words: pl.DataFrame, gold: pl.DataFrame, system: pl.DataFrame,
+              gold_of_sys: np.ndarray, collapse: bool) -> pl.DataFrame:
+    """``words`` with the ELAS and EULAS counts of each row: ``<M>_gold`` (the edges of its gold
+    word), ``<M>_system`` (those of its system word), ``<M>_correct`` (the gold word's matches)."""
+    def edges(frame: pl.DataFrame) -> pl.DataFrame:
+        deps = frame["deps"]
+        if collapse:
+            deps = frame["deps_collapsed"].fill_null(deps)
+        return enhanced.edges(deps, frame["word_id"].to_numpy(), unique=collapse)
+
+    g_edges, s_edges = edges(gold), edges(system)
+    elas, eulas = enhanced.matches(g_edges, s_edges, gold_of_sys, gold.height)
+    g_count = enhanced.per_word(g_edges, gold.height)
+    s_count = enhanced.per_word(s_edges, system.height)
+
+    def at(values: np.ndarray, column: str) -> pl.Series:
+        return pl.Series(values).gather(words[column]).fill_null(0)
+
+    return words.with_columns(*(
+        column for metric, correct in (("ELAS", elas), ("EULAS", eulas)) for column in (
+            at(g_count, "gold_word").alias(f"{metric}_gold"),
+            at(s_count, "system_word").alias(f"{metric}_system"),
+            at(correct, "gold_word").alias(f"{metric}_correct"))))
 
 
 

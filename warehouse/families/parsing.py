@@ -10,7 +10,9 @@ text of the combined treebank), options ``genre`` and ``provider``. Per system:
 BARYCENTER), ``majority`` (share of submissions a unit of the combined treebank needs, default
 0.5), ``consensus`` (default true); (CoNLL-U): ``recover`` (default false: a submission whose text
 differs from the reference's is rejected, as the official script stops; true: scored in recovery
-mode, see scorers/ud.py); both: ``intervals`` (default true).
+mode, see scorers/ud.py), ``empty_nodes`` (``drop``, the default, or ``collapse``: how ELAS and
+EULAS read the empty nodes of enhanced graphs, see scorers/ud_enhanced.py); both: ``intervals``
+(default true).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from scorehouse.etl.text import SIGNATURE as TEXT
 from scorehouse.etl.ud import read_ud
 from scorehouse.scorers import bootstrap, ranking
 from scorehouse.scorers import easy as easy_scorer
+from scorehouse.scorers import ud as ud_scorer
 from scorehouse.warehouse.artifacts import reduce
 from scorehouse.warehouse.campaign import CampaignError, Task
 from scorehouse.warehouse.catalog import (
@@ -45,7 +48,8 @@ from scorehouse.warehouse.staging import Slot, StageJob, stage_files
 
 SQL_FOLDER = "parsing"
 CAMPAIGN_KEYS = {  # the keys campaign.toml may give a parsing task (campaign.check_keys)
-    "task": ("modes", "functions", "majority", "recover", "consensus", "intervals"),
+    "task": ("modes", "functions", "majority", "recover", "empty_nodes", "consensus",
+             "intervals"),
     "corpus": ("reference", "full", "format", "genre", "provider"),
     "system": ("submissions", "format"),
 }
@@ -65,11 +69,11 @@ def code_version() -> str:
 
 
 def signature(kind: str, mode: str | None = None, function: str | None = None,
-              recover: bool = False) -> str:
+              recover: bool = False, empty_nodes: str = "drop") -> str:
     """sacrebleu-style signature of a parsing variant."""
     if kind == "conllu":
-        return (f"parsing|conll18|recover:{'yes' if recover else 'no'}|{TEXT}"
-                f"|version:{code_version()}")
+        return (f"parsing|conll18|recover:{'yes' if recover else 'no'}|empty-nodes:{empty_nodes}"
+                f"|{TEXT}|version:{code_version()}")
     return (f"parsing|easy|mode:{mode}|function:{function}|matching:one-to-one|{TEXT}"
             f"|version:{code_version()}")
 
@@ -91,6 +95,10 @@ def _options(task: Task) -> dict:
     if not isinstance(majority, (int, float)) or not 0 <= majority < 1:
         raise CampaignError(f"task {task.id}: majority: expected a share in [0, 1), "
                             f"found {majority!r}")
+    empty_nodes = o.get("empty_nodes", "drop")
+    if empty_nodes not in ud_scorer.EMPTY_NODES:
+        raise CampaignError(f"task {task.id}: empty_nodes: expected one of "
+                            f"{', '.join(ud_scorer.EMPTY_NODES)}, found {empty_nodes!r}")
     dependency = is_dependency(task)
     for corpus in task.corpora:
         fmt = corpus.options.get("format", "easy")
@@ -109,7 +117,13 @@ def _options(task: Task) -> dict:
             raise CampaignError(f"task {task.id}: system {system.id}: format: expected "
                                 f"{'conllu' if dependency else 'easy or tsv'}, found {fmt!r}")
     return {"modes": modes, "functions": functions, "majority": float(majority),
-            "recover": bool(o.get("recover", False)), "dependency": dependency}
+            "recover": bool(o.get("recover", False)), "empty_nodes": empty_nodes,
+            "dependency": dependency}
+
+
+def _salt(fmt: str) -> str:
+    """The staging salt of a format: CoNLL-U files staged before DEPS was read are re-read."""
+    return f"parsing|{fmt}" + ("|deps" if fmt == "conllu" else "")
 
 
 def _reader(fmt: str):
@@ -137,7 +151,7 @@ def load(ctx: RunContext, task: Task) -> None:
     for corpus in task.corpora:
         fmt = corpus.options.get("format", "easy")
         references += [StageJob(Slot(task.id, corpus.id, "", role), corpus.files[role],
-                                _reader(fmt), _stager(fmt), salt=f"parsing|{fmt}")
+                                _reader(fmt), _stager(fmt), salt=_salt(fmt))
                        for role in ("reference", "full") if role in corpus.files]
     stage_files(ctx, references)
     submissions = []
@@ -147,7 +161,7 @@ def load(ctx: RunContext, task: Task) -> None:
                 continue
             fmt = system.options.get("format", corpus.options.get("format", "easy"))
             path = system.files["submissions"][corpus.id]
-            check, salt = None, f"parsing|{fmt}"
+            check, salt = None, _salt(fmt)
             if options["dependency"] and not options["recover"]:
                 # accepted or rejected against this reference: a revised reference re-checks it
                 reference = current_inputs(ctx.con, ctx.campaign.id, task.id).get(
@@ -179,10 +193,11 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
                     "submissions": inputs.get((corpus.id, system.id, "submissions"))}
             if unit["reference"] is None or unit["submissions"] is None:
                 continue
+            chosen = {k: options[k] for k in ("recover", "empty_nodes")}
             state = fingerprint({"inputs": unit, "version": code_version(),
                                  "genre": ud.corpus_genre(corpus),
-                                 "options": {k: options[k] for k in ("modes", "recover")}})
-            units.append(Unit(corpus, system.id, unit, state, {"recover": options["recover"]}))
+                                 "options": {"modes": options["modes"], **chosen}})
+            units.append(Unit(corpus, system.id, unit, state, chosen))
     dependency = options["dependency"]
 
     @lru_cache(maxsize=1)  # units come corpus by corpus: one reference in memory
@@ -193,7 +208,8 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
         ref = reference(u.inputs["reference"])
         hyp = _staged(con, u.inputs["submissions"], dependency)
         if dependency:
-            return True, ref, hyp, options["recover"], ud.corpus_genre(u.corpus)
+            return True, ref, hyp, {k: options[k] for k in ("recover", "empty_nodes")}, \
+                ud.corpus_genre(u.corpus)
         return False, ref, hyp, options["modes"], ud.corpus_genre(u.corpus)
 
     todo = stale(units, states, force)
@@ -238,12 +254,13 @@ def _reference_ranges(ctx: RunContext, task: Task, corpus: str, ref: pl.DataFram
 
 def compute_unit(ids: dict, dependency: bool, reference: pl.DataFrame, hyp: pl.DataFrame, option,
                  genre) -> dict:
-    """One unit (``ids``: campaign, task, corpus, system), a pure function: the CoNLL 2018
-    evaluation (``dependency``; ``option`` is recovery mode) or the EASY scores (``option``: the
-    modes) of ``hyp`` against ``reference``, as the rows of the tables the unit fills;
-    ``genre`` is the corpus's default genre."""
+    """One unit (``ids``: campaign, task, corpus, system), a pure function: the CoNLL 2018 and
+    IWPT evaluation (``dependency``; ``option``: ``recover`` and ``empty_nodes``) or the EASY
+    scores (``option``: the modes) of ``hyp`` against ``reference``, as the rows of the tables
+    the unit fills; ``genre`` is the corpus's default genre."""
     if dependency:
-        return ud.compute_unit(ids, reference, hyp, option, genre)
+        return ud.compute_unit(ids, reference, hyp, option["recover"], genre,
+                               option["empty_nodes"])
     with unit_input(ids, "forms"):
         result = easy_scorer.score(reference, hyp, modes=option)
     params = {**ids, "genre": genre, "signatures": _signatures()}

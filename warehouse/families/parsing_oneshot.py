@@ -1,6 +1,7 @@
 """``scorehouse.parsing(...)`` and ``scorehouse parsing REF SYS``: one reference and one parsed
 system scored through the parsing family's pipeline (:mod:`warehouse.oneshot`): EASY's
-constituents and relations, or the 13 metrics of the CoNLL 2018 shared task."""
+constituents and relations, or the 13 metrics of the CoNLL 2018 shared task and, for enhanced
+graphs, ELAS and EULAS (IWPT 2020 and 2021)."""
 
 from __future__ import annotations
 
@@ -30,6 +31,10 @@ def parsing(reference: Source, system: Source, *,
                                         "all"], "EASY: the range equality function."] = "all",
             recover: Annotated[bool, "CoNLL-U: score a system whose text differs from the "
                                      "reference's (reported), instead of stopping."] = False,
+            empty_nodes: Annotated[Literal["drop", "collapse"],
+                                   "CoNLL-U, ELAS and EULAS: drop the edges headed by empty nodes "
+                                   "(udeval on the files as given) or collapse the paths through "
+                                   "them (the IWPT shared tasks' preprocessing)."] = "drop",
             ) -> Result:
     """Score a parsed SYSTEM file against a REFERENCE.
 
@@ -37,7 +42,8 @@ def parsing(reference: Source, system: Source, *,
     ranges, for each mode (HYP, DEFHYP, REF) and function (EQUAL, FUZZY, INCLUDE, INTERSECTION,
     BARYCENTER), with one-to-one matching; system forms are re-aligned onto the reference's.
     CoNLL-U: the 13 metrics of the CoNLL 2018 shared task, with the counts of the official
-    conll18_ud_eval.py.
+    conll18_ud_eval.py; when the reference has enhanced graphs (DEPS), also ELAS and EULAS, as
+    the IWPT 2020/2021 script (udeval) computes them.
     \f
     In Python, ``reference`` and ``system`` are paths or, for CoNLL-U, the file's lines (a list
     of strings) or a table of words with the ten CoNLL-U columns (``ID``, ``FORM``, ... ``MISC``;
@@ -49,6 +55,7 @@ def parsing(reference: Source, system: Source, *,
     fmt = format or ("conllu" if not oneshot.is_path(reference) else {
         ".conllu": "conllu", ".tsv": "tsv"}.get(Path(reference).suffix.lower(), "easy"))
     options = {"intervals": False, "consensus": False, "recover": recover,
+               **({"empty_nodes": empty_nodes} if fmt == "conllu" else {}),
                "modes": list(MODES) if mode == "all" else [mode.upper()],
                "functions": list(FUNCTIONS) if function == "all" else [function.upper()]}
     con, campaign, notes = oneshot.score("parsing", reference, system, options,
@@ -110,20 +117,22 @@ def _conllu(data) -> tuple[str, str]:
 def report(con, campaign) -> dict:
     """``scorehouse parsing --json``: for CoNLL-U, ``{"metrics": {name: {precision, recall, f1,
     aligned_accuracy, correct, gold_total, system_total, aligned_total}}}`` (the 13 CoNLL 2018
-    metrics); for EASY, ``{"scores": [{kind, type, mode, function, precision, recall, f1,
-    matched, hyp, ref}]}`` (type NULL: every type of the kind)."""
+    metrics, with ELAS and EULAS after LAS for enhanced graphs); for EASY, ``{"scores": [{kind,
+    type, mode, function, precision, recall, f1, matched, hyp, ref}]}`` (type NULL: every type
+    of the kind)."""
     task = campaign.tasks[0]
     if is_dependency(task):
         rows = frame(con, "SELECT * FROM mart_parsing_ud_scores WHERE slice = 'task' "
                           "AND campaign = ?", [campaign.id])
         by_metric = {r["metric"]: r for r in rows.iter_rows(named=True)}
         metrics = {m: {k: by_metric[m][k] for k in _UD}
-                   for m in ud_scorer.METRICS if m in by_metric}
+                   for m in ud_scorer.ALL_METRICS if m in by_metric}
         differences = frame(con, "SELECT gold_line, system_line, gold_text, system_text "
                                  "FROM int_parsing_ud_difference WHERE campaign = ?",
                             [campaign.id])
         return {"metrics": metrics, "differences": differences.to_dicts(),
-                "signature": signature("conllu", recover=bool(task.options.get("recover")))}
+                "signature": signature("conllu", recover=bool(task.options.get("recover")),
+                                       empty_nodes=task.options.get("empty_nodes", "drop"))}
     rows = frame(con, "SELECT kind, type, mode, function, precision, recall, f1, matched, hyp, "
                       "ref FROM mart_parsing_scores WHERE slice IN ('task', 'type') "
                       "AND campaign = ? ORDER BY kind, type NULLS FIRST, mode, function",

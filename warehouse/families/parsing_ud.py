@@ -24,7 +24,7 @@ SQL_FOLDER = "parsing"
 UD_TABLES = ("int_parsing_ud_word", "int_parsing_ud_difference", "fct_parsing_ud_sentence")
 UD_COLUMNS = ["word", "line_no", "doc", "genre", "sent_no", "sent", "word_id", "form", "lemma",
               "upos", "xpos", "feats", "head", "deprel", "tok", "tok_form", "tok_start", "tok_end",
-              "multiword"]
+              "multiword", "deps", "deps_collapsed"]
 _UD_SCORED = [c for c in UD_COLUMNS if c != "doc"]  # what scorers/ud.py and the sentence facts read
 _UD_LABELS = ["genre", "sent", "upos", "xpos", "feats", "deprel"]
 
@@ -113,7 +113,7 @@ _WORD_METRICS = ("Words", "UPOS", "XPOS", "UFeats", "AllTags", "Lemmas", "UAS", 
 
 
 def compute_unit(ids: dict, gold: pl.DataFrame, sys_words: pl.DataFrame, recover: bool,
-                 default_genre: str) -> dict:
+                 default_genre: str, empty_nodes: str = "drop") -> dict:
     """One unit (``ids``: campaign, task, corpus, system), a pure function: the CoNLL 2018
     evaluation of ``sys_words`` against ``gold``: the word rows the warehouse keeps, the
     per-sentence counts of every metric and the text differences of recovery mode, as the rows
@@ -124,23 +124,26 @@ def compute_unit(ids: dict, gold: pl.DataFrame, sys_words: pl.DataFrame, recover
 
     try:
         with unit_input(ids, "tokens"):
-            result = ud_scorer.evaluate(gold, sys_words, recover=recover)
+            result = ud_scorer.evaluate(gold, sys_words, recover=recover,
+                                        empty_nodes=empty_nodes)
     except ud_scorer.TextMismatch as err:  # cannot happen after the load's check; kept as a guard
         raise InputError(f"{ids['task']}/{ids['corpus']}/{ids['system']}", None,
                          "the reference's text", str(err)) from None
     del sys_words  # freed before the facts are built
     words, spans, differences = result.words, result.spans, result.differences
+    metrics = _WORD_METRICS + (ud_scorer.ENHANCED_METRICS if result.enhanced else ())
     del result
     sentences = gold.group_by("sent_no").agg(pl.col("sent", "genre").first().cast(pl.String))
     per_word = pl.concat([
         words.group_by("sent_no").agg(pl.lit(m).alias("metric"),
-                                      pl.col(f"{m}_correct").sum().alias("correct"),
-                                      pl.col(f"{m}_gold").sum().alias("gold_total"),
-                                      pl.col(f"{m}_system").sum().alias("system_total"),
-                                      (pl.col(f"{m}_aligned").sum() if m not in ("Words",)
-                                       else pl.lit(None))
+                                      *(pl.col(f"{m}_{part}").sum().cast(pl.Int64).alias(name)
+                                        for part, name in (("correct", "correct"),
+                                                           ("gold", "gold_total"),
+                                                           ("system", "system_total"))),
+                                      (pl.col(f"{m}_aligned").sum()
+                                       if m in _WORD_METRICS[1:] else pl.lit(None))
                                       .cast(pl.Int64).alias("aligned_total"))
-        for m in _WORD_METRICS])
+        for m in metrics])
     per_span = spans.group_by("sent_no", "metric").agg(
         pl.col("correct").sum(), pl.col("gold").sum().alias("gold_total"),
         pl.col("system").sum().alias("system_total"),
@@ -176,7 +179,8 @@ def compute_unit(ids: dict, gold: pl.DataFrame, sys_words: pl.DataFrame, recover
         insert_arrow(con, "fct_parsing_ud_sentence", counts.to_arrow(),
                      "$campaign, $task, $corpus, $system, genre, sent_no, sent, metric, correct, "
                      "gold_total, system_total, aligned_total, $signature",
-                     {**ids, "signature": signature("conllu", recover=recover)})
+                     {**ids, "signature": signature("conllu", recover=recover,
+                                                    empty_nodes=empty_nodes)})
     return written("parsing", UD_TABLES, write)
 
 
