@@ -21,7 +21,8 @@ def grouped_bars(groups: list[str], series: dict[str, list[float | None]],
                  low: dict[str, list[float | None]], high: dict[str, list[float | None]],
                  ylabel: str, title: str) -> str:
     """Bars per group (e.g. method) and series (e.g. system) with interval error bars; SVG text."""
-    fig, ax = plt.subplots(figsize=(min(WIDE, max(5.0, 1.2 * len(groups) * max(1, len(series)) / 2)), 3.4))
+    fig, ax = plt.subplots(
+        figsize=(min(WIDE, max(5.0, 1.2 * len(groups) * max(1, len(series)) / 2)), 3.4))
     width = 0.8 / max(1, len(series))
     for k, (name, values) in enumerate(series.items()):
         xs = [g + (k - (len(series) - 1) / 2) * width for g in range(len(groups))]
@@ -105,7 +106,8 @@ def operating_zones(systems: list[dict], title: str, zoom: bool = True) -> str:
         if s.get("D") is None:
             continue
         d, lo, hi = operating_zone_band(s["OK"], s["ERR"], s["SIL_ok"], s["SIL_err"], s["SIL"])
-        corners = [(s["D"], s["P"]) if s.get("P") is not None else None, (1.0, s["Pmin"]), (1.0, s["Pmax"])]
+        corners = [(s["D"], s["P"]) if s.get("P") is not None else None, (1.0, s["Pmin"]),
+                   (1.0, s["Pmax"])]
         for i, ax in enumerate(axes):
             if len(d) > 1:
                 ax.fill_between(d, lo, hi, color=colour, alpha=0.14, linewidth=0)
@@ -113,15 +115,18 @@ def operating_zones(systems: list[dict], title: str, zoom: bool = True) -> str:
                 outline_y = np.concatenate([hi, lo[::-1], hi[:1]])
                 ax.plot(outline_x, outline_y, color=colour, linewidth=0.9, linestyle=style)
             if corners[0] is not None and s["D"] < 1:
-                ax.add_patch(Polygon(corners, closed=True, facecolor=colour, alpha=0.10, edgecolor="none"))
-                ax.add_patch(Polygon(corners, closed=True, fill=False, edgecolor=colour, linewidth=0.9,
-                                     linestyle=(0, (1.5, 1.5))))
+                ax.add_patch(Polygon(corners, closed=True, facecolor=colour, alpha=0.10,
+                                     edgecolor="none"))
+                ax.add_patch(Polygon(corners, closed=True, fill=False, edgecolor=colour,
+                                     linewidth=0.9, linestyle=(0, (1.5, 1.5))))
             if s.get("P") is not None:
-                ax.plot([s["D"]], [s["P"]], marker="o", markersize=6, color=colour, linestyle="none",
-                        markeredgecolor="black", markeredgewidth=0.4, clip_on=i > 0, zorder=3)
+                ax.plot([s["D"]], [s["P"]], marker="o", markersize=6, color=colour,
+                        linestyle="none", markeredgecolor="black", markeredgewidth=0.4,
+                        clip_on=i > 0, zorder=3)
             for value, marker in ((s["Pmin"], "v"), (s["Pmoy"], "D"), (s["Pmax"], "^")):
                 ax.plot([1.0], [value], marker=marker, markersize=5 if marker != "D" else 4,
-                        markerfacecolor="white", markeredgecolor=colour, linestyle="none", clip_on=i > 0)
+                        markerfacecolor="white", markeredgecolor=colour, linestyle="none",
+                        clip_on=i > 0)
     for i, ax in enumerate(axes):
         ax.set_xlabel("Decision D")
         ax.set_ylabel("Precision P")
@@ -147,8 +152,8 @@ def operating_zones(systems: list[dict], title: str, zoom: bool = True) -> str:
                        label="(1, Pmax)"),
                 Polygon([(0, 0)], closed=True, facecolor="grey", alpha=0.3, edgecolor="grey",
                         label="exact zone"),
-                Polygon([(0, 0)], closed=True, facecolor="none", edgecolor="grey", linestyle=(0, (1.5, 1.5)),
-                        label="triangle (approximation)")]
+                Polygon([(0, 0)], closed=True, facecolor="none", edgecolor="grey",
+                        linestyle=(0, (1.5, 1.5)), label="triangle (approximation)")]
     fig.suptitle(title, fontsize=10)
     fig.legend(handles=handles, loc="lower center", ncols=3, fontsize=7.5, frameon=False)
     fig.tight_layout(rect=(0, (0.17 * rows + 0.1) / height, 1, 1))
@@ -178,21 +183,23 @@ def heatmap(values: list[list[float | None]], rows: list[str], columns: list[str
     (F per genre x relation type of one system). SVG text."""
     import numpy as np
 
-    matrix = np.array([[np.nan if v is None else float(v) for v in row] for row in values], dtype=float)
+    matrix = np.array([[np.nan if v is None else float(v) for v in row] for row in values],
+                      dtype=float)
     matrix = matrix.reshape(len(rows), len(columns))
     with plt.rc_context(_TEXT_SVG):
         fig, ax = plt.subplots(figsize=(min(WIDE, max(5.5, 2.2 + 0.62 * len(columns))),
                                         1.5 + 0.36 * len(rows)))
         cmap = plt.get_cmap("viridis").with_extremes(bad="#e6e6e6")
-        image = ax.imshow(np.ma.masked_invalid(scale * matrix), cmap=cmap, vmin=scale * vmin, vmax=scale * vmax,
-                          aspect="auto")
+        image = ax.imshow(np.ma.masked_invalid(scale * matrix), cmap=cmap, vmin=scale * vmin,
+                          vmax=scale * vmax, aspect="auto")
         for i in range(len(rows)):
             for j in range(len(columns)):
                 v = matrix[i, j]
                 if np.isfinite(v):
                     r, g, b, _ = cmap((v - vmin) / (vmax - vmin) if vmax > vmin else 0.0)
                     ink = "black" if 0.299 * r + 0.587 * g + 0.114 * b > 0.5 else "white"
-                    ax.text(j, i, f"{scale * v:.{digits}f}", ha="center", va="center", fontsize=SMALL, color=ink)
+                    ax.text(j, i, f"{scale * v:.{digits}f}", ha="center", va="center",
+                            fontsize=SMALL, color=ink)
         ax.set_xticks(range(len(columns)), columns, rotation=45, ha="right", fontsize=8)
         ax.set_yticks(range(len(rows)), rows, fontsize=8)
         ax.set_title(title, fontsize=9)
@@ -210,8 +217,8 @@ def way_lines(ways: list[str], series: dict[str, list[float | None]], ylabel: st
         markers = "osD^v<>ph*"
         for k, (name, values) in enumerate(series.items()):
             ys = [float("nan") if v is None else scale * v for v in values]
-            ax.plot(range(len(ways)), ys, marker=markers[k % len(markers)], markersize=4, linewidth=1.1,
-                    label=name)
+            ax.plot(range(len(ways)), ys, marker=markers[k % len(markers)], markersize=4,
+                    linewidth=1.1, label=name)
         ax.set_xticks(range(len(ways)), ways, rotation=45, ha="right", fontsize=7.5)
         ax.set_ylabel(ylabel)
         ax.set_title(title, fontsize=10)
@@ -248,13 +255,15 @@ def label_bars(labels: list[str], series: dict[str, list[float | None]], ylabel:
         return _svg_text(fig)
 
 
-def correlation_heatmap(values: list[list[float | None]], labels: list[str], title: str, digits: int = 2) -> str:
+def correlation_heatmap(values: list[list[float | None]], labels: list[str], title: str,
+                        digits: int = 2) -> str:
     """A square matrix of rank correlations (e.g. Kendall's tau between evaluation measures across
     systems) on a diverging scale from -1 (blue) through 0 (white) to 1 (red), each value written
     in its cell; a None cell (no ranking to compare) is left blank on grey. SVG text."""
     import numpy as np
 
-    matrix = np.array([[np.nan if v is None else float(v) for v in row] for row in values], dtype=float)
+    matrix = np.array([[np.nan if v is None else float(v) for v in row] for row in values],
+                      dtype=float)
     matrix = matrix.reshape(len(labels), len(labels))
     with plt.rc_context(_TEXT_SVG):
         side = min(7.5, max(4.0, 1.6 + 0.36 * len(labels)))

@@ -1,5 +1,6 @@
-"""The coreference bulletin page (docs/metrics/coref.md; Popescu-Belis, Évaluation numérique de la résolution de la référence): comparing the key
-partition P_K and each system's response partition P_R of the mentions.
+"""The coreference bulletin page (docs/metrics/coref.md; Popescu-Belis, Évaluation numérique de
+la résolution de la référence): comparing the key partition P_K and each system's response
+partition P_R of the mentions.
 
 For each corpus and each declared variant (zero-denominator convention ``conll`` first, then
 ``paper``; singletons counted or removed, as the task declares them):
@@ -48,16 +49,18 @@ TABLE2_TAIL = (("entropy", "H"),)  # after D-err and RVT, as in the paper
 TABLE3 = ("muc", "bcub", "kappa", "kernel", "exclusive_kernel", "entropy")
 CONLL_TABLE = ("mentions", "muc", "bcub", "ceafm", "ceafe", "blanc", "lea")
 GENRE_MEASURES = ("conll", "muc", "bcub", "ceafe")
-SUBSET_MEASURES = ("muc", "bcub", "ceafe", "conll", "kernel", "exclusive_kernel", "entropy", "kappa")
+SUBSET_MEASURES = ("muc", "bcub", "ceafe", "conll", "kernel", "exclusive_kernel", "entropy",
+                   "kappa")
 # Measures compared across systems (F, or the value of kappa and RCVT).
-MEASURES = ("muc", "bcub", "ceafm", "ceafe", "blanc", "lea", "conll", "kernel", "exclusive_kernel", "entropy",
-            "kappa", "rcvt")
+MEASURES = ("muc", "bcub", "ceafm", "ceafe", "blanc", "lea", "conll", "kernel", "exclusive_kernel",
+            "entropy", "kappa", "rcvt")
 VALUE_MEASURES = ("kappa", "rcvt", "d_error")
 NAMES = {"mentions": "Mentions", "muc": "MUC", "bcub": "B³", "ceafm": "CEAF-m", "ceafe": "CEAF-e",
          "blanc": "BLANC", "lea": "LEA", "conll": "CoNLL", "kernel": "C", "exclusive_kernel": "XC",
          "entropy": "H", "kappa": "κ", "rcvt": "RCVT", "d_error": "D-error",
          "pronoun_antecedent": "Pronoun / antecedent"}
-AGREEMENT_BASELINES = True  # the baselines are systems of the rank correlation (the paper's 2a, 2b, 3a, 3b)
+# the baselines are systems of the rank correlation (the paper's 2a, 2b, 3a, 3b)
+AGREEMENT_BASELINES = True
 _FIELDS = ("recall", "precision", "f1", "value", "direction", "ci_low", "ci_high", "rank_best",
            "rank_worst")
 _EMPTY = dict.fromkeys(_FIELDS)
@@ -74,16 +77,18 @@ def page_data(con, campaign, task, out: Path) -> dict:
     systems = published_systems(con, key, BASELINES if task.options.get("baselines", True) else {})
     labels = dict(zip(systems["system"], systems["label"]))
     rejected = rejected_inputs(con, campaign, task, labels)
-    boot = frame(con, "SELECT DISTINCT resamples, seed FROM mart_coref_interval WHERE campaign = ? AND task = ?",
-                 key).to_dicts()
+    boot = frame(con, "SELECT DISTINCT resamples, seed FROM mart_coref_interval "
+                      "WHERE campaign = ? AND task = ?", key).to_dicts()
     boot_n, boot_seed = ((boot[0]["resamples"], boot[0]["seed"]) if len(boot) == 1
                          else (campaign.bootstrap, campaign.seed))
     scores = only_published(frame(con, """
-        SELECT s.corpus, s.system, s.convention, s.singletons, s.subset, s.slice, coalesce(s.genre, '') AS genre,
+        SELECT s.corpus, s.system, s.convention, s.singletons, s.subset, s.slice,"""
+        """ coalesce(s.genre, '') AS genre,
                s.metric, s.recall, s.precision, s.f1, s.value, s.direction, i.ci_low, i.ci_high,
                s.signature
         FROM mart_coref_scores s
-        LEFT JOIN mart_coref_interval i ON s.slice = 'corpus' AND i.campaign = s.campaign AND i.task = s.task
+        LEFT JOIN mart_coref_interval i ON s.slice = 'corpus' AND i.campaign = s.campaign"""
+        """ AND i.task = s.task
          AND i.corpus = s.corpus AND i.system = s.system AND i.convention = s.convention
          AND i.singletons = s.singletons AND i.subset = s.subset AND i.metric = s.metric
         WHERE s.campaign = ? AND s.task = ? ORDER BY ALL""", key), systems)
@@ -102,21 +107,27 @@ def page_data(con, campaign, task, out: Path) -> dict:
                count(*) FILTER (WHERE status = 'response') AS spurious
         FROM int_coref_mention WHERE campaign = ? AND task = ? GROUP BY ALL ORDER BY ALL""", key),
                           systems.filter(~pl.col("baseline")))
-    declared = [c for c in CONVENTION_ORDER if c in task.options.get("conventions", CONVENTION_ORDER)]
-    present = set(scores.select("convention", "singletons").unique().iter_rows()) if scores.height else set()
-    variants = [(c, s) for c in declared for s in task.options.get("singletons", [True]) if (c, s) in present]
+    declared = [c for c in CONVENTION_ORDER
+                if c in task.options.get("conventions", CONVENTION_ORDER)]
+    present = (set(scores.select("convention", "singletons").unique().iter_rows()) if scores.height
+               else set())
+    variants = [(c, s) for c in declared for s in task.options.get("singletons", [True])
+                if (c, s) in present]
     version = code_version()
     draws = int(task.options.get("draws", 10))
     sig = {"corpus": f"corpus|coref|units:key-mentions|duplicates:dropped|version:{version}",
-           "bootstrap": f"boot|unit:document|resamples:{boot_n}|seed:{boot_seed}|interval:percentile-95",
-           "mentions": f"mentions|matching:exact-span|duplicates:dropped|baselines:excluded|version:{version}"}
+           "bootstrap": f"boot|unit:document|resamples:{boot_n}|seed:{boot_seed}"
+                        "|interval:percentile-95",
+           "mentions": f"mentions|matching:exact-span|duplicates:dropped|baselines:excluded"
+                       f"|version:{version}"}
     sections, exported = [], {"scores": [], "differential": [], "agreement": [], "pairs": []}
     for corpus in corpora["corpus"].to_list():
         mine = scores.filter(pl.col("corpus") == corpus)
         genres = sorted(set(mine.filter(pl.col("slice") == "genre")["genre"]))
         views = []
         for convention, singletons in variants:
-            part = mine.filter((pl.col("convention") == convention) & (pl.col("singletons") == singletons))
+            part = mine.filter((pl.col("convention") == convention)
+                               & (pl.col("singletons") == singletons))
             if not part.height:
                 continue
             head = stored_signature(part["signature"], signature(convention, singletons))
@@ -127,7 +138,8 @@ def page_data(con, campaign, task, out: Path) -> dict:
         sections.append({"id": corpus, "genres": genres, "variants": views,
                          "mentions": grouped(_mention_totals(counts).to_dicts()),
                          "categories": categories,
-                         "by_category": _mention_categories(counts, categories) if categories else []})
+                         "by_category": _mention_categories(counts, categories) if categories
+                         else []})
     files = export_tables(out, front=_FRONT, tables={
         "coref_corpora": corpora,
         "coref_scores": _concat(exported["scores"]),
@@ -135,16 +147,19 @@ def page_data(con, campaign, task, out: Path) -> dict:
         "coref_agreement": _concat(exported["agreement"]),
         "coref_pairs": _concat(exported["pairs"]),
         "coref_mentions": _mention_totals(mentions).select(
-            "corpus", "label", "organiser", "key_mentions", "response_mentions", "both", "missed", "spurious"),
-        "coref_mentions_by_category": mentions.filter(pl.col("category") != "").select(
-            "corpus", "label", "organiser", "category", "key_mentions", "response_mentions", "both", "missed",
+            "corpus", "label", "organiser", "key_mentions", "response_mentions", "both", "missed",
             "spurious"),
+        "coref_mentions_by_category": mentions.filter(pl.col("category") != "").select(
+            "corpus", "label", "organiser", "category", "key_mentions", "response_mentions", "both",
+            "missed", "spurious"),
     })
     return {"task": task, "corpora": corpora.to_dicts(), "sections": sections, "variants": variants,
             "rejected": rejected, "resamples": boot_n, "seed": boot_seed, "draws": draws,
             "names": NAMES, "table2": TABLE2, "table2_tail": TABLE2_TAIL, "table3": TABLE3,
-            "conll_table": CONLL_TABLE, "genre_measures": GENRE_MEASURES, "subset_measures": SUBSET_MEASURES, "measures": MEASURES,
-            "pronoun_category": str(task.options.get("pronoun_category", "pronoun")), "sig": sig, "files": files}
+            "conll_table": CONLL_TABLE, "genre_measures": GENRE_MEASURES,
+            "subset_measures": SUBSET_MEASURES, "measures": MEASURES,
+            "pronoun_category": str(task.options.get("pronoun_category", "pronoun")),
+            "sig": sig, "files": files}
 
 
 # ---------------------------------------------------------------- systems and rows
@@ -154,7 +169,8 @@ def _system_rows(part: pl.DataFrame) -> list[dict]:
     recall, precision, f1, value, direction, ci_low, ci_high (None when absent)."""
     out: dict[str, dict] = {}
     for r in part.iter_rows(named=True):
-        row = out.setdefault(r["system"], {"system": r["system"], "label": r["label"], "group": r["group"],
+        row = out.setdefault(r["system"], {"system": r["system"], "label": r["label"],
+                                           "group": r["group"],
                                            "m": {m: dict(_EMPTY) for m in NAMES}})
         row["m"][r["metric"]] = {f: r[f] for f in _FIELDS}
     return list(out.values())
@@ -167,9 +183,10 @@ def _score(row: dict, metric: str) -> float | None:
 
 # ---------------------------------------------------------------- one corpus x variant
 
-def _variant(corpus: str, convention: str, singletons: bool, sig: str, part: pl.DataFrame, genres: list[str],
-             draws: int, exported: dict) -> dict:
-    """The tables and charts of one corpus under one variant; their long forms go to ``exported``."""
+def _variant(corpus: str, convention: str, singletons: bool, sig: str, part: pl.DataFrame,
+             genres: list[str], draws: int, exported: dict) -> dict:
+    """The tables and charts of one corpus under one variant; their long forms go to
+    ``exported``."""
     keys = {"corpus": corpus, "convention": convention, "singletons": singletons}
     whole = part.filter(pl.col("subset") == "all")
     head = whole.filter(pl.col("slice") == "corpus")
@@ -177,8 +194,10 @@ def _variant(corpus: str, convention: str, singletons: bool, sig: str, part: pl.
     per_genre = []
     if len(genres) > 1:
         by_genre = {(r["system"], g): r for g in genres
-                    for r in _system_rows(whole.filter((pl.col("slice") == "genre") & (pl.col("genre") == g)))}
-        per_genre = [{**r, "cells": [by_genre.get((r["system"], g), {"m": {m: dict(_EMPTY) for m in NAMES}})["m"]
+                    for r in _system_rows(whole.filter((pl.col("slice") == "genre")
+                                                       & (pl.col("genre") == g)))}
+        per_genre = [{**r, "cells": [by_genre.get((r["system"], g),
+                                                  {"m": {m: dict(_EMPTY) for m in NAMES}})["m"]
                                      for g in genres]} for r in rows]
     baselines = [r for r in rows if r["group"] == "baseline"]
     best, differential = _differential(rows, baselines)
@@ -187,43 +206,51 @@ def _variant(corpus: str, convention: str, singletons: bool, sig: str, part: pl.
     pairs = _pairs([r for r in rows if r["group"] != "baseline"])
     title = _variant_title(convention, singletons)
     sigs = {"head": sig,
-            "differential": f"differential|against:best-baseline|baselines:all_singletons,all_merged,"
-                            f"random_profile(draws:{draws})|{sig}",
+            "differential": f"differential|against:best-baseline|baselines:all_singletons,"
+                            f"all_merged,random_profile(draws:{draws})|{sig}",
             "agreement": f"agreement|rank:kendall-tau-b|systems:{len(used)}|baselines:"
-                         f"{'included' if AGREEMENT_BASELINES else 'excluded'}|scores:F,kappa,RCVT|{sig}",
+                         f"{'included' if AGREEMENT_BASELINES else 'excluded'}"
+                         f"|scores:F,kappa,RCVT|{sig}",
             "pairs": f"pairs|order:strict|measures:{len(MEASURES)}|baselines:excluded|{sig}"}
     names = [NAMES[m] for m in MEASURES]
     short = f"{corpus}, {convention}, singletons {'in' if singletons else 'out'}"
-    heat = (correlation_heatmap(tau, names, f"{short}: Kendall's tau between measures over {len(used)} systems")
+    heat = (correlation_heatmap(tau, names,
+                                f"{short}: Kendall's tau between measures over {len(used)} systems")
             if len(used) >= 3 else "")
     f_measures = [m for m in MEASURES if m not in VALUE_MEASURES]
-    dots = way_lines([NAMES[m] for m in f_measures], {r["label"]: [_score(r, m) for m in f_measures] for r in rows},
+    dots = way_lines([NAMES[m] for m in f_measures],
+                     {r["label"]: [_score(r, m) for m in f_measures] for r in rows},
                      "F (%)", f"{short}: F under each measure") if rows else ""
     subsets = [(name, _subset_title(name), grouped(_system_rows(rows_)))
-               for (name,), rows_ in part.filter((pl.col("subset") != "all") & (pl.col("slice") == "corpus"))
+               for (name,), rows_ in part.filter((pl.col("subset") != "all")
+                                                 & (pl.col("slice") == "corpus"))
                .sort("subset", maintain_order=True).group_by("subset", maintain_order=True)]
     exported["scores"].append(part.select(
-        "label", "organiser", "baseline", "corpus", "convention", "singletons", "subset", "slice", "genre", "metric", "recall", "precision",
-        "f1", "value", "direction", "ci_low", "ci_high", "signature"))
+        "label", "organiser", "baseline", "corpus", "convention", "singletons", "subset", "slice",
+        "genre", "metric", "recall", "precision", "f1", "value", "direction", "ci_low", "ci_high",
+        "signature"))
     if differential:
         exported["differential"].append(pl.DataFrame([
-            {**keys, "label": r["label"], "organiser": r["group"] == "organiser", "metric": m, "score": _score(r, m),
-             "best_baseline": best[m]["label"], "best_baseline_score": best[m]["score"], "difference": r["diff"][m]}
+            {**keys, "label": r["label"], "organiser": r["group"] == "organiser", "metric": m,
+             "score": _score(r, m), "best_baseline": best[m]["label"],
+             "best_baseline_score": best[m]["score"], "difference": r["diff"][m]}
             for r in differential for m in MEASURES], infer_schema_length=None))
     if used:
         exported["agreement"].append(pl.DataFrame([
-            {**keys, "measure_a": NAMES[a], "measure_b": NAMES[b], "tau": tau[i][j], "p_value": p_value[i][j],
-             "systems": len(used)} for i, a in enumerate(MEASURES) for j, b in enumerate(MEASURES)],
+            {**keys, "measure_a": NAMES[a], "measure_b": NAMES[b], "tau": tau[i][j],
+             "p_value": p_value[i][j], "systems": len(used)}
+            for i, a in enumerate(MEASURES) for j, b in enumerate(MEASURES)],
             infer_schema_length=None))
     if pairs:
-        exported["pairs"].append(pl.DataFrame([{**keys, **{k: v for k, v in p.items() if k != "groups"}}
-                                               for p in pairs], infer_schema_length=None))
+        exported["pairs"].append(pl.DataFrame(
+            [{**keys, **{k: v for k, v in p.items() if k != "groups"}} for p in pairs],
+            infer_schema_length=None))
     return {"convention": convention, "singletons": singletons, "title": title,
-            "anchor": f"{corpus}-{convention}-{'singletons' if singletons else 'no-singletons'}", "sig": sigs,
-            "rows": grouped(rows), "genres": grouped(per_genre), "baselines": baselines, "best": best,
-            "differential": grouped(differential), "heatmap": heat, "dots": dots, "agreement_systems": used,
-            "tau": tau, "pairs": pairs, "uniform": sum(p["verdict"] != "measures disagree" for p in pairs),
-            "subsets": subsets}
+            "anchor": f"{corpus}-{convention}-{'singletons' if singletons else 'no-singletons'}",
+            "sig": sigs, "rows": grouped(rows), "genres": grouped(per_genre),
+            "baselines": baselines, "best": best, "differential": grouped(differential),
+            "heatmap": heat, "dots": dots, "agreement_systems": used, "tau": tau, "pairs": pairs,
+            "uniform": sum(p["verdict"] != "measures disagree" for p in pairs), "subsets": subsets}
 
 
 def _subset_title(subset: str) -> str:
@@ -277,9 +304,9 @@ def _pairs(rows: list[dict]) -> list[dict]:
     for p in compare.pairs(_matrix(rows)):
         a, b = rows[p.a], rows[p.b]
         winner = {"a": a, "b": b}.get(p.covariant)
-        out.append({"system_a": a["label"], "system_b": b["label"], "groups": (a["group"], b["group"]),
-                    "a_better": p.a_better, "b_better": p.b_better, "ties": p.ties,
-                    "measures": p.measures,
+        out.append({"system_a": a["label"], "system_b": b["label"],
+                    "groups": (a["group"], b["group"]), "a_better": p.a_better,
+                    "b_better": p.b_better, "ties": p.ties, "measures": p.measures,
                     "verdict": f"{winner['label']} better under every measure" if winner
                     else "measures disagree"})
     return out
@@ -302,20 +329,22 @@ def _corpora(con, campaign, task) -> pl.DataFrame:
         empty AS (
             SELECT i.corpus, count(*) AS empty_documents
             FROM cat_input_current i JOIN stg_coref_empty_document d ON d.sha256 = i.sha256
-            WHERE i.campaign = ? AND i.task = ? AND i.system = '' AND i.role = 'key' GROUP BY i.corpus)
+            WHERE i.campaign = ? AND i.task = ? AND i.system = '' AND i.role = 'key'"""
+            """ GROUP BY i.corpus)
         SELECT corpus, count(DISTINCT doc) + coalesce(any_value(empty_documents), 0) AS documents,
                sum(size)::BIGINT AS key_mentions,
                count(*) AS key_classes, count(*) FILTER (WHERE size = 1) AS singleton_classes,
                max(size) AS largest_class, sum(size) / count(*) AS mentions_per_class
         FROM classes LEFT JOIN empty USING (corpus) GROUP BY corpus""", [campaign.id, task.id] * 2)
     genres = frame(con, "SELECT corpus, count(DISTINCT genre) AS genres FROM mart_coref_scores "
-                        "WHERE campaign = ? AND task = ? AND slice = 'genre' GROUP BY corpus", [campaign.id, task.id])
+                        "WHERE campaign = ? AND task = ? AND slice = 'genre' GROUP BY corpus",
+                   [campaign.id, task.id])
     base = pl.DataFrame({"corpus": order, "phase": [c.phase for c in task.corpora]},
                         schema={"corpus": pl.String, "phase": pl.String})
     return (base.join(stats, on="corpus", how="left", maintain_order="left")
             .join(genres, on="corpus", how="left", maintain_order="left")
-            .select("corpus", "phase", "documents", "genres", "key_mentions", "key_classes", "singleton_classes",
-                    "largest_class", "mentions_per_class"))
+            .select("corpus", "phase", "documents", "genres", "key_mentions", "key_classes",
+                    "singleton_classes", "largest_class", "mentions_per_class"))
 
 
 _COUNTS = ("key_mentions", "response_mentions", "both", "missed", "spurious")
@@ -323,8 +352,8 @@ _COUNTS = ("key_mentions", "response_mentions", "both", "missed", "spurious")
 
 def _mention_totals(counts: pl.DataFrame) -> pl.DataFrame:
     """Mention counts summed over the categories, one row per corpus x system (page order)."""
-    return counts.group_by("corpus", "system", "label", "organiser", "group", maintain_order=True).agg(
-        *(pl.col(c).sum() for c in _COUNTS))
+    return (counts.group_by("corpus", "system", "label", "organiser", "group", maintain_order=True)
+            .agg(*(pl.col(c).sum() for c in _COUNTS)))
 
 
 def _mention_categories(counts: pl.DataFrame, categories: list[str]) -> list[dict]:

@@ -1,12 +1,12 @@
-"""The parsing bulletin page (docs/metrics/parsing.md): EASY constituents and relations, or the CoNLL 2018
-dependency metrics of a CoNLL-U task.
+"""The parsing bulletin page (docs/metrics/parsing.md): EASY constituents and relations, or the
+CoNLL 2018 dependency metrics of a CoNLL-U task.
 
-EASY (Paroubek et al., LREC 2006): the corpus description of tables 2 and 3 and the reference relations per
-type of table 6; P, R and F = 2PR/(P+R) (alpha = 0.5, footnote 16) of constituents and relations
-in the task's default way (its first mode x first function, HYP-EQUAL unless it declares others)
-with 95 % bootstrap intervals; figure 2 (F per genre x relation type, one heatmap per system);
-figure 3 (F averaged over the genres for each of the 15 mode x function ways); the per-type tables
-with their macro average; the combined treebank (votes, consensus, EASY XML file).
+EASY (Paroubek et al., LREC 2006): the corpus description of tables 2 and 3 and the reference
+relations per type of table 6; P, R and F = 2PR/(P+R) (alpha = 0.5, footnote 16) of constituents and
+relations in the task's default way (its first mode x first function, HYP-EQUAL unless it declares
+others) with 95 % bootstrap intervals; figure 2 (F per genre x relation type, one heatmap per
+system); figure 3 (F averaged over the genres for each of the 15 mode x function ways); the per-type
+tables with their macro average; the combined treebank (votes, consensus, EASY XML file).
 CoNLL-U: the CoNLL 2018 shared task table (13 metrics: P, R, F1, aligned accuracy, F1 interval)
 for the task, each corpus and each genre; LAS per deprel, UPOS accuracy per tag, the confusion of
 deprels among words whose head is right, and the text differences of the recovery mode.
@@ -32,11 +32,12 @@ from scorehouse.warehouse.db import frame
 GROUPS = (("Participants", "participant"), ("Baselines (built-in)", "baseline"),
           ("Organisers (shown apart)", "organiser"))
 KINDS = (("constituent", "Constituents"), ("relation", "Relations"))
-CONSTITUENT_TYPES = ("GN", "GA", "GP", "GR", "NV", "PV")  # spec order: nominal ... prepositional-verbal
-RELATION_TYPES = ("SUJ-V", "AUX-V", "COD-V", "CPL-V", "MOD-V", "COMP", "ATB-SO", "MOD-N", "MOD-A", "MOD-R",
-                  "MOD-P", "COORD", "APPOS", "JUXT")
-UD_METRICS = ("Tokens", "Sentences", "Words", "UPOS", "XPOS", "UFeats", "AllTags", "Lemmas", "UAS", "LAS",
-              "CLAS", "MLAS", "BLEX")
+# spec order: nominal ... prepositional-verbal
+CONSTITUENT_TYPES = ("GN", "GA", "GP", "GR", "NV", "PV")
+RELATION_TYPES = ("SUJ-V", "AUX-V", "COD-V", "CPL-V", "MOD-V", "COMP", "ATB-SO", "MOD-N", "MOD-A",
+                  "MOD-R", "MOD-P", "COORD", "APPOS", "JUXT")
+UD_METRICS = ("Tokens", "Sentences", "Words", "UPOS", "XPOS", "UFeats", "AllTags", "Lemmas", "UAS",
+              "LAS", "CLAS", "MLAS", "BLEX")
 TOP_CONFUSIONS = 10
 _SCORE_COLUMNS = ["hyp", "ref", "matched", "precision", "recall", "f1"]
 
@@ -52,26 +53,30 @@ def page_data(con, campaign, task, out: Path) -> dict:
     systems = (systems.with_columns(pl.when(pl.col("organiser")).then(pl.lit("organiser"))
                                     .when(pl.col("baseline")).then(pl.lit("baseline"))
                                     .otherwise(pl.lit("participant")).alias("group"))
-               .with_columns(pl.col("group").replace_strict({g: i for i, (_, g) in enumerate(GROUPS)},
-                                                            return_dtype=pl.Int32).alias("_rank"))
+               .with_columns(pl.col("group")
+                             .replace_strict({g: i for i, (_, g) in enumerate(GROUPS)},
+                                             return_dtype=pl.Int32).alias("_rank"))
                .sort("_rank", "label").drop("_rank").with_row_index("_order"))
     labels = dict(zip(systems["system"], systems["label"]))
     rejected = rejected_inputs(con, campaign, task, labels)
-    boot = frame(con, "SELECT DISTINCT resamples, seed FROM (SELECT resamples, seed FROM mart_parsing_interval "
-                      "WHERE campaign = ? AND task = ? UNION ALL SELECT resamples, seed FROM mart_parsing_ud_interval "
+    boot = frame(con, "SELECT DISTINCT resamples, seed FROM (SELECT resamples, seed "
+                      "FROM mart_parsing_interval WHERE campaign = ? AND task = ? UNION ALL "
+                      "SELECT resamples, seed FROM mart_parsing_ud_interval "
                       "WHERE campaign = ? AND task = ?)", key + key).to_dicts()
     boot_n, boot_seed = ((boot[0]["resamples"], boot[0]["seed"]) if len(boot) == 1
                          else (campaign.bootstrap, campaign.seed))
     order = [c.id for c in task.corpora]
     corpora = frame(con, "SELECT m.corpus, c.phase, m.genre, m.provider, m.sentences, m.words, "
                          "m.annotated_sentences, m.annotated_words FROM mart_parsing_corpus m "
-                         "LEFT JOIN cat_corpus c USING (campaign, task, corpus) WHERE m.campaign = ? AND m.task = ?",
-                    key)
+                         "LEFT JOIN cat_corpus c USING (campaign, task, corpus) "
+                         "WHERE m.campaign = ? AND m.task = ?", key)
     corpora = _by(corpora, "corpus", order)
     dependency = is_dependency(task)
     view = (_ud if dependency else _easy)(con, campaign, task, out, systems, corpora)
-    view["sig"]["bootstrap"] = f"boot|unit:sentence|resamples:{boot_n}|seed:{boot_seed}|interval:percentile-95"
-    totals = {c: int(corpora[c].sum()) for c in ("sentences", "words", "annotated_sentences", "annotated_words")}
+    view["sig"]["bootstrap"] = (f"boot|unit:sentence|resamples:{boot_n}|seed:{boot_seed}"
+                                "|interval:percentile-95")
+    totals = {c: int(corpora[c].sum())
+              for c in ("sentences", "words", "annotated_sentences", "annotated_words")}
     return {"task": task, "dependency": dependency, "corpora": corpora.to_dicts(), "totals": totals,
             "rejected": rejected, "resamples": boot_n, "seed": boot_seed, **view}
 
@@ -79,7 +84,8 @@ def page_data(con, campaign, task, out: Path) -> dict:
 def _by(table: pl.DataFrame, column: str, order: list[str]) -> pl.DataFrame:
     """Rows in the given order of ``column`` (values not listed last, alphabetically)."""
     rank = {v: i for i, v in enumerate(order)}
-    return table.with_columns(pl.col(column).replace_strict(rank, default=len(rank), return_dtype=pl.Int64)
+    return table.with_columns(pl.col(column).replace_strict(rank, default=len(rank),
+                                                            return_dtype=pl.Int64)
                               .alias("_k")).sort("_k", column, maintain_order=True).drop("_k")
 
 
@@ -128,28 +134,36 @@ def _easy(con, campaign, task, out: Path, systems: pl.DataFrame, corpora: pl.Dat
     scores = frame(con, """
         WITH i AS (
             SELECT corpus, system, kind, mode, function,
-                   max(ci_low) FILTER (WHERE measure = 'P') AS P_low, max(ci_high) FILTER (WHERE measure = 'P') AS P_high,
-                   max(ci_low) FILTER (WHERE measure = 'R') AS R_low, max(ci_high) FILTER (WHERE measure = 'R') AS R_high,
-                   max(ci_low) FILTER (WHERE measure = 'F') AS F_low, max(ci_high) FILTER (WHERE measure = 'F') AS F_high
+                   max(ci_low) FILTER (WHERE measure = 'P') AS P_low,"""
+                   """ max(ci_high) FILTER (WHERE measure = 'P') AS P_high,
+                   max(ci_low) FILTER (WHERE measure = 'R') AS R_low,"""
+                   """ max(ci_high) FILTER (WHERE measure = 'R') AS R_high,
+                   max(ci_low) FILTER (WHERE measure = 'F') AS F_low,"""
+                   """ max(ci_high) FILTER (WHERE measure = 'F') AS F_high
             FROM mart_parsing_interval WHERE campaign = $campaign AND task = $task GROUP BY ALL)
         SELECT s.slice, s.corpus, s.genre, s.type, s.system, s.kind, s.mode, s.function,
                s.hyp, s.ref, s.matched, s.precision, s.recall, s.f1,
                i.P_low, i.P_high, i.R_low, i.R_high, i.F_low, i.F_high, s.signature
         FROM mart_parsing_scores s
-        LEFT JOIN i ON i.system = s.system AND i.kind = s.kind AND i.mode = s.mode AND i.function = s.function
+        LEFT JOIN i ON i.system = s.system AND i.kind = s.kind AND i.mode = s.mode"""
+        """ AND i.function = s.function
          AND i.corpus = CASE s.slice WHEN 'corpus' THEN s.corpus WHEN 'task' THEN $scope END
         WHERE s.campaign = $campaign AND s.task = $task
         ORDER BY s.slice, s.corpus, s.genre, s.kind, s.type, s.mode, s.function""",
                    {"campaign": campaign.id, "task": task.id, "scope": scope})
-    scores = _published(scores.filter(pl.col("mode").is_in(modes) & pl.col("function").is_in(functions)),
-                        systems)
-    scores = scores.with_columns(pl.col("corpus").replace_strict({c: i for i, c in enumerate(corpus_ids)},
-                                                                 default=None, return_dtype=pl.Int64).alias("_c"))
-    # A system may produce constituents only or relations only: a kind it never produced is not evaluated.
-    produced = scores.filter(pl.col("slice") == "task").group_by("system", "kind").agg(pl.col("hyp").max() > 0)
+    scores = _published(scores.filter(pl.col("mode").is_in(modes)
+                                      & pl.col("function").is_in(functions)), systems)
+    scores = scores.with_columns(pl.col("corpus")
+                                 .replace_strict({c: i for i, c in enumerate(corpus_ids)},
+                                                 default=None, return_dtype=pl.Int64).alias("_c"))
+    # A system may produce constituents only or relations only: a kind it never produced is not
+    # evaluated.
+    produced = (scores.filter(pl.col("slice") == "task").group_by("system", "kind")
+                .agg(pl.col("hyp").max() > 0))
     produced = produced.filter(pl.col("hyp")).select("system", "kind")
     absent = {kind: [s["label"] for s in systems.to_dicts()
-                     if not produced.filter((pl.col("system") == s["system"]) & (pl.col("kind") == kind)).height]
+                     if not produced.filter((pl.col("system") == s["system"])
+                                            & (pl.col("kind") == kind)).height]
               for kind, _ in KINDS}
     scores = scores.join(produced, on=["system", "kind"], how="semi", maintain_order="left")
     head = scores.filter((pl.col("mode") == mode) & (pl.col("function") == function))
@@ -172,51 +186,65 @@ def _easy(con, campaign, task, out: Path, systems: pl.DataFrame, corpora: pl.Dat
     for kind, _ in KINDS:
         results[kind] = _grouped(part("task", kind).to_dicts())
         per_corpus[kind] = _grouped(_spread(part("corpus", kind), "corpus", corpus_ids))
-        per_genre[kind] = _grouped(_spread(part("genre", kind), "genre", genres)) if genre_table else []
+        per_genre[kind] = (_grouped(_spread(part("genre", kind), "genre", genres)) if genre_table
+                           else [])
         mean = _published(genre_means.filter(pl.col("kind") == kind)
                           .join(part("genre", kind, scores).select("system").unique(), on="system",
                                 how="semi")  # the systems evaluated on this kind
                           .with_columns(pl.format("{}-{}", "mode", "function").alias("way"))
-                          .sort(pl.col("way").replace_strict({w: i for i, w in enumerate(way_names)},
-                                                            return_dtype=pl.Int64)), systems)
-        by_way = {(r["system"], r["way"]): r["mean_f1"] for r in mean.select("system", "way", "mean_f1").to_dicts()}
-        columns = [{**s, "values": [by_way.get((s["system"], w)) for w in way_names]} for s in systems.to_dicts()]
+                          .sort(pl.col("way")
+                                .replace_strict({w: i for i, w in enumerate(way_names)},
+                                                return_dtype=pl.Int64)), systems)
+        by_way = {(r["system"], r["way"]): r["mean_f1"]
+                  for r in mean.select("system", "way", "mean_f1").to_dicts()}
+        columns = [{**s, "values": [by_way.get((s["system"], w)) for w in way_names]}
+                   for s in systems.to_dicts()]
         columns = [c for c in columns if any(v is not None for v in c["values"])]
         ways[kind] = {"columns": columns, "frame": mean,
                       "rows": [{"mode": w.split("-", 1)[0], "function": w.split("-", 1)[1],
-                                "values": [c["values"][i] for c in columns]} for i, w in enumerate(way_names)],
+                                "values": [c["values"][i] for c in columns]}
+                               for i, w in enumerate(way_names)],
                       "chart": way_lines(way_names, {c["label"]: c["values"] for c in columns},
-                                         "mean F over genres (%)", f"{dict(KINDS)[kind]}: F averaged over the genres, "
-                                                                   "per mode x function way") if columns else ""}
+                                         "mean F over genres (%)",
+                                         f"{dict(KINDS)[kind]}: F averaged over the genres, "
+                                         "per mode x function way") if columns else ""}
         by_type = part("type", kind)
         present = _ordered_types(by_type.filter(pl.col("ref") + pl.col("hyp") > 0)["type"], kind)
-        by_type = _by(by_type.filter(pl.col("type").is_in(present)), "type", present).sort("_c", maintain_order=True)
-        per_system = {k[0]: g.to_dicts() for k, g in by_type.partition_by("system", as_dict=True).items()}
+        by_type = (_by(by_type.filter(pl.col("type").is_in(present)), "type", present)
+                   .sort("_c", maintain_order=True))
+        per_system = {k[0]: g.to_dicts()
+                      for k, g in by_type.partition_by("system", as_dict=True).items()}
         types[kind] = [(s["label"], s["group"], per_system[s["system"]]) for s in systems.to_dicts()
                        if s["system"] in per_system]
-    macro = _published(frame(con, "SELECT system, kind, mode, function, slice, corpus, genre, types, macro_precision, "
-                                  "macro_recall, macro_f1 FROM mart_parsing_scores_macro WHERE campaign = ? AND task = ? "
+    macro = _published(frame(con, "SELECT system, kind, mode, function, slice, corpus, genre, "
+                                  "types, macro_precision, macro_recall, macro_f1 "
+                                  "FROM mart_parsing_scores_macro WHERE campaign = ? AND task = ? "
                                   "ORDER BY slice, corpus, genre, kind, mode, function",
-                             key).filter(pl.col("mode").is_in(modes) & pl.col("function").is_in(functions))
-                       .join(produced, on=["system", "kind"], how="semi", maintain_order="left"), systems)
+                             key).filter(pl.col("mode").is_in(modes)
+                                         & pl.col("function").is_in(functions))
+                       .join(produced, on=["system", "kind"], how="semi", maintain_order="left"),
+                       systems)
     macro_head = {(r["system"], r["kind"]): r for r in macro.filter(
-        (pl.col("slice") == "task") & (pl.col("mode") == mode) & (pl.col("function") == function)).to_dicts()}
+        (pl.col("slice") == "task") & (pl.col("mode") == mode)
+        & (pl.col("function") == function)).to_dicts()}
     heatmaps = _heatmaps(part("genre_type", "relation"), systems, genres, mode, function)
     reference = frame(con, "SELECT corpus, kind, type, items FROM mart_parsing_relation_types "
                            "WHERE campaign = ? AND task = ?", key)
-    reference_types = {kind: _reference_types(reference.filter(pl.col("kind") == kind), kind, corpus_ids)
-                       for kind, _ in KINDS}
+    reference_types = {kind: _reference_types(reference.filter(pl.col("kind") == kind), kind,
+                                              corpus_ids) for kind, _ in KINDS}
     majority = float(task.options.get("majority", 0.5))
     consensus = _by(frame(con, """
         SELECT corpus, count(*) FILTER (WHERE kind = 'constituent') AS constituents,
                count(*) FILTER (WHERE kind = 'constituent' AND consensus) AS constituents_consensus,
                count(*) FILTER (WHERE kind = 'relation') AS relations,
                count(*) FILTER (WHERE kind = 'relation' AND consensus) AS relations_consensus
-        FROM mart_parsing_consensus WHERE campaign = ? AND task = ? GROUP BY corpus""", key), "corpus", corpus_ids)
+        FROM mart_parsing_consensus WHERE campaign = ? AND task = ? GROUP BY corpus""", key),
+        "corpus", corpus_ids)
     files, links = [], {}
     for r in consensus.to_dicts():
         if r["constituents_consensus"] + r["relations_consensus"]:
-            path = write_consensus(con, campaign, task, r["corpus"], out / f"consensus_{r['corpus']}.xml")
+            path = write_consensus(con, campaign, task, r["corpus"],
+                                   out / f"consensus_{r['corpus']}.xml")
             if path is not None:
                 links[r["corpus"]] = path.name
                 files.append(path.name)
@@ -224,35 +252,39 @@ def _easy(con, campaign, task, out: Path, systems: pl.DataFrame, corpora: pl.Dat
     sig = {"head": head_sig,
            "ways": signature("easy", ",".join(modes), ",".join(functions)),
            "corpus": f"corpus|easy|units:word-forms|version:{version}",
-           "consensus": f"consensus|vote:share>{majority:g}|mode:HYP|submissions:all|version:{version}"}
+           "consensus": f"consensus|vote:share>{majority:g}|mode:HYP|submissions:all"
+                        f"|version:{version}"}
     files += export_tables(out, {
         "parsing_corpora": corpora,
         "parsing_reference_types": reference.sort("kind", "corpus", "type"),
         "parsing_scores": _front(scores.filter(pl.col("slice").is_in(["task", "corpus", "genre"]))
-                                 .sort("slice", "_c", "genre", maintain_order=True).drop("type", "_c")),
+                                 .sort("slice", "_c", "genre", maintain_order=True)
+                                 .drop("type", "_c")),
         "parsing_scores_by_type": _front(scores.filter((pl.col("slice") == "type") | (
             pl.col("slice").is_in(["corpus_type", "genre_type"]) & (pl.col("mode") == mode)
             & (pl.col("function") == function))).sort("slice", "_c", "genre", maintain_order=True)
             .drop("_c", *[c for c in scores.columns if c.endswith(("_low", "_high"))])),
         "parsing_scores_macro": _front(macro),
-        "parsing_ways": _front(pl.concat([ways[k]["frame"].with_columns(pl.lit(k).alias("kind")) for k, _ in KINDS])
-                               .select("label", "organiser", "kind", "way", "mode", "function", "mean_f1", "genres")
-                               if any(ways[k]["frame"].height for k, _ in KINDS) else pl.DataFrame()),
+        "parsing_ways": _front(
+            pl.concat([ways[k]["frame"].with_columns(pl.lit(k).alias("kind")) for k, _ in KINDS])
+            .select("label", "organiser", "kind", "way", "mode", "function", "mean_f1", "genres")
+            if any(ways[k]["frame"].height for k, _ in KINDS) else pl.DataFrame()),
         "parsing_consensus": consensus,
     })
     for kind, _ in KINDS:
         del ways[kind]["frame"]
-    return {"modes": modes, "functions": functions, "mode": mode, "function": function, "genres": genres,
-            "corpus_ids": corpus_ids, "results": results, "per_corpus": per_corpus, "per_genre": per_genre,
-            "genre_table": genre_table, "absent": absent, "heatmaps": heatmaps, "way_names": way_names, "ways": ways,
+    return {"modes": modes, "functions": functions, "mode": mode, "function": function,
+            "genres": genres, "corpus_ids": corpus_ids, "results": results,
+            "per_corpus": per_corpus, "per_genre": per_genre, "genre_table": genre_table,
+            "absent": absent, "heatmaps": heatmaps, "way_names": way_names, "ways": ways,
             "types": types, "macro": macro_head, "reference_types": reference_types,
             "consensus": consensus.to_dicts(), "consensus_links": links, "majority": majority,
             "sig": sig, "files": files}
 
 
 def _front(table: pl.DataFrame) -> pl.DataFrame:
-    front = [c for c in ("slice", "corpus", "genre", "type", "label", "organiser", "kind", "mode", "function",
-                         "breakdown", "value", "metric")
+    front = [c for c in ("slice", "corpus", "genre", "type", "label", "organiser", "kind", "mode",
+                         "function", "breakdown", "value", "metric")
              if c in table.columns]
     return table.select(*front, *[c for c in table.columns if c not in front])
 
@@ -268,23 +300,27 @@ def _spread(rows: pl.DataFrame, column: str, values: list[str]) -> list[dict]:
     for system in rows["system"].unique(maintain_order=True).to_list():
         mine = {r[column]: r for r in rows.filter(pl.col("system") == system).to_dicts()}
         first = next(iter(mine.values()))
-        out.append({"label": first["label"], "group": first["group"], "cells": [mine.get(v) for v in values]})
+        out.append({"label": first["label"], "group": first["group"],
+                    "cells": [mine.get(v) for v in values]})
     return out
 
 
-def _heatmaps(rows: pl.DataFrame, systems: pl.DataFrame, genres: list[str], mode: str, function: str) -> list[dict]:
+def _heatmaps(rows: pl.DataFrame, systems: pl.DataFrame, genres: list[str], mode: str,
+              function: str) -> list[dict]:
     """Paper figure 2: F per genre x relation type of one way, one heatmap per published system."""
     out = []
     columns = _ordered_types(rows.filter(pl.col("ref") + pl.col("hyp") > 0)["type"], "relation")
     row_names = _genres(rows, genres)
     for s in systems.to_dicts():
-        mine = {(r["genre"], r["type"]): r["f1"] for r in rows.filter(pl.col("system") == s["system"]).to_dicts()}
+        mine = {(r["genre"], r["type"]): r["f1"]
+                for r in rows.filter(pl.col("system") == s["system"]).to_dicts()}
         if not mine:
             continue
         values = [[mine.get((g, t)) for t in columns] for g in row_names]
         out.append({"label": s["label"], "group": s["group"],
-                    "svg": heatmap(values, row_names, columns, f"{s['label']}: relation F (%) per genre x type, "
-                                                               f"{mode}-{function}")})
+                    "svg": heatmap(values, row_names, columns,
+                                   f"{s['label']}: relation F (%) per genre x type, "
+                                   f"{mode}-{function}")})
     return out
 
 
@@ -293,9 +329,11 @@ def _reference_types(rows: pl.DataFrame, kind: str, corpus_ids: list[str]) -> li
     out = []
     for t in _ordered_types(rows["type"], kind):
         mine = dict(zip(*rows.filter(pl.col("type") == t).select("corpus", "items")))
-        out.append({"type": t, "counts": [mine.get(c, 0) for c in corpus_ids], "total": sum(mine.values())})
+        out.append({"type": t, "counts": [mine.get(c, 0) for c in corpus_ids],
+                    "total": sum(mine.values())})
     if out:
-        out.append({"type": "total", "counts": [sum(r["counts"][i] for r in out) for i in range(len(corpus_ids))],
+        out.append({"type": "total",
+                    "counts": [sum(r["counts"][i] for r in out) for i in range(len(corpus_ids))],
                     "total": sum(r["total"] for r in out)})
     return out
 
@@ -309,15 +347,19 @@ def _ud(con, campaign, task, out: Path, systems: pl.DataFrame, corpora: pl.DataF
     corpus_ids = corpora["corpus"].to_list()
     scope = corpus_ids[0] if len(corpus_ids) == 1 else "*"
     scores = frame(con, """
-        SELECT s.slice, s.corpus, s.genre, s.system, s.metric, s.correct, s.gold_total, s.system_total,
+        SELECT s.slice, s.corpus, s.genre, s.system, s.metric, s.correct, s.gold_total,"""
+        """ s.system_total,
                s.aligned_total, s.precision, s.recall, s.f1, s.aligned_accuracy,
                i.ci_low AS f1_low, i.ci_high AS f1_high, s.signature
         FROM mart_parsing_ud_scores s
-        LEFT JOIN mart_parsing_ud_interval i ON i.campaign = s.campaign AND i.task = s.task AND i.system = s.system
-         AND i.metric = s.metric AND i.corpus = CASE s.slice WHEN 'corpus' THEN s.corpus WHEN 'task' THEN $scope END
+        LEFT JOIN mart_parsing_ud_interval i ON i.campaign = s.campaign AND i.task = s.task"""
+        """ AND i.system = s.system
+         AND i.metric = s.metric AND i.corpus = CASE s.slice WHEN 'corpus' THEN s.corpus"""
+         """ WHEN 'task' THEN $scope END
         WHERE s.campaign = $campaign AND s.task = $task ORDER BY s.slice, s.corpus, s.genre""",
                    {"campaign": campaign.id, "task": task.id, "scope": scope})
-    scores = _published(_by(scores, "metric", list(UD_METRICS)), systems)  # page order, then metric order
+    # page order, then metric order
+    scores = _published(_by(scores, "metric", list(UD_METRICS)), systems)
     sig_ud = stored_signature(scores["signature"],
                               signature("conllu", recover=bool(task.options.get("recover", False))))
     scores = scores.drop("signature")  # shown under the tables only
@@ -338,7 +380,8 @@ def _ud(con, campaign, task, out: Path, systems: pl.DataFrame, corpora: pl.DataF
         rows = scores.filter(pl.col("slice") == slice_)
         if value is not None:
             rows = rows.filter(pl.col(slice_) == value)
-        per_system = [(s["label"], s["group"], rows.filter(pl.col("system") == s["system"]).to_dicts())
+        per_system = [(s["label"], s["group"],
+                       rows.filter(pl.col("system") == s["system"]).to_dicts())
                       for s in systems.to_dicts()]
         per_system = [p for p in per_system if p[2]]
         ranked = las.filter(pl.col("slice") == slice_)
@@ -350,45 +393,55 @@ def _ud(con, campaign, task, out: Path, systems: pl.DataFrame, corpora: pl.DataF
                      "cells": [next((r for r in mine if r["metric"] == m), None)
                                for m in UD_METRICS]}
                     for label, group, mine in per_system]
-        tables.append({"title": title, "slice": slice_, "overview": _grouped(overview), "systems": per_system})
+        tables.append({"title": title, "slice": slice_, "overview": _grouped(overview),
+                       "systems": per_system})
     by_label = _published(frame(con, """
         SELECT system, breakdown, label AS value, gold_total, system_total, correct, precision,
                recall, f1, uas_recall
         FROM mart_parsing_ud_by_label_task WHERE campaign = ? AND task = ?
         ORDER BY breakdown, value, system""", key), systems)
     columns = [s for s in systems.to_dicts() if s["system"] in set(by_label["system"])]
-    breakdowns = {b: _label_rows(by_label.filter(pl.col("breakdown") == b), columns) for b in ("deprel", "upos")}
+    breakdowns = {b: _label_rows(by_label.filter(pl.col("breakdown") == b), columns)
+                  for b in ("deprel", "upos")}
     deprels = breakdowns["deprel"]
-    chart = label_bars([r["value"] for r in deprels],
-                       {s["label"]: [c["f1"] if c else None for c in (r["cells"][i] for r in deprels)]
-                        for i, s in enumerate(columns)}, "LAS F1 (%)",
-                       "LAS F1 per dependency relation (reference frequency order)") if deprels else ""
+    chart = label_bars([r["value"] for r in deprels], {
+        s["label"]: [c["f1"] if c else None for c in (r["cells"][i] for r in deprels)]
+        for i, s in enumerate(columns)}, "LAS F1 (%)",
+        "LAS F1 per dependency relation (reference frequency order)") if deprels else ""
     confusion = _published(frame(con, """
         WITH cells AS (
-            SELECT system, gold_deprel, system_deprel, sum(words)::BIGINT AS words FROM mart_parsing_ud_confusion
+            SELECT system, gold_deprel, system_deprel, sum(words)::BIGINT AS words"""
+            """ FROM mart_parsing_ud_confusion
             WHERE campaign = ? AND task = ? AND scope = 'head_correct' GROUP BY ALL),
-        shares AS (SELECT *, words / sum(words) OVER (PARTITION BY system, gold_deprel) AS share FROM cells)
+        shares AS (SELECT *, words / sum(words) OVER (PARTITION BY system, gold_deprel)"""
+        """ AS share FROM cells)
         SELECT * FROM shares WHERE gold_deprel IS DISTINCT FROM system_deprel
-        QUALIFY row_number() OVER (PARTITION BY system ORDER BY words DESC, gold_deprel, system_deprel) <= ?
+        QUALIFY row_number() OVER (PARTITION BY system"""
+        """ ORDER BY words DESC, gold_deprel, system_deprel) <= ?
         ORDER BY words DESC, gold_deprel, system_deprel""", [*key, TOP_CONFUSIONS]), systems)
-    differences = _published(frame(con, "SELECT corpus, system, gold_line, system_line, gold_text, system_text "
-                                        "FROM int_parsing_ud_difference WHERE campaign = ? AND task = ? "
+    differences = _published(frame(con, "SELECT corpus, system, gold_line, system_line, gold_text, "
+                                        "system_text FROM int_parsing_ud_difference "
+                                        "WHERE campaign = ? AND task = ? "
                                         "ORDER BY corpus, gold_line", key), systems)
     version = code_version()
     sig = {"head": sig_ud, "corpus": f"corpus|conllu|units:syntactic-words|version:{version}",
            "confusion": f"confusion|scope:head_correct|top:{TOP_CONFUSIONS}|{sig_ud}"}
     files = export_tables(out, {
-        "parsing_ud_corpora": corpora.select("corpus", "phase", "genre", "annotated_sentences", "annotated_words"),
+        "parsing_ud_corpora": corpora.select("corpus", "phase", "genre", "annotated_sentences",
+                                             "annotated_words"),
         "parsing_ud_scores": _front(scores),
         "parsing_ud_by_label": _front(by_label),
         "parsing_ud_confusion": _front(confusion),
         "parsing_ud_differences": _front(differences),
     })
-    return {"metrics": UD_METRICS, "scopes": tables, "label_columns": columns, "breakdowns": breakdowns,
-            "deprel_chart": chart,
-            "confusion": [(s["label"], s["group"], confusion.filter(pl.col("system") == s["system"]).to_dicts())
-                          for s in systems.to_dicts() if confusion.filter(pl.col("system") == s["system"]).height],
-            "differences": differences.to_dicts(), "top_confusions": TOP_CONFUSIONS, "sig": sig, "files": files}
+    return {"metrics": UD_METRICS, "scopes": tables, "label_columns": columns,
+            "breakdowns": breakdowns, "deprel_chart": chart,
+            "confusion": [(s["label"], s["group"],
+                           confusion.filter(pl.col("system") == s["system"]).to_dicts())
+                          for s in systems.to_dicts()
+                          if confusion.filter(pl.col("system") == s["system"]).height],
+            "differences": differences.to_dicts(), "top_confusions": TOP_CONFUSIONS, "sig": sig,
+            "files": files}
 
 
 def _label_rows(rows: pl.DataFrame, columns: list[dict]) -> list[dict]:
@@ -399,5 +452,6 @@ def _label_rows(rows: pl.DataFrame, columns: list[dict]) -> list[dict]:
     out = []
     for value, count in gold.iter_rows():
         mine = {r["system"]: r for r in rows.filter(pl.col("value") == value).to_dicts()}
-        out.append({"value": value, "gold": count, "cells": [mine.get(s["system"]) for s in columns]})
+        out.append({"value": value, "gold": count,
+                    "cells": [mine.get(s["system"]) for s in columns]})
     return out

@@ -43,7 +43,8 @@ def _with_ranks(con, key: list, scores: pl.DataFrame) -> pl.DataFrame:
     """Each shown system's rank range by P among the shown systems of its corpus and variant
     (corpus rows only), from the paired tests of mart_pos_paired (reports/ranks.py)."""
     tests = frame(con, "SELECT corpus, evaluation, granularity, system_a, system_b, delta, p_value "
-                       "FROM mart_pos_paired WHERE campaign = ? AND task = ? AND measure = 'P'", key)
+                       "FROM mart_pos_paired WHERE campaign = ? AND task = ? "
+                       "AND measure = 'P'", key)
     return ranks.with_ranks(scores, tests, ["corpus", "evaluation", "granularity"], "P",
                             where=pl.col("slice") == "corpus")
 
@@ -52,12 +53,14 @@ def page_data(con, campaign, task, out: Path) -> dict:
     """Everything the ``pos.html`` template shows, and the exported files."""
     key = [campaign.id, task.id]
     evaluations = [e for e in EVALUATIONS if e in task.options.get("evaluations", EVALUATIONS)]
-    granularities = [g for g in GRANULARITIES if g in task.options.get("granularities", GRANULARITIES)]
+    granularities = [g for g in GRANULARITIES
+                     if g in task.options.get("granularities", GRANULARITIES)]
     systems = frame(con, "SELECT system, label, organiser, baseline FROM cat_system "
                          "WHERE campaign = ? AND task = ? AND label IS NOT NULL", key)
     systems = systems.with_columns(
         pl.when(pl.col("organiser")).then(pl.lit("organiser"))
-        .when(pl.col("baseline")).then(pl.lit("baseline")).otherwise(pl.lit("participant")).alias("group"),
+        .when(pl.col("baseline")).then(pl.lit("baseline")).otherwise(pl.lit("participant"))
+        .alias("group"),
     ).with_columns(pl.col("group").replace_strict({g: i for i, (_, g) in enumerate(GROUPS)},
                                                   return_dtype=pl.Int32).alias("_rank"))
     systems = systems.sort("_rank", "label")
@@ -65,11 +68,13 @@ def page_data(con, campaign, task, out: Path) -> dict:
     visible = systems.select("system", "label", "organiser", "baseline", "group")
 
     def published(query: str, params=key) -> pl.DataFrame:
-        rows = frame(con, f"SELECT * FROM ({query}) ORDER BY ALL", params)  # a total order: same bytes
+        # a total order: same bytes
+        rows = frame(con, f"SELECT * FROM ({query}) ORDER BY ALL", params)
         if not rows.height:
             return rows
         return (rows.join(visible, on="system", how="inner", maintain_order="left")
-                .with_columns(pl.col("system").replace_strict(order, return_dtype=pl.Int64).alias("_order"))
+                .with_columns(pl.col("system").replace_strict(order, return_dtype=pl.Int64)
+                              .alias("_order"))
                 .sort("corpus", "_order", maintain_order=True).drop("_order"))
 
     scores = published(
@@ -80,13 +85,16 @@ def page_data(con, campaign, task, out: Path) -> dict:
         "im.ci_low AS Pmoy_low, im.ci_high AS Pmoy_high, s.signature "
         "FROM mart_pos_scores s "
         "LEFT JOIN mart_pos_interval ip ON ip.measure = 'P' AND s.slice = 'corpus' "
-        " AND ip.campaign = s.campaign AND ip.task = s.task AND ip.corpus = s.corpus AND ip.system = s.system "
+        " AND ip.campaign = s.campaign AND ip.task = s.task AND ip.corpus = s.corpus"
+        " AND ip.system = s.system "
         " AND ip.evaluation = s.evaluation AND ip.granularity = s.granularity "
         "LEFT JOIN mart_pos_interval id ON id.measure = 'D' AND s.slice = 'corpus' "
-        " AND id.campaign = s.campaign AND id.task = s.task AND id.corpus = s.corpus AND id.system = s.system "
+        " AND id.campaign = s.campaign AND id.task = s.task AND id.corpus = s.corpus"
+        " AND id.system = s.system "
         " AND id.evaluation = s.evaluation AND id.granularity = s.granularity "
         "LEFT JOIN mart_pos_interval im ON im.measure = 'Pmoy' AND s.slice = 'corpus' "
-        " AND im.campaign = s.campaign AND im.task = s.task AND im.corpus = s.corpus AND im.system = s.system "
+        " AND im.campaign = s.campaign AND im.task = s.task AND im.corpus = s.corpus"
+        " AND im.system = s.system "
         " AND im.evaluation = s.evaluation AND im.granularity = s.granularity "
         "WHERE s.campaign = ? AND s.task = ? AND s.slice IN ('corpus', 'genre')")
     scores = _with_ranks(con, key, scores)
@@ -99,17 +107,20 @@ def page_data(con, campaign, task, out: Path) -> dict:
         return stored_signature(stored.get(f"{evaluation}/{granularity}", []),
                                 signature(task, evaluation, granularity))
     if scores.height:
-        scores = scores.filter(pl.col("evaluation").is_in(evaluations) & pl.col("granularity").is_in(granularities))
+        scores = scores.filter(pl.col("evaluation").is_in(evaluations)
+                               & pl.col("granularity").is_in(granularities))
     corpora = frame(con, """
-        SELECT c.corpus, c.phase, count(DISTINCT u.doc) AS documents, count(DISTINCT u.genre) AS genres,
+        SELECT c.corpus, c.phase, count(DISTINCT u.doc) AS documents,"""
+        """ count(DISTINCT u.genre) AS genres,
                count(DISTINCT (u.doc, u.sent)) AS sentences, count(u.unit) AS units
         FROM cat_corpus c
-        LEFT JOIN cat_input_current i ON i.campaign = c.campaign AND i.task = c.task AND i.corpus = c.corpus
+        LEFT JOIN cat_input_current i ON i.campaign = c.campaign AND i.task = c.task"""
+        """ AND i.corpus = c.corpus
          AND i.system = '' AND i.role = 'reference'
         LEFT JOIN int_pos_ref_unit u ON u.sha256 = i.sha256
         WHERE c.campaign = ? AND c.task = ? GROUP BY ALL ORDER BY c.corpus""", key)
-    resamples = frame(con, "SELECT DISTINCT resamples, seed FROM mart_pos_interval WHERE campaign = ? AND task = ?",
-                      key).to_dicts()
+    resamples = frame(con, "SELECT DISTINCT resamples, seed FROM mart_pos_interval "
+                           "WHERE campaign = ? AND task = ?", key).to_dicts()
     boot_n, boot_seed = ((resamples[0]["resamples"], resamples[0]["seed"]) if len(resamples) == 1
                          else (campaign.bootstrap, campaign.seed))
     unknown = published(
@@ -122,7 +133,8 @@ def page_data(con, campaign, task, out: Path) -> dict:
                          "GROUP BY ALL", key)
     kappa = published("SELECT corpus, system, cases, p_o, p_e, kappa FROM mart_pos_kappa "
                       "WHERE campaign = ? AND task = ?")
-    pairs = frame(con, "SELECT corpus, system_a, system_b, cases, p_o, p_e, kappa FROM mart_pos_kappa_pairs "
+    pairs = frame(con, "SELECT corpus, system_a, system_b, cases, p_o, p_e, kappa "
+                       "FROM mart_pos_kappa_pairs "
                        "WHERE campaign = ? AND task = ? ORDER BY corpus", key)
     labels = dict(zip(visible["system"], visible["label"]))
     groups = dict(zip(visible["system"], visible["group"]))
@@ -131,28 +143,34 @@ def page_data(con, campaign, task, out: Path) -> dict:
         both = pl.col("system_a").is_in(list(labels)) & pl.col("system_b").is_in(list(labels))
         for r in pairs.filter(both).to_dicts():
             a, b = sorted((r["system_a"], r["system_b"]), key=order.get)  # page order, A before B
-            rows.append({**r, "system_a": a, "system_b": b, "label_a": labels[a], "label_b": labels[b],
-                         "group_a": groups[a], "group_b": groups[b], "_1": order[a], "_2": order[b]})
-        pairs = (pl.DataFrame(rows, infer_schema_length=None).sort("corpus", "_1", "_2").drop("_1", "_2")
-                 if rows else pairs.clear())
+            rows.append({**r, "system_a": a, "system_b": b, "label_a": labels[a],
+                         "label_b": labels[b], "group_a": groups[a], "group_b": groups[b],
+                         "_1": order[a], "_2": order[b]})
+        pairs = (pl.DataFrame(rows, infer_schema_length=None).sort("corpus", "_1", "_2")
+                 .drop("_1", "_2") if rows else pairs.clear())
     consensus = frame(con, """
         SELECT c.corpus, count(u.unit) AS units, count(m.ref_unit) AS with_consensus,
-               avg(m.agreement::DECIMAL(38, 18))::DOUBLE AS mean_agreement,  -- exact sum: same bits every run
+               avg(m.agreement::DECIMAL(38, 18))::DOUBLE"""
+               """ AS mean_agreement,  -- exact sum: same bits every run
                avg((m.agreement >= 1 - 1e-9)::INTEGER) AS share_full,
                avg((m.agreement >= 0.5)::INTEGER) AS share_half,
                avg((m.agreement < 0.5)::INTEGER) AS share_low
         FROM cat_corpus c
-        JOIN cat_input_current i ON i.campaign = c.campaign AND i.task = c.task AND i.corpus = c.corpus
+        JOIN cat_input_current i ON i.campaign = c.campaign AND i.task = c.task"""
+        """ AND i.corpus = c.corpus
          AND i.system = '' AND i.role = 'reference'
         JOIN int_pos_ref_unit u ON u.sha256 = i.sha256
-        LEFT JOIN mart_pos_consensus m ON m.campaign = c.campaign AND m.task = c.task AND m.corpus = c.corpus
+        LEFT JOIN mart_pos_consensus m ON m.campaign = c.campaign AND m.task = c.task"""
+        """ AND m.corpus = c.corpus
          AND m.ref_unit = u.unit
         WHERE c.campaign = ? AND c.task = ? GROUP BY ALL ORDER BY c.corpus""", key)
     residual = published(
-        "SELECT corpus, system, unit, unit_form, left_context, right_context, doc, sent, total FROM ("
+        "SELECT corpus, system, unit, unit_form, left_context, right_context, doc, sent, "
+        "total FROM ("
         " SELECT *, row_number() OVER (PARTITION BY corpus, system ORDER BY unit) AS rn,"
         " count(*) OVER (PARTITION BY corpus, system) AS total"
-        " FROM int_pos_residual WHERE campaign = ? AND task = ?) WHERE rn <= ?", [*key, RESIDUAL_EXAMPLES])
+        " FROM int_pos_residual WHERE campaign = ? AND task = ?) WHERE rn <= ?",
+        [*key, RESIDUAL_EXAMPLES])
     rejected = rejected_inputs(con, campaign, task, labels)
 
     version = code_version()
@@ -164,7 +182,8 @@ def page_data(con, campaign, task, out: Path) -> dict:
     sig = {
         "head": head_sig,
         "variants": {f"{e}/{g}": variant_sig(e, g) for e in evaluations for g in granularities},
-        "bootstrap": f"boot|unit:sentence|resamples:{boot_n}|seed:{boot_seed}|interval:percentile-95",
+        "bootstrap": f"boot|unit:sentence|resamples:{boot_n}|seed:{boot_seed}"
+                     "|interval:percentile-95",
         "corpus": f"corpus|units:minimal|version:{version}",
         "zone": f"zone|exact:slice-band|points:400|{head_sig}",
         "absolute": strict_sig,  # views computed on the absolute evaluation (residual forms)
@@ -176,7 +195,8 @@ def page_data(con, campaign, task, out: Path) -> dict:
     for corpus in corpora["corpus"].to_list():
         consensus_file = None
         if consensus.filter((pl.col("corpus") == corpus) & (pl.col("with_consensus") > 0)).height:
-            path = write_consensus(con, campaign.id, task.id, corpus, out / f"consensus_{corpus}.grace")
+            path = write_consensus(con, campaign.id, task.id, corpus,
+                                   out / f"consensus_{corpus}.grace")
             consensus_file = path.name
             files.append(path.name)
         sc = scores.filter(pl.col("corpus") == corpus) if scores.height else scores
@@ -184,12 +204,14 @@ def page_data(con, campaign, task, out: Path) -> dict:
         def variant(evaluation, granularity, slice_="corpus", genre=None, frame_=sc):
             if not frame_.height:
                 return frame_
-            rows = frame_.filter((pl.col("evaluation") == evaluation) & (pl.col("granularity") == granularity)
+            rows = frame_.filter((pl.col("evaluation") == evaluation)
+                                 & (pl.col("granularity") == granularity)
                                  & (pl.col("slice") == slice_))
             return rows.filter(pl.col("genre") == genre) if genre is not None else rows
 
         head = variant(he, hg)
-        genres = sorted(sc.filter(pl.col("slice") == "genre")["genre"].unique().to_list()) if sc.height else []
+        genres = (sorted(sc.filter(pl.col("slice") == "genre")["genre"].unique().to_list())
+                  if sc.height else [])
         per_corpus.append({
             "id": corpus,
             "chart": _chart(head, corpus, he, hg) if head.height else "",
@@ -217,8 +239,9 @@ def page_data(con, campaign, task, out: Path) -> dict:
         "pos_consensus": consensus, "pos_corpora": corpora})
     return {"task": task, "evaluations": evaluations, "granularities": granularities,
             "head_evaluation": he, "head_granularity": hg,
-            "corpora": corpora.to_dicts(), "sig": sig, "per_corpus": per_corpus, "rejected": rejected,
-            "files": files, "resamples": boot_n, "seed": boot_seed, "residual_examples": RESIDUAL_EXAMPLES}
+            "corpora": corpora.to_dicts(), "sig": sig, "per_corpus": per_corpus,
+            "rejected": rejected, "files": files, "resamples": boot_n, "seed": boot_seed,
+            "residual_examples": RESIDUAL_EXAMPLES}
 
 
 def _noneval(sc: pl.DataFrame, granularity: str, order: dict, dropped: pl.DataFrame) -> list:

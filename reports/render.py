@@ -14,8 +14,8 @@ from scorehouse.warehouse.families import page_module
 
 def environment() -> Environment:
     """The Jinja environment with the number filters every template uses."""
-    env = Environment(loader=PackageLoader("scorehouse.reports", "templates"), autoescape=select_autoescape(["html"]),
-                      trim_blocks=True, lstrip_blocks=True)
+    env = Environment(loader=PackageLoader("scorehouse.reports", "templates"),
+                      autoescape=select_autoescape(["html"]), trim_blocks=True, lstrip_blocks=True)
     env.filters["pct"] = lambda v, d=1: "–" if v is None else f"{100 * v:.{d}f}"
     env.filters["num"] = lambda v, d=2: "–" if v is None else f"{v:.{d}f}"
     env.filters["p"] = lambda v: "–" if v is None else ("< 0.001" if v < 0.001 else f"{v:.3f}")
@@ -71,13 +71,15 @@ def with_contents(html: str) -> str:
 def render_index(con, campaign, out: Path, env: Environment, common: dict) -> Path:
     """Write the campaign's index page (its tasks and published participants) into ``out``."""
     pages = [{"task": task, "href": f"{task.id}/index.html"} for task in campaign.tasks]
-    participants = frame(con, "SELECT CASE WHEN publication = 'anonymous' THEN code ELSE name END AS shown, "
-                              "publication, organiser FROM cat_participant "
-                              "WHERE campaign = ? AND publication <> 'withheld' ORDER BY organiser, shown",
+    participants = frame(con, "SELECT CASE WHEN publication = 'anonymous' THEN code ELSE name END "
+                              "AS shown, publication, organiser FROM cat_participant "
+                              "WHERE campaign = ? AND publication <> 'withheld' "
+                              "ORDER BY organiser, shown",
                          [campaign.id]).to_dicts()
     index = out / "index.html"
-    index.write_text(env.get_template("index.html").render(**common, pages=pages, participants=participants,
-                                                           root=""), encoding="utf-8")
+    index.write_text(env.get_template("index.html").render(**common, pages=pages,
+                                                           participants=participants, root=""),
+                     encoding="utf-8")
     return index
 
 
@@ -85,9 +87,11 @@ def rejected_inputs(con, campaign, task, labels: dict[str, str]) -> list[dict]:
     """The task's inputs whose latest version was rejected, for the bulletin's warning box: the
     reference side and the published systems (``labels``: system id -> the name shown), a
     system under the name it is published with. A system shown under another name than its id
-    (an anonymous code) must not be named by its file: its path becomes ``(file)`` in the message."""
+    (an anonymous code) must not be named by its file: its path becomes ``(file)`` in the
+    message."""
     rows = frame(con, "SELECT corpus, system, role, path, error FROM cat_input_latest "
-                      "WHERE campaign = ? AND task = ? AND status = 'rejected' ORDER BY corpus, system",
+                      "WHERE campaign = ? AND task = ? AND status = 'rejected' "
+                      "ORDER BY corpus, system",
                  [campaign.id, task.id]).to_dicts()
     out = []
     for r in rows:

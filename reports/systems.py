@@ -23,7 +23,8 @@ def published_systems(con, key: list, baselines: dict | None = None) -> pl.DataF
     baselines = baselines or {}
     systems = frame(con, "SELECT s.system, s.label, s.organiser, s.baseline, "
                          "coalesce(p.publication, 'public') AS publication FROM cat_system s "
-                         "LEFT JOIN cat_participant p ON p.campaign = s.campaign AND p.participant = s.participant "
+                         "LEFT JOIN cat_participant p "
+                         "ON p.campaign = s.campaign AND p.participant = s.participant "
                          "WHERE s.campaign = ? AND s.task = ? AND s.label IS NOT NULL", key)
     missing = [[b, label, False, True, "public"] for b, (_, label) in baselines.items()
                if b not in set(systems["system"])]
@@ -34,8 +35,9 @@ def published_systems(con, key: list, baselines: dict | None = None) -> pl.DataF
                                  .when(pl.col("baseline")).then(pl.lit("baseline"))
                                  .otherwise(pl.lit("participant")).alias("group"))
             .with_columns(pl.col("group").replace_strict(rank, return_dtype=pl.Int32).alias("_g"),
-                          pl.col("system").replace_strict({b: i for i, b in enumerate(baselines)}, default=None,
-                                                          return_dtype=pl.Int32).alias("_b"))
+                          pl.col("system").replace_strict({b: i for i, b in enumerate(baselines)},
+                                                          default=None, return_dtype=pl.Int32)
+                          .alias("_b"))
             .sort("_g", "_b", "label", nulls_last=True).drop("_g", "_b").with_row_index("_order"))
 
 

@@ -8,7 +8,8 @@ import polars as pl
 
 
 def export(frame: pl.DataFrame, out: Path, stem: str) -> list[Path]:
-    """Write ``frame`` as ``stem.csv``, ``stem.parquet``, ``stem.md`` and ``stem.tex`` in ``out``."""
+    """Write ``frame`` as ``stem.csv``, ``stem.parquet``, ``stem.md`` and ``stem.tex`` in
+    ``out``."""
     out.mkdir(parents=True, exist_ok=True)
     paths = [out / f"{stem}.{ext}" for ext in ("csv", "parquet", "md", "tex")]
     frame.write_csv(paths[0])
@@ -42,7 +43,8 @@ def _cells(frame: pl.DataFrame) -> list[list[str]]:
 def markdown(frame: pl.DataFrame) -> str:
     """A GitHub-flavoured Markdown table."""
     head = "| " + " | ".join(frame.columns) + " |"
-    rule = "|" + "|".join("---:" if frame[c].dtype.is_numeric() else "---" for c in frame.columns) + "|"
+    rule = "|" + "|".join("---:" if frame[c].dtype.is_numeric() else "---"
+                          for c in frame.columns) + "|"
     body = ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in _cells(frame)]
     return "\n".join([head, rule, *body]) + "\n"
 
@@ -50,8 +52,9 @@ def markdown(frame: pl.DataFrame) -> str:
 def latex(frame: pl.DataFrame) -> str:
     """A booktabs ``tabular`` (numbers right-aligned), special characters escaped."""
     def esc(text: str) -> str:
-        for a, b in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("$", r"\$"), ("#", r"\#"),
-                     ("_", r"\_"), ("{", r"\{"), ("}", r"\}"), ("~", r"\textasciitilde{}"), ("^", r"\^{}")):
+        for a, b in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("$", r"\$"),
+                     ("#", r"\#"), ("_", r"\_"), ("{", r"\{"), ("}", r"\}"),
+                     ("~", r"\textasciitilde{}"), ("^", r"\^{}")):
             text = text.replace(a, b) if a != "\\" else text.replace(a, "\0")
         return text.replace("\0", r"\textbackslash{}")
 

@@ -66,8 +66,8 @@ def page_data(con, campaign, task, out: Path) -> dict:
     sigma, case = options["sigma"], options["case"]
     head = stored_signature(scores["signature"], family.signature(sigma, case))
     version = family.code_version()
-    boot = frame(con, "SELECT DISTINCT resamples, seed FROM mart_terms_interval WHERE campaign = ? AND task = ?",
-                 key).to_dicts()
+    boot = frame(con, "SELECT DISTINCT resamples, seed FROM mart_terms_interval "
+                      "WHERE campaign = ? AND task = ?", key).to_dicts()
     boot_n, boot_seed = ((boot[0]["resamples"], boot[0]["seed"]) if len(boot) == 1
                          else (campaign.bootstrap, campaign.seed))
     links = only_published(frame(con, """
@@ -79,36 +79,45 @@ def page_data(con, campaign, task, out: Path) -> dict:
                                  family.link_signature(options["symmetric_relations"], case))
     links = links.drop("signature")  # shown under the tables only
     sig = {"head": head,
-           "bootstrap": f"boot|resample:output-parts(TP),reference-terms(TR,R),output-terms(P),paired(F)"
-                        f"|resamples:{boot_n}|seed:{boot_seed}|interval:percentile-95",
+           "bootstrap": f"boot|resample:output-parts(TP),reference-terms(TR,R),output-terms(P),"
+                        f"paired(F)|resamples:{boot_n}|seed:{boot_seed}|interval:percentile-95",
            "sweep": head.replace(f"sigma:{sigma:g}|", "sigma:0..1/0.05|"),
-           "pairs": f"pairs|reference:reference|slice:all|exact:no|dt<=sigma|shown:{PAIRS}+{PAIRS}|{head}",
+           "pairs": f"pairs|reference:reference|slice:all|exact:no|dt<=sigma"
+                    f"|shown:{PAIRS}+{PAIRS}|{head}",
            "links": links_sig,
            "validation": f"validation|effort:(modified+deleted+added)/raw|{head}",
            "build": f"correct|order:declaration|reference:union-of-earlier-validated-lists|{head}",
            "changes": f"changes|top:0|slice:all|{head}",
-           "lists": f"lists|case:{case}|normalisation:NFC|duplicates:counted-once|version:{version}"}
+           "lists": f"lists|case:{case}|normalisation:NFC|duplicates:counted-once"
+                    f"|version:{version}"}
     sweep = only_published(frame(con, """
-        SELECT corpus, system, sigma, output_terms, aligned_terms, parts, tp, tr, f, precision, recall, f_exact
-        FROM mart_terms_sweep WHERE campaign = ? AND task = ? AND reference = 'reference' AND slice = 'all'
+        SELECT corpus, system, sigma, output_terms, aligned_terms, parts, tp, tr, f, precision,"""
+        """ recall, f_exact
+        FROM mart_terms_sweep WHERE campaign = ? AND task = ? AND reference = 'reference'"""
+        """ AND slice = 'all'
          AND top = 0 ORDER BY corpus, system, sigma""", key), systems)
     pairs = only_published(frame(con, f"""
         WITH aligned AS (
             SELECT corpus, system, term, rank, nearest, nearest_label, dch, dtc, dt,
                    row_number() OVER (PARTITION BY corpus, system ORDER BY dt, rank, term) AS up,
-                   row_number() OVER (PARTITION BY corpus, system ORDER BY dt DESC, rank, term) AS down,
+                   row_number() OVER (PARTITION BY corpus, system ORDER BY dt DESC, rank, term)"""
+                   f""" AS down,
                    count(*) OVER (PARTITION BY corpus, system) AS total
             FROM int_terms_alignment
-            WHERE campaign = ? AND task = ? AND reference = 'reference' AND slice = 'all' AND NOT exact
+            WHERE campaign = ? AND task = ? AND reference = 'reference' AND slice = 'all'"""
+            f""" AND NOT exact
              AND dt <= ? + {TOLERANCE})
         SELECT *, CASE WHEN up <= {PAIRS} THEN 'closest' ELSE 'threshold' END AS kind
         FROM aligned WHERE up <= {PAIRS} OR down <= {PAIRS}
-        ORDER BY corpus, kind, CASE WHEN up <= {PAIRS} THEN up ELSE down END""", [*key, sigma]), systems)
+        ORDER BY corpus, kind, CASE WHEN up <= {PAIRS} THEN up ELSE down END""", [*key, sigma]),
+        systems)
     validation = only_published(frame(con, """
-        SELECT v.corpus, v.system, v.raw_terms, v.validated_terms, v.kept, v.modified, v.deleted, v.added, v.effort,
+        SELECT v.corpus, v.system, v.raw_terms, v.validated_terms, v.kept, v.modified,"""
+        """ v.deleted, v.added, v.effort,
                s.tp, s.tr, s.f, s.precision, s.recall, s.f_exact
         FROM mart_terms_validation v
-        LEFT JOIN mart_terms_scores s ON s.campaign = v.campaign AND s.task = v.task AND s.corpus = v.corpus
+        LEFT JOIN mart_terms_scores s ON s.campaign = v.campaign AND s.task = v.task"""
+        """ AND s.corpus = v.corpus
          AND s.system = v.system AND s.reference = 'validated' AND s.slice = 'all' AND s.top = 0
         WHERE v.campaign = ? AND v.task = ? ORDER BY ALL""", key), systems)
     build = frame(con, """
@@ -117,7 +126,8 @@ def page_data(con, campaign, task, out: Path) -> dict:
         ORDER BY corpus, version""", key)
     if build.height:
         build = build.with_columns(
-            pl.col("contributor").replace_strict({"": "corpus reference", **labels}, default=WITHHELD).alias("label"),
+            pl.col("contributor").replace_strict({"": "corpus reference", **labels},
+                                                 default=WITHHELD).alias("label"),
             pl.col("contributor").replace_strict(groups, default="participant").alias("group"),
             pl.col("added").cum_sum().over("corpus").alias("size"))
     changes = _changes(con, key, systems)
@@ -136,19 +146,21 @@ def page_data(con, campaign, task, out: Path) -> dict:
         whole = ranks.with_ranks(whole, tests, ["corpus"], "tr")  # by TR among the shown systems
         slices = sorted(s for s in set(ref["slice"]) if s.startswith("without:"))
         label_slices = sorted(s for s in set(ref["slice"]) if s.startswith("label:"))
-        incremental = mine.filter((pl.col("reference") == "incremental") & (pl.col("slice") == "all")
-                                  & (pl.col("top") == 0))
+        incremental = mine.filter((pl.col("reference") == "incremental")
+                                  & (pl.col("slice") == "all") & (pl.col("top") == 0))
         incremental = incremental.with_columns(pl.col("system").replace_strict(
-            {s: i for i, s in enumerate(order)}, default=len(order), return_dtype=pl.Int32).alias("_d")
-        ).sort("_d", maintain_order=True).drop("_d")
+            {s: i for i, s in enumerate(order)}, default=len(order),
+            return_dtype=pl.Int32).alias("_d")).sort("_d", maintain_order=True).drop("_d")
         curves = sweep.filter(pl.col("corpus") == corpus)
         sections.append({
             "id": corpus,
             "main": grouped(whole.to_dicts()),
-            "termeval": grouped(_by_slice(ref.filter(pl.col("top") == 0), ["all", *slices])) if slices else [],
+            "termeval": grouped(_by_slice(ref.filter(pl.col("top") == 0), ["all", *slices]))
+            if slices else [],
             "slices": [(s, _slice_title(s), _size(ref, s)) for s in ["all", *slices]],
             "labels": [(s.split(":", 1)[1], _size(ref, s)) for s in label_slices],
-            "by_label": grouped(_by_slice(ref.filter(pl.col("top") == 0), label_slices)) if label_slices else [],
+            "by_label": grouped(_by_slice(ref.filter(pl.col("top") == 0), label_slices))
+            if label_slices else [],
             "cutoffs": grouped(_cutoffs(ref.filter(pl.col("slice") == "all"))),
             "charts": _charts(corpus, curves, sigma) if curves.height else {},
             "pairs": _pair_blocks(pairs.filter(pl.col("corpus") == corpus)),
@@ -172,9 +184,9 @@ def page_data(con, campaign, task, out: Path) -> dict:
         "terms_validation": validation,
         "terms_reference_build": build.drop("contributor", "group") if build.height else build,
     })
-    return {"task": task, "sigma": sigma, "case": case, "corpora": corpora.to_dicts(), "sections": sections,
-            "sig": sig, "resamples": boot_n, "seed": boot_seed, "rejected": rejected, "files": files,
-            "references": REFERENCES, "pairs_shown": PAIRS}
+    return {"task": task, "sigma": sigma, "case": case, "corpora": corpora.to_dicts(),
+            "sections": sections, "sig": sig, "resamples": boot_n, "seed": boot_seed,
+            "rejected": rejected, "files": files, "references": REFERENCES, "pairs_shown": PAIRS}
 
 
 # ---------------------------------------------------------------- systems and rows
@@ -185,12 +197,14 @@ def _scores(con, key: list) -> pl.DataFrame:
     bounds = ", ".join(f"max(i.low) FILTER (WHERE i.metric = '{m}') AS {m}_low, "
                        f"max(i.high) FILTER (WHERE i.metric = '{m}') AS {m}_high" for m in METRICS)
     return frame(con, f"""
-        SELECT s.corpus, s.system, s.reference, s.slice, s.top, s.sigma, s.output_terms, s.reference_terms,
+        SELECT s.corpus, s.system, s.reference, s.slice, s.top, s.sigma, s.output_terms,"""
+        f""" s.reference_terms,
                s.aligned_terms, s.parts, s.tp, s.tr, s.f, s.precision, s.recall, s.f_exact,
                {bounds}, s.signature
         FROM mart_terms_scores s
         LEFT JOIN mart_terms_interval i ON s.top = 0 AND i.campaign = s.campaign AND i.task = s.task
-         AND i.corpus = s.corpus AND i.system = s.system AND i.reference = s.reference AND i.slice = s.slice
+         AND i.corpus = s.corpus AND i.system = s.system AND i.reference = s.reference"""
+         f""" AND i.slice = s.slice
         WHERE s.campaign = ? AND s.task = ?
         GROUP BY ALL ORDER BY s.corpus, s.reference, s.slice, s.top""", key)
 
@@ -207,10 +221,12 @@ def _slice_title(slice_: str) -> str:
 
 
 def _by_slice(rows: pl.DataFrame, slices: list[str]) -> list[dict]:
-    """One dict per system (page order) with ``cells``: its scores in each slice (None if absent)."""
+    """One dict per system (page order) with ``cells``: its scores in each slice (None if
+    absent)."""
     out: dict[str, dict] = {}
     for r in rows.iter_rows(named=True):
-        out.setdefault(r["system"], {"label": r["label"], "group": r["group"], "by": {}})["by"][r["slice"]] = r
+        out.setdefault(r["system"], {"label": r["label"], "group": r["group"],
+                                     "by": {}})["by"][r["slice"]] = r
     return [{**r, "cells": [r["by"].get(s) for s in slices]} for r in out.values()]
 
 
@@ -221,7 +237,8 @@ def _cutoffs(rows: pl.DataFrame) -> list[dict]:
         return []
     out: dict[str, dict] = {}
     for r in rows.iter_rows(named=True):
-        out.setdefault(r["system"], {"label": r["label"], "group": r["group"], "rows": []})["rows"].append(r)
+        out.setdefault(r["system"], {"label": r["label"], "group": r["group"],
+                                     "rows": []})["rows"].append(r)
     for block in out.values():
         block["rows"].sort(key=lambda r: (r["top"] == 0, r["top"]))
     return list(out.values())
@@ -238,10 +255,13 @@ def _charts(corpus: str, curves: pl.DataFrame, sigma: float) -> dict[str, str]:
         for metric in series:
             series[metric][label] = [at[s][metric] if s in at else None for s in sigmas]
     where = f"(declared σ = {sigma:g})"
-    return {"tp": way_lines(ticks, series["tp"], "TP (%)", f"{corpus}: term precision TP against σ {where}"),
-            "tr": way_lines(ticks, series["tr"], "TR (%)", f"{corpus}: term recall TR against σ {where}"),
+    return {"tp": way_lines(ticks, series["tp"], "TP (%)",
+                            f"{corpus}: term precision TP against σ {where}"),
+            "tr": way_lines(ticks, series["tr"], "TR (%)",
+                            f"{corpus}: term recall TR against σ {where}"),
             "aligned": way_lines(ticks, series["aligned_terms"], "# aligned output terms",
-                                 f"{corpus}: output terms aligned to the reference against σ {where}", scale=1.0)}
+                                 f"{corpus}: output terms aligned to the reference "
+                                 f"against σ {where}", scale=1.0)}
 
 
 def _pair_blocks(pairs: pl.DataFrame) -> list[dict]:
@@ -249,8 +269,9 @@ def _pair_blocks(pairs: pl.DataFrame) -> list[dict]:
     and those nearest the threshold sigma (``threshold``, the largest dt first), and their count."""
     out: dict[str, dict] = {}
     for r in pairs.iter_rows(named=True):
-        block = out.setdefault(r["system"], {"label": r["label"], "group": r["group"], "total": r["total"],
-                                             "closest": [], "threshold": []})
+        block = out.setdefault(r["system"], {"label": r["label"], "group": r["group"],
+                                             "total": r["total"], "closest": [],
+                                             "threshold": []})
         block[r["kind"]].append(r)
     return list(out.values())
 
@@ -282,8 +303,10 @@ def _changes(con, key: list, systems: pl.DataFrame) -> pl.DataFrame:
     """The rows of mart_terms_changes of the latest scoring run that replaced a previous value
     (slice ``all``), with the inputs that changed and ``moved``: whether TP or the exact F did."""
     rows = only_published(frame(con, """
-        SELECT corpus, system, reference, slice, run_id, previous_run_id, tp, previous_tp, delta_tp, f_exact,
-               previous_f_exact, inputs::VARCHAR AS inputs, previous_inputs::VARCHAR AS previous_inputs
+        SELECT corpus, system, reference, slice, run_id, previous_run_id, tp, previous_tp,"""
+        """ delta_tp, f_exact,
+               previous_f_exact, inputs::VARCHAR AS inputs,"""
+               """ previous_inputs::VARCHAR AS previous_inputs
         FROM mart_terms_changes
         WHERE campaign = ? AND task = ? AND slice = 'all' AND previous_run_id IS NOT NULL
          AND run_id = (SELECT max(run_id) FROM hist_terms_scores WHERE campaign = ? AND task = ?)
@@ -291,19 +314,24 @@ def _changes(con, key: list, systems: pl.DataFrame) -> pl.DataFrame:
     if not rows.height:
         return rows
     return rows.with_columns(pl.struct("inputs", "previous_inputs").map_elements(
-        lambda r: _input_change(r["inputs"], r["previous_inputs"]), return_dtype=pl.String).alias("changed"),
+        lambda r: _input_change(r["inputs"], r["previous_inputs"]),
+        return_dtype=pl.String).alias("changed"),
         (pl.col("f_exact") - pl.col("previous_f_exact")).alias("delta_f_exact")).with_columns(
-        ((pl.col("delta_tp").abs() > 1e-12) | (pl.col("delta_f_exact").abs() > 1e-12)).fill_null(True).alias("moved"))
+        ((pl.col("delta_tp").abs() > 1e-12) | (pl.col("delta_f_exact").abs() > 1e-12))
+        .fill_null(True).alias("moved"))
 
 
 def _lists(con, key: list, systems: pl.DataFrame, root: Path) -> pl.DataFrame:
     """mart_terms_list of the corpus references and the published systems, paths relative to the
     campaign directory; an anonymous system's path is left out (it often names the system)."""
-    rows = frame(con, "SELECT corpus, system, role, path, lines, terms, duplicates FROM mart_terms_list "
-                      "WHERE campaign = ? AND task = ? ORDER BY corpus, system, role", key)
+    rows = frame(con, "SELECT corpus, system, role, path, lines, terms, duplicates "
+                      "FROM mart_terms_list WHERE campaign = ? AND task = ? "
+                      "ORDER BY corpus, system, role", key)
     reference = rows.filter(pl.col("system") == "").with_columns(
-        pl.lit("reference").alias("label"), pl.lit(False).alias("organiser"), pl.lit("reference").alias("group"))
-    rows = pl.concat([reference, only_published(rows.filter(pl.col("system") != ""), systems)], how="diagonal_relaxed")
+        pl.lit("reference").alias("label"), pl.lit(False).alias("organiser"),
+        pl.lit("reference").alias("group"))
+    rows = pl.concat([reference, only_published(rows.filter(pl.col("system") != ""), systems)],
+                     how="diagonal_relaxed")
 
     def relative(path: str) -> str:
         try:
@@ -311,8 +339,9 @@ def _lists(con, key: list, systems: pl.DataFrame, root: Path) -> pl.DataFrame:
         except ValueError:
             return Path(path).name
     anonymous = set(systems.filter(pl.col("publication") == "anonymous")["system"])
-    return rows.with_columns(pl.when(pl.col("system").is_in(list(anonymous))).then(None)
-                             .otherwise(pl.col("path").map_elements(relative, return_dtype=pl.String)).alias("path"))
+    return rows.with_columns(
+        pl.when(pl.col("system").is_in(list(anonymous))).then(None)
+        .otherwise(pl.col("path").map_elements(relative, return_dtype=pl.String)).alias("path"))
 
 
 def _corpora(con, key: list, task, scores: pl.DataFrame) -> pl.DataFrame:
@@ -322,14 +351,18 @@ def _corpora(con, key: list, task, scores: pl.DataFrame) -> pl.DataFrame:
         WHERE campaign = ? AND task = ? AND reference = 'reference' GROUP BY corpus, slice""", key)
     rows = []
     for c in task.corpora:
-        mine = {r["slice"]: r["terms"] for r in sizes.filter(pl.col("corpus") == c.id).iter_rows(named=True)}
-        by_label = ", ".join(f"{s.split(':', 1)[1]} {n}" for s, n in sorted(mine.items()) if s.startswith("label:"))
+        mine = {r["slice"]: r["terms"]
+                for r in sizes.filter(pl.col("corpus") == c.id).iter_rows(named=True)}
+        by_label = ", ".join(f"{s.split(':', 1)[1]} {n}" for s, n in sorted(mine.items())
+                             if s.startswith("label:"))
         rows.append({"corpus": c.id, "phase": c.phase, "genre": str(c.options.get("genre", "")),
                      "reference_terms": mine.get("all"), "labels": by_label,
-                     "systems": scores.filter((pl.col("corpus") == c.id) & (pl.col("reference") == "reference")
+                     "systems": scores.filter((pl.col("corpus") == c.id)
+                                              & (pl.col("reference") == "reference")
                                               )["system"].n_unique() if scores.height else 0})
     return pl.DataFrame(rows, schema={"corpus": pl.String, "phase": pl.String, "genre": pl.String,
-                                      "reference_terms": pl.Int64, "labels": pl.String, "systems": pl.Int64})
+                                      "reference_terms": pl.Int64, "labels": pl.String,
+                                      "systems": pl.Int64})
 
 
 # ---------------------------------------------------------------- export

@@ -26,7 +26,8 @@ def page_data(con, campaign, task, out: Path) -> dict:
     """Everything the ``wer.html`` template shows, and the exported files."""
     key = [campaign.id, task.id]
     systems = frame(con, "SELECT system, label, organiser, options FROM cat_system "
-                         "WHERE campaign = ? AND task = ? AND label IS NOT NULL ORDER BY organiser, label", key)
+                         "WHERE campaign = ? AND task = ? AND label IS NOT NULL "
+                         "ORDER BY organiser, label", key)
     methods = list(task.options.get("methods", ["m1", "m2", "m3", "m4"]))
     headline = task.options.get("headline_method", "m3" if "m3" in methods else methods[-1])
     official = {r["system"]: _official(json.loads(r["options"] or "{}"), methods, headline)
@@ -34,13 +35,14 @@ def page_data(con, campaign, task, out: Path) -> dict:
     visible = systems.select("system", "label", "organiser")
 
     def published(query: str, params=key, on="system") -> pl.DataFrame:
-        rows = frame(con, f"SELECT * FROM ({query}) ORDER BY ALL", params)  # a total order: same bytes
-        return rows.join(visible, left_on=on, right_on="system", how="inner", maintain_order="left") \
-            if rows.height else rows
+        # a total order: same bytes
+        rows = frame(con, f"SELECT * FROM ({query}) ORDER BY ALL", params)
+        return rows.join(visible, left_on=on, right_on="system", how="inner",
+                         maintain_order="left") if rows.height else rows
 
     scores = published(
-        "SELECT s.corpus, s.system, s.method, s.utterances, s.missing, s.N, s.wer, s.c_rate, s.i_rate, "
-        "s.s_rate, s.d_rate, i.ci_low, i.ci_high, s.signature FROM mart_wer_scores s "
+        "SELECT s.corpus, s.system, s.method, s.utterances, s.missing, s.N, s.wer, s.c_rate, "
+        "s.i_rate, s.s_rate, s.d_rate, i.ci_low, i.ci_high, s.signature FROM mart_wer_scores s "
         "LEFT JOIN mart_wer_interval i USING (campaign, task, corpus, system, method) "
         "WHERE s.campaign = ? AND s.task = ?")
     scores = ranks.with_ranks(scores, frame(
@@ -49,36 +51,43 @@ def page_data(con, campaign, task, out: Path) -> dict:
         higher_is_better=False)
     if scores.height:
         scores = scores.with_columns(
-            pl.struct("system", "method").map_elements(lambda r: official[r["system"]] == r["method"],
-                                                       return_dtype=pl.Boolean).alias("official"),
-            pl.col("method").replace_strict({m: i for i, m in enumerate(methods)}, default=99).alias("_m"),
+            pl.struct("system", "method")
+            .map_elements(lambda r: official[r["system"]] == r["method"], return_dtype=pl.Boolean)
+            .alias("official"),
+            pl.col("method").replace_strict({m: i for i, m in enumerate(methods)},
+                                            default=99).alias("_m"),
         ).sort("corpus", "organiser", "label", "_m").drop("_m")
     corpora = frame(con, "SELECT m.corpus, c.phase, m.utterances, m.reference_words, m.mean_length "
                          "FROM mart_wer_corpus m JOIN cat_corpus c USING (campaign, task, corpus) "
                          "WHERE m.campaign = ? AND m.task = ? ORDER BY m.corpus", key)
-    ier = published("SELECT corpus, system, evaluation, interpretable, ier, c_rate, fr / interpretable AS fr_rate, "
-                    "sub / interpretable AS sub_rate, fa / interpretable AS fa_rate, signature "
+    ier = published("SELECT corpus, system, evaluation, interpretable, ier, c_rate, "
+                    "fr / interpretable AS fr_rate, sub / interpretable AS sub_rate, "
+                    "fa / interpretable AS fa_rate, signature "
                     "FROM mart_ier_scores WHERE campaign = ? AND task = ? ORDER BY corpus, system")
-    by_field = published("SELECT corpus, system, field, value, utterances, N, wer FROM mart_wer_by_metadata "
-                         "WHERE campaign = ? AND task = ? AND method = ? AND field IN ('category', 'speaker')",
-                         [*key, headline])
-    paired = frame(con, "SELECT corpus, system_a, system_b, wer_a, wer_b, delta, ci_low, ci_high, p_value "
-                        "FROM mart_wer_paired WHERE campaign = ? AND task = ? AND method = ? ORDER BY corpus",
+    by_field = published("SELECT corpus, system, field, value, utterances, N, wer "
+                         "FROM mart_wer_by_metadata WHERE campaign = ? AND task = ? AND method = ? "
+                         "AND field IN ('category', 'speaker')", [*key, headline])
+    paired = frame(con, "SELECT corpus, system_a, system_b, wer_a, wer_b, delta, ci_low, ci_high, "
+                        "p_value FROM mart_wer_paired "
+                        "WHERE campaign = ? AND task = ? AND method = ? ORDER BY corpus",
                    [*key, headline])
     labels = dict(zip(visible["system"], visible["label"]))
     if paired.height:
-        paired = paired.filter(pl.col("system_a").is_in(list(labels)) & pl.col("system_b").is_in(list(labels)))
+        paired = paired.filter(pl.col("system_a").is_in(list(labels))
+                               & pl.col("system_b").is_in(list(labels)))
         paired = paired.with_columns(pl.col("system_a").replace_strict(labels).alias("label_a"),
                                      pl.col("system_b").replace_strict(labels).alias("label_b"))
     errors = published(
         "SELECT corpus, system, op, ref_token, hyp_token, n FROM ("
-        " SELECT *, row_number() OVER (PARTITION BY corpus, system, op ORDER BY n DESC, ref_token, hyp_token) AS rn"
+        " SELECT *, row_number() OVER (PARTITION BY corpus, system, op"
+        " ORDER BY n DESC, ref_token, hyp_token) AS rn"
         " FROM mart_wer_confusions WHERE campaign = ? AND task = ? AND method = ?) WHERE rn <= ?",
         [*key, headline, TOP_ERRORS])
     rejected = rejected_inputs(con, campaign, task, labels)
 
     options = Options.of(task)
-    boot = f"boot|unit:utterance|resamples:{campaign.bootstrap}|seed:{campaign.seed}|interval:percentile-95"
+    boot = (f"boot|unit:utterance|resamples:{campaign.bootstrap}|seed:{campaign.seed}"
+            "|interval:percentile-95")
     head = scores.filter(pl.col("method") == headline)["signature"] if scores.height else []
     signatures = {  # of scores: as stored with them; what the code would store if none is shown
         "headline": stored_signature(head, options.signature(headline)),
@@ -91,7 +100,8 @@ def page_data(con, campaign, task, out: Path) -> dict:
         "wer_scores": scores, "ier_scores": ier,
         "wer_by_category": by_field.filter(pl.col("field") == "category") if by_field.height
         else by_field,
-        "wer_paired": paired, "wer_corpora": corpora}, drop=("system", "organiser", "system_a", "system_b"))
+        "wer_paired": paired, "wer_corpora": corpora},
+        drop=("system", "organiser", "system_a", "system_b"))
     per_corpus = []
     for corpus in corpora["corpus"].to_list():
         sc = scores.filter(pl.col("corpus") == corpus) if scores.height else scores
@@ -99,7 +109,8 @@ def page_data(con, campaign, task, out: Path) -> dict:
             "id": corpus,
             "chart": _chart(sc, methods, corpus) if sc.height else "",
             "groups": [(title, sc.filter(pl.col("organiser") == org).to_dicts())
-                       for title, org in (("Participants", False), ("Organisers (shown apart)", True))
+                       for title, org in (("Participants", False),
+                                          ("Organisers (shown apart)", True))
                        if sc.height and sc.filter(pl.col("organiser") == org).height],
             "signatures": sorted(set(sc["signature"].to_list())) if sc.height else [],
             "ier": ier.filter(pl.col("corpus") == corpus).to_dicts() if ier.height else [],
@@ -123,7 +134,8 @@ def _chart(scores: pl.DataFrame, methods: list[str], corpus: str) -> str:
     present = [m for m in methods if m in set(scores["method"])]
     series, low, high = {}, {}, {}
     for label in scores["label"].unique(maintain_order=True).to_list():
-        rows = {r["method"]: r for r in scores.filter(pl.col("label") == label).iter_rows(named=True)}
+        rows = {r["method"]: r
+                for r in scores.filter(pl.col("label") == label).iter_rows(named=True)}
         pct = lambda v: None if v is None else 100 * v  # noqa: E731
         series[label] = [pct(rows.get(m, {}).get("wer")) for m in present]
         low[label] = [pct(rows.get(m, {}).get("ci_low")) for m in present]
@@ -133,7 +145,8 @@ def _chart(scores: pl.DataFrame, methods: list[str], corpus: str) -> str:
 
 
 def _categories(by_field: pl.DataFrame, corpus: str) -> dict:
-    rows = by_field.filter((pl.col("corpus") == corpus) & (pl.col("field") == "category")) if by_field.height else by_field
+    rows = (by_field.filter((pl.col("corpus") == corpus) & (pl.col("field") == "category"))
+            if by_field.height else by_field)
     if not rows.height:
         return {}
     values = sorted(rows["value"].unique().to_list())
@@ -144,13 +157,15 @@ def _categories(by_field: pl.DataFrame, corpus: str) -> dict:
 
 
 def _speakers(by_field: pl.DataFrame, corpus: str) -> list[dict]:
-    rows = by_field.filter((pl.col("corpus") == corpus) & (pl.col("field") == "speaker")) if by_field.height else by_field
+    rows = (by_field.filter((pl.col("corpus") == corpus) & (pl.col("field") == "speaker"))
+            if by_field.height else by_field)
     if not rows.height:
         return []
     return (rows.filter(pl.col("N") > 0).group_by("label", "organiser")
             .agg(pl.len().alias("speakers"), pl.col("wer").quantile(0.25).alias("q1"),
                  pl.col("wer").median().alias("median"), pl.col("wer").quantile(0.75).alias("q3"),
-                 pl.col("value").sort_by(["wer", "value"], descending=[True, False]).first().alias("worst"),
+                 pl.col("value").sort_by(["wer", "value"], descending=[True, False]).first()
+                 .alias("worst"),
                  pl.col("wer").max().alias("worst_wer"))
             .sort("organiser", "label").to_dicts())
 
@@ -158,8 +173,11 @@ def _speakers(by_field: pl.DataFrame, corpus: str) -> list[dict]:
 def _errors(errors: pl.DataFrame, corpus: str) -> list[dict]:
     rows = errors.filter(pl.col("corpus") == corpus) if errors.height else errors
     out = []
-    for label in (rows.sort("organiser", "label")["label"].unique(maintain_order=True).to_list() if rows.height else []):
+    for label in (rows.sort("organiser", "label")["label"].unique(maintain_order=True).to_list()
+                  if rows.height else []):
         mine = rows.filter(pl.col("label") == label).sort(["n", "ref_token", "hyp_token"],
-                                                          descending=[True, False, False], nulls_last=True)
-        out.append({"label": label, **{op: mine.filter(pl.col("op") == op).to_dicts() for op in "SDI"}})
+                                                          descending=[True, False, False],
+                                                          nulls_last=True)
+        out.append({"label": label,
+                    **{op: mine.filter(pl.col("op") == op).to_dicts() for op in "SDI"}})
     return out
