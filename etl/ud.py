@@ -41,8 +41,10 @@ How: numpy finds the lines in the file's bytes (their ends and first byte); the 
 chunks of about 20,000 lines cut after blank lines (sentences never straddle two), each handed to
 Polars as one Arrow string array (no Python string per line, unlike ``etl.lines.lines``), whose
 fields Polars counts, cuts and checks. Errors keep their order over the whole file: the first
-line-level problem is raised at once, a structural or tree problem only once the rest of the file
-has no line-level one.
+line-level problem is raised at once, a structural or tree problem (checked in
+``etl/ud_checks.py``) only once the rest of the file has no line-level one. DEPS, the enhanced
+graph, is kept as written and, in sentences with empty nodes, collapsed
+(``etl/ud_enhanced.py``).
 
 Memory: the output is in Polars's own layouts, so ``pl.from_arrow`` copies no string: FORM, LEMMA
 and the token's form are Arrow ``string_view`` (one chunk per chunk of lines); the columns with
@@ -57,7 +59,6 @@ included (20,000-line chunks measured best: 10,000 and 40,000 both peak higher).
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import numpy as np
@@ -66,6 +67,16 @@ import pyarrow as pa
 
 from scorehouse.etl.errors import decode_utf8, shorten
 from scorehouse.etl.lines import first_error, name_sentences
+from scorehouse.etl.ud_checks import (
+    BAD_COMMENT,
+    BLANK,
+    COMMENT,
+    EMPTY,
+    RANGE,
+    WORD,
+    sentence_errors,
+    tree_errors,
+)
 from scorehouse.etl.ud_enhanced import DEPS, collapse
 
 ZS = r"\p{Zs}"  # the characters the official script deletes from FORMs (Unicode category Zs)
@@ -74,7 +85,6 @@ _COMMENT_LINE = r"^#\s*(newdoc id|genre|sent_id)\s*=\s*(.*)$"
 # MISC is not read
 _FIELDS = ("id", "form", "lemma", "upos", "xpos", "feats", "head", "deprel", "deps")
 _STRINGS = ("form", "lemma", "upos", "xpos", "feats", "deprel")
-_BLANK, _COMMENT, _BAD_COMMENT, _WORD, _RANGE, _EMPTY = range(6)
 
 _TEXT = pa.string_view()  # Polars's own string layout: handed over without a copy either way
 # few distinct values: 4 bytes a word, Categorical in Polars
@@ -124,11 +134,11 @@ def read_ud(path: str | Path, data: bytes | None = None) -> pa.Table:
         comments.append(_comments(text, lines))
         if structure:
             continue
-        sentences = _sentence_errors(text, lines, body, structure)
+        sentences = sentence_errors(text, lines, body, structure)
         if structure or trees:
             continue
         words = _words(body, at)
-        _tree_errors(words, sentences, trees)
+        tree_errors(words, sentences, trees)
         if not trees:
             parts.append(_columns(lines, lo, words, at["word"]))
             at["word"] += parts[-1].height
@@ -222,12 +232,12 @@ def _classify(text: _Text, lo: int, hi: int, at: dict) -> pl.DataFrame:
     new_sent = body & ~body.shift(1).fill_null(False).over("segment")
     ident = pl.col("id").fill_null("")
     lines = lines.with_columns(
-        pl.when("blank").then(pl.lit(_BLANK))
-        .when(pl.col("comment") & ~body).then(pl.lit(_COMMENT))
-        .when("comment").then(pl.lit(_BAD_COMMENT))
-        .when(ident.str.contains(r"^\d+-")).then(pl.lit(_RANGE))
-        .when(ident.str.contains(r"^\d+\.")).then(pl.lit(_EMPTY))
-        .otherwise(pl.lit(_WORD)).cast(pl.Int8).alias("kind"),
+        pl.when("blank").then(pl.lit(BLANK))
+        .when(pl.col("comment") & ~body).then(pl.lit(COMMENT))
+        .when("comment").then(pl.lit(BAD_COMMENT))
+        .when(ident.str.contains(r"^\d+-")).then(pl.lit(RANGE))
+        .when(ident.str.contains(r"^\d+\.")).then(pl.lit(EMPTY))
+        .otherwise(pl.lit(WORD)).cast(pl.Int8).alias("kind"),
         new_sent.alias("new_sent"),
         pl.when(body).then(new_sent.cast(pl.Int32).cum_sum() - 1 + at["sent"]).alias("sent_no"),
     ).drop("blank", "comment", "body")
@@ -239,7 +249,7 @@ def _classify(text: _Text, lo: int, hi: int, at: dict) -> pl.DataFrame:
 def _comments(text: _Text, lines: pl.DataFrame) -> pl.DataFrame:
     """The ``# newdoc id``, ``# genre`` and ``# sent_id`` comments: ``line_no``, ``segment``,
     ``key``, ``value``."""
-    rows = lines.filter(pl.col("kind") == _COMMENT).select("line_no", "segment")
+    rows = lines.filter(pl.col("kind") == COMMENT).select("line_no", "segment")
     raw = pl.Series(text.strings(rows["line_no"].to_numpy() - 1), dtype=pl.String)
     return rows.with_columns(raw.str.extract(_COMMENT_LINE, 1).alias("key"),
                              raw.str.extract(_COMMENT_LINE, 2).str.strip_chars().alias("value"))
@@ -252,12 +262,12 @@ def _fields(path: Path, text: _Text, lines: pl.DataFrame) -> pl.DataFrame:
     syntax, a HEAD that is not a non-negative integer, an empty FORM."""
     kind = pl.col("kind")
     candidates: list[tuple[int, str, str]] = []
-    bad = lines.filter(kind == _BAD_COMMENT).head(1)
+    bad = lines.filter(kind == BAD_COMMENT).head(1)
     if bad.height:
         line = bad["line_no"][0]
         candidates.append((line, "a word line (comments go before a sentence, after a blank line)",
                            text.line(line)))
-    content = kind.is_in([_WORD, _RANGE, _EMPTY])
+    content = kind.is_in([WORD, RANGE, EMPTY])
     bad = lines.filter(content & (pl.col("fields") != 10)).head(1)
     if bad.height:
         line, count = bad["line_no"][0], bad["fields"][0]
@@ -269,11 +279,11 @@ def _fields(path: Path, text: _Text, lines: pl.DataFrame) -> pl.DataFrame:
     for where, expected, column in (
         (~field["id"].str.contains(r"^(\d+|\d+-\d+|\d+\.\d+)$"),
          "an ID n, a-b (multiword token) or n.m (empty node)", "id"),
-        ((kind == _WORD) & ~field["head"].str.contains(r"^\d+$"),
+        ((kind == WORD) & ~field["head"].str.contains(r"^\d+$"),
          "a HEAD that is a non-negative integer", "head"),
-        (kind.is_in([_WORD, _RANGE]) & (without_spaces(field["form"]) == ""),
+        (kind.is_in([WORD, RANGE]) & (without_spaces(field["form"]) == ""),
          "a FORM that is not empty (spaces are removed)", "form"),
-        (kind.is_in([_WORD, _EMPTY]) & ~field["deps"].str.contains(DEPS.pattern),
+        (kind.is_in([WORD, EMPTY]) & ~field["deps"].str.contains(DEPS.pattern),
          "DEPS: _ or head:relation items joined by | (a head is a word ID, 0 or an empty node "
          "n.m)", "deps"),
     ):
@@ -281,107 +291,17 @@ def _fields(path: Path, text: _Text, lines: pl.DataFrame) -> pl.DataFrame:
         if bad.height:
             candidates.append((bad["line_no"][0], expected, shorten(bad[column][0] or "")))
     first_error(candidates, path)
-    return lines.filter(kind.is_in([_WORD, _RANGE])).select(
+    return lines.filter(kind.is_in([WORD, RANGE])).select(
         "line_no", "kind", "sent_no", pl.col("form").fill_null(""),
         # numbers too large for int64 become -1 (a wrong ID or range) or 2**62 (a HEAD outside)
-        pl.when(kind == _WORD).then(pl.col("id").cast(pl.Int64, strict=False).fill_null(-1))
+        pl.when(kind == WORD).then(pl.col("id").cast(pl.Int64, strict=False).fill_null(-1))
         .alias("n_id"),
-        pl.when(kind == _WORD).then(pl.col("head").cast(pl.Int64, strict=False).fill_null(2 ** 62))
+        pl.when(kind == WORD).then(pl.col("head").cast(pl.Int64, strict=False).fill_null(2 ** 62))
         .alias("n_head"),
-        *(pl.when(kind == _RANGE)
+        *(pl.when(kind == RANGE)
           .then(pl.col("id").str.extract(pattern, 1).cast(pl.Int64, strict=False).fill_null(-1))
           .alias(name) for name, pattern in (("r_first", r"^(\d+)-"), ("r_last", r"-(\d+)$"))),
     )
-
-
-def _sentence_errors(text: _Text, lines: pl.DataFrame, body: pl.DataFrame,
-                     candidates: list[tuple[int, str, str]]) -> pl.DataFrame:
-    """Add to ``candidates`` the first broken sentence of the chunk (0 words, no closing blank
-    line, IDs, ranges, HEAD out of range); return one row per sentence: ``sent_no``,
-    ``n_words``, ``first_line``."""
-    kind = pl.col("kind")
-    found: list[tuple[int, str, str]] = []
-    sentences = lines.select("sent_no", "kind", "line_no").filter(
-        pl.col("sent_no").is_not_null()).group_by("sent_no", maintain_order=True).agg(
-        (kind == _WORD).sum().alias("n_words"),
-        pl.col("line_no").first().alias("first_line"),
-        pl.col("line_no").last().alias("end_line"),
-        (kind == _BLANK).any().alias("closed"),
-    )
-    empty = sentences.filter(pl.col("closed") & (pl.col("n_words") == 0)).head(1)
-    if empty.height:
-        found.append((empty["end_line"][0],
-                      "a sentence of at least one word before this blank line",
-                      "a sentence of 0 words (two blank lines in a row, or only empty nodes)"))
-    unclosed = sentences.filter(~pl.col("closed")).head(1)
-    if unclosed.height:
-        found.append((unclosed["end_line"][0], "a blank line closing the last sentence",
-                      "the end of the file"))
-
-    checks = body.select(
-        "line_no", "kind", "sent_no", "n_id", "n_head", "r_first", "r_last",
-        (kind == _WORD).cast(pl.Int64).cum_sum().over("sent_no").alias("expected_id"),
-        pl.col("sent_no").replace_strict(sentences["sent_no"], sentences["n_words"], default=0)
-        .alias("n_words"),
-    )
-    bad = checks.filter((kind == _WORD) & (pl.col("n_id") != pl.col("expected_id"))).head(1)
-    if bad.height:
-        line = bad["line_no"][0]
-        found.append((line,
-                      f"word ID {bad['expected_id'][0]} (IDs run 1, 2, ... n in each sentence)",
-                      text.line(line)))
-    ranges = checks.with_columns(
-        (pl.col("expected_id") + 1).alias("next_id"),
-        pl.col("r_last").forward_fill().shift(1).over("sent_no").alias("previous_last"),
-    ).filter(kind == _RANGE)
-    bad = ranges.filter((pl.col("r_first") != pl.col("next_id"))
-                        | (pl.col("r_last") < pl.col("r_first"))
-                        | (pl.col("r_first") <= pl.col("previous_last")).fill_null(False)).head(1)
-    if bad.height:
-        line, following = bad["line_no"][0], bad["next_id"][0]
-        found.append((line, f"a range {following}-b (b >= {following}) starting at the next word",
-                      text.line(line)))
-    bad = ranges.filter(pl.col("r_last") > pl.col("n_words")).head(1)
-    if bad.height:
-        line, n = bad["line_no"][0], bad["n_words"][0]
-        found.append((line,
-                      f"the words {bad['r_first'][0]}-{bad['r_last'][0]} of this multiword token",
-                      f"a sentence of {n} word{'s' if n != 1 else ''}"))
-    bad = checks.filter((kind == _WORD) & (pl.col("n_head") > pl.col("n_words"))).head(1)
-    if bad.height:
-        line = bad["line_no"][0]
-        found.append((line, f"a HEAD between 0 and {bad['n_words'][0]} (the words of the sentence)",
-                      text.line(line)))
-    found += _enhanced_head_errors(lines, sentences)
-    candidates += sorted(found)[:1]
-    return sentences.select("sent_no", "n_words", "first_line")
-
-
-def _enhanced_head_errors(lines: pl.DataFrame, sentences: pl.DataFrame) -> list:
-    """The chunk's first DEPS item whose head is not in its sentence: a word ID above the
-    sentence's words, or an empty node the sentence does not have."""
-    kind = pl.col("kind")
-    items = lines.filter(kind.is_in([_WORD, _EMPTY])
-                         & ~pl.col("deps").fill_null("_").is_in(["_", ""]))
-    if not items.height:
-        return []
-    items = (items.select("line_no", "sent_no", pl.col("deps").str.split("|").alias("item"))
-             .explode("item").with_columns(pl.col("item").str.extract(r"^([^:]*):", 1).alias("h")))
-    empty = lines.filter(kind == _EMPTY).select("sent_no", pl.col("id").alias("h"),
-                                                pl.lit(True).alias("known"))
-    word_head = ~pl.col("h").str.contains(".", literal=True)
-    bad = (items.join(sentences.select("sent_no", "n_words"), on="sent_no", how="left")
-           .join(empty, on=["sent_no", "h"], how="left")
-           .filter(pl.when(word_head)
-                   .then(pl.col("h").cast(pl.Int64, strict=False).fill_null(2 ** 62)
-                         > pl.col("n_words"))
-                   .otherwise(pl.col("known").is_null()))
-           .sort("line_no").head(1))
-    if not bad.height:
-        return []
-    n = bad["n_words"][0]
-    return [(bad["line_no"][0], f"enhanced heads between 0 and {n} or empty nodes of the sentence",
-             f"the DEPS item {bad['item'][0]}")]
 
 
 def _words(body: pl.DataFrame, at: dict) -> pl.DataFrame:
@@ -392,7 +312,7 @@ def _words(body: pl.DataFrame, at: dict) -> pl.DataFrame:
     kind = pl.col("kind")
     own = ~pl.col("multiword")
     body = body.with_columns(
-        ((kind == _WORD)
+        ((kind == WORD)
          & (pl.col("n_id") <= pl.col("r_last").forward_fill().over("sent_no")).fill_null(False))
         .alias("multiword"),
     ).with_columns(
@@ -412,50 +332,10 @@ def _words(body: pl.DataFrame, at: dict) -> pl.DataFrame:
     return body
 
 
-def _tree_errors(body: pl.DataFrame, sentences: pl.DataFrame,
-                 candidates: list[tuple[int, str, str]]) -> None:
-    """Add to ``candidates`` the chunk's first sentence without exactly one root, else its first
-    cycle (found by pointer jumping: after ``ceil(log2(longest sentence + 1))`` squarings every
-    HEAD chain that can reach the root has)."""
-    words = body.filter(pl.col("kind") == _WORD).select("line_no", "sent_no", "n_id", "n_head")
-    found: list[tuple[int, str, str]] = []
-    roots = words.filter(pl.col("n_head") == 0).with_columns(
-        pl.int_range(pl.len()).over("sent_no").alias("k"))
-    several = roots.filter(pl.col("k") == 1).head(1)
-    if several.height:
-        found.append((several["line_no"][0], "one root per sentence (one word with HEAD 0)",
-                      f"a second root, word {several['n_id'][0]}"))
-    rootless = sentences.filter(~pl.col("sent_no").is_in(roots["sent_no"].unique().implode())
-                                & (pl.col("n_words") > 0))
-    if rootless.height:
-        found.append((rootless["first_line"][0],
-                      "a root in the sentence starting here (one word with HEAD 0)", "none"))
-    if found or not words.height:
-        candidates += sorted(found)[:1]
-        return
-    n = words.height
-    head, word_id = words["n_head"].to_numpy(), words["n_id"].to_numpy()
-    up = np.where(head > 0, np.arange(n) - word_id + head, -1)
-    parent = np.append(np.where(up >= 0, up, n), n)  # n: above the root, absorbing
-    for _ in range(max(1, math.ceil(math.log2(int(sentences["n_words"].max()) + 1)))):
-        parent = parent[parent]
-    stuck = np.flatnonzero(parent[:n] != n)
-    if len(stuck):
-        on_cycle = np.unique(parent[stuck])  # that far up a chain that never ends lies its cycle
-        lines = words["line_no"].to_numpy()
-        first = int(on_cycle[np.argmin(lines[on_cycle])])
-        cycle, node = [int(word_id[first])], int(up[first])
-        while node != first:
-            cycle.append(int(word_id[node]))
-            node = int(up[node])
-        candidates.append((int(lines[first]), "a tree (every HEAD chain reaches the root)",
-                           f"a cycle of HEADs: word {' -> '.join(map(str, [*cycle, cycle[0]]))}"))
-
-
 def _columns(lines: pl.DataFrame, lo: int, body: pl.DataFrame, word0: int) -> pl.DataFrame:
     """The chunk's output columns in the output types (all but ``doc``, ``genre``, ``sent``,
     which are filled in for the whole file; the tags are Categorical)."""
-    words = body.filter(pl.col("kind") == _WORD)
+    words = body.filter(pl.col("kind") == WORD)
     at, tok_at = words["line_no"] - lo - 1, words["tok_line"] - lo - 1
     frame = pl.DataFrame([
         pl.Series("word", np.arange(word0, word0 + words.height, dtype=np.int32)), words["line_no"],
@@ -474,10 +354,10 @@ def _collapsed(lines: pl.DataFrame, word_lines: pl.Series) -> pl.Series:
     """``deps_collapsed``: per word (its line number in ``word_lines``), the DEPS of its sentence
     collapsed (:func:`etl.ud_enhanced.collapse`) when the sentence has empty nodes, else null."""
     kind = pl.col("kind")
-    with_empty = lines.filter(kind == _EMPTY)["sent_no"].unique()
+    with_empty = lines.filter(kind == EMPTY)["sent_no"].unique()
     if not len(with_empty):
         return pl.Series("deps_collapsed", [None] * len(word_lines), dtype=pl.String)
-    nodes = lines.filter(kind.is_in([_WORD, _EMPTY])
+    nodes = lines.filter(kind.is_in([WORD, EMPTY])
                          & pl.col("sent_no").is_in(with_empty.implode()))
     line_nos, collapsed = [], []
     for _, group in nodes.group_by("sent_no", maintain_order=True):
