@@ -7,9 +7,8 @@ relations in the task's default way (its first mode x first function, HYP-EQUAL 
 others) with 95 % bootstrap intervals; figure 2 (F per genre x relation type, one heatmap per
 system); figure 3 (F averaged over the genres for each of the 15 mode x function ways); the per-type
 tables with their macro average; the combined treebank (votes, consensus, EASY XML file).
-CoNLL-U: the CoNLL 2018 shared task table (13 metrics: P, R, F1, aligned accuracy, F1 interval)
-for the task, each corpus and each genre; LAS per deprel, UPOS accuracy per tag, the confusion of
-deprels among words whose head is right, and the text differences of the recovery mode.
+CoNLL-U: the CoNLL 2018 shared task table (13 metrics, with ELAS and EULAS for enhanced graphs)
+and its breakdowns, built by ``reports/parsing_ud.py``.
 
 Only published systems appear (withheld ones are left out, anonymous ones under their code);
 organiser systems are shown apart. Every table and chart carries the signature of its figures; the
@@ -24,21 +23,17 @@ from pathlib import Path
 import polars as pl
 
 from scorehouse.reports import ranks
-from scorehouse.reports.charts import heatmap, label_bars, way_lines
+from scorehouse.reports.charts import heatmap, way_lines
 from scorehouse.reports.render import rejected_inputs, stored_signature
+from scorehouse.reports.systems import GROUPS, grouped
 from scorehouse.reports.tables import export_tables
 from scorehouse.warehouse.db import frame
 
-GROUPS = (("Participants", "participant"), ("Baselines (built-in)", "baseline"),
-          ("Organisers (shown apart)", "organiser"))
 KINDS = (("constituent", "Constituents"), ("relation", "Relations"))
 # spec order: nominal ... prepositional-verbal
 CONSTITUENT_TYPES = ("GN", "GA", "GP", "GR", "NV", "PV")
 RELATION_TYPES = ("SUJ-V", "AUX-V", "COD-V", "CPL-V", "MOD-V", "COMP", "ATB-SO", "MOD-N", "MOD-A",
                   "MOD-R", "MOD-P", "COORD", "APPOS", "JUXT")
-UD_METRICS = ("Tokens", "Sentences", "Words", "UPOS", "XPOS", "UFeats", "AllTags", "Lemmas", "UAS",
-              "LAS", "CLAS", "MLAS", "BLEX")
-TOP_CONFUSIONS = 10
 _SCORE_COLUMNS = ["hyp", "ref", "matched", "precision", "recall", "f1"]
 
 
@@ -70,9 +65,13 @@ def page_data(con, campaign, task, out: Path) -> dict:
                          "m.annotated_sentences, m.annotated_words FROM mart_parsing_corpus m "
                          "LEFT JOIN cat_corpus c USING (campaign, task, corpus) "
                          "WHERE m.campaign = ? AND m.task = ?", key)
-    corpora = _by(corpora, "corpus", order)
+    corpora = in_order(corpora, "corpus", order)
     dependency = is_dependency(task)
-    view = (_ud if dependency else _easy)(con, campaign, task, out, systems, corpora)
+    if dependency:
+        from scorehouse.reports.parsing_ud import ud_view  # it reads this module's helpers
+        view = ud_view(con, campaign, task, out, systems, corpora)
+    else:
+        view = _easy(con, campaign, task, out, systems, corpora)
     view["sig"]["bootstrap"] = (f"boot|unit:sentence|resamples:{boot_n}|seed:{boot_seed}"
                                 "|interval:percentile-95")
     totals = {c: int(corpora[c].sum())
@@ -81,7 +80,7 @@ def page_data(con, campaign, task, out: Path) -> dict:
             "rejected": rejected, "resamples": boot_n, "seed": boot_seed, **view}
 
 
-def _by(table: pl.DataFrame, column: str, order: list[str]) -> pl.DataFrame:
+def in_order(table: pl.DataFrame, column: str, order: list[str]) -> pl.DataFrame:
     """Rows in the given order of ``column`` (values not listed last, alphabetically)."""
     rank = {v: i for i, v in enumerate(order)}
     return table.with_columns(pl.col(column).replace_strict(rank, default=len(rank),
@@ -89,17 +88,11 @@ def _by(table: pl.DataFrame, column: str, order: list[str]) -> pl.DataFrame:
                               .alias("_k")).sort("_k", column, maintain_order=True).drop("_k")
 
 
-def _published(rows: pl.DataFrame, systems: pl.DataFrame, *by: str) -> pl.DataFrame:
+def published(rows: pl.DataFrame, systems: pl.DataFrame, *by: str) -> pl.DataFrame:
     """Rows of published systems only, with label, organiser and group, in page order."""
     visible = systems.select("system", "label", "organiser", "group", "_order")
     return (rows.join(visible, on="system", how="inner", maintain_order="left")
             .sort(*by, "_order", maintain_order=True).drop("_order"))
-
-
-def _grouped(rows: list[dict]) -> list[tuple[str, list[dict]]]:
-    """Rows split into the page's groups: participants, baselines, organisers (non-empty ones)."""
-    return [(title, [r for r in rows if r["group"] == group]) for title, group in GROUPS
-            if any(r["group"] == group for r in rows)]
 
 
 def _public(table: pl.DataFrame) -> pl.DataFrame:
@@ -151,8 +144,8 @@ def _easy(con, campaign, task, out: Path, systems: pl.DataFrame, corpora: pl.Dat
         WHERE s.campaign = $campaign AND s.task = $task
         ORDER BY s.slice, s.corpus, s.genre, s.kind, s.type, s.mode, s.function""",
                    {"campaign": campaign.id, "task": task.id, "scope": scope})
-    scores = _published(scores.filter(pl.col("mode").is_in(modes)
-                                      & pl.col("function").is_in(functions)), systems)
+    scores = published(scores.filter(pl.col("mode").is_in(modes)
+                                     & pl.col("function").is_in(functions)), systems)
     scores = scores.with_columns(pl.col("corpus")
                                  .replace_strict({c: i for i, c in enumerate(corpus_ids)},
                                                  default=None, return_dtype=pl.Int64).alias("_c"))
@@ -184,17 +177,17 @@ def _easy(con, campaign, task, out: Path, systems: pl.DataFrame, corpora: pl.Dat
     results, per_corpus, per_genre, ways, types = {}, {}, {}, {}, {}
     way_names = [f"{m}-{f}" for m in modes for f in functions]
     for kind, _ in KINDS:
-        results[kind] = _grouped(part("task", kind).to_dicts())
-        per_corpus[kind] = _grouped(_spread(part("corpus", kind), "corpus", corpus_ids))
-        per_genre[kind] = (_grouped(_spread(part("genre", kind), "genre", genres)) if genre_table
+        results[kind] = grouped(part("task", kind).to_dicts())
+        per_corpus[kind] = grouped(_spread(part("corpus", kind), "corpus", corpus_ids))
+        per_genre[kind] = (grouped(_spread(part("genre", kind), "genre", genres)) if genre_table
                            else [])
-        mean = _published(genre_means.filter(pl.col("kind") == kind)
-                          .join(part("genre", kind, scores).select("system").unique(), on="system",
-                                how="semi")  # the systems evaluated on this kind
-                          .with_columns(pl.format("{}-{}", "mode", "function").alias("way"))
-                          .sort(pl.col("way")
-                                .replace_strict({w: i for i, w in enumerate(way_names)},
-                                                return_dtype=pl.Int64)), systems)
+        mean = published(genre_means.filter(pl.col("kind") == kind)
+                         .join(part("genre", kind, scores).select("system").unique(), on="system",
+                               how="semi")  # the systems evaluated on this kind
+                         .with_columns(pl.format("{}-{}", "mode", "function").alias("way"))
+                         .sort(pl.col("way")
+                               .replace_strict({w: i for i, w in enumerate(way_names)},
+                                               return_dtype=pl.Int64)), systems)
         by_way = {(r["system"], r["way"]): r["mean_f1"]
                   for r in mean.select("system", "way", "mean_f1").to_dicts()}
         columns = [{**s, "values": [by_way.get((s["system"], w)) for w in way_names]}
@@ -210,20 +203,20 @@ def _easy(con, campaign, task, out: Path, systems: pl.DataFrame, corpora: pl.Dat
                                          "per mode x function way") if columns else ""}
         by_type = part("type", kind)
         present = _ordered_types(by_type.filter(pl.col("ref") + pl.col("hyp") > 0)["type"], kind)
-        by_type = (_by(by_type.filter(pl.col("type").is_in(present)), "type", present)
+        by_type = (in_order(by_type.filter(pl.col("type").is_in(present)), "type", present)
                    .sort("_c", maintain_order=True))
         per_system = {k[0]: g.to_dicts()
                       for k, g in by_type.partition_by("system", as_dict=True).items()}
         types[kind] = [(s["label"], s["group"], per_system[s["system"]]) for s in systems.to_dicts()
                        if s["system"] in per_system]
-    macro = _published(frame(con, "SELECT system, kind, mode, function, slice, corpus, genre, "
-                                  "types, macro_precision, macro_recall, macro_f1 "
-                                  "FROM mart_parsing_scores_macro WHERE campaign = ? AND task = ? "
-                                  "ORDER BY slice, corpus, genre, kind, mode, function",
-                             key).filter(pl.col("mode").is_in(modes)
-                                         & pl.col("function").is_in(functions))
-                       .join(produced, on=["system", "kind"], how="semi", maintain_order="left"),
-                       systems)
+    macro = published(frame(con, "SELECT system, kind, mode, function, slice, corpus, genre, "
+                                 "types, macro_precision, macro_recall, macro_f1 "
+                                 "FROM mart_parsing_scores_macro WHERE campaign = ? AND task = ? "
+                                 "ORDER BY slice, corpus, genre, kind, mode, function",
+                            key).filter(pl.col("mode").is_in(modes)
+                                        & pl.col("function").is_in(functions))
+                      .join(produced, on=["system", "kind"], how="semi", maintain_order="left"),
+                      systems)
     macro_head = {(r["system"], r["kind"]): r for r in macro.filter(
         (pl.col("slice") == "task") & (pl.col("mode") == mode)
         & (pl.col("function") == function)).to_dicts()}
@@ -233,7 +226,7 @@ def _easy(con, campaign, task, out: Path, systems: pl.DataFrame, corpora: pl.Dat
     reference_types = {kind: _reference_types(reference.filter(pl.col("kind") == kind), kind,
                                               corpus_ids) for kind, _ in KINDS}
     majority = float(task.options.get("majority", 0.5))
-    consensus = _by(frame(con, """
+    consensus = in_order(frame(con, """
         SELECT corpus, count(*) FILTER (WHERE kind = 'constituent') AS constituents,
                count(*) FILTER (WHERE kind = 'constituent' AND consensus) AS constituents_consensus,
                count(*) FILTER (WHERE kind = 'relation') AS relations,
@@ -257,15 +250,15 @@ def _easy(con, campaign, task, out: Path, systems: pl.DataFrame, corpora: pl.Dat
     files += export_tables(out, {
         "parsing_corpora": corpora,
         "parsing_reference_types": reference.sort("kind", "corpus", "type"),
-        "parsing_scores": _front(scores.filter(pl.col("slice").is_in(["task", "corpus", "genre"]))
-                                 .sort("slice", "_c", "genre", maintain_order=True)
-                                 .drop("type", "_c")),
-        "parsing_scores_by_type": _front(scores.filter((pl.col("slice") == "type") | (
+        "parsing_scores": front(scores.filter(pl.col("slice").is_in(["task", "corpus", "genre"]))
+                                .sort("slice", "_c", "genre", maintain_order=True)
+                                .drop("type", "_c")),
+        "parsing_scores_by_type": front(scores.filter((pl.col("slice") == "type") | (
             pl.col("slice").is_in(["corpus_type", "genre_type"]) & (pl.col("mode") == mode)
             & (pl.col("function") == function))).sort("slice", "_c", "genre", maintain_order=True)
             .drop("_c", *[c for c in scores.columns if c.endswith(("_low", "_high"))])),
-        "parsing_scores_macro": _front(macro),
-        "parsing_ways": _front(
+        "parsing_scores_macro": front(macro),
+        "parsing_ways": front(
             pl.concat([ways[k]["frame"].with_columns(pl.lit(k).alias("kind")) for k, _ in KINDS])
             .select("label", "organiser", "kind", "way", "mode", "function", "mean_f1", "genres")
             if any(ways[k]["frame"].height for k, _ in KINDS) else pl.DataFrame()),
@@ -282,11 +275,12 @@ def _easy(con, campaign, task, out: Path, systems: pl.DataFrame, corpora: pl.Dat
             "sig": sig, "files": files}
 
 
-def _front(table: pl.DataFrame) -> pl.DataFrame:
-    front = [c for c in ("slice", "corpus", "genre", "type", "label", "organiser", "kind", "mode",
+def front(table: pl.DataFrame) -> pl.DataFrame:
+    """``table`` with its key columns first, for the exported files."""
+    first = [c for c in ("slice", "corpus", "genre", "type", "label", "organiser", "kind", "mode",
                          "function", "breakdown", "value", "metric")
              if c in table.columns]
-    return table.select(*front, *[c for c in table.columns if c not in front])
+    return table.select(*first, *[c for c in table.columns if c not in first])
 
 
 def _genres(rows: pl.DataFrame, genres: list[str]) -> list[str]:
@@ -335,123 +329,4 @@ def _reference_types(rows: pl.DataFrame, kind: str, corpus_ids: list[str]) -> li
         out.append({"type": "total",
                     "counts": [sum(r["counts"][i] for r in out) for i in range(len(corpus_ids))],
                     "total": sum(r["total"] for r in out)})
-    return out
-
-
-# ---------------------------------------------------------------- CoNLL-U
-
-def _ud(con, campaign, task, out: Path, systems: pl.DataFrame, corpora: pl.DataFrame) -> dict:
-    from scorehouse.warehouse.families.parsing import code_version, signature
-
-    key = [campaign.id, task.id]
-    corpus_ids = corpora["corpus"].to_list()
-    scope = corpus_ids[0] if len(corpus_ids) == 1 else "*"
-    scores = frame(con, """
-        SELECT s.slice, s.corpus, s.genre, s.system, s.metric, s.correct, s.gold_total,"""
-        """ s.system_total,
-               s.aligned_total, s.precision, s.recall, s.f1, s.aligned_accuracy,
-               i.ci_low AS f1_low, i.ci_high AS f1_high, s.signature
-        FROM mart_parsing_ud_scores s
-        LEFT JOIN mart_parsing_ud_interval i ON i.campaign = s.campaign AND i.task = s.task"""
-        """ AND i.system = s.system
-         AND i.metric = s.metric AND i.corpus = CASE s.slice WHEN 'corpus' THEN s.corpus"""
-         """ WHEN 'task' THEN $scope END
-        WHERE s.campaign = $campaign AND s.task = $task ORDER BY s.slice, s.corpus, s.genre""",
-                   {"campaign": campaign.id, "task": task.id, "scope": scope})
-    # page order, then metric order
-    scores = _published(_by(scores, "metric", list(UD_METRICS)), systems)
-    sig_ud = stored_signature(scores["signature"],
-                              signature("conllu", recover=bool(task.options.get("recover", False))))
-    scores = scores.drop("signature")  # shown under the tables only
-    genres = sorted(set(scores.filter(pl.col("slice") == "genre")["genre"].drop_nulls()))
-    tests = frame(con, "SELECT corpus, system_a, system_b, delta, p_value FROM "
-                       "mart_parsing_ud_paired WHERE campaign = ? AND task = ? AND metric = 'LAS'",
-                  key)
-    las = scores.filter(pl.col("metric") == "LAS")
-    las = pl.concat([  # ranked by LAS in the whole task ('*' or its only corpus), in each corpus
-        ranks.with_ranks(las.filter(pl.col("slice") == "task").with_columns(corpus=pl.lit(scope)),
-                         tests, ["corpus"], "f1"),
-        ranks.with_ranks(las.filter(pl.col("slice") == "corpus"), tests, ["corpus"], "f1")])
-    scopes = [("task", None, "Whole task" if len(corpus_ids) > 1 else f"Corpus {scope}")]
-    scopes += [("corpus", c, f"Corpus {c}") for c in corpus_ids] if len(corpus_ids) > 1 else []
-    scopes += [("genre", g, f"Genre {g}") for g in genres] if len(genres) > 1 else []
-    tables = []
-    for slice_, value, title in scopes:
-        rows = scores.filter(pl.col("slice") == slice_)
-        if value is not None:
-            rows = rows.filter(pl.col(slice_) == value)
-        per_system = [(s["label"], s["group"],
-                       rows.filter(pl.col("system") == s["system"]).to_dicts())
-                      for s in systems.to_dicts()]
-        per_system = [p for p in per_system if p[2]]
-        ranked = las.filter(pl.col("slice") == slice_)
-        if value is not None:
-            ranked = ranked.filter(pl.col(slice_) == value)
-        rank_of = {r["label"]: r for r in ranked.to_dicts()}
-        overview = [{"label": label, "group": group, **{c: rank_of.get(label, {}).get(c)
-                                                        for c in ("rank_best", "rank_worst")},
-                     "cells": [next((r for r in mine if r["metric"] == m), None)
-                               for m in UD_METRICS]}
-                    for label, group, mine in per_system]
-        tables.append({"title": title, "slice": slice_, "overview": _grouped(overview),
-                       "systems": per_system})
-    by_label = _published(frame(con, """
-        SELECT system, breakdown, label AS value, gold_total, system_total, correct, precision,
-               recall, f1, uas_recall
-        FROM mart_parsing_ud_by_label_task WHERE campaign = ? AND task = ?
-        ORDER BY breakdown, value, system""", key), systems)
-    columns = [s for s in systems.to_dicts() if s["system"] in set(by_label["system"])]
-    breakdowns = {b: _label_rows(by_label.filter(pl.col("breakdown") == b), columns)
-                  for b in ("deprel", "upos")}
-    deprels = breakdowns["deprel"]
-    chart = label_bars([r["value"] for r in deprels], {
-        s["label"]: [c["f1"] if c else None for c in (r["cells"][i] for r in deprels)]
-        for i, s in enumerate(columns)}, "LAS F1 (%)",
-        "LAS F1 per dependency relation (reference frequency order)") if deprels else ""
-    confusion = _published(frame(con, """
-        WITH cells AS (
-            SELECT system, gold_deprel, system_deprel, sum(words)::BIGINT AS words"""
-            """ FROM mart_parsing_ud_confusion
-            WHERE campaign = ? AND task = ? AND scope = 'head_correct' GROUP BY ALL),
-        shares AS (SELECT *, words / sum(words) OVER (PARTITION BY system, gold_deprel)"""
-        """ AS share FROM cells)
-        SELECT * FROM shares WHERE gold_deprel IS DISTINCT FROM system_deprel
-        QUALIFY row_number() OVER (PARTITION BY system"""
-        """ ORDER BY words DESC, gold_deprel, system_deprel) <= ?
-        ORDER BY words DESC, gold_deprel, system_deprel""", [*key, TOP_CONFUSIONS]), systems)
-    differences = _published(frame(con, "SELECT corpus, system, gold_line, system_line, gold_text, "
-                                        "system_text FROM int_parsing_ud_difference "
-                                        "WHERE campaign = ? AND task = ? "
-                                        "ORDER BY corpus, gold_line", key), systems)
-    version = code_version()
-    sig = {"head": sig_ud, "corpus": f"corpus|conllu|units:syntactic-words|version:{version}",
-           "confusion": f"confusion|scope:head_correct|top:{TOP_CONFUSIONS}|{sig_ud}"}
-    files = export_tables(out, {
-        "parsing_ud_corpora": corpora.select("corpus", "phase", "genre", "annotated_sentences",
-                                             "annotated_words"),
-        "parsing_ud_scores": _front(scores),
-        "parsing_ud_by_label": _front(by_label),
-        "parsing_ud_confusion": _front(confusion),
-        "parsing_ud_differences": _front(differences),
-    })
-    return {"metrics": UD_METRICS, "scopes": tables, "label_columns": columns,
-            "breakdowns": breakdowns, "deprel_chart": chart,
-            "confusion": [(s["label"], s["group"],
-                           confusion.filter(pl.col("system") == s["system"]).to_dicts())
-                          for s in systems.to_dicts()
-                          if confusion.filter(pl.col("system") == s["system"]).height],
-            "differences": differences.to_dicts(), "top_confusions": TOP_CONFUSIONS, "sig": sig,
-            "files": files}
-
-
-def _label_rows(rows: pl.DataFrame, columns: list[dict]) -> list[dict]:
-    """One dict per label (most frequent in the reference first): ``gold`` reference words and
-    ``cells``, each system's row (or None) in ``columns`` order."""
-    gold = (rows.group_by("value").agg(pl.col("gold_total").max().alias("gold"))
-            .sort(["gold", "value"], descending=[True, False]))
-    out = []
-    for value, count in gold.iter_rows():
-        mine = {r["system"]: r for r in rows.filter(pl.col("value") == value).to_dicts()}
-        out.append({"value": value, "gold": count,
-                    "cells": [mine.get(s["system"]) for s in columns]})
     return out

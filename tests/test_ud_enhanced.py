@@ -228,9 +228,13 @@ def test_campaign_sums_equal_udeval_in_both_readings(tmp_path, empty_nodes):
 
     from scorehouse.warehouse.pipeline import run
     dest = enhanced_campaign(tmp_path / "campaign", empty_nodes)
-    db = tmp_path / "w.duckdb"
-    result = run(dest, db, None, quiet=True)
+    db, site = tmp_path / "w.duckdb", tmp_path / "site"
+    result = run(dest, db, site, quiet=True)
     assert result.rejections == [] and result.scored == 3
+    page = (site / "dependency" / "index.html").read_text(encoding="utf-8")
+    assert "CoNLL 2018 metrics and enhanced graphs (IWPT)" in page
+    assert "<th>ELAS<" in page and "<th>EULAS<" in page
+    assert ("empty nodes\ncollapsed into paths" if empty_nodes else "empty nodes\ndropped") in page
     gold = dest / "dependency" / "gsd-test.conllu"
     for system in ("dep-a", "dep-b", "dep-c"):
         path = dest / "dependency" / f"{system}.conllu"
