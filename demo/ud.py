@@ -364,13 +364,18 @@ DEMO_SYSTEMS = (  # system id, participant (of demo/parsing.PARTICIPANTS), descr
 )
 
 
+GRAPH_SEED = 20261126  # the demo's enhanced graphs
+
+
 def write_dependency_task(dest: pathlib.Path, scale: float = 1.0) -> list[str]:
     """Write the demo CoNLL-U dependency task under ``dest/dependency/``; return the TOML lines of
     its ``[[tasks]]`` block, corpus and systems (paths relative to ``dest``). The reference is the
-    UD French GSD test set (``scale`` < 1 keeps its first ``max(20, N * scale)`` sentences); the
+    UD French GSD test set (``scale`` < 1 keeps its first ``max(20, N * scale)`` sentences) with
+    enhanced graphs from :func:`demo.eud.enhance` (so the page shows ELAS and EULAS); the
     three systems are :func:`noisy_system` outputs at different noise levels (dep-c with five
     times the tokenisation noise), by participants of the EASY demo task. Same bytes on every call.
     """
+    from scorehouse.demo.eud import enhance
     from scorehouse.demo.pos import CONLLU, DATA
     from scorehouse.warehouse.toml_writer import toml_table
 
@@ -380,7 +385,7 @@ def write_dependency_task(dest: pathlib.Path, scale: float = 1.0) -> list[str]:
         gold = "\n\n".join(blocks[:max(20, round(len(blocks) * scale))]) + "\n\n"
     root = pathlib.Path(dest) / "dependency"
     root.mkdir(parents=True, exist_ok=True)
-    (root / "gsd-test.conllu").write_text(gold, encoding="utf-8")
+    (root / "gsd-test.conllu").write_text(enhance(gold, GRAPH_SEED), encoding="utf-8")
     lines = toml_table("[[tasks]]", {"id": "dependency", "family": "parsing",
                                      "name": "Analyse en dépendances (CoNLL 2018, UD French GSD)"})
     lines += toml_table("[[tasks.corpora]]", {"id": "gsd-test", "phase": "test", "format": "conllu",
@@ -391,7 +396,8 @@ def write_dependency_task(dest: pathlib.Path, scale: float = 1.0) -> list[str]:
         if sid == "dep-c":
             rates |= {k: RATES[k] * 5
                       for k in ("split_token", "merge_tokens", "split_sentence", "merge_sentences")}
-        (root / f"{sid}.conllu").write_text(noisy_system(gold, 20261125 + index, rates),
+        system = noisy_system(gold, 20261125 + index, rates)
+        (root / f"{sid}.conllu").write_text(enhance(system, GRAPH_SEED, noise=0.05 * level),
                                             encoding="utf-8")
         lines += toml_table("[[tasks.systems]]", {
             "id": sid, "participant": participant, "description": description,
