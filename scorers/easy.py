@@ -11,7 +11,8 @@ a relaxed function never counts an item twice.
 
 Inputs are EASY items tables (one row per form, group and relation role; ``etl/easy.py``) as
 Polars frames. Everything is joins and expressions over the whole corpus at once; the only Python
-loops run over the 5 functions, the 3 modes, and the rounds of the consensus conflict resolution.
+loops run over the 5 functions and the 3 modes. The combined treebank (votes of the submissions,
+the consensus items) is in :mod:`scorers.easy_consensus`, re-exported here.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import maximum_bipartite_matching
 
 # GROUP_TYPES, ROLES: re-exported
-from scorehouse.etl.easy import GROUP_TYPES, ROLES, SCHEMA  # noqa: F401
+from scorehouse.etl.easy import GROUP_TYPES, ROLES  # noqa: F401
+from scorehouse.scorers.easy_consensus import consensus_items, votes  # noqa: F401 (re-exported)
 from scorehouse.scorers.lcs import align, encode
 
 FUNCTIONS = ("EQUAL", "FUZZY", "INCLUDE", "INTERSECTION", "BARYCENTER")
@@ -360,113 +362,3 @@ def f_measure(matched, hyp, ref):
     if p.ndim == 0:
         return float(p), float(rc), float(f)
     return p, rc, f
-
-
-def votes(ranges_by_system: pl.DataFrame, systems: int, majority: float = 0.5) -> pl.DataFrame:
-    """Combined treebank: votes per annotated unit across submissions (paper, section 1).
-
-    ``ranges_by_system``: HYP-mode :func:`hypothesis_ranges` of every submission over one base, with
-    a ``system`` column. A unit is (sent, kind, type, the tuple of role ranges); a system counts
-    once per unit; items with an unaligned (null, non-empty) range are left out. Returns ``sent,
-    kind, type, ranges`` (list of struct first/last, in role order), ``attr`` (the most frequent
-    s-o / a-propager value among the voters; ties: the smallest), ``votes``, ``share`` = votes /
-    systems, ``consensus`` (share > majority), sorted by sent, kind, type, ranges.
-    """
-    r = ranges_by_system
-    unplaced = (r.filter(~pl.col("empty") & pl.col("first").is_null())
-                .select("system", "sent", "item").unique())
-    units = (r.join(unplaced, on=["system", "sent", "item"], how="anti").sort("role_no")
-             .group_by("system", "kind", "sent", "item", maintain_order=True)
-             .agg(pl.col("type").first(), pl.struct("first", "last").alias("ranges"),
-                  pl.col("attr").first()))
-    attr = (units.drop_nulls("attr").group_by("sent", "kind", "type", "ranges", "attr").len()
-            .sort("len", "attr", descending=[True, False])
-            .unique(["sent", "kind", "type", "ranges"], keep="first")
-            .drop("len"))
-    out = (units.group_by("sent", "kind", "type", "ranges")
-           .agg(pl.col("system").n_unique().alias("votes"))
-           .join(attr, on=["sent", "kind", "type", "ranges"], how="left")
-           .with_columns((pl.col("votes") / systems).alias("share"))
-           .with_columns((pl.col("share") > majority).alias("consensus")))
-    return out.select("sent", "kind", "type", "ranges", "attr", "votes", "share", "consensus").sort(
-        "sent", "kind", "type", "ranges")
-
-
-def consensus_items(votes: pl.DataFrame, base: pl.DataFrame) -> pl.DataFrame:
-    """The consensus units of :func:`votes` as an EASY items table over the ``base`` forms.
-
-    Groups get fresh ids ``<sent>G<n>`` (numbered left to right) and cover their range. Consensus
-    groups must not overlap: conflicts go to more votes first, then the leftmost (then the shorter,
-    then the type name), i.e. greedily in that order (computed in rounds: a group no better-ranked
-    pending group overlaps is kept, the groups it overlaps are dropped). A relation role targets the
-    kept group with exactly that range, else the form when the range is one form; a relation with a
-    role that neither gives is skipped (no item of the scheme names that range). Relations get
-    fresh ids ``<sent>R<n>``. ``line_no`` is null. Rows in sentence order, each group just before
-    its forms, relations last.
-    """
-    cons = votes.filter(pl.col("consensus"))
-    groups = _kept_groups(cons.filter(pl.col("kind") == "constituent").select(
-        "sent", "type", "votes", pl.col("ranges").list.first().struct.field("first").alias("first"),
-        pl.col("ranges").list.first().struct.field("last").alias("last")))
-    groups = (groups.sort("sent", "first")
-              .with_columns(pl.format("{}G{}", "sent", pl.int_range(1, pl.len() + 1).over("sent"))
-                            .alias("item")))
-    forms = (base.filter(pl.col("kind") == "form")
-             .select("sent_no", "sent", "item", pl.col("form_no").cast(_POS), "form"))
-    sent_no = forms.select("sent", "sent_no").unique("sent")
-    covered = groups.select(
-        "sent", pl.col("item").alias("parent"),
-        pl.int_ranges("first", pl.col("last") + 1, dtype=_POS).alias("form_no")).explode("form_no")
-    forms = forms.join(covered, on=["sent", "form_no"], how="left", maintain_order="left")
-    rel = (cons.filter(pl.col("kind") == "relation").with_row_index("u")
-           .with_columns(pl.int_ranges(pl.col("ranges").list.len(), dtype=pl.Int8).alias("role_no"))
-           .explode("ranges", "role_no").with_columns(pl.col("ranges").struct.unnest()))
-    by_group = groups.select("sent", "first", "last", pl.col("item").alias("g_target"))
-    by_form = forms.select("sent", pl.col("form_no").alias("first"),
-                           pl.col("item").alias("f_target"))
-    rel = (rel.join(by_group, on=["sent", "first", "last"], how="left", maintain_order="left")
-           .join(by_form, on=["sent", "first"], how="left", maintain_order="left")
-           .with_columns(pl.coalesce("g_target", pl.when(pl.col("first") == pl.col("last"))
-                                     .then(pl.col("f_target"))).alias("target")))
-    unresolved = (rel.filter(pl.col("target").is_null() & pl.col("first").is_not_null())
-                  .select("u").unique())
-    roles = pl.DataFrame([(t, i, name) for t, names in ROLES.items()
-                          for i, name in enumerate(names)],
-                         schema={"type": pl.String, "role_no": pl.Int8, "role": pl.String},
-                         orient="row")
-    rel = (rel.join(unresolved, on="u", how="anti").join(roles, on=["type", "role_no"], how="left")
-           .with_columns(pl.format("{}R{}", "sent", pl.col("u").rank("dense").over("sent"))
-                         .alias("item")))
-    # _at, _sub: document order (a group just before its first form, relations last)
-    rows = pl.concat([
-        groups.select("sent", pl.lit("group").alias("kind"), "item", "type",
-                      pl.col("first").alias("_at"), pl.lit(0).alias("_sub")),
-        forms.select("sent", pl.lit("form").alias("kind"), "item", "form_no", "form", "parent",
-                     pl.col("form_no").alias("_at"), pl.lit(1).alias("_sub")),
-        rel.select("sent", pl.lit("relation").alias("kind"), "item", "type", "role", "role_no",
-                   "target", "attr", (pl.col("u").cast(pl.Int64) + 2**40).alias("_at"),
-                   pl.col("role_no").alias("_sub"))],
-        how="diagonal_relaxed")
-    schema = pl.from_arrow(SCHEMA.empty_table()).schema
-    return (rows.join(sent_no, on="sent").sort("sent_no", "_at", "_sub")
-            .with_columns(pl.lit(None).alias("line_no"))
-            .select([pl.col(c).cast(t) for c, t in schema.items()]))
-
-
-def _kept_groups(groups: pl.DataFrame) -> pl.DataFrame:
-    """Non-overlapping subset of consensus groups, greedy by (votes desc, first, last, type)."""
-    pending = groups.sort(["votes", "first", "last", "type"],
-                          descending=[True, False, False, False]).with_row_index("rank")
-    kept = []
-    while pending.height:
-        pairs = (pending.join(pending, on="sent", suffix="_o")
-                 .filter((pl.col("rank") != pl.col("rank_o"))
-                         & (pl.col("first") <= pl.col("last_o"))
-                         & (pl.col("first_o") <= pl.col("last"))))
-        beaten = pairs.filter(pl.col("rank_o") < pl.col("rank")).select("rank").unique()
-        winners = pending.join(beaten, on="rank", how="anti")
-        dropped = (pairs.join(winners.select(pl.col("rank").alias("rank_o")), on="rank_o")
-                   .select("rank").unique())
-        kept.append(winners)
-        pending = pending.join(winners, on="rank", how="anti").join(dropped, on="rank", how="anti")
-    return pl.concat(kept).drop("rank") if kept else groups
