@@ -25,7 +25,7 @@ import polars as pl
 from scorehouse.reports import ranks
 from scorehouse.reports.charts import heatmap, way_lines
 from scorehouse.reports.render import rejected_inputs, stored_signature
-from scorehouse.reports.systems import GROUPS, grouped
+from scorehouse.reports.systems import grouped, published_systems
 from scorehouse.reports.tables import export_tables
 from scorehouse.warehouse.db import frame
 
@@ -43,15 +43,7 @@ def page_data(con, campaign, task, out: Path) -> dict:
     from scorehouse.warehouse.families.parsing import is_dependency
 
     key = [campaign.id, task.id]
-    systems = frame(con, "SELECT system, label, organiser, baseline FROM cat_system "
-                         "WHERE campaign = ? AND task = ? AND label IS NOT NULL", key)
-    systems = (systems.with_columns(pl.when(pl.col("organiser")).then(pl.lit("organiser"))
-                                    .when(pl.col("baseline")).then(pl.lit("baseline"))
-                                    .otherwise(pl.lit("participant")).alias("group"))
-               .with_columns(pl.col("group")
-                             .replace_strict({g: i for i, (_, g) in enumerate(GROUPS)},
-                                             return_dtype=pl.Int32).alias("_rank"))
-               .sort("_rank", "label").drop("_rank").with_row_index("_order"))
+    systems = published_systems(con, key)
     labels = dict(zip(systems["system"], systems["label"]))
     rejected = rejected_inputs(con, campaign, task, labels)
     boot = frame(con, "SELECT DISTINCT resamples, seed FROM (SELECT resamples, seed "

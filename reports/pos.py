@@ -21,6 +21,7 @@ import polars as pl
 from scorehouse.reports import ranks
 from scorehouse.reports.charts import operating_zones
 from scorehouse.reports.render import rejected_inputs, stored_signature
+from scorehouse.reports.systems import grouped, published_systems
 from scorehouse.reports.tables import export_tables
 from scorehouse.warehouse.db import frame
 from scorehouse.warehouse.families.pos import (
@@ -33,8 +34,6 @@ from scorehouse.warehouse.families.pos import (
 
 RESIDUAL_EXAMPLES = 10
 NONEVAL_REASONS = ("residual", "segmentation", "unknown_tag", "no_inverse_image")
-GROUPS = (("Participants", "participant"), ("Baselines (built-in)", "baseline"),
-          ("Organisers (shown apart)", "organiser"))
 _COUNTS = ["nbCas", "NONEVAL", "OK", "ERR", "SIL_ok", "SIL_err", "SIL_sil", "SIL", "SILOK_moy"]
 _SCORES = ["P", "D", "Pmin", "Pmoy", "Pmax", "pct_noneval"]
 
@@ -55,15 +54,7 @@ def page_data(con, campaign, task, out: Path) -> dict:
     evaluations = [e for e in EVALUATIONS if e in task.options.get("evaluations", EVALUATIONS)]
     granularities = [g for g in GRANULARITIES
                      if g in task.options.get("granularities", GRANULARITIES)]
-    systems = frame(con, "SELECT system, label, organiser, baseline FROM cat_system "
-                         "WHERE campaign = ? AND task = ? AND label IS NOT NULL", key)
-    systems = systems.with_columns(
-        pl.when(pl.col("organiser")).then(pl.lit("organiser"))
-        .when(pl.col("baseline")).then(pl.lit("baseline")).otherwise(pl.lit("participant"))
-        .alias("group"),
-    ).with_columns(pl.col("group").replace_strict({g: i for i, (_, g) in enumerate(GROUPS)},
-                                                  return_dtype=pl.Int32).alias("_rank"))
-    systems = systems.sort("_rank", "label")
+    systems = published_systems(con, key)
     order = {s: i for i, s in enumerate(systems["system"])}
     visible = systems.select("system", "label", "organiser", "baseline", "group")
 
@@ -215,8 +206,8 @@ def page_data(con, campaign, task, out: Path) -> dict:
         per_corpus.append({
             "id": corpus,
             "chart": _chart(head, corpus, he, hg) if head.height else "",
-            "scores": _grouped(head.to_dicts()),
-            "genres": [(g or "(no genre)", _grouped(variant(he, hg, "genre", g).to_dicts()))
+            "scores": grouped(head.to_dicts()),
+            "genres": [(g or "(no genre)", grouped(variant(he, hg, "genre", g).to_dicts()))
                        for g in genres],
             "relative": _side_by_side(variant("absolute", hg), variant("relative", hg))
             if len(evaluations) == 2 else [],
@@ -224,7 +215,7 @@ def page_data(con, campaign, task, out: Path) -> dict:
             if len(granularities) == 2 else [],
             "noneval": _noneval(sc, hg, order, dropped.filter(pl.col("corpus") == corpus)),
             "unknown": _rows(unknown, corpus, f"{he}_cases"),
-            "kappa": _grouped(_rows(kappa, corpus)),
+            "kappa": grouped(_rows(kappa, corpus)),
             "pairs": pairs.filter(pl.col("corpus") == corpus).to_dicts() if pairs.height else [],
             "consensus": consensus.filter(pl.col("corpus") == corpus).to_dicts(),
             "consensus_file": consensus_file,
@@ -255,7 +246,7 @@ def _noneval(sc: pl.DataFrame, granularity: str, order: dict, dropped: pl.DataFr
             .with_columns(pl.col("dropped").fill_null(0),
                           _e=pl.col("evaluation").replace_strict(rank, return_dtype=pl.Int32),
                           _s=pl.col("system").replace_strict(order, return_dtype=pl.Int64)))
-    return _grouped(rows.sort("_s", "_e").drop("_e", "_s").to_dicts())
+    return grouped(rows.sort("_s", "_e").drop("_e", "_s").to_dicts())
 
 
 def _rows(table: pl.DataFrame, corpus: str, sort: str | None = None) -> list[dict]:
@@ -265,12 +256,6 @@ def _rows(table: pl.DataFrame, corpus: str, sort: str | None = None) -> list[dic
     return rows.to_dicts()
 
 
-def _grouped(rows: list[dict]) -> list[tuple[str, list[dict]]]:
-    """Rows split into the page's groups: participants, baselines, organisers (non-empty ones)."""
-    return [(title, [r for r in rows if r["group"] == group]) for title, group in GROUPS
-            if any(r["group"] == group for r in rows)]
-
-
 def _side_by_side(left: pl.DataFrame, right: pl.DataFrame) -> list[tuple[str, list[dict]]]:
     """One row per system with P, D, Pmoy of two variants (columns suffixed _a and _b)."""
     if not left.height and not right.height:
@@ -278,7 +263,7 @@ def _side_by_side(left: pl.DataFrame, right: pl.DataFrame) -> list[tuple[str, li
     cols = ["P", "D", "Pmoy", "pct_noneval"]
     a = left.select("system", "label", "group", *[pl.col(c).alias(f"{c}_a") for c in cols])
     b = right.select("system", *[pl.col(c).alias(f"{c}_b") for c in cols])
-    return _grouped(a.join(b, on="system", how="left", maintain_order="left").to_dicts())
+    return grouped(a.join(b, on="system", how="left", maintain_order="left").to_dicts())
 
 
 def _residual(residual: pl.DataFrame, corpus: str) -> list[dict]:
