@@ -10,8 +10,9 @@ the mentions table: one row per mention, ``doc``, ``genre``, ``start``/``end`` (
 ``line_no``. A document without any mention is one row whose ``start``, ``end`` and ``cluster``
 are null (its ``line_no``: the document's first line): it is part of the corpus all the same.
 A mention repeated with the same span and class in one document is kept once; the same span in
-two classes gives two rows. Mention categories for CoNLL-2012 come from a side TSV
-(:func:`read_mention_categories`). Errors are :class:`etl.errors.InputError`. The writers are in
+two classes gives two rows. Mention categories for CoNLL-2012 come from a side TSV, read in
+:mod:`etl.coref_categories` (:func:`read_mention_categories` and :data:`CATEGORIES_SCHEMA`,
+re-exported here). Errors are :class:`etl.errors.InputError`. The writers are in
 :mod:`etl.coref_write`.
 """
 
@@ -25,9 +26,12 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from scorehouse.etl.coref_categories import (  # noqa: F401 (re-exported)
+    CATEGORIES_SCHEMA,
+    read_mention_categories,
+)
 from scorehouse.etl.errors import InputError, decode_utf8, shorten
 from scorehouse.etl.lines import first_error
-from scorehouse.etl.lines import lines as read_lines
 
 SCHEMA = pa.schema([
     ("doc", pa.string()), ("genre", pa.string()), ("start", pa.int32()), ("end", pa.int32()),
@@ -36,8 +40,6 @@ SCHEMA = pa.schema([
 ])
 LINKS_SCHEMA = pa.schema([("doc", pa.string()), ("from_cluster", pa.string()),
                           ("to_cluster", pa.string()), ("type", pa.string())])
-CATEGORIES_SCHEMA = pa.schema([("doc", pa.string()), ("start", pa.int32()), ("end", pa.int32()),
-                               ("category", pa.string())])
 
 _PART = r"\(\d+\)|\(\d+|\d+\)"
 _FIELD = rf"^(?:[-_]|(?:{_PART})(?:\|?(?:{_PART}))*)$"
@@ -386,49 +388,3 @@ def _link(value: object, n_clusters: int, fail) -> tuple[str, str, str]:
 def _show(value: object) -> str:
     """A JSON value quoted in an error message."""
     return shorten(json.dumps(value, ensure_ascii=False))
-
-
-def read_mention_categories(path: str | Path, data: bytes | None = None) -> pa.Table:
-    """Read the side TSV of mention categories (header naming ``doc``, ``start``, ``end`` and
-    ``category``, other columns ignored) into :data:`CATEGORIES_SCHEMA`, one row per span; the
-    family joins it to the mentions of a CoNLL-2012 file on (doc, start, end)."""
-    path = Path(path)
-    frame = read_lines(path, data).filter(pl.col("raw").str.strip_chars() != "")
-    if frame.height == 0:
-        raise InputError(path, None, "a header line: doc, start, end, category (TAB-separated)",
-                         "an empty file")
-    header = frame["raw"][0].split("\t")
-    head_line = frame["line_no"][0]
-    for column in ("doc", "start", "end", "category"):
-        if column not in header:
-            raise InputError(path, head_line, f"a column named {column!r} in the header",
-                             shorten(frame["raw"][0]))
-    if len(set(header)) != len(header):
-        raise InputError(path, head_line, "distinct column names", shorten(frame["raw"][0]))
-    fields = pl.col("raw").str.split("\t")
-    rows = frame.slice(1).with_columns(fields.list.len().alias("n"), *(
-        fields.list.get(header.index(c), null_on_oob=True).str.strip_chars().alias(c)
-        for c in CATEGORIES_SCHEMA.names))
-    candidates: list[tuple[int, str, str]] = []
-    for row in rows.filter(pl.col("n") != len(header)).head(1).iter_rows(named=True):
-        candidates.append((row["line_no"], f"{len(header)} TAB-separated fields",
-                           f"{row['n']}: {shorten(row['raw'])}"))
-    rows = rows.filter(pl.col("n") == len(header)).with_columns(
-        pl.col("start").cast(pl.Int32, strict=False).alias("s"),
-        pl.col("end").cast(pl.Int32, strict=False).alias("e"))
-    bad = rows.filter((pl.col("doc") == "") | (pl.col("category") == "") | pl.col("s").is_null()
-                      | pl.col("e").is_null() | (pl.col("s") < 0) | (pl.col("s") > pl.col("e")))
-    for row in bad.head(1).iter_rows(named=True):
-        candidates.append((row["line_no"], "a doc, integers 0 <= start <= end and a category",
-                           shorten(row["raw"])))
-    spans = rows.filter(pl.col("s").is_not_null() & pl.col("e").is_not_null())  # bad ones flagged
-    again = spans.filter(~pl.struct("doc", "s", "e").is_first_distinct())
-    for row in again.head(1).iter_rows(named=True):
-        first = spans.filter((pl.col("doc") == row["doc"]) & (pl.col("s") == row["s"])
-                             & (pl.col("e") == row["e"]))
-        candidates.append((row["line_no"], "one category per span",
-                           f"{row['doc']} [{row['s']}, {row['e']}] again (first on line "
-                           f"{first['line_no'][0]})"))
-    first_error(candidates, path)
-    return rows.select("doc", pl.col("s").alias("start"), pl.col("e").alias("end"),
-                       "category").to_arrow().cast(CATEGORIES_SCHEMA)
