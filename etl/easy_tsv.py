@@ -3,10 +3,10 @@ EASY annotation.
 
 The same content as the EASY XML of :mod:`etl.easy` (sentences ``E``, word forms ``F``, constituents
 ``Groupe``, relations with their roles), one item a line: ``F``/``G``/``R`` lines in blocks opened
-by ``# sent_id = <id>``, read with Polars. The reader gives the items table ``etl.easy.SCHEMA`` and
+by ``# sent_id = <id>``, read with Polars. The reader gives the items table ``SCHEMA`` and
 applies the same checks with the same messages as :func:`etl.easy.read_easy_xml` (the vocabulary,
-the messages, the cross-reference checks and the table itself live in :mod:`etl.easy`); the writer
-gives back a file that reads to the same table. Format, every check and its message:
+the messages, the cross-reference checks and the table itself live in :mod:`etl.easy_items`); the
+writer gives back a file that reads to the same table. Format, every check and its message:
 docs/formats_parsing.md.
 """
 
@@ -17,7 +17,7 @@ from pathlib import Path
 import polars as pl
 import pyarrow as pa
 
-from scorehouse.etl.easy import (
+from scorehouse.etl.easy_items import (
     _ELEMENTS,
     _ROLE_FRAME,
     ATTRIBUTE_VALUES,
