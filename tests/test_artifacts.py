@@ -145,6 +145,10 @@ def test_an_older_bulletin_folder_is_replaced_by_an_edition(campaign, tmp_path):
                 "scorehouse.scorers.ud_align",
                 "scorehouse.scorers.bootstrap",
                 "scorehouse.warehouse.families.parsing_ud",
+                "scorehouse.scorers.ud_enhanced",  # split modules count too
+                "scorehouse.scorers.easy_consensus",
+                "scorehouse.etl.ud_checks",
+                "scorehouse.etl.easy_items",
             ],
             ["scorehouse.scorers.pos", "scorehouse.scorers.wer",
              "scorehouse.warehouse.families.pos"],
@@ -162,6 +166,7 @@ def test_an_older_bulletin_folder_is_replaced_by_an_edition(campaign, tmp_path):
             ["scorehouse.scorers.lcs", "scorehouse.scorers.pos"],
         ),
         ("coref", ["scorehouse.scorers.coref", "scorehouse.scorers.coref_paper",
+                   "scorehouse.scorers.coref_aggregation", "scorehouse.etl.coref_categories",
                    "scorehouse.scorers.bootstrap"], ["scorehouse.scorers.lcs"]),
         (
             "terms",
