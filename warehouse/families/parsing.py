@@ -13,6 +13,10 @@ differs from the reference's is rejected, as the official script stops; true: sc
 mode, see scorers/ud.py), ``empty_nodes`` (``drop``, the default, or ``collapse``: how ELAS and
 EULAS read the empty nodes of enhanced graphs, see scorers/ud_enhanced.py); both: ``intervals``
 (default true).
+
+The CoNLL-U side (staged words, the same-text check, a unit's CoNLL 2018 scoring) is in
+``warehouse/families/parsing_ud.py``; the bootstrap intervals and paired tests of both kinds in
+``warehouse/families/parsing_intervals.py``.
 """
 
 from __future__ import annotations
@@ -27,7 +31,6 @@ from scorehouse.etl.easy import read_easy_xml
 from scorehouse.etl.easy_tsv import read_easy_tsv
 from scorehouse.etl.text import SIGNATURE as TEXT
 from scorehouse.etl.ud import read_ud
-from scorehouse.scorers import bootstrap, ranking
 from scorehouse.scorers import easy as easy_scorer
 from scorehouse.scorers import ud as ud_scorer
 from scorehouse.warehouse.artifacts import reduce
@@ -41,8 +44,9 @@ from scorehouse.warehouse.catalog import (
     scoring_state,
 )
 from scorehouse.warehouse.catalog import code_version as catalog_code_version
-from scorehouse.warehouse.db import frame, insert_arrow, insert_rows, one, written
+from scorehouse.warehouse.db import frame, insert_arrow, one, written
 from scorehouse.warehouse.families import parsing_ud as ud
+from scorehouse.warehouse.families.parsing_intervals import intervals
 from scorehouse.warehouse.runner import Target, Unit, run_units, stale, unit_input
 from scorehouse.warehouse.staging import Slot, StageJob, stage_files
 
@@ -374,78 +378,3 @@ def write_consensus(con, campaign, task: Task, corpus: str, path: Path) -> Path 
         return None
     write_easy_xml(easy_scorer.consensus_items(*voted), path)
     return path
-
-
-# ---------------------------------------------------------------- intervals
-
-def intervals(ctx: RunContext, task: Task, dependency: bool) -> None:
-    """95 % bootstrap intervals by sentence, per corpus and for the whole task (corpus '*'), every
-    system and variant on the same resamples (campaign seed). P, R, F = 2 matched / (hyp + ref)
-    and the CoNLL F1 = 2 correct / (gold + system) are ratios of additive counts, so one draw of
-    weights gives the resampled totals of every count and every measure."""
-    campaign = ctx.campaign
-    if dependency:
-        # sent_no as text: the sentences in the order the intervals have always drawn them
-        counts = frame(ctx.con, "SELECT corpus, system, metric, sent_no::VARCHAR AS sent, "
-                                "2 * correct AS num, gold_total + system_total AS den "
-                                "FROM fct_parsing_ud_sentence WHERE campaign = ? AND task = ?",
-                       [campaign.id, task.id])
-        columns = ["num", "den"]
-    else:
-        matched = [f"matched_{f.lower()}" for f in FUNCTIONS]
-        counts = frame(ctx.con, "SELECT corpus, system, kind, mode, sent, sum(hyp) AS hyp, "
-                                "sum(ref) AS ref, " +
-                       ", ".join(f"sum({m}) AS {m}" for m in matched) +
-                       " FROM fct_parsing_sentence WHERE campaign = ? AND task = ? GROUP BY ALL",
-                       [campaign.id, task.id])
-        columns = ["hyp", "ref", *matched]
-    rows, paired = [], []
-    corpora = sorted(counts["corpus"].unique())
-    for scope in [*corpora, "*"] if len(corpora) > 1 else corpora:
-        part = counts if scope == "*" else counts.filter(pl.col("corpus") == scope)
-        variant = ["system", "metric"] if dependency else ["system", "kind", "mode"]
-        _, variants, tables = bootstrap.unit_table(part, ["corpus", "sent"], variant, columns)
-        totals = bootstrap.resampled_totals(tables, campaign.bootstrap, campaign.seed,
-                                            stream=f"{task.id}/{scope}")
-        sums = [t.sum(0) for t in tables]
-        if dependency:
-            measures = {"F": (0, 1, 1)}
-        else:
-            measures = {}
-            for k, function in enumerate(FUNCTIONS):
-                measures |= {("P", function): (2 + k, 0, 1), ("R", function): (2 + k, 1, 1),
-                             ("F", function): (2 + k, (0, 1), 2)}
-        for measure, (num, den, factor) in measures.items():
-            def total(index, source):
-                return sum(source[i] for i in index) if isinstance(index, tuple) else source[index]
-            samples = bootstrap.ratio(factor * total(num, totals), total(den, totals))
-            low, high = bootstrap.percentile_interval(samples)
-            point = bootstrap.ratio(factor * total(num, sums), total(den, sums))
-            stamp = [campaign.bootstrap, campaign.seed]
-            ranks: dict[int, tuple] = {}
-            if dependency or measure[0] == "F":  # F: the systems of a variant, ranked
-                tested, ranks = ranking.rank_variants(variants, point, samples)
-                paired += [[campaign.id, task.id, scope, *variant,
-                            *(() if dependency else (measure[1],)), a, b,
-                            *map(bootstrap.finite, figures), *stamp]
-                           for variant, a, b, figures in tested]
-            for i, v in enumerate(variants):
-                values = [bootstrap.finite(x[i]) for x in (point, low, high)]
-                if dependency:
-                    system, metric = v
-                    rows.append([campaign.id, task.id, scope, system, metric, *values, *stamp,
-                                 *ranks.get(i, (None, None))])
-                else:
-                    system, kind, mode = v
-                    rows.append([campaign.id, task.id, scope, system, kind, mode, measure[1],
-                                 measure[0], *values, *stamp, *ranks.get(i, (None, None))])
-    table = "mart_parsing_ud_interval" if dependency else "mart_parsing_interval"
-    pairs = "mart_parsing_ud_paired" if dependency else "mart_parsing_paired"
-    con = ctx.con
-
-    def body():
-        for name, values in ((table, rows), (pairs, paired)):
-            if values:
-                insert_rows(con, f"INSERT INTO {name} VALUES ({', '.join('?' * len(values[0]))})",
-                            values)
-    replace_rows(con, {"campaign": campaign.id, "task": task.id}, (table, pairs), body)

@@ -6,7 +6,8 @@ built-in baselines). Per system: ``submissions = { corpus = path }``, option ``t
 correspondence table; identity when absent), options ``format`` / ``tag`` for CoNLL-U.
 Task options: ``evaluations`` (absolute, relative), ``granularities`` (full, category: shown in
 bulletins; both are always in the warehouse), ``baselines`` (default true when a training corpus
-is given).
+is given). The bootstrap intervals and paired tests of every corpus are in
+``warehouse/families/pos_intervals.py``.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from scorehouse.etl.conllu import read_conllu
 from scorehouse.etl.grace import read_grace_reference, read_grace_submission
 from scorehouse.etl.tagtable import read_tag_table
 from scorehouse.etl.text import SIGNATURE as TEXT
-from scorehouse.scorers import bootstrap, lcs, ranking
+from scorehouse.scorers import lcs
 from scorehouse.scorers import pos as scorer
 from scorehouse.warehouse.artifacts import reduce
 from scorehouse.warehouse.campaign import CampaignError, Task, resolve_file
@@ -37,6 +38,7 @@ from scorehouse.warehouse.catalog import (
 )
 from scorehouse.warehouse.catalog import code_version as catalog_code_version
 from scorehouse.warehouse.db import build, frame, insert_arrow, insert_rows, keyed, one, written
+from scorehouse.warehouse.families.pos_intervals import intervals
 from scorehouse.warehouse.runner import Query, Target, Unit, run_units, stale, unit_input
 from scorehouse.warehouse.staging import Slot, StageJob, stage_files, stage_table
 
@@ -350,75 +352,6 @@ def _signatures(task: Task, options: dict) -> dict:
     variants = [(e, g) for e in options["evaluations"] for g in GRANULARITIES]
     return {"key": [f"{e}/{g}" for e, g in variants],
             "value": [signature(task, e, g) for e, g in variants]}
-
-
-MEASURES = {  # measure -> (numerator columns, denominator columns) over fct_pos_sentence
-    "P": (("OK",), ("OK", "ERR")),
-    "D": (("OK", "ERR"), ("nbCas", "-NONEVAL")),
-    "Pmoy": (("OK", "SILOK_moy"), ("nbCas", "-NONEVAL")),
-}
-
-
-def intervals(ctx: RunContext, task: Task, corpus: str) -> None:
-    """95 % bootstrap intervals of P, D and Pmoy by sentence, every system and variant on the
-    same resamples (campaign seed). The sentences and variants come coded as integers and each
-    measure's numerator and denominator summed in SQL: the coordinator holds numbers only."""
-    campaign = ctx.campaign
-    key = [campaign.id, task.id, corpus]
-    sums = {f"{side}_{m}": " + ".join(f"-{c[1:]}" if c.startswith("-") else c for c in cols)
-            for m, pair in MEASURES.items() for side, cols in zip(("num", "den"), pair)}
-    variants = ctx.con.execute(
-        "SELECT DISTINCT system, evaluation, granularity FROM fct_pos_sentence "
-        "WHERE campaign = ? AND task = ? AND corpus = ? ORDER BY ALL", key).fetchall()
-    if not variants:
-        for table in ("mart_pos_interval", "mart_pos_paired"):
-            ctx.con.execute(f"DELETE FROM {table} WHERE campaign = ? AND task = ? AND corpus = ?",
-                            key)
-        return
-    units = one(ctx.con, "SELECT count(*) FROM (SELECT DISTINCT doc, sent FROM fct_pos_sentence "
-                         "WHERE campaign = ? AND task = ? AND corpus = ?)", key)[0]
-    batches = ctx.con.sql(f"""
-        WITH f AS (FROM fct_pos_sentence WHERE campaign = ? AND task = ? AND corpus = ?),
-        s AS (SELECT doc, sent, row_number() OVER (ORDER BY doc, sent) - 1 AS unit
-              FROM (SELECT DISTINCT doc, sent FROM f)),
-        v AS (SELECT system, evaluation, granularity,
-                     row_number() OVER (ORDER BY system, evaluation, granularity) - 1 AS variant
-              FROM (SELECT DISTINCT system, evaluation, granularity FROM f))
-        SELECT unit, variant, {", ".join(f"({sql})::DOUBLE AS {name}"
-                                         for name, sql in sums.items())}
-        FROM f JOIN s USING (doc, sent) JOIN v USING (system, evaluation, granularity)""",
-                          params=key).to_arrow_reader(100_000)  # numbers only, in batches
-    tables = [np.zeros((units, len(variants))) for _ in sums]  # sums of integers: exact
-    for batch in batches:
-        cells = batch.column("unit").to_numpy() * len(variants) + batch.column("variant").to_numpy()
-        for table, column in zip(tables, sums):
-            np.add.at(table.reshape(-1), cells, batch.column(column).to_numpy())
-    rows, pairs = [], []
-    stamp = [campaign.bootstrap, campaign.seed]
-    for m, measure in enumerate(MEASURES):
-        ci = bootstrap.ratio_intervals_of(tables[2 * m], tables[2 * m + 1], campaign.bootstrap,
-                                          campaign.seed, stream=f"{task.id}/{corpus}")
-        ranks: dict[int, tuple] = {}
-        if measure in RANKED:  # the systems of each evaluation x granularity
-            tested, ranks = ranking.rank_variants(variants, ci.point, ci.samples)
-            pairs += [[*key, *variant, measure, a, b, *map(bootstrap.finite, figures), *stamp]
-                      for variant, a, b, figures in tested]
-        for i, variant in enumerate(variants):
-            rows.append([*key, *variant, measure,
-                         *(bootstrap.finite(x[i]) for x in (ci.point, ci.low, ci.high)), *stamp,
-                         *ranks.get(i, (None, None))])
-    tables_ = ("mart_pos_interval", "mart_pos_paired")
-
-    def write() -> None:
-        insert_rows(ctx.con, "INSERT INTO mart_pos_interval VALUES "
-                             "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
-        insert_rows(ctx.con, "INSERT INTO mart_pos_paired VALUES "
-                             "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", pairs)
-    replace_rows(ctx.con, dict(zip(("campaign", "task", "corpus"), key)), tables_, write)
-
-
-RANKED = ("P", "Pmoy")  # D, the share of cases decided, is a trait of a system, not a quality
-
 
 
 # ---------------------------------------------------------------- exports

@@ -1,0 +1,84 @@
+"""Bootstrap intervals and paired tests of the ``pos`` task family (GRACE: Adda, Mariani,
+Paroubek, Rajman and Lecomte, "Métrique et premiers résultats de l'évaluation GRACE des
+étiqueteurs morphosyntaxiques pour le français", TALN 1999): 95 % intervals of precision P,
+decision D and Pmoy by sentence, summed from ``fct_pos_sentence``, and the paired tests and rank
+ranges of the systems by P and Pmoy (Koehn, "Statistical Significance Tests for Machine
+Translation Evaluation", 2004, section 5). A reduce that ``warehouse/families/pos.py`` runs per
+corpus once its units are scored.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from scorehouse.scorers import bootstrap, ranking
+from scorehouse.warehouse.campaign import Task
+from scorehouse.warehouse.catalog import RunContext, replace_rows
+from scorehouse.warehouse.db import insert_rows, one
+
+MEASURES = {  # measure -> (numerator columns, denominator columns) over fct_pos_sentence
+    "P": (("OK",), ("OK", "ERR")),
+    "D": (("OK", "ERR"), ("nbCas", "-NONEVAL")),
+    "Pmoy": (("OK", "SILOK_moy"), ("nbCas", "-NONEVAL")),
+}
+
+
+def intervals(ctx: RunContext, task: Task, corpus: str) -> None:
+    """95 % bootstrap intervals of P, D and Pmoy by sentence, every system and variant on the
+    same resamples (campaign seed). The sentences and variants come coded as integers and each
+    measure's numerator and denominator summed in SQL: the coordinator holds numbers only."""
+    campaign = ctx.campaign
+    key = [campaign.id, task.id, corpus]
+    sums = {f"{side}_{m}": " + ".join(f"-{c[1:]}" if c.startswith("-") else c for c in cols)
+            for m, pair in MEASURES.items() for side, cols in zip(("num", "den"), pair)}
+    variants = ctx.con.execute(
+        "SELECT DISTINCT system, evaluation, granularity FROM fct_pos_sentence "
+        "WHERE campaign = ? AND task = ? AND corpus = ? ORDER BY ALL", key).fetchall()
+    if not variants:
+        for table in ("mart_pos_interval", "mart_pos_paired"):
+            ctx.con.execute(f"DELETE FROM {table} WHERE campaign = ? AND task = ? AND corpus = ?",
+                            key)
+        return
+    units = one(ctx.con, "SELECT count(*) FROM (SELECT DISTINCT doc, sent FROM fct_pos_sentence "
+                         "WHERE campaign = ? AND task = ? AND corpus = ?)", key)[0]
+    batches = ctx.con.sql(f"""
+        WITH f AS (FROM fct_pos_sentence WHERE campaign = ? AND task = ? AND corpus = ?),
+        s AS (SELECT doc, sent, row_number() OVER (ORDER BY doc, sent) - 1 AS unit
+              FROM (SELECT DISTINCT doc, sent FROM f)),
+        v AS (SELECT system, evaluation, granularity,
+                     row_number() OVER (ORDER BY system, evaluation, granularity) - 1 AS variant
+              FROM (SELECT DISTINCT system, evaluation, granularity FROM f))
+        SELECT unit, variant, {", ".join(f"({sql})::DOUBLE AS {name}"
+                                         for name, sql in sums.items())}
+        FROM f JOIN s USING (doc, sent) JOIN v USING (system, evaluation, granularity)""",
+                          params=key).to_arrow_reader(100_000)  # numbers only, in batches
+    tables = [np.zeros((units, len(variants))) for _ in sums]  # sums of integers: exact
+    for batch in batches:
+        cells = batch.column("unit").to_numpy() * len(variants) + batch.column("variant").to_numpy()
+        for table, column in zip(tables, sums):
+            np.add.at(table.reshape(-1), cells, batch.column(column).to_numpy())
+    rows, pairs = [], []
+    stamp = [campaign.bootstrap, campaign.seed]
+    for m, measure in enumerate(MEASURES):
+        ci = bootstrap.ratio_intervals_of(tables[2 * m], tables[2 * m + 1], campaign.bootstrap,
+                                          campaign.seed, stream=f"{task.id}/{corpus}")
+        ranks: dict[int, tuple] = {}
+        if measure in RANKED:  # the systems of each evaluation x granularity
+            tested, ranks = ranking.rank_variants(variants, ci.point, ci.samples)
+            pairs += [[*key, *variant, measure, a, b, *map(bootstrap.finite, figures), *stamp]
+                      for variant, a, b, figures in tested]
+        for i, variant in enumerate(variants):
+            rows.append([*key, *variant, measure,
+                         *(bootstrap.finite(x[i]) for x in (ci.point, ci.low, ci.high)), *stamp,
+                         *ranks.get(i, (None, None))])
+    tables_ = ("mart_pos_interval", "mart_pos_paired")
+
+    def write() -> None:
+        insert_rows(ctx.con, "INSERT INTO mart_pos_interval VALUES "
+                             "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        insert_rows(ctx.con, "INSERT INTO mart_pos_paired VALUES "
+                             "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", pairs)
+    replace_rows(ctx.con, dict(zip(("campaign", "task", "corpus"), key)), tables_, write)
+
+
+RANKED = ("P", "Pmoy")  # D, the share of cases decided, is a trait of a system, not a quality
