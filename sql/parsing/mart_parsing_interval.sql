@@ -1,6 +1,7 @@
 -- mart_parsing_interval: 95 % bootstrap intervals of P, R and F, resampling sentences with the
 -- campaign's recorded seed, per corpus and for the whole task (corpus = '*'), computed by
--- warehouse/families/parsing.py from fct_parsing_sentence (all systems on the same resamples).
+-- warehouse/families/parsing_intervals.py from fct_parsing_sentence (all systems on the same
+-- resamples).
 -- Grain: campaign x task x corpus x system x kind x mode x function x measure.
 CREATE TABLE IF NOT EXISTS mart_parsing_interval (
     campaign   VARCHAR NOT NULL,

@@ -1,6 +1,7 @@
--- mart_parsing_ud_interval: 95 % bootstrap intervals of the F1 of every CoNLL 2018 metric,
--- resampling reference sentences with the campaign's seed, per corpus and for the whole task
--- (corpus = '*'); computed by warehouse/families/parsing.py from fct_parsing_ud_sentence.
+-- mart_parsing_ud_interval: 95 % bootstrap intervals of the F1 of every CoNLL 2018 metric (and
+-- ELAS, EULAS for enhanced graphs), resampling reference sentences with the campaign's seed, per
+-- corpus and for the whole task (corpus = '*'); computed by
+-- warehouse/families/parsing_intervals.py from fct_parsing_ud_sentence.
 -- Grain: campaign x task x corpus x system x metric.
 CREATE TABLE IF NOT EXISTS mart_parsing_ud_interval (
     campaign   VARCHAR NOT NULL,
