@@ -1,8 +1,7 @@
 -- mart_pos_interval: 95 % bootstrap intervals of P, D and Pmoy, resampling sentences with the
 -- campaign's recorded seed (computed by warehouse/families/pos_intervals.py from
--- fct_pos_sentence),
--- and each system's rank range (scorers/ranking.py `rank_ranges`: 1 + the systems significantly
--- better, n - the systems significantly worse).
+-- fct_pos_sentence), and each system's rank range (scorers/ranking.py `rank_ranges`: 1 + the
+-- systems significantly better, n - the systems significantly worse).
 -- Grain: campaign x task x corpus x system x evaluation x granularity x measure.
 CREATE TABLE IF NOT EXISTS mart_pos_interval (
     campaign     VARCHAR NOT NULL,

@@ -2,9 +2,8 @@
 -- and the same resamples (Koehn 2004, paired bootstrap resampling): delta = score(a) - score(b)
 -- of P or Pmoy, its 95 % interval, and the two-sided p-value (scorers/ranking.py `paired`,
 -- computed with the intervals by warehouse/families/pos_intervals.py). The rank ranges they
--- give are in
--- mart_pos_interval (rank_best, rank_worst). Grain: campaign x task x corpus x evaluation x
--- granularity x measure x system pair (a < b).
+-- give are in mart_pos_interval (rank_best, rank_worst). Grain: campaign x task x corpus x
+-- evaluation x granularity x measure x system pair (a < b).
 CREATE TABLE IF NOT EXISTS mart_pos_paired (
     campaign     VARCHAR NOT NULL,
     task         VARCHAR NOT NULL,
