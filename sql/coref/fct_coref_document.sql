@@ -2,8 +2,9 @@
 -- numerators and denominators: mention detection, MUC, B3, CEAF-m, CEAF-e, BLANC as its two link
 -- counts (blanc_coref, blanc_noncoref), LEA, C, XC, H, and the pronoun/antecedent counts) and the
 -- per-document values of kappa, RCVT and the D-error direction, for each variant: convention
--- (conll | paper), singletons kept or not, and subset (all mentions; one mention category, the
--- spec's "restriction to a mention category"; or the super-classes of one link type). Corpus
+-- (conll | paper), singletons kept or not, and subset (all mentions; one mention category, as
+-- Popescu-Belis, "Évaluation numérique de la résolution de la référence", section 5.4, restricts
+-- the evaluation; or the super-classes of one link type, section 5.5). Corpus
 -- scores are sums of numerators over sums of denominators (the view mart_coref_scores).
 -- Grain: campaign x task x corpus x system x convention x singletons x subset x document x metric.
 CREATE TABLE IF NOT EXISTS fct_coref_document (

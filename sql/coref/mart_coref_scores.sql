@@ -4,9 +4,10 @@
 -- variant's zero-denominator convention (a zero denominator gives 0 under "conll", 1 under
 -- "paper"); and the macro average over the corpus's documents (slice `macro`: each document
 -- scored alone, then averaged). A view: a new breakdown is a new GROUP BY, no code. The same
--- arithmetic as scorers/coref.py `scores` and `macro` (tests/test_coref_pipeline.py compares
--- them): BLANC from its two link counts as the CoNLL scorer v8.01 (Pradhan et al. 2014), kappa
--- from the summed link counts, RCVT weighted by |E|, the D-error from its pooled profile sums.
+-- arithmetic as scorers/coref_aggregation.py `scores` and `macro` (tests/test_coref_pipeline.py
+-- compares them): BLANC from its two link counts as the CoNLL scorer v8.01 (Pradhan et al.
+-- 2014), kappa from the summed link counts, RCVT weighted by |E|, the D-error from its pooled
+-- profile sums.
 -- Sums and means over documents are taken in fixed point (18 decimals): the same bits
 -- whatever order the rows (and DuckDB's threads) come in.
 -- `signature`: the variant's, as the unit wrote it in fct_coref_document.

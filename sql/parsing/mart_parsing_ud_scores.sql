@@ -1,6 +1,7 @@
 -- mart_parsing_ud_scores: the CoNLL 2018 shared task table (precision, recall, F1, aligned
 -- accuracy of Tokens, Sentences, Words, UPOS, XPOS, UFeats, AllTags, Lemmas, UAS, LAS, CLAS,
--- MLAS, BLEX) for the whole task, each corpus and each genre (column `slice`); F1 =
+-- MLAS, BLEX, and the IWPT ELAS and EULAS when the reference has enhanced graphs; no aligned
+-- accuracy for those two) for the whole task, each corpus and each genre (column `slice`); F1 =
 -- 2 correct / (gold_total + system_total), 0 where undefined, as the official script prints.
 -- `signature`: as the units stored it (fct_parsing_ud_sentence); should a slice sum units scored
 -- by different code versions, the smallest and largest of theirs, space-separated.

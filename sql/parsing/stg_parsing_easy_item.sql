@@ -1,5 +1,6 @@
 -- stg_parsing_easy_item: the items of every accepted EASY file (EASY XML or its TSV form):
--- reference (annotated part), full corpus and submissions, as read by etl/easy.py.
+-- reference (annotated part), full corpus and submissions, as read by etl/easy.py (XML) and
+-- etl/easy_tsv.py (TSV) into the items table of etl/easy_items.py.
 -- Grain: file content (sha256) x item (form, group, or relation role).
 -- A relation has one row per role (`role_no` in the type's role order); `target` names a form or
 -- a group of the same sentence (NULL: an empty role); `attr` is ATB-SO's s-o or MOD-N's a-propager.
