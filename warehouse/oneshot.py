@@ -254,9 +254,12 @@ def _option(p: inspect.Parameter, hint) -> click.Option:
         base, help_ = typing.get_args(hint)[0], typing.get_args(hint)[1]
     flag = f"--{p.name.replace('_', '-')}"
     args = typing.get_args(base)
+    optional = [a for a in args if a is not type(None)]
+    if type(None) in args and len(optional) == 1:  # X | None: an X option whose default is None
+        base, args = optional[0], typing.get_args(optional[0])
     if typing.get_origin(base) is typing.Literal:
         return click.Option([flag, p.name], type=click.Choice(list(args)), default=p.default,
-                            show_default=True, help=help_)
+                            show_default=p.default is not None, help=help_)
     if base is bool:
         return click.Option([f"{flag}/--no-{p.name.replace('_', '-')}", p.name],
                             default=p.default, show_default=True, help=help_)

@@ -1,6 +1,7 @@
 """``scorehouse.coref(...)`` and ``scorehouse coref KEY RESPONSE``: one key and one response
 scored through the coreference family's pipeline (:mod:`warehouse.oneshot`): the CoNLL reference
-scorer's metrics and the paper's, per document and for the corpus."""
+scorer's metrics and the paper's, per document and for the corpus; CorefUD files are scored as
+the official CorefUD scorer scores them (:mod:`scorers.corefud`)."""
 
 from __future__ import annotations
 
@@ -22,17 +23,27 @@ _QUERY = ("SELECT * FROM {table} WHERE system = 'sys' AND convention = ? AND sin
 
 @oneshot.checked
 def coref(key: Source, response: Source, *,
-          format: Annotated[Literal["conll2012", "jsonl"] | None,
-                            "Input format; default from the KEY's extension (.jsonl, else "
-                            "CoNLL-2012)."] = None,
+          format: Annotated[Literal["conll2012", "jsonl", "corefud"] | None,
+                            "Input format; default from the KEY's extension (.jsonl, .conllu "
+                            "for CorefUD, else CoNLL-2012)."] = None,
           convention: Annotated[Literal["conll", "paper"],
                                 "Zero denominators: 0 as the CoNLL reference scorer, or 1 (100 %) "
                                 "as the paper."] = "conll",
-          singletons: Annotated[bool, "Count singleton classes, or remove them from key and "
-                                      "response first."] = True) -> Result:
+          singletons: Annotated[bool | None, "Count singleton classes, or remove them from key "
+                                             "and response first (default: counted, removed "
+                                             "for CorefUD as its scorer does)."] = None,
+          match: Annotated[Literal["head", "exact", "partial"] | None,
+                           "Mention matching (default: head for CorefUD; CoNLL-2012 and JSON "
+                           "lines: exact spans only)."] = None,
+          zeros: Annotated[Literal["dependent", "linear"],
+                           "CorefUD: align zero mentions by their dependencies or by their "
+                           "positions."] = "dependent") -> Result:
     """Score a coreference RESPONSE against a KEY: mention detection, MUC, B3, CEAF-m, CEAF-e,
     BLANC, LEA and the CoNLL average (as the CoNLL reference scorer v8.01), and the paper's C, XC,
-    H, kappa, RCVT and D-error, per document and for the corpus (micro average).
+    H, kappa, RCVT and D-error, per document and for the corpus (micro average). CorefUD
+    (CoNLL-U with Entity= in MISC): as the official CorefUD scorer 1.2, mentions matched by head,
+    exactly or partially, zeros aligned by their dependencies; MUC, B3, CEAF-e, CEAF-m, BLANC,
+    LEA, MOR, zero and the CoNLL score.
     \f
     In Python, ``key`` and ``response`` are paths, or documents in memory as the JSON-lines
     format has them: a list of dicts (or a table) with ``doc``, ``tokens`` and ``clusters``.
@@ -40,7 +51,15 @@ def coref(key: Source, response: Source, *,
     per document.
     """
     fmt = format or ("jsonl" if not oneshot.is_path(key)
-                     or Path(key).suffix.lower() in (".jsonl", ".json") else "conll2012")
+                     or Path(key).suffix.lower() in (".jsonl", ".json") else
+                     "corefud" if Path(key).suffix.lower() == ".conllu" else "conll2012")
+    if fmt == "corefud":
+        from scorehouse.warehouse.families.coref_corefud import corefud
+        return corefud(key, response, match or "head", bool(singletons), zeros)
+    if match not in (None, "exact"):
+        raise oneshot.OptionError(f"match: {match} matching needs CorefUD files (--format "
+                                  "corefud); CoNLL-2012 and JSON lines match exact spans")
+    singletons = True if singletons is None else singletons
     con, campaign, notes = oneshot.score(
         "coref", key, response, {"conventions": [convention], "singletons": [singletons],
                                  "baselines": False, "intervals": False},
