@@ -61,7 +61,8 @@ TOLERANCE = 1e-9
 
 def generate(path_key: Path, path_response: Path, documents: int, mentions: int, seed: int) -> dict:
     """Key and response CoNLL-2012 files of ``documents`` documents of ``mentions`` mentions."""
-    from scorehouse.demo.coref import GENRES, ErrorModel, generate_document, mentions_table, respond
+    from scorehouse.demo.coref import ErrorModel, mentions_table, respond
+    from scorehouse.demo.coref_documents import GENRES, generate_document
     from scorehouse.etl.coref_write import write_conll2012
 
     model = ErrorModel(merge=0.08, split=0.12, pronoun=0.15, miss=0.06, boundary=0.15,

@@ -51,7 +51,7 @@ def reference(rng, sentences: int) -> dict[str, pl.DataFrame]:
     """The reference as three frames: forms (sent, form_no, form), groups (sent, group_no, type,
     first, last), relations (sent, rel_no, type, role_no, pos, use_group, attr); a relation
     argument is a form position, written as the group containing it when ``use_group``."""
-    from scorehouse.etl.easy import ROLES
+    from scorehouse.etl.easy_items import ROLES
 
     lengths = rng.integers(12, 29, sentences)
     sent = np.repeat(np.arange(sentences), lengths)
@@ -126,7 +126,7 @@ def perturb(rng, ref: dict[str, pl.DataFrame], rate: float,
         .otherwise(pl.col("pos")).cast(pl.Int32).alias("pos")).drop("n")
     retype = rel.select("sent", "rel_no").unique(maintain_order=True)
     retype = retype.filter(pl.Series(rng.random(retype.height) < rate / 2))
-    from scorehouse.etl.easy import ROLES
+    from scorehouse.etl.easy_items import ROLES
     two = [t for t, r in ROLES.items() if len(r) == 2]
     retype = retype.with_columns(
         pl.Series("new_type", np.array(two)[rng.integers(0, len(two), retype.height)]))
@@ -166,8 +166,8 @@ def _split_third(sysout: dict[str, pl.DataFrame]) -> dict[str, pl.DataFrame]:
 
 
 def items(frames: dict[str, pl.DataFrame], sent_offset: int) -> pl.DataFrame:
-    """The items table of etl/easy.py for one file."""
-    from scorehouse.etl.easy import ROLES
+    """The items table (etl/easy_items.py) for one file."""
+    from scorehouse.etl.easy_items import ROLES
 
     sid = pl.format("E{}", pl.col("sent") + sent_offset + 1)
     groups = frames["groups"].with_columns(

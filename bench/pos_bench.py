@@ -39,7 +39,6 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 from measure import COORDINATOR, MIB, Measure, fmt_peak, measure, summary_line, tail
-from measure import code_hash as _code_hash
 from measure import machine as _machine
 
 from scorehouse.warehouse.toml_writer import toml_table
@@ -763,9 +762,14 @@ def conllu_worker(gold: str, pred: str) -> None:
 
 
 def code_hash() -> str:
-    """Fingerprint of what the pos family's ``code_version`` covers."""
-    return _code_hash([ROOT / "scorers" / "pos.py", ROOT / "scorers" / "bootstrap.py",
-                       *(ROOT / "sql" / "pos").glob("*.sql")])
+    """The pos family's code version as it stands on disk (``warehouse.catalog.code_version``,
+    not the family's cached one): it moves when its SQL or any module its scoring reaches
+    changes."""
+    from scorehouse.warehouse.catalog import code_version
+    from scorehouse.warehouse.families.pos import SQL_FOLDER
+
+    return code_version(SQL_FOLDER, "scorehouse.warehouse.families.pos")
+
 
 def _pct(v) -> str:
     return "n/a" if v is None else f"{100 * v:.1f}"
@@ -909,16 +913,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"timing scorehouse {label} ...", flush=True)
         before = code_hash()
         if before != previous_hash:
-            notes.append("WARNING: scorers/pos.py, scorers/bootstrap.py or sql/pos/ changed "
-                         f"on disk before '{label}': the code version moved, so every unit is "
+            notes.append("WARNING: the pos family's scoring code or SQL changed on disk "
+                         f"before '{label}': the code version moved, so every unit is "
                          "re-scored (not like-for-like)")
         load = os.getloadavg()[0]
         m = measure(f"scorehouse {label}", cmd, workdir / f"run{k + 1}.stdout")
         m.extra["load"] = load
         previous_hash = code_hash()
         if previous_hash != before:
-            notes.append("WARNING: scorers/pos.py, scorers/bootstrap.py or sql/pos/ changed "
-                         f"on disk during '{label}'")
+            notes.append("WARNING: the pos family's scoring code or SQL changed on disk "
+                         f"during '{label}'")
         speed = f"{n * scored / m.wall:,.0f}" if scored and m.rc == 0 else ""
         if k == 0:
             ok = m.rc == 0 and m.wall < 120 and m.peak_kib is not None and m.peak_kib < 2 * MIB

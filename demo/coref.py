@@ -46,9 +46,9 @@ from scorehouse.demo.coref_documents import (
     GENRES,
     PUNCT,
     Document,
-    _ranks,
-    _with_text,
     generate_document,
+    label_ranks,
+    with_text,
 )
 from scorehouse.etl.coref import SCHEMA
 from scorehouse.etl.coref_write import write_conll2012, write_coref_jsonl, write_mention_categories
@@ -104,14 +104,14 @@ def guide_document() -> Document:
     start, end, entity, category = (np.array(c) for c in zip(*rows))
     frame = pl.DataFrame(
         {"doc": "guide", "genre": "exemple", "start": start, "end": end, "entity": entity,
-         "rank": _ranks(entity), "category": category, "head_end": end},
+         "rank": label_ranks(entity), "category": category, "head_end": end},
         schema_overrides={"start": pl.Int32, "end": pl.Int32, "head_end": pl.Int32})
     covered = np.zeros(len(tokens), dtype=bool)
     for s, e in zip(start, end):
         covered[s:e + 1] = True
     pleonastic = np.flatnonzero(tokens == "on")
     words = ~covered & ~np.isin(tokens, ["(", ")", *PUNCT])
-    return Document("guide", "exemple", tokens, _with_text(frame, tokens), pleonastic,
+    return Document("guide", "exemple", tokens, with_text(frame, tokens), pleonastic,
                     np.setdiff1d(np.flatnonzero(words), pleonastic))
 
 
@@ -228,7 +228,7 @@ def respond(document: Document, model: ErrorModel, rng: np.random.Generator) -> 
                           "entity": number[np.searchsorted(np.unique(lab), lab)],
                           "category": cat.astype(str)},
                          schema_overrides={"start": pl.Int32, "end": pl.Int32})
-    return mentions_table(_with_text(frame, document.tokens))
+    return mentions_table(with_text(frame, document.tokens))
 
 
 def key_links(document: Document, rng: np.random.Generator) -> pl.DataFrame:

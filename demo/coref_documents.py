@@ -102,7 +102,7 @@ def _class_sizes(rng: np.random.Generator, m: int, a: float) -> np.ndarray:
     return sizes
 
 
-def _ranks(labels: np.ndarray) -> np.ndarray:
+def label_ranks(labels: np.ndarray) -> np.ndarray:
     """Position of each element among the earlier elements with the same label (0, 1, ...)."""
     return (pl.DataFrame({"label": labels}).select(pl.int_range(pl.len()).over("label"))[:, 0]
             .to_numpy())
@@ -129,7 +129,7 @@ def generate_document(rng: np.random.Generator, doc: str, genre: Genre, mentions
     renumber = np.empty(n_ent, dtype=np.int64)
     renumber[np.argsort(first_seen, kind="stable")] = np.arange(n_ent)
     entity = renumber[entity]
-    rank = _ranks(entity)
+    rank = label_ranks(entity)
 
     named = rng.random(n_ent) < genre.named
     name_ix = rng.integers(0, len(NAMES), n_ent)
@@ -191,10 +191,10 @@ def generate_document(rng: np.random.Generator, doc: str, genre: Genre, mentions
         {"doc": doc, "genre": genre.name, "start": start, "end": end, "entity": entity,
          "rank": rank, "category": category, "head_end": head_end},
         schema_overrides={"start": pl.Int32, "end": pl.Int32, "head_end": pl.Int32})
-    return Document(doc, genre.name, tokens, _with_text(frame, tokens), pleonastic, filler)
+    return Document(doc, genre.name, tokens, with_text(frame, tokens), pleonastic, filler)
 
 
-def _with_text(frame: pl.DataFrame, tokens: np.ndarray) -> pl.DataFrame:
+def with_text(frame: pl.DataFrame, tokens: np.ndarray) -> pl.DataFrame:
     """Add ``text``: the tokens ``start..end`` of each mention joined by spaces."""
     index = (pl.select(pl.int_ranges(frame["start"], frame["end"] + 1).explode()).to_series()
              .to_numpy())

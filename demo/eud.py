@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import random
 
+from scorehouse.etl.ud_enhanced import node_key
+
 EXTRA = ("conj", "nsubj:xsubj", "obj", "ref", "obl:de", "nmod:poss", "advcl:pour", "acl:relcl")
 CASES = ("de", "à", "en", "pour", "sur")
 
@@ -76,11 +78,6 @@ def _graph(words: list[list[str]], seed: int, noise: float) -> dict:
         edges[dependent].append((node, draw.choice(("nsubj", "obj", "orphan"))))
     deps = {}
     for ident, items in edges.items():
-        unique = sorted(set(items), key=lambda e: (_key(e[0]), e[1]))
+        unique = sorted(set(items), key=lambda e: (node_key(e[0]), e[1]))
         deps[ident] = "|".join(f"{h}:{r}" for h, r in unique if h != ident) or "_"
     return {"deps": deps, "empty": empty}
-
-
-def _key(node: str) -> tuple[int, int]:
-    major, _, minor = node.partition(".")
-    return int(major), int(minor or 0)

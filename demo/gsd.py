@@ -1,5 +1,6 @@
 """UD French GSD read into GRACE reference lines, with UD tags converted to a positional pivot
-tagset (used by ``demo/pos.py``).
+tagset (used by ``demo/pos.py``). ``DATA`` / ``CONLLU``: the shipped GSD test set, which the POS,
+EASY (``demo/gsd_easy.py``) and dependency (``demo/ud.py``) demo tasks all start from.
 
 Pivot tagset (positional, MULTEXT/GRACE style; trailing ``-`` dropped)
 ----------------------------------------------------------------------
@@ -43,6 +44,8 @@ from __future__ import annotations
 import pathlib
 from dataclasses import dataclass, replace
 
+DATA = pathlib.Path(__file__).resolve().parent / "data" / "UD_French-GSD"  # shipped as package data
+CONLLU = "fr_gsd-ud-test.conllu"  # the test set, in DATA
 COARSE_ORDER = ("NOUN", "PROPN", "VERB", "AUX", "ADJ", "DET", "ADP", "ADP+DET", "CCONJ",
                 "SCONJ", "PRON", "ADV", "NUM", "INTJ", "PUNCT", "SYM", "X")
 # Default tag of a category when a locution's whole changes the head's category (ExtPos).

@@ -1,10 +1,13 @@
 """UD French GSD converted into the gold EASY annotation of the demo parsing task
-(``demo/parsing.py``; Paroubek et al., LREC 2006, the EASY campaign: small constituents and
-functional relations over the word forms).
+(``demo/parsing.py``; the EASY campaign's small constituents and functional relations over the
+word forms: Paroubek, Robba, Vilnat, Ayache, *Data, Annotations and Measures in EASY, the
+Evaluation Campaign for Parsers of French*, LREC 2006, section 4).
 
-:func:`_words` reads the GSD test set (``demo/data/UD_French-GSD``, CC BY-SA 4.0) into one row per
-word; :func:`_chunks` and :func:`_relations` give its gold constituents and relations, by the rules
-below. Every step is a Polars operation over all words at once; no loop runs per word.
+:func:`gsd_words` reads the GSD test set (``demo/data/UD_French-GSD``, CC BY-SA 4.0) into one row
+per word; :func:`gold_chunks` and :func:`gold_relations` give its gold constituents and relations,
+by the rules below; :func:`spread_forms` and :func:`distinct_forms` are the helpers
+``demo/parsing.py`` reuses on its systems' annotations. Every step is a Polars operation over all
+words at once; no loop runs per word.
 
 Conversion rules
 ----------------
@@ -38,9 +41,9 @@ from __future__ import annotations
 
 import polars as pl
 
-from scorehouse.demo.pos import CONLLU, DATA
+from scorehouse.demo.gsd import CONLLU, DATA
 from scorehouse.etl.conllu import read_conllu
-from scorehouse.etl.easy import ROLES
+from scorehouse.etl.easy_items import ROLES
 
 VERBAL, NOMINAL = ["VERB", "AUX"], ["NOUN", "PROPN", "NUM", "PRON"]
 GN_MEMBERS = ["det", "amod", "nummod", "flat", "fixed"]
@@ -50,7 +53,7 @@ ARGS = ["a0", "a1", "a2"]
 col, lit = pl.col, pl.lit
 
 
-def _words() -> pl.DataFrame:
+def gsd_words() -> pl.DataFrame:
     """GSD words: sentence ``s``, word ``w`` and form ``f`` (1-based), base deprel ``rel``, head
     ``h``, flags, the word's copula ``cop`` and verbal ``anchor``, and its head's columns
     (``h*``)."""
@@ -85,7 +88,7 @@ def _with_head(t: pl.DataFrame, columns: list[str]) -> pl.DataFrame:
     return t.join(heads, on=["s", "h"], how="left", maintain_order="left")
 
 
-def _spread(frame: pl.DataFrame, *keep: str) -> pl.DataFrame:
+def spread_forms(frame: pl.DataFrame, *keep: str) -> pl.DataFrame:
     """One row per form ``f`` of each (start, end) range, with the ``keep`` columns."""
     return frame.select("s", *keep, f=pl.int_ranges("start", col("end") + 1)).explode("f")
 
@@ -104,7 +107,7 @@ def _runs(t: pl.DataFrame) -> pl.DataFrame:
             .group_by("s", "own").agg(start=col("f").min(), end=col("f").max()))
 
 
-def _chunks(t: pl.DataFrame) -> pl.DataFrame:
+def gold_chunks(t: pl.DataFrame) -> pl.DataFrame:
     """The gold constituents (s, start, end, type), by the rules of the module docstring."""
     u, rel, w, h = col("upos"), col("rel"), col("w"), col("h")
     gn = u.is_in(NOMINAL) & ~col("clitic") & ~col("relative") & ~rel.is_in(GN_MEMBERS)
@@ -129,7 +132,7 @@ def _chunks(t: pl.DataFrame) -> pl.DataFrame:
     first = (t.join(runs, on=["s", "own"]).filter(col("f").is_between("start", "end"))
              .group_by("s", "start", "end").agg(
                  type=kind.otherwise(pl.when(marked).then(lit("PV")).otherwise(lit("NV")))))
-    free = t.join(_spread(first), on=["s", "f"], how="anti").drop("hown")
+    free = t.join(spread_forms(first), on=["s", "f"], how="anti").drop("hown")
     kind = pl.when(u == "ADV").then(lit("GR")).when(u == "ADJ").then(lit("GA"))
     free = _with_head(free.with_columns(kind=kind), ["kind"])
     free = free.with_columns(own=pl.when((rel == "fixed") & col("hkind").is_not_null()).then(h)
@@ -139,7 +142,7 @@ def _chunks(t: pl.DataFrame) -> pl.DataFrame:
             .with_columns(col("start", "end").cast(pl.Int32)).sort("s", "start"))
 
 
-def _relations(t: pl.DataFrame) -> pl.DataFrame:
+def gold_relations(t: pl.DataFrame) -> pl.DataFrame:
     """The gold relations (s, key, type, attr, a0, a1, a2), by the rules of the module docstring:
     arguments as form numbers (a1 null for COORD's empty coord-g, a2 null for two-role types)."""
     u, rel, w, h, hu, verb = (col(c) for c in ("upos", "rel", "w", "h", "hupos", "hanchor"))
@@ -179,10 +182,10 @@ def _relations(t: pl.DataFrame) -> pl.DataFrame:
                           how="left", maintain_order="left")
                 .with_columns(col("to").alias(a)).drop("to"))
     rank = col("type").replace_strict({name: k for k, name in enumerate(ROLES)})
-    return _distinct_forms(rels).sort("s", "key", rank)
+    return distinct_forms(rels).sort("s", "key", rank)
 
 
-def _distinct_forms(rels: pl.DataFrame) -> pl.DataFrame:
+def distinct_forms(rels: pl.DataFrame) -> pl.DataFrame:
     """The relations whose non-empty arguments name pairwise different forms."""
     a0, a1, a2 = col("a0"), col("a1"), col("a2")
     return rels.filter(~((a0 == a1).fill_null(False) | (a0 == a2).fill_null(False)

@@ -41,8 +41,16 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from scorehouse.demo.gsd_easy import ARGS, _chunks, _distinct_forms, _relations, _spread, _words
-from scorehouse.etl.easy import GROUP_TYPES, ROLES, SCHEMA, write_easy_xml
+from scorehouse.demo.gsd_easy import (
+    ARGS,
+    distinct_forms,
+    gold_chunks,
+    gold_relations,
+    gsd_words,
+    spread_forms,
+)
+from scorehouse.etl.easy import write_easy_xml
+from scorehouse.etl.easy_items import GROUP_TYPES, ROLES, SCHEMA
 from scorehouse.warehouse.toml_writer import toml_table
 
 SEED = 20261127
@@ -138,12 +146,12 @@ def _group_errors(chunks, forms, info, rates, rng) -> pl.DataFrame:
     end = end - (moved & (side == 2) & (end > start)) + (moved & (side == 3) & (end + 1 < nxt))
     types = np.where(u[:, 1] < wrong * fac, _confused(c["type"], GROUP_CONFUSIONS, u[:, 4]),
                      c["type"])
-    # two shifts into one form: the later undone
     c = (c.with_columns(start=start, end=end, type=types, old=c["start"])
+         # two constituents shifted into one form: the later one keeps its old start
          .with_columns(start=pl.when(col("start") <= col("end").shift(1).over("s"))
                        .then("old").otherwise("start"))
          .filter(u[:, 0] >= miss * fac).select("s", "start", "end", "type"))
-    free = (forms.join(_spread(c), on=["s", "f"], how="anti")
+    free = (forms.join(spread_forms(c), on=["s", "f"], how="anti")
             .filter(col("text").str.contains(r"\w")).join(info, on="s").sort("s", "f"))
     draw = rng.random((free.height, 2))
     added = draw[:, 0] < spurious * free["factor"].to_numpy()
@@ -191,13 +199,14 @@ def _retokenise(t, forms, chunks, rels):
              .filter(col("end") > col("start")))
     held = (t.join(exprs, on="s").filter(col("f").is_between("start", "end"))  # words of its forms
             .group_by("s", "x").agg(held=pl.len()))
-    one = (_spread(exprs, "x").join(_spread(chunks.with_row_index("c"), "c"), on=["s", "f"],
-                                    how="left")
+    one = (spread_forms(exprs, "x")
+           .join(spread_forms(chunks.with_row_index("c"), "c"), on=["s", "f"], how="left")
            .group_by("s", "x").agg(one=col("c").n_unique() == 1))  # one constituent, or none
     exprs = (exprs.join(held, on=["s", "x"]).join(one, on=["s", "x"])
              .filter((col("held") == col("size")) & col("one")).sort("s", "start")
              .filter((col("start") > col("end").shift(1).over("s")).fill_null(True)))
-    old = (forms.join(_spread(exprs, "start").rename({"start": "g"}), on=["s", "f"], how="left")
+    old = (forms.join(spread_forms(exprs, "start").rename({"start": "g"}), on=["s", "f"],
+                      how="left")
            .with_columns(g=pl.coalesce("g", "f")))
     merged = (old.group_by("s", "g", maintain_order=True)
               .agg(col("text").str.join(" "), size=pl.len())
@@ -218,18 +227,18 @@ def _retokenise(t, forms, chunks, rels):
     for a in ARGS:
         rels = rels.join(old.select("s", col("f").alias(a), "first"), on=["s", a], how="left",
                          maintain_order="left").with_columns(col("first").alias(a)).drop("first")
-    return pieces.select("s", f="nf", text="piece"), chunks, _distinct_forms(rels)
+    return pieces.select("s", f="nf", text="piece"), chunks, distinct_forms(rels)
 
 
 # --- writing ---------------------------------------------------------------------------------
 
 def _items(forms, chunks, rels, sents) -> pa.Table:
-    """The items table (``etl.easy.SCHEMA``, file order) of the sentences ``sents`` (s, sent_no,
-    sent): forms, constituents (numbered per sentence) and relations, whose arguments name the
-    constituent holding the form unless another argument names the same one."""
+    """The items table (``etl.easy_items.SCHEMA``, file order) of the sentences ``sents`` (s,
+    sent_no, sent): forms, constituents (numbered per sentence) and relations, whose arguments name
+    the constituent holding the form unless another argument names the same one."""
     chunks = chunks.join(sents, on="s").sort("s", "start").with_columns(
         item=pl.format("{}G{}", "sent", pl.int_range(1, pl.len() + 1).over("s")))
-    parent = _spread(chunks, "item")
+    parent = spread_forms(chunks, "item")
     form_rows = (forms.join(sents, on="s")
                  .join(parent.rename({"item": "parent"}), on=["s", "f"], how="left"))
     form_rows = form_rows.select("sent_no", "sent", kind=lit("form"),
@@ -279,9 +288,9 @@ def write_parsing_task(dest: pathlib.Path, scale: float = 1.0) -> tuple[list[dic
     blank line. ``scale`` < 1 keeps the first ``max(20, round(N * scale))`` sentences of each genre
     (N its size). The bytes written are the same for equal arguments.
     """
-    dest, t = pathlib.Path(dest), _words()
+    dest, t = pathlib.Path(dest), gsd_words()
     forms = t.group_by("s", "f").agg(text=pl.col("token_form").first()).sort("s", "f")
-    chunks, rels = _chunks(t), _relations(t)
+    chunks, rels = gold_chunks(t), gold_relations(t)
     info = _genres(forms["s"].max() + 1)
     if scale < 1:
         size = pl.len().over("g")

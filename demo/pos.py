@@ -73,13 +73,11 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from scorehouse.demo.gsd import COARSE_ORDER, Sentence, coarse, read_gsd
+from scorehouse.demo.gsd import COARSE_ORDER, CONLLU, DATA, Sentence, coarse, read_gsd
 from scorehouse.warehouse.draws import Draws
 from scorehouse.warehouse.toml_writer import toml_table
 
 SEED = 20261126
-DATA = pathlib.Path(__file__).resolve().parent / "data" / "UD_French-GSD"  # shipped as package data
-CONLLU = "fr_gsd-ud-test.conllu"
 GENRES = ("presse", "encyclopédie", "avis")
 ORGANISER = "orga"  # the organiser participant of the speech demo, reused for orga-tagger
 UNKNOWN_TO_B = ("SYM", "X")  # morpho-b tags deliberately left out of its table

@@ -48,10 +48,10 @@ import polars as pl
 from scorehouse.demo.acter import acter_list, read_acter, reference_v1_0, reference_v1_1
 from scorehouse.demo.term_variants import (
     FUNCTION_WORDS,
-    _components,
-    _groups_frame,
-    _words,
+    components,
+    groups_frame,
     term_relations,
+    term_words,
     variant_groups,
 )
 from scorehouse.warehouse.toml_writer import toml_table
@@ -271,17 +271,17 @@ def system_links(terms: list[str], model: ErrorModel,
     member = groups.select(pl.col("term").replace_strict(index).alias("i"), "group")
     own = member.join(member.group_by("group").agg(pl.col("i").min().alias("j")), on="group")
     frame = (pl.DataFrame({"term": terms}).with_row_index("i")
-             .with_columns(first=_words().list.first()))
+             .with_columns(first=term_words().list.first()))
     pairs = (frame.join(frame, on="first", suffix="2").filter(pl.col("i") < pl.col("i2"))
              .sort("i", "i2"))
     chosen = np.sort(rng.permutation(pairs.height)[:round(model.spurious * groups.height)])
     extra = pairs[chosen.tolist()]
     source = np.concatenate([own["i"].to_numpy(), extra["i"].to_numpy()]).astype(np.int64)
     target = np.concatenate([own["j"].to_numpy(), extra["i2"].to_numpy()]).astype(np.int64)
-    groups = _groups_frame(terms, _components(len(terms), source, target), "g")
+    groups = groups_frame(terms, components(len(terms), source, target), "g")
     relations = term_relations(terms, groups)
     relations = relations.filter(pl.Series(rng.random(relations.height) >= model.miss))
-    last = frame.with_columns(term2=_words().list.last()).filter(
+    last = frame.with_columns(term2=term_words().list.last()).filter(
         (pl.col("term2") != pl.col("term")) & pl.col("term2").is_in(terms))
     last = last.filter(pl.Series(rng.random(last.height) < model.spurious))
     return groups, pl.concat([relations, last.select(pl.col("term").alias("term1"),
@@ -320,7 +320,7 @@ def write_terms_task(dest: pathlib.Path, scale: float = 1.0) -> tuple[list[dict]
     root = pathlib.Path(dest) / "terms"
     v10, v11 = reference_v1_0(), reference_v1_1()
     htfl = read_acter(acter_list("htfl"))
-    # in the corpus
+    # the terms each corpus holds, which the systems extract from
     found_in = {"wind-fr": pl.concat([v10, v11]).unique("term").sort("term"), "htfl-fr": htfl}
     _write(root / "reference" / "wind_fr_terms_nes.tsv", v10.iter_rows())
     (root / "reference" / "htfl_fr_terms_nes.tsv").write_bytes(acter_list("htfl").read_bytes())
@@ -355,7 +355,7 @@ def write_terms_task(dest: pathlib.Path, scale: float = 1.0) -> tuple[list[dict]
             put("terms", cid, ((t, f"{s:.4f}")
                                for t, s in output.select("term", "score").iter_rows()))
             if cid == "wind-fr":
-                # the task's case
+                # the system's distinct terms in the task's case (lower)
                 distinct = output["term"].str.to_lowercase().unique(maintain_order=True)
                 variants, relations = system_links(distinct.to_list(), system.model,
                                                    np.random.default_rng([SEED, index, number, 1]))

@@ -376,7 +376,7 @@ def write_dependency_task(dest: pathlib.Path, scale: float = 1.0) -> list[str]:
     times the tokenisation noise), by participants of the EASY demo task. Same bytes on every call.
     """
     from scorehouse.demo.eud import enhance
-    from scorehouse.demo.pos import CONLLU, DATA
+    from scorehouse.demo.gsd import CONLLU, DATA
     from scorehouse.warehouse.toml_writer import toml_table
 
     gold = (DATA / CONLLU).read_text(encoding="utf-8")

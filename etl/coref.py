@@ -11,9 +11,8 @@ the mentions table: one row per mention, ``doc``, ``genre``, ``start``/``end`` (
 are null (its ``line_no``: the document's first line): it is part of the corpus all the same.
 A mention repeated with the same span and class in one document is kept once; the same span in
 two classes gives two rows. Mention categories for CoNLL-2012 come from a side TSV, read in
-:mod:`etl.coref_categories` (:func:`read_mention_categories` and :data:`CATEGORIES_SCHEMA`,
-re-exported here). Errors are :class:`etl.errors.InputError`. The writers are in
-:mod:`etl.coref_write`.
+:mod:`etl.coref_categories` (:func:`read_mention_categories` and :data:`CATEGORIES_SCHEMA`).
+Errors are :class:`etl.errors.InputError`. The writers are in :mod:`etl.coref_write`.
 """
 
 from __future__ import annotations
@@ -26,10 +25,6 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from scorehouse.etl.coref_categories import (  # noqa: F401 (re-exported)
-    CATEGORIES_SCHEMA,
-    read_mention_categories,
-)
 from scorehouse.etl.errors import InputError, decode_utf8, shorten
 from scorehouse.etl.lines import first_error
 
@@ -41,15 +36,18 @@ SCHEMA = pa.schema([
 LINKS_SCHEMA = pa.schema([("doc", pa.string()), ("from_cluster", pa.string()),
                           ("to_cluster", pa.string()), ("type", pa.string())])
 
+# a document's header line (groups: the name in parentheses, a bare name, the part); the writer
+# (etl/coref_write.py) checks its headers with it
+BEGIN_DOCUMENT = r"^#\s*begin document\s+(?:\((.+)\)|([^\s();]+))\s*;?\s*(?:part\s+(\S+))?\s*$"
+# the kinds of a coreference field's parts, ``(N)``, ``(N`` and ``N)`` (shared with the writer)
+SINGLE_MARK, OPEN_MARK, CLOSE_MARK = range(3)
 _PART = r"\(\d+\)|\(\d+|\d+\)"
 _FIELD = rf"^(?:[-_]|(?:{_PART})(?:\|?(?:{_PART}))*)$"
-_HEADER = r"^#\s*begin document\s+(?:\((.+)\)|([^\s();]+))\s*;?\s*(?:part\s+(\S+))?\s*$"
 _FIELD_TEXT = ("a coreference field: '-', or '(N)', '(N', 'N)' (N a number), one after the other "
                "or joined by '|'")
 _COLUMNS_TEXT = ("2 columns (word, coreference) or at least 5 (document, part, word number, word, "
                  "..., coreference)")
 _BLANK, _BEGIN, _END, _COMMENT, _TOKEN = range(5)
-_SINGLE, _OPEN, _CLOSE = range(3)
 
 
 def read_conll2012(path: str | Path, data: bytes | None = None) -> pa.Table:
@@ -106,12 +104,12 @@ def read_conll2012(path: str | Path, data: bytes | None = None) -> pa.Table:
              .explode("part", "pos"))
     part = pl.col("part")
     parts = parts.with_columns(
-        pl.when(part.str.starts_with("(") & part.str.ends_with(")")).then(pl.lit(_SINGLE))
-        .when(part.str.starts_with("(")).then(pl.lit(_OPEN)).otherwise(pl.lit(_CLOSE))
+        pl.when(part.str.starts_with("(") & part.str.ends_with(")")).then(pl.lit(SINGLE_MARK))
+        .when(part.str.starts_with("(")).then(pl.lit(OPEN_MARK)).otherwise(pl.lit(CLOSE_MARK))
         .cast(pl.Int8).alias("kind"),
         part.str.strip_chars("()").alias("cluster"))
-    pairs = _pair(parts.filter(pl.col("kind") != _SINGLE), docs, path)
-    singles = parts.filter(pl.col("kind") == _SINGLE).select(
+    pairs = pair_brackets(parts.filter(pl.col("kind") != SINGLE_MARK), docs, path)
+    singles = parts.filter(pl.col("kind") == SINGLE_MARK).select(
         "doc_idx", pl.col("tok").alias("start"), pl.col("tok").alias("end"), "cluster", "line_no",
         "kind", "pos")
     order = pl.concat([singles, pairs]).sort("doc_idx", "start", -pl.col("end"), "kind", "pos")
@@ -196,7 +194,7 @@ def _documents(frame: pl.DataFrame, candidates: list) -> pl.DataFrame:
     """One row per ``#begin document`` line: ``doc_idx``, ``doc`` (name[/part]) and ``genre``;
     header syntax, nesting, unended and repeated documents are added to ``candidates``."""
     kind = pl.col("kind")
-    header = pl.col("raw").str.extract_groups(_HEADER)
+    header = pl.col("raw").str.extract_groups(BEGIN_DOCUMENT)
     name = pl.coalesce(header.struct.field("1"), header.struct.field("2"))
     docs = frame.filter(kind == _BEGIN).with_columns(name.alias("name"),
                                                      header.struct.field("3").alias("part"))
@@ -227,15 +225,16 @@ def _documents(frame: pl.DataFrame, candidates: list) -> pl.DataFrame:
         {"line_no": "begin_line"})
 
 
-def _pair(events: pl.DataFrame, docs: pl.DataFrame | None, path: Path | None) -> pl.DataFrame:
+def pair_brackets(events: pl.DataFrame, docs: pl.DataFrame | None,
+                  path: Path | None) -> pl.DataFrame:
     """Match openings and closings (``kind``) of each (``doc_idx``, ``cluster``) last-opened
     first-closed, in reading order (line, openings before closings, position in the field).
     Gives the multi-token mentions ``doc_idx, start, end, cluster, line_no, kind, pos``; with a
     ``path``, a closing without opening or an opening never closed raises :class:`InputError`."""
     key = ["doc_idx", "cluster"]
+    opening = pl.col("kind") == OPEN_MARK
     events = events.sort("doc_idx", "tok", "kind", "pos").with_columns(
-        pl.when(pl.col("kind") == _OPEN).then(1).otherwise(-1).cum_sum().over(key).alias("depth"))
-    opening = pl.col("kind") == _OPEN
+        pl.when(opening).then(1).otherwise(-1).cum_sum().over(key).alias("depth"))
     candidates: list[tuple[int, str, str]] = []
     stray = events.filter(pl.col("depth") < 0)
     for row in stray.head(1).iter_rows(named=True):

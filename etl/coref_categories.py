@@ -1,6 +1,6 @@
 """The side TSV of mention categories (pronoun, proper, nominal, ...) for CoNLL-2012 files, whose
 coreference column carries none: its schema (:data:`CATEGORIES_SCHEMA`) and its reader
-(:func:`read_mention_categories`), both re-exported by :mod:`etl.coref`. The family restricts the
+(:func:`read_mention_categories`), beside the readers of :mod:`etl.coref`. The family restricts the
 mention set E and the partitions P_K and P_R to one category, as Popescu-Belis, *Évaluation
 numérique de la résolution de la référence : critiques et propositions*, section 5.4 (limitation
 to a subset of referring expressions), proposes. Format, every check and its message:

@@ -16,7 +16,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from scorehouse.etl.coref import _CLOSE, _HEADER, _OPEN, _pair
+from scorehouse.etl.coref import BEGIN_DOCUMENT, CLOSE_MARK, OPEN_MARK, pair_brackets
 
 
 def write_conll2012(mentions: pa.Table | pl.DataFrame, tokens_by_doc: Mapping[str, Sequence],
@@ -62,19 +62,19 @@ def write_conll2012(mentions: pa.Table | pl.DataFrame, tokens_by_doc: Mapping[st
     multi = frame.filter(pl.col("start") < pl.col("end"))
     event = {"doc_idx": pl.col("doc_idx"), "cluster": pl.col("cluster"), "line_no": pl.lit(0)}
     events = pl.concat([
-        multi.select(**event, tok=pl.col("start"), kind=pl.lit(_OPEN, pl.Int8),
+        multi.select(**event, tok=pl.col("start"), kind=pl.lit(OPEN_MARK, pl.Int8),
                      order=-pl.col("end")),
-        multi.select(**event, tok=pl.col("end"), kind=pl.lit(_CLOSE, pl.Int8),
+        multi.select(**event, tok=pl.col("end"), kind=pl.lit(CLOSE_MARK, pl.Int8),
                      order=-pl.col("start")),
     ]).sort("doc_idx", "tok", "kind", "order").with_columns(pl.int_range(pl.len()).alias("pos"))
-    lost = multi.join(_pair(events, None, None),
+    lost = multi.join(pair_brackets(events, None, None),
                       on=["doc_idx", "start", "end", "cluster"], how="anti")
     for row in lost.head(1).iter_rows(named=True):
         raise ValueError("crossing mentions of one cluster cannot be written as brackets: "
                          f"{row['doc']} [{row['start']}, {row['end']}] cluster {row['cluster']}")
     marks = pl.concat([  # in a field: openings (longest first), one-token mentions, closings
         events.select("doc_idx", "tok", "pos", (pl.col("kind").cast(pl.Int32) * 2 - 2).alias("k"),
-                      pl.when(pl.col("kind") == _OPEN).then(pl.format("({}", "cluster"))
+                      pl.when(pl.col("kind") == OPEN_MARK).then(pl.format("({}", "cluster"))
                       .otherwise(pl.format("{})", "cluster")).alias("mark")),
         frame.filter(pl.col("start") == pl.col("end")).select(
             "doc_idx", pl.col("start").alias("tok"), pl.lit(0, pl.Int64).alias("pos"),
@@ -108,7 +108,7 @@ def _conll_header(doc: str, genres: list) -> tuple[str, str]:
     forms = (([(f"({name}); part {part}", name, part)] if name and part.isdigit() else [])
              + [(f"({doc});", doc, "0")])
     for header, name, part in forms:
-        found = re.fullmatch(_HEADER, "#begin document " + header)
+        found = re.fullmatch(BEGIN_DOCUMENT, "#begin document " + header)
         genre = name.split("/", 1)[0] if "/" in name else ""
         if (found and found.group(1) == name and not re.search(r"\s", name)
                 and set(genres) <= {genre}):
@@ -169,7 +169,8 @@ def write_coref_jsonl(mentions: pa.Table | pl.DataFrame, path: str | Path,
 
 def write_mention_categories(mentions: pa.Table | pl.DataFrame, path: str | Path) -> None:
     """Write the categories of ``mentions`` (non-null, one row per span) as the side TSV that
-    :func:`etl.coref.read_mention_categories` reads; ValueError for two categories of one span."""
+    :func:`etl.coref_categories.read_mention_categories` reads; ValueError for two categories of
+    one span."""
     rows = _categories(_frame(mentions)).select(
         pl.format("{}\t{}\t{}\t{}", "doc", "start", "end", "category"))
     Path(path).write_bytes(("doc\tstart\tend\tcategory\n"

@@ -1,15 +1,14 @@
-"""EASY parsing annotations (the French parsing campaign, Paroubek et al., LREC 2006): EASY XML,
-and the vocabulary (re-exported).
+"""EASY parsing annotations (the French parsing campaign, Paroubek et al., LREC 2006): EASY XML.
 
 A sentence (``E``) is a sequence of word forms (``F``, addresses ``E1F1``...), some grouped in small
 constituents (``Groupe``: GA GN GP GR NV PV, contiguous, never nested) and linked by relations (14
 types, each with its roles in a fixed order; a role names a form or a group of the same sentence).
 Two formats carry the same content: the EASY XML (here: read with expat, one pass, columns built in
 plain lists) and a line-oriented TSV (``F``/``G``/``R`` lines, read with Polars:
-:mod:`etl.easy_tsv`). Both give the *items table* (``SCHEMA``: one row per form, per group and per
-relation role, in file order) and apply the same checks with the same messages (these, the
-vocabulary, the table, the cross-reference checks and the writers' table helpers, shared by both
-formats, are in :mod:`etl.easy_items` and importable from here); the writers give back files that
+:mod:`etl.easy_tsv`). Both give the *items table* (:data:`etl.easy_items.SCHEMA`: one row per
+form, per group and per relation role, in file order) and apply the same checks with the same
+messages (these, the vocabulary, the table, the cross-reference checks and the writers' table
+helpers, shared by both formats, are in :mod:`etl.easy_items`); the writers give back files that
 read to the same table. Formats, every check and its message: docs/formats_parsing.md.
 
 Decisions: ids (sentences and items) are any text without whitespace or ``=`` other than ``_``;
@@ -28,28 +27,25 @@ from xml.parsers import expat
 import polars as pl
 import pyarrow as pa
 
-from scorehouse.etl.easy_items import (  # noqa: F401 (SCHEMA, _ROLE_FRAME, _flag: re-exported)
-    _ELEMENTS,
-    _ROLE_FRAME,
+from scorehouse.etl.easy_items import (
+    ATTRIBUTE_ELEMENTS,
     ATTRIBUTE_VALUES,
     ATTRIBUTES,
     EMPTY_ROLES,
     GROUP_TYPES,
     REQUIRED_ATTRIBUTES,
     ROLES,
-    SCHEMA,
-    _assemble,
-    _by_type,
-    _empty_role,
-    _finish,
-    _flag,
-    _foreign,
-    _missing,
-    _placed_forms,
-    _relation_rows,
-    _shape,
-    _type_error,
-    _value_error,
+    assemble,
+    by_type,
+    empty_role_error,
+    finish_items,
+    foreign_role_error,
+    missing_role_error,
+    placed_forms,
+    relation_rows,
+    relation_shape,
+    type_error,
+    value_error,
 )
 from scorehouse.etl.errors import InputError, shorten
 
@@ -63,7 +59,8 @@ _CHILDREN = {"DOCUMENT": "<E>", "E": "<F>, <Groupe>, <constituants> or <relation
 # ---------------------------------------------------------------- EASY XML
 
 def read_easy_xml(path: str | Path, data: bytes | None = None) -> pa.Table:
-    """Read an EASY XML file (``data``: its bytes, if already read) into the items table ``SCHEMA``.
+    """Read an EASY XML file (``data``: its bytes, if already read) into the items table
+    :data:`etl.easy_items.SCHEMA`.
 
     The paper's annotation: constituents (``Groupe``, 6 types) over word forms (``F``) and relations
     (14 types) whose roles name forms or constituents of the sentence (``xlink:href``). Parsed with
@@ -100,22 +97,23 @@ def read_easy_xml(path: str | Path, data: bytes | None = None) -> pa.Table:
             if name in roles_of:
                 at = len(names)
                 if name in names:
-                    fail(line, _shape(rtype), f"role {name!r} twice")
+                    fail(line, relation_shape(rtype), f"role {name!r} twice")
                 if name != roles_of[at]:
-                    fail(line, _shape(rtype), f"role {name!r} where {roles_of[at]!r} belongs")
+                    fail(line, relation_shape(rtype),
+                         f"role {name!r} where {roles_of[at]!r} belongs")
                 target = attrs.get("xlink:href") or None
                 if target is None and (rtype, name) not in EMPTY_ROLES:
-                    fail(line, *_empty_role(rtype, name))
+                    fail(line, *empty_role_error(rtype, name))
                 names.append(name)
                 r_seq(seq), r_no(at), r_target(target), r_line(line)
             elif name == ATTRIBUTES.get(rtype, ("",))[0]:
                 if attr_line is not None:
-                    fail(line, _shape(rtype), f"a second {name!r}")
+                    fail(line, relation_shape(rtype), f"a second {name!r}")
                 attr, attr_line = attrs.get(ATTRIBUTES[rtype][1]), line
                 if attr not in ATTRIBUTE_VALUES[rtype]:
-                    fail(line, *_value_error(rtype, attr))
+                    fail(line, *value_error(rtype, attr))
             else:
-                fail(line, *_foreign(rtype, name))
+                fail(line, *foreign_role_error(rtype, name))
             return
         if name == "F" and (top == "Groupe" or top == "constituants" or top == "E"):
             seq += 1
@@ -126,14 +124,14 @@ def read_easy_xml(path: str | Path, data: bytes | None = None) -> pa.Table:
             seq, gtype, group, group_line, group_forms = (seq + 1, attrs.get("type"),
                                                           attrs.get("id"), line, 0)
             if gtype not in GROUP_TYPES:
-                fail(line, *_type_error("group", gtype))
+                fail(line, *type_error("group", gtype))
             for column, value in zip(groups, (seq, sent_no, line, group, gtype)):
                 column.append(value)
         elif name == "relation" and top == "relations":
             seq, rtype, names, rel_line, attr, attr_line = (seq + 1, attrs.get("type"), [],
                                                             line, None, None)
             if rtype not in ROLES:
-                fail(line, *_type_error("relation", rtype))
+                fail(line, *type_error("relation", rtype))
             for column, value in zip(rels, (seq, sent_no, line, attrs.get("id"), rtype)):
                 column.append(value)
         elif name == "E" and top == "DOCUMENT":
@@ -161,7 +159,7 @@ def read_easy_xml(path: str | Path, data: bytes | None = None) -> pa.Table:
             fail(group_line, f"at least one form in group {group}", "none")
         elif name == "relation":
             if len(names) < len(ROLES[rtype]) or (rtype in REQUIRED_ATTRIBUTES and attr is None):
-                fail(rel_line, *_missing(rtype, len(names)))
+                fail(rel_line, *missing_role_error(rtype, len(names)))
             rels[5].append(attr)
         elif name == "E" and not sent_forms:
             fail(sent_line, f"at least one form in sentence {sents[-1]}", "none")
@@ -195,7 +193,7 @@ def read_easy_xml(path: str | Path, data: bytes | None = None) -> pa.Table:
     i32, s = pl.Int32, pl.String
     frame = lambda columns, schema: pl.DataFrame(dict(zip(schema, columns)),  # noqa: E731
                                                  schema=schema)
-    return _finish(
+    return finish_items(
         path,
         frame((list(range(len(sents))), sents, sent_lines),
               {"sent_no": i32, "sent": s, "line_no": i32}),
@@ -214,7 +212,7 @@ def write_easy_xml(items: pa.Table | pl.DataFrame, path: str | Path) -> None:
     at the position of its first form, ``F`` in ``form_no`` order) then its ``relations`` (in table
     order, roles in ``role_no`` order, then ``s-o`` / ``a-propager``). :func:`read_easy_xml` gives
     the table back (``line_no`` aside); ValueError for a table no file can hold."""
-    frame, forms = _placed_forms(items)
+    frame, forms = placed_forms(items)
     esc = lambda column: _escape(pl.col(column))  # noqa: E731
     when = lambda cond, text: pl.when(cond).then(text).otherwise(pl.lit(""))  # noqa: E731
     sents = frame.group_by("sent_no").agg(pl.col("sent").first(),
@@ -241,12 +239,12 @@ def write_easy_xml(items: pa.Table | pl.DataFrame, path: str | Path) -> None:
         .otherwise(pl.format('        <{} xlink:type="locator" xlink:href="{}"/>', "role",
                              esc("target"))),
         when(pl.col("closes") & pl.col("attr").is_not_null(),
-             pl.format('\n        <{} {}="{}"/>', _by_type(_ELEMENTS), _by_type(_XML_ATTRIBUTES),
-                       esc("attr"))),
+             pl.format('\n        <{} {}="{}"/>', by_type(ATTRIBUTE_ELEMENTS),
+                       by_type(_XML_ATTRIBUTES), esc("attr"))),
         when(pl.col("closes"), pl.lit("\n      </relation>")))
-    body = _assemble(head, forms.select("sent_no", "form_no", form_text.alias("text")), middle,
-                     _relation_rows(frame).select("sent_no", "order", rel_text.alias("text")),
-                     tail, "\n")
+    body = assemble(head, forms.select("sent_no", "form_no", form_text.alias("text")), middle,
+                    relation_rows(frame).select("sent_no", "order", rel_text.alias("text")),
+                    tail, "\n")
     text = ('<?xml version="1.0" encoding="UTF-8"?>\n'
             f'<DOCUMENT xmlns:xlink="{XLINK}">\n{body}\n</DOCUMENT>\n')
     Path(path).write_bytes(text.encode("utf-8"))

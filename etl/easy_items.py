@@ -4,8 +4,8 @@ French*, LREC 2006, section 4, annotation formalism): the vocabulary (the 6 grou
 relation types with their roles in order and their attributes), the items table ``SCHEMA``, the
 messages of the checks both readers apply, the cross-reference checks that build the table
 (ids, form texts, role targets) and the table helpers of both writers. The readers and writers are
-:mod:`etl.easy` (EASY XML, which re-exports all of this) and :mod:`etl.easy_tsv`. Formats, every
-check and its message: docs/formats_parsing.md.
+:mod:`etl.easy` (EASY XML) and :mod:`etl.easy_tsv`. Formats, every check and its message:
+docs/formats_parsing.md.
 """
 
 from __future__ import annotations
@@ -40,8 +40,8 @@ SCHEMA = pa.schema([
     ("attr", pa.string()),
 ])
 _ID = r"^[^\s=]+$"
-_ELEMENTS = {t: element for t, (element, _) in ATTRIBUTES.items()}
-_ROLE_FRAME = pl.DataFrame(
+ATTRIBUTE_ELEMENTS = {t: element for t, (element, _) in ATTRIBUTES.items()}
+ROLE_FRAME = pl.DataFrame(
     [(t, i, r) for t, names in ROLES.items() for i, r in enumerate(names)],
     schema={"type": pl.String, "role_no": pl.Int8, "role": pl.String}, orient="row")
 
@@ -53,7 +53,8 @@ def _or(words) -> str:
     return ", ".join(words[:-1]) + " or " + words[-1]
 
 
-def _shape(rtype: str) -> str:
+def relation_shape(rtype: str) -> str:
+    """What a relation of type ``rtype`` holds (the *expected* part of its shape errors)."""
     text = f"the roles of {rtype} in order: {', '.join(ROLES[rtype])}"
     if rtype in ATTRIBUTES:
         kind = "an" if rtype in REQUIRED_ATTRIBUTES else "an optional"
@@ -61,35 +62,41 @@ def _shape(rtype: str) -> str:
     return text
 
 
-def _value_error(rtype: str, value: str | None) -> tuple[str, str]:
+def value_error(rtype: str, value: str | None) -> tuple[str, str]:
+    """(expected, found) for a bad attribute value of a relation of type ``rtype``."""
     return (f"an {ATTRIBUTES[rtype][0]} value: {_or(ATTRIBUTE_VALUES[rtype])}",
             repr(value) if value else "no value")
 
 
-def _empty_role(rtype: str, role: str) -> tuple[str, str]:
+def empty_role_error(rtype: str, role: str) -> tuple[str, str]:
+    """(expected, found) for a role without target that may not be empty."""
     return (f"a target for role {role!r} of {rtype} (only COORD's coord-g may be empty)",
             "an empty role")
 
 
-def _type_error(kind: str, value: str | None) -> tuple[str, str]:
+def type_error(kind: str, value: str | None) -> tuple[str, str]:
+    """(expected, found) for an unknown type of a ``group`` or a ``relation``."""
     names = GROUP_TYPES if kind == "group" else tuple(ROLES)
     return f"a {kind} type: {_or(names)}", repr(value) if value else "no type"
 
 
-def _foreign(rtype: str, name: str) -> tuple[str, str]:
-    return _shape(rtype), f"{name!r}, which {rtype} does not have"
+def foreign_role_error(rtype: str, name: str) -> tuple[str, str]:
+    """(expected, found) for a role or attribute ``name`` that type ``rtype`` does not have."""
+    return relation_shape(rtype), f"{name!r}, which {rtype} does not have"
 
 
-def _missing(rtype: str, present: int) -> tuple[str, str]:
+def missing_role_error(rtype: str, present: int) -> tuple[str, str]:
+    """(expected, found) for a relation with only its first ``present`` roles (all of them: its
+    required attribute is missing)."""
     roles = ROLES[rtype]
-    return (_shape(rtype),
+    return (relation_shape(rtype),
             f"no role {roles[present]!r}" if present < len(roles) else f"no {ATTRIBUTES[rtype][0]}")
 
 
 # ---------------------------------------------------- checks shared by both readers, the table
 
-def _flag(candidates: list, frame: pl.DataFrame, where: pl.Expr, message,
-          line: str = "line_no") -> None:
+def flag_first(candidates: list, frame: pl.DataFrame, where: pl.Expr, message,
+               line: str = "line_no") -> None:
     """Add the first row of ``frame`` matching ``where`` as a candidate error; ``message(row)``
     gives (expected, found)."""
     hit = frame.filter(where).head(1)
@@ -107,38 +114,40 @@ def _id_found(value: str | None) -> str:
     return repr(value) if value else "no id"
 
 
-def _finish(path: Path, sents: pl.DataFrame, forms: pl.DataFrame, groups: pl.DataFrame,
-            rels: pl.DataFrame, roles: pl.DataFrame) -> pa.Table:
+def finish_items(path: Path, sents: pl.DataFrame, forms: pl.DataFrame, groups: pl.DataFrame,
+                 rels: pl.DataFrame, roles: pl.DataFrame) -> pa.Table:
     """Cross-reference checks (ids, form texts, role targets), then the items table in file
     order."""
     candidates: list[tuple[int, str, str]] = []
     id_rule = "id without whitespace or '=' (and not '_')"
-    _flag(candidates, sents, _bad_id("sent"),
-          lambda r: (f"a sentence {id_rule}", _id_found(r["sent"])))
+    flag_first(candidates, sents, _bad_id("sent"),
+               lambda r: (f"a sentence {id_rule}", _id_found(r["sent"])))
     ids = pl.concat([f.select("seq", "line_no", "item") for f in (forms, groups, rels)])
-    _flag(candidates, ids, _bad_id("item"), lambda r: (f"an {id_rule}", _id_found(r["item"])))
+    flag_first(candidates, ids, _bad_id("item"), lambda r: (f"an {id_rule}", _id_found(r["item"])))
     for frame, key, what in ((sents.rename({"sent_no": "seq"}), "sent", "a sentence id"),
                              (ids, "item", "an id")):
         again = (frame.filter(pl.col(key).is_not_null() & pl.col(key).is_duplicated()).sort("seq")
                  .with_columns(pl.col("line_no").first().over(key).alias("first")))
-        _flag(candidates, again, ~pl.col(key).is_first_distinct(), lambda r, key=key, what=what: (
-            f"{what} unique in the file", f"{r[key]!r} again (first on line {r['first']})"))
+        flag_first(candidates, again, ~pl.col(key).is_first_distinct(),
+                   lambda r, key=key, what=what: (
+                       f"{what} unique in the file",
+                       f"{r[key]!r} again (first on line {r['first']})"))
     form = pl.col("form")
     forms = forms.with_columns(form.str.strip_chars())
-    _flag(candidates, forms, form == "",
-          lambda r: ("a non-empty form text", f"an empty form {r['item']!r}"))
-    _flag(candidates, forms, form.str.contains(r"[\t\r\n]"),
-          lambda r: ("a form text on one line, without TAB", shorten(r["form"])))
+    flag_first(candidates, forms, form == "",
+               lambda r: ("a non-empty form text", f"an empty form {r['item']!r}"))
+    flag_first(candidates, forms, form.str.contains(r"[\t\r\n]"),
+               lambda r: ("a form text on one line, without TAB", shorten(r["form"])))
     role_rows = (roles.join(rels, on="seq", maintain_order="left")
-                 .join(_ROLE_FRAME, on=["type", "role_no"], how="left", maintain_order="left"))
+                 .join(ROLE_FRAME, on=["type", "role_no"], how="left", maintain_order="left"))
     known = pl.concat([forms.select("sent_no", "item"),
                        groups.select("sent_no", "item")]).rename({"item": "target"})
     dangling = (role_rows.filter(pl.col("target").is_not_null())
                 .join(known, on=["sent_no", "target"], how="anti", maintain_order="left"))
-    _flag(candidates, dangling, pl.lit(True),
-          lambda r: (f"a form or group of sentence {sents['sent'][r['sent_no']]}",
-                     f"{r['target']!r} in role {r['role']!r} of {r['item']}"),
-          line="err_line")
+    flag_first(candidates, dangling, pl.lit(True),
+               lambda r: (f"a form or group of sentence {sents['sent'][r['sent_no']]}",
+                          f"{r['target']!r} in role {r['role']!r} of {r['item']}"),
+               line="err_line")
     first_error(candidates, path)
 
     kind = pl.col("kind")
@@ -154,14 +163,14 @@ def _finish(path: Path, sents: pl.DataFrame, forms: pl.DataFrame, groups: pl.Dat
     return items.select(SCHEMA.names).to_arrow().cast(SCHEMA)
 
 
-def _by_type(mapping: dict, dtype=pl.String) -> pl.Expr:
+def by_type(mapping: dict, dtype=pl.String) -> pl.Expr:
     """A per-relation-type value (null for a type the mapping lacks)."""
     return pl.col("type").replace_strict(mapping, default=None, return_dtype=dtype)
 
 
 # ----------------------------------- the writers' table helpers (etl/easy.py, etl/easy_tsv.py)
 
-def _placed_forms(items: pa.Table | pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+def placed_forms(items: pa.Table | pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The table as Polars (with a ``row`` index) and its forms in sentence order, each with its
     group's type and whether it opens or closes the group; ValueError for a table no file can
     hold."""
@@ -197,7 +206,7 @@ def _placed_forms(items: pa.Table | pl.DataFrame) -> tuple[pl.DataFrame, pl.Data
     return frame, forms
 
 
-def _relation_rows(frame: pl.DataFrame) -> pl.DataFrame:
+def relation_rows(frame: pl.DataFrame) -> pl.DataFrame:
     """Relation rows in table order (``order``: the relation's first row), roles in ``role_no``
     order."""
     role_no, relation = pl.col("role_no"), ("sent_no", "item")
@@ -208,7 +217,7 @@ def _relation_rows(frame: pl.DataFrame) -> pl.DataFrame:
                           (role_no == role_no.max().over(relation)).alias("closes")))
 
 
-def _assemble(head, forms, middle, relations, tail, sentence_separator: str) -> str:
+def assemble(head, forms, middle, relations, tail, sentence_separator: str) -> str:
     """The pieces of every sentence in order (head, forms, middle, relations, tail), lines joined by
     LF, sentences by ``sentence_separator``."""
     pieces = pl.concat([

@@ -3,11 +3,11 @@ EASY annotation.
 
 The same content as the EASY XML of :mod:`etl.easy` (sentences ``E``, word forms ``F``, constituents
 ``Groupe``, relations with their roles), one item a line: ``F``/``G``/``R`` lines in blocks opened
-by ``# sent_id = <id>``, read with Polars. The reader gives the items table ``SCHEMA`` and
-applies the same checks with the same messages as :func:`etl.easy.read_easy_xml` (the vocabulary,
-the messages, the cross-reference checks and the table itself live in :mod:`etl.easy_items`); the
-writer gives back a file that reads to the same table. Format, every check and its message:
-docs/formats_parsing.md.
+by ``# sent_id = <id>``, read with Polars. The reader gives the items table
+:data:`etl.easy_items.SCHEMA` and applies the same checks with the same messages as
+:func:`etl.easy.read_easy_xml` (the vocabulary, the messages, the cross-reference checks and the
+table itself live in :mod:`etl.easy_items`); the writer gives back a file that reads to the same
+table. Format, every check and its message: docs/formats_parsing.md.
 """
 
 from __future__ import annotations
@@ -18,32 +18,33 @@ import polars as pl
 import pyarrow as pa
 
 from scorehouse.etl.easy_items import (
-    _ELEMENTS,
-    _ROLE_FRAME,
+    ATTRIBUTE_ELEMENTS,
     ATTRIBUTE_VALUES,
     EMPTY_ROLES,
     GROUP_TYPES,
     REQUIRED_ATTRIBUTES,
+    ROLE_FRAME,
     ROLES,
-    _assemble,
-    _by_type,
-    _empty_role,
-    _finish,
-    _flag,
-    _foreign,
-    _missing,
-    _placed_forms,
-    _relation_rows,
-    _shape,
-    _type_error,
-    _value_error,
+    assemble,
+    by_type,
+    empty_role_error,
+    finish_items,
+    flag_first,
+    foreign_role_error,
+    missing_role_error,
+    placed_forms,
+    relation_rows,
+    relation_shape,
+    type_error,
+    value_error,
 )
 from scorehouse.etl.errors import InputError, shorten
 from scorehouse.etl.lines import first_error, lines
 
 
 def read_easy_tsv(path: str | Path, data: bytes | None = None) -> pa.Table:
-    """Read an EASY TSV file (``data``: its bytes, if already read) into the items table ``SCHEMA``.
+    """Read an EASY TSV file (``data``: its bytes, if already read) into the items table
+    :data:`etl.easy_items.SCHEMA`.
 
     The same annotation as :func:`read_easy_xml` (the paper's constituents and relations), one item
     a line: ``F<TAB>id<TAB>form<TAB>group|_``, ``G<TAB>id<TAB>type`` (right before its forms),
@@ -72,7 +73,7 @@ def read_easy_tsv(path: str | Path, data: bytes | None = None) -> pa.Table:
         in_block(item_line.cum_sum()).alias("items_before"),
         in_block((code == "R").cum_sum()).alias("r_before"))
     candidates: list[tuple[int, str, str]] = []
-    flag = lambda where, message: _flag(candidates, frame, where, message)  # noqa: E731
+    flag = lambda where, message: flag_first(candidates, frame, where, message)  # noqa: E731
     flag(~code.is_in(["S", "#", "F", "G", "R"]),
          lambda r: ("an F, G or R line, a '#' comment or a blank line", shorten(r["raw"])))
     for letter, wrong, shape in (("F", n != 4, "F<TAB>id<TAB>form<TAB>group id or _"),
@@ -98,9 +99,9 @@ def read_easy_tsv(path: str | Path, data: bytes | None = None) -> pa.Table:
     frame = frame.filter(((code == "F") & (n == 4)) | ((code == "G") & (n == 3))
                          | ((code == "R") & (n >= 3)) | is_s)
     flag((code == "G") & ~pl.col("third").is_in(GROUP_TYPES),
-         lambda r: _type_error("group", r["third"]))
+         lambda r: type_error("group", r["third"]))
     flag((code == "R") & ~pl.col("third").is_in(list(ROLES)),
-         lambda r: _type_error("relation", r["third"]))
+         lambda r: type_error("relation", r["third"]))
     _group_checks(candidates, frame)
     rels, parts = _relation_checks(
         candidates,
@@ -114,7 +115,7 @@ def read_easy_tsv(path: str | Path, data: bytes | None = None) -> pa.Table:
     frame = frame.join(sents.select("block", "sent_no"), on="block",
                        maintain_order="left").with_columns(pl.col("line_no").alias("seq"))
     columns = ("seq", "sent_no", "line_no", "item")
-    return _finish(
+    return finish_items(
         path, sents.drop("block"),
         frame.filter(code == "F").select(*columns, pl.col("third").alias("form"),
                                          pl.when(pl.col("fourth") != "_").then(pl.col("fourth"))
@@ -147,15 +148,15 @@ def _group_checks(candidates: list, frame: pl.DataFrame) -> None:
     follows = (((pl.col("prev_code") == "G") & (pl.col("prev_item") == parent))
                | ((pl.col("prev_code") == "F")
                   & (pl.col("prev_parent") == parent))).fill_null(False)
-    _flag(candidates, grouped, pl.col("declared").is_null(),
-          lambda r: (f"a group of sentence {r['sent']} or _", repr(r["parent"])))
-    _flag(candidates, grouped, pl.col("declared").is_not_null() & ~follows, lambda r: (
+    flag_first(candidates, grouped, pl.col("declared").is_null(),
+               lambda r: (f"a group of sentence {r['sent']} or _", repr(r["parent"])))
+    flag_first(candidates, grouped, pl.col("declared").is_not_null() & ~follows, lambda r: (
         f"the forms of group {r['parent']} together, right after its G line",
         f"form {r['item']!r} elsewhere"))
     groups = rows.filter(code == "G").join(named.unique(), on=["block", "item"], how="left",
                                            maintain_order="left")
-    _flag(candidates, groups, pl.col("named").is_null(),
-          lambda r: (f"at least one form in group {r['item']}", "none"))
+    flag_first(candidates, groups, pl.col("named").is_null(),
+               lambda r: (f"at least one form in group {r['item']}", "none"))
 
 
 def _relation_checks(candidates: list, rels: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -178,29 +179,32 @@ def _relation_checks(candidates: list, rels: pl.DataFrame) -> tuple[pl.DataFrame
                           pl.col("attrs").list.first().alias("attr_field"))
             .with_columns(key_value.field("field_0").alias("key"),
                           key_value.field("field_1").alias("attr")))
-    n_roles, element = (_by_type({t: len(r) for t, r in ROLES.items()}, pl.Int64),
-                        _by_type(_ELEMENTS))
+    n_roles, element = (by_type({t: len(r) for t, r in ROLES.items()}, pl.Int64),
+                        by_type(ATTRIBUTE_ELEMENTS))
     n_targets, n_attrs, one = pl.col("n_targets"), pl.col("n_attrs"), pl.col("n_attrs") == 1
-    flag = lambda where, message: _flag(candidates, rels, where, message)  # noqa: E731
-    flag(n_targets < n_roles, lambda r: _missing(r["type"], r["n_targets"]))
+    flag = lambda where, message: flag_first(candidates, rels, where, message)  # noqa: E731
+    flag(n_targets < n_roles, lambda r: missing_role_error(r["type"], r["n_targets"]))
     flag(n_targets > n_roles,
-         lambda r: (_shape(r["type"]), f"an extra target {r['targets'][len(ROLES[r['type']])]!r}"))
+         lambda r: (relation_shape(r["type"]),
+                    f"an extra target {r['targets'][len(ROLES[r['type']])]!r}"))
     flag(pl.col("first_attr") < pl.col("last"),
-         lambda r: (_shape(r["type"]), f"the attribute {r['attr_field']!r} before a target"))
-    flag(n_attrs > 1, lambda r: (_shape(r["type"]), f"a second {r['attrs'][1].split('=')[0]!r}"))
+         lambda r: (relation_shape(r["type"]),
+                    f"the attribute {r['attr_field']!r} before a target"))
+    flag(n_attrs > 1, lambda r: (relation_shape(r["type"]),
+                                 f"a second {r['attrs'][1].split('=')[0]!r}"))
     flag(one & (element.is_null() | (pl.col("key") != element)),
-         lambda r: _foreign(r["type"], r["key"]))
-    allowed = _by_type({t: list(v) for t, v in ATTRIBUTE_VALUES.items()}, pl.List(pl.String))
+         lambda r: foreign_role_error(r["type"], r["key"]))
+    allowed = by_type({t: list(v) for t, v in ATTRIBUTE_VALUES.items()}, pl.List(pl.String))
     flag(one & (pl.col("key") == element) & ~allowed.list.contains(pl.col("attr")),
-         lambda r: _value_error(r["type"], r["attr"]))
+         lambda r: value_error(r["type"], r["attr"]))
     flag((n_attrs == 0) & pl.col("type").is_in(REQUIRED_ATTRIBUTES),
-         lambda r: _missing(r["type"], len(ROLES[r["type"]])))
+         lambda r: missing_role_error(r["type"], len(ROLES[r["type"]])))
     empty = parts.filter(~is_attr & (field == "_")).join(
-        _ROLE_FRAME, left_on=["type", pos.cast(pl.Int8)], right_on=["type", "role_no"],
+        ROLE_FRAME, left_on=["type", pos.cast(pl.Int8)], right_on=["type", "role_no"],
         maintain_order="left")
     may_be_empty = pl.concat_str("type", "role", separator=" ").is_in(
         [f"{t} {r}" for t, r in EMPTY_ROLES])
-    _flag(candidates, empty, ~may_be_empty, lambda r: _empty_role(r["type"], r["role"]))
+    flag_first(candidates, empty, ~may_be_empty, lambda r: empty_role_error(r["type"], r["role"]))
     return (rels.select("line_no", "item", "type", "attr"),
             parts.select("line_no", "pos", "field", "is_attr"))
 
@@ -210,22 +214,22 @@ def write_easy_tsv(items: pa.Table | pl.DataFrame, path: str | Path) -> None:
     order (each group's G line right before its first form), then R lines in table order; a blank
     line between sentences. :func:`read_easy_tsv` gives the table back (``line_no`` aside);
     ValueError for a table no file can hold."""
-    frame, forms = _placed_forms(items)
+    frame, forms = placed_forms(items)
     head = frame.group_by("sent_no").agg(
         pl.format("# sent_id = {}", pl.col("sent").first()).alias("text"))
     form_text = pl.concat_str(
         pl.when(pl.col("opens")).then(pl.format("G\t{}\t{}\n", "parent", "gtype"))
         .otherwise(pl.lit("")),
         pl.format("F\t{}\t{}\t{}", "item", "form", pl.col("parent").fill_null("_")))
-    relations = (_relation_rows(frame)
+    relations = (relation_rows(frame)
                  .group_by("sent_no", "order", "item", "type", maintain_order=True)
                  .agg(pl.col("target").fill_null("_").str.join("\t"), pl.col("attr").first()))
     rel_text = pl.concat_str(
         pl.format("R\t{}\t{}\t{}", "item", "type", "target"),
         pl.when(pl.col("attr").is_not_null())
-        .then(pl.format("\t{}={}", _by_type(_ELEMENTS), "attr"))
+        .then(pl.format("\t{}={}", by_type(ATTRIBUTE_ELEMENTS), "attr"))
         .otherwise(pl.lit("")))
     empty = head.clear()
-    body = _assemble(head, forms.select("sent_no", "form_no", form_text.alias("text")), empty,
-                     relations.select("sent_no", "order", rel_text.alias("text")), empty, "\n\n")
+    body = assemble(head, forms.select("sent_no", "form_no", form_text.alias("text")), empty,
+                    relations.select("sent_no", "order", rel_text.alias("text")), empty, "\n\n")
     Path(path).write_bytes((body + "\n").encode("utf-8"))

@@ -55,8 +55,8 @@ def normalise(series: pl.Series, case: str = "keep") -> pl.Series:
     """The form in which terms are compared (the t of dch(t1, t2), dtc and dt; what makes two
     elements of S or R the same term): Unicode NFC, surrounding whitespace stripped, every run of
     internal whitespace (Unicode White_Space: spaces, TABs, no-break spaces) collapsed to one space,
-    then the case policy: ``"keep"`` (the spec's default) or ``"lower"``. Nulls stay null; the
-    series keeps its name. Raises ValueError for another case policy."""
+    then the case policy: ``"keep"`` (the default, docs/metrics/terms.md) or ``"lower"``. Nulls
+    stay null; the series keeps its name. Raises ValueError for another case policy."""
     _check_case(case)
     return series.to_frame("t").select(_normalised(pl.col("t"), case))["t"].alias(series.name)
 

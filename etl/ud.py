@@ -1,11 +1,11 @@
 """CoNLL-U files read for dependency evaluation, as the CoNLL 2018 shared task's scorer reads them.
 
-Paroubek et al., LREC 2006 (the EASY campaign, whose relations between word forms this family
-scores); the dependency side follows the CoNLL 2018 UD shared task (Zeman et al. 2018) and its
-script ``conll18_ud_eval.py``: a file is a sequence of **tokens** (surface forms) laid end to end on
-one character stream, each token holding one **syntactic word** or, for a multiword token (ID
-``a-b``, e.g. ``du`` = ``de`` + ``le``), the words ``a..b``. Every word has its HEAD and DEPREL,
-which make one tree per sentence.
+Zeman et al., "CoNLL 2018 Shared Task: Multilingual Parsing from Raw Text to Universal
+Dependencies", section 2, and its script ``conll18_ud_eval.py`` (the parsing family's dependency
+side; its EASY side is :mod:`etl.easy`): a file is a sequence of **tokens** (surface forms) laid
+end to end on one character stream, each token holding one **syntactic word** or, for a multiword
+token (ID ``a-b``, e.g. ``du`` = ``de`` + ``le``), the words ``a..b``. Every word has its HEAD and
+DEPREL, which make one tree per sentence.
 
 The file is read line by line exactly as the official loader does:
 
@@ -29,9 +29,10 @@ inside a sentence, a field count other than 10, an ID that is not ``n``, ``a-b``
 1..n (* also inside a multiword token), a range that does not start at the next word (*) or that
 the sentence does not finish, an empty FORM (after removing spaces), a HEAD that is not a
 non-negative integer (* ``+0``) or points outside the sentence, a sentence without a root or with
-several, a cycle, a sentence of 0 words (e.g. two blank lines in a row), and a last sentence without
-its closing blank line. Line-level problems come first (the earliest in the file), then the
-structure of sentences, then their trees.
+several, a cycle, a sentence of 0 words (e.g. two blank lines in a row), a last sentence without
+its closing blank line, and (* the official script does not read DEPS) a DEPS other than ``_`` or
+``head:relation`` items joined by ``|``, or with a head outside the sentence (an empty node it
+lacks). Line-level problems come first, then the structure of sentences, then their trees.
 
 Departures from the official loader, which reads with Python's universal newlines and plain
 ``utf-8``: a leading BOM is dropped (the official script rejects it), and only ``\\n`` and
@@ -42,9 +43,8 @@ chunks of about 20,000 lines cut after blank lines (sentences never straddle two
 Polars as one Arrow string array (no Python string per line, unlike ``etl.lines.lines``), whose
 fields Polars counts, cuts and checks. Errors keep their order over the whole file: the first
 line-level problem is raised at once, a structural or tree problem (checked in
-``etl/ud_checks.py``) only once the rest of the file has no line-level one. DEPS, the enhanced
-graph, is kept as written and, in sentences with empty nodes, collapsed
-(``etl/ud_enhanced.py``).
+``etl/ud_checks.py``) only once the rest of the file has no line-level one. DEPS is kept as
+written and, in sentences with empty nodes, collapsed (``etl/ud_enhanced.py``).
 
 Memory: the output is in Polars's own layouts, so ``pl.from_arrow`` copies no string: FORM, LEMMA
 and the token's form are Arrow ``string_view`` (one chunk per chunk of lines); the columns with
@@ -115,10 +115,12 @@ def read_ud(path: str | Path, data: bytes | None = None) -> pa.Table:
     ``<doc>-s<N>``), ``word_id`` (1-based in the sentence), ``form``, ``lemma``, ``upos``,
     ``xpos``, ``feats``, ``head`` (int32, 0 = root), ``deprel`` (as written), ``tok`` (0-based
     surface token), ``tok_form`` (its form as written), ``tok_start`` / ``tok_end`` (int64
-    character offsets of the token in the space-free stream of all token forms) and
-    ``multiword`` (the word belongs to a multiword token). Strings are Arrow ``string_view``,
-    ``doc``, ``genre``, ``sent`` and the four tag columns dictionary arrays (module docstring).
-    Raises :class:`InputError` naming the first offending line.
+    character offsets of the token in the space-free stream of all token forms), ``multiword``
+    (the word belongs to a multiword token), ``deps`` (DEPS as written, ``_`` when empty) and
+    ``deps_collapsed`` (DEPS with empty nodes collapsed, :mod:`etl.ud_enhanced`; null in a
+    sentence without them). Strings are Arrow ``string_view``, ``doc``, ``genre``, ``sent`` and
+    the four tag columns dictionary arrays (module docstring). Raises :class:`InputError` naming
+    the first offending line.
     """
     path = Path(path)
     text = _Text(path, path.read_bytes() if data is None else data)

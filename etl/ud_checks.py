@@ -3,8 +3,9 @@
 Zeman et al., "CoNLL 2018 Shared Task: Multilingual Parsing from Raw Text to Universal
 Dependencies", section 2 (the file format and its validation by ``conll18_ud_eval.py``), and for
 the DEPS column Bouma, Seddah and Zeman, "Overview of the IWPT 2020 Shared Task on Parsing into
-Enhanced Universal Dependencies", section 2. ``etl/ud.py`` classifies the lines of a chunk (the
-line kinds below) and checks each line on its own; this module checks what spans lines, chunk by
+Enhanced Universal Dependencies", section 2. This module defines the line kinds (``BLANK``,
+``COMMENT``, ``BAD_COMMENT``, ``WORD``, ``RANGE``, ``EMPTY``) that ``etl/ud.py`` sorts the lines of
+a chunk into; the reader checks each line on its own, this module what spans lines, chunk by
 chunk: word IDs and multiword ranges, HEAD and enhanced heads within the sentence, empty and
 unclosed sentences (:func:`sentence_errors`), then one root per sentence and no cycle
 (:func:`tree_errors`). Each adds the chunk's first problem to ``candidates`` as (line, expected,
@@ -14,6 +15,7 @@ found); the reader raises the earliest.
 from __future__ import annotations
 
 import math
+from typing import Protocol
 
 import numpy as np
 import polars as pl
@@ -22,7 +24,15 @@ import polars as pl
 BLANK, COMMENT, BAD_COMMENT, WORD, RANGE, EMPTY = range(6)
 
 
-def sentence_errors(text, lines: pl.DataFrame, body: pl.DataFrame,
+class QuotedLines(Protocol):
+    """What the checks need of the file (the reader's text of it, ``etl/ud.py``): its lines."""
+
+    def line(self, line_no: int) -> str:
+        """Line ``line_no`` (1-based) quoted for an error message."""
+        ...
+
+
+def sentence_errors(text: QuotedLines, lines: pl.DataFrame, body: pl.DataFrame,
                      candidates: list[tuple[int, str, str]]) -> pl.DataFrame:
     """Add to ``candidates`` (``text``: the file, which quotes its lines) the first broken
     sentence of the chunk (0 words, no closing blank line, IDs, ranges, HEAD or enhanced head

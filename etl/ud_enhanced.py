@@ -18,7 +18,9 @@ ITEM = r"(\d+(?:\.\d+)?):[^|]+"
 DEPS = re.compile(rf"^(?:_|{ITEM}(?:\|{ITEM})*)?$")
 
 
-def _node_key(node: str) -> tuple[int, int]:
+def node_key(node: str) -> tuple[int, int]:
+    """The sort key of a node ID: ``5`` -> (5, 0), ``5.1`` -> (5, 1) (an empty node after
+    word 5)."""
     major, _, minor = node.partition(".")
     return int(major), int(minor or 0)
 
@@ -39,7 +41,7 @@ def collapse(nodes: list[tuple[str, str]]) -> dict[str, str]:
     of edges from words, sorted by head (as IDs) then relation, as that script writes DEPS.
     """
     edges: list[tuple[str, ...]] = []
-    for child, deps in sorted(nodes, key=lambda node: _node_key(node[0])):
+    for child, deps in sorted(nodes, key=lambda node: node_key(node[0])):
         seen = set()
         for item in ([] if deps in ("_", "") else deps.split("|")):
             head, relation = item.split(":", 1)
@@ -72,5 +74,5 @@ def collapse(nodes: list[tuple[str, str]]) -> dict[str, str]:
     for path in complete:
         out[path[-1]].add((path[0], ">".join(path[1:-1:2])))
     return {node: "|".join(f"{h}:{r}" for h, r in sorted(
-                items, key=lambda e: (_node_key(e[0]), e[1]))) or "_"
+                items, key=lambda e: (node_key(e[0]), e[1]))) or "_"
             for node, items in out.items()}

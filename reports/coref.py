@@ -82,13 +82,12 @@ def page_data(con, campaign, task, out: Path) -> dict:
     boot_n, boot_seed = ((boot[0]["resamples"], boot[0]["seed"]) if len(boot) == 1
                          else (campaign.bootstrap, campaign.seed))
     scores = only_published(frame(con, """
-        SELECT s.corpus, s.system, s.convention, s.singletons, s.subset, s.slice,"""
-        """ coalesce(s.genre, '') AS genre,
-               s.metric, s.recall, s.precision, s.f1, s.value, s.direction, i.ci_low, i.ci_high,
-               s.signature
+        SELECT s.corpus, s.system, s.convention, s.singletons, s.subset, s.slice,
+               coalesce(s.genre, '') AS genre, s.metric, s.recall, s.precision, s.f1, s.value,
+               s.direction, i.ci_low, i.ci_high, s.signature
         FROM mart_coref_scores s
-        LEFT JOIN mart_coref_interval i ON s.slice = 'corpus' AND i.campaign = s.campaign"""
-        """ AND i.task = s.task
+        LEFT JOIN mart_coref_interval i
+          ON s.slice = 'corpus' AND i.campaign = s.campaign AND i.task = s.task
          AND i.corpus = s.corpus AND i.system = s.system AND i.convention = s.convention
          AND i.singletons = s.singletons AND i.subset = s.subset AND i.metric = s.metric
         WHERE s.campaign = ? AND s.task = ? ORDER BY ALL""", key), systems)
@@ -329,8 +328,8 @@ def _corpora(con, campaign, task) -> pl.DataFrame:
         empty AS (
             SELECT i.corpus, count(*) AS empty_documents
             FROM cat_input_current i JOIN stg_coref_empty_document d ON d.sha256 = i.sha256
-            WHERE i.campaign = ? AND i.task = ? AND i.system = '' AND i.role = 'key'"""
-            """ GROUP BY i.corpus)
+            WHERE i.campaign = ? AND i.task = ? AND i.system = '' AND i.role = 'key'
+            GROUP BY i.corpus)
         SELECT corpus, count(DISTINCT doc) + coalesce(any_value(empty_documents), 0) AS documents,
                sum(size)::BIGINT AS key_mentions,
                count(*) AS key_classes, count(*) FILTER (WHERE size = 1) AS singleton_classes,

@@ -1,14 +1,15 @@
 """The parsing bulletin page (docs/metrics/parsing.md): EASY constituents and relations, or the
 CoNLL 2018 dependency metrics of a CoNLL-U task.
 
-EASY (Paroubek et al., LREC 2006): the corpus description of tables 2 and 3 and the reference
-relations per type of table 6; P, R and F = 2PR/(P+R) (alpha = 0.5, footnote 16) of constituents and
-relations in the task's default way (its first mode x first function, HYP-EQUAL unless it declares
-others) with 95 % bootstrap intervals; figure 2 (F per genre x relation type, one heatmap per
-system); figure 3 (F averaged over the genres for each of the 15 mode x function ways); the per-type
-tables with their macro average; the combined treebank (votes, consensus, EASY XML file).
-CoNLL-U: the CoNLL 2018 shared task table (13 metrics, with ELAS and EULAS for enhanced graphs)
-and its breakdowns, built by ``reports/parsing_ud.py``.
+EASY (Paroubek, Robba, Vilnat, Ayache, *Data, Annotations and Measures in EASY, the Evaluation
+Campaign for Parsers of French*, LREC 2006): the corpus description of tables 2 and 3 and the
+reference relations per type of table 6; P, R and F = 2PR/(P+R) (alpha = 0.5, footnote 16) of
+constituents and relations in the task's default way (its first mode x first function, HYP-EQUAL
+unless it declares others) with 95 % bootstrap intervals; figure 2 (F per genre x relation type,
+one heatmap per system); figure 3 (F averaged over the genres for each of the 15 mode x function
+ways); the per-type tables with their macro average; the combined treebank (votes, consensus,
+EASY XML file). CoNLL-U: the CoNLL 2018 shared task table (13 metrics, with ELAS and EULAS for
+enhanced graphs) and its breakdowns, built by :func:`reports.parsing_ud.ud_view`.
 
 Only published systems appear (withheld ones are left out, anonymous ones under their code);
 organiser systems are shown apart. Every table and chart carries the signature of its figures; the
@@ -24,13 +25,14 @@ import polars as pl
 
 from scorehouse.reports import ranks
 from scorehouse.reports.charts import heatmap, way_lines
+from scorehouse.reports.parsing_ud import ud_view
 from scorehouse.reports.render import rejected_inputs, stored_signature
-from scorehouse.reports.systems import grouped, published_systems
+from scorehouse.reports.systems import front, grouped, in_order, only_published, published_systems
 from scorehouse.reports.tables import export_tables
 from scorehouse.warehouse.db import frame
 
 KINDS = (("constituent", "Constituents"), ("relation", "Relations"))
-# spec order: nominal ... prepositional-verbal
+# the paper's order (section 4): nominal, adjectival, ... prepositional-verbal
 CONSTITUENT_TYPES = ("GN", "GA", "GP", "GR", "NV", "PV")
 RELATION_TYPES = ("SUJ-V", "AUX-V", "COD-V", "CPL-V", "MOD-V", "COMP", "ATB-SO", "MOD-N", "MOD-A",
                   "MOD-R", "MOD-P", "COORD", "APPOS", "JUXT")
@@ -60,7 +62,6 @@ def page_data(con, campaign, task, out: Path) -> dict:
     corpora = in_order(corpora, "corpus", order)
     dependency = is_dependency(task)
     if dependency:
-        from scorehouse.reports.parsing_ud import ud_view  # it reads this module's helpers
         view = ud_view(con, campaign, task, out, systems, corpora)
     else:
         view = _easy(con, campaign, task, out, systems, corpora)
@@ -70,26 +71,6 @@ def page_data(con, campaign, task, out: Path) -> dict:
               for c in ("sentences", "words", "annotated_sentences", "annotated_words")}
     return {"task": task, "dependency": dependency, "corpora": corpora.to_dicts(), "totals": totals,
             "rejected": rejected, "resamples": boot_n, "seed": boot_seed, **view}
-
-
-def in_order(table: pl.DataFrame, column: str, order: list[str]) -> pl.DataFrame:
-    """Rows in the given order of ``column`` (values not listed last, alphabetically)."""
-    rank = {v: i for i, v in enumerate(order)}
-    return table.with_columns(pl.col(column).replace_strict(rank, default=len(rank),
-                                                            return_dtype=pl.Int64)
-                              .alias("_k")).sort("_k", column, maintain_order=True).drop("_k")
-
-
-def published(rows: pl.DataFrame, systems: pl.DataFrame, *by: str) -> pl.DataFrame:
-    """Rows of published systems only, with label, organiser and group, in page order."""
-    visible = systems.select("system", "label", "organiser", "group", "_order")
-    return (rows.join(visible, on="system", how="inner", maintain_order="left")
-            .sort(*by, "_order", maintain_order=True).drop("_order"))
-
-
-def _public(table: pl.DataFrame) -> pl.DataFrame:
-    """An exported table: labels, no internal system ids."""
-    return table.drop([c for c in ("system", "group") if c in table.columns])
 
 
 def _ordered_types(present, kind: str) -> list[str]:
@@ -119,25 +100,25 @@ def _easy(con, campaign, task, out: Path, systems: pl.DataFrame, corpora: pl.Dat
     scores = frame(con, """
         WITH i AS (
             SELECT corpus, system, kind, mode, function,
-                   max(ci_low) FILTER (WHERE measure = 'P') AS P_low,"""
-                   """ max(ci_high) FILTER (WHERE measure = 'P') AS P_high,
-                   max(ci_low) FILTER (WHERE measure = 'R') AS R_low,"""
-                   """ max(ci_high) FILTER (WHERE measure = 'R') AS R_high,
-                   max(ci_low) FILTER (WHERE measure = 'F') AS F_low,"""
-                   """ max(ci_high) FILTER (WHERE measure = 'F') AS F_high
+                   max(ci_low) FILTER (WHERE measure = 'P') AS P_low,
+                   max(ci_high) FILTER (WHERE measure = 'P') AS P_high,
+                   max(ci_low) FILTER (WHERE measure = 'R') AS R_low,
+                   max(ci_high) FILTER (WHERE measure = 'R') AS R_high,
+                   max(ci_low) FILTER (WHERE measure = 'F') AS F_low,
+                   max(ci_high) FILTER (WHERE measure = 'F') AS F_high
             FROM mart_parsing_interval WHERE campaign = $campaign AND task = $task GROUP BY ALL)
         SELECT s.slice, s.corpus, s.genre, s.type, s.system, s.kind, s.mode, s.function,
                s.hyp, s.ref, s.matched, s.precision, s.recall, s.f1,
                i.P_low, i.P_high, i.R_low, i.R_high, i.F_low, i.F_high, s.signature
         FROM mart_parsing_scores s
-        LEFT JOIN i ON i.system = s.system AND i.kind = s.kind AND i.mode = s.mode"""
-        """ AND i.function = s.function
+        LEFT JOIN i
+          ON i.system = s.system AND i.kind = s.kind AND i.mode = s.mode AND i.function = s.function
          AND i.corpus = CASE s.slice WHEN 'corpus' THEN s.corpus WHEN 'task' THEN $scope END
         WHERE s.campaign = $campaign AND s.task = $task
         ORDER BY s.slice, s.corpus, s.genre, s.kind, s.type, s.mode, s.function""",
                    {"campaign": campaign.id, "task": task.id, "scope": scope})
-    scores = published(scores.filter(pl.col("mode").is_in(modes)
-                                     & pl.col("function").is_in(functions)), systems)
+    scores = only_published(scores.filter(pl.col("mode").is_in(modes)
+                                          & pl.col("function").is_in(functions)), systems)
     scores = scores.with_columns(pl.col("corpus")
                                  .replace_strict({c: i for i, c in enumerate(corpus_ids)},
                                                  default=None, return_dtype=pl.Int64).alias("_c"))
@@ -173,12 +154,11 @@ def _easy(con, campaign, task, out: Path, systems: pl.DataFrame, corpora: pl.Dat
         per_corpus[kind] = grouped(_spread(part("corpus", kind), "corpus", corpus_ids))
         per_genre[kind] = (grouped(_spread(part("genre", kind), "genre", genres)) if genre_table
                            else [])
-        mean = published(genre_means.filter(pl.col("kind") == kind)
-                         .join(part("genre", kind, scores).select("system").unique(), on="system",
-                               how="semi")  # the systems evaluated on this kind
-                         .with_columns(pl.format("{}-{}", "mode", "function").alias("way"))
-                         .sort(pl.col("way")
-                               .replace_strict({w: i for i, w in enumerate(way_names)},
+        evaluated = part("genre", kind, scores).select("system").unique()  # on this kind
+        mean = only_published(
+            genre_means.filter(pl.col("kind") == kind).join(evaluated, on="system", how="semi")
+            .with_columns(pl.format("{}-{}", "mode", "function").alias("way"))
+            .sort(pl.col("way").replace_strict({w: i for i, w in enumerate(way_names)},
                                                return_dtype=pl.Int64)), systems)
         by_way = {(r["system"], r["way"]): r["mean_f1"]
                   for r in mean.select("system", "way", "mean_f1").to_dicts()}
@@ -201,14 +181,13 @@ def _easy(con, campaign, task, out: Path, systems: pl.DataFrame, corpora: pl.Dat
                       for k, g in by_type.partition_by("system", as_dict=True).items()}
         types[kind] = [(s["label"], s["group"], per_system[s["system"]]) for s in systems.to_dicts()
                        if s["system"] in per_system]
-    macro = published(frame(con, "SELECT system, kind, mode, function, slice, corpus, genre, "
-                                 "types, macro_precision, macro_recall, macro_f1 "
-                                 "FROM mart_parsing_scores_macro WHERE campaign = ? AND task = ? "
-                                 "ORDER BY slice, corpus, genre, kind, mode, function",
-                            key).filter(pl.col("mode").is_in(modes)
-                                        & pl.col("function").is_in(functions))
-                      .join(produced, on=["system", "kind"], how="semi", maintain_order="left"),
-                      systems)
+    macro = frame(con, "SELECT system, kind, mode, function, slice, corpus, genre, types, "
+                       "macro_precision, macro_recall, macro_f1 FROM mart_parsing_scores_macro "
+                       "WHERE campaign = ? AND task = ? "
+                       "ORDER BY slice, corpus, genre, kind, mode, function", key)
+    macro = macro.filter(pl.col("mode").is_in(modes) & pl.col("function").is_in(functions))
+    macro = only_published(macro.join(produced, on=["system", "kind"], how="semi",
+                                      maintain_order="left"), systems)
     macro_head = {(r["system"], r["kind"]): r for r in macro.filter(
         (pl.col("slice") == "task") & (pl.col("mode") == mode)
         & (pl.col("function") == function)).to_dicts()}
@@ -239,7 +218,7 @@ def _easy(con, campaign, task, out: Path, systems: pl.DataFrame, corpora: pl.Dat
            "corpus": f"corpus|easy|units:word-forms|version:{version}",
            "consensus": f"consensus|vote:share>{majority:g}|mode:HYP|submissions:all"
                         f"|version:{version}"}
-    files += export_tables(out, {
+    files += export_tables(out, drop=("system", "group", "baseline"), tables={
         "parsing_corpora": corpora,
         "parsing_reference_types": reference.sort("kind", "corpus", "type"),
         "parsing_scores": front(scores.filter(pl.col("slice").is_in(["task", "corpus", "genre"]))
@@ -265,14 +244,6 @@ def _easy(con, campaign, task, out: Path, systems: pl.DataFrame, corpora: pl.Dat
             "types": types, "macro": macro_head, "reference_types": reference_types,
             "consensus": consensus.to_dicts(), "consensus_links": links, "majority": majority,
             "sig": sig, "files": files}
-
-
-def front(table: pl.DataFrame) -> pl.DataFrame:
-    """``table`` with its key columns first, for the exported files."""
-    first = [c for c in ("slice", "corpus", "genre", "type", "label", "organiser", "kind", "mode",
-                         "function", "breakdown", "value", "metric")
-             if c in table.columns]
-    return table.select(*first, *[c for c in table.columns if c not in first])
 
 
 def _genres(rows: pl.DataFrame, genres: list[str]) -> list[str]:

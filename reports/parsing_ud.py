@@ -19,8 +19,8 @@ import polars as pl
 
 from scorehouse.reports import ranks
 from scorehouse.reports.charts import label_bars
-from scorehouse.reports.parsing import front, grouped, in_order, published
 from scorehouse.reports.render import stored_signature
+from scorehouse.reports.systems import front, grouped, in_order, only_published
 from scorehouse.reports.tables import export_tables
 from scorehouse.scorers.ud import ALL_METRICS, METRICS
 from scorehouse.warehouse.db import frame
@@ -29,6 +29,12 @@ TOP_CONFUSIONS = 10
 
 
 def ud_view(con, campaign, task, out: Path, systems: pl.DataFrame, corpora: pl.DataFrame) -> dict:
+    """The CoNLL-U part of what ``parsing.html`` shows, and its exported files: per scope (task,
+    corpus, genre) the metrics table of every published system (``systems``: page order) ranked
+    by LAS, LAS per deprel and UPOS accuracy per tag (with the deprel chart), the top deprel
+    confusions, the recovery-mode text differences and the signatures; ``corpora`` in page
+    order. :func:`reports.parsing.page_data` adds the corpus description and the bootstrap
+    signature."""
     from scorehouse.warehouse.families.parsing import code_version, signature
 
     key = [campaign.id, task.id]
@@ -49,7 +55,7 @@ def ud_view(con, campaign, task, out: Path, systems: pl.DataFrame, corpora: pl.D
     # reference has enhanced graphs
     present = set(scores["metric"])
     metrics = [m for m in ALL_METRICS if m in METRICS or m in present]
-    scores = published(in_order(scores, "metric", metrics), systems)
+    scores = only_published(in_order(scores, "metric", metrics), systems)
     sig_ud = stored_signature(scores["signature"],
                               signature("conllu", recover=bool(task.options.get("recover", False)),
                                         empty_nodes=task.options.get("empty_nodes", "drop")))
@@ -86,7 +92,7 @@ def ud_view(con, campaign, task, out: Path, systems: pl.DataFrame, corpora: pl.D
                     for label, group, mine in per_system]
         tables.append({"title": title, "slice": slice_, "overview": grouped(overview),
                        "systems": per_system})
-    by_label = published(frame(con, """
+    by_label = only_published(frame(con, """
         SELECT system, breakdown, label AS value, gold_total, system_total, correct, precision,
                recall, f1, uas_recall
         FROM mart_parsing_ud_by_label_task WHERE campaign = ? AND task = ?
@@ -99,25 +105,26 @@ def ud_view(con, campaign, task, out: Path, systems: pl.DataFrame, corpora: pl.D
         s["label"]: [c["f1"] if c else None for c in (r["cells"][i] for r in deprels)]
         for i, s in enumerate(columns)}, "LAS F1 (%)",
         "LAS F1 per dependency relation (reference frequency order)") if deprels else ""
-    confusion = published(frame(con, """
+    confusion = only_published(frame(con, """
         WITH cells AS (
-            SELECT system, gold_deprel, system_deprel, sum(words)::BIGINT AS words"""
-            """ FROM mart_parsing_ud_confusion
+            SELECT system, gold_deprel, system_deprel, sum(words)::BIGINT AS words
+            FROM mart_parsing_ud_confusion
             WHERE campaign = ? AND task = ? AND scope = 'head_correct' GROUP BY ALL),
-        shares AS (SELECT *, words / sum(words) OVER (PARTITION BY system, gold_deprel)"""
-        """ AS share FROM cells)
+        shares AS (
+            SELECT *, words / sum(words) OVER (PARTITION BY system, gold_deprel) AS share
+            FROM cells)
         SELECT * FROM shares WHERE gold_deprel IS DISTINCT FROM system_deprel
-        QUALIFY row_number() OVER (PARTITION BY system"""
-        """ ORDER BY words DESC, gold_deprel, system_deprel) <= ?
+        QUALIFY row_number() OVER (PARTITION BY system
+                                   ORDER BY words DESC, gold_deprel, system_deprel) <= ?
         ORDER BY words DESC, gold_deprel, system_deprel""", [*key, TOP_CONFUSIONS]), systems)
-    differences = published(frame(con, "SELECT corpus, system, gold_line, system_line, gold_text, "
-                                       "system_text FROM int_parsing_ud_difference "
-                                       "WHERE campaign = ? AND task = ? "
-                                       "ORDER BY corpus, gold_line", key), systems)
+    differences = frame(con, "SELECT corpus, system, gold_line, system_line, gold_text, "
+                             "system_text FROM int_parsing_ud_difference "
+                             "WHERE campaign = ? AND task = ? ORDER BY corpus, gold_line", key)
+    differences = only_published(differences, systems)
     version = code_version()
     sig = {"head": sig_ud, "corpus": f"corpus|conllu|units:syntactic-words|version:{version}",
            "confusion": f"confusion|scope:head_correct|top:{TOP_CONFUSIONS}|{sig_ud}"}
-    files = export_tables(out, {
+    files = export_tables(out, drop=("system", "group", "baseline"), tables={
         "parsing_ud_corpora": corpora.select("corpus", "phase", "genre", "annotated_sentences",
                                              "annotated_words"),
         "parsing_ud_scores": front(scores),

@@ -101,12 +101,12 @@ def page_data(con, campaign, task, out: Path) -> dict:
         scores = scores.filter(pl.col("evaluation").is_in(evaluations)
                                & pl.col("granularity").is_in(granularities))
     corpora = frame(con, """
-        SELECT c.corpus, c.phase, count(DISTINCT u.doc) AS documents,"""
-        """ count(DISTINCT u.genre) AS genres,
-               count(DISTINCT (u.doc, u.sent)) AS sentences, count(u.unit) AS units
+        SELECT c.corpus, c.phase, count(DISTINCT u.doc) AS documents,
+               count(DISTINCT u.genre) AS genres, count(DISTINCT (u.doc, u.sent)) AS sentences,
+               count(u.unit) AS units
         FROM cat_corpus c
-        LEFT JOIN cat_input_current i ON i.campaign = c.campaign AND i.task = c.task"""
-        """ AND i.corpus = c.corpus
+        LEFT JOIN cat_input_current i
+          ON i.campaign = c.campaign AND i.task = c.task AND i.corpus = c.corpus
          AND i.system = '' AND i.role = 'reference'
         LEFT JOIN int_pos_ref_unit u ON u.sha256 = i.sha256
         WHERE c.campaign = ? AND c.task = ? GROUP BY ALL ORDER BY c.corpus""", key)
@@ -141,18 +141,18 @@ def page_data(con, campaign, task, out: Path) -> dict:
                  .drop("_1", "_2") if rows else pairs.clear())
     consensus = frame(con, """
         SELECT c.corpus, count(u.unit) AS units, count(m.ref_unit) AS with_consensus,
-               avg(m.agreement::DECIMAL(38, 18))::DOUBLE"""
-               """ AS mean_agreement,  -- exact sum: same bits every run
+               -- exact sum: same bits every run
+               avg(m.agreement::DECIMAL(38, 18))::DOUBLE AS mean_agreement,
                avg((m.agreement >= 1 - 1e-9)::INTEGER) AS share_full,
                avg((m.agreement >= 0.5)::INTEGER) AS share_half,
                avg((m.agreement < 0.5)::INTEGER) AS share_low
         FROM cat_corpus c
-        JOIN cat_input_current i ON i.campaign = c.campaign AND i.task = c.task"""
-        """ AND i.corpus = c.corpus
+        JOIN cat_input_current i
+          ON i.campaign = c.campaign AND i.task = c.task AND i.corpus = c.corpus
          AND i.system = '' AND i.role = 'reference'
         JOIN int_pos_ref_unit u ON u.sha256 = i.sha256
-        LEFT JOIN mart_pos_consensus m ON m.campaign = c.campaign AND m.task = c.task"""
-        """ AND m.corpus = c.corpus
+        LEFT JOIN mart_pos_consensus m
+          ON m.campaign = c.campaign AND m.task = c.task AND m.corpus = c.corpus
          AND m.ref_unit = u.unit
         WHERE c.campaign = ? AND c.task = ? GROUP BY ALL ORDER BY c.corpus""", key)
     residual = published(

@@ -1,4 +1,5 @@
-"""The systems a bulletin page may show, in page order (shared by the coref and terms pages).
+"""The systems a bulletin page may show, in page order, and the rows of a page in that order
+(shared by every page but the speech one: coref, parsing, POS, terms).
 
 A page shows published systems only: a withheld participant's systems (``cat_system.label`` NULL)
 are left out, an anonymous one's appear under their code (the label), organisers' systems are
@@ -41,16 +42,34 @@ def published_systems(con, key: list, baselines: dict | None = None) -> pl.DataF
             .sort("_g", "_b", "label", nulls_last=True).drop("_g", "_b").with_row_index("_order"))
 
 
-def only_published(rows: pl.DataFrame, systems: pl.DataFrame) -> pl.DataFrame:
-    """Rows of published systems only, with label, organiser, baseline and group, in page order;
-    within a system, in the order of ``rows``, which must be a total order (a query's ``ORDER BY``
-    naming its grain, or ``ORDER BY ALL``): published bytes must not depend on thread scheduling."""
+def only_published(rows: pl.DataFrame, systems: pl.DataFrame, *by: str) -> pl.DataFrame:
+    """Rows of published systems only, with label, organiser, baseline and group, in page order
+    (after the columns ``by``, when given); within a system, in the order of ``rows``, which must
+    be a total order (a query's ``ORDER BY`` naming its grain, or ``ORDER BY ALL``): published
+    bytes must not depend on thread scheduling."""
     visible = systems.select("system", "label", "organiser", "baseline", "group", "_order")
     return (rows.join(visible, on="system", how="inner", maintain_order="left")
-            .sort("_order", maintain_order=True).drop("_order"))
+            .sort(*by, "_order", maintain_order=True).drop("_order"))
+
+
+def in_order(table: pl.DataFrame, column: str, order: list[str]) -> pl.DataFrame:
+    """Rows in the given order of ``column`` (values not listed last, alphabetically)."""
+    rank = {v: i for i, v in enumerate(order)}
+    return table.with_columns(pl.col(column).replace_strict(rank, default=len(rank),
+                                                            return_dtype=pl.Int64)
+                              .alias("_k")).sort("_k", column, maintain_order=True).drop("_k")
 
 
 def grouped(rows: list[dict]) -> list[tuple[str, list[dict]]]:
     """Rows split into the page's groups: participants, baselines, organisers (non-empty ones)."""
     return [(title, [r for r in rows if r["group"] == group]) for title, group in GROUPS
             if any(r["group"] == group for r in rows)]
+
+
+def front(table: pl.DataFrame) -> pl.DataFrame:
+    """``table`` with its key columns first (scope, label, kind, way...), for the exported
+    files."""
+    first = [c for c in ("slice", "corpus", "genre", "type", "label", "organiser", "kind", "mode",
+                         "function", "breakdown", "value", "metric")
+             if c in table.columns]
+    return table.select(*first, *[c for c in table.columns if c not in first])

@@ -91,33 +91,31 @@ def page_data(con, campaign, task, out: Path) -> dict:
            "lists": f"lists|case:{case}|normalisation:NFC|duplicates:counted-once"
                     f"|version:{version}"}
     sweep = only_published(frame(con, """
-        SELECT corpus, system, sigma, output_terms, aligned_terms, parts, tp, tr, f, precision,"""
-        """ recall, f_exact
-        FROM mart_terms_sweep WHERE campaign = ? AND task = ? AND reference = 'reference'"""
-        """ AND slice = 'all'
-         AND top = 0 ORDER BY corpus, system, sigma""", key), systems)
+        SELECT corpus, system, sigma, output_terms, aligned_terms, parts, tp, tr, f, precision,
+               recall, f_exact
+        FROM mart_terms_sweep
+        WHERE campaign = ? AND task = ? AND reference = 'reference' AND slice = 'all' AND top = 0
+        ORDER BY corpus, system, sigma""", key), systems)
     pairs = only_published(frame(con, f"""
         WITH aligned AS (
             SELECT corpus, system, term, rank, nearest, nearest_label, dch, dtc, dt,
                    row_number() OVER (PARTITION BY corpus, system ORDER BY dt, rank, term) AS up,
-                   row_number() OVER (PARTITION BY corpus, system ORDER BY dt DESC, rank, term)"""
-                   f""" AS down,
+                   row_number() OVER (PARTITION BY corpus, system
+                                      ORDER BY dt DESC, rank, term) AS down,
                    count(*) OVER (PARTITION BY corpus, system) AS total
             FROM int_terms_alignment
-            WHERE campaign = ? AND task = ? AND reference = 'reference' AND slice = 'all'"""
-            f""" AND NOT exact
-             AND dt <= ? + {TOLERANCE})
+            WHERE campaign = ? AND task = ? AND reference = 'reference' AND slice = 'all'
+              AND NOT exact AND dt <= ? + {TOLERANCE})
         SELECT *, CASE WHEN up <= {PAIRS} THEN 'closest' ELSE 'threshold' END AS kind
         FROM aligned WHERE up <= {PAIRS} OR down <= {PAIRS}
         ORDER BY corpus, kind, CASE WHEN up <= {PAIRS} THEN up ELSE down END""", [*key, sigma]),
         systems)
     validation = only_published(frame(con, """
-        SELECT v.corpus, v.system, v.raw_terms, v.validated_terms, v.kept, v.modified,"""
-        """ v.deleted, v.added, v.effort,
-               s.tp, s.tr, s.f, s.precision, s.recall, s.f_exact
+        SELECT v.corpus, v.system, v.raw_terms, v.validated_terms, v.kept, v.modified,
+               v.deleted, v.added, v.effort, s.tp, s.tr, s.f, s.precision, s.recall, s.f_exact
         FROM mart_terms_validation v
-        LEFT JOIN mart_terms_scores s ON s.campaign = v.campaign AND s.task = v.task"""
-        """ AND s.corpus = v.corpus
+        LEFT JOIN mart_terms_scores s
+          ON s.campaign = v.campaign AND s.task = v.task AND s.corpus = v.corpus
          AND s.system = v.system AND s.reference = 'validated' AND s.slice = 'all' AND s.top = 0
         WHERE v.campaign = ? AND v.task = ? ORDER BY ALL""", key), systems)
     build = frame(con, """
@@ -197,14 +195,13 @@ def _scores(con, key: list) -> pl.DataFrame:
     bounds = ", ".join(f"max(i.low) FILTER (WHERE i.metric = '{m}') AS {m}_low, "
                        f"max(i.high) FILTER (WHERE i.metric = '{m}') AS {m}_high" for m in METRICS)
     return frame(con, f"""
-        SELECT s.corpus, s.system, s.reference, s.slice, s.top, s.sigma, s.output_terms,"""
-        f""" s.reference_terms,
-               s.aligned_terms, s.parts, s.tp, s.tr, s.f, s.precision, s.recall, s.f_exact,
-               {bounds}, s.signature
+        SELECT s.corpus, s.system, s.reference, s.slice, s.top, s.sigma, s.output_terms,
+               s.reference_terms, s.aligned_terms, s.parts, s.tp, s.tr, s.f, s.precision,
+               s.recall, s.f_exact, {bounds}, s.signature
         FROM mart_terms_scores s
-        LEFT JOIN mart_terms_interval i ON s.top = 0 AND i.campaign = s.campaign AND i.task = s.task
-         AND i.corpus = s.corpus AND i.system = s.system AND i.reference = s.reference"""
-         f""" AND i.slice = s.slice
+        LEFT JOIN mart_terms_interval i
+          ON s.top = 0 AND i.campaign = s.campaign AND i.task = s.task AND i.corpus = s.corpus
+         AND i.system = s.system AND i.reference = s.reference AND i.slice = s.slice
         WHERE s.campaign = ? AND s.task = ?
         GROUP BY ALL ORDER BY s.corpus, s.reference, s.slice, s.top""", key)
 
@@ -303,10 +300,9 @@ def _changes(con, key: list, systems: pl.DataFrame) -> pl.DataFrame:
     """The rows of mart_terms_changes of the latest scoring run that replaced a previous value
     (slice ``all``), with the inputs that changed and ``moved``: whether TP or the exact F did."""
     rows = only_published(frame(con, """
-        SELECT corpus, system, reference, slice, run_id, previous_run_id, tp, previous_tp,"""
-        """ delta_tp, f_exact,
-               previous_f_exact, inputs::VARCHAR AS inputs,"""
-               """ previous_inputs::VARCHAR AS previous_inputs
+        SELECT corpus, system, reference, slice, run_id, previous_run_id, tp, previous_tp,
+               delta_tp, f_exact, previous_f_exact, inputs::VARCHAR AS inputs,
+               previous_inputs::VARCHAR AS previous_inputs
         FROM mart_terms_changes
         WHERE campaign = ? AND task = ? AND slice = 'all' AND previous_run_id IS NOT NULL
          AND run_id = (SELECT max(run_id) FROM hist_terms_scores WHERE campaign = ? AND task = ?)

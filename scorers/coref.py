@@ -11,7 +11,7 @@ Measures: mention detection; MUC (DÉF.6-7), B3 (DÉF.9), CEAF-m, CEAF-e, BLANC 
 the CoNLL reference scorer v8.01 (LEA from its LEA branch) computes them; the paper's kappa, C,
 XC, RCVT, D-error and H (:mod:`scorers.coref_paper`).
 
-Two conventions (spec "Zero denominators"), named in every signature:
+Two conventions (docs/metrics/coref.md, "Zero denominators"), named in every signature:
 
 - ``"conll"`` (the reference scorer): recall over key mentions, precision over response mentions,
   response-only mentions kept with no credit, 0/0 = 0.
@@ -41,10 +41,10 @@ from scorehouse.scorers import coref_paper as paper
 from scorehouse.scorers.coref_aggregation import (  # noqa: F401 (re-exported)
     CONVENTIONS,
     SCORE_ORDER,
-    _check,
     document_scores,
     macro,
     scores,
+    zero_value,
 )
 from scorehouse.scorers.coref_paper import (  # noqa: F401 (re-exported)
     BASELINES,
@@ -289,7 +289,7 @@ def statistics(table: pl.DataFrame, convention: str = "conll",
 
     ``convention``: "conll" or "paper" (module docstring). ``singletons=False`` removes the key
     and response classes of one mention first (the CoNLL-2012 setting)."""
-    zero = _check(convention)
+    zero = zero_value(convention)
     docs, cells = _encode(table)
     if not singletons:
         cells = cells.without_singletons()

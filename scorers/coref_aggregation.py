@@ -1,11 +1,12 @@
 """Coreference: aggregating per-document statistics over documents into scores.
 
-Popescu-Belis, Évaluation numérique de la résolution de la référence (the measures), and the
-CoNLL reference scorer v8.01 (BLANC from its two link counts, the CoNLL average). The input is
-the long-form per-document statistics of :func:`scorers.coref.statistics`; :func:`scores` sums
-them over documents (micro average), :func:`document_scores` scores each document on its own and
-:func:`macro` averages those per document. ``convention`` is one of :data:`CONVENTIONS`, as
-:mod:`scorers.coref` describes them ("conll": a zero denominator gives 0; "paper": 1).
+Popescu-Belis, *Évaluation numérique de la résolution de la référence : critiques et
+propositions*, section 4 (the measures), and the CoNLL reference scorer v8.01 (BLANC from its two
+link counts, the CoNLL average). The input is the long-form per-document statistics of
+:func:`scorers.coref.statistics`; :func:`scores` sums them over documents (micro average),
+:func:`document_scores` scores each document on its own and :func:`macro` averages those per
+document. ``convention`` is one of :data:`CONVENTIONS`, as :mod:`scorers.coref` describes them
+("conll": a zero denominator gives 0; "paper": 1; :func:`zero_value`).
 
 Aggregation over documents (ours, documented): ratio measures sum numerators and denominators.
 H is summed as |E_d| H_d (entropies conditional on the document, mention-weighted), so the
@@ -29,7 +30,9 @@ SCORE_ORDER = ("mentions", "muc", "bcub", "ceafm", "ceafe", "blanc", "blanc_core
                "rcvt", "d_error")
 
 
-def _check(convention: str) -> float:
+def zero_value(convention: str) -> float:
+    """The value of a ratio with a zero denominator under ``convention`` (0 for "conll", 1 for
+    "paper"); ValueError for a convention not in :data:`CONVENTIONS`."""
     if convention not in CONVENTIONS:
         raise ValueError(f"convention must be one of {', '.join(CONVENTIONS)}, not {convention!r}")
     return 1.0 if convention == "paper" else 0.0
@@ -127,14 +130,14 @@ def scores(stats: pl.DataFrame, convention: str = "conll") -> pl.DataFrame:
     ``metric, recall, precision, f1, value, direction``. Adds ``blanc`` (from its two link
     counts, as v8.01) and ``conll`` = (MUC F + B3 F + CEAF-e F) / 3 (``f1`` only); kappa, rcvt
     and d_error give ``value`` (and ``direction``), aggregated as the module docstring says."""
-    zero = _check(convention)
+    zero = zero_value(convention)
     return _finish(_sums(stats, pl.lit(0).alias("group")), zero).drop("group")
 
 
 def document_scores(stats: pl.DataFrame, convention: str = "conll") -> pl.DataFrame:
     """:func:`scores` of each document on its own, in one pass: ``doc`` + the columns of
     :func:`scores`."""
-    return (_finish(_sums(stats.rename({"doc": "group"}), "group"), _check(convention))
+    return (_finish(_sums(stats.rename({"doc": "group"}), "group"), zero_value(convention))
             .rename({"group": "doc"}))
 
 

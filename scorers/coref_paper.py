@@ -105,7 +105,8 @@ def profile(c) -> tuple[np.ndarray, ...]:
     same length L: returns (RCVT = 1 - Σ_i abs(|K_i| - |R_i|) / (2|E|) (NaN when |E| = 0),
     Σ_A w x, Σ_A w, Σ_B w x, Σ_B w), A = positions with |K_i| >= |R_i|, B the others,
     w = abs(|K_i| - |R_i|), x = i / (L - 1) the position scaled to [0, 1] (ours: the paper gives
-    no formula), so that mA - mB is the spec's |mA - mB| / (L - 1) and sums pool over documents."""
+    no formula), so that mA - mB is the |mA - mB| / (L - 1) of docs/metrics/coref.md and sums
+    pool over documents."""
     nd = c.ndocs
     nk, nr = np.bincount(c.kdoc, minlength=nd), np.bincount(c.rdoc, minlength=nd)
     length = np.maximum(nk, nr)

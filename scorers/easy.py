@@ -1,18 +1,19 @@
 """EASY parsing evaluation: constituents and relations as word-form address ranges.
 
-Paroubek et al., LREC 2006 (EASY); precise statement: docs/metrics/parsing.md. Every constituent and
-every relation argument is mapped onto a range of word-form addresses of the reference (the paper's
-"unique representation made of word form address ranges"); a hypothesis range H is compared with a
-reference range R by one of the five range equality functions of the paper's table 5 (EQUAL,
-FUZZY, INCLUDE, INTERSECTION, BARYCENTER), under one of the three constituent modes of its
-footnote 17 (HYP, DEFHYP, REF): 3 modes x 5 functions = the paper's 15 ways of computing relation
-precision and recall. Matching is one-to-one inside a sentence (a maximum bipartite matching), so
-a relaxed function never counts an item twice.
+Paroubek, Robba, Vilnat, Ayache, *Data, Annotations and Measures in EASY, the Evaluation Campaign
+for Parsers of French*, LREC 2006; precise statement: docs/metrics/parsing.md. Every constituent
+and every relation argument is mapped onto a range of word-form addresses of the reference (the
+paper's "unique representation made of word form address ranges"); a hypothesis range H is
+compared with a reference range R by one of the five range equality functions of the paper's
+table 5 (EQUAL, FUZZY, INCLUDE, INTERSECTION, BARYCENTER), under one of the three constituent modes
+of its footnote 17 (HYP, DEFHYP, REF): 3 modes x 5 functions = the paper's 15 ways of computing
+relation precision and recall. Matching is one-to-one inside a sentence (a maximum bipartite
+matching), so a relaxed function never counts an item twice.
 
-Inputs are EASY items tables (one row per form, group and relation role; ``etl/easy.py``) as
-Polars frames. Everything is joins and expressions over the whole corpus at once; the only Python
-loops run over the 5 functions and the 3 modes. The combined treebank (votes of the submissions,
-the consensus items) is in :mod:`scorers.easy_consensus`, re-exported here.
+Inputs are EASY items tables (one row per form, group and relation role;
+:data:`etl.easy_items.SCHEMA`) as Polars frames. Everything is joins and expressions over the
+whole corpus at once; the only Python loops run over the 5 functions and the 3 modes. The combined
+treebank (votes of the submissions, the consensus items) is in :mod:`scorers.easy_consensus`.
 """
 
 from __future__ import annotations
@@ -24,17 +25,14 @@ import polars as pl
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import maximum_bipartite_matching
 
-# GROUP_TYPES, ROLES: re-exported
-from scorehouse.etl.easy import GROUP_TYPES, ROLES  # noqa: F401
-from scorehouse.scorers.easy_consensus import consensus_items, votes  # noqa: F401 (re-exported)
 from scorehouse.scorers.lcs import align, encode
 
 FUNCTIONS = ("EQUAL", "FUZZY", "INCLUDE", "INTERSECTION", "BARYCENTER")
 MODES = ("HYP", "DEFHYP", "REF")
 RANGE_COLUMNS = ("kind", "sent", "item", "type", "role_no", "first", "last", "attr", "empty")
+POSITION = pl.Int32  # the dtype of word-form positions (also in scorers.easy_consensus)
 _F = [f.lower() for f in FUNCTIONS]
 _M = [f"m_{f}" for f in _F]
-_POS = pl.Int32
 
 
 def align_forms(base: pl.DataFrame, hyp: pl.DataFrame) -> pl.DataFrame:
@@ -66,7 +64,7 @@ def align_forms(base: pl.DataFrame, hyp: pl.DataFrame) -> pl.DataFrame:
     same[paired] = b_k[base_of_hyp[paired]] == h["k"].to_numpy()[paired]
     lcs = np.where(same, b_no[np.maximum(base_of_hyp, 0)], 0)
     n_base = b.group_by("k").agg((pl.len() - 1).alias("n_base"))
-    out = (h.with_columns(pl.Series("lcs", lcs).replace(0, None).cast(_POS))
+    out = (h.with_columns(pl.Series("lcs", lcs).replace(0, None).cast(POSITION))
            .filter(pl.col("form_no") > 0)
            .join(n_base, on="k", how="left", maintain_order="left")
            .with_columns(pl.when(pl.col("lcs").is_not_null()).then(pl.col("form_no")).alias("a_h"))
@@ -83,7 +81,7 @@ def align_forms(base: pl.DataFrame, hyp: pl.DataFrame) -> pl.DataFrame:
                          .when(pl.col("next_h") - pl.col("prev_h")
                                == pl.col("next_b") - pl.col("prev_b"))
                          .then(pl.col("prev_b") + pl.col("form_no") - pl.col("prev_h"))
-                         .cast(_POS).alias("base_form_no")))
+                         .cast(POSITION).alias("base_form_no")))
     base_forms = (b.filter(pl.col("form_no") > 0)
                   .select("sent", pl.col("form_no").alias("base_form_no"),
                           pl.col("form").alias("base_form")))
@@ -95,14 +93,15 @@ def align_forms(base: pl.DataFrame, hyp: pl.DataFrame) -> pl.DataFrame:
 def _sequence(items: pl.DataFrame, sents: pl.DataFrame) -> pl.DataFrame:
     """Forms of the paired sentences in base sentence order, a sentinel row (form_no 0) first."""
     forms = (items.filter(pl.col("kind") == "form")
-             .select("sent", pl.col("form_no").cast(_POS), "form").join(sents, on="sent"))
-    opening = sents.select("sent", pl.lit(0, _POS).alias("form_no"), pl.lit("").alias("form"), "k")
+             .select("sent", pl.col("form_no").cast(POSITION), "form").join(sents, on="sent"))
+    opening = sents.select("sent", pl.lit(0, POSITION).alias("form_no"), pl.lit("").alias("form"),
+                           "k")
     return pl.concat([opening, forms]).sort("k", "form_no")
 
 
 def _forms(items: pl.DataFrame) -> pl.DataFrame:
     return (items.filter(pl.col("kind") == "form")
-            .select("sent", "item", pl.col("form_no").cast(_POS), "parent"))
+            .select("sent", "item", pl.col("form_no").cast(POSITION), "parent"))
 
 
 def _group_ranges(items: pl.DataFrame, form_pos: pl.DataFrame) -> pl.DataFrame:
@@ -118,7 +117,7 @@ def _group_ranges(items: pl.DataFrame, form_pos: pl.DataFrame) -> pl.DataFrame:
 def _cover(groups: pl.DataFrame) -> pl.DataFrame:
     """``sent, pos, c_first, c_last``: the group covering each base position (group ranges)."""
     return (groups.drop_nulls("first")
-            .select("sent", pl.int_ranges("first", pl.col("last") + 1, dtype=_POS).alias("pos"),
+            .select("sent", pl.int_ranges("first", pl.col("last") + 1, dtype=POSITION).alias("pos"),
                     pl.col("first").alias("c_first"), pl.col("last").alias("c_last"))
             .explode("pos").unique(["sent", "pos"], keep="first", maintain_order=True))
 
@@ -135,7 +134,7 @@ def _assemble(items: pl.DataFrame, groups: pl.DataFrame, targets: pl.DataFrame) 
                  .join(targets, on=["sent", "target"], how="left", maintain_order="left")
                  .select(pl.lit("relation").alias("kind"), "sent", "item", "type", "role_no",
                          "first", "last", "attr", pl.col("target").is_null().alias("empty")))
-    return pl.concat([constituents, relations]).with_columns(pl.col("first", "last").cast(_POS))
+    return pl.concat([constituents, relations]).with_columns(pl.col("first", "last").cast(POSITION))
 
 
 def _targets(groups: pl.DataFrame, forms: pl.DataFrame) -> pl.DataFrame:
@@ -188,8 +187,8 @@ def _prepare(hyp: pl.DataFrame, alignment: pl.DataFrame, ref: pl.DataFrame) -> t
     cover, and each hyp form with its base position ``pos``, its hyp group's range ``h_first,
     h_last`` and the range ``c_first, c_last`` of the ref group covering ``pos``."""
     hyp = hyp.join(ref.select("sent").unique(), on="sent", how="semi", maintain_order="left")
-    pos = alignment.select("sent", pl.col("hyp_form_no").cast(_POS).alias("form_no"),
-                           pl.col("base_form_no").cast(_POS).alias("pos"))
+    pos = alignment.select("sent", pl.col("hyp_form_no").cast(POSITION).alias("form_no"),
+                           pl.col("base_form_no").cast(POSITION).alias("pos"))
     forms = _forms(hyp).join(pos, on=["sent", "form_no"], how="left", maintain_order="left")
     groups = _group_ranges(hyp, forms)
     cover = _cover(_group_ranges(ref, _forms(ref).with_columns(pl.col("form_no").alias("pos"))))

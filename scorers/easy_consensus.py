@@ -1,32 +1,32 @@
 """EASY combined treebank: votes of the submissions on each annotated unit, and the consensus.
 
-Paroubek et al., LREC 2006 (EASY), section 1: the submissions of every participant over one base
+Paroubek, Robba, Vilnat, Ayache, *Data, Annotations and Measures in EASY, the Evaluation Campaign
+for Parsers of French*, LREC 2006, section 1: the submissions of every participant over one base
 are combined into a treebank by vote. :func:`votes` counts, per annotated unit (a constituent or
 a relation, with its word-form address ranges as :mod:`scorers.easy` computes them in HYP mode),
 how many systems produced it; :func:`consensus_items` writes the units that a majority produced
-as an EASY items table (``etl/easy.py``), resolving overlapping consensus groups by rounds of a
-greedy conflict resolution (the only Python loop here). Both are re-exported by
-:mod:`scorers.easy`.
+as an EASY items table (:data:`etl.easy_items.SCHEMA`), resolving overlapping consensus groups by
+rounds of a greedy conflict resolution (the only Python loop here).
 """
 
 from __future__ import annotations
 
 import polars as pl
 
-from scorehouse.etl.easy import ROLES, SCHEMA
-
-_POS = pl.Int32  # word-form positions, as in scorers.easy
+from scorehouse.etl.easy_items import ROLE_FRAME, SCHEMA
+from scorehouse.scorers.easy import POSITION
 
 
 def votes(ranges_by_system: pl.DataFrame, systems: int, majority: float = 0.5) -> pl.DataFrame:
     """Combined treebank: votes per annotated unit across submissions (paper, section 1).
 
-    ``ranges_by_system``: HYP-mode :func:`hypothesis_ranges` of every submission over one base, with
-    a ``system`` column. A unit is (sent, kind, type, the tuple of role ranges); a system counts
-    once per unit; items with an unaligned (null, non-empty) range are left out. Returns ``sent,
-    kind, type, ranges`` (list of struct first/last, in role order), ``attr`` (the most frequent
-    s-o / a-propager value among the voters; ties: the smallest), ``votes``, ``share`` = votes /
-    systems, ``consensus`` (share > majority), sorted by sent, kind, type, ranges.
+    ``ranges_by_system``: HYP-mode :func:`scorers.easy.hypothesis_ranges` of every submission over
+    one base, with a ``system`` column. A unit is (sent, kind, type, the tuple of role ranges); a
+    system counts once per unit; items with an unaligned (null, non-empty) range are left out.
+    Returns ``sent, kind, type, ranges`` (list of struct first/last, in role order), ``attr`` (the
+    most frequent s-o / a-propager value among the voters; ties: the smallest), ``votes``,
+    ``share`` = votes / systems, ``consensus`` (share > majority), sorted by sent, kind, type,
+    ranges.
     """
     r = ranges_by_system
     unplaced = (r.filter(~pl.col("empty") & pl.col("first").is_null())
@@ -68,11 +68,12 @@ def consensus_items(votes: pl.DataFrame, base: pl.DataFrame) -> pl.DataFrame:
               .with_columns(pl.format("{}G{}", "sent", pl.int_range(1, pl.len() + 1).over("sent"))
                             .alias("item")))
     forms = (base.filter(pl.col("kind") == "form")
-             .select("sent_no", "sent", "item", pl.col("form_no").cast(_POS), "form"))
+             .select("sent_no", "sent", "item", pl.col("form_no").cast(POSITION), "form"))
     sent_no = forms.select("sent", "sent_no").unique("sent")
     covered = groups.select(
         "sent", pl.col("item").alias("parent"),
-        pl.int_ranges("first", pl.col("last") + 1, dtype=_POS).alias("form_no")).explode("form_no")
+        pl.int_ranges("first", pl.col("last") + 1, dtype=POSITION).alias("form_no"),
+    ).explode("form_no")
     forms = forms.join(covered, on=["sent", "form_no"], how="left", maintain_order="left")
     rel = (cons.filter(pl.col("kind") == "relation").with_row_index("u")
            .with_columns(pl.int_ranges(pl.col("ranges").list.len(), dtype=pl.Int8).alias("role_no"))
@@ -86,11 +87,8 @@ def consensus_items(votes: pl.DataFrame, base: pl.DataFrame) -> pl.DataFrame:
                                      .then(pl.col("f_target"))).alias("target")))
     unresolved = (rel.filter(pl.col("target").is_null() & pl.col("first").is_not_null())
                   .select("u").unique())
-    roles = pl.DataFrame([(t, i, name) for t, names in ROLES.items()
-                          for i, name in enumerate(names)],
-                         schema={"type": pl.String, "role_no": pl.Int8, "role": pl.String},
-                         orient="row")
-    rel = (rel.join(unresolved, on="u", how="anti").join(roles, on=["type", "role_no"], how="left")
+    rel = (rel.join(unresolved, on="u", how="anti")
+           .join(ROLE_FRAME, on=["type", "role_no"], how="left")
            .with_columns(pl.format("{}R{}", "sent", pl.col("u").rank("dense").over("sent"))
                          .alias("item")))
     # _at, _sub: document order (a group just before its first form, relations last)

@@ -151,9 +151,10 @@ def link_scores(reference: pl.DataFrame, system: pl.DataFrame, returned: Sequenc
 # ------------------------------------------------------------------------------------ validation
 
 def validation_edits(raw: Sequence[str], validated: Sequence[str], sigma: float) -> pl.DataFrame:
-    """The expert's validation effort from a raw output to its validated version (spec scenario 2):
-    ``kept`` (in both), ``modified`` (a raw-only term edited into a validated-only one), ``deleted``
-    (raw-only), ``added`` (validated-only). Modifications: a minimum-cost assignment (scipy
+    """The expert's validation effort from a raw output to its validated version (the Termometer
+    paper's scenario 2, section 4, figure 1; docs/metrics/terms.md): ``kept`` (in both),
+    ``modified`` (a raw-only term edited into a validated-only one), ``deleted`` (raw-only),
+    ``added`` (validated-only). Modifications: a minimum-cost assignment (scipy
     ``linear_sum_assignment``) between raw-only and validated-only terms where a pair costs its dt
     when dt <= sigma, and 1 otherwise (as much as a deletion plus an addition, so it is never
     kept): the effort Σ dt(modified) + (deleted + added) / 2 is minimal. Solved on each connected

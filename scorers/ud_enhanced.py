@@ -78,10 +78,7 @@ def matches(gold: pl.DataFrame, system: pl.DataFrame, gold_of_sys: np.ndarray,
     for key in (pl.col("path"), universal(pl.col("path"))):
         g = gold.select("word", "head", key.alias("key"))
         s = aligned.select("word", "head", key.alias("key"))
-        counts = g.join(s, on=["word", "head", "key"]).group_by("word").len()
-        column = np.zeros(n_gold, dtype=np.int64)
-        column[counts["word"].to_numpy()] = counts["len"].to_numpy()
-        out.append(column)
+        out.append(per_word(g.join(s, on=["word", "head", "key"]), n_gold))
     return out[0], out[1]
 
 

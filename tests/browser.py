@@ -21,8 +21,8 @@ BROWSER_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
 # table at the page's level, or inside the collapsible <details> block that holds it.
 UNSIGNED_TABLES = ("""() => [...document.querySelectorAll('table')].filter(t => {
     const signed = (block) => {
-        for (let e = block.nextElementSibling; e && !/^H[1-3]$/.test(e.tagName); """
-                   """e = e.nextElementSibling)
+        for (let e = block.nextElementSibling; e && !/^H[1-3]$/.test(e.tagName);
+             e = e.nextElementSibling)
             if (e.classList.contains('signature')) return true;
         return false;
     };

@@ -1,7 +1,7 @@
 """Independent, deliberately simple oracle for the GRACE precision/decision counts.
 
-Written from the project's statement of the metric (the "spec" cited below by its section
-names; docs/metrics/pos.md restates it) and the GRACE paper (Adda et al., "Métrique et premiers
+Written from the statement of the metric (docs/metrics/pos.md, cited below by its section
+names) and the GRACE paper (Adda et al., "Métrique et premiers
 résultats de l'évaluation GRACE...", TALN 1999) alone, without
 reading the implementation under test.  Standard library only; clarity over speed (the
 re-alignment is a plain O(N*M) dynamic programme).
@@ -23,35 +23,35 @@ The result holds the seven counts ``nbCas, NONEVAL, OK, ERR, SIL_ok, SIL_err, SI
 ``unknown_tag``), the derived ``SIL, SIL_sil, SILERR_moy``, the five scores
 ``P, D, Pmin, Pmoy, Pmax`` and ``dropped`` (see below).
 
-Definitions followed (spec sections in brackets)
-------------------------------------------------
-- Minimal segmentation [Inputs, and the project's standing decision]: separators are whitespace
-  (``str.isspace``); every Unicode punctuation character (category P*: ``_``, apostrophe,
-  hyphen...) and every Unicode symbol (category S*) is a unit of its own; any other unit is a
-  maximal run of characters that are neither whitespace nor P* nor S*.  Forms are compared
-  verbatim (no case folding, no Unicode normalisation).
-- Re-alignment [Re-alignment]: a longest common subsequence of the reference unit forms and the
-  participant unit forms (exact string equality).  Reference units without a partner are
+Definitions followed (sections of docs/metrics/pos.md in brackets)
+------------------------------------------------------------------
+- Minimal segmentation [Units and re-alignment, and the project's standing decision]: separators
+  are whitespace (``str.isspace``); every Unicode punctuation character (category P*: ``_``,
+  apostrophe, hyphen...) and every Unicode symbol (category S*) is a unit of its own; any other
+  unit is a maximal run of characters that are neither whitespace nor P* nor S*.  Forms are
+  compared verbatim (no case folding, no Unicode normalisation).
+- Re-alignment [Units and re-alignment]: a longest common subsequence of the reference unit forms
+  and the participant unit forms (exact string equality).  Reference units without a partner are
   residual forms.
 - A participant token is evaluated only when its span equals a segmentation the reference
-  offers: one unit, or a double-marked locution [Re-alignment].
-- Projection and judgement [Projection and judgement]: k = size of the projected set, c = how
+  offers: one unit, or a double-marked locution [Units and re-alignment].
+- Projection and judgement [Cases, projection, judgement]: k = size of the projected set, c = how
   many of its tags the reference accepts; k = 1: OK if c = 1 else ERR; k > 1: a silence, SIL_ok
   if c = k, SIL_err if c = 0, otherwise SIL_sil; every silence adds c/k to SILOK_moy.
-- Unknown alternatives [Projection and judgement]: a participant tag missing from the table is
+- Unknown alternatives [Cases, projection, judgement]: a participant tag missing from the table is
   dropped when the case has at least one known alternative; the case is NONEVAL (unknown tag)
   only when no alternative is known.  Same rule in both evaluations.
-- Scores [The seven counts and the five scores]: P = OK/(OK+ERR), D = (OK+ERR)/(OK+ERR+SIL),
+- Scores [Counts and scores]: P = OK/(OK+ERR), D = (OK+ERR)/(OK+ERR+SIL),
   Pmin = (OK+SIL_ok)/(OK+ERR+SIL), Pmax = (OK+SIL-SIL_err)/(OK+ERR+SIL),
   Pmoy = (OK+SILOK_moy)/(OK+ERR+SIL).
 - Absolute evaluation: one case per reference unit; a token matching a locution is judged
   against the locution tags and the judgement applies to each of the locution's units.
-- Relative evaluation [Relative evaluation]: one case per participant token; reference tags are
-  brought into the participant's tagset by the inverse table (pivot tag -> every participant
-  tag whose image contains it); the participant's own (known) tags are not projected.
+- Relative evaluation [Cases, projection, judgement]: one case per participant token; reference
+  tags are brought into the participant's tagset by the inverse table (pivot tag -> every
+  participant tag whose image contains it); the participant's own (known) tags are not projected.
 
-Choices made where the spec leaves room (the oracle's reading; documented, not guessed at)
------------------------------------------------------------------------------------------
+Choices made where the statement leaves room (the oracle's reading; documented, not guessed at)
+----------------------------------------------------------------------------------------------
 1. Reference tokens must each be exactly one minimal unit (the reference "uses minimal
    segmentation"); any other reference token raises ``ValueError``.  A locution is the set of
    reference tokens sharing one ``loc`` id; its tags are the first non-None ``loc_tags``.
@@ -86,10 +86,10 @@ Choices made where the spec leaves room (the oracle's reading; documented, not g
 9. Undefined ratios are ``None``: P when OK + ERR = 0; D, Pmin, Pmoy, Pmax when
    OK + ERR + SIL = 0 (nothing evaluable).  Scores are computed with exact fractions and
    returned as floats.
-10. ``dropped`` (spec: "dropped alternatives are counted per system"; an extra, oracle-specific
-    figure): the number of (case, distinct unknown participant tag) pairs over the cases that
-    reach a judgement (OK, ERR or a silence).  In the absolute evaluation a locution token's
-    dropped tags are thus counted once per unit, like every other count.
+10. ``dropped`` (Cases, projection, judgement: dropped alternatives are counted per system; an
+    extra, oracle-specific figure): the number of (case, distinct unknown participant tag) pairs
+    over the cases that reach a judgement (OK, ERR or a silence).  In the absolute evaluation a
+    locution token's dropped tags are thus counted once per unit, like every other count.
 11. LCS ties: the oracle matches equal forms greedily from the start (always optimal); inputs
     whose optimal alignment is not unique may be scored differently by another correct
     implementation, so comparison tests should only use inputs with a unique LCS.
@@ -101,7 +101,8 @@ REASONS = ("residual", "segmentation", "unknown_tag")
 
 
 def segment(text):
-    """Minimal segmentation of ``text`` into units (spec: Inputs, "minimal segmentation").
+    """Minimal segmentation of ``text`` into units (Units and re-alignment: the minimal
+    segmentation).
 
     Whitespace separates; each P* or S* character is a unit of its own; any other unit is a
     maximal run of characters that are neither whitespace nor P* nor S*.
@@ -127,9 +128,9 @@ def segment(text):
 
 
 def lcs_pairs(a, b):
-    """Index pairs (i, j) of a longest common subsequence of ``a`` and ``b`` (spec: Re-alignment,
-    "a longest-common-subsequence diff").  Plain O(N*M) table of suffix lengths; equal items
-    are matched greedily from the start, which is always optimal.
+    """Index pairs (i, j) of a longest common subsequence of ``a`` and ``b`` (Units and
+    re-alignment: a longest-common-subsequence diff).  Plain O(N*M) table of suffix lengths; equal
+    items are matched greedily from the start, which is always optimal.
     """
     n, m = len(a), len(b)
     length = [[0] * (m + 1) for _ in range(n + 1)]
@@ -154,7 +155,7 @@ def lcs_pairs(a, b):
 
 
 def reference_structure(reference_tokens):
-    """Reference unit forms and locutions (spec: Inputs, "double marked" compounds).
+    """Reference unit forms and locutions (Units and re-alignment: double-marked compounds).
 
     Returns ``(forms, locutions)`` where ``locutions`` maps a locution id to
     ``(tuple of unit indices, list of locution tags)``.  Each reference token must be exactly
@@ -183,8 +184,8 @@ def reference_structure(reference_tokens):
 
 
 def known_tags(tags, table):
-    """Split a participant's alternatives into known and unknown tags (spec: Projection and
-    judgement, "an alternative whose tag is missing from the table is dropped").
+    """Split a participant's alternatives into known and unknown tags (Cases, projection,
+    judgement: an alternative whose tag is missing from the table is dropped).
 
     Returns ``(known, unknown)`` as lists of distinct tags in first-seen order; with
     ``table=None`` (identity) every tag is known.  Known = key of ``table`` with a non-empty
@@ -200,8 +201,8 @@ def known_tags(tags, table):
 
 
 def project(tags, table):
-    """The projected set: union of the table images of ``tags`` (spec: Projection and
-    judgement, "union of the correspondence-table images of the participant's tag(s)")."""
+    """The projected set: union of the table images of ``tags`` (Cases, projection, judgement:
+    the union of the correspondence-table images of the participant's tag(s))."""
     result = set()
     for tag in tags:
         result.update([tag] if table is None else table[tag])
@@ -209,8 +210,9 @@ def project(tags, table):
 
 
 def inverse_image(pivot_tags, table):
-    """Reference tags brought into the participant's tagset (spec: Relative evaluation, the
-    inverse table "pivot tag -> every participant tag whose image contains it")."""
+    """Reference tags brought into the participant's tagset (Cases, projection, judgement, the
+    relative evaluation: the inverse table, pivot tag -> every participant tag whose image
+    contains it)."""
     if table is None:
         return set(pivot_tags)
     result = set()
@@ -221,8 +223,8 @@ def inverse_image(pivot_tags, table):
 
 
 def reduce_tags(tags, granularity):
-    """Tags at the requested granularity (spec: Reliability, "the category letter only (first
-    position of the tag)"); ``"full"`` keeps them as they are.  Returns a set."""
+    """Tags at the requested granularity (Reliability: the category letter only, the first
+    position of the tag); ``"full"`` keeps them as they are.  Returns a set."""
     if granularity == "full":
         return set(tags)
     if granularity == "category":
@@ -231,7 +233,7 @@ def reduce_tags(tags, granularity):
 
 
 def judge(proposed, accepted):
-    """Judgement of one case (spec: Projection and judgement): k = |proposed|, c = number of
+    """Judgement of one case (Cases, projection, judgement): k = |proposed|, c = number of
     proposed tags the reference accepts.  Returns ``(outcome, c, k)`` with outcome one of
     ``OK, ERR, SIL_ok, SIL_err, SIL_sil``."""
     k = len(proposed)
@@ -246,7 +248,7 @@ def judge(proposed, accepted):
 
 
 def scores(ok, err, sil, sil_ok, sil_err, silok_moy):
-    """The five scores from the counts (spec: The seven counts and the five scores).
+    """The five scores from the counts (Counts and scores).
 
     Arguments may be ints or Fractions; returns floats, or None for an undefined ratio
     (choice 9).
@@ -267,8 +269,8 @@ def scores(ok, err, sil, sil_ok, sil_err, silok_moy):
 
 
 def _offered_span(units_of_token, partner, reference_tokens, locutions):
-    """Reference span a participant token matches, or None (spec: Re-alignment, "its span
-    equals a segmentation the reference offers: one unit, or a double-marked locution").
+    """Reference span a participant token matches, or None (Units and re-alignment:
+    its span equals a segmentation the reference offers: one unit, or a double-marked locution).
 
     Returns ``(tuple of reference unit indices, accepted reference tags)``; see choice 2.
     """
@@ -285,8 +287,8 @@ def _offered_span(units_of_token, partner, reference_tokens, locutions):
 
 def counts(reference_tokens, submission_tokens, table=None, evaluation="absolute",
            granularity="full"):
-    """The GRACE counts and scores of one submission (spec: all sections; choices in the module
-    docstring).
+    """The GRACE counts and scores of one submission (docs/metrics/pos.md, all sections;
+    choices in the module docstring).
 
     Absolute evaluation: one case per reference unit, participant tags projected into the
     pivot tagset.  Relative evaluation: one case per participant token, reference tags brought

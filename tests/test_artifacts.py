@@ -145,9 +145,11 @@ def test_an_older_bulletin_folder_is_replaced_by_an_edition(campaign, tmp_path):
                 "scorehouse.scorers.ud_align",
                 "scorehouse.scorers.bootstrap",
                 "scorehouse.warehouse.families.parsing_ud",
+                "scorehouse.warehouse.families.parsing_intervals",
                 "scorehouse.scorers.ud_enhanced",  # split modules count too
                 "scorehouse.scorers.easy_consensus",
                 "scorehouse.etl.ud_checks",
+                "scorehouse.etl.ud_enhanced",
                 "scorehouse.etl.easy_items",
             ],
             ["scorehouse.scorers.pos", "scorehouse.scorers.wer",
@@ -156,7 +158,7 @@ def test_an_older_bulletin_folder_is_replaced_by_an_edition(campaign, tmp_path):
         (
             "pos",
             ["scorehouse.scorers.lcs", "scorehouse.scorers.pos", "scorehouse.etl.grace",
-             "scorehouse.scorers.bootstrap"],
+             "scorehouse.scorers.bootstrap", "scorehouse.warehouse.families.pos_intervals"],
             ["scorehouse.scorers.easy", "scorehouse.scorers.wer"],
         ),
         (

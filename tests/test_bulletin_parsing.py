@@ -113,12 +113,12 @@ def _easy_facts(con, c: str) -> None:
     con.executemany("INSERT INTO int_parsing_range VALUES (" + ", ".join("?" * 14) + ")",
                     [[*r, False] for r in ranges])
     con.execute("""INSERT INTO mart_parsing_interval
-        SELECT campaign, task, CASE slice WHEN 'task' THEN '*' ELSE corpus END, system, kind, """
-                """mode, function, measure,
-               value, greatest(value - 0.05, 0), least(value + 0.05, 1), 50, 3, NULL, NULL
+        SELECT campaign, task, CASE slice WHEN 'task' THEN '*' ELSE corpus END, system, kind,
+               mode, function, measure, value, greatest(value - 0.05, 0), least(value + 0.05, 1),
+               50, 3, NULL, NULL
         FROM (SELECT *, 'P' AS measure, precision AS value FROM mart_parsing_scores UNION ALL
-              SELECT *, 'R', recall FROM mart_parsing_scores UNION ALL """
-                """SELECT *, 'F', f1 FROM mart_parsing_scores)
+              SELECT *, 'R', recall FROM mart_parsing_scores UNION ALL
+              SELECT *, 'F', f1 FROM mart_parsing_scores)
         WHERE slice IN ('task', 'corpus')""")
     con.executemany("INSERT INTO mart_parsing_corpus VALUES (?, 'easy', ?, ?, ?, ?, ?, 2, ?)",
                     [[c, "monde", "LE MONDE", "LLF", 10, 120, 21],
@@ -181,9 +181,8 @@ def _ud_facts(con, c: str) -> None:
                     rows)
     con.executemany("INSERT INTO int_parsing_ud_word VALUES (" + ", ".join("?" * 23) + ")", words)
     con.execute("""INSERT INTO mart_parsing_ud_interval
-        SELECT campaign, task, corpus, system, metric, f1, greatest(f1 - 0.04, 0), """
-                """least(f1 + 0.04, 1), 50, 3,
-               NULL, NULL
+        SELECT campaign, task, corpus, system, metric, f1, greatest(f1 - 0.04, 0),
+               least(f1 + 0.04, 1), 50, 3, NULL, NULL
         FROM mart_parsing_ud_scores WHERE slice = 'corpus'""")
     con.execute("INSERT INTO mart_parsing_corpus VALUES (?, 'ud', 'gsd', 'news', '', 3, 30, 3, 30)",
                 [c])

@@ -305,7 +305,8 @@ def test_exact_zone_matches_the_sampled_polygon(counts):
     # Between two grid levels the band is interpolated linearly: allow the chord's error.
     slack = 2e-3 if len(d) > 1 else 1e-12
     assert np.all(P >= lo - slack) and np.all(P <= hi + slack)
-    # The band's ends are the spec's points: (D, P) at the left, Pmin and Pmax at decision 1.
+    # The band's ends are the points of docs/metrics/pos.md: (D, P) at the left, Pmin and Pmax
+    # at decision 1.
     assert d[-1] == pytest.approx(1.0)
     assert (low[-1] == pytest.approx((ok0 + sil_ok) / total)
             and high[-1] == pytest.approx((ok0 + sil - sil_err) / total))

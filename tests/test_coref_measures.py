@@ -81,9 +81,10 @@ TABLE2 = {
     "2b": (100, 89, 100, 50, 100, 44, 50, 50, "precision", 50, 100, 0),
 }
 TABLE3 = {"1": (81, 59, -18, 61, 56, 44), "2a": (0, 33, 0, 0, 33, 46), "2b": (94, 67, 0, 62, 50, 0)}
-# The one printed figure the spec's RCVT formula does not give: example 1's RVT is printed 77, but
-# the paper's own text (§4.6) has sizes (7,5,3,2) vs (9,7,1,0), "une différence de 8 ER", and
-# 1 - 8/(2*17) = 76.47 %; the same formula gives 2a (20), 2b (50), 3a (10) and 3b (31) exactly.
+# The one printed figure the RCVT formula (docs/metrics/coref.md) does not give: example 1's RVT
+# is printed 77, but the paper's own text (§4.6) has sizes (7,5,3,2) vs (9,7,1,0), "une
+# différence de 8 ER", and 1 - 8/(2*17) = 76.47 %; the same formula gives 2a (20), 2b (50),
+# 3a (10) and 3b (31) exactly.
 MISPRINTS = {("1", 9): (77, 76)}
 
 

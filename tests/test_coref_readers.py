@@ -17,14 +17,13 @@ import pytest
 from helpers import assert_message, write
 
 from scorehouse.etl.coref import (
-    CATEGORIES_SCHEMA,
     LINKS_SCHEMA,
     SCHEMA,
     read_conll2012,
     read_coref_jsonl,
     read_coref_links,
-    read_mention_categories,
 )
+from scorehouse.etl.coref_categories import CATEGORIES_SCHEMA, read_mention_categories
 from scorehouse.etl.coref_write import write_conll2012, write_coref_jsonl, write_mention_categories
 from scorehouse.etl.errors import InputError
 

@@ -13,12 +13,8 @@ from helpers import text_lines, tree
 
 from scorehouse.demo import coref as demo_coref
 from scorehouse.demo.coref import GUIDE_KEY, GUIDE_MENTIONS, GUIDE_RESPONSE, write_coref_task
-from scorehouse.etl.coref import (
-    read_conll2012,
-    read_coref_jsonl,
-    read_coref_links,
-    read_mention_categories,
-)
+from scorehouse.etl.coref import read_conll2012, read_coref_jsonl, read_coref_links
+from scorehouse.etl.coref_categories import read_mention_categories
 from scorehouse.scorers import coref as scorer
 from scorehouse.warehouse.campaign import load_campaign
 from scorehouse.warehouse.toml_writer import toml_table

@@ -12,7 +12,8 @@ import pytest
 from helpers import tree
 
 from scorehouse.demo.parsing import GENRES, SYSTEMS, write_parsing_task
-from scorehouse.etl.easy import GROUP_TYPES, ROLES, read_easy_xml
+from scorehouse.etl.easy import read_easy_xml
+from scorehouse.etl.easy_items import GROUP_TYPES, ROLES
 from scorehouse.warehouse.toml_writer import toml_table
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]

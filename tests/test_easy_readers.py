@@ -1,6 +1,6 @@
-"""EASY readers and writers (etl/easy.py): the paper's example sentence, every relation type and
-role set, round trips XML->XML, TSV->TSV and XML->TSV->XML, and one test per rejected input
-checking the whole ``file:line: expected X, found Y`` message and its line.
+"""EASY readers and writers (etl/easy.py, etl/easy_tsv.py): the paper's example sentence, every
+relation type and role set, round trips XML->XML, TSV->TSV and XML->TSV->XML, and one test per
+rejected input checking the whole ``file:line: expected X, found Y`` message and its line.
 
 The paper example (tests/easy_examples.py, ``PAPER_XML``) is checked against the paper's text
 (Paroubek et al., LREC 2006, section 4): its constituents, and each relation the text names with
@@ -16,15 +16,8 @@ import pytest
 from easy_examples import ALL_TYPES_XML, PAPER_XML
 from helpers import assert_message, write
 
-from scorehouse.etl.easy import (
-    ATTRIBUTE_VALUES,
-    ATTRIBUTES,
-    GROUP_TYPES,
-    ROLES,
-    SCHEMA,
-    read_easy_xml,
-    write_easy_xml,
-)
+from scorehouse.etl.easy import read_easy_xml, write_easy_xml
+from scorehouse.etl.easy_items import ATTRIBUTE_VALUES, ATTRIBUTES, GROUP_TYPES, ROLES, SCHEMA
 from scorehouse.etl.easy_tsv import read_easy_tsv, write_easy_tsv
 from scorehouse.etl.errors import InputError
 

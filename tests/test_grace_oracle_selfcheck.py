@@ -29,7 +29,7 @@ def check(result, noneval=None, **expected):
     if noneval is not None:
         assert result["NONEVAL_by_reason"] == {
             "residual": 0, "segmentation": 0, "unknown_tag": 0, **noneval}
-    # the spec's reconstruction: OK, ERR, SIL from (nbCas - NONEVAL), P and D
+    # the reconstruction of docs/metrics/pos.md: OK, ERR, SIL from (nbCas - NONEVAL), P and D
     evaluable = result["nbCas"] - result["NONEVAL"]
     if result["P"] is not None:
         assert result["OK"] == pytest.approx(evaluable * result["P"] * result["D"])
@@ -52,7 +52,7 @@ def test_lcs():
     assert lcs_pairs(list("abcd"), list("axcd")) == [(0, 0), (2, 2), (3, 3)]
 
 
-# The spec's `pomme de terre` example with a non-identity table.
+# The `pomme de terre` example of docs/metrics/pos.md with a non-identity table.
 POMME_REF = [
     ref("La", "Da-fs-d"),
     ref("pomme", "Ncfs", 0, "Ncfs"), ref("de", "Sp", 0, "Ncfs"), ref("terre", "Ncfs", 0, "Ncfs"),

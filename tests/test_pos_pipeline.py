@@ -98,8 +98,8 @@ def test_every_case_counted_once(campaign, tmp_path):
     # per-genre and per-document slices sum to the corpus
     mismatch = query(db, """
         SELECT count(*) FROM mart_pos_scores c JOIN (
-            SELECT system, evaluation, granularity, sum(OK) AS ok FROM mart_pos_scores """
-            """WHERE slice = 'genre' GROUP BY ALL
+            SELECT system, evaluation, granularity, sum(OK) AS ok
+            FROM mart_pos_scores WHERE slice = 'genre' GROUP BY ALL
         ) g USING (system, evaluation, granularity) WHERE c.slice = 'corpus' AND c.OK <> g.ok""")
     assert mismatch == [(0,)]
 

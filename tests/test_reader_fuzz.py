@@ -18,7 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scorehouse.etl.conllu import read_conllu
-from scorehouse.etl.coref import read_conll2012, read_coref_jsonl, read_mention_categories
+from scorehouse.etl.coref import read_conll2012, read_coref_jsonl
+from scorehouse.etl.coref_categories import read_mention_categories
 from scorehouse.etl.easy import read_easy_xml
 from scorehouse.etl.easy_tsv import read_easy_tsv
 from scorehouse.etl.errors import InputError

@@ -1,7 +1,7 @@
 """The Termometer distance and measures (docs/metrics/terms.md; the Termometer paper §6): dch, dtc,
-dt on the spec's checks, the paper's table 1, TP/TR at sigma = 0 against classical P/R, bounds and
-monotonicity, the `<=` tolerance, duplicates and empty lists, variant and relation links, and the
-validation effort."""
+dt on the checks of the metric card, the paper's table 1, TP/TR at sigma = 0 against classical
+P/R, bounds and monotonicity, the `<=` tolerance, duplicates and empty lists, variant and relation
+links, and the validation effort."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ from scorehouse.scorers.terms_measures import (
     ("base", "relationnelle", Fraction(11, 13)),
     ("séduction", "séduire", Fraction(4, 9)),
     ("conduire", "séduire", Fraction(3, 8)),
-    ("base", "basiques", Fraction(4, 8)),            # the paper prints 1/8: a misprint (spec)
+    ("base", "basiques", Fraction(4, 8)),            # the paper's 1/8: a misprint (metric card)
     ("", "", Fraction(0)),
     ("porte folio", "portefolios", Fraction(1, 11)),  # spaces removed
 ])

@@ -1,10 +1,10 @@
 """The thesis's table 4.4 worked example (docs/metrics/wer.md), reproduced exactly for M1-M4.
 
-Every figure below is copied from the spec (per utterance (C, I, S, D), totals, WER as a fraction),
-never from our own output. The example is scored twice: through the pure functions of
-``scorers.wer`` (normalise + align_tokens), and end to end through ``scorehouse wer --json`` on trn
-files. It also checks that the marker vocabulary is data: a campaign mapping ``<unk>`` to the OOV
-meaning gets ``<unk>`` treated exactly like ``OOV``.
+Every figure below is copied from the thesis's table as docs/metrics/wer.md gives it (per utterance
+(C, I, S, D), totals, WER as a fraction), never from our own output. The example is scored twice:
+through the pure functions of ``scorers.wer`` (normalise + align_tokens), and end to end through
+``scorehouse wer --json`` on trn files. It also checks that the marker vocabulary is data: a
+campaign mapping ``<unk>`` to the OOV meaning gets ``<unk>`` treated exactly like ``OOV``.
 """
 from fractions import Fraction
 
@@ -22,7 +22,7 @@ EXAMPLE = [
     ("u5", "[com:] oh là là [:com] payer ma facture", "oh payer ma facture"),
 ]
 
-# Per-utterance (C, I, S, D), in the spec's column order.
+# Per-utterance (C, I, S, D), in the table's column order.
 PER_UTTERANCE = {
     "m1": [(0, 0, 0, 0), (0, 1, 0, 0), (0, 1, 1, 0), (3, 2, 2, 0), (4, 0, 0, 2)],
     "m2": [(1, 0, 0, 0), (0, 0, 1, 0), (0, 1, 1, 0), (3, 2, 2, 0), (4, 0, 0, 2)],
@@ -30,7 +30,7 @@ PER_UTTERANCE = {
     "m4": [(1, 0, 0, 0)] * 4 + [(3, 0, 1, 0)],
 }
 
-# Totals (C, I, S, D, N), the WER as the spec's fraction and as the printed percentage.
+# Totals (C, I, S, D, N), the WER as the table's fraction and as the printed percentage.
 TOTALS = {
     "m1": ((7, 4, 3, 2, 12), Fraction(9, 12), 75.0),
     "m2": ((8, 3, 4, 2, 14), Fraction(9, 14), 64.3),

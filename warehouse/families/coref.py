@@ -26,15 +26,12 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from scorehouse.etl.coref import (
-    read_conll2012,
-    read_coref_jsonl,
-    read_coref_links,
-    read_mention_categories,
-)
+from scorehouse.etl.coref import read_conll2012, read_coref_jsonl, read_coref_links
+from scorehouse.etl.coref_categories import read_mention_categories
 from scorehouse.etl.text import SIGNATURE as TEXT
 from scorehouse.scorers import bootstrap, ranking
 from scorehouse.scorers import coref as scorer
+from scorehouse.scorers.coref_aggregation import CONVENTIONS
 from scorehouse.warehouse.artifacts import reduce
 from scorehouse.warehouse.campaign import CampaignError, Task
 from scorehouse.warehouse.catalog import (
@@ -58,7 +55,6 @@ CAMPAIGN_KEYS = {  # the keys campaign.toml may give a coref task (campaign.chec
     "system": ("submissions", "format"),
 }
 FORMATS = ("conll2012", "jsonl")
-CONVENTIONS = ("conll", "paper")
 BASELINES = {"baseline-singletons": ("all_singletons", "Baseline: all singletons"),
              "baseline-merged": ("all_merged", "Baseline: all merged"),
              "baseline-random": ("random_profile", "Baseline: random, key profile")}

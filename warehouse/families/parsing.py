@@ -33,6 +33,7 @@ from scorehouse.etl.text import SIGNATURE as TEXT
 from scorehouse.etl.ud import read_ud
 from scorehouse.scorers import easy as easy_scorer
 from scorehouse.scorers import ud as ud_scorer
+from scorehouse.scorers.easy_consensus import consensus_items, votes
 from scorehouse.warehouse.artifacts import reduce
 from scorehouse.warehouse.campaign import CampaignError, Task
 from scorehouse.warehouse.catalog import (
@@ -342,8 +343,7 @@ def _votes(con, campaign_id: str, task: Task, corpus: str, majority: float
             ranges.append(easy_scorer.hypothesis_ranges(hyp, easy_scorer.align_forms(base, hyp),
                                                         base, "HYP")
                           .with_columns(pl.lit(system).alias("system")))
-    return (easy_scorer.votes(pl.concat(ranges, how="diagonal_relaxed"), len(systems), majority),
-            base)
+    return votes(pl.concat(ranges, how="diagonal_relaxed"), len(systems), majority), base
 
 
 def consensus(ctx: RunContext, task: Task, corpus, majority: float) -> None:
@@ -376,5 +376,5 @@ def write_consensus(con, campaign, task: Task, corpus: str, path: Path) -> Path 
     voted = _votes(con, campaign.id, task, corpus, _options(task)["majority"])
     if voted is None:
         return None
-    write_easy_xml(easy_scorer.consensus_items(*voted), path)
+    write_easy_xml(consensus_items(*voted), path)
     return path

@@ -1,10 +1,14 @@
 """Bootstrap intervals and paired tests of the ``parsing`` task family, per corpus and for the
-whole task: for EASY (Paroubek et al., LREC 2006) P, R and F = 2PR / (P+R) (alpha = 0.5, footnote
-16) of constituents and relations in every mode x function way (table 5, footnote 17); for a
-CoNLL-U task the F1 of the CoNLL 2018 shared task metrics (Zeman et al. 2018). All by sentence,
-with the systems' paired tests and rank ranges (Koehn, "Statistical Significance Tests for
-Machine Translation Evaluation", 2004, section 5). A reduce that ``warehouse/families/parsing.py``
-runs once the task's units are scored.
+whole task: for EASY (Paroubek, Robba, Vilnat, Ayache, *Data, Annotations and Measures in EASY,
+the Evaluation Campaign for Parsers of French*, LREC 2006) P, R and F = 2PR / (P+R) (alpha = 0.5,
+footnote 16) of constituents and relations in every mode x function way (table 5, footnote 17);
+for a CoNLL-U task the F1 of every metric scored: the 13 of the CoNLL 2018 shared task (Zeman et
+al., "CoNLL 2018 Shared Task: Multilingual Parsing from Raw Text to Universal Dependencies",
+section 3) and, for enhanced graphs, ELAS and EULAS (Bouma, Seddah and Zeman, "Overview of the
+IWPT 2020 Shared Task on Parsing into Enhanced Universal Dependencies", section 4). All by
+sentence, with the systems' paired tests and rank ranges (Koehn, "Statistical Significance Tests
+for Machine Translation Evaluation", 2004, section 5). A reduce that
+``warehouse/families/parsing.py`` runs once the task's units are scored.
 """
 
 from __future__ import annotations

@@ -21,6 +21,7 @@ MEASURES = {  # measure -> (numerator columns, denominator columns) over fct_pos
     "D": (("OK", "ERR"), ("nbCas", "-NONEVAL")),
     "Pmoy": (("OK", "SILOK_moy"), ("nbCas", "-NONEVAL")),
 }
+RANKED = ("P", "Pmoy")  # D, the share of cases decided, is a trait of a system, not a quality
 
 
 def intervals(ctx: RunContext, task: Task, corpus: str) -> None:
@@ -79,6 +80,3 @@ def intervals(ctx: RunContext, task: Task, corpus: str) -> None:
         insert_rows(ctx.con, "INSERT INTO mart_pos_paired VALUES "
                              "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", pairs)
     replace_rows(ctx.con, dict(zip(("campaign", "task", "corpus"), key)), tables_, write)
-
-
-RANKED = ("P", "Pmoy")  # D, the share of cases decided, is a trait of a system, not a quality
