@@ -25,6 +25,7 @@ import numpy as np
 from scorehouse.demo import lexicon as lex
 from scorehouse.demo.calls import write_calls_task
 from scorehouse.demo.coref import write_coref_task
+from scorehouse.demo.corefud import write_corefud_task
 from scorehouse.demo.parsing import write_parsing_task
 from scorehouse.demo.pos import write_pos_task
 from scorehouse.demo.terms import write_terms_task
@@ -349,7 +350,8 @@ def write_demo_campaign(dest: pathlib.Path, scale: float = 1.0, pos: bool = True
     with ``pos``, the POS tagging task of ``demo/pos.py``; with ``parsing``, the EASY
     parsing task of ``demo/parsing.py`` and the CoNLL-U dependency task of
     ``demo/ud.py`` (all three on UD French GSD); with ``coref``, the coreference task of
-    ``demo/coref.py`` (the paper's guide text and generated documents); with ``terms``,
+    ``demo/coref.py`` (the paper's guide text and generated documents) and a CorefUD task
+    (``demo/corefud.py``: the generated documents as CoNLL-U with Entity=); with ``terms``,
     the terminology task of ``demo/terms.py`` (ACTER French term lists); with ``calls``, the
     time-marked speech task of ``demo/calls.py`` (STM reference, CTM hypotheses).
 
@@ -385,6 +387,7 @@ def write_demo_campaign(dest: pathlib.Path, scale: float = 1.0, pos: bool = True
     if coref:
         coref_participants, coref_lines = write_coref_task(dest, scale)
         participants, task_lines = [*participants, *coref_participants], [*task_lines, *coref_lines]
+        task_lines += write_corefud_task(dest, scale)  # the same participants
     if terms:
         terms_participants, terms_lines = write_terms_task(dest, scale)
         participants, task_lines = [*participants, *terms_participants], [*task_lines, *terms_lines]

@@ -42,12 +42,14 @@ from scorehouse.reports.tables import export_tables
 from scorehouse.scorers import coref_compare as compare
 from scorehouse.warehouse.db import frame
 
-CONVENTION_ORDER = ("conll", "paper")
+CONVENTION_ORDER = ("conll", "paper", "corefud")
 # (metric, the paper's prefix of its recall / precision names) in the paper's table 2 order.
 TABLE2 = (("muc", "M"), ("bcub", "B"), ("kernel", "C"), ("exclusive_kernel", "X"))
 TABLE2_TAIL = (("entropy", "H"),)  # after D-err and RVT, as in the paper
 TABLE3 = ("muc", "bcub", "kappa", "kernel", "exclusive_kernel", "entropy")
 CONLL_TABLE = ("mentions", "muc", "bcub", "ceafm", "ceafe", "blanc", "lea")
+# the official CorefUD scorer's measures, in its order (a CorefUD task's only variant)
+COREFUD_TABLE = ("muc", "bcub", "ceafe", "ceafm", "blanc", "lea", "mor", "zero")
 GENRE_MEASURES = ("conll", "muc", "bcub", "ceafe")
 SUBSET_MEASURES = ("muc", "bcub", "ceafe", "conll", "kernel", "exclusive_kernel", "entropy",
                    "kappa")
@@ -58,7 +60,8 @@ VALUE_MEASURES = ("kappa", "rcvt", "d_error")
 NAMES = {"mentions": "Mentions", "muc": "MUC", "bcub": "B³", "ceafm": "CEAF-m", "ceafe": "CEAF-e",
          "blanc": "BLANC", "lea": "LEA", "conll": "CoNLL", "kernel": "C", "exclusive_kernel": "XC",
          "entropy": "H", "kappa": "κ", "rcvt": "RCVT", "d_error": "D-error",
-         "pronoun_antecedent": "Pronoun / antecedent"}
+         "pronoun_antecedent": "Pronoun / antecedent", "mor": "MOR (mention overlap)",
+         "zero": "Zero anaphors"}
 # the baselines are systems of the rank correlation (the paper's 2a, 2b, 3a, 3b)
 AGREEMENT_BASELINES = True
 _FIELDS = ("recall", "precision", "f1", "value", "direction", "ci_low", "ci_high", "rank_best",
@@ -110,7 +113,7 @@ def page_data(con, campaign, task, out: Path) -> dict:
                 if c in task.options.get("conventions", CONVENTION_ORDER)]
     present = (set(scores.select("convention", "singletons").unique().iter_rows()) if scores.height
                else set())
-    variants = [(c, s) for c in declared for s in task.options.get("singletons", [True])
+    variants = [(c, s) for c in declared for s in task.options.get("singletons", [True, False])
                 if (c, s) in present]
     version = code_version()
     draws = int(task.options.get("draws", 10))
@@ -245,6 +248,8 @@ def _variant(corpus: str, convention: str, singletons: bool, sig: str, part: pl.
             [{**keys, **{k: v for k, v in p.items() if k != "groups"}} for p in pairs],
             infer_schema_length=None))
     return {"convention": convention, "singletons": singletons, "title": title,
+            "corefud": convention == "corefud",
+            "conll_table": COREFUD_TABLE if convention == "corefud" else CONLL_TABLE,
             "anchor": f"{corpus}-{convention}-{'singletons' if singletons else 'no-singletons'}",
             "sig": sigs, "rows": grouped(rows), "genres": grouped(per_genre),
             "baselines": baselines, "best": best, "differential": grouped(differential),
@@ -259,8 +264,9 @@ def _subset_title(subset: str) -> str:
 
 
 def _variant_title(convention: str, singletons: bool) -> str:
-    return (f"{'CoNLL scorer' if convention == 'conll' else 'paper'} convention, "
-            f"singletons {'counted' if singletons else 'removed'}")
+    scorer = {"conll": "CoNLL scorer convention", "paper": "paper convention",
+              "corefud": "official CorefUD scorer"}[convention]
+    return f"{scorer}, singletons {'counted' if singletons else 'removed'}"
 
 
 def _matrix(rows: list[dict]) -> np.ndarray:

@@ -79,19 +79,29 @@ def evaluate(key: CorefUD, response: CorefUD, match: str = "head", singletons: b
              zeros: str = "dependent") -> tuple[dict, dict[str, dict]]:
     """The corpus scores (:func:`score`) and the same per document (key order): counts summed
     over the documents, then divided."""
-    if match not in MATCHES or zeros not in ZEROS:
-        raise ValueError(f"match: expected one of {MATCHES}, zeros: one of {ZEROS}")
     total: dict[str, Counts] = {}
     documents = {}
-    key_docs, response_docs = _documents(key, match), _documents(response, match)
-    for doc, key_clusters in key_docs.items():
-        if doc not in response_docs:
-            raise MissingDocument(doc)
-        counts = _document(key_clusters, response_docs[doc], match, singletons, zeros)
+    for doc, counts in document_counts(key, response, match, singletons, zeros).items():
         documents[doc] = _scores(counts)
         for name, c in counts.items():
             total.setdefault(name, Counts()).add(c.r_num, c.r_den, c.p_num, c.p_den)
     return _scores(total), documents
+
+
+def document_counts(key: CorefUD, response: CorefUD, match: str = "head",
+                    singletons: bool = False, zeros: str = "dependent") -> dict[str, dict]:
+    """Per key document (file order), the counts of every measure, BLANC as its two parts
+    ``blanc_coref`` and ``blanc_noncoref``: what sums over documents. Raises
+    :class:`MissingDocument`."""
+    if match not in MATCHES or zeros not in ZEROS:
+        raise ValueError(f"match: expected one of {MATCHES}, zeros: one of {ZEROS}")
+    key_docs, response_docs = _documents(key, match), _documents(response, match)
+    out = {}
+    for doc, key_clusters in key_docs.items():
+        if doc not in response_docs:
+            raise MissingDocument(doc)
+        out[doc] = _document(key_clusters, response_docs[doc], match, singletons, zeros)
+    return out
 
 
 def _document(key_clusters, response_clusters, match, singletons, zeros) -> dict[str, Counts]:

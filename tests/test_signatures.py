@@ -21,7 +21,15 @@ from scorehouse.demo.campaign import write_demo_campaign
 from scorehouse.reports.render import environment, render_task
 from scorehouse.warehouse.campaign import load_campaign
 from scorehouse.warehouse.db import sql_files
-from scorehouse.warehouse.families import FAMILIES, coref, parsing, pos, terms, wer
+from scorehouse.warehouse.families import (
+    FAMILIES,
+    coref,
+    coref_corefud,
+    parsing,
+    pos,
+    terms,
+    wer,
+)
 from scorehouse.warehouse.pipeline import run
 
 SCORE_TABLES = [(name, table) for name, module in FAMILIES.items()
@@ -51,14 +59,16 @@ def query(db: Path, sql: str, params=()) -> list[tuple]:
 
 
 def tasks(campaign) -> dict:
-    """The demo's (first) task of each kind: wer, pos, easy, ud, coref, terms."""
+    """The demo's (first) task of each kind: wer, pos, easy, ud, coref, corefud, terms."""
     out = {}
     for task in campaign.tasks:
         kind = task.family
         if kind == "parsing":
             kind = "ud" if parsing.is_dependency(task) else "easy"
+        if kind == "coref" and task.corpora[0].options.get("format") == "corefud":
+            kind = "corefud"
         out.setdefault(kind, task)
-    assert sorted(out) == ["coref", "easy", "pos", "terms", "ud", "wer"]
+    assert sorted(out) == ["coref", "corefud", "easy", "pos", "terms", "ud", "wer"]
     return out
 
 
@@ -68,12 +78,14 @@ def expected(campaign) -> dict[str, tuple[list[str], object]]:
     by = tasks(campaign)
     speech, options = wer.Options.of(by["wer"]), terms.options(by["terms"])
     recover = bool(by["ud"].options.get("recover", False))
+    corefud = coref_corefud.options(by["corefud"])
     rows = {
         "wer_scores": (["method"], speech.signature),
         "pos_scores": (["evaluation", "granularity"], lambda e, g: pos.signature(by["pos"], e, g)),
         "parsing_scores": (["mode", "function"], lambda m, f: parsing.signature("easy", m, f)),
         "parsing_ud_scores": ([], lambda: parsing.signature("conllu", recover=recover)),
-        "coref_scores": (["convention", "singletons"], coref.signature),
+        "coref_scores": (["convention", "singletons"], lambda c, s: coref_corefud.signature(
+            corefud["match"], s, corefud["zeros"]) if c == "corefud" else coref.signature(c, s)),
         "terms_scores": (["sigma"], lambda sigma: terms.signature(sigma, options["case"])),
     }
     links = terms.link_signature(options["symmetric_relations"], options["case"])

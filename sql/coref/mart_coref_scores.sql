@@ -1,13 +1,13 @@
 -- mart_coref_scores: recall, precision and F of every measure (and kappa, RCVT, the D-error
 -- direction and the CoNLL average) for each corpus and each genre (column `slice`), micro-averaged:
 -- sums of fct_coref_document's per-document numerators over sums of its denominators, under the
--- variant's zero-denominator convention (a zero denominator gives 0 under "conll", 1 under
--- "paper"); and the macro average over the corpus's documents (slice `macro`: each document
--- scored alone, then averaged). A view: a new breakdown is a new GROUP BY, no code. The same
--- arithmetic as scorers/coref_aggregation.py `scores` and `macro` (tests/test_coref_pipeline.py
--- compares them): BLANC from its two link counts as the CoNLL scorer v8.01 (Pradhan et al.
--- 2014), kappa from the summed link counts, RCVT weighted by |E|, the D-error from its pooled
--- profile sums.
+-- variant's zero-denominator convention (a zero denominator gives 0 under "conll" and
+-- "corefud", 1 under "paper"); and the macro average over the corpus's documents (slice
+-- `macro`: each document scored alone, then averaged). A view: a new breakdown is a new GROUP
+-- BY, no code. The same arithmetic as scorers/coref_aggregation.py `scores` and `macro`
+-- (tests/test_coref_pipeline.py compares them), and for CorefUD as scorers/corefud.py: BLANC
+-- from its two link counts as the CoNLL scorer v8.01 (Pradhan et al. 2014), kappa from the
+-- summed link counts, RCVT weighted by |E|, the D-error from its pooled profile sums.
 -- Sums and means over documents are taken in fixed point (18 decimals): the same bits
 -- whatever order the rows (and DuckDB's threads) come in.
 -- `signature`: the variant's, as the unit wrote it in fct_coref_document.
@@ -64,7 +64,9 @@ WITH sums AS (
            CASE WHEN metric = 'd_error' AND rd > 0 AND pd > 0
                 THEN CASE WHEN rn / rd < pn / pd THEN 'recall' ELSE 'precision' END
            END AS direction,
-           rd > 0 AS key_links  -- BLANC: whether the key has links of this kind
+           -- BLANC: whether a part counts (the key has links of this kind; under CorefUD,
+           -- as its official scorer, the key or the response has)
+           CASE WHEN convention = 'corefud' THEN rd > 0 OR pd > 0 ELSE rd > 0 END AS key_links
     FROM (SELECT *, CASE convention WHEN 'paper' THEN 1.0 ELSE 0.0 END AS zero FROM sums)
 ), measures AS (
     SELECT * EXCLUDE (key_links),

@@ -13,7 +13,9 @@ categories to score apart, each its own subset ``category:<c>``, default none), 
 (typed links of JSON lines files whose super-class partitions are scored as ``link:<type>``,
 default none), ``pronoun_category`` (the category counted by pronoun/antecedent scoring, default
 ``pronoun``), ``intervals`` (default true). Every variant (convention x singletons x subset) is in
-every table.
+every table. A task whose corpora are CorefUD files (``format = "corefud"``, every corpus and
+submission) is scored as the official CorefUD scorer scores them, with the options ``match``,
+``zeros`` and ``singletons`` (``warehouse/families/coref_corefud.py``).
 """
 
 from __future__ import annotations
@@ -21,7 +23,6 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-import numpy as np
 import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -29,7 +30,6 @@ import pyarrow.compute as pc
 from scorehouse.etl.coref import read_conll2012, read_coref_jsonl, read_coref_links
 from scorehouse.etl.coref_categories import read_mention_categories
 from scorehouse.etl.text import SIGNATURE as TEXT
-from scorehouse.scorers import bootstrap, ranking
 from scorehouse.scorers import coref as scorer
 from scorehouse.scorers.coref_aggregation import CONVENTIONS
 from scorehouse.warehouse.artifacts import reduce
@@ -39,26 +39,27 @@ from scorehouse.warehouse.catalog import (
     current_inputs,
     drop_undeclared,
     fingerprint,
-    replace_rows,
     scoring_state,
 )
 from scorehouse.warehouse.catalog import code_version as catalog_code_version
 from scorehouse.warehouse.db import frame, insert_arrow, insert_rows, written
+from scorehouse.warehouse.families import coref_corefud as corefud
+from scorehouse.warehouse.families.coref_intervals import intervals
 from scorehouse.warehouse.runner import Target, Unit, run_units, stale
 from scorehouse.warehouse.staging import Slot, StageJob, stage_files
 
 SQL_FOLDER = "coref"
 CAMPAIGN_KEYS = {  # the keys campaign.toml may give a coref task (campaign.check_keys)
     "task": ("conventions", "singletons", "baselines", "draws", "categories", "link_types",
-             "pronoun_category", "intervals"),
+             "pronoun_category", "intervals", "match", "zeros"),
     "corpus": ("key", "categories", "format", "genre"),
     "system": ("submissions", "format"),
 }
-FORMATS = ("conll2012", "jsonl")
+FORMATS = ("conll2012", "jsonl", "corefud")
 BASELINES = {"baseline-singletons": ("all_singletons", "Baseline: all singletons"),
              "baseline-merged": ("all_merged", "Baseline: all merged"),
              "baseline-random": ("random_profile", "Baseline: random, key profile")}
-_UNIT_TABLES = ("int_coref_mention", "int_coref_contingency", "fct_coref_document")
+UNIT_TABLES = ("int_coref_mention", "int_coref_contingency", "fct_coref_document")
 _MENTION_COLUMNS = ["doc", "genre", "start", "end", "cluster", "category", "text", "line_no"]
 
 
@@ -76,6 +77,17 @@ def signature(convention: str, singletons: bool) -> str:
 
 def _options(task: Task) -> dict:
     o = task.options
+    formats = {c.options.get("format", "conll2012") for c in task.corpora} | {
+        s.options["format"] for s in task.systems if "format" in s.options}
+    if "corefud" in formats:
+        if formats != {"corefud"}:
+            raise CampaignError(f"task {task.id}: format: expected every corpus and submission "
+                                f"in CorefUD or none, found {sorted(formats)}")
+        return corefud.options(task)
+    for name in ("match", "zeros"):
+        if name in o:
+            raise CampaignError(f"task {task.id}: {name}: needs CorefUD corpora (format = "
+                                "\"corefud\"); CoNLL-2012 and JSON lines match exact spans")
     conventions = tuple(o.get("conventions", CONVENTIONS))
     if not conventions or set(conventions) - set(CONVENTIONS):
         raise CampaignError(f"task {task.id}: conventions: expected some of {CONVENTIONS}, "
@@ -148,7 +160,9 @@ def _jobs(slot: Slot, path: Path, fmt: str) -> list[StageJob]:
 
 def load(ctx: RunContext, task: Task) -> None:
     """Stage every changed key and submission."""
-    _options(task)
+    if _options(task).get("corefud"):
+        stage_files(ctx, corefud.load_jobs(ctx, task))
+        return
     jobs = []
     for corpus in task.corpora:
         fmt = corpus.options.get("format", "conll2012")
@@ -193,12 +207,21 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
     baselines are units whose input is the key), then the intervals of every corpus whose units,
     seed or options changed since they were last computed (:func:`warehouse.artifacts.reduce`)."""
     options = _options(task)
+    if options.get("corefud"):
+        drop_undeclared(ctx, task.id, {(c.id, s.id) for c in task.corpora for s in task.systems},
+                        UNIT_TABLES)
+        run_units(ctx, task.id, stale(corefud.units(ctx, task, options, code_version()),
+                                      scoring_state(ctx.con, ctx.campaign.id, task.id), force),
+                  lambda u: corefud.prepare(ctx, options, u), corefud.compute_unit,
+                  Target(SQL_FOLDER, UNIT_TABLES, "hist_coref_scores"))
+        _intervals(ctx, task, force)
+        return
     con, campaign = ctx.con, ctx.campaign.id
     inputs = current_inputs(con, campaign, task.id)
     states = scoring_state(con, campaign, task.id)
     systems = [s.id for s in task.systems] + (list(BASELINES) if options["baselines"] else [])
     declared = {(c.id, s) for c in task.corpora for s in systems}
-    drop_undeclared(ctx, task.id, declared, _UNIT_TABLES)
+    drop_undeclared(ctx, task.id, declared, UNIT_TABLES)
     units = []
     for corpus in task.corpora:
         for system in systems:
@@ -219,7 +242,11 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
                                  "genre": corpus.options.get("genre", "")})
             units.append(Unit(corpus, system, unit, state))
     run_units(ctx, task.id, stale(units, states, force), lambda u: _prepare(ctx, task, options, u),
-              compute_unit, Target(SQL_FOLDER, _UNIT_TABLES, "hist_coref_scores"))
+              compute_unit, Target(SQL_FOLDER, UNIT_TABLES, "hist_coref_scores"))
+    _intervals(ctx, task, force)
+
+
+def _intervals(ctx: RunContext, task: Task, force: bool) -> None:
     if task.options.get("intervals", True):
         for corpus in task.corpora:
             reduce(ctx, task, corpus.id, "intervals", lambda c=corpus.id: intervals(ctx, task, c),
@@ -338,63 +365,4 @@ def compute_unit(ids, key, response, options, system, seed, key_links, links) ->
                      "$campaign, $task, $corpus, $system, convention, singletons, subset, genre, "
                      "doc, metric, recall_num, recall_den, precision_num, precision_den, value, "
                      "direction, mentions, signature", ids)
-    return written(SQL_FOLDER, _UNIT_TABLES, write)
-
-
-_VARIANT = ("system", "convention", "singletons", "subset", "metric")  # a variant's key columns
-
-
-def intervals(ctx: RunContext, task: Task, corpus: str) -> None:
-    """95 % bootstrap intervals of the F of every ratio measure and of the CoNLL average,
-    resampling documents, every system and variant on the same resamples (campaign seed)."""
-    campaign = ctx.campaign
-    stats = frame(ctx.con,
-                  "SELECT system, convention, singletons, subset, metric, doc, recall_num, "
-                  "recall_den, precision_num, precision_den FROM fct_coref_document "
-                  "WHERE campaign = ? AND task = ? AND corpus = ? AND metric IN ("
-                  + ", ".join(f"'{m}'" for m in scorer.RATIO_METRICS) + ")",
-                  [campaign.id, task.id, corpus])
-    rows, paired = [], []
-    if stats.height:
-        _, variants, tables = bootstrap.unit_table(stats, "doc", list(_VARIANT),
-                                                   ["recall_num", "recall_den", "precision_num",
-                                                    "precision_den"])
-        totals = bootstrap.resampled_totals(tables, campaign.bootstrap, campaign.seed,
-                                            stream=f"{task.id}/{corpus}")
-        sums = [t.sum(0) for t in tables]
-        conventions = [v[1] for v in variants]
-        paper = np.array([c == "paper" for c in conventions])
-
-        def f_measure(rn, rd, pn, pd):
-            """F from summed counts; a zero denominator gives 1 (paper) or 0 (conll)."""
-            r = np.where(rd > 0, rn / np.where(rd > 0, rd, 1), np.where(paper, 1.0, 0.0))
-            p = np.where(pd > 0, pn / np.where(pd > 0, pd, 1), np.where(paper, 1.0, 0.0))
-            with np.errstate(invalid="ignore", divide="ignore"):
-                return np.where((r > 0) & (p > 0), 2 * r * p / (r + p), 0.0)
-        samples, point = f_measure(*totals), f_measure(*sums)
-        keys, points, columns = list(variants), list(point), list(samples.T)
-        conll = {}
-        for i, (system, convention, singletons, subset, metric) in enumerate(variants):
-            if metric in ("muc", "bcub", "ceafe"):
-                conll.setdefault((system, convention, singletons, subset), []).append(i)
-        for (system, convention, singletons, subset), idx in conll.items():
-            if len(idx) == 3:  # the CoNLL average, on the same resamples
-                keys.append((system, convention, singletons, subset, "conll"))
-                points.append(point[idx].mean())
-                columns.append(samples[:, idx].mean(1))
-        point, samples = np.array(points), np.column_stack(columns)
-        low, high = bootstrap.percentile_interval(samples)
-        tested, ranks = ranking.rank_variants(keys, point, samples)
-        paired = [[campaign.id, task.id, corpus, *variant, a, b, *map(bootstrap.finite, figures),
-                   campaign.bootstrap, campaign.seed] for variant, a, b, figures in tested]
-        rows = [[campaign.id, task.id, corpus, *k, *(bootstrap.finite(x[i]) for x in (
-                    point, low, high)), campaign.bootstrap, campaign.seed, *ranks[i]]
-                for i, k in enumerate(keys)]
-
-    def body():
-        insert_rows(ctx.con, "INSERT INTO mart_coref_interval VALUES "
-                             f"({', '.join('?' * 15)})", rows)
-        insert_rows(ctx.con, f"INSERT INTO mart_coref_paired VALUES ({', '.join('?' * 17)})",
-                    paired)
-    replace_rows(ctx.con, {"campaign": campaign.id, "task": task.id, "corpus": corpus},
-                 ("mart_coref_interval", "mart_coref_paired"), body)
+    return written(SQL_FOLDER, UNIT_TABLES, write)

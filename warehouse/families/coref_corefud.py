@@ -3,9 +3,15 @@ CorefUD scorer (version 1.2) scores them (:mod:`scorers.corefud`), for the corpu
 document. Files are read by :mod:`etl.corefud` and checked to hold the same sentences; a key
 document the response lacks is a rejection (the official scorer stops on an assertion).
 
+In a campaign, a coreference task whose corpora are in ``format = "corefud"``: each file is
+staged into ``stg_coref_corefud`` (:func:`read_table`, :func:`stage`), a submission whose
+sentences differ from its key's, or that lacks one of the key's documents, is rejected at load
+(:func:`same_sentences_check`), and a unit's per-document counts go to ``fct_coref_document``
+under the convention ``corefud`` (:func:`compute_unit`), so the view ``mart_coref_scores`` and
+the intervals read them as every other coreference score.
+
 Žabokrtský et al., "Findings of the Second Shared Task on Multilingual Coreference Resolution"
-(CRAC 2023), section 4. The campaign side (CorefUD corpora in a coreference task) is not there
-yet: a task's corpora and submissions are CoNLL-2012 or JSON lines.
+(CRAC 2023), section 4.
 """
 
 from __future__ import annotations
@@ -13,8 +19,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import polars as pl
+import pyarrow as pa
 
-from scorehouse.etl.corefud import CorefUD, check_aligned, read_corefud
+from scorehouse.etl.corefud import CorefUD, Mention, Sentence, check_aligned, read_corefud
 from scorehouse.etl.errors import InputError
 from scorehouse.etl.text import SIGNATURE as TEXT
 from scorehouse.scorers import corefud as scorer
@@ -96,3 +103,202 @@ def _json(result: Result) -> str:
 
     return json.dumps({k: result.report[k] for k in ("corpus", "documents", "signature")},
                       ensure_ascii=False)
+
+
+# ---------------------------------------------------------------- the campaign side
+
+TABLE = pa.schema([
+    ("row_no", pa.int32()), ("kind", pa.string()), ("doc", pa.string()), ("sent", pa.int32()),
+    ("eid", pa.string()), ("nodes", pa.list_(pa.float64())), ("head", pa.float64()),
+    ("zero", pa.bool_()), ("head_deps", pa.string()), ("sent_id", pa.string()),
+    ("forms", pa.list_(pa.string())), ("line_no", pa.int32()), ("text", pa.string()),
+])
+COLUMNS = TABLE.names
+METRICS = ("muc", "bcub", "ceafe", "ceafm", "lea", "blanc_coref", "blanc_noncoref", "mor",
+           "zero")
+
+
+def read_table(path: Path, data: bytes) -> pa.Table:
+    """A CorefUD file as the staged table: its sentences, then its mentions."""
+    read = read_corefud(path, data)
+    rows = [{"kind": "sentence", "doc": s.doc, "sent": k, "sent_id": s.sent_id,
+             "forms": list(s.forms), "line_no": s.line_no}
+            for k, s in enumerate(read.sentences, 1)]
+    rows += [{"kind": "mention", "doc": m.doc, "sent": m.nodes[0][0], "eid": m.eid,
+              "nodes": [n for _, n in m.nodes], "head": m.head[1], "zero": m.zero,
+              "head_deps": "|".join(f"{p!r}:{rel}" for (_, p), rel in m.head_deps),
+              "line_no": m.line_no, "text": m.text} for m in read.mentions]
+    return pa.Table.from_pylist([{"row_no": i, **r} for i, r in enumerate(rows)], schema=TABLE)
+
+
+def from_table(table: pl.DataFrame) -> CorefUD:
+    """The staged rows back as :func:`etl.corefud.read_corefud` gave them."""
+    out = CorefUD()
+    for r in table.sort("row_no").iter_rows(named=True):
+        if r["kind"] == "sentence":
+            out.sentences.append(Sentence(r["doc"], r["sent_id"], tuple(r["forms"]),
+                                          r["line_no"]))
+            continue
+        sent = r["sent"]
+        deps = tuple(((sent, float(p)), rel) for p, rel in (
+            item.split(":", 1) for item in (r["head_deps"] or "").split("|") if item))
+        out.mentions.append(Mention(r["doc"], r["eid"], tuple((sent, n) for n in r["nodes"]),
+                                    (sent, r["head"]), r["zero"], deps, r["line_no"],
+                                    r["text"] or ""))
+    return out
+
+
+def same_sentences_check(key_table, path: Path, key_path: str):
+    """A load check rejecting a CorefUD submission whose sentences are not its key's, or which
+    lacks one of the key's documents (``key_table()``: the key's staged rows, None when the
+    key is not staged)."""
+    def check(table: pa.Table) -> None:
+        key = key_table()
+        if key is None:
+            return
+        key, response = from_table(key), from_table(pl.from_arrow(table))
+        check_aligned(key, response, key_path, path)
+        docs = {s.doc for s in response.sentences}
+        missing = [s for s in key.sentences if s.doc not in docs]
+        if missing:
+            raise InputError(path, None, f"the key's document {missing[0].doc!r} "
+                             f"({key_path}:{missing[0].line_no})", "no such document")
+    return check
+
+
+def options(task) -> dict:
+    """A CorefUD task's options: ``match`` (head, exact, partial; default head), ``zeros``
+    (dependent, linear; default dependent), ``singletons`` (list of booleans, default
+    ``[false]``: removed, as the official scorer); the family's options that need exact spans or
+    the paper's measures (categories, link types, baselines, conventions) are errors here."""
+    from scorehouse.warehouse.campaign import CampaignError
+
+    o = task.options
+    for name in ("conventions", "categories", "link_types", "draws", "pronoun_category"):
+        if name in o:
+            raise CampaignError(f"task {task.id}: {name}: not available for CorefUD corpora "
+                                "(scored as the official CorefUD scorer)")
+    if o.get("baselines"):
+        raise CampaignError(f"task {task.id}: baselines: not available for CorefUD corpora")
+    choices = {"match": (scorer.MATCHES, "head"), "zeros": (scorer.ZEROS, "dependent")}
+    chosen = {}
+    for name, (allowed, default) in choices.items():
+        chosen[name] = o.get(name, default)
+        if chosen[name] not in allowed:
+            raise CampaignError(f"task {task.id}: {name}: expected one of "
+                                f"{', '.join(allowed)}, found {chosen[name]!r}")
+    singletons = o.get("singletons", [False])
+    if (not isinstance(singletons, list) or not singletons
+            or not all(isinstance(x, bool) for x in singletons)):
+        raise CampaignError(f"task {task.id}: singletons: expected a list of booleans, "
+                            f"found {singletons!r}")
+    return {"corefud": True, "conventions": ("corefud",), "singletons": tuple(singletons),
+            "baselines": False, "draws": 1, "categories": (), "link_types": (),
+            "pronoun_category": "pronoun", **chosen}
+
+
+def load_jobs(ctx, task) -> list:
+    """The staging jobs of a CorefUD task: every key, and every submission checked against its
+    corpus's current key (a revised key re-checks them)."""
+    from scorehouse.warehouse.catalog import current_inputs
+    from scorehouse.warehouse.db import frame
+    from scorehouse.warehouse.staging import Slot, StageJob
+
+    jobs = [StageJob(Slot(task.id, c.id, "", "key"), c.files["key"], read_table, stage,
+                     salt="coref|corefud") for c in task.corpora]
+    for corpus in task.corpora:
+        for system in task.systems:
+            if corpus.id not in system.files.get("submissions", {}):
+                continue
+            path = system.files["submissions"][corpus.id]
+
+            def key_table(corpus=corpus.id):
+                sha = current_inputs(ctx.con, ctx.campaign.id, task.id).get((corpus, "", "key"))
+                return None if sha is None else staged(ctx.con, sha, frame)
+            key_sha = current_inputs(ctx.con, ctx.campaign.id, task.id).get((corpus.id, "", "key"))
+            jobs.append(StageJob(Slot(task.id, corpus.id, system.id, "submissions"), path,
+                                 read_table, stage,
+                                 same_sentences_check(key_table, path, str(corpus.files["key"])),
+                                 salt=f"coref|corefud|same-as:{key_sha}"))
+    return jobs
+
+
+def stage(con, sha: str, table: pa.Table) -> None:
+    from scorehouse.warehouse.db import insert_arrow
+
+    insert_arrow(con, "stg_coref_corefud", table,
+                 "$sha, " + ", ".join(f'"{c}"' for c in COLUMNS), {"sha": sha})
+
+
+def staged(con, sha: str, frame) -> pl.DataFrame:
+    return frame(con, "SELECT " + ", ".join(f'"{c}"' for c in COLUMNS)
+                 + " FROM stg_coref_corefud WHERE sha256 = ? ORDER BY row_no", [sha])
+
+
+def units(ctx, task, chosen: dict, version: str) -> list:
+    """The (corpus, system) units of a CorefUD task, fingerprinted by inputs, options, code."""
+    from scorehouse.warehouse.catalog import current_inputs, fingerprint
+    from scorehouse.warehouse.runner import Unit
+
+    inputs = current_inputs(ctx.con, ctx.campaign.id, task.id)
+    out = []
+    for corpus in task.corpora:
+        for system in task.systems:
+            unit = {"key": inputs.get((corpus.id, "", "key")),
+                    "submissions": inputs.get((corpus.id, system.id, "submissions"))}
+            if None in unit.values():
+                continue
+            state = fingerprint({"inputs": unit, "version": version,
+                                 "options": {k: chosen[k] for k in ("match", "zeros",
+                                                                    "singletons")},
+                                 "genre": corpus.options.get("genre", "")})
+            out.append(Unit(corpus, system.id, unit, state))
+    return out
+
+
+def prepare(ctx, chosen: dict, unit) -> tuple:
+    """A unit's inputs, read in the coordinator."""
+    from scorehouse.warehouse.db import frame
+
+    return (staged(ctx.con, unit.inputs["key"], frame),
+            staged(ctx.con, unit.inputs["submissions"], frame), chosen,
+            str(unit.corpus.options.get("genre", "")))
+
+
+def compute_unit(ids: dict, key: pl.DataFrame, response: pl.DataFrame, options: dict,
+                 genre: str) -> dict:
+    """One unit, a pure function: the rows of ``fct_coref_document`` (:func:`document_rows`)."""
+    from scorehouse.warehouse.db import insert_arrow, written
+    from scorehouse.warehouse.families.coref import SQL_FOLDER, UNIT_TABLES
+
+    rows = document_rows(key, response, options, genre)
+
+    def write(con) -> None:
+        insert_arrow(con, "fct_coref_document", rows.to_arrow(),
+                     "$campaign, $task, $corpus, $system, convention, singletons, subset, genre, "
+                     "doc, metric, recall_num, recall_den, precision_num, precision_den, value, "
+                     "direction, mentions, signature", ids)
+    return written(SQL_FOLDER, UNIT_TABLES, write)
+
+
+def document_rows(key: pl.DataFrame, response: pl.DataFrame, options: dict,
+                  genre: str) -> pl.DataFrame:
+    """One unit's rows of ``fct_coref_document``: every document's counts of every measure
+    (BLANC as its two parts), for each singletons setting of the task, under the convention
+    ``corefud`` (a zero denominator gives 0, as the official scorer)."""
+    k, r = from_table(key), from_table(response)
+    rows = []
+    for singletons in options["singletons"]:
+        sig = signature(options["match"], singletons, options["zeros"])
+        for doc, counts in scorer.document_counts(k, r, options["match"], singletons,
+                                                  options["zeros"]).items():
+            for metric in METRICS:
+                c = counts[metric]
+                rows.append(["corefud", singletons, "all", genre, doc, metric, c.r_num,
+                             c.r_den, c.p_num, c.p_den, None, None, None, sig])
+    return pl.DataFrame(rows, schema={
+        "convention": pl.String, "singletons": pl.Boolean, "subset": pl.String,
+        "genre": pl.String, "doc": pl.String, "metric": pl.String, "recall_num": pl.Float64,
+        "recall_den": pl.Float64, "precision_num": pl.Float64, "precision_den": pl.Float64,
+        "value": pl.Float64, "direction": pl.String, "mentions": pl.Float64,
+        "signature": pl.String}, orient="row")
