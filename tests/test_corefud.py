@@ -208,3 +208,106 @@ def test_random_damage_gives_a_result_or_an_input_error(tmp_path):
             pass
         outcomes["read"] += 1
     assert outcomes["read"] and outcomes["rejected"]
+
+
+# ---------------------------------------------------------------- campaigns
+
+def corefud_campaign(root: Path, cases: list[str], task_options: dict) -> Path:
+    """A coreference task with one CorefUD corpus per fixture case and one system whose
+    submissions are the cases' responses."""
+    import shutil
+
+    from scorehouse.warehouse.toml_writer import toml_table
+
+    lines = toml_table("[campaign]", {"id": "c", "name": "corefud", "bootstrap": 50, "seed": 4})
+    lines += toml_table("[[participants]]", {"id": "p", "name": "P"})
+    lines += toml_table("[[tasks]]", {"id": "ud", "family": "coref", **task_options})
+    for case in cases:
+        for side in ("key", "response"):
+            (root / case).mkdir(parents=True, exist_ok=True)
+            shutil.copy(FIXTURES / case / f"{side}.conllu", root / case / f"{side}.conllu")
+        lines += toml_table("[[tasks.corpora]]", {"id": case, "format": "corefud",
+                                                  "key": f"{case}/key.conllu"})
+    lines += toml_table("[[tasks.systems]]", {"id": "s", "participant": "p", "submissions": {
+        case: f"{case}/response.conllu" for case in cases}})
+    (root / "campaign.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return root
+
+
+CAMPAIGN_CASES = ["match_modes", "zeros_rotated", "head_ties", "spurious", "large"]
+
+
+@pytest.mark.parametrize("match, zeros", [("head", "dependent"), ("partial", "linear")])
+def test_a_campaign_gives_the_official_figures(tmp_path, match, zeros):
+    import duckdb
+
+    from scorehouse.warehouse.pipeline import run
+    root = corefud_campaign(tmp_path / "campaign", CAMPAIGN_CASES,
+                            {"match": match, "zeros": zeros, "singletons": [False, True]})
+    result = run(root, tmp_path / "w.duckdb", tmp_path / "site", quiet=True)
+    assert result.rejections == [] and result.scored == len(CAMPAIGN_CASES)
+    with duckdb.connect(str(tmp_path / "w.duckdb"), read_only=True) as con:
+        rows = con.execute("SELECT corpus, singletons, metric, recall, precision, f1, signature "
+                           "FROM mart_coref_scores WHERE slice = 'corpus' "
+                           "AND convention = 'corefud'").fetchall()
+    found = {(c, s, m): (r, p, f, sig) for c, s, m, r, p, f, sig in rows}
+    for case in CAMPAIGN_CASES:
+        for singletons in (False, True):
+            mode = (f"match={match},singletons={'keep' if singletons else 'exclude'},"
+                    f"zeros={zeros}")
+            want = expected(case)["modes"][mode]
+            for metric in METRICS:
+                r, p, f, sig = found[(case, singletons, metric)]
+                official = want["metrics"][metric]["unrounded"]
+                assert (r, p, f) == pytest.approx(
+                    (official["recall"], official["precision"], official["f1"]), abs=1e-9), \
+                    (case, mode, metric)
+                assert f"|match:{match}|singletons:{'yes' if singletons else 'no'}" \
+                       f"|zeros:{zeros}|" in sig
+            assert 100 * found[(case, singletons, "conll")][2] == pytest.approx(
+                want["conll"]["unrounded"], abs=1e-7)
+    page = (tmp_path / "site" / "ud" / "index.html").read_text(encoding="utf-8")
+    assert "official CorefUD scorer" in page and "MOR (mention overlap)" in page
+
+
+def test_a_campaign_rejects_a_bad_submission_and_scores_the_rest(tmp_path):
+    from scorehouse.warehouse.pipeline import run
+    root = corefud_campaign(tmp_path / "campaign", ["identical", "missing_doc"], {})
+    other = root / "identical" / "response.conllu"
+    other.write_text(other.read_text(encoding="utf-8").replace("\tParis\t", "\tLyon\t", 1),
+                     encoding="utf-8")
+    result = run(root, tmp_path / "w.duckdb", None, quiet=True)
+    assert result.scored == 0 and len(result.rejections) == 2
+    messages = " ".join(result.rejections)
+    assert "expected the key's words in this sentence" in messages
+    assert "expected the key's document 'missing_doc-d2'" in messages
+    other.write_text((FIXTURES / "identical" / "response.conllu").read_text(encoding="utf-8"),
+                     encoding="utf-8")
+    again = run(root, tmp_path / "w.duckdb", None, quiet=True)
+    assert again.scored == 1 and len(again.rejections) == 1
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"match": "fuzzy"}, "match: expected one of head, exact, partial, found 'fuzzy'"),
+    ({"zeros": "nearest"}, "zeros: expected one of dependent, linear"),
+    ({"categories": ["pronoun"]}, "categories: not available for CorefUD corpora"),
+    ({"baselines": True}, "baselines: not available for CorefUD corpora"),
+])
+def test_unknown_or_unavailable_options_are_campaign_errors(tmp_path, options, message):
+    from scorehouse.warehouse.campaign import CampaignError
+    from scorehouse.warehouse.pipeline import run
+    root = corefud_campaign(tmp_path / "campaign", ["identical"], options)
+    with pytest.raises(CampaignError, match=message):
+        run(root, tmp_path / "w.duckdb", None, quiet=True)
+
+
+def test_head_matching_options_need_corefud_corpora(tmp_path):
+    from scorehouse.warehouse.campaign import CampaignError
+    from scorehouse.warehouse.pipeline import run
+    root = corefud_campaign(tmp_path / "campaign", ["identical"], {})
+    toml = root / "campaign.toml"
+    toml.write_text(toml.read_text(encoding="utf-8").replace('format = "corefud"\n', '')
+                    .replace('family = "coref"', 'family = "coref"\nmatch = "head"'),
+                    encoding="utf-8")
+    with pytest.raises(CampaignError, match="match: needs CorefUD corpora"):
+        run(root, tmp_path / "w.duckdb", None, quiet=True)
