@@ -37,6 +37,13 @@ STM = ";; LABEL \"o\" \"all\" \"\"\nf1 A spk1 0.0 2.0 <o> bonjour à tous\nf1 A 
 _SEGMENTS = read_segments("ref.stm", STM.encode()).to_arrow()
 
 
+def read_corefud_table(path, data):
+    """A CorefUD file as the coreference family stages it (named for the test ids)."""
+    from scorehouse.warehouse.families.coref_corefud import read_table
+
+    return read_table(path, data)
+
+
 def read_ctm_against_the_stm(path, data):
     """A CTM read against the STM sample's segments (named for the test ids)."""
     return read_ctm(path, data, segments=_SEGMENTS)
@@ -51,8 +58,16 @@ SAMPLES = {  # a valid-looking line or two of each format, the material the fuzz
     read_tsv: "utt_id\tspeaker\tcategory\nu1\tspk1\tC1\nu2\tspk2\t\n",
     read_conllu: "# sent_id = s1\n1\tIl\til\tPRON\t_\t_\t2\tnsubj\t_\t_\n"
                  "2\tdort\tdormir\tVERB\t_\t_\t0\troot\t_\t_\n\n",
-    read_ud: "# sent_id = s1\n# text = Il dort\n1\tIl\til\tPRON\t_\t_\t2\tnsubj\t_\t_\n"
-             "2\tdort\tdormir\tVERB\t_\t_\t0\troot\t_\t_\n\n",
+    read_ud: "# sent_id = s1\n# text = Il dort\n"
+             "1\tIl\til\tPRON\t_\t_\t2\tnsubj\t2:nsubj|2.1:obj\t_\n"
+             "2\tdort\tdormir\tVERB\t_\t_\t0\troot\t0:root\t_\n"
+             "2.1\t_\t_\tVERB\t_\t_\t_\t_\t2:conj\t_\n\n",
+    read_corefud_table: "# newdoc id = d1\n# global.Entity = eid-etype-head-other\n"
+                        "# sent_id = s1\n1\tMarie\t_\t_\t_\t_\t0\troot\t0:root\t"
+                        "Entity=(e1[1/2]-person-1-)\n2\tdort\t_\t_\t_\t_\t1\tdep\t1:dep\t"
+                        "Entity=(e2-x-2-\n2.1\t_\t_\t_\t_\t_\t_\t_\t2:nsubj\t"
+                        "Entity=e2)\n3\telle\t_\t_\t_\t_\t1\tdep\t1:dep\t"
+                        "Entity=(e1[2/2]-person-1-)\n\n",
     read_grace_reference: "# doc = d1\n# genre = presse\nLe\tDa-ms-d\nchat\tNcms\n.\tFs\n\n",
     read_grace_submission: "Le\tDa-ms-d\nchat\tNcms|Vmip3s\n.\tFs\n\n",
     read_tag_table: "DET\tDa-ms-d\nNOUN\tNcms\n",
