@@ -25,6 +25,7 @@ from scorehouse.etl.coref import (
 )
 from scorehouse.etl.coref_categories import CATEGORIES_SCHEMA, read_mention_categories
 from scorehouse.etl.coref_write import write_conll2012, write_coref_jsonl, write_mention_categories
+from scorehouse.etl.corefud import read_corefud
 from scorehouse.etl.errors import InputError
 
 
@@ -567,8 +568,8 @@ def test_every_check_is_documented_and_every_documented_check_happens(tmp_path, 
 def test_documented_examples_read_as_documented():
     doc = DOC.read_text(encoding="utf-8")
     blocks = re.findall(r"^```(\w*)\n(.*?)^```$", doc, re.DOTALL | re.MULTILINE)
-    assert [kind for kind, _ in blocks] == ["", "", "json", ""]
-    (_, conll_text), (_, jsonl), (_, tsv) = blocks[1:]
+    assert [kind for kind, _ in blocks] == ["", "", "json", "", "conllu"]
+    (_, conll_text), (_, jsonl), (_, tsv), (_, corefud) = blocks[1:]
     table = read_conll2012("k.conll", conll_text.encode())
     shown = doc.split("gives (doc `bc/cctv/00/cctv_0001/000`, genre `bc`): ")[1].split(".\n")[0]
     spans = re.findall(r"`\[(\d+),(\d+)\]` (\d+)(?: and `\[(\d+),(\d+)\]` (\d+))? \*([^*]+)\*",
@@ -589,3 +590,9 @@ def test_documented_examples_read_as_documented():
         ("d1", "0", "1", "part-of")]
     assert rows(read_mention_categories("c.tsv", tsv.encode()), "start", "end", "category") == [
         (0, 0, "proper"), (2, 2, "pronoun")]
+    # section 7: "A man ... with a hat" is nodes 1, 2, 5, 6, 7 of sentence 1, head "man"; the
+    # subject of "bought" is a zero (empty node 2.1)
+    read = read_corefud(Path("k.conllu"), corefud.encode())
+    assert [(m.eid, [n for _, n in m.nodes], m.head[1], m.zero) for m in read.mentions] == [
+        ("e1", [1, 2, 5, 6, 7], 2, False), ("e2", [6, 7], 7, False), ("e1", [2.1], 2.1, True),
+        ("e2", [3], 3, False)]

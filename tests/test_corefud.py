@@ -311,3 +311,14 @@ def test_head_matching_options_need_corefud_corpora(tmp_path):
                     encoding="utf-8")
     with pytest.raises(CampaignError, match="match: needs CorefUD corpora"):
         run(root, tmp_path / "w.duckdb", None, quiet=True)
+
+
+def test_a_second_run_changes_nothing(tmp_path):
+    """The submissions are checked against the key staged in the same run: a second run finds
+    every file and unit up to date (the check's key version is the key's, never 'none yet')."""
+    from scorehouse.warehouse.pipeline import run
+    root = corefud_campaign(tmp_path / "campaign", ["identical", "zeros_mixed"], {})
+    first = run(root, tmp_path / "w.duckdb", None, quiet=True)
+    assert first.loaded == 4 and first.scored == 2
+    again = run(root, tmp_path / "w.duckdb", None, quiet=True)
+    assert (again.loaded, again.scored, again.rejections) == (0, 0, [])

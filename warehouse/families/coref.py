@@ -161,7 +161,7 @@ def _jobs(slot: Slot, path: Path, fmt: str) -> list[StageJob]:
 def load(ctx: RunContext, task: Task) -> None:
     """Stage every changed key and submission."""
     if _options(task).get("corefud"):
-        stage_files(ctx, corefud.load_jobs(ctx, task))
+        corefud.load(ctx, task)
         return
     jobs = []
     for corpus in task.corpora:

@@ -197,15 +197,23 @@ def options(task) -> dict:
             "pronoun_category": "pronoun", **chosen}
 
 
-def load_jobs(ctx, task) -> list:
-    """The staging jobs of a CorefUD task: every key, and every submission checked against its
-    corpus's current key (a revised key re-checks them)."""
+def load(ctx, task) -> None:
+    """Stage a CorefUD task: every key, then every submission checked against its corpus's
+    current key (staged first, so that its version is known: a revised key re-checks them)."""
+    from scorehouse.warehouse.staging import Slot, StageJob, stage_files
+
+    stage_files(ctx, [StageJob(Slot(task.id, c.id, "", "key"), c.files["key"], read_table,
+                               stage, salt="coref|corefud") for c in task.corpora])
+    stage_files(ctx, submission_jobs(ctx, task))
+
+
+def submission_jobs(ctx, task) -> list:
+    """The staging jobs of a CorefUD task's submissions."""
     from scorehouse.warehouse.catalog import current_inputs
     from scorehouse.warehouse.db import frame
     from scorehouse.warehouse.staging import Slot, StageJob
 
-    jobs = [StageJob(Slot(task.id, c.id, "", "key"), c.files["key"], read_table, stage,
-                     salt="coref|corefud") for c in task.corpora]
+    jobs = []
     for corpus in task.corpora:
         for system in task.systems:
             if corpus.id not in system.files.get("submissions", {}):
