@@ -65,7 +65,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from scorehouse.etl.errors import decode_utf8, shorten
+from scorehouse.etl.errors import InputError, decode_utf8, shorten
 from scorehouse.etl.lines import first_error, name_sentences
 from scorehouse.etl.ud_checks import (
     BAD_COMMENT,
@@ -77,7 +77,7 @@ from scorehouse.etl.ud_checks import (
     sentence_errors,
     tree_errors,
 )
-from scorehouse.etl.ud_enhanced import DEPS, collapse
+from scorehouse.etl.ud_enhanced import DEPS, MAX_PATHS, TooManyPaths, collapsed_column
 
 ZS = r"\p{Zs}"  # the characters the official script deletes from FORMs (Unicode category Zs)
 CHUNK_LINES = 20_000
@@ -142,7 +142,11 @@ def read_ud(path: str | Path, data: bytes | None = None) -> pa.Table:
         words = _words(body, at)
         tree_errors(words, sentences, trees)
         if not trees:
-            parts.append(_columns(lines, lo, words, at["word"]))
+            try:
+                parts.append(_columns(lines, lo, words, at["word"]))
+            except TooManyPaths as err:
+                raise InputError(path, err.line, f"empty nodes linked by at most {MAX_PATHS:,} "
+                                 "paths in a sentence", "more (too dense to collapse)") from None
             at["word"] += parts[-1].height
     first_error(structure or trees, path)
     return _table(path, parts, pl.concat(starts), pl.concat(comments))
@@ -345,32 +349,11 @@ def _columns(lines: pl.DataFrame, lo: int, body: pl.DataFrame, word0: int) -> pl
         *(lines[name].gather(at).fill_null("") for name in _STRINGS),
         words["tok"], lines["form"].gather(tok_at).alias("tok_form"), words["tok_start"],
         words["tok_end"], words["multiword"], lines["deps"].gather(at).fill_null("_"),
-        _collapsed(lines, words["line_no"]),
+        collapsed_column(lines, words["line_no"]),
     ])
     return frame.cast({name: pl.Categorical if SCHEMA.field(name).type == _CODED else
                        pl.from_arrow(pa.array([], SCHEMA.field(name).type)).dtype
                        for name in frame.columns})
-
-
-def _collapsed(lines: pl.DataFrame, word_lines: pl.Series) -> pl.Series:
-    """``deps_collapsed``: per word (its line number in ``word_lines``), the DEPS of its sentence
-    collapsed (:func:`etl.ud_enhanced.collapse`) when the sentence has empty nodes, else null."""
-    kind = pl.col("kind")
-    with_empty = lines.filter(kind == EMPTY)["sent_no"].unique()
-    if not len(with_empty):
-        return pl.Series("deps_collapsed", [None] * len(word_lines), dtype=pl.String)
-    nodes = lines.filter(kind.is_in([WORD, EMPTY])
-                         & pl.col("sent_no").is_in(with_empty.implode()))
-    line_nos, collapsed = [], []
-    for _, group in nodes.group_by("sent_no", maintain_order=True):
-        by_id = collapse(list(zip(group["id"], group["deps"].fill_null("_"))))
-        for line_no, ident in zip(group["line_no"], group["id"]):
-            if ident in by_id:
-                line_nos.append(line_no)
-                collapsed.append(by_id[ident])
-    return word_lines.replace_strict(pl.Series(line_nos, dtype=word_lines.dtype),
-                                     pl.Series(collapsed, dtype=pl.String),
-                                     default=None).alias("deps_collapsed")
 
 
 def _coded(values: pl.Series, codes: np.ndarray | None = None) -> pa.DictionaryArray:

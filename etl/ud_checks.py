@@ -90,9 +90,33 @@ def sentence_errors(text: QuotedLines, lines: pl.DataFrame, body: pl.DataFrame,
         line = bad["line_no"][0]
         found.append((line, f"a HEAD between 0 and {bad['n_words'][0]} (the words of the sentence)",
                       text.line(line)))
-    found += enhanced_head_errors(lines, sentences)
+    found += empty_node_errors(lines, sentences) + enhanced_head_errors(lines, sentences)
     candidates += sorted(found)[:1]
     return sentences.select("sent_no", "n_words", "first_line")
+
+
+def empty_node_errors(lines: pl.DataFrame, sentences: pl.DataFrame) -> list:
+    """The chunk's first empty node that repeats an ID of its sentence, or whose n (of n.m) is
+    beyond the sentence's words."""
+    empty = lines.filter(pl.col("kind") == EMPTY).select(
+        "line_no", "sent_no", "id", pl.col("id").str.extract(r"^(\d+)\.", 1)
+        .cast(pl.Int64, strict=False).alias("n"))
+    if not empty.height:
+        return []
+    found = []
+    repeated = empty.filter(pl.col("id").is_duplicated().over("sent_no")
+                            & (pl.int_range(pl.len()).over("sent_no", "id") > 0)).head(1)
+    if repeated.height:
+        found.append((repeated["line_no"][0], "empty node IDs that appear once in a sentence",
+                      f"a second {repeated['id'][0]}"))
+    beyond = (empty.join(sentences.select("sent_no", "n_words"), on="sent_no", how="left")
+              .filter((pl.col("n") > pl.col("n_words")) & (pl.col("n_words") > 0))
+              .head(1))  # a sentence of empty nodes only: its own message (0 words)
+    if beyond.height:
+        n = beyond["n_words"][0]
+        found.append((beyond["line_no"][0], f"an empty node n.m with n between 0 and {n}",
+                      beyond["id"][0]))
+    return found
 
 
 def enhanced_head_errors(lines: pl.DataFrame, sentences: pl.DataFrame) -> list:

@@ -178,6 +178,12 @@ BAD_DEPS = [
      "empty nodes of the sentence"),
     ("bad empty node DEPS", ROW.format(1, "il", "PRON", 0, "root", "0:root")
      + "\n1.1\tx\t_\t_\t_\t_\t_\t_\tnone\t_", 2, "DEPS"),
+    ("repeated empty node", ROW.format(1, "il", "PRON", 0, "root", "0:root")
+     + "\n1.1\tx\t_\t_\t_\t_\t_\t_\t1:conj\t_" * 2, 3,
+     "empty node IDs that appear once in a sentence, found a second 1.1"),
+    ("empty node beyond", ROW.format(1, "il", "PRON", 0, "root", "0:root")
+     + "\n7.1\tx\t_\t_\t_\t_\t_\t_\t1:conj\t_", 2,
+     "an empty node n.m with n between 0 and 1, found 7.1"),
 ]
 
 
@@ -313,3 +319,19 @@ def test_one_shot_command_and_api(tmp_path):
     assert "ELAS       |     75.00 |    100.00 |     85.71 |" in text
     help_text = CliRunner().invoke(main, ["parsing", "--help"]).output
     assert "--empty-nodes [drop|collapse]" in help_text
+
+
+def test_densely_linked_empty_nodes_are_refused_not_collapsed_for_minutes(tmp_path):
+    """Seven empty nodes each linked to every other: collapsing them would build paths by the
+    million (the UD tools' script takes minutes and gigabytes); the reader stops at its limit
+    with the sentence's line, whichever reading the task uses."""
+    k = 7
+    empties = [f"1.{i}\tE\t_\tX\t_\t_\t_\t_\t"
+               + "|".join(["1:r"] + [f"1.{j}:r" for j in range(1, k + 1) if j != i]) + "\t_"
+               for i in range(1, k + 1)]
+    rows = ["# sent_id = dense", ROW.format(1, "a", "X", 0, "root", "0:root"), *empties,
+            ROW.format(2, "b", "X", 1, "obj", "|".join(f"1.{i}:r" for i in range(1, k + 1)))]
+    path = write(tmp_path, "dense.conllu", sentence(rows))
+    with pytest.raises(InputError) as err:
+        read_ud(path)
+    assert "at most 20,000 paths in a sentence" in assert_message(err, path, 2)
