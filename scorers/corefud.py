@@ -30,6 +30,7 @@ mentions the alignment pairs. Per document, after splitting each entity into its
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
@@ -106,8 +107,8 @@ def document_counts(key: CorefUD, response: CorefUD, match: str = "head",
 
 def _document(key_clusters, response_clusters, match, singletons, zeros) -> dict[str, Counts]:
     """One document's counts of every measure (BLANC as its two parts)."""
-    k = [_unique(c) for c in key_clusters if singletons or len(_unique(c)) > 1]
-    s = [_unique(c) for c in response_clusters if singletons or len(_unique(c)) > 1]
+    k = [c for c in map(_unique, key_clusters) if singletons or len(c) > 1]
+    s = [c for c in map(_unique, response_clusters) if singletons or len(c) > 1]
     lookup = _lookup(_align(k, s, match, zeros))
     k_map, s_map = _cluster_map(k), _cluster_map(s)
     counts = {name: Counts() for name in (*METRICS[:4], "blanc_coref", "blanc_noncoref",
@@ -273,13 +274,18 @@ def _ceaf(key: list[list], response: list[list], lookup: dict,
     s_n = sum(len(c) for c in response) if not entity else len(response)
     if not key or not response:
         return 0.0, k_n, 0.0, s_n
-    members = [{i for i, _ in c} for c in response]
+    holding: dict = {}  # identity -> the response clusters it is in (a repeat is in several)
+    for b, sc in enumerate(response):
+        for i in dict.fromkeys(i for i, _ in sc):
+            holding.setdefault(i, []).append(b)
     sim = np.zeros((len(key), len(response)))
     for a, kc in enumerate(key):
-        mapped = [lookup.get(i, i) for i, _ in kc]
-        for b, sc in enumerate(members):
-            common = sum(1 for m in mapped if m in sc)
-            sim[a, b] = 2 * common / (len(kc) + len(sc)) if entity else common
+        for i, _ in kc:
+            for b in holding.get(lookup.get(i, i), ()):
+                sim[a, b] += 1
+    if entity:
+        sizes = np.array([len(c) for c in response], dtype=float)
+        sim = 2 * sim / (np.array([len(c) for c in key], dtype=float)[:, None] + sizes)
     rows, cols = linear_sum_assignment(-sim)
     total = sim[rows, cols].sum()
     return total, k_n, total, s_n
@@ -296,9 +302,8 @@ def _lea(clusters: list[list], others: list[list], other: dict,
             common = 1 if mapped[0] in other and len(others[other[mapped[0]]]) == 1 else 0
         else:
             links = size * (size - 1) / 2
-            common = sum(1 for a in range(size) for b in range(a + 1, size)
-                         if mapped[a] in other and mapped[b] in other
-                         and other[mapped[a]] == other[mapped[b]])
+            found = Counter(other[m] for m in mapped if m in other)
+            common = sum(n * (n - 1) // 2 for n in found.values())
         num += size * common / links
         den += size
     return num, den
@@ -306,16 +311,19 @@ def _lea(clusters: list[list], others: list[list], other: dict,
 
 def _blanc(key: list[list], response: list[list], k_map: dict, s_map: dict, lookup: dict):
     """BLANC's coreference and non-coreference parts: (r_num, r_den, p_num, p_den) each."""
-    mapped = [[lookup.get(i, i) for i, _ in c] for c in key]
-    coref = sum(1 for c in mapped for a in range(len(c)) for b in range(a + 1, len(c))
-                if c[a] in s_map and c[b] in s_map and s_map[c[a]] == s_map[c[b]])
-    non = 0
-    for x in range(len(mapped)):
-        for y in range(x + 1, len(mapped)):
-            for a in mapped[x]:
-                for b in mapped[y]:
-                    if a in s_map and b in s_map and s_map[a] != s_map[b]:
-                        non += 1
+    # the key mentions found in the response, by (key cluster, response cluster): the pairs
+    # counted in closed form (no loop over pairs of mentions)
+    cells = Counter((x, s_map[m]) for x, c in enumerate(key)
+                    for m in (lookup.get(i, i) for i, _ in c) if m in s_map)
+    by_key, by_response = Counter(), Counter()
+    for (x, r), n in cells.items():
+        by_key[x] += n
+        by_response[r] += n
+    found = sum(by_key.values())
+    squares = sum(n * n for n in cells.values())
+    coref = (squares - found) // 2  # same key cluster, same response cluster
+    different_keys = (found * found - sum(n * n for n in by_key.values())) // 2
+    non = different_keys - (sum(n * n for n in by_response.values()) - squares) // 2
 
     def pairs(clusters):
         within = sum(len(c) * (len(c) - 1) / 2 for c in clusters)
