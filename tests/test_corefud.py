@@ -322,3 +322,12 @@ def test_a_second_run_changes_nothing(tmp_path):
     assert first.loaded == 4 and first.scored == 2
     again = run(root, tmp_path / "w.duckdb", None, quiet=True)
     assert (again.loaded, again.scored, again.rejections) == (0, 0, [])
+
+
+def test_zero_alignment_needs_corefud_files(tmp_path):
+    """An option that cannot apply is an error, not silently ignored."""
+    key = write(tmp_path, "k.jsonl", '{"doc": "d", "clusters": [[[0, 0], [2, 2]]]}\n')
+    with pytest.raises(OptionError, match="zeros: zero mentions exist in CorefUD files only"):
+        scorehouse.coref(key, key, zeros="linear")
+    out = CliRunner().invoke(main, ["coref", str(key), str(key), "--zeros", "dependent"])
+    assert out.exit_code == 64 and "zeros" in out.output

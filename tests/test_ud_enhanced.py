@@ -335,3 +335,25 @@ def test_densely_linked_empty_nodes_are_refused_not_collapsed_for_minutes(tmp_pa
     with pytest.raises(InputError) as err:
         read_ud(path)
     assert "at most 20,000 paths in a sentence" in assert_message(err, path, 2)
+
+
+def test_empty_nodes_need_conllu(tmp_path):
+    """--empty-nodes on EASY files, or empty_nodes on an EASY task, is an error, not ignored."""
+    from click.testing import CliRunner
+
+    from scorehouse.warehouse.cli import main
+    xml = write(tmp_path, "r.xml", '<?xml version="1.0"?><DOCUMENT><E id="E1"><constituants>'
+                '<F id="E1F1">Il</F></constituants><relations/></E></DOCUMENT>')
+    out = CliRunner().invoke(main, ["parsing", str(xml), str(xml), "--empty-nodes", "collapse"])
+    assert out.exit_code == 64 and "enhanced graphs exist in CoNLL-U files only" in out.output
+    from scorehouse.demo.campaign import write_demo_campaign
+    from scorehouse.warehouse.campaign import CampaignError
+    from scorehouse.warehouse.pipeline import run
+    toml = write_demo_campaign(tmp_path / "campaign", scale=0.05, pos=False, coref=False,
+                               terms=False, calls=False)
+    text = toml.read_text(encoding="utf-8")
+    easy_task = text.index('family = "parsing"')
+    toml.write_text(text[:easy_task] + 'empty_nodes = "drop"\n' + text[easy_task:],
+                    encoding="utf-8")
+    with pytest.raises(CampaignError, match="empty_nodes: enhanced graphs exist in CoNLL-U"):
+        run(toml.parent, tmp_path / "w.duckdb", None, quiet=True)

@@ -35,9 +35,9 @@ def coref(key: Source, response: Source, *,
           match: Annotated[Literal["head", "exact", "partial"] | None,
                            "Mention matching (default: head for CorefUD; CoNLL-2012 and JSON "
                            "lines: exact spans only)."] = None,
-          zeros: Annotated[Literal["dependent", "linear"],
-                           "CorefUD: align zero mentions by their dependencies or by their "
-                           "positions."] = "dependent") -> Result:
+          zeros: Annotated[Literal["dependent", "linear"] | None,
+                           "CorefUD: align zero mentions by their dependencies (the default) or "
+                           "by their positions."] = None) -> Result:
     """Score a coreference RESPONSE against a KEY: mention detection, MUC, B3, CEAF-m, CEAF-e,
     BLANC, LEA and the CoNLL average (as the CoNLL reference scorer v8.01), and the paper's C, XC,
     H, kappa, RCVT and D-error, per document and for the corpus (micro average). CorefUD
@@ -55,7 +55,10 @@ def coref(key: Source, response: Source, *,
                      "corefud" if Path(key).suffix.lower() == ".conllu" else "conll2012")
     if fmt == "corefud":
         from scorehouse.warehouse.families.coref_corefud import corefud
-        return corefud(key, response, match or "head", bool(singletons), zeros)
+        return corefud(key, response, match or "head", bool(singletons), zeros or "dependent")
+    if zeros is not None:
+        raise oneshot.OptionError("zeros: zero mentions exist in CorefUD files only (--format "
+                                  "corefud)")
     if match not in (None, "exact"):
         raise oneshot.OptionError(f"match: {match} matching needs CorefUD files (--format "
                                   "corefud); CoNLL-2012 and JSON lines match exact spans")

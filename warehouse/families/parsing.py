@@ -105,6 +105,9 @@ def _options(task: Task) -> dict:
         raise CampaignError(f"task {task.id}: empty_nodes: expected one of "
                             f"{', '.join(ud_scorer.EMPTY_NODES)}, found {empty_nodes!r}")
     dependency = is_dependency(task)
+    if "empty_nodes" in o and not dependency:
+        raise CampaignError(f"task {task.id}: empty_nodes: enhanced graphs exist in CoNLL-U "
+                            "tasks only (format = \"conllu\")")
     for corpus in task.corpora:
         fmt = corpus.options.get("format", "easy")
         if fmt not in FORMATS:

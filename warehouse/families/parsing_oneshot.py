@@ -54,6 +54,9 @@ def parsing(reference: Source, system: Source, *,
     """
     fmt = format or ("conllu" if not oneshot.is_path(reference) else {
         ".conllu": "conllu", ".tsv": "tsv"}.get(Path(reference).suffix.lower(), "easy"))
+    if fmt != "conllu" and empty_nodes != "drop":
+        raise oneshot.OptionError("empty_nodes: enhanced graphs exist in CoNLL-U files only "
+                                  "(--format conllu)")
     options = {"intervals": False, "consensus": False, "recover": recover,
                **({"empty_nodes": empty_nodes} if fmt == "conllu" else {}),
                "modes": list(MODES) if mode == "all" else [mode.upper()],
