@@ -92,12 +92,7 @@ def _options(task: Task) -> dict:
     if not conventions or set(conventions) - set(CONVENTIONS):
         raise CampaignError(f"task {task.id}: conventions: expected some of {CONVENTIONS}, "
                             f"found {list(conventions)}")
-    singletons = o.get("singletons", [True])
-    if (not isinstance(singletons, list) or not singletons
-            or not all(isinstance(s, bool) for s in singletons)):
-        raise CampaignError(f"task {task.id}: singletons: expected a list of booleans, "
-                            f"found {singletons!r}")
-    singletons = tuple(singletons)
+    singletons = corefud.singleton_settings(task, [True])
     draws = o.get("draws", 10)
     if not isinstance(draws, int) or isinstance(draws, bool) or draws < 1:
         raise CampaignError(f"task {task.id}: draws: expected a positive integer, found {draws!r}")

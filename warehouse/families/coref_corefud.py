@@ -166,6 +166,19 @@ def same_sentences_check(key_table, path: Path, key_path: str):
     return check
 
 
+def singleton_settings(task, default: list) -> tuple[bool, ...]:
+    """A coreference task's ``singletons`` option (every task of the family): a non-empty list
+    of booleans, singletons counted (true) or removed (false)."""
+    from scorehouse.warehouse.campaign import CampaignError
+
+    value = task.options.get("singletons", default)
+    if (not isinstance(value, list) or not value
+            or not all(isinstance(x, bool) for x in value)):
+        raise CampaignError(f"task {task.id}: singletons: expected a list of booleans, "
+                            f"found {value!r}")
+    return tuple(value)
+
+
 def options(task) -> dict:
     """A CorefUD task's options: ``match`` (head, exact, partial; default head), ``zeros``
     (dependent, linear; default dependent), ``singletons`` (list of booleans, default
@@ -187,12 +200,8 @@ def options(task) -> dict:
         if chosen[name] not in allowed:
             raise CampaignError(f"task {task.id}: {name}: expected one of "
                                 f"{', '.join(allowed)}, found {chosen[name]!r}")
-    singletons = o.get("singletons", [False])
-    if (not isinstance(singletons, list) or not singletons
-            or not all(isinstance(x, bool) for x in singletons)):
-        raise CampaignError(f"task {task.id}: singletons: expected a list of booleans, "
-                            f"found {singletons!r}")
-    return {"corefud": True, "conventions": ("corefud",), "singletons": tuple(singletons),
+    return {"corefud": True, "conventions": ("corefud",),
+            "singletons": singleton_settings(task, [False]),
             "baselines": False, "draws": 1, "categories": (), "link_types": (),
             "pronoun_category": "pronoun", **chosen}
 
