@@ -38,8 +38,8 @@ MAX_PATHS = 20_000  # paths through one sentence's empty nodes; real treebanks n
 
 class TooManyPaths(ValueError):
     """A sentence whose empty nodes are so densely linked that collapsing them would build more
-    than :data:`MAX_PATHS` paths (their number grows exponentially; the UD tools' script takes
-    minutes and gigabytes on seven empty nodes all linked to each other)."""
+    than :data:`MAX_PATHS` paths (their number grows exponentially with the links between
+    empty nodes)."""
 
 
 def collapse(nodes: list[tuple[str, str]]) -> dict[str, str]:

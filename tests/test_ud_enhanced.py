@@ -323,7 +323,7 @@ def test_one_shot_command_and_api(tmp_path):
 
 def test_densely_linked_empty_nodes_are_refused_not_collapsed_for_minutes(tmp_path):
     """Seven empty nodes each linked to every other: collapsing them would build paths by the
-    million (the UD tools' script takes minutes and gigabytes); the reader stops at its limit
+    million; the reader stops at its limit
     with the sentence's line, whichever reading the task uses."""
     k = 7
     empties = [f"1.{i}\tE\t_\tX\t_\t_\t_\t_\t"
