@@ -153,3 +153,30 @@ def test_cli_missing_hypothesis_is_all_deletions(write_trn, wer_json):
     assert by_id["u2"]["ops"] == "DDD" and by_id["u4"]["ops"] == ""
     t = report["totals"]
     assert (t["C"], t["S"], t["D"], t["I"], t["N"]) == (3, 0, 3, 0, 6)
+
+
+def test_line_limit_names_the_first_line_over_it_whatever_the_layout(monkeypatch):
+    """``check_lines`` jumps a window at a time: it must still name the first line with more
+    characters than the limit (bytes counted as characters after decoding), as a line-by-line
+    scan does, for lines shorter, as long as and longer than the window, multibyte or not."""
+    import random
+
+    from scorehouse.etl import text
+
+    monkeypatch.setattr(text, "MAX_LINE_CHARS", 7)
+
+    def line_by_line(raw):
+        for number, line in enumerate(raw.split(b"\n"), 1):
+            if len(line.decode("utf-8", errors="replace")) > 7:
+                return number
+        return None
+
+    rng = random.Random(20261128)
+    for _ in range(5000):
+        raw = bytes(rng.choice(b"ab\n\xc3\xa9") for _ in range(rng.randrange(40)))
+        try:
+            text.check_lines("f", raw)
+            found = None
+        except InputError as error:
+            found = error.line
+        assert found == line_by_line(raw), raw
