@@ -97,14 +97,22 @@ def contingency(key, response) -> pl.DataFrame:
     its mentions key-only; a key document without any mention (a row with a null span) has all
     the response's mentions response-only, so they count in every precision denominator.
     Response documents absent from the key are ignored, as v8.01 does (it loops over the key's
-    documents): :func:`stray_documents` names them."""
+    documents): :func:`stray_documents` names them. A key document without any mention on
+    either side keeps one row with both classes null and ``n`` = 0, so that it is scored: every
+    measure 0/0 (0 under "conll", as v8.01 prints for it; 1 under "paper")."""
+    docs = paper.as_frame(key).select("doc").unique(maintain_order=True)
     resp = unique_spans(paper.in_documents(response, key)).select(
         *paper.SPAN, pl.col("cluster").alias("response_class"))
     key = unique_spans(key).select(*paper.SPAN, pl.col("cluster").alias("key_class"))
     both = key.join(resp, on=paper.SPAN, how="full", coalesce=True)
-    return (both.group_by("doc", "key_class", "response_class")
-            .agg(pl.len().cast(pl.Int64).alias("n"),
-                 pl.col("start").min().cast(pl.Int64).alias("first"))
+    cells = (both.group_by("doc", "key_class", "response_class")
+             .agg(pl.len().cast(pl.Int64).alias("n"),
+                  pl.col("start").min().cast(pl.Int64).alias("first")))
+    empty = docs.join(cells.select("doc"), on="doc", how="anti").select(
+        "doc", pl.lit(None, pl.String).alias("key_class"),
+        pl.lit(None, pl.String).alias("response_class"), pl.lit(0, pl.Int64).alias("n"),
+        pl.lit(0, pl.Int64).alias("first"))
+    return (pl.concat([cells, empty], how="vertical_relaxed")
             .sort("doc", "first", "key_class", "response_class", nulls_last=True))
 
 

@@ -73,6 +73,8 @@ def coref(key: Source, response: Source, *,
     try:
         corpus = frame(con, _QUERY.format(table="mart_coref_scores") + " AND slice = 'corpus'",
                        [convention, singletons])
+        rank = {m: i for i, m in enumerate(scorer.SCORE_ORDER)}  # the view has no order
+        corpus = corpus.sort(pl.col("metric").replace_strict(rank, default=len(rank)), "metric")
         stats = frame(con, _QUERY.format(table="fct_coref_document"), [convention, singletons])
     finally:
         con.close()
