@@ -182,10 +182,14 @@ def _terms(con, sha: str) -> pl.DataFrame:
 
 def _incremental(con, task: Task, corpus, inputs: dict
                  ) -> tuple[pl.DataFrame, dict[str, tuple[int, list]]]:
-    """CoRReCT: the reference built from the corpus reference (version 0) and the validated lists
-    of the systems in declaration order (version i: the terms the i-th contributor added). Returns
-    the build (term, label, version, contributor) and, per system, (the number of versions before
-    it, the validated inputs they came from)."""
+    """CoRReCT (Termometer, section 3.1): the reference built from the corpus reference (version
+    0) and the systems' validated proposals in declaration order: version i adds the terms the
+    i-th contributor proposed (its ``terms``) that the expert kept (its ``validated`` list) and
+    the reference lacked. "Le corpus de référence comporte donc l'union des propositions
+    d'annotations des différents systèmes une fois celles-ci validées": a term the expert wrote
+    in while validating (added, or a proposal rewritten) was proposed by no system and stays out.
+    Returns the build (term, label, version, contributor) and, per system, (the number of
+    versions before it, the inputs they came from: proposals and validated lists)."""
     rows, seen, before, shas = [], set(), {}, []
     ref_sha = inputs.get((corpus.id, "", "reference"))
     if ref_sha is not None:
@@ -196,12 +200,14 @@ def _incremental(con, task: Task, corpus, inputs: dict
     for system in task.systems:
         before[system.id] = (version, [ref_sha, *shas])
         sha = inputs.get((corpus.id, system.id, "validated"))
-        if sha is None:
+        proposed_sha = inputs.get((corpus.id, system.id, "terms"))
+        if sha is None or proposed_sha is None:
             continue
         version += 1
-        shas.append(sha)
+        shas += [proposed_sha, sha]
+        proposed = set(_terms(con, proposed_sha)["term"])
         for term, label in _terms(con, sha).select("term", "label").iter_rows():
-            if term not in seen:
+            if term in proposed and term not in seen:
                 seen.add(term)
                 rows.append((term, label, version, system.id))
     build_ = pl.DataFrame(rows, schema={"term": pl.String, "label": pl.String, "version": pl.Int32,
