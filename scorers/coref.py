@@ -20,7 +20,8 @@ Two conventions (docs/metrics/coref.md, "Zero denominators"), named in every sig
 
 The paper's measures (kappa, C, XC, RCVT, D-error, H) need one set E: they are always computed
 on the completed partitions (DÉF.17); under ``"conll"`` only their zero-denominator rule differs.
-MUC and C are unchanged by the completion (§5.3).
+MUC and C are unchanged by the completion (§5.3). Singletons removed: under ``"conll"`` from both
+sides; under ``"paper"`` as §5.2 says (:func:`statistics`, docs/metrics/coref.md).
 
 Aggregation over documents (:func:`scores`, :func:`document_scores`, :func:`macro`, and how
 kappa, RCVT, D-error, H and BLANC are pooled) is in :mod:`scorers.coref_aggregation`, with the
@@ -296,7 +297,8 @@ def statistics(table: pl.DataFrame, convention: str = "conll",
     for recall and |E| H(P_K) for precision), kappa (a, key links, a, response links; ``value`` the
     document's kappa), rcvt (``value``), d_error (recall_* = Σ_A w x, Σ_A w; precision_* = Σ_B w x,
     Σ_B w; ``value`` = |mA - mB|, ``direction`` "recall" or "precision", null when the profiles
-    agree). ``mentions`` = |E| = |E_K ∪ E_R| of the document (after singleton removal).
+    agree). ``mentions`` = |E| = |E_K ∪ E_R| of the document (under "conll" after singleton
+    removal; under "paper" the whole E, on which kappa and RCVT are computed).
 
     ``convention``: "conll" or "paper" (module docstring). ``singletons=False``: under "conll",
     the key and response classes of one mention are removed first, from both sides (the
