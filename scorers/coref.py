@@ -20,7 +20,8 @@ Two conventions (docs/metrics/coref.md, "Zero denominators"), named in every sig
 
 The paper's measures (kappa, C, XC, RCVT, D-error, H) need one set E: they are always computed
 on the completed partitions (DÉF.17); under ``"conll"`` only their zero-denominator rule differs.
-MUC and C are unchanged by the completion (§5.3).
+MUC and C are unchanged by the completion (§5.3). Singletons removed: under ``"conll"`` from both
+sides; under ``"paper"`` as §5.2 says (:func:`statistics`, docs/metrics/coref.md).
 
 Aggregation over documents (:func:`scores`, :func:`document_scores`, :func:`macro`, and how
 kappa, RCVT, D-error, H and BLANC are pooled) is in :mod:`scorers.coref_aggregation`, with the
@@ -97,14 +98,22 @@ def contingency(key, response) -> pl.DataFrame:
     its mentions key-only; a key document without any mention (a row with a null span) has all
     the response's mentions response-only, so they count in every precision denominator.
     Response documents absent from the key are ignored, as v8.01 does (it loops over the key's
-    documents): :func:`stray_documents` names them."""
+    documents): :func:`stray_documents` names them. A key document without any mention on
+    either side keeps one row with both classes null and ``n`` = 0, so that it is scored: every
+    measure 0/0 (0 under "conll", as v8.01 prints for it; 1 under "paper")."""
+    docs = paper.as_frame(key).select("doc").unique(maintain_order=True)
     resp = unique_spans(paper.in_documents(response, key)).select(
         *paper.SPAN, pl.col("cluster").alias("response_class"))
     key = unique_spans(key).select(*paper.SPAN, pl.col("cluster").alias("key_class"))
     both = key.join(resp, on=paper.SPAN, how="full", coalesce=True)
-    return (both.group_by("doc", "key_class", "response_class")
-            .agg(pl.len().cast(pl.Int64).alias("n"),
-                 pl.col("start").min().cast(pl.Int64).alias("first"))
+    cells = (both.group_by("doc", "key_class", "response_class")
+             .agg(pl.len().cast(pl.Int64).alias("n"),
+                  pl.col("start").min().cast(pl.Int64).alias("first")))
+    empty = docs.join(cells.select("doc"), on="doc", how="anti").select(
+        "doc", pl.lit(None, pl.String).alias("key_class"),
+        pl.lit(None, pl.String).alias("response_class"), pl.lit(0, pl.Int64).alias("n"),
+        pl.lit(0, pl.Int64).alias("first"))
+    return (pl.concat([cells, empty], how="vertical_relaxed")
             .sort("doc", "first", "key_class", "response_class", nulls_last=True))
 
 
@@ -145,12 +154,15 @@ class _Cells:
         np.minimum.at(first, inv, self.f[has])
         return code, doc, size, first
 
-    def without_singletons(self) -> _Cells:
-        """Key classes of one mention and response classes of one mention removed: their mentions
-        become twinless on the other side (or vanish)."""
+    def without_singletons(self, sides: str = "both") -> _Cells:
+        """Key classes of one mention (``sides`` "both" or "key") and response classes of one
+        mention ("both" or "response") removed: their mentions become twinless on the other side
+        (or vanish)."""
         k, r = self.k.copy(), self.r.copy()
-        k[k >= 0] = np.where(self.ksize[k[k >= 0]] == 1, -1, k[k >= 0])
-        r[r >= 0] = np.where(self.rsize[r[r >= 0]] == 1, -1, r[r >= 0])
+        if sides in ("both", "key"):
+            k[k >= 0] = np.where(self.ksize[k[k >= 0]] == 1, -1, k[k >= 0])
+        if sides in ("both", "response"):
+            r[r >= 0] = np.where(self.rsize[r[r >= 0]] == 1, -1, r[r >= 0])
         keep = (k >= 0) | (r >= 0)
         return _Cells(self.ndocs, self.d[keep], k[keep], r[keep], self.n[keep], self.f[keep])
 
@@ -285,18 +297,31 @@ def statistics(table: pl.DataFrame, convention: str = "conll",
     for recall and |E| H(P_K) for precision), kappa (a, key links, a, response links; ``value`` the
     document's kappa), rcvt (``value``), d_error (recall_* = Σ_A w x, Σ_A w; precision_* = Σ_B w x,
     Σ_B w; ``value`` = |mA - mB|, ``direction`` "recall" or "precision", null when the profiles
-    agree). ``mentions`` = |E| = |E_K ∪ E_R| of the document (after singleton removal).
+    agree). ``mentions`` = |E| = |E_K ∪ E_R| of the document (under "conll" after singleton
+    removal; under "paper" the whole E, on which kappa and RCVT are computed).
 
-    ``convention``: "conll" or "paper" (module docstring). ``singletons=False`` removes the key
-    and response classes of one mention first (the CoNLL-2012 setting)."""
+    ``convention``: "conll" or "paper" (module docstring). ``singletons=False``: under "conll",
+    the key and response classes of one mention are removed first, from both sides (the
+    CoNLL-2012 setting); under "paper", section 5.2's rule on the completed partitions: every
+    recall is computed without the key's singleton classes but with the response's, every
+    precision without the response's but with the key's, and kappa, H, RCVT and D-error keep
+    both partitions whole (:func:`_paper_singletons`)."""
     zero = zero_value(convention)
     docs, cells = _encode(table)
-    if not singletons:
-        cells = cells.without_singletons()
-    full = cells.completed()
-    counts = _reference(full if convention == "paper" else cells)
-    counts["kernel"] = paper.kernel(full)
-    counts["exclusive_kernel"] = paper.exclusive_kernel(full)
+    if convention == "paper":
+        full = cells.completed()
+        recall_side = precision_side = full
+        if not singletons:
+            recall_side = full.without_singletons("key")
+            precision_side = full.without_singletons("response")
+        counts = _paper_singletons(recall_side, precision_side)
+    else:
+        if not singletons:
+            cells = cells.without_singletons()
+        full = cells.completed()
+        counts = _reference(cells)
+        counts["kernel"] = paper.kernel(full)
+        counts["exclusive_kernel"] = paper.exclusive_kernel(full)
     hk, hr, hk_r, hr_k = paper.entropy_terms(full)
     counts["entropy"] = (np.maximum(hr - hr_k, 0), hr, np.maximum(hk - hk_r, 0), hk)
     a, kl, rl, n = paper.kappa_counts(full)
@@ -318,6 +343,24 @@ def statistics(table: pl.DataFrame, convention: str = "conll",
             "direction": direction if metric == "d_error" else [None] * nd, "mentions": size,
         }, schema=_SCHEMA, nan_to_null=True))
     return pl.concat(parts).sort("doc", maintain_order=True)
+
+
+def _paper_singletons(recall_side: _Cells, precision_side: _Cells) -> dict[str, tuple]:
+    """Popescu-Belis, section 5.2: "il faut toujours [compter] les singletons de R dans le calcul
+    du rappel et ceux de K dans le calcul de la précision". The recall counts of every
+    recall/precision measure (the reference scorer's and C, XC) from ``recall_side`` (P²_K
+    against the whole P_R), the precision counts from ``precision_side`` (P²_R against the whole
+    P_K); equal sides when singletons are kept. MUC and C come out unchanged (PROP.13)."""
+    def measures(c: _Cells) -> dict[str, tuple]:
+        out = _reference(c)
+        out["kernel"] = paper.kernel(c)
+        out["exclusive_kernel"] = paper.exclusive_kernel(c)
+        return out
+    rec = measures(recall_side)
+    if precision_side is recall_side:
+        return rec
+    pre = measures(precision_side)
+    return {m: (rec[m][0], rec[m][1], pre[m][2], pre[m][3]) for m in rec}
 
 
 _SCHEMA = {"doc": pl.String, "metric": pl.String, "recall_num": pl.Float64,

@@ -38,21 +38,25 @@ def per_doc(values: np.ndarray, doc: np.ndarray, ndocs: int) -> np.ndarray:
 
 
 def kernel(c) -> tuple[np.ndarray, ...]:
-    """C measure (DÉF.12-13): (Σ_K |c(K)| - |P_K|, |E| - |P_K|, Σ_R |c(R)| - |P_R|, |E| - |P_R|)
-    per document, with c(K) = the largest K ∩ R_j (DÉF.10)."""
+    """C measure (DÉF.12-13): (Σ_K |c(K)| - |P_K|, |E_K| - |P_K|, Σ_R |c(R)| - |P_R|,
+    |E_R| - |P_R|) per document, with c(K) = the largest K ∩ R_j (DÉF.10). E_K = E_R = E on
+    completed partitions; a side without its singleton classes (§5.2) leaves their mentions
+    twinless, in no intersection."""
+    m = (c.k >= 0) & (c.r >= 0)
     kmax = np.zeros(len(c.ksize))
-    np.maximum.at(kmax, c.k, c.n)
+    np.maximum.at(kmax, c.k[m], c.n[m])
     rmax = np.zeros(len(c.rsize))
-    np.maximum.at(rmax, c.r, c.n)
-    e = per_doc(c.ksize, c.kdoc, c.ndocs)
+    np.maximum.at(rmax, c.r[m], c.n[m])
     nk = np.bincount(c.kdoc, minlength=c.ndocs)
     nr = np.bincount(c.rdoc, minlength=c.ndocs)
-    return (per_doc(kmax, c.kdoc, c.ndocs) - nk, e - nk, per_doc(rmax, c.rdoc, c.ndocs) - nr,
-            e - nr)
+    return (per_doc(kmax, c.kdoc, c.ndocs) - nk, per_doc(c.ksize, c.kdoc, c.ndocs) - nk,
+            per_doc(rmax, c.rdoc, c.ndocs) - nr, per_doc(c.rsize, c.rdoc, c.ndocs) - nr)
 
 
 def exclusive_kernel(c) -> tuple[np.ndarray, ...]:
-    """XC measure (§4.5): (Σ_K |K ∩ xc*(K)|, |E|, |E| - Σ_K (|xc*(K)| - |K ∩ xc*(K)|), |E|).
+    """XC measure (§4.5): (Σ_K |K ∩ xc*(K)|, |E_K|, |E_R| - Σ_K (|xc*(K)| - |K ∩ xc*(K)|),
+    |E_R|), E_K = E_R = E on completed partitions (twinless mentions, left by §5.2's removal of
+    one side's singletons, are in no intersection).
 
     Key classes are taken by decreasing |K| (ties: earliest first mention, then class code); each
     takes as xc*(K) the free response class with the largest |K ∩ R| (ties: the response class
@@ -61,7 +65,8 @@ def exclusive_kernel(c) -> tuple[np.ndarray, ...]:
     rank = np.empty(len(c.ksize), dtype=np.int64)
     rank[np.lexsort((np.arange(len(c.ksize)), c.kfirst, -c.ksize,
                      c.kdoc))] = np.arange(len(c.ksize))
-    order = np.lexsort((c.r, c.rfirst[c.r], -c.n, rank[c.k]))
+    both = np.flatnonzero((c.k >= 0) & (c.r >= 0))
+    order = both[np.lexsort((c.r[both], c.rfirst[c.r[both]], -c.n[both], rank[c.k[both]]))]
     taken = bytearray(len(c.rsize))
     done = bytearray(len(c.ksize))
     gain = np.zeros(len(c.ksize))
@@ -72,10 +77,10 @@ def exclusive_kernel(c) -> tuple[np.ndarray, ...]:
         done[kk] = taken[rr] = 1
         gain[kk] = nn
         chosen[kk] = rr
-    e = per_doc(c.ksize, c.kdoc, c.ndocs)
+    e_k, e_r = per_doc(c.ksize, c.kdoc, c.ndocs), per_doc(c.rsize, c.rdoc, c.ndocs)
     has = chosen >= 0
     wrong = per_doc(c.rsize[chosen[has]] - gain[has], c.kdoc[has], c.ndocs)
-    return per_doc(gain, c.kdoc, c.ndocs), e, e - wrong, e
+    return per_doc(gain, c.kdoc, c.ndocs), e_k, e_r - wrong, e_r
 
 
 def kappa_counts(c) -> tuple[np.ndarray, ...]:

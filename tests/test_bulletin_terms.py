@@ -12,8 +12,8 @@ Systems, in declaration order:
   beyond sigma (``puissance``, ``génératrice``); variants, relations and a validated list;
 - ``termer`` (Beta Team, anonymous: shown as its code): a plain list of 15 terms and a validated
   list;
-- ``secret`` (Gamma Hidden Institute, withheld: never shown): 3 terms, a validated list that adds
-  a term to the incremental reference;
+- ``secret`` (Gamma Hidden Institute, withheld: never shown): 4 terms, a validated list that keeps
+  a proposal new to the incremental reference (``hauban``);
 - ``house`` (the organisers: shown apart): ``Éolienne``, ``éoliennes``, ``zzz qqq``.
 
 ``house`` is the hand-computed case (the paper's table 1, third row): ``éolienne`` is exact,
@@ -101,7 +101,7 @@ FILES = {
     "termer.validated.tsv": "énergie\nélectricité\nturbine\nvent\nproduction\nréseau électrique\n"
                             "mer du nord\nsiemens gamesa\nfacteur de charge\nmultiplicateur\n"
                             "bruit\n",
-    "secret.terms.tsv": "éolienne\nmât\nsecret term\n",
+    "secret.terms.tsv": "éolienne\nmât\nsecret term\nhauban\n",
     "secret.validated.tsv": "éolienne\nmât\nhauban\n",
     "house.terms.tsv": "Éolienne\néoliennes\nzzz qqq\n",
 }

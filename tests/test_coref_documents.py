@@ -197,3 +197,49 @@ def test_one_shot_with_a_key_without_any_mention(tmp_path, convention):
         0.5 if convention == "paper" else 0.0
     )
     assert "1 response document(s) absent from the key" in out.stderr and "stray/000" in out.stderr
+
+
+# The CoNLL reference scorer v8.01 (perl scorer.pl <metric> key response) on a key document of
+# three tokens without any mention, against the same file: for muc, bcub, ceafm, ceafe and blanc,
+# "Identification of Mentions: Recall: (0 / 0) 0% Precision: (0 / 0) 0% F1: 0%", every measure
+# "Recall: (0 / 0) 0% Precision: (0 / 0) 0% F1: 0%", and "BLANC: Recall: (0 / 1) 0% Precision:
+# (0 / 1) 0% F1: 0%" (scorch 0.2.0 gives BLANC 1 there; scorehouse follows v8.01).
+RATIO = ("mentions", "muc", "bcub", "ceafm", "ceafe", "blanc", "lea", "kernel",
+         "exclusive_kernel", "entropy")
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("convention", ["conll", "paper"])
+def test_a_key_and_response_without_any_mention_have_defined_scores(tmp_path, fmt, convention):
+    """Every measure is 0/0: 0 under conll (v8.01's figures above), 1 under the paper's
+    convention (nothing to find, nothing proposed); kappa and RCVT take the same value; in one
+    shot, in both output forms, for the corpus and the document."""
+    key = write(tmp_path / f"key.{fmt}", [("empty", [])], fmt)
+    response = write(tmp_path / f"response.{fmt}", [("empty", [])], fmt)
+    zero = 1.0 if convention == "paper" else 0.0
+    out = CliRunner().invoke(main, ["coref", str(key), str(response), "--json", "--format", fmt,
+                                    "--convention", convention])
+    assert out.exit_code == 0, out.output
+    report = json.loads(out.stdout)
+    for part in (report["corpus"], report["documents"]["empty/000"]):
+        for metric in RATIO:
+            assert part[metric] == {"recall": zero, "precision": zero, "f1": zero}, metric
+        assert part["conll"] == {"f1": zero}
+        assert part["kappa"] == {"value": zero} and part["rcvt"] == {"value": zero}
+    text = CliRunner().invoke(main, ["coref", str(key), str(response), "--format", fmt,
+                                     "--convention", convention])
+    assert text.exit_code == 0 and "\nmuc " in text.output and "\nconll " in text.output
+
+
+def test_a_document_without_any_mention_leaves_the_micro_average_alone(tmp_path):
+    """Document a with its mentions, plus a key document without any mention on either side: the
+    corpus (micro) figures are a's alone, and the empty document has its row of zeros."""
+    alone = counts(tmp_path, [("a", A_KEY)], [("a", A_RESPONSE)], "jsonl", "conll")
+    both = counts(tmp_path, [("a", A_KEY), ("none", [])], [("a", A_RESPONSE)], "jsonl", "conll")
+    assert both == alone
+    key = read_coref_jsonl(tmp_path / "key.jsonl")
+    response = read_coref_jsonl(tmp_path / "response.jsonl")
+    stats = coref.statistics(coref.contingency(key, response), "conll")
+    empty = stats.filter(pl.col("doc") == "none/000")
+    assert empty.height == stats.filter(pl.col("doc") == "a/000").height
+    assert empty["recall_den"].drop_nulls().sum() == 0

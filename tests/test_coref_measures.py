@@ -680,6 +680,18 @@ def test_pronoun_antecedent():
     assert (s["metric"], s["recall"], s["precision"]) == ("pronoun_antecedent", 0.5, 0.5)
 
 
+def test_pronoun_recall_counts_the_key_pronouns_that_have_an_antecedent():
+    """The recall denominator (docs/metrics/coref.md): key {0p, 3, 5p} {2p} {4, 6p}: 0 opens its
+    class (a cataphor) and 2 is alone (a pleonastic "il"): neither has an antecedent to find, so
+    only 5 and 6 count; the key as its own response resolves 5 -> 3 and 6 -> 4 and scores
+    recall 2/2 and precision 2/2 (with every key pronoun counted, recall could not pass 2/4)."""
+    cats = {0: "pronoun", 2: "pronoun", 3: "nominal", 4: "proper", 5: "pronoun", 6: "pronoun"}
+    key = with_categories(mentions([[0, 3, 5], [2], [4, 6]]), cats)
+    rows = pronoun_antecedent(key, key)
+    assert (rows.select("recall_num", "recall_den", "precision_num", "precision_den").row(0)
+            == (2, 2, 2, 2))
+
+
 def test_superclass_partition():
     """§5.5: links 0 -part-of-> 2, 2 -part-of-> 3, 1 -instance-of-> 3: the part-of partition merges
     classes 0, 2 and 3 (named after class 0, the first), class 1 stays; an unknown class fails."""

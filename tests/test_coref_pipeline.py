@@ -229,3 +229,29 @@ def test_bad_task_options_name_the_key(tmp_path, option, value, expected):
     (root / "campaign.toml").write_text(text, encoding="utf-8")
     with pytest.raises(CampaignError, match=expected):
         run(root, tmp_path / "w.duckdb", None, quiet=True)
+
+
+def test_a_key_without_any_mention_is_scored_in_a_campaign(tmp_path):
+    """A key and a submission without any mention: the campaign scores them (every measure 0/0:
+    0 under conll, as the CoNLL reference scorer prints, 1 under the paper's convention)."""
+    root = tmp_path / "campaign"
+    root.mkdir()
+    empty = document("nw/a", WORDS, ["-"] * len(WORDS))
+    for name in ("key", "sys"):
+        (root / f"{name}.conll").write_text(empty, encoding="utf-8")
+    lines = toml_table("[campaign]", {"id": "c", "name": "coref", "bootstrap": 50, "seed": 4})
+    lines += toml_table("[[participants]]", {"id": "p", "name": "P"})
+    lines += toml_table("[[tasks]]", {"id": "coref", "family": "coref", "baselines": False})
+    lines += toml_table("[[tasks.corpora]]", {"id": "test", "key": "key.conll"})
+    lines += toml_table("[[tasks.systems]]", {"id": "sys", "participant": "p",
+                                              "submissions": {"test": "sys.conll"}})
+    (root / "campaign.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    db = tmp_path / "w.duckdb"
+    result = run(root, db, None, quiet=True)
+    assert result.rejections == [] and result.scored == 1
+    rows = query(db, "SELECT convention, metric, recall, precision, f1 FROM mart_coref_scores "
+                     "WHERE slice = 'corpus' AND metric IN ('muc', 'bcub', 'ceafe', 'blanc', "
+                     "'mentions') ORDER BY ALL")
+    assert len(rows) == 10
+    for convention, metric, *figures in rows:
+        assert figures == [1.0 if convention == "paper" else 0.0] * 3, (convention, metric)

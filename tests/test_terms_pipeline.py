@@ -245,12 +245,43 @@ def test_incremental_reference_build(scored):
     _, db = scored
     build = query(db, "SELECT version, contributor, count(*) FROM int_terms_reference_build "
                       "GROUP BY ALL ORDER BY 1")
-    added = set(lines(VALIDATED_A)) - set(lines(REFERENCE))
+    # a's validated proposals: the terms of its list its validated list keeps
+    proposed = set(lines(SYSTEM_A.format(nfd="éolienne")))
+    added = (set(lines(VALIDATED_A)) & proposed) - set(lines(REFERENCE))
     assert build == [(0, "", len(lines(REFERENCE))), (1, "a", len(added))]
     # a is first: its incremental reference is the corpus reference; b's adds a's validated terms.
     sizes = dict(query(db, "SELECT system, reference_terms FROM fct_terms_slice "
                            "WHERE reference = 'incremental' AND slice = 'all'"))
     assert sizes == {"a": len(lines(REFERENCE)), "b": len(lines(REFERENCE)) + len(added)}
+
+
+def test_correct_reference_holds_validated_proposals_only(tmp_path):
+    """CoRReCT (Termometer, section 3.1): the incremental reference is the union of the systems'
+    proposals once validated. Reference {rotor}; s1 proposes {pale}, which the expert validates
+    into {pale, mât} (mât: written in by the expert, proposed by no system); s2 proposes {mât}.
+    s2 is scored against {rotor, pale}: P = 0 and R = 0 (not P 1, R 1/3 with mât let in)."""
+    files = {"ref.tsv": "rotor\n", "s1.tsv": "pale\n", "s1.validated.tsv": "pale\nmât\n",
+             "s2.tsv": "mât\n"}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    lines_ = toml_table("[campaign]", {"id": "c", "name": "correct", "bootstrap": 50, "seed": 1})
+    lines_ += toml_table("[[participants]]", {"id": "p", "name": "P"})
+    lines_ += toml_table("[[tasks]]", {"id": "terms", "family": "terms", "incremental": True})
+    lines_ += toml_table("[[tasks.corpora]]", {"id": "wind", "reference": "ref.tsv"})
+    lines_ += toml_table("[[tasks.systems]]", {"id": "s1", "participant": "p",
+                                               "terms": {"wind": "s1.tsv"},
+                                               "validated": {"wind": "s1.validated.tsv"}})
+    lines_ += toml_table("[[tasks.systems]]", {"id": "s2", "participant": "p",
+                                               "terms": {"wind": "s2.tsv"}})
+    (tmp_path / "campaign.toml").write_text("\n".join(lines_) + "\n", encoding="utf-8")
+    db = tmp_path / "w.duckdb"
+    assert run(tmp_path, db, None, quiet=True).rejections == []
+    build = query(db, "SELECT version, contributor, term FROM int_terms_reference_build "
+                      "ORDER BY ALL")
+    assert build == [(0, "", "rotor"), (1, "s1", "pale")]
+    got = query(db, "SELECT precision, recall, tp, tr FROM mart_terms_scores WHERE system = 's2' "
+                    "AND reference = 'incremental' AND slice = 'all' AND top = 0")
+    assert got == [(0.0, 0.0, 0.0, 0.0)]
 
 
 def test_unchanged_run_revised_reference_and_history(scored, tmp_path):

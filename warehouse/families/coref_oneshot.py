@@ -30,8 +30,10 @@ def coref(key: Source, response: Source, *,
                                 "Zero denominators: 0 as the CoNLL reference scorer, or 1 (100 %) "
                                 "as the paper."] = "conll",
           singletons: Annotated[bool | None, "Count singleton classes, or remove them from key "
-                                             "and response first (default: counted, removed "
-                                             "for CorefUD as its scorer does)."] = None,
+                                             "and response first (paper convention: the key's "
+                                             "from recall, the response's from precision, as "
+                                             "its section 5.2; default: counted, removed for "
+                                             "CorefUD as its scorer does)."] = None,
           match: Annotated[Literal["head", "exact", "partial"] | None,
                            "Mention matching (default: head for CorefUD; CoNLL-2012 and JSON "
                            "lines: exact spans only)."] = None,
@@ -71,6 +73,8 @@ def coref(key: Source, response: Source, *,
     try:
         corpus = frame(con, _QUERY.format(table="mart_coref_scores") + " AND slice = 'corpus'",
                        [convention, singletons])
+        rank = {m: i for i, m in enumerate(scorer.SCORE_ORDER)}  # the view has no order
+        corpus = corpus.sort(pl.col("metric").replace_strict(rank, default=len(rank)), "metric")
         stats = frame(con, _QUERY.format(table="fct_coref_document"), [convention, singletons])
     finally:
         con.close()

@@ -5,14 +5,16 @@ named entities), variant pairs and relation triples, the validation effort, and 
 incremental reference.
 
 Per corpus: ``reference`` (``term<TAB>label`` lines, labels optional; optional when the task is
-``incremental``), optional ``variants`` (``group_id<TAB>term``) and ``relations``
-(``term1<TAB>type<TAB>term2``), option ``genre``. Per system: ``terms = { corpus = path }``
-(``term`` or ``term<TAB>score`` lines: a ranked list), optional ``variants``, ``relations`` and
-``validated`` (the output after expert validation). Task options: ``case`` (``keep``, default, or
-``lower``), ``sigma`` (default 0.4), ``top`` (cut-offs of ranked lists, default none),
-``exclude_labels`` (a slice ``without:<label>`` for each, default ``["Named_Entity"]``, when the
-reference has that label), ``incremental`` (CoRReCT, default false), ``symmetric_relations``
-(default ``["synonym"]``), ``intervals`` (default true). The formats are in docs/formats_terms.md.
+``incremental``), optional ``reference_without_nes`` (the reference's list without named entities,
+ACTER's ``*_terms.tsv``: the slice ``without:Named_Entity``), optional ``variants``
+(``group_id<TAB>term``) and ``relations`` (``term1<TAB>type<TAB>term2``), option ``genre``. Per
+system: ``terms = { corpus = path }`` (``term`` or ``term<TAB>score`` lines: a ranked list),
+optional ``variants``, ``relations`` and ``validated`` (the output after expert validation). Task
+options: ``case`` (``keep``, default, or ``lower``), ``sigma`` (default 0.4), ``top`` (cut-offs of
+ranked lists, default none), ``exclude_labels`` (a slice ``without:<label>`` for each, default
+``["Named_Entity"]``, when the reference has that label), ``incremental`` (CoRReCT, default false),
+``symmetric_relations`` (default ``["synonym"]``), ``intervals`` (default true). The formats are in
+docs/formats_terms.md.
 
 Every distance is computed once, into ``int_terms_alignment`` (one row per output term x
 reference kind x slice: its nearest reference term r(e) and d(e)); every score, at any sigma and
@@ -44,12 +46,13 @@ from scorehouse.warehouse.catalog import (
 )
 from scorehouse.warehouse.catalog import code_version as catalog_code_version
 from scorehouse.warehouse.db import build, frame, insert_arrow, insert_rows, one, written
+from scorehouse.warehouse.families import terms_references as refs
 from scorehouse.warehouse.runner import Target, Unit, run_units, stale
 from scorehouse.warehouse.staging import Slot, StageJob, stage_files
 
 SQL_FOLDER = "terms"
 CASES = ("keep", "lower")
-CORPUS_ROLES = ("reference", "variants", "relations")
+CORPUS_ROLES = ("reference", "reference_without_nes", "variants", "relations")
 SYSTEM_ROLES = ("terms", "variants", "relations", "validated")
 CAMPAIGN_KEYS = {  # the keys campaign.toml may give a terms task (campaign.check_keys)
     "task": ("case", "sigma", "top", "incremental", "symmetric_relations", "exclude_labels",
@@ -59,6 +62,7 @@ CAMPAIGN_KEYS = {  # the keys campaign.toml may give a terms task (campaign.chec
 }
 REFERENCES = ("reference", "validated", "incremental")
 _READERS = {"reference": read_term_list, "terms": read_term_list, "validated": read_term_list,
+            "reference_without_nes": read_term_list,
             "variants": read_variant_groups, "relations": read_relations}
 _UNIT_TABLES = ("int_terms_alignment", "fct_terms_slice", "mart_terms_sweep", "mart_terms_scores",
                 "mart_terms_interval", "int_terms_link", "mart_terms_link_scores",
@@ -111,6 +115,11 @@ def options(task: Task) -> dict:
         if unknown:
             raise CampaignError(f"task {task.id}: corpus {corpus.id}: expected files among "
                                 f"{CORPUS_ROLES}, found {unknown}")
+        if "reference_without_nes" in corpus.files and (
+                slicing.LISTED not in o.get("exclude_labels", [slicing.LISTED])
+                or "reference" not in corpus.files):
+            raise CampaignError(f"task {task.id}: corpus {corpus.id}: reference_without_nes: "
+                                "expected a 'reference' and Named_Entity in exclude_labels")
         if "reference" not in corpus.files and not incremental:
             raise CampaignError(f"task {task.id}: corpus {corpus.id}: expected a 'reference' file "
                                 "(or incremental = true)")
@@ -142,6 +151,7 @@ def _stage_relations(con, sha: str, table) -> None:
 
 
 _STAGE = {"reference": _stage_terms, "terms": _stage_terms, "validated": _stage_terms,
+          "reference_without_nes": _stage_terms,
           "variants": _stage_variants, "relations": _stage_relations}
 
 
@@ -174,41 +184,6 @@ def load(ctx: RunContext, task: Task) -> None:
 
 # ---------------------------------------------------------------- score
 
-def _terms(con, sha: str) -> pl.DataFrame:
-    """The distinct terms of a staged list in rank order: term, label, rank, score."""
-    return frame(con, "SELECT term, label, rank, score FROM stg_terms_term WHERE sha256 = ? "
-                      "AND duplicate_of IS NULL ORDER BY rank", [sha])
-
-
-def _incremental(con, task: Task, corpus, inputs: dict
-                 ) -> tuple[pl.DataFrame, dict[str, tuple[int, list]]]:
-    """CoRReCT: the reference built from the corpus reference (version 0) and the validated lists
-    of the systems in declaration order (version i: the terms the i-th contributor added). Returns
-    the build (term, label, version, contributor) and, per system, (the number of versions before
-    it, the validated inputs they came from)."""
-    rows, seen, before, shas = [], set(), {}, []
-    ref_sha = inputs.get((corpus.id, "", "reference"))
-    if ref_sha is not None:
-        for term, label in _terms(con, ref_sha).select("term", "label").iter_rows():
-            seen.add(term)
-            rows.append((term, label, 0, ""))
-    version = 0
-    for system in task.systems:
-        before[system.id] = (version, [ref_sha, *shas])
-        sha = inputs.get((corpus.id, system.id, "validated"))
-        if sha is None:
-            continue
-        version += 1
-        shas.append(sha)
-        for term, label in _terms(con, sha).select("term", "label").iter_rows():
-            if term not in seen:
-                seen.add(term)
-                rows.append((term, label, version, system.id))
-    build_ = pl.DataFrame(rows, schema={"term": pl.String, "label": pl.String, "version": pl.Int32,
-                                        "contributor": pl.String}, orient="row")
-    return build_, before
-
-
 def score(ctx: RunContext, task: Task, force: bool = False) -> None:
     """Recompute every (corpus, system) unit whose inputs, options or code changed, then the
     paired tests and rank ranges of every corpus whose units changed (:func:`paired`)."""
@@ -223,15 +198,22 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
                     [campaign, task.id])
     units = []
     for corpus in task.corpora:
-        build_, before = _incremental(con, task, corpus, inputs) if o["incremental"] else (None, {})
+        build_, before = (refs.incremental(con, task, corpus, inputs) if o["incremental"]
+                          else (None, {}))
         if build_ is not None:
-            _store_build(ctx, task, corpus.id, build_)
+            refs.store_build(ctx, task, corpus.id, build_)
         for system in task.systems:
             unit = {role: inputs.get((corpus.id, "", role)) for role in CORPUS_ROLES}
             unit |= {f"system_{role}": inputs.get((corpus.id, system.id, role))
                      for role in SYSTEM_ROLES}
             if unit["system_terms"] is None:
                 continue
+            if unit["reference_without_nes"] is not None:
+                try:
+                    refs.reference(con, unit)
+                except ValueError as err:
+                    raise CampaignError(f"task {task.id}: corpus {corpus.id}: "
+                                        f"reference_without_nes: {err}") from None
             incremental = None
             if build_ is not None:
                 version, shas = before[system.id]
@@ -288,29 +270,17 @@ def paired(ctx: RunContext, task: Task, corpus: str, o: dict) -> None:
     replace_rows(con, dict(zip(("campaign", "task", "corpus"), key)), tables, write)
 
 
-def _store_build(ctx: RunContext, task: Task, corpus: str, build_: pl.DataFrame) -> None:
-    """Replace the corpus's CoRReCT build when it changed (one transaction)."""
-    con, key = ctx.con, {"campaign": ctx.campaign.id, "task": task.id, "corpus": corpus}
-    stored = frame(con, "SELECT term, label, version, contributor FROM int_terms_reference_build "
-                        "WHERE campaign = $campaign AND task = $task AND corpus = $corpus "
-                        "ORDER BY version, term", key)
-    if stored.equals(build_.sort("version", "term")):
-        return
-    replace_rows(con, key, ("int_terms_reference_build",), lambda: insert_arrow(
-        con, "int_terms_reference_build", build_.to_arrow(),
-        "$campaign, $task, $corpus, version, term, label, contributor", key))
-
-
 def _prepare(ctx, o: dict, unit: Unit) -> tuple:
     """A unit's inputs, read in the coordinator: the output list, the reference lists by kind,
     and the variant classes and relations of both sides."""
     con, shas = ctx.con, unit.inputs
-    output = _terms(con, shas["system_terms"])
+    output = refs.staged_terms(con, shas["system_terms"])
     references = {}
     if shas["reference"] is not None:
-        references["reference"] = _terms(con, shas["reference"]).select("term", "label")
+        references["reference"] = refs.reference(con, shas)
     if shas["system_validated"] is not None:
-        references["validated"] = _terms(con, shas["system_validated"]).select("term", "label")
+        references["validated"] = refs.staged_terms(con, shas["system_validated"]).select(
+            "term", "label")
     incremental = unit.extra["incremental"]
     if incremental is not None and incremental.height:
         references["incremental"] = incremental.select("term", "label")
