@@ -77,7 +77,8 @@ def page_data(con, campaign, task, out: Path) -> dict:
     from scorehouse.warehouse.families.coref import BASELINES, code_version, signature
 
     key = [campaign.id, task.id]
-    systems = published_systems(con, key, BASELINES if task.options.get("baselines", True) else {})
+    systems = published_systems(con, key, BASELINES if task.options.get("baselines", True) else {},
+                                language=campaign.language)
     labels = dict(zip(systems["system"], systems["label"]))
     rejected = rejected_inputs(con, campaign, task, labels)
     boot = frame(con, "SELECT DISTINCT resamples, seed FROM mart_coref_interval "

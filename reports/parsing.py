@@ -45,7 +45,7 @@ def page_data(con, campaign, task, out: Path) -> dict:
     from scorehouse.warehouse.families.parsing import is_dependency
 
     key = [campaign.id, task.id]
-    systems = published_systems(con, key)
+    systems = published_systems(con, key, language=campaign.language)
     labels = dict(zip(systems["system"], systems["label"]))
     rejected = rejected_inputs(con, campaign, task, labels)
     boot = frame(con, "SELECT DISTINCT resamples, seed FROM (SELECT resamples, seed "

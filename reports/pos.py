@@ -54,7 +54,7 @@ def page_data(con, campaign, task, out: Path) -> dict:
     evaluations = [e for e in EVALUATIONS if e in task.options.get("evaluations", EVALUATIONS)]
     granularities = [g for g in GRANULARITIES
                      if g in task.options.get("granularities", GRANULARITIES)]
-    systems = published_systems(con, key)
+    systems = published_systems(con, key, language=campaign.language)
     order = {s: i for i, s in enumerate(systems["system"])}
     visible = systems.select("system", "label", "organiser", "baseline", "group")
 

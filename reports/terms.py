@@ -58,7 +58,7 @@ def page_data(con, campaign, task, out: Path) -> dict:
     from scorehouse.warehouse.families import terms as family
 
     key = [campaign.id, task.id]
-    systems = published_systems(con, key)
+    systems = published_systems(con, key, language=campaign.language)
     labels = dict(zip(systems["system"], systems["label"]))
     groups = dict(zip(systems["system"], systems["group"]))
     scores = only_published(_scores(con, key), systems)
