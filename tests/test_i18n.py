@@ -31,7 +31,7 @@ from scorehouse.warehouse.toml_writer import toml_table
 ROOT = Path(__file__).resolve().parents[1]
 LANGUAGES = ("en", "fr")
 # Families whose pages the French test covers (the demo builds each of them).
-FAMILIES = {"pos": True, "parsing": True, "coref": False, "terms": False, "calls": True}
+FAMILIES = {"pos": True, "parsing": True, "coref": True, "terms": False, "calls": True}
 # Titles of cited works keep their language.
 CITED = {"Data, Annotations and Measures in EASY, the Evaluation Campaign for Parsers of French"}
 
