@@ -47,6 +47,7 @@ PAIRS = 12  # closest pairs shown per system and kind (smallest dt; nearest the 
 TOLERANCE = 1e-9  # d(e) <= sigma up to float error (docs/metrics/terms.md)
 REFERENCES = {"reference": N_("corpus reference"), "validated": N_("own validated list"),
               "incremental": N_("incremental reference (CoRReCT)")}  # shown translated
+LISTS = (N_("reference"), N_("terms"), N_("variants"), N_("relations"), N_("validated"))  # roles
 WITHHELD = "(withheld system)"
 
 
