@@ -13,6 +13,11 @@ made LF and its text in Unicode NFC, whatever the format.
 
 Bytes that are not UTF-8 are left as they are: the reader's decoding names the line of the first
 bad byte.
+
+- **Word separators**: words and fields are split where sclite splits them, on the C library's
+  ``isspace`` bytes (:data:`BLANKS`: space, TAB, LF, VT, FF, CR) and nowhere else: a no-break space
+  (U+00A0), an ideographic space (U+3000), any other character of Unicode's ``Zs`` class, NEL or
+  the separators U+001C-U+001F stay inside the word, as in ``sclite -e utf-8`` and jiwer.
 """
 
 from __future__ import annotations
@@ -24,11 +29,23 @@ from pathlib import Path
 
 from scorehouse.etl.errors import InputError
 
-VERSION = "text:lf,nfc"  # part of every staged input's hash: a change here re-reads the files
+VERSION = "text:lf,nfc,blanks"  # in every staged input's hash: a change here re-reads the files
 SIGNATURE = "text:nfc"  # in every family's signature
 MAX_FILE_BYTES = int(os.environ.get("SCOREHOUSE_MAX_FILE_BYTES", 4 * 2**30))
 MAX_LINE_CHARS = 100_000
 _LONG_LINE = re.compile(rb"[^\n]{%d}" % (MAX_LINE_CHARS + 1))
+BLANKS = " \t\n\v\f\r"  # sclite's word separators: isspace() in the C locale
+WORD = r"[^ \t\n\x0B\x0C\r]+"  # a word between sclite's separators (a Polars/Rust pattern)
+_OTHER_SPACE = re.compile(r"[^\S \t\n\v\f\r]")  # what str.split() splits on, sclite does not
+_BLANK_RUN = re.compile(r"[ \t\n\v\f\r]+")
+
+
+def fields_of(text: str):
+    """The ``split`` for the lines of ``text``: ``line.split()`` cut at sclite's separators
+    (:data:`BLANKS`) only; plain ``str.split`` when ``text`` holds no other whitespace."""
+    if not _OTHER_SPACE.search(text):
+        return str.split
+    return lambda line: [f for f in _BLANK_RUN.split(line) if f]
 
 
 def prepared(path: str | Path, data: bytes) -> bytes:

@@ -26,7 +26,8 @@ def _reports(tmp_path, ref, hyp, fmt: tuple[str, str]):
                           timeout=120, cwd=ref.parent)  # the system is named as given: short
     assert done.returncode == 0, done.stderr.decode()
     result = subprocess.run([sys.executable, "-m", "scorehouse", "wer", ref.name, hyp.name,
-                             "--report", str(ours)], cwd=ref.parent, capture_output=True)
+                             "--case", "sensitive", "--report", str(ours)], cwd=ref.parent,
+                            capture_output=True)
     assert result.returncode == 0, result.stderr.decode()
     return theirs, ours
 

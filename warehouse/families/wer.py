@@ -26,6 +26,7 @@ from scorehouse.scorers.alignment import LEVENSHTEIN, SCLITE, Costs
 from scorehouse.scorers.wer import (
     CASES,
     METHODS,
+    SEPARATORS,
     UNITS,
     Markers,
     align_tokens,
@@ -51,7 +52,7 @@ from scorehouse.warehouse.staging import Slot, StageJob, stage_files
 SQL_FOLDER = "wer"
 CAMPAIGN_KEYS = {  # the keys campaign.toml may give a wer task (campaign.check_keys)
     "task": ("methods", "case", "markers", "costs", "intervals", "format", "id_field",
-             "text_field", "unit"),
+             "text_field", "unit", "separators"),
     "corpus": ("reference", "metadata"),
     "system": ("hypotheses", "interpretations", "comment_detection"),
 }
@@ -74,6 +75,7 @@ class Options:
     markers: Markers
     costs: Costs
     unit: str = "word"
+    separators: str = "sclite"
 
     @classmethod
     def of(cls, task: Task) -> "Options":
@@ -97,6 +99,10 @@ class Options:
         unit = o.get("unit", "word")
         if unit not in UNITS:
             raise CampaignError(f"task {task.id}: unit: expected one of {UNITS}, found {unit!r}")
+        separators = o.get("separators", "sclite")
+        if separators not in SEPARATORS:
+            raise CampaignError(f"task {task.id}: separators: expected one of "
+                                f"{sorted(SEPARATORS)}, found {separators!r}")
         fmt = o.get("format", "auto")
         if fmt not in ("auto", *transcripts.FORMATS):
             raise CampaignError(f"task {task.id}: format: expected one of "
@@ -109,10 +115,11 @@ class Options:
             if "reference" not in corpus.files:
                 raise CampaignError(f"task {task.id}: corpus {corpus.id}: "
                                     "expected a 'reference' file")
-        return cls(methods, case, markers, COSTS[costs], unit)
+        return cls(methods, case, markers, COSTS[costs], unit, separators)
 
     def signature(self, method: str) -> str:
-        return signature(method, self.case, self.markers, self.costs, code_version(), self.unit)
+        return signature(method, self.case, self.markers, self.costs, code_version(), self.unit,
+                         self.separators)
 
     def ier_signature(self) -> str:
         """sacrebleu-style signature of the interpretation error rates."""
@@ -295,7 +302,8 @@ def _normalised_reference(con, sha: str, options: Options) -> dict:
     ref = frame(con, "SELECT utt_id, text FROM stg_wer_trn WHERE sha256 = ? ORDER BY line_no",
                 [sha])
     return {"utt_id": ref["utt_id"],
-            **{m: units(normalise(ref, m, options.markers, options.case)["tokens"], options.unit)
+            **{m: units(normalise(ref, m, options.markers, options.case,
+                                         options.separators)["tokens"], options.unit)
                for m in options.methods}}
 
 
@@ -316,7 +324,8 @@ def compute_unit(ids: dict, reference: dict, hyp: pl.DataFrame, options: Options
     hyp_texts = matched.select("utt_id", "text")
     aligned = []
     for method in options.methods:
-        hyp_tokens = units(normalise(hyp_texts, method, options.markers, options.case)["tokens"],
+        hyp_tokens = units(normalise(hyp_texts, method, options.markers, options.case,
+                                         options.separators)["tokens"],
                            options.unit)
         pairs = align_tokens(reference[method], hyp_tokens, options.costs)
         n = len(reference["utt_id"])

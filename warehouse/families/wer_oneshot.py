@@ -20,8 +20,13 @@ def wer(reference: Source, hypothesis: Source, *,
         method: Annotated[Literal["none", "m1", "m2", "m3", "m4"],
                           "Normalisation method (docs/metrics/wer.md); none scores the tokens "
                           "as they are."] = "none",
-        case: Annotated[Literal["sensitive", "insensitive"],
-                        "Compare the tokens as written, or lower-cased."] = "sensitive",
+        case: Annotated[Literal["sensitive", "insensitive", "unicode"],
+                        "insensitive: fold ASCII letters as sclite does by default; sensitive: "
+                        "as written (sclite -s); unicode: Unicode lower case (not sclite)."
+                        ] = "insensitive",
+        separators: Annotated[Literal["sclite", "unicode"],
+                              "Split words where sclite does (space, TAB, VT, FF, CR), or on "
+                              "every Unicode space (no-break spaces too)."] = "sclite",
         costs: Annotated[Literal["sclite", "levenshtein"],
                          "sclite: weights 0/3/3/4 and sclite's tie-breaking; levenshtein: unit "
                          "costs."] = "sclite",
@@ -49,7 +54,8 @@ def wer(reference: Source, hypothesis: Source, *,
     I, ops); ``report["missing"]``: the reference ids without a hypothesis.
     """
     options = {"methods": [method], "case": case, "costs": costs, "intervals": False, "unit": unit,
-               "format": format, "id_field": id_field, "text_field": text_field}
+               "format": format, "id_field": id_field, "text_field": text_field,
+               "separators": separators}
     write = partial(_transcript, format, id_field, text_field)
     con, campaign, notes = oneshot.score("wer", reference, hypothesis, options,
                                          roles=("reference", "hypotheses"),
