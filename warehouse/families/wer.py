@@ -123,7 +123,8 @@ class Options:
 
     def ier_signature(self) -> str:
         """sacrebleu-style signature of the interpretation error rates."""
-        return f"ier|reject:{self.markers.reject_label}|{TEXT}|version:{code_version()}"
+        return (f"ier|reject:{self.markers.reject_label}|comment:{self.markers.comment_label}"
+                f"|{TEXT}|version:{code_version()}")
 
 
 # ---------------------------------------------------------------- load
@@ -263,6 +264,13 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
             if unit["reference"] is None or unit["hypotheses"] is None:
                 continue
             comments = bool(system.options.get("comment_detection", False))
+            if comments and unit["metadata"] and unit["interpretations"] and not con.execute(
+                    "SELECT 1 FROM stg_wer_metadata WHERE sha256 = ? AND field = "
+                    "'interpretation_comments' LIMIT 1", [unit["metadata"]]).fetchone():
+                raise CampaignError(
+                    f"task {task.id}: system {system.id} has comment_detection, but corpus "
+                    f"{corpus.id}'s metadata has no interpretation_comments column (the "
+                    "reference interpretation with comments replaced, thesis 4.5)")
             state = fingerprint({"inputs": unit,
                                  "options": [options.signature(m) for m in options.methods],
                                  "comment_detection": comments})
@@ -345,7 +353,8 @@ def compute_unit(ids: dict, reference: dict, hyp: pl.DataFrame, options: Options
             build(con, SQL_FOLDER, "fct_ier_utterance", **ids,
                   metadata_sha=_sha(ier["stg_wer_metadata"]),
                   interpretation_sha=_sha(ier["stg_wer_interpretation"]),
-                  reject=options.markers.reject_label, comment_detection=ier["comment_detection"],
+                  reject=options.markers.reject_label, comment=options.markers.comment_label,
+                  comment_detection=ier["comment_detection"],
                   signature=options.ier_signature())
     context = None if ier is None else {t: ier[t] for t in ("stg_wer_metadata",
                                                              "stg_wer_interpretation")}
