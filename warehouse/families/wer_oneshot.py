@@ -102,8 +102,13 @@ def sclite_reports(con, unit: dict, folder: Path, name: str) -> list[Path]:
          AND i.corpus = a.corpus AND i.system = '' AND i.role = 'reference'
         JOIN stg_wer_trn t ON t.sha256 = i.sha256 AND t.utt_id = a.utt_id
         LEFT JOIN stg_wer_segment s ON s.sha256 = i.sha256 AND s.utt_id = a.utt_id
+        LEFT JOIN cat_input_current hi ON hi.campaign = a.campaign AND hi.task = a.task
+         AND hi.corpus = a.corpus AND hi.system = a.system AND hi.role = 'hypotheses'
+        LEFT JOIN stg_wer_trn h ON h.sha256 = hi.sha256 AND h.utt_id = a.utt_id
         WHERE a.campaign = $campaign AND a.task = $task AND a.corpus = $corpus
-          AND a.system = $system AND a.method = $method ORDER BY t.line_no""", unit)
+          AND a.system = $system AND a.method = $method
+        -- sclite's order: a trn hypothesis file's (then the missing utterances), an STM's
+        ORDER BY CASE WHEN s.utt_id IS NULL THEN h.line_no END NULLS LAST, t.line_no""", unit)
     if not rows.height:
         raise oneshot.OptionError(f"no alignment for {unit}")
     rows = [{**r, "speaker": r["speaker"] or layout.speaker_of(r["id"])}
