@@ -84,9 +84,19 @@ def _passes(row: dict) -> list[tuple[int, int]]:
     return out
 
 
-def _alignment(row: dict) -> list[str]:
+_UPPER = str.maketrans("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def ascii_lower(text: str) -> str:
+    """sclite's case folding without ``-s``: ASCII letters only (C ``tolower``)."""
+    return text.translate(_LOWER)
+
+
+def _alignment(row: dict, sensitive: bool = True) -> list[str]:
     """The ``REF:``, ``HYP:`` and ``Eval:`` lines, columns padded to the wider word in bytes,
-    ``*`` on the gap side, cut in passes (:func:`_passes`) continued on ``>>`` lines."""
+    ``*`` on the gap side, cut in passes (:func:`_passes`) continued on ``>>`` lines; without
+    ``-s`` (``sensitive`` false) the ASCII letters of an error's words are upper-cased."""
     lines = []
     for start, end in _passes(row):
         refs, hyps, evals = [], [], []
@@ -96,6 +106,8 @@ def _alignment(row: dict) -> list[str]:
             refs.append(_pad(ref if ref is not None else _GAP[:_size(hyp)], width))
             hyps.append(_pad(hyp if hyp is not None else _GAP[:_size(ref)], width))
             evals.append(_pad("" if op == "C" else op, width))
+            if not sensitive and op != "C":
+                refs[-1], hyps[-1] = refs[-1].translate(_UPPER), hyps[-1].translate(_UPPER)
         more = ">> " if start else ""
         lines += ([""] if start else []) + [f"{more}REF:  " + " ".join(refs) + " ",
                                             f"{more}HYP:  " + " ".join(hyps) + " ",
@@ -103,8 +115,9 @@ def _alignment(row: dict) -> list[str]:
     return lines
 
 
-def pra_report(rows: list[dict], name: str) -> str:
-    """The ``.pra`` alignments (sclite ``-o pra``), speaker by speaker."""
+def pra_report(rows: list[dict], name: str, sensitive: bool = True) -> str:
+    """The ``.pra`` alignments (sclite ``-o pra``), speaker by speaker: with ``-s`` when
+    ``sensitive``, else sclite's default layout (no ``Attributes`` line, errors upper-cased)."""
     speakers = _by_speaker(rows)
     out = ["", "", "\t\tDUMP OF SYSTEM ALIGNMENT STRUCTURE", "", f"System name:   {name}", "",
            "Speakers: "]
@@ -116,9 +129,9 @@ def pra_report(rows: list[dict], name: str) -> str:
             c = _counts([row])
             out += [f"id: ({row['id']})"]
             out += [f"{k}: {row[k]}" for k in ("Labels", "File", "Channel") if row.get(k)]
-            out += [f"Scores: (#C #S #D #I) {c['C']} {c['S']} {c['D']} {c['I']}",
-                    "Attributes: Case_sensitve "]
-            out += _alignment(row)  # sclite shows no alignment for an empty pair
+            out += [f"Scores: (#C #S #D #I) {c['C']} {c['S']} {c['D']} {c['I']}"]
+            out += ["Attributes: Case_sensitve "] if sensitive else []
+            out += _alignment(row, sensitive)  # sclite shows no alignment for an empty pair
             out.append("")
     return "\n".join(out) + "\n\n"
 

@@ -93,6 +93,7 @@ def sclite(folder, rows, name, order=None) -> dict[str, bytes]:
     return {suffix: (out / f"{name}.{suffix}").read_bytes() for suffix in ("sys", "pra", "dtl")}
 
 
+@pytest.mark.slow
 def test_hundreds_of_generated_layouts_are_sclites(tmp_path):
     seen = set()
     for seed in range(240):

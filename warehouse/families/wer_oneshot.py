@@ -94,7 +94,7 @@ def sclite_reports(con, unit: dict, folder: Path, name: str) -> list[Path]:
     from scorehouse.scorers import sclite_reports as layout
 
     rows = frame(con, """
-        SELECT a.utt_id AS id, a.ref_tokens AS ref, a.hyp_tokens AS hyp, a.ops,
+        SELECT a.utt_id AS id, a.ref_tokens AS ref, a.hyp_tokens AS hyp, a.ops, a.signature,
                s.speaker, s.file AS "File", s.channel AS "Channel",
                CASE WHEN s.labels <> '' THEN '<' || s.labels || '>' END AS "Labels"
         FROM int_wer_aligned_utterance a
@@ -111,14 +111,18 @@ def sclite_reports(con, unit: dict, folder: Path, name: str) -> list[Path]:
         ORDER BY CASE WHEN s.utt_id IS NULL THEN h.line_no END NULLS LAST, t.line_no""", unit)
     if not rows.height:
         raise oneshot.OptionError(f"no alignment for {unit}")
-    rows = [{**r, "speaker": r["speaker"] or layout.speaker_of(r["id"])}
+    sensitive = "|case:sensitive|" in rows["signature"][0]
+    fold = (lambda v: v) if sensitive else layout.ascii_lower  # sclite without -s folds ids too
+    rows = [{**r, "speaker": fold(r["speaker"] or layout.speaker_of(r["id"])), "id": fold(r["id"]),
+             **{k: r[k] and fold(r[k]) for k in ("File", "Channel", "Labels")}}
             for r in rows.to_dicts()]
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise oneshot.OptionError(f"report: cannot create {folder}: {err.strerror}") from None
     written = []
-    for suffix, write in (("sys", layout.sys_report), ("pra", layout.pra_report),
+    for suffix, write in (("sys", layout.sys_report),
+                          ("pra", partial(layout.pra_report, sensitive=sensitive)),
                           ("dtl", layout.dtl_report)):
         path = folder / f"{Path(name).name if not name.startswith('<') else 'hypotheses'}.{suffix}"
         path.write_text(write(rows, name), encoding="utf-8")
