@@ -1,18 +1,21 @@
 """sclite's report files from a WER alignment, in sclite's layout, so that the scripts that parse
 ``sclite -o sum pra dtl`` output keep working on scorehouse's (``scorehouse wer --report DIR``).
 
-* ``.sys``: the system summary by speaker (sclite's ``sum``): per speaker ``# Snt # Wrd`` and the
-  percentages ``Corr Sub Del Ins Err S.Err`` of the words, then ``Sum/Avg``, ``Mean``, ``S.D.``
-  and ``Median`` over the speakers;
+* ``.sys``: the system summary by speaker (sclite's ``sum``: scorers/sclite_sys.py);
 * ``.pra``: every utterance's alignment, speaker by speaker (``id:``, ``Scores: (#C #S #D #I)``,
-  ``REF:``, ``HYP:``, ``Eval:`` lines, columns padded to the longer word, ``*`` on the gap side);
+  ``REF:``, ``HYP:``, ``Eval:`` lines, columns padded to the longer word in bytes, ``*`` on the
+  gap side, an alignment longer than 1,000 bytes continued on ``>> REF:`` lines);
 * ``.dtl``: the detailed report: sentence and word performance, then the confusion pairs, the
   inserted, deleted, substituted and falsely recognised words with their counts.
 
-An utterance's speaker is its STM speaker, else (trn) the part of its id before the first ``_``
-or ``-``, as ``sclite -i spu_id`` reads it. Scores are the case-sensitive layout of ``sclite -s``
-(error words are not upper-cased). Pure functions over the aligned rows: ``id``, ``speaker``,
-``ref`` and ``hyp`` (aligned token lists, None on the gap side) and ``ops`` (C, S, D, I).
+An utterance's speaker is its STM speaker, else (trn) the part of its id before the first ``-``,
+or before the first ``_`` when there is no ``-``, as ``sclite -i spu_id`` reads it. Speakers and
+utterances come in the order of the rows (the caller gives the hypothesis file's, as sclite
+lists them). The layout is ``sclite -s``'s, or, for a case-insensitive alignment, sclite's
+default (``pra_report(sensitive=False)``: an error's words upper-cased, no ``Attributes`` line;
+the caller folds the ids). Percentages are rounded as sclite rounds them (``f_round``). Pure
+functions over the aligned rows: ``id``, ``speaker``, ``ref`` and ``hyp`` (aligned token lists,
+None on the gap side) and ``ops`` (C, S, D, I).
 """
 
 from __future__ import annotations
