@@ -36,16 +36,21 @@ MAX_LINE_CHARS = 100_000
 _LONG_LINE = re.compile(rb"[^\n]{%d}" % (MAX_LINE_CHARS + 1))
 BLANKS = " \t\n\v\f\r"  # sclite's word separators: isspace() in the C locale
 WORD = r"[^ \t\n\x0B\x0C\r]+"  # a word between sclite's separators (a Polars/Rust pattern)
-_OTHER_SPACE = re.compile(r"[^\S \t\n\v\f\r]")  # what str.split() splits on, sclite does not
+# what str.split() splits on and sclite does not (looked for one by one: 100 times a regex's speed)
+_OTHER_SPACES = [c for c in map(chr, range(0x3001)) if c.isspace() and c not in BLANKS]
 _BLANK_RUN = re.compile(r"[ \t\n\v\f\r]+")
 
 
-def fields_of(text: str):
-    """The ``split`` for the lines of ``text``: ``line.split()`` cut at sclite's separators
-    (:data:`BLANKS`) only; plain ``str.split`` when ``text`` holds no other whitespace."""
-    if not _OTHER_SPACE.search(text):
-        return str.split
-    return lambda line: [f for f in _BLANK_RUN.split(line) if f]
+def blank_lines(text: str):
+    """``(line number, line, fields)`` for each line of ``text`` that is not blank: the line
+    stripped and split at sclite's separators (:data:`BLANKS`) only; through ``str.strip`` and
+    ``str.split`` (the fastest) when ``text`` holds no other whitespace."""
+    plain = not any(space in text for space in _OTHER_SPACES)
+    for number, raw in enumerate(text.split("\n"), 1):
+        line = raw.strip() if plain else raw.strip(BLANKS)
+        if line:
+            yield number, line, (line.split() if plain else
+                                 [f for f in _BLANK_RUN.split(line) if f])
 
 
 def prepared(path: str | Path, data: bytes) -> bytes:
