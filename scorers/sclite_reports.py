@@ -52,10 +52,10 @@ def _percent(part: int, whole: int, width: int) -> str:
     return f"{f_round(pct(part, whole), 1):{width}.1f}%"
 
 
-def sys_report(rows: list[dict], name: str) -> str:
-    """The ``.sys`` summary (sclite ``-o sum``: scorers/sclite_sys.py)."""
+def sys_report(rows: list[dict], name: str, chars: bool = False) -> str:
+    """The ``.sys`` summary (sclite ``-o sum``: scorers/sclite_sys.py; ``chars``: CER)."""
     return sclite_sys.sys_report([(speaker, _counts(mine))
-                                  for speaker, mine in _by_speaker(rows).items()], name)
+                                  for speaker, mine in _by_speaker(rows).items()], name, chars)
 
 
 LINE_BYTES = 1000  # sclite's alignment line width (-l): longer alignments go on >> lines

@@ -111,15 +111,15 @@ def _stats(values: list[float]) -> tuple[float, float, float]:
     return mean, (math.sqrt(spread / (len(values) - 1)) if spread != 0.0 else 0.0), median
 
 
-def sys_report(speakers: list[tuple[str, dict]], name: str) -> str:
+def sys_report(speakers: list[tuple[str, dict]], name: str, chars: bool = False) -> str:
     """The ``.sys`` text from each speaker's counts (``snt``, ``serr``, ``C``, ``S``, ``D``,
-    ``I``), in sclite's speaker order."""
+    ``I``), in sclite's speaker order; ``chars``: a character alignment (``-c``: ``# Chr``)."""
     columns = ("C", "S", "D", "I", "E")
     arrays = {k: [] for k in columns}
     snts, words, serrs, zero = [], [], [], 0
     rows = [("", "c", [name]),
-            ("-", "l|cc|cccccc", [" SPKR", " # Snt", "# Wrd", "Corr", " Sub", " Del", " Ins",
-                                  " Err", "S.Err"])]
+            ("-", "l|cc|cccccc", [" SPKR", " # Snt", "# Chr" if chars else "# Wrd", "Corr",
+                                  " Sub", " Del", " Ins", " Err", "S.Err"])]
     total = dict.fromkeys(["snt", "serr", "C", "S", "D", "I"], 0)
     for speaker, c in speakers:
         c = {**c, "E": c["S"] + c["D"] + c["I"]}

@@ -113,8 +113,11 @@ def test_hundreds_of_generated_layouts_are_sclites(tmp_path):
             ("spu_id dash", any("-" in u and "_" in u.split("-")[0] for u, _, _ in rows)),
             ("# Wrd over 999", "| Sum/Avg|" in text and any(
                 len(r.split()) >= 1000 for _, r, _ in rows)),
+            ("non-ASCII names", not name.isascii() and any(not u.isascii() for u, _, _ in rows)),
+            ("hypothesis order", [u for u, _, _ in rows] != sorted(u for u, _, _ in rows)),
+            ("wide system name", len(name) > 64),
         ) if there}
-    assert len(seen) == 7, seen  # every class of layout was generated
+    assert len(seen) == 10, seen  # every class of layout was generated
 
 
 def test_ten_thousand_sentences_and_sclites_rounding(tmp_path):

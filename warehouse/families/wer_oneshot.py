@@ -111,7 +111,8 @@ def sclite_reports(con, unit: dict, folder: Path, name: str) -> list[Path]:
         ORDER BY CASE WHEN s.utt_id IS NULL THEN h.line_no END NULLS LAST, t.line_no""", unit)
     if not rows.height:
         raise oneshot.OptionError(f"no alignment for {unit}")
-    sensitive = "|case:sensitive|" in rows["signature"][0]
+    rows_signature = rows["signature"][0]
+    sensitive = "|case:sensitive|" in rows_signature
     fold = (lambda v: v) if sensitive else layout.ascii_lower  # sclite without -s folds ids too
     rows = [{**r, "speaker": fold(r["speaker"] or layout.speaker_of(r["id"])), "id": fold(r["id"]),
              **{k: r[k] and fold(r[k]) for k in ("File", "Channel", "Labels")}}
@@ -121,7 +122,8 @@ def sclite_reports(con, unit: dict, folder: Path, name: str) -> list[Path]:
     except OSError as err:
         raise oneshot.OptionError(f"report: cannot create {folder}: {err.strerror}") from None
     written = []
-    for suffix, write in (("sys", layout.sys_report),
+    chars = "|unit:char|" in rows_signature
+    for suffix, write in (("sys", partial(layout.sys_report, chars=chars)),
                           ("pra", partial(layout.pra_report, sensitive=sensitive)),
                           ("dtl", layout.dtl_report)):
         path = folder / f"{Path(name).name if not name.startswith('<') else 'hypotheses'}.{suffix}"
