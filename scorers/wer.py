@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -63,13 +64,13 @@ class Markers:
         values = {}
         for key, value in mapping.items():
             if key in ("reject_label", "comment_label"):
-                if not isinstance(value, str) or not value.strip() or len(value.split()) != 1:
+                if not isinstance(value, str) or not re.fullmatch(WORD, value):
                     raise ValueError(f"marker {key}: expected one token, found {value!r}")
                 values[key] = value
             else:
                 if isinstance(value, str):
                     value = [value]
-                if not value or not all(isinstance(v, str) and v and len(v.split()) == 1
+                if not value or not all(isinstance(v, str) and re.fullmatch(WORD, v)
                                         for v in value):
                     raise ValueError(f"marker {key}: expected a list of tokens, found {value!r}")
                 values[key] = tuple(value)
