@@ -11,10 +11,11 @@ changes) and, elsewhere, keeps every unchanged character where it is.
   pair equal forms wherever they are: against gold ``a b c db``, the system ``a z c d b`` (a
   typo, a split) had its last ``b`` paired with the gold ``b``, and the unchanged ``c`` fell
   into a differing stretch.
-* A deletion and an insertion at most :data:`SLIDE` paired characters apart are realigned so
-  that they face each other (a typo in a run of one letter: ``aaa`` against ``aax``; the LCS may
-  have kept the second and third ``a`` and called the first deleted), by a weighted edit
-  distance over that stretch that keeps as many characters.
+* A deletion and an insertion (each of at most :data:`SLIDE` characters) at most :data:`SLIDE`
+  paired characters apart are realigned so that they face each other, by a weighted edit
+  distance over that stretch that keeps as many characters: a typo in a run of one letter
+  (gold ``aaa``, system ``aax``) may have had the system's two ``a`` paired with the gold's last
+  two, the first gold ``a`` deleted and ``x`` inserted.
 * Between two kept characters, the leftover characters of both sides face each other in order
   (substitutions map onto their gold position); the rest of the longer side maps nowhere.
 * A system token takes the gold span from its first to its last mapped character (an empty
@@ -42,7 +43,8 @@ def recover_spans(g: Side, s: Side, g_text: str, s_text: str) -> tuple[Side, pl.
     # wherever they are, and a form repeated further on drags unchanged characters out of place
     partner = align(_code_points(g_text), _code_points(s_text))
     gp = np.flatnonzero(partner >= 0)
-    gp, sp = _regroup(g_text, s_text, gp, partner[gp])
+    gp, sp = _realign(g_text, s_text, gp, partner[gp], _starts(g, len(g_text)),
+                      _starts(s, len(s_text)))
     # gaps between consecutive paired characters: gold [ga, gb), system [sa, sb); no character
     # of a gold gap equals one of its system gap (else the LCS would be longer)
     ga, gb = np.concatenate([[0], gp + 1]), np.concatenate([gp, [len(g_text)]])
@@ -74,77 +76,103 @@ def recover_spans(g: Side, s: Side, g_text: str, s_text: str) -> tuple[Side, pl.
     return replace(s, t_start=start, t_end=end), differences
 
 
-SLIDE = 32  # paired characters a deletion and an insertion may lie apart and still be regrouped
+SLIDE = 32  # how far (in characters) a stretch of differences is re-examined around it
 
 
-def _regroup(g_text: str, s_text: str, gp: np.ndarray, sp: np.ndarray):
-    """The paired characters ``gp``/``sp`` of an LCS, with each deletion and insertion that lie
-    at most :data:`SLIDE` paired characters apart (the LCS put them there, in a run of one letter,
-    say ``aaa`` against ``aax``) realigned so that the leftover characters face each other: among
-    the alignments of the stretch that keep as many characters, one that leaves the most of them
-    facing (substitutions), by :func:`_most_facing`."""
+def _realign(g_text: str, s_text: str, gp: np.ndarray, sp: np.ndarray, g_bound: np.ndarray,
+             s_bound: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The paired characters ``gp``/``sp`` of an LCS, re-chosen around the stretches of
+    differences where another LCS exists (a stretch that can slide over equal characters, or a
+    deletion and an insertion at most :data:`SLIDE` characters long and apart): among the
+    alignments of the window that keep as many characters, one that leaves the most characters
+    facing (substitutions), then keeps the most token starts in step (``g_bound``, ``s_bound``:
+    a token starts at that character), by :func:`_best_pairs`."""
     ga, gb = np.concatenate([[0], gp + 1]), np.concatenate([gp, [len(g_text)]])
     sa, sb = np.concatenate([[0], sp + 1]), np.concatenate([sp, [len(s_text)]])
     gap = np.flatnonzero((gb > ga) | (sb > sa))  # gap k lies between pairs k - 1 and k
     deleted, inserted = (sb[gap] == sa[gap]), (gb[gap] == ga[gap])
+    short = np.maximum(gb[gap] - ga[gap], sb[gap] - sa[gap]) <= SLIDE
     near = np.flatnonzero(((deleted[:-1] & inserted[1:]) | (inserted[:-1] & deleted[1:]))
-                          & (np.diff(gap) <= SLIDE))
-    if not len(near):
+                          & short[:-1] & short[1:] & (np.diff(gap) <= SLIDE))
+    windows = [(int(gap[j]), int(gap[j + 1])) for j in near.tolist()]  # pairs [p0, p1) redone
+    for k in gap.tolist():
+        g0, g1, s0, s1 = int(ga[k]), int(gb[k]), int(sa[k]), int(sb[k])
+        left = right = 0
+        while (left < SLIDE and k - left > 0 and gp[k - left - 1] == g0 - left - 1
+               and sp[k - left - 1] == s0 - left - 1
+               and ((g1 > g0 and g_text[g1 - left - 1] == g_text[g0 - left - 1])
+                    or (s1 > s0 and s_text[s1 - left - 1] == s_text[s0 - left - 1]))):
+            left += 1
+        while (right < SLIDE and k + right < len(gp) and gp[k + right] == g1 + right
+               and sp[k + right] == s1 + right
+               and ((g1 > g0 and g_text[g0 + right] == g_text[g1 + right])
+                    or (s1 > s0 and s_text[s0 + right] == s_text[s1 + right]))):
+            right += 1
+        if left or right:
+            windows.append((k - left, k + right))
+    if not windows:
         return gp, sp
+    windows.sort()
+    merged = [list(windows[0])]
+    for p0, p1 in windows[1:]:
+        if p0 <= merged[-1][1]:  # the two windows share a gap
+            merged[-1][1] = max(merged[-1][1], p1)
+        else:
+            merged.append([p0, p1])
     keep = np.ones(len(gp), dtype=bool)
-    extra, taken = [], -2
-    for j in near.tolist():
-        if j == taken + 1:  # its first gap closes the stretch before
-            continue
-        k, k2 = int(gap[j]), int(gap[j + 1])
-        g0, g1, s0, s1 = int(ga[k]), int(gb[k2]), int(sa[k]), int(sb[k2])
-        pairs = _most_facing(g_text[g0:g1], s_text[s0:s1])
-        if _facing(pairs, g1 - g0, s1 - s0):  # else the gaps stay (the second may pair on)
-            taken = j
-            keep[k:k2] = False  # the pairs between the two gaps
-            extra += [(g0 + x, s0 + y) for x, y in pairs]
+    extra = []
+    for p0, p1 in merged:
+        keep[p0:p1] = False
+        g0, g1 = int(ga[p0]), int(gb[p1])
+        s0, s1 = int(sa[p0]), int(sb[p1])
+        extra += [(g0 + x, s0 + y) for x, y in _best_pairs(
+            g_text[g0:g1], s_text[s0:s1], g_bound[g0:g1].tolist(), s_bound[s0:s1].tolist())]
     both = np.array(extra, dtype=np.int64).reshape(-1, 2)
     gp, sp = np.concatenate([gp[keep], both[:, 0]]), np.concatenate([sp[keep], both[:, 1]])
     order = np.argsort(gp, kind="stable")
     return gp[order], sp[order]
 
 
-def _facing(pairs: list[tuple[int, int]], n: int, m: int) -> int:
-    """The characters left facing across the gaps between ``pairs`` (of two strings of lengths
-    ``n`` and ``m``): the substitutions."""
-    ends = [(-1, -1), *pairs, (n, m)]
-    return sum(min(x1 - x0, y1 - y0) - 1 for (x0, y0), (x1, y1) in zip(ends, ends[1:]))
-
-
-def _most_facing(a: str, b: str) -> list[tuple[int, int]]:
-    """Pairs of equal characters of ``a`` and ``b``: as many as an LCS, and among those, pairs
-    that leave the most characters facing across the gaps between them (a weighted edit
-    distance: a deletion or an insertion costs w, a substitution 2w - 1, w longer than both
-    strings). Read from the front of the table of suffix costs, preferring a pair, then a
-    deletion."""
+def _best_pairs(a: str, b: str, a_start: list[bool], b_start: list[bool]) -> list[tuple[int, int]]:
+    """Pairs of equal characters of ``a`` and ``b``: as many as an LCS; among those, the most
+    characters left facing across the gaps between pairs (substitutions); among those, the most
+    pairs of two token starts (``a_start``, ``b_start``). A weighted edit distance: a deletion or
+    an insertion costs w = f², a substitution 2w - f, a pair of two token starts -1 (f longer
+    than both strings). Read from the front of the table of suffix costs, preferring a pair,
+    then a substitution, then a deletion."""
     n, m = len(a), len(b)
-    w = n + m + 1
+    f = n + m + 1
+    w = f * f
     cost = [[0] * (m + 1) for _ in range(n + 1)]
     for x in range(n, -1, -1):
-        row = cost[x]
+        row, below = cost[x], cost[x + 1] if x < n else None
         for y in range(m, -1, -1):
             if x == n or y == m:
                 row[y] = w * ((n - x) + (m - y))
                 continue
-            row[y] = min(cost[x + 1][y + 1] + (0 if a[x] == b[y] else 2 * w - 1),
-                         cost[x + 1][y] + w, row[y + 1] + w)
+            diagonal = below[y + 1] + ((-1 if a_start[x] and b_start[y] else 0) if a[x] == b[y]
+                                       else 2 * w - f)
+            row[y] = min(diagonal, below[y] + w, row[y + 1] + w)
     pairs, x, y = [], 0, 0
     while x < n and y < m:
-        if a[x] == b[y] and cost[x][y] == cost[x + 1][y + 1]:
+        step = cost[x + 1][y + 1] + (-1 if a_start[x] and b_start[y] else 0)
+        if a[x] == b[y] and cost[x][y] == step:
             pairs.append((x, y))
             x, y = x + 1, y + 1
-        elif cost[x][y] == cost[x + 1][y + 1] + 2 * w - 1:
+        elif a[x] != b[y] and cost[x][y] == cost[x + 1][y + 1] + 2 * w - f:
             x, y = x + 1, y + 1
         elif cost[x][y] == cost[x + 1][y] + w:
             x += 1
         else:
             y += 1
     return pairs
+
+
+def _starts(side: Side, n: int) -> np.ndarray:
+    """For each of the ``n`` characters of a side's stream, whether a token starts there."""
+    starts = np.zeros(n + 1, dtype=bool)
+    starts[side.t_start] = True
+    return starts[:n]
 
 
 def _code_points(text: str) -> np.ndarray:

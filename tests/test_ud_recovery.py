@@ -57,6 +57,18 @@ def test_a_typo_next_to_a_split_keeps_the_unchanged_token():
     assert counts(result)["Tokens"] == (3, 4, 5, None)
 
 
+def test_a_letter_lost_at_a_token_edge_leaves_the_next_token_whole():
+    """Gold ``disponible et``, system ``disponibl et``: the characters alone cannot say which
+    ``e`` went missing; the alignment that keeps the token starts in step says the first, so
+    ``et`` still counts."""
+    gold = doc([w(1, "disponible", 0, "root"), w(2, "et", 1, "cc")])
+    system = doc([w(1, "disponibl", 0, "root"), w(2, "et", 1, "cc")])
+    result = evaluate(frame(gold), frame(system), recover=True)
+    assert result.differences.rows() == [(1, 2, "e", "")]  # (system: where "et" starts)
+    assert counts(result)["Tokens"] == (1, 2, 2, None)
+    assert counts(result)["LAS"] == (1, 2, 2, 1)
+
+
 # ---------------------------------------------------------------- generated cases
 
 def _tokenisations(rng, alphabet):
