@@ -19,8 +19,8 @@ changes) and, elsewhere, keeps every unchanged character where it is.
 * Between two kept characters, the leftover characters of both sides face each other in order
   (substitutions map onto their gold position); the rest of the longer side maps nowhere.
 * A system token takes the gold span from its first to its last mapped character (an empty
-  span, matching nothing, when none maps): a token with a substituted letter, or a letter more
-  or less inside it, counts as the token it spells over.
+  span, matching nothing, when none maps): a token with a substituted letter, a letter
+  inserted, or a letter deleted inside it, counts as the token it spells over.
 * Every stretch of differing characters is listed in the ``differences`` table
   (:data:`scorers.ud_align.DIFFERENCES`: gold and system line, gold and system text).
 """
