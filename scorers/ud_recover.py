@@ -10,7 +10,9 @@ changes) and, elsewhere, keeps every unchanged character where it is.
   (:func:`scorers.lcs.align`, Myers' diff) keeps the most characters in place. A token LCS would
   pair equal forms wherever they are: against gold ``a b c db``, the system ``a z c d b`` (a
   typo, a split) had its last ``b`` paired with the gold ``b``, and the unchanged ``c`` fell
-  into a differing stretch.
+  into a differing stretch. To keep the diff's cost down, the streams are first cut at long
+  identical stretches (:func:`_kept`: runs of at least :data:`ANCHOR` characters of tokens that
+  an LCS of the token forms pairs one after the other on both sides), kept whole.
 * A deletion and an insertion (each of at most :data:`SLIDE` characters) at most :data:`SLIDE`
   paired characters apart are realigned so that they face each other, by a weighted edit
   distance over that stretch that keeps as many characters: a typo in a run of one letter
@@ -32,18 +34,15 @@ from dataclasses import replace
 import numpy as np
 import polars as pl
 
-from scorehouse.scorers.lcs import align
+from scorehouse.etl.ud import without_spaces
+from scorehouse.scorers.lcs import TooDifferent, align, encode
 from scorehouse.scorers.ud_align import DIFFERENCES, Side, token_line
 
 
 def recover_spans(g: Side, s: Side, g_text: str, s_text: str) -> tuple[Side, pl.DataFrame]:
     """System token spans in gold offsets, and the differing stretches (module docstring)."""
     s_start, s_end = s.t_start, s.t_end
-    # the characters themselves are aligned, never the tokens: a token LCS pairs equal forms
-    # wherever they are, and a form repeated further on drags unchanged characters out of place
-    partner = align(_code_points(g_text), _code_points(s_text))
-    gp = np.flatnonzero(partner >= 0)
-    gp, sp = _realign(g_text, s_text, gp, partner[gp], _starts(g, len(g_text)),
+    gp, sp = _realign(g_text, s_text, *_kept(g, s, g_text, s_text), _starts(g, len(g_text)),
                       _starts(s, len(s_text)))
     # gaps between consecutive paired characters: gold [ga, gb), system [sa, sb); no character
     # of a gold gap equals one of its system gap (else the LCS would be longer)
@@ -74,6 +73,64 @@ def recover_spans(g: Side, s: Side, g_text: str, s_text: str) -> tuple[Side, pl.
         "system_text": [s_text[a:b] for a, b in runs[:, 2:]],
     }, schema=DIFFERENCES)
     return replace(s, t_start=start, t_end=end), differences
+
+
+ANCHOR = 64  # characters of identical tokens in step that cut the streams before their LCS
+CHUNK = 2000  # gold characters between two such cuts, about
+
+
+class CharactersTooDifferent(TooDifferent):
+    """:class:`scorers.lcs.TooDifferent` between two anchors, counted in characters."""
+
+    def describe(self, unit: str) -> tuple[str, str]:
+        return super().describe("characters")
+
+
+def _kept(g: Side, s: Side, g_text: str, s_text: str) -> tuple[np.ndarray, np.ndarray]:
+    """The characters kept in place: gold positions and their system partners, increasing.
+
+    The characters are aligned, never the tokens: a token LCS pairs equal forms wherever they
+    are (a form repeated further on drags unchanged characters out of place). But an LCS of two
+    long character streams costs (N + M) x D, and D grows fast when whole sentences move; so
+    the streams are first cut at *anchors*, runs of tokens that an LCS of the token forms pairs
+    one after the other on both sides over at least :data:`ANCHOR` characters (long identical
+    stretches, kept whole; the first of each block of :data:`CHUNK` gold characters), and the
+    characters between two anchors are aligned by their LCS."""
+    forms = [pl.select(without_spaces(pl.lit(side.frame["tok_form"].gather(side.t_first))))
+             .to_series() for side in (g, s)]
+    partner = align(*encode(*forms))
+    gt = np.flatnonzero(partner >= 0)
+    st = partner[gt]
+    # runs of paired tokens adjacent on both sides: [first, last] indices into gt
+    cut = np.flatnonzero((np.diff(gt) != 1) | (np.diff(st) != 1)) + 1
+    first, last = np.concatenate([[0], cut]), np.concatenate([cut - 1, [len(gt) - 1]])
+    if not len(gt):
+        first = last = cut
+    g0, g1, s0 = g.t_start[gt[first]], g.t_end[gt[last]], s.t_start[st[first]]
+    long = np.flatnonzero((g1 - g0) >= ANCHOR)
+    # one anchor (the first) per block of CHUNK gold characters: stretches of a few thousand
+    # characters, whose LCS costs little even when all their sentences moved
+    long = long[np.unique(g0[long] // CHUNK, return_index=True)[1]]
+    g0, g1, s0 = g0[long], g1[long], s0[long]
+    s1 = s0 + (g1 - g0)
+    g_codes, s_codes = _code_points(g_text), _code_points(s_text)
+    gold, system = [np.arange(a, b) for a, b in zip(g0.tolist(), g1.tolist())], \
+        [np.arange(a, b) for a, b in zip(s0.tolist(), s1.tolist())]
+    for a, b, c, d in zip(np.concatenate([[0], g1]).tolist(), np.concatenate([g0, [len(g_text)]])
+                          .tolist(), np.concatenate([[0], s1]).tolist(),
+                          np.concatenate([s0, [len(s_text)]]).tolist()):
+        if b > a and d > c:
+            try:
+                between = align(g_codes[a:b], s_codes[c:d])
+            except TooDifferent as err:
+                raise CharactersTooDifferent(err.n, err.m, err.d) from None
+            at = np.flatnonzero(between >= 0)
+            gold.append(a + at)
+            system.append(c + between[at])
+    gp, sp = (np.concatenate([*side, np.zeros(0, dtype=np.int64)]).astype(np.int64)
+              for side in (gold, system))
+    order = np.argsort(gp, kind="stable")
+    return gp[order], sp[order]
 
 
 SLIDE = 32  # how far (in characters) a stretch of differences is re-examined around it

@@ -22,6 +22,7 @@ from test_ud_official import _random_side
 from udtools import udeval
 
 from scorehouse.etl.ud import read_ud
+from scorehouse.scorers.lcs import align
 from scorehouse.scorers.ud import METRICS, TextMismatch, evaluate
 from scorehouse.scorers.ud_align import Side
 from scorehouse.scorers.ud_recover import recover_spans
@@ -196,6 +197,41 @@ def test_recovery_equals_the_official_counts_of_the_clean_system(tmp_path, part)
         where = f"case {case}:\n{gold}----\n{clean}----\n{noisy}"
         assert counts(result) == expected, where
         assert result.differences.height == edits, where
+
+
+def test_long_files_cut_at_anchors_equal_the_official_counts(tmp_path, monkeypatch):
+    """Files of 30 generated cases one after the other (each closed by a sentence ``abcabc``):
+    long enough for the streams to be cut at runs of identical tokens before the characters are
+    aligned (``ANCHOR`` lowered so that they are cut often); the script's counts on the clean
+    system still."""
+    from scorehouse.scorers import ud_recover
+    monkeypatch.setattr(ud_recover, "ANCHOR", 12)
+    monkeypatch.setattr(ud_recover, "CHUNK", 20)
+    calls = []
+    monkeypatch.setattr(ud_recover, "align", lambda *a: calls.append(1) or align(*a))
+    rng = random.Random(SEED + 10)
+    closing = doc([w(1, "abcabc", 0, "root")])
+    for part in range(10):
+        cases = [_case(rng, 100 * part + k) for k in range(30)]
+        files = ["".join(case[i] + closing for case in cases) for i in range(3)]
+        g_path, c_path, n_path = (write(tmp_path, name, text) for name, text in
+                                  zip(("g.conllu", "c.conllu", "n.conllu"), files))
+        g, n = pl.from_arrow(read_ud(g_path)), pl.from_arrow(read_ud(n_path))
+        result = evaluate(g, n, recover=True)
+        assert counts(result) == official(g_path, c_path), f"part {part}"
+        assert result.differences.height == sum(case[3] for case in cases)
+    assert len(calls) > 10 * 10  # per file: the tokens, then the characters between anchors
+
+
+def test_streams_too_different_are_refused_in_characters(monkeypatch):
+    """Past the diff's budget between two anchors, the error counts characters."""
+    from scorehouse.scorers import lcs
+    monkeypatch.setattr(lcs, "MAX_CELLS", 10)
+    gold = doc([w(1, "abcdefgh", 0, "root"), w(2, "ijkl", 1, "dep")])
+    system = doc([w(1, "mnopqrst", 0, "root"), w(2, "ijkl", 1, "dep")])
+    with pytest.raises(lcs.TooDifferent) as refused:
+        evaluate(frame(gold), frame(system), recover=True)
+    assert "characters" in refused.value.describe("tokens")[1]
 
 
 def _moving_case(rng):

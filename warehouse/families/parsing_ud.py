@@ -123,7 +123,7 @@ def compute_unit(ids: dict, gold: pl.DataFrame, sys_words: pl.DataFrame, recover
     )
 
     try:
-        with unit_input(ids, "characters"):
+        with unit_input(ids, "tokens"):
             result = ud_scorer.evaluate(gold, sys_words, recover=recover,
                                         empty_nodes=empty_nodes)
     except ud_scorer.TextMismatch as err:  # cannot happen after the load's check; kept as a guard
