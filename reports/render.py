@@ -10,6 +10,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 
 from scorehouse.warehouse.db import frame
 from scorehouse.warehouse.families import page_module
+from scorehouse.warehouse.published import visible_participants
 
 
 def environment() -> Environment:
@@ -19,6 +20,7 @@ def environment() -> Environment:
     env.filters["pct"] = lambda v, d=1: "–" if v is None else f"{100 * v:.{d}f}"
     env.filters["num"] = lambda v, d=2: "–" if v is None else f"{v:.{d}f}"
     env.filters["p"] = lambda v: "–" if v is None else ("< 0.001" if v < 0.001 else f"{v:.3f}")
+    env.globals.setdefault("_", str)  # gettext when the i18n extension is loaded, else as is
     return env
 
 
@@ -71,11 +73,7 @@ def with_contents(html: str) -> str:
 def render_index(con, campaign, out: Path, env: Environment, common: dict) -> Path:
     """Write the campaign's index page (its tasks and published participants) into ``out``."""
     pages = [{"task": task, "href": f"{task.id}/index.html"} for task in campaign.tasks]
-    participants = frame(con, "SELECT CASE WHEN publication = 'anonymous' THEN code ELSE name END "
-                              "AS shown, publication, organiser FROM cat_participant "
-                              "WHERE campaign = ? AND publication <> 'withheld' "
-                              "ORDER BY organiser, shown",
-                         [campaign.id]).to_dicts()
+    participants = visible_participants(con, campaign.id).to_dicts()
     index = out / "index.html"
     index.write_text(env.get_template("index.html").render(**common, pages=pages,
                                                            participants=participants, root=""),
@@ -85,33 +83,79 @@ def render_index(con, campaign, out: Path, env: Environment, common: dict) -> Pa
 
 def rejected_inputs(con, campaign, task, labels: dict[str, str]) -> list[dict]:
     """The task's inputs whose latest version was rejected, for the bulletin's warning box: the
-    reference side and the published systems (``labels``: system id -> the name shown), a
-    system under the name it is published with. A system shown under another name than its id
-    (an anonymous code) must not be named by its file: its path becomes ``(file)`` in the
-    message."""
+    reference side and the systems the page shows (``labels``: system id -> the name shown).
+    Each message names its file relative to the campaign folder (:func:`public_message`); a
+    system shown under another name than its id (an anonymous code) is named by that name, never
+    by its file, whose path could name it."""
     rows = frame(con, "SELECT corpus, system, role, path, error FROM cat_input_latest "
                       "WHERE campaign = ? AND task = ? AND status = 'rejected' "
-                      "ORDER BY corpus, system",
+                      "ORDER BY corpus, system, role",
                  [campaign.id, task.id]).to_dicts()
     out = []
     for r in rows:
         if r["system"] and r["system"] not in labels:
             continue
         shown = labels.get(r["system"], r["system"])
-        if shown != r["system"]:
-            r = {**r, "path": "(file)", "error": (r["error"] or "").replace(r["path"], "(file)")}
-        out.append({**r, "system": shown, "error": without_content(r["error"] or "")})
+        name = (f"{shown} ({r['role']})" if shown != r["system"]
+                else public_path(r["path"], campaign))
+        out.append({**r, "system": shown, "path": name,
+                    "error": public_message(r["error"] or "", r["path"], name, campaign)})
     return out
 
 
+_ABSOLUTE = re.compile(r"(?<![\w.~])(?:[A-Za-z]:)?[/\\](?:[^\s/\\:'\"]+[/\\])+"
+                       r"([^\s/\\:'\"]+)")
+_PLACE = re.compile(r":(\d+)(?::(\d+))?: ")
+
+
+def public_path(path: str, campaign) -> str:
+    """A file as a published page names it: relative to the campaign folder (or to the folder of
+    ``[campaign].roots`` holding it), else by its name alone; never an absolute path."""
+    file = Path(path)
+    for root in (campaign.root, *campaign.roots):
+        if file.is_absolute() and file.is_relative_to(root):
+            return file.relative_to(root).as_posix()
+    return file.name if file.is_absolute() else file.as_posix()
+
+
+def public_message(message: str, path: str, name: str, campaign) -> str:
+    """A rejection as a published page shows it, a sentence: ``name, line N: what was expected,
+    found ...``, the file named ``name`` instead of its ``path``, any other absolute path by its
+    name relative to the campaign (or its file name), what was found shortened
+    (:func:`without_content`). The full message stays in the warehouse (cat_input)."""
+    if path and message.startswith(path):
+        rest = message[len(path):]
+        place = _PLACE.match(rest)
+        if place:
+            line, column = place.groups()
+            where = f", line {line}" + (f", column {column}" if column else "")
+            message = f"{name}{where}: {rest[place.end():]}"
+        else:
+            message = name + rest
+    for root in sorted({str(r) for r in (campaign.root, *campaign.roots)}, key=len,
+                       reverse=True):
+        message = message.replace(root.rstrip("/") + "/", "")
+    message = _ABSOLUTE.sub(lambda m: m.group(1), message)
+    return without_content(message)
+
+
 _QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
+SHOWN = 40  # characters of a quoted piece of the file a page shows
 
 
 def without_content(message: str) -> str:
-    """A rejection as a public page shows it: the place and the reason, every quoted piece of
-    the file's content replaced by '…' (the full message stays in the warehouse, cat_input)."""
+    """What was found, as a page shows it: each quoted piece after ``found`` escaped (control
+    characters as ``\\n``, ``\\t``, ``\\xNN``) and, when longer than :data:`SHOWN`
+    characters, cut there with its full length said (``'abc…' (1,234 characters)``)."""
     head, sep, found = message.partition(", found ")
-    return head + sep + _QUOTED.sub("'…'", found)
+
+    def shorten(match: re.Match) -> str:
+        quote, inner = match.group(0)[0], match.group(0)[1:-1]
+        inner = "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in inner)
+        if len(inner) <= SHOWN:
+            return f"{quote}{inner}{quote}"
+        return f"{quote}{inner[:SHOWN]}…{quote} ({len(inner):,} characters)"
+    return head + sep + _QUOTED.sub(shorten, found)
 
 
 def stored_signature(signatures, fallback: str) -> str:

@@ -18,6 +18,7 @@ from scorehouse.reports.render import rejected_inputs, stored_signature
 from scorehouse.reports.tables import export_tables
 from scorehouse.warehouse.db import frame
 from scorehouse.warehouse.families.wer import Options, code_version
+from scorehouse.warehouse.published import visible_systems
 
 TOP_ERRORS = 10
 
@@ -25,9 +26,8 @@ TOP_ERRORS = 10
 def page_data(con, campaign, task, out: Path) -> dict:
     """Everything the ``wer.html`` template shows, and the exported files."""
     key = [campaign.id, task.id]
-    systems = frame(con, "SELECT system, label, organiser, options FROM cat_system "
-                         "WHERE campaign = ? AND task = ? AND label IS NOT NULL "
-                         "ORDER BY organiser, label", key)
+    systems = frame(con, "SELECT system, options FROM cat_system WHERE campaign = ? AND task = ?",
+                    key).join(visible_systems(con, *key), on="system").sort("organiser", "label")
     methods = list(task.options.get("methods", ["m1", "m2", "m3", "m4"]))
     headline = task.options.get("headline_method", "m3" if "m3" in methods else methods[-1])
     official = {r["system"]: _official(json.loads(r["options"] or "{}"), methods, headline)

@@ -22,12 +22,14 @@ from pathlib import Path
 
 import polars as pl
 
+from scorehouse.reports.ranks import with_ranks
 from scorehouse.warehouse import __version__
 from scorehouse.warehouse.db import is_duckdb
 from scorehouse.warehouse.families import NAMES
 from scorehouse.warehouse.query import QueryError, answer
 
 FORMATS = ("json", "csv", "codabench")
+UNRANKED = [{"family": "terms", "metric": "F"}]  # no paired test: TP resamples each system
 SCHEMA_ID = "https://scorehouse.example/schemas/leaderboard-1.json"
 COLUMNS = ["family", "campaign", "task", "corpus", "variant", "metric", "higher_is_better",
            "position", "system", "score", "ci_low", "ci_high", "rank_best", "rank_worst",
@@ -36,19 +38,33 @@ COLUMNS = ["family", "campaign", "task", "corpus", "variant", "metric", "higher_
 
 def leaderboard(con, task: str | None = None) -> pl.DataFrame:
     """Every board's rows in rank order (``position`` 1, 2, ... within a board): by rank range,
-    then score in the metric's direction, then label. QueryError for an unknown task."""
+    then score in the metric's direction, then label. The rows are the published systems'
+    (``cat_published_system``) and their rank ranges are computed among them alone, from the
+    paired tests between them (``mart_<family>_leaderboard_paired``): a withheld system takes
+    no rank from anyone. QueryError for an unknown task."""
     views = set(answer(con, "SELECT view_name FROM duckdb_views()")["view_name"])
-    parts = [f"SELECT '{name}' AS family, * FROM mart_{name}_leaderboard" for name in NAMES
-             if f"mart_{name}_leaderboard" in views]
-    if not parts:
+    names = [n for n in NAMES if f"mart_{n}_leaderboard" in views]
+    if not names:
         raise QueryError("no leaderboard in this warehouse (was it written by scorehouse run?)")
-    rows = answer(con, " UNION ALL BY NAME ".join(parts))
+    rows = answer(con, " UNION ALL BY NAME ".join(
+        f"SELECT '{n}' AS family, * FROM mart_{n}_leaderboard" for n in names))
     if task is not None:
         if task not in set(rows["task"]):
             raise QueryError(f"no task {task!r} with published scores; tasks: "
                              f"{sorted(set(rows['task']))}")
         rows = rows.filter(pl.col("task") == task)
     board = ["campaign", "task", "corpus", "variant", "metric"]
+    tests = answer(con, " UNION ALL BY NAME ".join(
+        f"SELECT * FROM mart_{n}_leaderboard_paired" for n in names
+        if f"mart_{n}_leaderboard_paired" in views) or "SELECT NULL AS campaign LIMIT 0")
+    ranked = []
+    for higher, part in rows.partition_by("higher_is_better", as_dict=True).items():
+        ids = part.rename({"system": "_label", "system_id": "system"})
+        ids = with_ranks(ids, tests, board, "score", higher_is_better=higher[0],
+                         where=~pl.struct("family", "metric").is_in(UNRANKED))
+        ranked.append(ids.rename({"system": "system_id", "_label": "system"}))
+    rows = pl.concat(ranked) if ranked else rows.with_columns(
+        pl.lit(None, pl.Int64).alias("rank_best"), pl.lit(None, pl.Int64).alias("rank_worst"))
     return (rows.with_columns(pl.when(pl.col("higher_is_better")).then(-pl.col("score"))
                               .otherwise(pl.col("score")).alias("_key"))
             .sort([*board, "rank_best", "_key", "system"], nulls_last=True)
