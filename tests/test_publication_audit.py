@@ -225,3 +225,62 @@ def test_export_ranks_are_recomputed_from_published_systems(published):
         r["task"] == "asr" and r["corpus"] == "Test_I" and r["variant"] == "m3" for r in rows)
     document = json.loads((root / "board.json").read_text(encoding="utf-8"))
     assert sum(len(b["systems"]) for b in document["boards"]) == len(rows)
+
+
+def _report(root: Path, *args: str):
+    campaign = root / FOLDER / "campaign"
+    return CliRunner().invoke(main, ["report", str(campaign), "--db", str(root / "w.duckdb"),
+                                     "-q", *args])
+
+
+def _pages(folder: Path) -> dict[str, str]:
+    return {str(p.relative_to(folder.resolve())): p.read_text(encoding="utf-8")
+            for p in sorted(folder.resolve().rglob("*.html"))}
+
+
+def test_the_participants_edition_names_everyone_apart_from_the_public_one(published):
+    root = published[0]
+    public = _published_files(root)
+    result = _report(root, "--audience", "participants", "--out", str(root / "adjudication"))
+    assert result.exit_code == 0, result.output
+    pages = _pages(root / "adjudication")
+    assert pages and all('id="not-for-publication"' in html for html in pages.values())
+    con = duckdb.connect(str(root / "w.duckdb"), read_only=True)
+    hidden = con.execute("SELECT name, publication FROM cat_participant "
+                         "WHERE publication <> 'public' ORDER BY ALL").fetchall()
+    withheld = [r[0] for r in con.execute(
+        "SELECT s.system FROM cat_system s JOIN cat_participant p USING (campaign, participant) "
+        "WHERE p.publication = 'withheld' AND s.task = 'asr'").fetchall()]
+    con.close()
+    assert all(name in pages["index.html"] for name, _ in hidden)
+    asr = pl.read_csv(root / "adjudication" / "asr" / "wer_scores.csv")
+    assert withheld and set(withheld) <= set(asr["label"])
+    shown = asr.group_by("corpus", "method").agg(pl.len().alias("n"),
+                                                  pl.col("rank_worst").max().alias("worst"))
+    assert (shown["worst"] <= shown["n"]).all()  # ranked among the systems it shows
+    assert _published_files(root) == public  # the public edition is untouched
+    refused = _report(root, "--audience", "participants", "--out", str(root / "bulletins"))
+    assert refused.exit_code == 1 and "public edition" in refused.output, refused.output
+    refused = CliRunner().invoke(main, ["public-db", str(root / "adjudication"),
+                                        str(root / "leak.duckdb")])
+    assert refused.exit_code == 1 and "not for publication" in refused.output
+    assert not (root / "leak.duckdb").exists()
+
+
+def test_a_participants_private_bulletin_names_its_systems_only(published):
+    root = published[0]
+    result = _report(root, "--participant", "gammaqvz", "--out", str(root / "gamma"))
+    assert result.exit_code == 0, result.output
+    pages = _pages(root / "gamma")
+    assert all('id="not-for-publication"' in html for html in pages.values())
+    assert "gammaqvz-asr" in pages["asr/index.html"]
+    text = "\n".join(pages.values())
+    assert "epsilonqvz" not in text and "deltaqvz" not in text and "zetaqvz" not in text
+    public = pl.read_csv(root / "bulletins" / "asr" / "wer_scores.csv")
+    mine = pl.read_csv(root / "gamma" / "asr" / "wer_scores.csv")
+    assert set(mine["label"]) - set(public["label"]) == {"gammaqvz-asr"}
+    assert len(set(public["label"]) - set(mine["label"])) == 1  # its code, now its name
+    unknown = _report(root, "--participant", "nobody", "--out", str(root / "x"))
+    assert unknown.exit_code == 1 and "nobody" in unknown.output
+    both = _report(root, "--participant", "gammaqvz", "--audience", "participants")
+    assert both.exit_code == 64
