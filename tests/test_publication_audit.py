@@ -223,6 +223,11 @@ def test_export_ranks_are_recomputed_from_published_systems(published):
                  ("asr", "Test_I", "m3") and r["position"] == "1")
     assert int(first["rank_worst"]) <= sum(
         r["task"] == "asr" and r["corpus"] == "Test_I" and r["variant"] == "m3" for r in rows)
+    page = pl.read_csv(root / "bulletins" / "asr" / "wer_scores.csv")  # the bulletin agrees
+    assert {(r["corpus"], r["method"], r["label"], r["rank_best"], r["rank_worst"])
+            for r in page.iter_rows(named=True)} == {
+        (r["corpus"], r["variant"], r["system"], int(r["rank_best"]), int(r["rank_worst"]))
+        for r in rows if r["task"] == "asr"}
     document = json.loads((root / "board.json").read_text(encoding="utf-8"))
     assert sum(len(b["systems"]) for b in document["boards"]) == len(rows)
 
