@@ -3,6 +3,7 @@ What to render, where, and the swap that publishes them: :mod:`warehouse.publish
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -144,17 +145,27 @@ SHOWN = 40  # characters of a quoted piece of the file a page shows
 
 
 def without_content(message: str) -> str:
-    """What was found, as a page shows it: each quoted piece after ``found`` escaped (control
-    characters as ``\\n``, ``\\t``, ``\\xNN``) and, when longer than :data:`SHOWN`
-    characters, cut there with its full length said (``'abc…' (1,234 characters)``)."""
+    """What was found, as a page shows it: each quoted piece after ``found`` (a Python literal,
+    as the readers quote it) escaped (control characters as ``\\n``, ``\\t``, ``\\xNN``)
+    and, when longer than :data:`SHOWN` characters, cut there with its full length said
+    (``'abc…' (1,234 characters)``)."""
     head, sep, found = message.partition(", found ")
 
     def shorten(match: re.Match) -> str:
-        quote, inner = match.group(0)[0], match.group(0)[1:-1]
-        inner = "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in inner)
-        if len(inner) <= SHOWN:
-            return f"{quote}{inner}{quote}"
-        return f"{quote}{inner[:SHOWN]}…{quote} ({len(inner):,} characters)"
+        quote = match.group(0)[0]
+        try:
+            text = ast.literal_eval(match.group(0))
+        except (ValueError, SyntaxError):
+            text = None
+        if not isinstance(text, str):
+            text = match.group(0)[1:-1]
+
+        def escaped(part: str) -> str:
+            return "".join(("\\" + c if c in (quote, "\\") else c) if c.isprintable()
+                           else repr(c)[1:-1] for c in part)
+        if len(text) <= SHOWN:
+            return f"{quote}{escaped(text)}{quote}"
+        return f"{quote}{escaped(text[:SHOWN])}…{quote} ({len(text):,} characters)"
     return head + sep + _QUOTED.sub(shorten, found)
 
 

@@ -289,3 +289,30 @@ def test_a_participants_private_bulletin_names_its_systems_only(published):
     assert unknown.exit_code == 1 and "nobody" in unknown.output
     both = _report(root, "--participant", "gammaqvz", "--audience", "participants")
     assert both.exit_code == 64
+
+
+def test_a_rejection_message_as_a_page_shows_it(tmp_path):
+    """The file named relative to the campaign (or to a folder of [campaign].roots), any other
+    absolute path by its name, the line as words, what was found escaped and, when long, cut
+    with its length said; a message without a place or a quote kept as it is."""
+    from types import SimpleNamespace
+
+    from scorehouse.reports.render import public_message, public_path
+
+    campaign = SimpleNamespace(root=tmp_path / "camp", roots=(tmp_path / "shared",))
+    own = str(tmp_path / "camp" / "sub" / "a" / "dev.trn")
+    assert public_path(own, campaign) == "sub/a/dev.trn"
+    assert public_path(str(tmp_path / "shared" / "ref.trn"), campaign) == "ref.trn"
+    assert public_path("/elsewhere/x/ref.trn", campaign) == "ref.trn"
+    found = "a\tb\x00" + "é" * 60
+    message = public_message(f"{own}:7: expected (id) at the end, found {found!r}", own,
+                             "sub/a/dev.trn", campaign)
+    assert message == ("sub/a/dev.trn, line 7: expected (id) at the end, found "
+                       "'a\\tb\\x00" + "é" * 36 + "…' (64 characters)")
+    message = public_message(f"{own}:3:5: bad token, see {tmp_path}/camp/tags.tsv and "
+                             "/srv/private/x.tsv", own, "P-1 (hypotheses)", campaign)
+    assert message == "P-1 (hypotheses), line 3, column 5: bad token, see tags.tsv and x.tsv"
+    assert public_message("no reference for corpus dev", "", "", campaign) == \
+        "no reference for corpus dev"
+    assert public_message(f"{own}: not UTF-8, found 'ab'", own, "sub/a/dev.trn", campaign) == \
+        "sub/a/dev.trn: not UTF-8, found 'ab'"
