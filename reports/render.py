@@ -11,7 +11,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 
 from scorehouse.warehouse.db import frame
 from scorehouse.warehouse.families import page_module
-from scorehouse.warehouse.published import visible_participants
+from scorehouse.warehouse.published import current, visible_participants
 
 
 def environment() -> Environment:
@@ -88,10 +88,13 @@ def rejected_inputs(con, campaign, task, labels: dict[str, str]) -> list[dict]:
     Each message names its file relative to the campaign folder (:func:`public_message`); a
     system shown under another name than its id (an anonymous code) is named by that name, never
     by its file, whose path could name it."""
-    rows = frame(con, "SELECT corpus, system, role, path, error FROM cat_input_latest "
-                      "WHERE campaign = ? AND task = ? AND status = 'rejected' "
-                      "ORDER BY corpus, system, role",
+    rows = frame(con, "SELECT i.corpus, i.system, i.role, i.path, i.error, s.participant "
+                      "FROM cat_input_latest i LEFT JOIN cat_system s ON s.campaign = i.campaign "
+                      "AND s.task = i.task AND s.system = i.system "
+                      "WHERE i.campaign = ? AND i.task = ? AND i.status = 'rejected' "
+                      "ORDER BY i.corpus, i.system, i.role",
                  [campaign.id, task.id]).to_dicts()
+    own = current().participant  # a participant's private bulletin: its own messages in full
     out = []
     for r in rows:
         if r["system"] and r["system"] not in labels:
@@ -99,8 +102,9 @@ def rejected_inputs(con, campaign, task, labels: dict[str, str]) -> list[dict]:
         shown = labels.get(r["system"], r["system"])
         name = (f"{shown} ({r['role']})" if shown != r["system"]
                 else public_path(r["path"], campaign))
-        out.append({**r, "system": shown, "path": name,
-                    "error": public_message(r["error"] or "", r["path"], name, campaign)})
+        error = public_message(r["error"] or "", r["path"], name, campaign,
+                               full=own is not None and r["participant"] == own)
+        out.append({**r, "system": shown, "path": name, "error": error})
     return out
 
 
@@ -119,11 +123,12 @@ def public_path(path: str, campaign) -> str:
     return file.name if file.is_absolute() else file.as_posix()
 
 
-def public_message(message: str, path: str, name: str, campaign) -> str:
+def public_message(message: str, path: str, name: str, campaign, full: bool = False) -> str:
     """A rejection as a published page shows it, a sentence: ``name, line N: what was expected,
     found ...``, the file named ``name`` instead of its ``path``, any other absolute path by its
     name relative to the campaign (or its file name), what was found shortened
-    (:func:`without_content`). The full message stays in the warehouse (cat_input)."""
+    (:func:`without_content`; in ``full`` for its participant's private bulletin). The full
+    message stays in the warehouse (cat_input)."""
     if path and message.startswith(path):
         rest = message[len(path):]
         place = _PLACE.match(rest)
@@ -137,10 +142,11 @@ def public_message(message: str, path: str, name: str, campaign) -> str:
                        reverse=True):
         message = message.replace(root.rstrip("/") + "/", "")
     message = _ABSOLUTE.sub(lambda m: m.group(1), message)
-    return without_content(message)
+    return message if full else without_content(message)
 
 
-_QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
+_QUOTED = re.compile(r"('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")"
+                     r"(?: \(([\d,]+) characters\))?")  # the reader's cut: its full length
 SHOWN = 40  # characters of a quoted piece of the file a page shows
 
 
@@ -152,17 +158,20 @@ def without_content(message: str) -> str:
     head, sep, found = message.partition(", found ")
 
     def shorten(match: re.Match) -> str:
-        quote = match.group(0)[0]
+        literal, length = match.group(1), match.group(2)
+        quote = literal[0]
         try:
-            text = ast.literal_eval(match.group(0))
+            text = ast.literal_eval(literal)
         except (ValueError, SyntaxError):
             text = None
         if not isinstance(text, str):
-            text = match.group(0)[1:-1]
+            text = literal[1:-1]
 
         def escaped(part: str) -> str:
             return "".join(("\\" + c if c in (quote, "\\") else c) if c.isprintable()
                            else repr(c)[1:-1] for c in part)
+        if length is not None:  # cut by the reader already, its full length said
+            return f"{quote}{escaped(text.removesuffix('…')[:SHOWN])}…{quote} ({length} characters)"
         if len(text) <= SHOWN:
             return f"{quote}{escaped(text)}{quote}"
         return f"{quote}{escaped(text[:SHOWN])}…{quote} ({len(text):,} characters)"

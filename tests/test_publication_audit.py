@@ -284,6 +284,14 @@ def test_a_participants_private_bulletin_names_its_systems_only(published):
     public = pl.read_csv(root / "bulletins" / "asr" / "wer_scores.csv")
     mine = pl.read_csv(root / "gamma" / "asr" / "wer_scores.csv")
     assert set(mine["label"]) - set(public["label"]) == {"gammaqvz-asr"}
+    box = pages["asr/index.html"].split('id="rejected"')[1].split("</div>")[0]
+    theirs = next(i for i in re.findall(r"<li>(.*?)</li>", box, re.S) if "gammaqvz" in i)
+    # its own file by its path, the text found as the reader quoted it (59 characters and the
+    # full length), not cut again to the public pages' 40
+    assert "submissions/gammaqvz-asr/Dev.trn, line 1: " in theirs, theirs
+    assert "identifiant " + "x" * 13 + "…&#34; (" in theirs
+    others = next(i for i in re.findall(r"<li>(.*?)</li>", box, re.S) if "gammaqvz" not in i)
+    assert "characters)" in others and "identifiant x" not in others  # as published
     assert len(set(public["label"]) - set(mine["label"])) == 1  # its code, now its name
     unknown = _report(root, "--participant", "nobody", "--out", str(root / "x"))
     assert unknown.exit_code == 1 and "nobody" in unknown.output
