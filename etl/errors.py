@@ -44,5 +44,8 @@ def decode_utf8(path: Path, data: bytes) -> str:
 
 
 def shorten(text: str, width: int = 60) -> str:
-    """A line quoted in an error message, cut to a readable width."""
-    return repr(text if len(text) <= width else text[: width - 1] + "…")
+    """A line quoted in an error message, cut to a readable width with its length said
+    (``'abc…' (1,234 characters)``)."""
+    if len(text) <= width:
+        return repr(text)
+    return f"{text[: width - 1] + '…'!r} ({len(text):,} characters)"

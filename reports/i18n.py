@@ -134,3 +134,14 @@ class Language:
         self.tag = tag
         self._ = gettext_for(tag)
         self.numbers = Numbers(tag)
+
+
+def sort_collated(con, rows, column: str, language: str, *first: str):
+    """``rows`` (a Polars frame) sorted by the columns ``first``, then ``column`` in
+    ``language``'s alphabetical order (:func:`collated`; nulls last)."""
+    import polars as pl
+
+    alphabet = {v: i for i, v in enumerate(collated(con, rows[column].drop_nulls(), language))}
+    order = pl.col(column).replace_strict(alphabet, default=None, return_dtype=pl.Int32)
+    return rows.with_columns(order.alias("_alphabet")).sort(
+        *first, "_alphabet", nulls_last=True).drop("_alphabet")

@@ -1,6 +1,7 @@
-"""Rank ranges of the systems a page shows (scorers/ranking.py), from the paired tests the
+"""Rank ranges of the systems an artefact shows (scorers/ranking.py), from the paired tests the
 warehouse stores: a withheld system's tests are left out, so it takes no rank from anyone, and
-the ranks run from 1 to the number of systems shown."""
+the ranks run from 1 to the number of systems shown. Every page and the leaderboard export
+(:mod:`warehouse.export`) rank with this one function (:mod:`warehouse.published`)."""
 
 from __future__ import annotations
 

@@ -3,14 +3,16 @@ What to render, where, and the swap that publishes them: :mod:`warehouse.publish
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
-from scorehouse.reports.i18n import N_, SOURCE, Numbers, collation, gettext_for, translations
+from scorehouse.reports.i18n import N_, SOURCE, Numbers, gettext_for, sort_collated, translations
 from scorehouse.warehouse.db import frame
 from scorehouse.warehouse.families import page_module
+from scorehouse.warehouse.published import current, visible_participants
 
 
 def environment(language: str = SOURCE) -> Environment:
@@ -81,12 +83,8 @@ def render_index(con, campaign, out: Path, env: Environment, common: dict) -> Pa
     """Write the campaign's index page (its tasks and published participants, in the campaign
     language's alphabetical order) into ``out``."""
     pages = [{"task": task, "href": f"{task.id}/index.html"} for task in campaign.tasks]
-    alphabet = collation(con, campaign.language)
-    participants = frame(con, "SELECT CASE WHEN publication = 'anonymous' THEN code ELSE name END "
-                              "AS shown, publication, organiser FROM cat_participant "
-                              "WHERE campaign = ? AND publication <> 'withheld' "
-                              f"ORDER BY organiser, shown COLLATE {alphabet}, shown",
-                         [campaign.id]).to_dicts()
+    participants = sort_collated(con, visible_participants(con, campaign.id), "shown",
+                                 campaign.language, "organiser").to_dicts()
     index = out / "index.html"
     index.write_text(env.get_template("index.html").render(**common, pages=pages,
                                                            participants=participants, root=""),
@@ -96,33 +94,98 @@ def render_index(con, campaign, out: Path, env: Environment, common: dict) -> Pa
 
 def rejected_inputs(con, campaign, task, labels: dict[str, str]) -> list[dict]:
     """The task's inputs whose latest version was rejected, for the bulletin's warning box: the
-    reference side and the published systems (``labels``: system id -> the name shown), a
-    system under the name it is published with. A system shown under another name than its id
-    (an anonymous code) must not be named by its file: its path becomes ``(file)`` in the
-    message."""
-    rows = frame(con, "SELECT corpus, system, role, path, error FROM cat_input_latest "
-                      "WHERE campaign = ? AND task = ? AND status = 'rejected' "
-                      "ORDER BY corpus, system",
+    reference side and the systems the page shows (``labels``: system id -> the name shown).
+    Each message names its file relative to the campaign folder (:func:`public_message`); a
+    system shown under another name than its id (an anonymous code) is named by that name, never
+    by its file, whose path could name it."""
+    rows = frame(con, "SELECT i.corpus, i.system, i.role, i.path, i.error, s.participant "
+                      "FROM cat_input_latest i LEFT JOIN cat_system s ON s.campaign = i.campaign "
+                      "AND s.task = i.task AND s.system = i.system "
+                      "WHERE i.campaign = ? AND i.task = ? AND i.status = 'rejected' "
+                      "ORDER BY i.corpus, i.system, i.role",
                  [campaign.id, task.id]).to_dicts()
+    own = current().participant  # a participant's private bulletin: its own messages in full
     out = []
     for r in rows:
         if r["system"] and r["system"] not in labels:
             continue
         shown = labels.get(r["system"], r["system"])
-        if shown != r["system"]:
-            r = {**r, "path": "(file)", "error": (r["error"] or "").replace(r["path"], "(file)")}
-        out.append({**r, "system": shown, "error": without_content(r["error"] or "")})
+        name = (f"{shown} ({r['role']})" if shown != r["system"]
+                else public_path(r["path"], campaign))
+        error = public_message(r["error"] or "", r["path"], name, campaign,
+                               full=own is not None and r["participant"] == own)
+        out.append({**r, "system": shown, "path": name, "error": error})
     return out
 
 
-_QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
+_ABSOLUTE = re.compile(r"(?<![\w.~])(?:[A-Za-z]:)?[/\\](?:[^\s/\\:'\"]+[/\\])+"
+                       r"([^\s/\\:'\"]+)")
+_PLACE = re.compile(r":(\d+)(?::(\d+))?: ")
+
+
+def public_path(path: str, campaign) -> str:
+    """A file as a published page names it: relative to the campaign folder (or to the folder of
+    ``[campaign].roots`` holding it), else by its name alone; never an absolute path."""
+    file = Path(path)
+    for root in (campaign.root, *campaign.roots):
+        if file.is_absolute() and file.is_relative_to(root):
+            return file.relative_to(root).as_posix()
+    return file.name if file.is_absolute() else file.as_posix()
+
+
+def public_message(message: str, path: str, name: str, campaign, full: bool = False) -> str:
+    """A rejection as a published page shows it, a sentence: ``name, line N: what was expected,
+    found ...``, the file named ``name`` instead of its ``path``, any other absolute path by its
+    name relative to the campaign (or its file name), what was found shortened
+    (:func:`without_content`; in ``full`` for its participant's private bulletin). The full
+    message stays in the warehouse (cat_input)."""
+    if path and message.startswith(path):
+        rest = message[len(path):]
+        place = _PLACE.match(rest)
+        if place:
+            line, column = place.groups()
+            where = f", line {line}" + (f", column {column}" if column else "")
+            message = f"{name}{where}: {rest[place.end():]}"
+        else:
+            message = name + rest
+    for root in sorted({str(r) for r in (campaign.root, *campaign.roots)}, key=len,
+                       reverse=True):
+        message = message.replace(root.rstrip("/") + "/", "")
+    message = _ABSOLUTE.sub(lambda m: m.group(1), message)
+    return message if full else without_content(message)
+
+
+_QUOTED = re.compile(r"('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")"
+                     r"(?: \(([\d,]+) characters\))?")  # the reader's cut: its full length
+SHOWN = 40  # characters of a quoted piece of the file a page shows
 
 
 def without_content(message: str) -> str:
-    """A rejection as a public page shows it: the place and the reason, every quoted piece of
-    the file's content replaced by '…' (the full message stays in the warehouse, cat_input)."""
+    """What was found, as a page shows it: each quoted piece after ``found`` (a Python literal,
+    as the readers quote it) escaped (control characters as ``\\n``, ``\\t``, ``\\xNN``)
+    and, when longer than :data:`SHOWN` characters, cut there with its full length said
+    (``'abc…' (1,234 characters)``)."""
     head, sep, found = message.partition(", found ")
-    return head + sep + _QUOTED.sub("'…'", found)
+
+    def shorten(match: re.Match) -> str:
+        literal, length = match.group(1), match.group(2)
+        quote = literal[0]
+        try:
+            text = ast.literal_eval(literal)
+        except (ValueError, SyntaxError):
+            text = None
+        if not isinstance(text, str):
+            text = literal[1:-1]
+
+        def escaped(part: str) -> str:
+            return "".join(("\\" + c if c in (quote, "\\") else c) if c.isprintable()
+                           else repr(c)[1:-1] for c in part)
+        if length is not None:  # cut by the reader already, its full length said
+            return f"{quote}{escaped(text.removesuffix('…')[:SHOWN])}…{quote} ({length} characters)"
+        if len(text) <= SHOWN:
+            return f"{quote}{escaped(text)}{quote}"
+        return f"{quote}{escaped(text[:SHOWN])}…{quote} ({len(text):,} characters)"
+    return head + sep + _QUOTED.sub(shorten, found)
 
 
 def stored_signature(signatures, fallback: str) -> str:

@@ -1,9 +1,10 @@
 """The systems a bulletin page may show, in page order, and the rows of a page in that order
 (shared by every page but the speech one: coref, parsing, POS, terms).
 
-A page shows published systems only: a withheld participant's systems (``cat_system.label`` NULL)
-are left out, an anonymous one's appear under their code (the label), organisers' systems are
-shown apart, after the participants and the family's built-in baselines.
+A public page shows the published set only (:mod:`warehouse.published`): a withheld
+participant's systems are left out, an anonymous one's appear under their code (the label),
+organisers' systems are shown apart, after the participants and the family's built-in
+baselines. Another audience's edition shows what that audience sees.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import polars as pl
 
 from scorehouse.reports.i18n import N_, SOURCE, collated
-from scorehouse.warehouse.db import frame
+from scorehouse.warehouse.published import visible_systems
 
 GROUPS = ((N_("Participants"), "participant"), (N_("Baselines (built-in)"), "baseline"),
           (N_("Organisers (shown apart)"), "organiser"))  # titles translated on the page
@@ -25,11 +26,8 @@ def published_systems(con, key: list, baselines: dict | None = None,
     ``group`` and ``_order``. ``baselines`` (id -> (kind, label)) are added when the catalog
     lacks them (it lists them only after a load step)."""
     baselines = baselines or {}
-    systems = frame(con, "SELECT s.system, s.label, s.organiser, s.baseline, "
-                         "coalesce(p.publication, 'public') AS publication FROM cat_system s "
-                         "LEFT JOIN cat_participant p "
-                         "ON p.campaign = s.campaign AND p.participant = s.participant "
-                         "WHERE s.campaign = ? AND s.task = ? AND s.label IS NOT NULL", key)
+    systems = visible_systems(con, key[0], key[1]).select(
+        "system", "label", "organiser", "baseline", "publication")
     missing = [[b, label, False, True, "public"] for b, (_, label) in baselines.items()
                if b not in set(systems["system"])]
     if missing:

@@ -14,11 +14,12 @@ import polars as pl
 
 from scorehouse.reports import ranks
 from scorehouse.reports.charts import grouped_bars
-from scorehouse.reports.i18n import N_, Language, collated
+from scorehouse.reports.i18n import N_, Language, sort_collated
 from scorehouse.reports.render import rejected_inputs, stored_signature
 from scorehouse.reports.tables import export_tables
 from scorehouse.warehouse.db import frame
 from scorehouse.warehouse.families.wer import Options, code_version
+from scorehouse.warehouse.published import visible_systems
 
 TOP_ERRORS = 10
 EVALUATIONS = (N_("with comments"), N_("without comments"))  # IER rows, shown translated
@@ -27,12 +28,10 @@ EVALUATIONS = (N_("with comments"), N_("without comments"))  # IER rows, shown t
 def page_data(con, campaign, task, out: Path) -> dict:
     """Everything the ``wer.html`` template shows, and the exported files."""
     key = [campaign.id, task.id]
-    systems = frame(con, "SELECT system, label, organiser, options FROM cat_system "
-                         "WHERE campaign = ? AND task = ? AND label IS NOT NULL "
-                         "ORDER BY organiser, label", key)
-    alphabet = {v: i for i, v in enumerate(collated(con, systems["label"], campaign.language))}
-    systems = (systems.with_columns(pl.col("label").replace_strict(alphabet, return_dtype=pl.Int32)
-                                    .alias("_l")).sort("organiser", "_l").drop("_l"))
+    systems = sort_collated(con, frame(con, "SELECT system, options FROM cat_system "
+                                            "WHERE campaign = ? AND task = ?", key)
+                            .join(visible_systems(con, *key), on="system"), "label",
+                            campaign.language, "organiser")
     methods = list(task.options.get("methods", ["m1", "m2", "m3", "m4"]))
     headline = task.options.get("headline_method", "m3" if "m3" in methods else methods[-1])
     official = {r["system"]: _official(json.loads(r["options"] or "{}"), methods, headline)

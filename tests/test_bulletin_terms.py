@@ -443,8 +443,8 @@ def test_page_in_chromium(page):
 
 def test_rejected_list_of_an_anonymous_system_does_not_name_it(tmp_path):
     """The warning box of rejected inputs (reports.render.rejected_inputs, shared by every page)
-    names a published system by its label, and an anonymous one's file as ``(file)``: its path
-    (``termer.terms.tsv``) would name it."""
+    names a published system by its label and its file relative to the campaign, and an
+    anonymous one's file by its code and role: its path (``termer.terms.tsv``) would name it."""
     (tmp_path / "campaign.toml").write_text(
         CAMPAIGN.replace("{participants}", PUBLICATION_PARTICIPANTS), encoding="utf-8")
     files = {"reference.tsv": REFERENCE, "reference.variants.tsv": REFERENCE_VARIANTS,
@@ -458,6 +458,8 @@ def test_rejected_list_of_an_anonymous_system_does_not_name_it(tmp_path):
     html = (tmp_path / "out" / "terms" / "index.html").read_text(encoding="utf-8")
     box = html.split('id="rejected"')[1].split("</div>")[0]
     code = f"{load_campaign(tmp_path).participants['beta'].code('terms-bulletin')}-1"
-    assert "extractor-a" in box and "extractor-a.terms.tsv:2: expected a score like line 1" in box
-    assert code in box and "(file):2: expected a score like line 1" in box
+    assert "extractor-a" in box and "extractor-a.terms.tsv, line 2: expected a score like line 1" \
+        in box
+    assert f"the submission of {code}" in box
+    assert f"{code} (terms), line 2: expected a score like line 1" in box, box
     assert "termer" not in html

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from pathlib import Path
 
 import jsonschema
 import pytest
+import yaml
 from click.testing import CliRunner
 
 from scorehouse.demo.campaign import write_demo_campaign
@@ -90,6 +92,7 @@ def test_anonymous_and_withheld_systems_are_never_named(db, tmp_path):
     folder = export(db, tmp_path / "codabench", "--format", "codabench")
     texts += [p.read_text(encoding="utf-8") for p in folder.glob("*/scores.json")]
     texts.append(" ".join(p.name for p in folder.iterdir()))
+    texts.append((folder / "leaderboards.yaml").read_text(encoding="utf-8"))
     for text in texts:
         for name in never:
             assert name not in text
@@ -110,6 +113,42 @@ def test_codabench_files_hold_each_systems_scores(db, tmp_path):
     assert not list(tmp_path.glob(".*partial*"))
     export(db, folder, "--format", "codabench")  # again, over the old export: replaced whole
     assert {p.parent.name for p in folder.glob("*/scores.json")} == set(expected)
+
+
+CODABENCH = json.loads((ROOT / "docs" / "codabench_leaderboards.schema.json")
+                       .read_text(encoding="utf-8"))
+
+
+def test_codabench_leaderboards_declare_every_key_of_the_scores(db, tmp_path):
+    """leaderboards.yaml beside the scores: valid against Codabench's documented leaderboards
+    section, one column per board, its keys exactly those of the scores.json files, sorted
+    the metric's way (WER ascending: lower is better), indexes 0, 1, ... per leaderboard."""
+    folder = export(db, tmp_path / "codabench", "--format", "codabench")
+    declared = yaml.safe_load((folder / "leaderboards.yaml").read_text(encoding="utf-8"))
+    jsonschema.validate(declared, CODABENCH)
+    columns = [c for board in declared["leaderboards"] for c in board["columns"]]
+    keys = {p.parent.name: set(json.loads(p.read_text(encoding="utf-8")))
+            for p in folder.glob("*/scores.json")}
+    assert {c["key"] for c in columns} == set().union(*keys.values())
+    assert len({c["key"] for c in columns}) == len(columns)
+    for board in declared["leaderboards"]:
+        assert [c["index"] for c in board["columns"]] == list(range(len(board["columns"])))
+    document = json.loads(export(db, tmp_path / "b.json").read_text(encoding="utf-8"))
+    sorting = {codabench_key(b["task"], b["corpus"], b["variant"], b["metric"]):
+               "desc" if b["higher_is_better"] else "asc" for b in document["boards"]}
+    assert {c["key"]: c["sorting"] for c in columns} == sorting
+    assert sorting[codabench_key("asr", "Test_I", "m3", "WER")] == "asc"
+    assert {b["title"] for b in declared["leaderboards"]} == {b["task"] for b in
+                                                              document["boards"]}
+
+
+def test_codabench_keys_fit_codabench():
+    """Keys of at most 36 characters (Codabench's column key), distinct when cut."""
+    long = [codabench_key("coreference", "Test_conll_2012_long_corpus", f"official/{s}", "CoNLL")
+            for s in ("singletons", "no-singletons")]
+    assert all(len(k) <= 36 and re.fullmatch(r"[a-z0-9_]+", k) for k in long)
+    assert long[0] != long[1]
+    assert codabench_key("asr", "Test_I", "m3", "WER") == "asr__test_i__m3__wer"
 
 
 def test_bad_export_requests_are_one_line_errors(db, tmp_path):

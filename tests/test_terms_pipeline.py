@@ -430,6 +430,10 @@ def test_paired_tests_rank_the_systems_by_tr(tmp_path):
     (p,) = query(db, "SELECT p_value FROM mart_terms_paired WHERE system_a = 'full' "
                      "AND system_b = 'twin'")
     assert p[0] == 1.0  # identical lists: no resample separates them
-    board = query(db, "SELECT system, rank_best FROM mart_terms_leaderboard WHERE metric = 'TR' "
-                      "ORDER BY rank_best, system")
-    assert board == [("full", 1), ("twin", 1), ("short", 3)]
+    from scorehouse.warehouse.export import leaderboard
+    from scorehouse.warehouse.query import open_locked
+
+    con = open_locked(db)
+    board = leaderboard(con).filter(pl.col("metric") == "TR").select("system", "rank_best")
+    con.close()
+    assert board.rows() == [("full", 1), ("twin", 1), ("short", 3)]

@@ -169,7 +169,8 @@ def test_term_list_long_found_text_is_shortened(tmp_path):
     path = write(tmp_path, "bad.tsv", "a\t1\nb\t" + "x" * 100 + "\n")
     with pytest.raises(InputError) as err:
         read_term_list(path)
-    assert str(err.value) == f"{path}:2: expected a score like line 1, found '{'x' * 59}…'"
+    assert str(err.value) == (f"{path}:2: expected a score like line 1, found '{'x' * 59}…' "
+                              "(100 characters)")
 
 
 # --- variant groups -------------------------------------------------------------------------------

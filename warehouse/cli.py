@@ -138,7 +138,7 @@ def _compute_options(func):
 
 
 def _run_steps(campaign_dir, db, out, steps, force, quiet, workers=None, executor=None,
-               store=None) -> None:
+               store=None, audience=None) -> None:
     from scorehouse.warehouse.executors import ExecutorError
     from scorehouse.warehouse.pipeline import run
     from scorehouse.warehouse.store import StoreError
@@ -148,7 +148,7 @@ def _run_steps(campaign_dir, db, out, steps, force, quiet, workers=None, executo
                                    "(scorehouse run, or scorehouse load)")
     try:
         result = run(campaign_dir, db, out, steps=steps, force=force, quiet=quiet, workers=workers,
-                     executor=executor, store=store)
+                     executor=executor, store=store, **({"audience": audience} if audience else {}))
     except (CampaignError, InputError, SchemaError, ExecutorError, StoreError) as err:
         raise click.ClickException(str(err)) from None
     click.echo(result.summary(), err=True)
@@ -192,9 +192,21 @@ def score_command(campaign_dir, db, quiet, force, workers, executor, store):
 @main.command("report")
 @_campaign_options
 @click.option("--out", type=click.Path(file_okay=False), default="bulletins", show_default=True)
-def report_command(campaign_dir, db, quiet, out):
+@click.option("--audience", type=click.Choice(["public", "participants"]), default="public",
+              show_default=True, help="participants: every participant named, withheld ones "
+              "included, pages marked not for publication (write it to another --out).")
+@click.option("--participant", metavar="ID", default=None,
+              help="One participant's private bulletin: its systems named, in full; everyone "
+                   "else as published (write it to another --out).")
+def report_command(campaign_dir, db, quiet, out, audience, participant):
     """Render the bulletins and result tables from the warehouse as it is."""
-    _run_steps(campaign_dir, db, out, ("report",), False, quiet)
+    from scorehouse.warehouse.published import Audience
+
+    if participant is not None and audience != "public":
+        raise click.UsageError("--participant and --audience participants: choose one")
+    _run_steps(campaign_dir, db, out, ("report",), False, quiet,
+               audience=Audience("participant", participant) if participant is not None
+               else Audience(audience))
 
 
 @main.command("public-db")

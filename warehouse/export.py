@@ -1,8 +1,8 @@
 """Leaderboard export (``scorehouse export``): per task, corpus, variant and metric, the published
 systems in rank order with the score, its 95 % interval, the rank range and the signature, as
 JSON (one document, ``docs/leaderboard.schema.json``), CSV (one row per system and board) or
-Codabench result files (a flat ``scores.json`` per system, as a Codabench scoring program
-writes for its result pages).
+Codabench result files (:mod:`warehouse.codabench`: a flat ``scores.json`` per system, as a
+Codabench scoring program writes for its result pages, and the leaderboard declaration).
 
 The rows are each family's ``mart_<family>_leaderboard`` view: the SQL selects the headline
 figures and the published label (an anonymous participant's code; a withheld participant's
@@ -16,18 +16,25 @@ import csv
 import io
 import json
 import os
-import re
 import shutil
 from pathlib import Path
 
 import polars as pl
 
+from scorehouse.reports.ranks import with_ranks
 from scorehouse.warehouse import __version__
+from scorehouse.warehouse.codabench import (  # noqa: F401  (codabench_key: the API's)
+    DECLARATION,
+    codabench,
+    codabench_folder,
+    codabench_key,
+)
 from scorehouse.warehouse.db import is_duckdb
 from scorehouse.warehouse.families import NAMES
 from scorehouse.warehouse.query import QueryError, answer
 
 FORMATS = ("json", "csv", "codabench")
+UNRANKED = [{"family": "terms", "metric": "F"}]  # no paired test: TP resamples each system
 SCHEMA_ID = "https://scorehouse.example/schemas/leaderboard-1.json"
 COLUMNS = ["family", "campaign", "task", "corpus", "variant", "metric", "higher_is_better",
            "position", "system", "score", "ci_low", "ci_high", "rank_best", "rank_worst",
@@ -36,19 +43,33 @@ COLUMNS = ["family", "campaign", "task", "corpus", "variant", "metric", "higher_
 
 def leaderboard(con, task: str | None = None) -> pl.DataFrame:
     """Every board's rows in rank order (``position`` 1, 2, ... within a board): by rank range,
-    then score in the metric's direction, then label. QueryError for an unknown task."""
+    then score in the metric's direction, then label. The rows are the published systems'
+    (``cat_published_system``) and their rank ranges are computed among them alone, from the
+    paired tests between them (``mart_<family>_leaderboard_paired``): a withheld system takes
+    no rank from anyone. QueryError for an unknown task."""
     views = set(answer(con, "SELECT view_name FROM duckdb_views()")["view_name"])
-    parts = [f"SELECT '{name}' AS family, * FROM mart_{name}_leaderboard" for name in NAMES
-             if f"mart_{name}_leaderboard" in views]
-    if not parts:
+    names = [n for n in NAMES if f"mart_{n}_leaderboard" in views]
+    if not names:
         raise QueryError("no leaderboard in this warehouse (was it written by scorehouse run?)")
-    rows = answer(con, " UNION ALL BY NAME ".join(parts))
+    rows = answer(con, " UNION ALL BY NAME ".join(
+        f"SELECT '{n}' AS family, * FROM mart_{n}_leaderboard" for n in names))
     if task is not None:
         if task not in set(rows["task"]):
             raise QueryError(f"no task {task!r} with published scores; tasks: "
                              f"{sorted(set(rows['task']))}")
         rows = rows.filter(pl.col("task") == task)
     board = ["campaign", "task", "corpus", "variant", "metric"]
+    tests = answer(con, " UNION ALL BY NAME ".join(
+        f"SELECT * FROM mart_{n}_leaderboard_paired" for n in names
+        if f"mart_{n}_leaderboard_paired" in views) or "SELECT NULL AS campaign LIMIT 0")
+    ranked = []
+    for higher, part in rows.partition_by("higher_is_better", as_dict=True).items():
+        ids = part.rename({"system": "_label", "system_id": "system"})
+        ids = with_ranks(ids, tests, board, "score", higher_is_better=higher[0],
+                         where=~pl.struct("family", "metric").is_in(UNRANKED))
+        ranked.append(ids.rename({"system": "system_id", "_label": "system"}))
+    rows = pl.concat(ranked) if ranked else rows.with_columns(
+        pl.lit(None, pl.Int64).alias("rank_best"), pl.lit(None, pl.Int64).alias("rank_worst"))
     return (rows.with_columns(pl.when(pl.col("higher_is_better")).then(-pl.col("score"))
                               .otherwise(pl.col("score")).alias("_key"))
             .sort([*board, "rank_best", "_key", "system"], nulls_last=True)
@@ -66,7 +87,7 @@ def export(con, out: str | Path, fmt: str, task: str | None = None,
     target = _target(Path(out), fmt, db)
     rows = leaderboard(con, task)
     if fmt == "codabench":
-        return _codabench(rows, target)
+        return codabench(rows, target, _replace)
     text = _json(rows) if fmt == "json" else _csv(rows)
     _replace(target, lambda tmp: tmp.write_text(text, encoding="utf-8"))
     return [target]
@@ -90,35 +111,6 @@ def _csv(rows: pl.DataFrame) -> str:
     return buffer.getvalue()
 
 
-def codabench_key(task: str, corpus: str, variant: str, metric: str) -> str:
-    """The leaderboard column key of a board in Codabench's ``scores.json``: lower-case letters,
-    digits and underscores (``asr__test_i__m3__wer``)."""
-    return "__".join(re.sub(r"[^a-z0-9]+", "_", part.lower()).strip("_")
-                     for part in (task, corpus, variant, metric))
-
-
-def codabench_folder(system: str) -> str:
-    """The folder of a system's ``scores.json``: its label, every character but letters, digits,
-    ``.``, ``_`` and ``-`` turned into ``_`` (``Baseline Heur+Rnd`` -> ``Baseline_Heur_Rnd``)."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", system)
-
-
-def _codabench(rows: pl.DataFrame, folder: Path) -> list[Path]:
-    def write(tmp: Path) -> None:
-        tmp.mkdir()
-        for (system,), group in rows.group_by(["system"], maintain_order=True):
-            scores = {codabench_key(r["task"], r["corpus"], r["variant"], r["metric"]): r["score"]
-                      for r in group.iter_rows(named=True)}
-            name = codabench_folder(system)
-            if (tmp / name).exists():
-                raise QueryError(f"two systems would share the folder {name!r}: rename one")
-            (tmp / name).mkdir()
-            (tmp / name / "scores.json").write_text(json.dumps(scores, indent=1) + "\n",
-                                                    encoding="utf-8")
-    _replace(folder, write)
-    return sorted(folder.glob("*/scores.json"))
-
-
 def _target(target: Path, fmt: str, db: str | Path | None) -> Path:
     """``target``, or a QueryError when writing there could destroy something."""
     if not target.name or target.name in (".", ".."):
@@ -131,8 +123,10 @@ def _target(target: Path, fmt: str, db: str | Path | None) -> Path:
     if fmt == "codabench":
         if target.is_file():
             raise QueryError(f"{target}: is a file; --format codabench writes a folder")
-        if target.is_dir() and any(not entry.is_dir() or [p.name for p in entry.iterdir()]
-                                   != ["scores.json"] for entry in target.iterdir()):
+        if target.is_dir() and any(
+                entry.name != DECLARATION if not entry.is_dir()
+                else [p.name for p in entry.iterdir()] != ["scores.json"]
+                for entry in target.iterdir()):
             raise QueryError(f"{target}: holds files that are not a Codabench export; "
                              "choose a new or empty folder")
     elif target.is_dir():

@@ -16,6 +16,7 @@ import duckdb
 from scorehouse.warehouse import resident
 from scorehouse.warehouse.campaign import (
     Campaign,
+    CampaignError,
     Corpus,
     Participant,
     System,
@@ -27,6 +28,7 @@ from scorehouse.warehouse.catalog import RunContext, finish_run, start_run, tran
 from scorehouse.warehouse.db import apply_schema, connect
 from scorehouse.warehouse.families import family, sql_folders
 from scorehouse.warehouse.publish import publish
+from scorehouse.warehouse.published import PUBLIC, Audience
 from scorehouse.warehouse.store import Store, default_location
 
 STEPS = ("load", "score", "report")
@@ -78,12 +80,16 @@ def open_warehouse(db: str | Path | None, notes: list[str] | None = None,
 def run(campaign_dir: str | Path, db: str | Path, out: str | Path | None,
         steps: tuple[str, ...] = STEPS, force: bool = False, quiet: bool = False,
         workers: int | None = None, executor: str | None = None,
-        store: str | None = None) -> RunResult:
+        store: str | None = None, audience: Audience = PUBLIC) -> RunResult:
     """Run the given steps of the nightly job on a campaign directory; ``workers`` unit
     computations at once (None: ``SCOREHOUSE_WORKERS``, else 1), or on the workers of the Dask
     scheduler at ``executor``; unit outputs go through ``store`` (a folder or a pyarrow
-    filesystem URL; None: the folder beside ``db``, :mod:`warehouse.store`)."""
+    filesystem URL; None: the folder beside ``db``, :mod:`warehouse.store`). ``audience``: who
+    the bulletins are for (:mod:`warehouse.published`)."""
     campaign = load_campaign(campaign_dir)
+    if audience.participant is not None and audience.participant not in campaign.participants:
+        raise CampaignError(f"--participant {audience.participant!r}: expected one of "
+                            f"{sorted(campaign.participants)}")
     for task in campaign.tasks:  # fail early on an unknown family or an unknown key
         check_family_keys(task, family(task.family).CAMPAIGN_KEYS, campaign.root / "campaign.toml",
                           campaign.roots)
@@ -95,12 +101,13 @@ def run(campaign_dir: str | Path, db: str | Path, out: str | Path | None,
         ctx = start_run(con, campaign, "+".join(steps) if steps != STEPS else "run", quiet)
         ctx.notes += lost
         ctx.workers, ctx.executor, ctx.store, ctx.force = workers, executor, unit_store, force
-        return _execute(ctx, steps, out, force)
+        return _execute(ctx, steps, out, force, audience)
     finally:
         con.close()
 
 
-def _execute(ctx: RunContext, steps, out, force: bool) -> RunResult:
+def _execute(ctx: RunContext, steps, out, force: bool, audience: Audience = PUBLIC
+             ) -> RunResult:
     bulletins: list[Path] = []
     try:
         for task in ctx.campaign.tasks:
@@ -114,7 +121,7 @@ def _execute(ctx: RunContext, steps, out, force: bool) -> RunResult:
             if "score" in steps:
                 family(task.family).score(ctx, task, force=force)
         if "report" in steps and out is not None:
-            bulletins = publish(ctx, Path(out), force=force)
+            bulletins = publish(ctx, Path(out), force=force, audience=audience)
     except BaseException as err:
         finish_run(ctx, "failed", f"{type(err).__name__}: {err}")
         raise

@@ -17,14 +17,17 @@ previous editions are kept (a reader still on the previous one is not cut off).
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 
 from scorehouse.warehouse import __version__
 from scorehouse.warehouse.artifacts import artifact_states, record_artifact, unit_states
+from scorehouse.warehouse.campaign import CampaignError
 from scorehouse.warehouse.catalog import RunContext, fingerprint, package_files, transaction
 from scorehouse.warehouse.db import frame
 from scorehouse.warehouse.faults import checkpoint
+from scorehouse.warehouse.published import PUBLIC, Audience, rendering_for
 
 
 def page_states(con, campaign) -> dict[str, str]:
@@ -79,9 +82,18 @@ def page_states(con, campaign) -> dict[str, str]:
     return states
 
 
-def publish(ctx: RunContext, out: Path, force: bool = False) -> list[Path]:
+def publish(ctx: RunContext, out: Path, force: bool = False,
+            audience: Audience = PUBLIC) -> list[Path]:
     """Publish the bulletins at ``out`` when any page's state changed (every page with
-    ``force``); returns the pages rendered (none when the published edition is up to date)."""
+    ``force``); returns the pages rendered (none when the published edition is up to date).
+    Another ``audience`` than the public (:mod:`warehouse.published`) gets a whole edition of
+    its own, rendered every time and marked in its folder's name, never written over the public
+    one's ``out`` (nor the public one over it)."""
+    with rendering_for(audience):
+        return _publish(ctx, Path(out), force or not audience.public, audience)
+
+
+def _publish(ctx: RunContext, out: Path, force: bool, audience: Audience) -> list[Path]:
     from scorehouse.reports.render import (
         environment,
         render_index,
@@ -89,21 +101,26 @@ def publish(ctx: RunContext, out: Path, force: bool = False) -> list[Path]:
     )  # matplotlib: only when reporting
 
     con, campaign = ctx.con, ctx.campaign
-    out = Path(out)
     states = page_states(con, campaign)
-    recorded = artifact_states(con, campaign.id, "page")
+    recorded = artifact_states(con, campaign.id, "page") if audience.public else {}
     current = out.resolve() if out.is_symlink() and (out / "index.html").exists() else None
+    if current is not None and edition_audience(current.name) != audience.key:
+        raise CampaignError(f"{out}: holds the {edition_audience(current.name)} edition; "
+                            f"write the {audience.key} edition to another --out")
     if not force and current is not None and recorded == states:
         ctx.notes.append(f"bulletins in {out} are up to date")
         return []
-    edition = fingerprint({"pages": states})
+    edition = fingerprint({"pages": states} if audience.public
+                          else {"pages": states, "audience": audience.key})
     editions = out.parent / f".{out.name}.editions"
-    target = editions / f"{edition}-run{ctx.run_id}"
+    marked = "" if audience.public else f"-{audience.key}"
+    target = editions / f"{edition}{marked}-run{ctx.run_id}"
     staging = editions / f"{target.name}.partial"
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
     env = environment(campaign.language)
-    common = {"campaign": campaign, "version": __version__, "edition": edition}
+    common = {"campaign": campaign, "version": __version__, "edition": edition,
+              "audience": audience.kind}
     written = []
     for task in campaign.tasks:
         kept = current is not None and not force and recorded.get(task.id) == states[task.id]
@@ -118,14 +135,23 @@ def publish(ctx: RunContext, out: Path, force: bool = False) -> list[Path]:
     checkpoint("edition written")
     _point(out, target, ctx.run_id)
     checkpoint("edition published")
-    with transaction(con):
-        con.execute("DELETE FROM cat_artifact WHERE campaign = ? AND kind = 'page'", [campaign.id])
-        for key, state in states.items():
-            record_artifact(ctx, "page", key, state)
+    if audience.public:  # another audience's edition is rendered whole, every time
+        with transaction(con):
+            con.execute("DELETE FROM cat_artifact WHERE campaign = ? AND kind = 'page'",
+                        [campaign.id])
+            for key, state in states.items():
+                record_artifact(ctx, "page", key, state)
     for old in editions.iterdir():  # keep the new edition and the one before it
         if old not in (target, current):
             shutil.rmtree(old, ignore_errors=True)
     return [out / w.relative_to(staging) for w in written]
+
+
+def edition_audience(name: str) -> str:
+    """The audience an edition folder was written for, from its name
+    (``<edition>[-<audience>]-run<N>``): ``public``, ``participants``, ``participant-<id>``."""
+    found = re.fullmatch(r"[0-9a-f]+-(participants|participant-.+)-run\d+", name)
+    return found.group(1) if found else "public"
 
 
 def _link(source: str, target: str) -> None:

@@ -94,7 +94,12 @@ def public_database(bulletins: str | Path, out: str | Path) -> list[str]:
     ``published_tables`` listing them. Withheld systems are absent and anonymous ones appear under
     their codes, as on the pages, because the tables are the pages' own. Returns the table
     names."""
+    from scorehouse.warehouse.publish import edition_audience
+
     root = Path(bulletins).resolve()
+    if edition_audience(root.name) != "public":
+        raise QueryError(f"{bulletins}: is the {edition_audience(root.name)} edition, not for "
+                         "publication: public-db reads the public bulletins")
     files = sorted(root.glob("*/*.parquet"))
     if not files:
         raise QueryError(f"{bulletins}: no published tables (expected a bulletin folder written "

@@ -1,8 +1,10 @@
 -- mart_pos_consensus: a consensus annotation by majority vote over the projected outputs of
--- the participants' systems (baselines excluded): each system gives each tag of its projected
--- set 1/k vote; the tag with the most votes wins (ties: alphabetical), agreement = its votes /
--- number of voting systems. Grain: campaign x task x corpus x reference unit. Rebuilt for a
--- corpus when any of its units is rescored (warehouse/families/pos.py).
+-- the published systems (cat_published_system; baselines excluded, withheld ones too: a
+-- published figure counts no system the public cannot see): each system gives each tag of its
+-- projected set 1/k vote; the tag with the most votes wins (ties: alphabetical), agreement =
+-- its votes / number of voting systems. Grain: campaign x task x corpus x reference unit.
+-- Rebuilt for a corpus when any of its units is rescored or the published set changes
+-- (warehouse/families/pos.py).
 CREATE TABLE IF NOT EXISTS mart_pos_consensus (
     campaign   VARCHAR NOT NULL,
     task       VARCHAR NOT NULL,
@@ -18,7 +20,8 @@ INSERT INTO mart_pos_consensus
 WITH cases AS (
     SELECT c.ref_unit, c.projected
     FROM int_pos_case c
-    JOIN cat_system s ON s.campaign = c.campaign AND s.task = c.task AND s.system = c.system
+    JOIN cat_published_system s
+      ON s.campaign = c.campaign AND s.task = c.task AND s.system = c.system
     WHERE c.evaluation = 'absolute' AND c.noneval IS NULL AND NOT s.baseline
       AND c.campaign = $campaign AND c.task = $task AND c.corpus = $corpus
 ), voters AS (  -- one absolute case per system and reference unit

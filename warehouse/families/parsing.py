@@ -48,6 +48,7 @@ from scorehouse.warehouse.catalog import code_version as catalog_code_version
 from scorehouse.warehouse.db import frame, insert_arrow, one, written
 from scorehouse.warehouse.families import parsing_ud as ud
 from scorehouse.warehouse.families.parsing_intervals import intervals
+from scorehouse.warehouse.published import published_ids
 from scorehouse.warehouse.runner import Target, Unit, run_units, stale, unit_input
 from scorehouse.warehouse.staging import Slot, StageJob, stage_files
 
@@ -237,7 +238,9 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
         if not options["dependency"] and task.options.get("consensus", True):
             reduce(ctx, task, corpus.id, "consensus",
                    lambda c=corpus: consensus(ctx, task, c, options["majority"]),
-                   code_version(), force, reference_sha)
+                   code_version(), force,
+                   {**reference_sha, "published": published_ids(ctx.con, ctx.campaign.id,
+                                                                task.id)})
     if task.options.get("intervals", True):
         reduce(ctx, task, None, "intervals", lambda: intervals(ctx, task, options["dependency"]),
                code_version(), force)
@@ -329,7 +332,9 @@ def _votes(con, campaign_id: str, task: Task, corpus: str, majority: float
     when declared, else the reference), and that base; None without base or submissions."""
     inputs = current_inputs(con, campaign_id, task.id)
     base_sha = inputs.get((corpus, "", "full")) or inputs.get((corpus, "", "reference"))
-    systems = [s.id for s in task.systems if (corpus, s.id, "submissions") in inputs]
+    published = set(published_ids(con, campaign_id, task.id))  # the public's consensus
+    systems = [s.id for s in task.systems
+               if (corpus, s.id, "submissions") in inputs and s.id in published]
     if base_sha is None or not systems:
         return None
     base = _staged(con, base_sha, False)
@@ -337,8 +342,9 @@ def _votes(con, campaign_id: str, task: Task, corpus: str, majority: float
         # the base is the reference: the scored units' HYP ranges are already in the warehouse
         ranges = [frame(con, "SELECT system, kind, sent, item, type, role_no, first, last, attr, "
                              "empty FROM int_parsing_range WHERE campaign = ? AND task = ? "
-                             "AND corpus = ? AND system <> '' AND (mode IS NULL OR mode = 'HYP')",
-                        [campaign_id, task.id, corpus])]
+                             "AND corpus = ? AND list_contains(?, system) "
+                             "AND (mode IS NULL OR mode = 'HYP')",
+                        [campaign_id, task.id, corpus, systems])]
     else:
         ranges = []
         for system in systems:

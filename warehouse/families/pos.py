@@ -39,6 +39,7 @@ from scorehouse.warehouse.catalog import (
 from scorehouse.warehouse.catalog import code_version as catalog_code_version
 from scorehouse.warehouse.db import build, frame, insert_arrow, insert_rows, keyed, one, written
 from scorehouse.warehouse.families.pos_intervals import intervals
+from scorehouse.warehouse.published import published_ids
 from scorehouse.warehouse.runner import Query, Target, Unit, run_units, stale, unit_input
 from scorehouse.warehouse.staging import Slot, StageJob, stage_files, stage_table
 
@@ -259,7 +260,8 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
               Target(SQL_FOLDER, _UNIT_TABLES, "hist_pos_scores"))
     for corpus in task.corpora:
         reduce(ctx, task, corpus.id, "consensus", lambda c=corpus.id: consensus(ctx, task, c),
-               code_version(), force)
+               code_version(), force, {"published": published_ids(ctx.con, ctx.campaign.id,
+                                                                  task.id)})
         if task.options.get("intervals", True):
             reduce(ctx, task, corpus.id, "intervals", lambda c=corpus.id: intervals(ctx, task, c),
                    code_version(), force)
