@@ -15,7 +15,9 @@ from scorehouse.warehouse.families import page_module
 def environment() -> Environment:
     """The Jinja environment with the number filters every template uses."""
     env = Environment(loader=PackageLoader("scorehouse.reports", "templates"),
-                      autoescape=select_autoescape(["html"]), trim_blocks=True, lstrip_blocks=True)
+                      autoescape=select_autoescape(["html"]), trim_blocks=True, lstrip_blocks=True,
+                      extensions=["jinja2.ext.i18n"])
+    env.install_null_translations(newstyle=True)  # _("...") in templates
     env.filters["pct"] = lambda v, d=1: "–" if v is None else f"{100 * v:.{d}f}"
     env.filters["num"] = lambda v, d=2: "–" if v is None else f"{v:.{d}f}"
     env.filters["p"] = lambda v: "–" if v is None else ("< 0.001" if v < 0.001 else f"{v:.3f}")
