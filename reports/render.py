@@ -71,8 +71,12 @@ def with_contents(html: str) -> str:
 
 
 def render_index(con, campaign, out: Path, env: Environment, common: dict) -> Path:
-    """Write the campaign's index page (its tasks and published participants) into ``out``."""
-    pages = [{"task": task, "href": f"{task.id}/index.html"} for task in campaign.tasks]
+    """Write the campaign's index page (its tasks, each task's official leaderboards per corpus
+    (reports/front.py) and the published participants) into ``out``."""
+    from scorehouse.reports.front import leaderboards
+
+    pages = [{"task": task, "href": f"{task.id}/index.html",
+              "boards": leaderboards(con, campaign, task)} for task in campaign.tasks]
     participants = frame(con, "SELECT CASE WHEN publication = 'anonymous' THEN code ELSE name END "
                               "AS shown, publication, organiser FROM cat_participant "
                               "WHERE campaign = ? AND publication <> 'withheld' "
