@@ -258,8 +258,8 @@ def _variant(corpus: str, convention: str, singletons: bool, sig: str, part: pl.
     # what the variant's fold-out holds, in page order (the template names them)
     holds = [h for h, shown in (("table2", not corefud), ("table3", not corefud), ("today", True),
                                 ("genre", per_genre), ("subsets", subsets),
-                                ("baselines", baselines), ("agreement", heat or dots),
-                                ("pairs", pairs)) if shown]
+                                ("baselines", baselines), ("agreement", True))
+             if shown]
     return {"convention": convention, "singletons": singletons, "title": title,
             "measures": measures, "holds": holds,
             "corefud": corefud,

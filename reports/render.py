@@ -27,7 +27,10 @@ def environment() -> Environment:
 def render_task(con, campaign, task, folder: Path, env: Environment, common: dict) -> Path:
     """Write one task's page (and its exported tables) into ``folder``."""
     folder.mkdir(parents=True, exist_ok=True)
+    from scorehouse.reports.state import page_state
+
     data = page_module(task.family).page_data(con, campaign, task, folder)
+    data["state"] = page_state(con, campaign, task)
     path = folder / "index.html"
     html = env.get_template(f"{task.family}.html").render(**common, **data, root="../")
     path.write_text(with_contents(html), encoding="utf-8")
