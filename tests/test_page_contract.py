@@ -83,9 +83,9 @@ def minimal(demo, tmp_path_factory) -> dict[str, Path]:
         if name == "all rejected":
             for f in inputs(campaign, "system"):
                 f.write_bytes(GARBAGE)
-        if name == "reference rejected":
+        if name == "reference rejected":  # missing: the case
             for f in inputs(campaign, "reference"):
-                f.write_bytes(GARBAGE)
+                f.unlink()
         steps = ("load", "report") if name == "not scored yet" else ("load", "score", "report")
         run(campaign, folder / "w.duckdb", folder / "out", steps=steps, quiet=True)
         if name == "new system":
