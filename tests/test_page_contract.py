@@ -180,3 +180,49 @@ def test_the_corefud_page_agrees_with_itself(demo):
         summary = re.search(r"<summary>(.*?)</summary>", block, re.S).group(1)
         items = summary.split(":", 1)[1].split(",")
         assert len(items) == len(re.findall(r"<h4", block)), (summary, block.count("<h4"))
+
+
+def test_the_front_page_leads_with_each_tasks_results(demo, minimal):
+    import duckdb
+
+    index = (demo / "out" / "index.html").resolve()
+    html = index.read_text(encoding="utf-8")
+    results = html[html.index('id="results"'):html.index("<h2>Participants</h2>")]
+    for folder in sorted(p.parent.name for p in task_pages(demo / "out")):
+        assert f'<a href="{folder}/index.html">' in results, folder  # each task, linked
+    boards = re.findall(r'<table class="front-board".*?</table>', results, re.S)
+    assert len(boards) >= 9
+    # the speech board of Test_I: the published systems as the leaderboard view has them
+    board = next(b for b in boards if "<caption>Test_I: WER, M3</caption>" in b)
+    with duckdb.connect(str(demo / "w.duckdb"), read_only=True) as con:
+        rows = con.execute("SELECT system, score, ci_low, ci_high, rank_best, rank_worst "
+                           "FROM mart_wer_leaderboard WHERE task = 'asr' AND corpus = 'Test_I' "
+                           "AND variant = 'm3'").fetchall()
+    assert len(rows) >= 3 and len(re.findall(r"<tr class=", board)) == len(rows)
+    for system, score, low, high, best, worst in rows:
+        rank = f"{best}" if best == worst else f"{best}–{worst}"
+        row = re.search(rf'<td class="text">[^<]*{re.escape(system)}.*?</tr>', board, re.S)
+        cells = re.sub(r"\s+", "", row.group(0))
+        assert (f"<td>{100 * score:.1f}</td><td>{100 * low:.1f}–{100 * high:.1f}</td>"
+                f"<td>{rank}</td>") in cells, (system, cells)
+    # a campaign with nothing scored says so, task by task, instead of empty boards
+    front = (minimal["not scored yet"] / "index.html").resolve().read_text(encoding="utf-8")
+    assert "front-board" not in front
+    assert front.count("No published result yet") == len(task_pages(minimal["not scored yet"]))
+
+
+def test_a_revised_reference_and_a_changed_submission_are_said(demo, tmp_path):
+    campaign = cut(demo, tmp_path / "campaign")
+    run(campaign, tmp_path / "w.duckdb", tmp_path / "out", quiet=True)
+    doc = tomllib.loads((campaign / "campaign.toml").read_text(encoding="utf-8"))
+    asr = next(t for t in doc["tasks"] if t["id"] == "asr")
+    reference = campaign / asr["corpora"][0]["reference"]
+    hypotheses = campaign / next(iter(asr["systems"][0]["hypotheses"].values()))
+    for path, role in ((reference, "reference"), (hypotheses, "hypotheses")):
+        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+        lines[0] = "revisé " + lines[0]  # one more word at the start of the first utterance
+        path.write_text("".join(lines), encoding="utf-8")
+        run(campaign, tmp_path / "w.duckdb", tmp_path / "out", quiet=True)
+        page = text((tmp_path / "out" / "asr" / "index.html").resolve())
+        assert "Changes since the previous scoring" in page
+        assert f"inputs changed: {role}" in page, role
