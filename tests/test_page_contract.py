@@ -18,7 +18,6 @@ import pytest
 from browser import BROWSER_FLAGS, CHROMIUM
 from page_contract import WIDTH, contract_problems
 
-from scorehouse.demo.campaign import write_demo_campaign
 from scorehouse.warehouse.pipeline import run
 from scorehouse.warehouse.toml_writer import toml_value
 
@@ -26,13 +25,9 @@ GARBAGE = b"\x00\x01 not a file of this format\n"
 
 
 @pytest.fixture(scope="session")
-def demo(tmp_path_factory) -> Path:
-    """One demo build for the session: its folder (campaign/, w.duckdb, out/)."""
-    root = tmp_path_factory.mktemp("contract-demo")
-    toml = write_demo_campaign(root / "campaign", scale=0.05)
-    result = run(toml.parent, root / "w.duckdb", root / "out", quiet=True)
-    assert result.exit_code in (0, 2), result.summary()
-    return root
+def demo(demo_build) -> Path:
+    """The session's demo build (conftest.py): its folder (campaign/, w.duckdb, out/)."""
+    return demo_build
 
 
 def cut(demo: Path, dest: Path, systems: int = 1) -> Path:
