@@ -24,7 +24,10 @@ SMALL = 7.5  # points
 def grouped_bars(groups: list[str], series: dict[str, list[float | None]],
                  low: dict[str, list[float | None]], high: dict[str, list[float | None]],
                  ylabel: str, title: str, language: Language = ENGLISH) -> str:
-    """Bars per group (e.g. method) and series (e.g. system) with interval error bars; SVG text."""
+    """Bars per group (e.g. method) and series (e.g. system) with interval error bars, the legend
+    beside the axes (never over a bar); a group no series has a value for leaves no slot. SVG
+    text."""
+    groups, series, low, high = _with_values(groups, series, low, high)
     fig, ax = plt.subplots(
         figsize=(min(WIDE, max(5.0, 1.2 * len(groups) * max(1, len(series)) / 2)), 3.4))
     width = 0.8 / max(1, len(series))
@@ -38,15 +41,20 @@ def grouped_bars(groups: list[str], series: dict[str, list[float | None]],
     ax.set_ylabel(ylabel)
     ax.yaxis.set_major_formatter(FuncFormatter(language.numbers.tick))
     ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=SMALL, ncols=2, frameon=False)
+    ax.legend(fontsize=SMALL, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     ax.grid(axis="y", alpha=0.3)
     ax.set_axisbelow(True)
     fig.tight_layout()
-    buffer = io.StringIO()
-    fig.savefig(buffer, format="svg", metadata={"Date": None})
-    plt.close(fig)
-    svg = buffer.getvalue()
-    return svg[svg.index("<svg"):]
+    return _svg_text(fig)
+
+
+def _with_values(categories: list[str], series: dict[str, list], *more: dict[str, list]):
+    """``categories`` and the per-series lists (``series`` and each of ``more``) without the
+    categories no series has a value for: a chart shows no empty slot."""
+    kept = [i for i in range(len(categories)) if any(v[i] is not None for v in series.values())]
+    return ([categories[i] for i in kept],
+            *({name: [values[i] for i in kept] for name, values in table.items()}
+              for table in (series, *more)))
 
 
 def operating_zone_band(ok: float, err: float, sil_ok: float, sil_err: float, sil: float,
@@ -223,7 +231,9 @@ def heatmap(values: list[list[float | None]], rows: list[str], columns: list[str
 def way_lines(ways: list[str], series: dict[str, list[float | None]], ylabel: str, title: str,
               scale: float = 100.0, language: Language = ENGLISH) -> str:
     """One line with markers per series (e.g. system) over ordered categories (e.g. the 15
-    mode x function ways of the EASY paper's figure 3); values times ``scale``; None: a gap."""
+    mode x function ways of the EASY paper's figure 3); values times ``scale``; None: a gap; a
+    category no series has a value for is left out."""
+    ways, series = _with_values(ways, series)
     with plt.rc_context(_TEXT_SVG):
         fig, ax = plt.subplots(figsize=(min(WIDE, max(6.0, 0.5 * len(ways) + 2.0)), 3.6))
         markers = "osD^v<>ph*"
@@ -247,9 +257,7 @@ def label_bars(labels: list[str], series: dict[str, list[float | None]], ylabel:
     """Grouped bars over many labels (e.g. LAS F1 per dependency relation), one colour per series,
     labels rotated; the figure widens with the labels up to the page's width. None: no bar; a
     label with no value in any series is left out. SVG text."""
-    kept = [i for i in range(len(labels)) if any(v[i] is not None for v in series.values())]
-    labels = [labels[i] for i in kept]  # a label no series has a value for leaves no slot
-    series = {name: [values[i] for i in kept] for name, values in series.items()}
+    labels, series = _with_values(labels, series)  # a label without a value leaves no slot
     with plt.rc_context(_TEXT_SVG):
         fig, ax = plt.subplots(figsize=(min(WIDE, max(6.0, 0.28 * len(labels) * max(
             1, len(series)) ** 0.5 + 1.5)), 3.8))

@@ -36,6 +36,7 @@ import polars as pl
 
 from scorehouse.reports import ranks
 from scorehouse.reports.charts import correlation_heatmap, way_lines
+from scorehouse.reports.coref_corefud import corpus_stats, is_corefud, mention_counts
 from scorehouse.reports.i18n import N_, Language
 from scorehouse.reports.render import rejected_inputs, stored_signature
 from scorehouse.reports.systems import grouped, only_published, published_systems
@@ -101,16 +102,18 @@ def page_data(con, campaign, task, out: Path) -> dict:
              "p_value FROM mart_coref_paired WHERE campaign = ? AND task = ?", key),
         ["corpus", "convention", "singletons", "subset", "metric"], "f1",
         where=pl.col("slice") == "corpus")
-    corpora = _corpora(con, campaign, task)
-    mentions = only_published(frame(con, """
+    corefud = is_corefud(task)
+    corpora = _corpora(con, campaign, task, corefud)
+    mentions = only_published(mention_counts(con, key) if corefud else frame(con, """
         SELECT corpus, system, coalesce(category, '') AS category,
                count(*) FILTER (WHERE status <> 'response') AS key_mentions,
                count(*) FILTER (WHERE status <> 'key') AS response_mentions,
                count(*) FILTER (WHERE status = 'both') AS "both",
                count(*) FILTER (WHERE status = 'key') AS missed,
                count(*) FILTER (WHERE status = 'response') AS spurious
-        FROM int_coref_mention WHERE campaign = ? AND task = ? GROUP BY ALL ORDER BY ALL""", key),
-                          systems.filter(~pl.col("baseline")))
+        FROM int_coref_mention WHERE campaign = ? AND task = ? GROUP BY ALL ORDER BY ALL""",
+                                                                  key),
+                              systems.filter(~pl.col("baseline")))
     declared = [c for c in CONVENTION_ORDER
                 if c in task.options.get("conventions", CONVENTION_ORDER)]
     present = (set(scores.select("convention", "singletons").unique().iter_rows()) if scores.height
@@ -122,7 +125,8 @@ def page_data(con, campaign, task, out: Path) -> dict:
     sig = {"corpus": f"corpus|coref|units:key-mentions|duplicates:dropped|version:{version}",
            "bootstrap": f"boot|unit:document|resamples:{boot_n}|seed:{boot_seed}"
                         "|interval:percentile-95",
-           "mentions": f"mentions|matching:exact-span|duplicates:dropped|baselines:excluded"
+           "mentions": f"mentions|matching:exact-{'nodes' if corefud else 'span'}"
+                       f"|duplicates:dropped|baselines:excluded"
                        f"|version:{version}"}
     sections, exported = [], {"scores": [], "differential": [], "agreement": [], "pairs": []}
     for corpus in corpora["corpus"].to_list():
@@ -158,10 +162,11 @@ def page_data(con, campaign, task, out: Path) -> dict:
             "missed", "spurious"),
     })
     return {"task": task, "corpora": corpora.to_dicts(), "sections": sections, "variants": variants,
+            "corefud": corefud,
             "rejected": rejected, "resamples": boot_n, "seed": boot_seed, "draws": draws,
             "names": NAMES, "table2": TABLE2, "table2_tail": TABLE2_TAIL, "table3": TABLE3,
             "conll_table": CONLL_TABLE, "genre_measures": GENRE_MEASURES,
-            "subset_measures": SUBSET_MEASURES, "measures": MEASURES,
+            "subset_measures": SUBSET_MEASURES,
             "pronoun_category": str(task.options.get("pronoun_category", "pronoun")),
             "sig": sig, "files": files}
 
@@ -204,10 +209,12 @@ def _variant(corpus: str, convention: str, singletons: bool, sig: str, part: pl.
                                                   {"m": {m: dict(_EMPTY) for m in NAMES}})["m"]
                                      for g in genres]} for r in rows]
     baselines = [r for r in rows if r["group"] == "baseline"]
-    best, differential = _differential(rows, baselines)
+    # the measures this variant scores (CorefUD has no kernels, entropy, kappa nor RCVT)
+    measures = [m for m in MEASURES if any(_score(r, m) is not None for r in rows)]
+    best, differential = _differential(rows, baselines, measures)
     agreement_rows = [r for r in rows if AGREEMENT_BASELINES or r["group"] != "baseline"]
-    tau, p_value, used = _agreement(agreement_rows)
-    pairs = _pairs([r for r in rows if r["group"] != "baseline"])
+    tau, p_value, used = _agreement(agreement_rows, measures)
+    pairs = _pairs([r for r in rows if r["group"] != "baseline"], measures)
     _ = language._
     title = _variant_title(convention, singletons, _)
     sigs = {"head": sig,
@@ -216,13 +223,13 @@ def _variant(corpus: str, convention: str, singletons: bool, sig: str, part: pl.
             "agreement": f"agreement|rank:kendall-tau-b|systems:{len(used)}|baselines:"
                          f"{'included' if AGREEMENT_BASELINES else 'excluded'}"
                          f"|scores:F,kappa,RCVT|{sig}",
-            "pairs": f"pairs|order:strict|measures:{len(MEASURES)}|baselines:excluded|{sig}"}
-    names = [NAMES[m] for m in MEASURES]
+            "pairs": f"pairs|order:strict|measures:{len(measures)}|baselines:excluded|{sig}"}
+    names = [NAMES[m] for m in measures]
     short = f"{corpus}, {title}"
     heat = (correlation_heatmap(tau, names, _("{variant}: Kendall's tau between measures over {n} "
                                               "systems").format(variant=short, n=len(used)),
                                 language=language) if len(used) >= 3 else "")
-    f_measures = [m for m in MEASURES if m not in VALUE_MEASURES]
+    f_measures = [m for m in measures if m not in VALUE_MEASURES]
     dots = way_lines([NAMES[m] for m in f_measures],
                      {r["label"]: [_score(r, m) for m in f_measures] for r in rows},
                      _("F (%)"), _("{variant}: F under each measure").format(variant=short),
@@ -240,20 +247,27 @@ def _variant(corpus: str, convention: str, singletons: bool, sig: str, part: pl.
             {**keys, "label": r["label"], "organiser": r["group"] == "organiser", "metric": m,
              "score": _score(r, m), "best_baseline": best[m]["label"],
              "best_baseline_score": best[m]["score"], "difference": r["diff"][m]}
-            for r in differential for m in MEASURES], infer_schema_length=None))
+            for r in differential for m in measures], infer_schema_length=None))
     if used:
         exported["agreement"].append(pl.DataFrame([
             {**keys, "measure_a": NAMES[a], "measure_b": NAMES[b], "tau": tau[i][j],
              "p_value": p_value[i][j], "systems": len(used)}
-            for i, a in enumerate(MEASURES) for j, b in enumerate(MEASURES)],
+            for i, a in enumerate(measures) for j, b in enumerate(measures)],
             infer_schema_length=None))
     if pairs:
         exported["pairs"].append(pl.DataFrame(
             [{**keys, **{k: v for k, v in p.items() if k not in ("groups", "winner")}}
              for p in pairs],
             infer_schema_length=None))
+    corefud = convention == "corefud"
+    # what the variant's fold-out holds, in page order (the template names them)
+    holds = [h for h, shown in (("table2", not corefud), ("table3", not corefud), ("today", True),
+                                ("genre", per_genre), ("subsets", subsets),
+                                ("baselines", baselines), ("agreement", True))
+             if shown]
     return {"convention": convention, "singletons": singletons, "title": title,
-            "corefud": convention == "corefud",
+            "measures": measures, "holds": holds,
+            "corefud": corefud,
             "conll_table": COREFUD_TABLE if convention == "corefud" else CONLL_TABLE,
             "anchor": f"{corpus}-{convention}-{'singletons' if singletons else 'no-singletons'}",
             "sig": sigs, "rows": grouped(rows), "genres": grouped(per_genre),
@@ -275,44 +289,46 @@ def _variant_title(convention: str, singletons: bool, _) -> str:
             else _("{scorer}, singletons removed")).format(scorer=scorer)
 
 
-def _matrix(rows: list[dict]) -> np.ndarray:
-    """The systems' scores under each of ``MEASURES`` (NaN where absent): the comparisons'
+def _matrix(rows: list[dict], measures) -> np.ndarray:
+    """The systems' scores under each of ``measures`` (NaN where absent): the comparisons'
     input (scorers/coref_compare.py)."""
-    return np.array([[math.nan if _score(r, m) is None else _score(r, m) for m in MEASURES]
-                     for r in rows], dtype=float).reshape(len(rows), len(MEASURES))
+    return np.array([[math.nan if _score(r, m) is None else _score(r, m) for m in measures]
+                     for r in rows], dtype=float).reshape(len(rows), len(measures))
 
 
 def _number(x: float) -> float | None:
     return None if math.isnan(x) else float(x)
 
 
-def _differential(rows: list[dict], baselines: list[dict]) -> tuple[dict, list[dict]]:
+def _differential(rows: list[dict], baselines: list[dict],
+                  measures) -> tuple[dict, list[dict]]:
     """The best baseline per measure (``{metric: {"label", "score"}}``) and, per non-baseline
     system, ``diff``: its score minus the best baseline's (compare.differential)."""
     others = [r for r in rows if r["group"] != "baseline"]
-    best, top, diff = compare.differential(_matrix(others), _matrix(baselines))
+    best, top, diff = compare.differential(_matrix(others, measures),
+                                           _matrix(baselines, measures))
     by_measure = {m: {"score": _number(top[j]),
                       "label": baselines[best[j]]["label"] if best[j] >= 0 else None}
-                  for j, m in enumerate(MEASURES)}
+                  for j, m in enumerate(measures)}
     if not baselines:
         return by_measure, []
-    return by_measure, [{**r, "diff": {m: _number(diff[i, j]) for j, m in enumerate(MEASURES)}}
+    return by_measure, [{**r, "diff": {m: _number(diff[i, j]) for j, m in enumerate(measures)}}
                         for i, r in enumerate(others)]
 
 
-def _agreement(rows: list[dict]) -> tuple[list[list], list[list], list[str]]:
-    """Kendall's tau-b (and its p-value) between every two measures of ``MEASURES`` over the
-    systems scored under each (compare.agreement), and the labels of those systems."""
-    found = compare.agreement(_matrix(rows))
+def _agreement(rows: list[dict], measures) -> tuple[list[list], list[list], list[str]]:
+    """Kendall's tau-b (and its p-value) between every two of ``measures`` over the systems
+    scored under each (compare.agreement), and the labels of those systems."""
+    found = compare.agreement(_matrix(rows, measures))
     return found.tau, found.p_value, [rows[i]["label"] for i in found.used]
 
 
-def _pairs(rows: list[dict]) -> list[dict]:
+def _pairs(rows: list[dict], measures) -> list[dict]:
     """Every two systems (page order) with the number of measures that score each one strictly
     higher, and the verdict: better under every measure (the paper's covariant responses) or not
     (compare.pairs)."""
     out = []
-    for p in compare.pairs(_matrix(rows)):
+    for p in compare.pairs(_matrix(rows, measures)):
         a, b = rows[p.a], rows[p.b]
         winner = {"a": a, "b": b}.get(p.covariant)
         out.append({"system_a": a["label"], "system_b": b["label"],
@@ -326,12 +342,12 @@ def _pairs(rows: list[dict]) -> list[dict]:
 
 # ---------------------------------------------------------------- corpora and mentions
 
-def _corpora(con, campaign, task) -> pl.DataFrame:
+def _corpora(con, campaign, task, corefud: bool) -> pl.DataFrame:
     """One row per corpus (task order): phase, documents, genres, key mentions (distinct spans),
     key classes, singleton classes, the largest class and mentions per class (the paper's
-    table 4, |E| / |P_K|)."""
+    table 4, |E| / |P_K|); for CorefUD files (from their staging), the zero mentions too."""
     order = [c.id for c in task.corpora]
-    stats = frame(con, """
+    stats = corpus_stats(con, [campaign.id, task.id]) if corefud else frame(con, """
         WITH spans AS (
             SELECT i.corpus, m.doc, arg_min(m.cluster, m.line_no) AS cluster
             FROM cat_input_current i JOIN stg_coref_mention m ON m.sha256 = i.sha256
@@ -356,7 +372,8 @@ def _corpora(con, campaign, task) -> pl.DataFrame:
     return (base.join(stats, on="corpus", how="left", maintain_order="left")
             .join(genres, on="corpus", how="left", maintain_order="left")
             .select("corpus", "phase", "documents", "genres", "key_mentions", "key_classes",
-                    "singleton_classes", "largest_class", "mentions_per_class"))
+                    "singleton_classes", "largest_class", "mentions_per_class",
+                    *(["zeros"] if corefud else [])))
 
 
 _COUNTS = ("key_mentions", "response_mentions", "both", "missed", "spurious")

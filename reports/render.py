@@ -32,7 +32,10 @@ def environment(language: str = SOURCE) -> Environment:
 def render_task(con, campaign, task, folder: Path, env: Environment, common: dict) -> Path:
     """Write one task's page (and its exported tables) into ``folder``."""
     folder.mkdir(parents=True, exist_ok=True)
+    from scorehouse.reports.state import page_state
+
     data = page_module(task.family).page_data(con, campaign, task, folder)
+    data["state"] = page_state(con, campaign, task)
     path = folder / "index.html"
     html = env.get_template(f"{task.family}.html").render(**common, **data, root="../")
     _ = gettext_for(campaign.language)
@@ -80,9 +83,14 @@ PUBLICATIONS = (N_("public"), N_("anonymous"))  # the index shows them translate
 
 
 def render_index(con, campaign, out: Path, env: Environment, common: dict) -> Path:
-    """Write the campaign's index page (its tasks and published participants, in the campaign
-    language's alphabetical order) into ``out``."""
-    pages = [{"task": task, "href": f"{task.id}/index.html"} for task in campaign.tasks]
+    """Write the campaign's index page (its tasks, each task's official leaderboards per corpus
+    (reports/front.py) and the published participants, in the campaign language's
+    alphabetical order) into ``out``."""
+    from scorehouse.reports.front import leaderboards
+
+    _ = gettext_for(campaign.language)
+    pages = [{"task": task, "href": f"{task.id}/index.html",
+              "boards": leaderboards(con, campaign, task, _)} for task in campaign.tasks]
     participants = sort_collated(con, visible_participants(con, campaign.id), "shown",
                                  campaign.language, "organiser").to_dicts()
     index = out / "index.html"

@@ -44,3 +44,18 @@ def wer_json(run_wer):
         return json.loads(result.stdout, parse_constant=_no_nan)
 
     return run
+
+
+@pytest.fixture(scope="session")
+def demo_build(tmp_path_factory):
+    """One build of the demo campaign (scale 0.05, every family) for the whole test session:
+    its folder, holding ``campaign/``, ``w.duckdb`` and ``out/`` (the bulletins). Slow: share
+    it rather than building another."""
+    from scorehouse.demo.campaign import write_demo_campaign
+    from scorehouse.warehouse.pipeline import run
+
+    root = tmp_path_factory.mktemp("demo-build")
+    toml = write_demo_campaign(root / "campaign", scale=0.05)
+    result = run(toml.parent, root / "w.duckdb", root / "out", quiet=True)
+    assert result.exit_code in (0, 2), result.summary()
+    return root

@@ -11,9 +11,6 @@ from pathlib import Path
 import pytest
 from browser import BROWSER_FLAGS, CHROMIUM
 
-from scorehouse.demo.campaign import write_demo_campaign
-from scorehouse.warehouse.pipeline import run
-
 WIDTH = 1280
 
 # The smallest chart text as drawn: font size times the SVG's scale on screen.
@@ -30,12 +27,8 @@ SMALLEST_CHART_TEXT = """() => {
 
 
 @pytest.fixture(scope="module")
-def pages(tmp_path_factory) -> list[Path]:
-    root = tmp_path_factory.mktemp("layout")
-    toml = write_demo_campaign(root / "campaign", scale=0.05, language="fr")  # French edition
-    result = run(toml.parent, root / "w.duckdb", root / "out", quiet=True)
-    assert result.exit_code in (0, 2), result.summary()
-    found = sorted((root / "out").resolve().glob("**/index.html"))
+def pages(demo_build) -> list[Path]:
+    found = sorted((demo_build / "out").resolve().glob("**/index.html"))
     assert len(found) >= 6  # the campaign's index and one page per task
     return found
 

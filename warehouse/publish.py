@@ -10,8 +10,11 @@ states. Readers see the old edition or the new one, never a mix; a kill at any m
 old edition published and the next run publishes the new one. Pages hold no clock time and no
 run number, so the same inputs give the same bytes.
 
-Layout: ``OUT`` is a symbolic link to ``.OUT.editions/<edition>`` beside it; the current and the
-previous editions are kept (a reader still on the previous one is not cut off).
+Layout: ``OUT`` is a symbolic link to ``.OUT.editions/<edition>-run<N>`` beside it; the campaign's
+``editions`` newest editions are kept (default 2: the current one and the one before it, so a
+reader still on the previous one is not cut off), older ones are removed. Every page of an edition
+names that edition: a page kept from the previous edition is shared with it, except its HTML, whose
+edition id is rewritten.
 """
 
 from __future__ import annotations
@@ -125,7 +128,7 @@ def _publish(ctx: RunContext, out: Path, force: bool, audience: Audience) -> lis
     for task in campaign.tasks:
         kept = current is not None and not force and recorded.get(task.id) == states[task.id]
         if kept and (current / task.id / "index.html").exists():
-            shutil.copytree(current / task.id, staging / task.id, copy_function=_link)
+            _keep(current / task.id, staging / task.id, _edition_of(current), edition)
         else:
             written.append(render_task(con, campaign, task, staging / task.id, env, common))
             checkpoint(f"page {task.id}")
@@ -141,10 +144,42 @@ def _publish(ctx: RunContext, out: Path, force: bool, audience: Audience) -> lis
                         [campaign.id])
             for key, state in states.items():
                 record_artifact(ctx, "page", key, state)
-    for old in editions.iterdir():  # keep the new edition and the one before it
-        if old not in (target, current):
-            shutil.rmtree(old, ignore_errors=True)
+    _prune(editions, target, campaign.editions)
     return [out / w.relative_to(staging) for w in written]
+
+
+_RUN = re.compile(r"run(\d+)$")
+
+
+def _edition_of(folder: Path) -> str:
+    """The edition id in an edition folder's name (``<edition>[-<audience>]-run<N>``)."""
+    return folder.name.rsplit("-run", 1)[0].split("-", 1)[0]
+
+
+def _keep(source: Path, target: Path, old: str, new: str) -> None:
+    """Carry an unchanged page folder into the new edition: its files shared (hard links), its
+    HTML rewritten to name the new edition instead of ``old``."""
+    shutil.copytree(source, target, copy_function=_link)
+    if not old or old == new:
+        return
+    for page in target.rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        page.unlink()  # a hard link: the previous edition's file stays as it was
+        page.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def _prune(editions: Path, target: Path, keep: int) -> None:
+    """Remove the editions beyond the ``keep`` newest (by run number; ``target`` is the newest)
+    and any unfinished one. Compared by name: ``--out`` may be given through another path."""
+    def run(folder: Path) -> int:
+        found = _RUN.search(folder.name)
+        return int(found.group(1)) if found else -1
+    older = sorted((f for f in editions.iterdir()
+                    if f.name != target.name and not f.name.endswith(".partial")),
+                   key=run, reverse=True)
+    partial = [f for f in editions.iterdir() if f.name.endswith(".partial")]
+    for old in older[keep - 1:] + partial:
+        shutil.rmtree(old, ignore_errors=True)
 
 
 def edition_audience(name: str) -> str:

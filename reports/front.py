@@ -1,0 +1,96 @@
+"""The front page's results (issue 24, item 8): per task, the leaderboard of its official measure
+per corpus, read from the family's leaderboard view (``mart_<family>_leaderboard``, the rows
+``scorehouse export`` writes): published systems only, each with its score, 95 % bootstrap
+interval and rank range, the participants first (best first), then the built-in baselines and
+the organisers' systems, shown apart. The official measure of each family:
+
+- speech (WER): the task's headline method (``headline_method``, else M3);
+- coreference: the CoNLL average under the task's first variant (convention, singletons);
+- parsing: EASY constituents and relations F in the task's first mode x function; CoNLL-U LAS;
+- POS: precision P, absolute evaluation on full tags (else the first declared);
+- terminology: graded term recall TR against the corpus reference (the measure ranked).
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+CONVENTIONS = ("conll", "paper", "corefud")
+
+
+def _identity(text: str) -> str:
+    return text
+
+
+def official(task, _=_identity) -> list[tuple[str, list[str], str]]:
+    """The task's official leaderboards: (what it shows, the variants of its family's view in
+    order of preference: the first that has rows is shown, metric). ``_``: the page language's
+    gettext."""
+    o = task.options
+    if task.family == "wer":
+        methods = o.get("methods", ["m3"])
+        method = o.get("headline_method", "m3" if "m3" in methods else methods[-1])
+        return [(f"WER, {method.upper()}", [method], "WER")]
+    if task.family == "coref":
+        first = "singletons" if o.get("singletons", [True])[0] else "no-singletons"
+        other = "no-singletons" if first == "singletons" else "singletons"
+        return [(_("CoNLL average"), [f"{c}/{s}" for c in CONVENTIONS for s in (first, other)
+                                   if c in o.get("conventions", CONVENTIONS)], "CoNLL")]
+    if task.family == "parsing":
+        from scorehouse.warehouse.families.parsing import FUNCTIONS, MODES
+
+        mode, function = o.get("modes", MODES)[0], o.get("functions", FUNCTIONS)[0]
+        return [("LAS", ["conll18"], "LAS"),
+                *((f"{title}, {mode}-{function}", [f"{kind}/{mode}/{function}"], "F")
+                  for kind, title in (("constituent", _("Constituents F")),
+                                      ("relation", _("Relations F"))))]
+    if task.family == "pos":
+        evaluations = o.get("evaluations", ["absolute"])
+        granularities = o.get("granularities", ["full"])
+        e = "absolute" if "absolute" in evaluations else evaluations[0]
+        g = "full" if "full" in granularities else granularities[0]
+        return [(_("P, {evaluation} evaluation, {granularity} tags").format(
+            evaluation=e, granularity=g), [f"{e}/{g}"], "P")]
+    if task.family == "terms":
+        sigma = o.get("sigma")
+        return [(_("TR (graded term recall)"), [f"sigma:{float(sigma)}" if sigma is not None
+                                             else "sigma:%"], "TR")]
+    return []
+
+
+def leaderboards(con, campaign, task, _=_identity) -> list[dict]:
+    """The task's official leaderboards that hold rows: ``corpus``, ``title``, ``lower`` (lower
+    is better), ``signature`` and ``rows`` (label, group, score, ci_low, ci_high, rank_best,
+    rank_worst), corpora in the task's order. The rows and their rank ranges are the export's
+    (:func:`scorehouse.warehouse.export.leaderboard`: published systems, ranked among
+    themselves), so the front page and ``scorehouse export`` never disagree."""
+    from scorehouse.warehouse.export import leaderboard
+    from scorehouse.warehouse.query import QueryError
+
+    try:
+        board = leaderboard(con, task.id).filter(pl.col("campaign") == campaign.id)
+    except QueryError:  # nothing scored or published yet
+        return []
+    group = (pl.when(pl.col("baseline")).then(pl.lit("baseline"))
+             .when(pl.col("organiser")).then(pl.lit("organiser")).otherwise(pl.lit("participant")))
+    out = []
+    for title, variants, metric in official(task, _):
+        mine = board.filter(pl.col("metric") == metric)
+        found = sorted(set(mine["variant"]))
+        variant = next((f for v in variants for f in found
+                        if f == v or (v.endswith("%") and f.startswith(v[:-1]))), None)
+        if variant is None:
+            continue
+        if len(variants) > 1:  # the variant shown is part of what the board is
+            title = f"{title}, {variant.replace('/', ', ').replace('-', ' ')}"
+        rows = (mine.filter(pl.col("variant") == variant)
+                .with_columns(group.alias("group"), pl.col("system").alias("label"))
+                .sort("corpus", pl.col("group") == "organiser", "baseline", "position"))
+        for corpus in [c.id for c in task.corpora]:
+            shown = rows.filter(pl.col("corpus") == corpus).to_dicts()
+            if shown:
+                out.append({"corpus": corpus, "title": title, "rows": shown,
+                            "lower": not shown[0]["higher_is_better"],
+                            "signature": " ".join(sorted({r["signature"] for r in shown
+                                                          if r["signature"]}))})
+    return out

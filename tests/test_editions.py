@@ -1,0 +1,86 @@
+"""Bulletin editions as the guide promises them (warehouse/publish.py): the campaign's
+``editions`` newest are kept (default 2), older ones pruned, whether ``--out`` is given as an
+absolute or a relative path; and every page of one edition names that edition, the pages kept
+from the previous edition included."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from scorehouse.demo.campaign import write_demo_campaign
+from scorehouse.warehouse.campaign import CampaignError
+from scorehouse.warehouse.pipeline import run
+
+EDITION = re.compile(r"Edition ([0-9a-f]{8,})")
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory) -> Path:
+    return write_demo_campaign(tmp_path_factory.mktemp("demo") / "campaign", scale=0.03,
+                               pos=False, parsing=False, coref=False, terms=False).parent
+
+
+@pytest.fixture()
+def campaign(pristine, tmp_path) -> Path:
+    shutil.copytree(pristine, tmp_path / "campaign")
+    return tmp_path / "campaign"
+
+
+def revise(campaign: Path, n: int) -> None:
+    """Change one ASR submission (the speech page changes, the calls page does not)."""
+    hyp = sorted((campaign / "submissions").glob("*/Test_II.trn"))[0]
+    hyp.write_bytes(hyp.read_bytes() + f"revision {n} (spk9_{n})\n".encode())
+
+
+def editions_named(out: Path) -> dict[str, str]:
+    """page -> the edition its footer names."""
+    root = out.resolve()
+    found = {}
+    for page in sorted(root.rglob("index.html")):
+        ids = set(EDITION.findall(page.read_text(encoding="utf-8")))
+        assert len(ids) == 1, (page, ids)
+        found[str(page.relative_to(root))] = ids.pop()
+    return found
+
+
+def test_kept_pages_name_the_new_edition_and_two_editions_stay(campaign, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # --out as a relative path, as a user types it
+    out, editions = Path("bulletins"), tmp_path / ".bulletins.editions"
+    seen = []
+    for n in range(4):
+        if n:
+            revise(campaign, n)
+        result = run(campaign, tmp_path / "w.duckdb", out, quiet=True)
+        assert result.bulletins, result.summary()
+        if n:  # the calls page was kept from the previous edition, not rendered again
+            assert all("calls" not in str(p) for p in result.bulletins)
+        named = editions_named(out)
+        assert len(named) >= 3 and len(set(named.values())) == 1, named
+        edition = set(named.values()).pop()
+        assert out.resolve().name.startswith(edition)
+        seen.append(out.resolve().name)
+        kept = sorted(p.name for p in editions.iterdir())
+        assert kept == sorted(seen[-2:]), kept
+    # the previous edition still reads as it was published: its own id on every page
+    previous = editions / seen[-2]
+    assert {EDITION.search(p.read_text(encoding="utf-8")).group(1)
+            for p in previous.rglob("index.html")} == {seen[-2].rsplit("-run", 1)[0]}
+
+
+def test_the_number_of_editions_kept_is_a_setting(campaign, tmp_path):
+    toml = campaign / "campaign.toml"
+    text = toml.read_text(encoding="utf-8")
+    toml.write_text(text.replace("[campaign]\n", "[campaign]\neditions = 3\n", 1), encoding="utf-8")
+    out = tmp_path / "bulletins"
+    for n in range(5):
+        if n:
+            revise(campaign, n)
+        run(campaign, tmp_path / "w.duckdb", out, quiet=True)
+        assert len(list((tmp_path / ".bulletins.editions").iterdir())) == min(n + 1, 3)
+    toml.write_text(text.replace("[campaign]\n", "[campaign]\neditions = 0\n", 1), encoding="utf-8")
+    with pytest.raises(CampaignError, match=r"\[campaign\]\.editions: expected an integer"):
+        run(campaign, tmp_path / "w.duckdb", out, quiet=True)
