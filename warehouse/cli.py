@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from scorehouse.etl.errors import InputError
-from scorehouse.warehouse import __version__, coordinator  # noqa: F401  (before Polars)
+from scorehouse.warehouse import __version__, coordinator, logs  # noqa: F401  (before Polars)
 from scorehouse.warehouse.campaign import CampaignError
 from scorehouse.warehouse.db import SchemaError
 
@@ -112,12 +112,20 @@ def main() -> None:
     """
 
 
-def _campaign_options(func):
+DB_CREATED = "The DuckDB warehouse file (created if absent)."
+DB_EXISTING = "The DuckDB warehouse file (must exist: scorehouse run or load creates it)."
+
+
+def _campaign_options(func, db_help: str = DB_CREATED):
     func = click.option("--db", type=click.Path(dir_okay=False), default=DEFAULT_DB,
-                        show_default=True,
-                        help="The DuckDB warehouse file (created if absent).")(func)
-    func = click.option("--quiet", "-q", is_flag=True, help="No progress bars.")(func)
+                        show_default=True, help=db_help)(func)
+    func = logs.options(func)
     return click.argument("campaign_dir", type=click.Path(exists=True, file_okay=False))(func)
+
+
+def _existing_db_options(func):
+    """score and report: the warehouse must exist already."""
+    return _campaign_options(func, DB_EXISTING)
 
 
 def _compute_options(func):
@@ -137,8 +145,16 @@ def _compute_options(func):
              "else 1: in this process]")(func)
 
 
-def _run_steps(campaign_dir, db, out, steps, force, quiet, workers=None, executor=None,
+def _run_steps(campaign_dir, db, out, steps, force, log, workers=None, executor=None,
                store=None) -> None:
+    """Run ``steps`` with the logs ``log`` asks for (quiet, verbose, log_json) and exit."""
+    sys.exit(logs.logged_run(lambda: _steps(campaign_dir, db, out, steps, force, log["quiet"],
+                                            workers, executor, store),
+                             "+".join(steps) if len(steps) < 3 else "run", **log))
+
+
+def _steps(campaign_dir, db, out, steps, force, quiet, workers=None, executor=None,
+           store=None):
     from scorehouse.warehouse.executors import ExecutorError
     from scorehouse.warehouse.pipeline import run
     from scorehouse.warehouse.store import StoreError
@@ -147,12 +163,10 @@ def _run_steps(campaign_dir, db, out, steps, force, quiet, workers=None, executo
         raise click.ClickException(f"{db}: no such warehouse file: load the campaign first "
                                    "(scorehouse run, or scorehouse load)")
     try:
-        result = run(campaign_dir, db, out, steps=steps, force=force, quiet=quiet, workers=workers,
-                     executor=executor, store=store)
+        return run(campaign_dir, db, out, steps=steps, force=force, quiet=quiet, workers=workers,
+                   executor=executor, store=store)
     except (CampaignError, InputError, SchemaError, ExecutorError, StoreError) as err:
         raise click.ClickException(str(err)) from None
-    click.echo(result.summary(), err=True)
-    sys.exit(result.exit_code)
 
 
 @main.command("run")
@@ -162,39 +176,39 @@ def _run_steps(campaign_dir, db, out, steps, force, quiet, workers=None, executo
                    "published: a symbolic link, swapped at once to each new edition folder.")
 @click.option("--force", is_flag=True, help="Recompute every unit even if nothing changed.")
 @_compute_options
-def run_command(campaign_dir, db, quiet, out, force, workers, executor, store):
+def run_command(campaign_dir, db, out, force, workers, executor, store, **log):
     """The nightly job: load what changed, score what changed, re-render the bulletins.
 
     Exit code 0 when everything was accepted, 2 when an input file was rejected (the rest of
     the campaign is still scored; the rejected file's previous results stay), 1 when the run
     could not be done, 64 for a wrong command line.
     """
-    _run_steps(campaign_dir, db, out, ("load", "score", "report"), force, quiet, workers, executor,
+    _run_steps(campaign_dir, db, out, ("load", "score", "report"), force, log, workers, executor,
                store)
 
 
 @main.command("load")
 @_campaign_options
-def load_command(campaign_dir, db, quiet):
+def load_command(campaign_dir, db, **log):
     """Load (stage) every changed reference and submission file of the campaign."""
-    _run_steps(campaign_dir, db, None, ("load",), False, quiet)
+    _run_steps(campaign_dir, db, None, ("load",), False, log)
 
 
 @main.command("score")
-@_campaign_options
+@_existing_db_options
 @click.option("--force", is_flag=True, help="Recompute every unit even if nothing changed.")
 @_compute_options
-def score_command(campaign_dir, db, quiet, force, workers, executor, store):
+def score_command(campaign_dir, db, force, workers, executor, store, **log):
     """Score every unit (task x corpus x system) whose loaded inputs changed."""
-    _run_steps(campaign_dir, db, None, ("score",), force, quiet, workers, executor, store)
+    _run_steps(campaign_dir, db, None, ("score",), force, log, workers, executor, store)
 
 
 @main.command("report")
-@_campaign_options
+@_existing_db_options
 @click.option("--out", type=click.Path(file_okay=False), default="bulletins", show_default=True)
-def report_command(campaign_dir, db, quiet, out):
+def report_command(campaign_dir, db, out, **log):
     """Render the bulletins and result tables from the warehouse as it is."""
-    _run_steps(campaign_dir, db, out, ("report",), False, quiet)
+    _run_steps(campaign_dir, db, out, ("report",), False, log)
 
 
 @main.command("public-db")
@@ -224,7 +238,8 @@ def campaign_schema_command():
 
 @main.command("sql")
 @click.argument("query")
-@click.option("--db", type=click.Path(dir_okay=False), default=DEFAULT_DB, show_default=True)
+@click.option("--db", type=click.Path(dir_okay=False), default=DEFAULT_DB, show_default=True,
+              help="The DuckDB warehouse file (must exist; opened read-only).")
 @click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table",
               show_default=True)
 @click.option("--max-rows", type=click.IntRange(min=1), default=100, show_default=True,
@@ -264,7 +279,7 @@ def sql_command(query, db, fmt, max_rows, allow):
 @main.command("export")
 @click.argument("out", type=click.Path(dir_okay=True))
 @click.option("--db", type=click.Path(dir_okay=False), default=DEFAULT_DB, show_default=True,
-              help="The DuckDB warehouse file (opened read-only).")
+              help="The DuckDB warehouse file (must exist; opened read-only).")
 @click.option("--task", help="Only this task's boards.")
 @click.option("--format", "fmt", type=click.Choice(["json", "csv", "codabench"]), default="json",
               show_default=True, help="json: one document (docs/leaderboard.schema.json); csv: "
@@ -290,7 +305,7 @@ def export_command(out, db, task, fmt):
 @main.command("sclite")
 @click.argument("out", type=click.Path(file_okay=False))
 @click.option("--db", type=click.Path(dir_okay=False), default=DEFAULT_DB, show_default=True,
-              help="The DuckDB warehouse file (opened read-only).")
+              help="The DuckDB warehouse file (must exist; opened read-only).")
 @click.option("--task", required=True, help="A speech task (family wer).")
 @click.option("--corpus", required=True)
 @click.option("--system", required=True)
@@ -345,9 +360,29 @@ def demo_command(out, scale, quiet):
     revise_terms_reference(toml.parent)
     result = run(toml.parent, out / "demo.duckdb", out / "bulletins", quiet=quiet)
     click.echo(result.summary(), err=True)
-    click.echo(f"open {out / 'bulletins' / 'index.html'}; query with: scorehouse sql --db "
+    click.echo(f"open {out / 'bulletins' / 'index.html'}; query with: {invocation()} sql --db "
                f"{out / 'demo.duckdb'} \"SELECT * FROM mart_wer_scores\"", err=True)
     sys.exit(max(first.exit_code, result.exit_code))
+
+
+def invocation() -> str:
+    """The command as the user can type it again here: ``scorehouse`` when that name finds this
+    very program on the PATH, else the path it was started by (``.venv/bin/scorehouse``), else
+    ``PYTHON -m scorehouse``."""
+    import os
+    import shlex
+    import shutil
+
+    started = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
+    if started is None or started.suffix == ".py" or started.name != "scorehouse":
+        python = os.path.relpath(sys.executable) if not os.path.relpath(
+            sys.executable).startswith("../..") else sys.executable
+        return f"{shlex.quote(python)} -m scorehouse"
+    found = shutil.which("scorehouse")
+    if found and Path(found).resolve() == started.resolve():
+        return "scorehouse"
+    where = str(started) if started.is_absolute() or "/" in str(started) else f"./{started}"
+    return shlex.quote(where)
 
 
 if __name__ == "__main__":

@@ -100,8 +100,9 @@ def public_database(bulletins: str | Path, out: str | Path) -> list[str]:
         raise QueryError(f"{bulletins}: no published tables (expected a bulletin folder written "
                          "by scorehouse run or report)")
     target = Path(out)
-    if target.exists():
-        raise QueryError(f"{out}: exists already (choose a new file)")
+    if target.exists() and not _public_database(target):
+        raise QueryError(f"{out}: exists and is not a public database written by "
+                         "scorehouse public-db; name another file")
     partial = target.with_name(f".{target.name}.partial")
     partial.unlink(missing_ok=True)
     con = duckdb.connect(str(partial))
@@ -119,6 +120,24 @@ def public_database(bulletins: str | Path, out: str | Path) -> list[str]:
         con.close()
     partial.rename(target)
     return [n for n, _, _ in names]
+
+
+def _public_database(path: Path) -> bool:
+    """Whether ``path`` is a public database (the only file public-db replaces)."""
+    if not path.is_file():
+        return False
+    try:
+        con = duckdb.connect(str(path), read_only=True)
+    except duckdb.Error:
+        return False
+    try:
+        found = con.execute("SELECT count(*) FROM information_schema.tables "
+                            "WHERE table_name = 'published_tables'").fetchall()[0][0]
+        kinds = con.execute("SELECT count(*) FROM information_schema.tables "
+                            "WHERE table_name LIKE 'cat\\_%' ESCAPE '\\'").fetchall()[0][0]
+    finally:
+        con.close()
+    return found == 1 and kinds == 0
 
 
 class Warehouse:
