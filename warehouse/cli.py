@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 import sys
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from scorehouse.warehouse.campaign import CampaignError
 from scorehouse.warehouse.db import SchemaError
 
 DEFAULT_DB = "scorehouse.duckdb"
+STEPS = ("load", "score", "report")
 
 # Exit codes (docs/guide.md): what a nightly script tells apart.
 EXIT_OK = 0  # everything accepted and scored
@@ -81,16 +81,16 @@ def failure_message(err: BaseException) -> str | None:
     import duckdb
 
     from scorehouse.warehouse.executors import ExecutorError
+    from scorehouse.warehouse.locks import FolderBusy, in_use
     from scorehouse.warehouse.query import QueryError
     from scorehouse.warehouse.store import StoreError
 
     text = str(err)
-    if isinstance(err, (CampaignError, SchemaError, ExecutorError, StoreError, QueryError)):
+    if isinstance(err, (CampaignError, SchemaError, ExecutorError, StoreError, QueryError,
+                        FolderBusy)):
         return text  # scorehouse's own errors already say what to do, in one line
-    if isinstance(err, duckdb.Error) and re.search(r"Could not set lock|Conflicting lock", text):
-        holder = re.search(r"held in (.+?) \(PID (\d+)\)", text)
-        who = f" (PID {holder.group(2)}, {holder.group(1)})" if holder else ""
-        return f"the warehouse is in use by another process{who}: wait for it, or use another --db"
+    if isinstance(err, duckdb.Error) and in_use(err):
+        return in_use(err)
     if isinstance(err, OSError):
         return f"{err.filename or ''}{': ' if err.filename else ''}{err.strerror or text}"
     if isinstance(err, duckdb.Error):
@@ -324,8 +324,8 @@ def sclite_command(out, db, task, corpus, system, method):
         found = con.execute("SELECT DISTINCT campaign FROM cat_corpus WHERE task = ? AND "
                             "corpus = ? AND family = 'wer'", [task, corpus]).fetchall()
         if len(found) != 1:
-            raise QueryError(f"no speech task {task!r} with a corpus {corpus!r} in {db}"
-                             if not found else f"several campaigns have a task {task!r}")
+            raise QueryError(f"no speech task {task} with a corpus {corpus} in {db}"
+                             if not found else f"several campaigns have a task {task}")
         unit = {"campaign": found[0][0], "task": task, "corpus": corpus, "system": system,
                 "method": method}
         written = sclite_reports(con, unit, Path(out), system)
@@ -365,25 +365,10 @@ def demo_command(out, scale, quiet):
     sys.exit(max(first.exit_code, result.exit_code))
 
 
-def invocation() -> str:
-    """The command as the user can type it again here: ``scorehouse`` when that name finds this
-    very program on the PATH, else the path it was started by (``.venv/bin/scorehouse``), else
-    ``PYTHON -m scorehouse``."""
-    import os
-    import shlex
-    import shutil
+# the operator's commands (watch), defined beside the helpers they share with run
+from scorehouse.warehouse.cli_ops import invocation, watch_command  # noqa: E402
 
-    started = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
-    if started is None or started.suffix == ".py" or started.name != "scorehouse":
-        python = os.path.relpath(sys.executable) if not os.path.relpath(
-            sys.executable).startswith("../..") else sys.executable
-        return f"{shlex.quote(python)} -m scorehouse"
-    found = shutil.which("scorehouse")
-    if found and Path(found).resolve() == started.resolve():
-        return "scorehouse"
-    where = str(started) if started.is_absolute() or "/" in str(started) else f"./{started}"
-    return shlex.quote(where)
-
+main.add_command(watch_command)
 
 if __name__ == "__main__":
     main()

@@ -147,23 +147,28 @@ def progress_shown(quiet: bool) -> bool:
 
 def logged_run(run, command: str, quiet: bool = False, verbose: bool = False,
                log_json: str | None = None) -> int:
-    """``run()`` (a RunResult) with the command line's logs; its exit code. A run that could
-    not be done still ends the JSON log with a summary (its error and exit code), then raises."""
-    from scorehouse.warehouse.cli import EXIT_FAILURE, EXIT_INTERNAL, failure_message
-
+    """``run()`` (a RunResult) with the command line's logs; its exit code."""
     close = configure(verbose, quiet, log_json)
     try:
-        try:
-            result = run()
-        except click.ClickException as err:
-            failure(err.format_message(), err.exit_code, command)
-            raise
-        except Exception as err:
-            message = failure_message(err)
-            failure(message or f"internal error ({type(err).__name__}: {err})",
-                    EXIT_FAILURE if message else EXIT_INTERNAL, command)
-            raise
-        summary(result, result.exit_code, command)
-        return result.exit_code
+        return summarised(run, command)
     finally:
         close()
+
+
+def summarised(run, command: str) -> int:
+    """``run()``'s exit code, its summary logged. A run that could not be done still ends the
+    JSON log with a summary (its error and exit code), then raises."""
+    from scorehouse.warehouse.cli import EXIT_FAILURE, EXIT_INTERNAL, failure_message
+
+    try:
+        result = run()
+    except click.ClickException as err:
+        failure(err.format_message(), err.exit_code, command)
+        raise
+    except Exception as err:
+        message = failure_message(err)
+        failure(message or f"internal error ({type(err).__name__}: {err})",
+                EXIT_FAILURE if message else EXIT_INTERNAL, command)
+        raise
+    summary(result, result.exit_code, command)
+    return result.exit_code

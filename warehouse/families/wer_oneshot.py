@@ -99,7 +99,9 @@ def sclite_reports(con, unit: dict, folder: Path, name: str) -> list[Path]:
         WHERE a.campaign = $campaign AND a.task = $task AND a.corpus = $corpus
           AND a.system = $system AND a.method = $method ORDER BY t.line_no""", unit)
     if not rows.height:
-        raise oneshot.OptionError(f"no alignment for {unit}")
+        raise oneshot.OptionError(
+            f"no alignment of system {unit['system']} on {unit['task']}/{unit['corpus']} with "
+            f"method {unit['method']}")
     rows = [{**r, "speaker": r["speaker"] or layout.speaker_of(r["id"])}
             for r in rows.to_dicts()]
     try:
