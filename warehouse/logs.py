@@ -118,12 +118,15 @@ def configure(verbose: bool = False, quiet: bool = False, log_json: str | None =
         handlers.append(JsonLines(stream))
     for handler in handlers:
         LOGGER.addHandler(handler)
+    before = LOGGER.level, LOGGER.propagate
     LOGGER.setLevel(logging.DEBUG)
-    LOGGER.propagate = False
+    LOGGER.propagate = False  # the command's own handlers say it, once
 
     def close() -> None:
         for handler in handlers:
             LOGGER.removeHandler(handler)
+        LOGGER.setLevel(before[0])
+        LOGGER.propagate = before[1]
         if stream is not None and stream is not sys.stdout:
             stream.close()
     return close
