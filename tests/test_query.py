@@ -115,5 +115,11 @@ def test_the_public_database_holds_only_what_was_published(tmp_path):
         con.close()
     assert "morpho-w" not in text  # withheld: not published, not exported
     assert "morpho-c" not in text and "P-" in text  # anonymous: under its code only
+    # the rule of every command that writes an output (docs/guide.md): a previous output of its
+    # own kind is replaced, anything else (the warehouse itself) is refused
     again = CliRunner().invoke(main, ["public-db", str(out), str(public)])
-    assert again.exit_code == 1 and "exists already" in again.output
+    assert again.exit_code == 0, again.output
+    warehouse = (tmp_path / "w.duckdb").read_bytes()
+    refused = CliRunner().invoke(main, ["public-db", str(out), str(tmp_path / "w.duckdb")])
+    assert refused.exit_code == 1 and "not a public database" in refused.output
+    assert (tmp_path / "w.duckdb").read_bytes() == warehouse

@@ -35,7 +35,8 @@ class RunContext:
     campaign: Campaign
     run_id: int
     quiet: bool = False
-    loaded: int = 0
+    loaded: int = 0  # files loaded (a file staged in several roles counts once)
+    loaded_files: set = field(default_factory=set)
     scored: int = 0
     rejections: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)

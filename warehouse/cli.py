@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import json
-import re
 import sys
 from pathlib import Path
 
 import click
 
 from scorehouse.etl.errors import InputError
-from scorehouse.warehouse import __version__, coordinator  # noqa: F401  (before Polars)
+from scorehouse.warehouse import __version__, coordinator, logs  # noqa: F401  (before Polars)
 from scorehouse.warehouse.campaign import CampaignError
 from scorehouse.warehouse.db import SchemaError
 
 DEFAULT_DB = "scorehouse.duckdb"
+STEPS = ("load", "score", "report")
 
 # Exit codes (docs/guide.md): what a nightly script tells apart.
 EXIT_OK = 0  # everything accepted and scored
@@ -81,16 +81,16 @@ def failure_message(err: BaseException) -> str | None:
     import duckdb
 
     from scorehouse.warehouse.executors import ExecutorError
+    from scorehouse.warehouse.locks import FolderBusy, in_use
     from scorehouse.warehouse.query import QueryError
     from scorehouse.warehouse.store import StoreError
 
     text = str(err)
-    if isinstance(err, (CampaignError, SchemaError, ExecutorError, StoreError, QueryError)):
+    if isinstance(err, (CampaignError, SchemaError, ExecutorError, StoreError, QueryError,
+                        FolderBusy)):
         return text  # scorehouse's own errors already say what to do, in one line
-    if isinstance(err, duckdb.Error) and re.search(r"Could not set lock|Conflicting lock", text):
-        holder = re.search(r"held in (.+?) \(PID (\d+)\)", text)
-        who = f" (PID {holder.group(2)}, {holder.group(1)})" if holder else ""
-        return f"the warehouse is in use by another process{who}: wait for it, or use another --db"
+    if isinstance(err, duckdb.Error) and in_use(err):
+        return in_use(err)
     if isinstance(err, OSError):
         return f"{err.filename or ''}{': ' if err.filename else ''}{err.strerror or text}"
     if isinstance(err, duckdb.Error):
@@ -112,12 +112,20 @@ def main() -> None:
     """
 
 
-def _campaign_options(func):
+DB_CREATED = "The DuckDB warehouse file (created if absent)."
+DB_EXISTING = "The DuckDB warehouse file (must exist: scorehouse run or load creates it)."
+
+
+def _campaign_options(func, db_help: str = DB_CREATED):
     func = click.option("--db", type=click.Path(dir_okay=False), default=DEFAULT_DB,
-                        show_default=True,
-                        help="The DuckDB warehouse file (created if absent).")(func)
-    func = click.option("--quiet", "-q", is_flag=True, help="No progress bars.")(func)
+                        show_default=True, help=db_help)(func)
+    func = logs.options(func)
     return click.argument("campaign_dir", type=click.Path(exists=True, file_okay=False))(func)
+
+
+def _existing_db_options(func):
+    """score and report: the warehouse must exist already."""
+    return _campaign_options(func, DB_EXISTING)
 
 
 def _compute_options(func):
@@ -137,8 +145,16 @@ def _compute_options(func):
              "else 1: in this process]")(func)
 
 
-def _run_steps(campaign_dir, db, out, steps, force, quiet, workers=None, executor=None,
+def _run_steps(campaign_dir, db, out, steps, force, log, workers=None, executor=None,
                store=None, audience=None) -> None:
+    """Run ``steps`` with the logs ``log`` asks for (quiet, verbose, log_json) and exit."""
+    sys.exit(logs.logged_run(lambda: _steps(campaign_dir, db, out, steps, force, log["quiet"],
+                                            workers, executor, store, audience),
+                             "+".join(steps) if len(steps) < 3 else "run", **log))
+
+
+def _steps(campaign_dir, db, out, steps, force, quiet, workers=None, executor=None,
+           store=None, audience=None):
     from scorehouse.warehouse.executors import ExecutorError
     from scorehouse.warehouse.pipeline import run
     from scorehouse.warehouse.store import StoreError
@@ -147,12 +163,11 @@ def _run_steps(campaign_dir, db, out, steps, force, quiet, workers=None, executo
         raise click.ClickException(f"{db}: no such warehouse file: load the campaign first "
                                    "(scorehouse run, or scorehouse load)")
     try:
-        result = run(campaign_dir, db, out, steps=steps, force=force, quiet=quiet, workers=workers,
-                     executor=executor, store=store, **({"audience": audience} if audience else {}))
+        return run(campaign_dir, db, out, steps=steps, force=force, quiet=quiet,
+                   workers=workers, executor=executor, store=store,
+                   **({"audience": audience} if audience else {}))
     except (CampaignError, InputError, SchemaError, ExecutorError, StoreError) as err:
         raise click.ClickException(str(err)) from None
-    click.echo(result.summary(), err=True)
-    sys.exit(result.exit_code)
 
 
 @main.command("run")
@@ -162,35 +177,35 @@ def _run_steps(campaign_dir, db, out, steps, force, quiet, workers=None, executo
                    "published: a symbolic link, swapped at once to each new edition folder.")
 @click.option("--force", is_flag=True, help="Recompute every unit even if nothing changed.")
 @_compute_options
-def run_command(campaign_dir, db, quiet, out, force, workers, executor, store):
+def run_command(campaign_dir, db, out, force, workers, executor, store, **log):
     """The nightly job: load what changed, score what changed, re-render the bulletins.
 
     Exit code 0 when everything was accepted, 2 when an input file was rejected (the rest of
     the campaign is still scored; the rejected file's previous results stay), 1 when the run
     could not be done, 64 for a wrong command line.
     """
-    _run_steps(campaign_dir, db, out, ("load", "score", "report"), force, quiet, workers, executor,
+    _run_steps(campaign_dir, db, out, ("load", "score", "report"), force, log, workers, executor,
                store)
 
 
 @main.command("load")
 @_campaign_options
-def load_command(campaign_dir, db, quiet):
+def load_command(campaign_dir, db, **log):
     """Load (stage) every changed reference and submission file of the campaign."""
-    _run_steps(campaign_dir, db, None, ("load",), False, quiet)
+    _run_steps(campaign_dir, db, None, ("load",), False, log)
 
 
 @main.command("score")
-@_campaign_options
+@_existing_db_options
 @click.option("--force", is_flag=True, help="Recompute every unit even if nothing changed.")
 @_compute_options
-def score_command(campaign_dir, db, quiet, force, workers, executor, store):
+def score_command(campaign_dir, db, force, workers, executor, store, **log):
     """Score every unit (task x corpus x system) whose loaded inputs changed."""
-    _run_steps(campaign_dir, db, None, ("score",), force, quiet, workers, executor, store)
+    _run_steps(campaign_dir, db, None, ("score",), force, log, workers, executor, store)
 
 
 @main.command("report")
-@_campaign_options
+@_existing_db_options
 @click.option("--out", type=click.Path(file_okay=False), default="bulletins", show_default=True)
 @click.option("--audience", type=click.Choice(["public", "participants"]), default="public",
               show_default=True, help="participants: every participant named, withheld ones "
@@ -198,13 +213,13 @@ def score_command(campaign_dir, db, quiet, force, workers, executor, store):
 @click.option("--participant", metavar="ID", default=None,
               help="One participant's private bulletin: its systems named, in full; everyone "
                    "else as published (write it to another --out).")
-def report_command(campaign_dir, db, quiet, out, audience, participant):
+def report_command(campaign_dir, db, out, audience, participant, **log):
     """Render the bulletins and result tables from the warehouse as it is."""
     from scorehouse.warehouse.published import Audience
 
     if participant is not None and audience != "public":
         raise click.UsageError("--participant and --audience participants: choose one")
-    _run_steps(campaign_dir, db, out, ("report",), False, quiet,
+    _run_steps(campaign_dir, db, out, ("report",), False, log,
                audience=Audience("participant", participant) if participant is not None
                else Audience(audience))
 
@@ -236,7 +251,8 @@ def campaign_schema_command():
 
 @main.command("sql")
 @click.argument("query")
-@click.option("--db", type=click.Path(dir_okay=False), default=DEFAULT_DB, show_default=True)
+@click.option("--db", type=click.Path(dir_okay=False), default=DEFAULT_DB, show_default=True,
+              help="The DuckDB warehouse file (must exist; opened read-only).")
 @click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table",
               show_default=True)
 @click.option("--max-rows", type=click.IntRange(min=1), default=100, show_default=True,
@@ -276,7 +292,7 @@ def sql_command(query, db, fmt, max_rows, allow):
 @main.command("export")
 @click.argument("out", type=click.Path(dir_okay=True))
 @click.option("--db", type=click.Path(dir_okay=False), default=DEFAULT_DB, show_default=True,
-              help="The DuckDB warehouse file (opened read-only).")
+              help="The DuckDB warehouse file (must exist; opened read-only).")
 @click.option("--task", help="Only this task's boards.")
 @click.option("--format", "fmt", type=click.Choice(["json", "csv", "codabench"]), default="json",
               show_default=True, help="json: one document (docs/leaderboard.schema.json); csv: "
@@ -302,7 +318,7 @@ def export_command(out, db, task, fmt):
 @main.command("sclite")
 @click.argument("out", type=click.Path(file_okay=False))
 @click.option("--db", type=click.Path(dir_okay=False), default=DEFAULT_DB, show_default=True,
-              help="The DuckDB warehouse file (opened read-only).")
+              help="The DuckDB warehouse file (must exist; opened read-only).")
 @click.option("--task", required=True, help="A speech task (family wer).")
 @click.option("--corpus", required=True)
 @click.option("--system", required=True)
@@ -321,8 +337,8 @@ def sclite_command(out, db, task, corpus, system, method):
         found = con.execute("SELECT DISTINCT campaign FROM cat_corpus WHERE task = ? AND "
                             "corpus = ? AND family = 'wer'", [task, corpus]).fetchall()
         if len(found) != 1:
-            raise QueryError(f"no speech task {task!r} with a corpus {corpus!r} in {db}"
-                             if not found else f"several campaigns have a task {task!r}")
+            raise QueryError(f"no speech task {task} with a corpus {corpus} in {db}"
+                             if not found else f"several campaigns have a task {task}")
         unit = {"campaign": found[0][0], "task": task, "corpus": corpus, "system": system,
                 "method": method}
         written = sclite_reports(con, unit, Path(out), system)
@@ -359,10 +375,15 @@ def demo_command(out, scale, language, quiet):
     revise_terms_reference(toml.parent)
     result = run(toml.parent, out / "demo.duckdb", out / "bulletins", quiet=quiet)
     click.echo(result.summary(), err=True)
-    click.echo(f"open {out / 'bulletins' / 'index.html'}; query with: scorehouse sql --db "
+    click.echo(f"open {out / 'bulletins' / 'index.html'}; query with: {invocation()} sql --db "
                f"{out / 'demo.duckdb'} \"SELECT * FROM mart_wer_scores\"", err=True)
     sys.exit(max(first.exit_code, result.exit_code))
 
+
+# the operator's commands (watch), defined beside the helpers they share with run
+from scorehouse.warehouse.cli_ops import invocation, watch_command  # noqa: E402
+
+main.add_command(watch_command)
 
 if __name__ == "__main__":
     main()

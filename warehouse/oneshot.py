@@ -212,7 +212,7 @@ def command(name: str, function: Callable, summary: str) -> click.Command:
     params: list[click.Parameter] = []
     for p in inspect.signature(function).parameters.values():
         if p.kind is p.POSITIONAL_OR_KEYWORD:
-            params.append(click.Argument([p.name], type=click.Path(exists=True, dir_okay=False)))
+            params.append(click.Argument([p.name], type=click.Path()))  # read: exit 2 if missing
         elif p.kind is p.KEYWORD_ONLY:
             params.append(_option(p, hints[p.name]))
     params.append(click.Option(["--json", "as_json"], is_flag=True,
@@ -264,7 +264,7 @@ def _option(p: inspect.Parameter, hint) -> click.Option:
         return click.Option([f"{flag}/--no-{p.name.replace('_', '-')}", p.name],
                             default=p.default, show_default=True, help=help_)
     if Path in args or base is Path:
-        return click.Option([flag, p.name], type=click.Path(exists=True, dir_okay=False),
+        return click.Option([flag, p.name], type=click.Path(),
                             default=p.default, help=help_)
     kind = next((t for t in (int, float) if base is t or t in args), str)
     return click.Option([flag, p.name], type=kind, default=p.default,

@@ -8,12 +8,13 @@ re-renders the pages whose data or publication settings changed (:mod:`warehouse
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import logging
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
 
-from scorehouse.warehouse import resident
+from scorehouse.warehouse import logs, resident
 from scorehouse.warehouse.campaign import (
     Campaign,
     CampaignError,
@@ -27,6 +28,7 @@ from scorehouse.warehouse.campaign import (
 from scorehouse.warehouse.catalog import RunContext, finish_run, start_run, transaction
 from scorehouse.warehouse.db import apply_schema, connect
 from scorehouse.warehouse.families import family, sql_folders
+from scorehouse.warehouse.locks import publication_lock
 from scorehouse.warehouse.publish import publish
 from scorehouse.warehouse.published import PUBLIC, Audience
 from scorehouse.warehouse.store import Store, default_location
@@ -45,6 +47,7 @@ class RunResult:
     rejections: list[str]
     notes: list[str]
     bulletins: list[Path]
+    durations: dict[str, float] = field(default_factory=dict)  # step -> seconds
 
     @property
     def exit_code(self) -> int:
@@ -109,25 +112,32 @@ def run(campaign_dir: str | Path, db: str | Path, out: str | Path | None,
 def _execute(ctx: RunContext, steps, out, force: bool, audience: Audience = PUBLIC
              ) -> RunResult:
     bulletins: list[Path] = []
+    durations: dict[str, float] = {}
+    logs.event("run", f"run {ctx.run_id}: {'+'.join(steps)} of {ctx.campaign.id}",
+               logging.DEBUG, run_id=ctx.run_id, campaign=ctx.campaign.id, steps=list(steps))
     try:
-        for task in ctx.campaign.tasks:
-            declare = getattr(family(task.family), "declare", None)
-            if declare is not None:
-                # built-in systems (baselines), which campaign.toml does not list
-                declare(ctx, task)
-            if "load" in steps:
-                family(task.family).load(ctx, task)
-        for task in ctx.campaign.tasks:
-            if "score" in steps:
-                family(task.family).score(ctx, task, force=force)
+        with logs.step(ctx, "load", durations, shown="load" in steps):
+            for task in ctx.campaign.tasks:
+                declare = getattr(family(task.family), "declare", None)
+                if declare is not None:
+                    # built-in systems (baselines), which campaign.toml does not list
+                    declare(ctx, task)
+                if "load" in steps:
+                    family(task.family).load(ctx, task)
+        if "score" in steps:
+            with logs.step(ctx, "score", durations):
+                for task in ctx.campaign.tasks:
+                    family(task.family).score(ctx, task, force=force)
         if "report" in steps and out is not None:
-            bulletins = publish(ctx, Path(out), force=force, audience=audience)
+            with logs.step(ctx, "report", durations) as figures, publication_lock(Path(out)):
+                bulletins = publish(ctx, Path(out), force=force, audience=audience)
+                figures["pages_published"] = len(bulletins)
     except BaseException as err:
         finish_run(ctx, "failed", f"{type(err).__name__}: {err}")
         raise
     status = finish_run(ctx)
     return RunResult(ctx.run_id, status, ctx.loaded, ctx.scored, ctx.rejections, ctx.notes,
-                     bulletins)
+                     bulletins, durations)
 
 
 def one_shot_campaign(family_name: str, reference: Path, system: Path, options: dict,

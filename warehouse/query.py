@@ -19,6 +19,7 @@ import polars as pl
 
 from scorehouse.warehouse import resident
 from scorehouse.warehouse.db import SchemaError, insert_rows, refuse_foreign, unreadable
+from scorehouse.warehouse.locks import in_use
 
 
 class QueryError(Exception):
@@ -41,11 +42,11 @@ def open_locked(db: str | Path, allow: tuple[str, ...] = ()) -> duckdb.DuckDBPyC
         raise QueryError(str(err)) from None
     except duckdb.Error as err:
         clear = unreadable(db, err) if isinstance(err, duckdb.IOException) else None
-        raise QueryError(str(clear) if clear
-                         else f"{db}: cannot open the warehouse: {err}") from None
+        raise QueryError(str(clear) if clear else in_use(err)
+                         or f"{db}: cannot open the warehouse: {err}") from None
     if con.execute("SELECT current_setting('lock_configuration')").fetchall()[0][0]:
         return con  # open already in this process (one DuckDB instance per file): locked as is
-    resident.read_only(con)  # the store's files, read here, never by a query
+    _GONE[id(con)] = resident.read_only(con)  # the store's files, read here, never by a query
     if allow:
         folders = [str(Path(a).resolve()) + "/" for a in allow]
         con.execute("SET allowed_directories = $folders", {"folders": folders})
@@ -61,7 +62,11 @@ def answer(con: duckdb.DuckDBPyConnection, query: str) -> pl.DataFrame:
         relation = con.sql(query)
         return relation.pl() if relation is not None else pl.DataFrame()
     except duckdb.Error as err:
-        raise QueryError(str(err).splitlines()[0]) from None
+        raise QueryError(resident.gone_message(_GONE.get(id(con), {}), str(err))
+                         or str(err).splitlines()[0]) from None
+
+
+_GONE: dict[int, dict[str, str]] = {}  # id(connection) -> the gone files of its resident tables
 
 
 def plain_table(frame: pl.DataFrame, max_rows: int) -> tuple[str, int]:
@@ -105,8 +110,9 @@ def public_database(bulletins: str | Path, out: str | Path) -> list[str]:
         raise QueryError(f"{bulletins}: no published tables (expected a bulletin folder written "
                          "by scorehouse run or report)")
     target = Path(out)
-    if target.exists():
-        raise QueryError(f"{out}: exists already (choose a new file)")
+    if target.exists() and not _public_database(target):
+        raise QueryError(f"{out}: exists and is not a public database written by "
+                         "scorehouse public-db; name another file")
     partial = target.with_name(f".{target.name}.partial")
     partial.unlink(missing_ok=True)
     con = duckdb.connect(str(partial))
@@ -124,6 +130,24 @@ def public_database(bulletins: str | Path, out: str | Path) -> list[str]:
         con.close()
     partial.rename(target)
     return [n for n, _, _ in names]
+
+
+def _public_database(path: Path) -> bool:
+    """Whether ``path`` is a public database (the only file public-db replaces)."""
+    if not path.is_file():
+        return False
+    try:
+        con = duckdb.connect(str(path), read_only=True)
+    except duckdb.Error:
+        return False
+    try:
+        found = con.execute("SELECT count(*) FROM information_schema.tables "
+                            "WHERE table_name = 'published_tables'").fetchall()[0][0]
+        kinds = con.execute("SELECT count(*) FROM information_schema.tables "
+                            "WHERE table_name LIKE 'cat\\_%' ESCAPE '\\'").fetchall()[0][0]
+    finally:
+        con.close()
+    return found == 1 and kinds == 0
 
 
 class Warehouse:

@@ -126,22 +126,36 @@ def check(con) -> list[str]:
             "recomputed" for task, n in sorted(by_task.items())]
 
 
-def read_only(con) -> None:
+def read_only(con) -> dict[str, str]:
     """Make the resident tables readable on a connection that will have no file access (the
     query surface, warehouse/query.py): each becomes a temporary view over its files opened
     here as an Arrow dataset, so DuckDB itself never opens a file, and no folder, the store's
-    included, becomes readable or writable by a query."""
+    included, becomes readable or writable by a query. Returns the files of the tables whose
+    files are gone (a deleted store; the next run recomputes them): path -> table."""
     import pyarrow.dataset as ds
 
     try:
         tables = [t for (t,) in con.execute(
             "SELECT DISTINCT \"table\" FROM cat_unit_file ORDER BY 1").fetchall()]
     except duckdb.Error:  # a warehouse made before resident tables: none
-        return
+        return {}
+    gone = {}
     for table in tables:
         files = _files(con, table)
         try:
             con.register(f"{table}__files", ds.dataset(files, format="parquet"))
         except (OSError, pa.ArrowException):
-            continue  # its files are gone (a deleted store): the next run recomputes them
+            gone |= {path: table for path in files}
+            continue
         con.execute(f"CREATE TEMP VIEW {table} AS {_union(con, table, f'{table}__files')}")
+    return gone
+
+
+def gone_message(gone: dict[str, str], error: str) -> str | None:
+    """What to say when a query failed on a resident table whose files are gone (DuckDB says
+    only that it may not open a file), else None."""
+    found = re.search(r'Cannot access file "([^"]+)"', error)
+    if not found or found.group(1) not in gone:
+        return None
+    return (f"the unit store's files for {gone[found.group(1)]} are gone: run `scorehouse run` "
+            "to recompute them")

@@ -47,7 +47,7 @@ from rich.progress import Progress
 
 from scorehouse.etl.errors import InputError
 from scorehouse.scorers import lcs
-from scorehouse.warehouse import resident
+from scorehouse.warehouse import logs, resident
 from scorehouse.warehouse.catalog import (
     RunContext,
     record_scorings,
@@ -130,7 +130,8 @@ def run_units(
             manifest is not None) else {}
         return store.load(key, manifest, skip=kept), files
     # progress on stderr: stdout stays for results (nothing at all from a nightly run)
-    with Progress(transient=True, disable=ctx.quiet, console=Console(stderr=True)) as progress:
+    with Progress(transient=True, disable=not logs.progress_shown(ctx.quiet),
+                  console=Console(stderr=True)) as progress:
         bar = progress.add_task(f"scoring {label}", total=len(units))
 
         def done(unit: Unit, result: Callable[[], tuple[dict, dict]]) -> None:

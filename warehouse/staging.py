@@ -11,6 +11,7 @@ and the results untouched: one bad file costs that file, never the night.
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ import pyarrow as pa
 
 from scorehouse.etl import text
 from scorehouse.etl.errors import InputError, shorten
+from scorehouse.warehouse import logs
 from scorehouse.warehouse.catalog import RunContext, now, transaction
 from scorehouse.warehouse.db import one
 
@@ -211,13 +213,14 @@ def stage_table(ctx: RunContext, slot: Slot, label: str, sha: str, table: pa.Tab
                  [ctx.campaign.id, slot.task, slot.corpus, slot.system, slot.role])
     if latest is not None and latest[0] == sha:
         return False
-    _accept(ctx, slot, label, sha, table, stage)
+    _accept(ctx, slot, label, sha, table, stage, counted=False)
     return True
 
 
-def _accept(ctx: RunContext, slot: Slot, path: str, sha: str, table: pa.Table, stage) -> None:
+def _accept(ctx: RunContext, slot: Slot, path: str, sha: str, table: pa.Table, stage,
+            counted: bool = True) -> None:
     """In one transaction: stage the rows (unless this content is staged already for this role)
-    and catalogue the version as accepted."""
+    and catalogue the version as accepted; ``counted``: a file (not a computed table) loaded."""
     con = ctx.con
     with transaction(con):
         if not one(con, "SELECT 1 FROM cat_input WHERE sha256 = ? AND status = 'accepted' "
@@ -225,7 +228,11 @@ def _accept(ctx: RunContext, slot: Slot, path: str, sha: str, table: pa.Table, s
                    [sha, slot.role]):
             stage(con, sha, table)
         _record(con, ctx, slot, path, sha, table.num_rows, "accepted", None)
-    ctx.loaded += 1
+    if counted and str(path) not in ctx.loaded_files:  # a file staged in two roles counts once
+        ctx.loaded_files.add(str(path))
+        ctx.loaded += 1
+        logs.event("file", f"loaded {path}", logging.DEBUG, path=str(path), task=slot.task,
+                   corpus=slot.corpus, system=slot.system, role=slot.role)
 
 
 def _record(con, ctx, slot, path, sha, rows, status, error):

@@ -229,8 +229,10 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
                     "key_links": inputs.get((corpus.id, "", "key-links")),
                     "links": None if system in BASELINES
                              else inputs.get((corpus.id, system, "submissions-links"))}
-            state = fingerprint({"inputs": unit, "version": code_version(),
-                                 "seed": ctx.campaign.seed,
+            # the seed draws the random baseline's responses; no other unit depends on it
+            seed = ctx.campaign.seed if BASELINES.get(system, ("",))[0] == "random_profile" \
+                else None
+            state = fingerprint({"inputs": unit, "version": code_version(), "seed": seed,
                                  "options": {k: options[k] for k in (
                                      "conventions", "singletons", "draws", "categories",
                                      "link_types", "pronoun_category")},

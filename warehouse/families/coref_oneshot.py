@@ -78,6 +78,8 @@ def coref(key: Source, response: Source, *,
         stats = frame(con, _QUERY.format(table="fct_coref_document"), [convention, singletons])
     finally:
         con.close()
+    order = {m: i for i, m in enumerate(scorer.SCORE_ORDER)}  # the view's rows come unordered
+    corpus = corpus.sort(pl.col("metric").replace_strict(order, default=len(order)), "metric")
     per_doc = scorer.document_scores(stats, convention=convention)
     documents = {doc: _metrics(rows)
                  for (doc,), rows in per_doc.group_by("doc", maintain_order=True)}

@@ -165,7 +165,8 @@ def _load_baselines(ctx: RunContext, task: Task, corpus: str) -> None:
     if ref_sha is None or train_sha is None:
         return
     shas = {sid: fingerprint({"baseline": sid, "reference": ref_sha, "training": train_sha,
-                              "seed": ctx.campaign.seed})
+                              # the seed draws Heur+Rnd's tags; Lexical does not depend on it
+                              "seed": ctx.campaign.seed if sid == "baseline-heur-rnd" else None})
             for sid in BASELINES}
     latest = dict(ctx.con.execute(
         "SELECT system, sha256 FROM cat_input_latest WHERE campaign = ? AND task = ? "

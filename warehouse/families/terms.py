@@ -46,6 +46,7 @@ from scorehouse.warehouse.catalog import (
 )
 from scorehouse.warehouse.catalog import code_version as catalog_code_version
 from scorehouse.warehouse.db import build, frame, insert_arrow, insert_rows, one, written
+from scorehouse.warehouse.families import terms_intervals
 from scorehouse.warehouse.families import terms_references as refs
 from scorehouse.warehouse.runner import Target, Unit, run_units, stale
 from scorehouse.warehouse.staging import Slot, StageJob, stage_files
@@ -65,8 +66,8 @@ _READERS = {"reference": read_term_list, "terms": read_term_list, "validated": r
             "reference_without_nes": read_term_list,
             "variants": read_variant_groups, "relations": read_relations}
 _UNIT_TABLES = ("int_terms_alignment", "fct_terms_slice", "mart_terms_sweep", "mart_terms_scores",
-                "mart_terms_interval", "int_terms_link", "mart_terms_link_scores",
-                "int_terms_validation_edit", "mart_terms_validation")
+                "int_terms_link", "mart_terms_link_scores", "int_terms_validation_edit",
+                "mart_terms_validation")
 
 
 @cache
@@ -192,7 +193,7 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
     inputs = current_inputs(con, campaign, task.id)
     states = scoring_state(con, campaign, task.id)
     declared = {(c.id, s.id) for c in task.corpora for s in task.systems}
-    drop_undeclared(ctx, task.id, declared, _UNIT_TABLES)
+    drop_undeclared(ctx, task.id, declared, (*_UNIT_TABLES, "mart_terms_interval"))
     if not o["incremental"]:  # a task that no longer builds its reference keeps no stale build
         con.execute("DELETE FROM int_terms_reference_build WHERE campaign = ? AND task = ?",
                     [campaign, task.id])
@@ -219,13 +220,16 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
                 version, shas = before[system.id]
                 incremental = build_.filter(pl.col("version") <= version)
                 unit["incremental"] = shas
-            state = fingerprint({"inputs": unit, "version": code_version(),
-                                 "seed": ctx.campaign.seed,
-                                 "bootstrap": ctx.campaign.bootstrap, "options": o})
+            # no seed, no bootstrap: the intervals are a reduce of the corpus (terms_intervals)
+            state = fingerprint({"inputs": unit, "version": code_version(), "options": o})
             units.append(Unit(corpus, system.id, unit, state, {"incremental": incremental}))
     run_units(ctx, task.id, stale(units, states, force), lambda u: _prepare(ctx, o, u),
               compute_unit, Target(SQL_FOLDER, _UNIT_TABLES, "hist_terms_scores"))
     for corpus in task.corpora:
+        mine = [u for u in units if u.corpus.id == corpus.id]
+        reduce(ctx, task, corpus.id, "intervals", partial(
+            terms_intervals.intervals, ctx, task.id, corpus.id, o, mine,
+            lambda u: _references(ctx.con, u)), code_version(), force)
         reduce(ctx, task, corpus.id, "paired", partial(paired, ctx, task, corpus.id, o),
                code_version(), force)
 
@@ -275,6 +279,21 @@ def _prepare(ctx, o: dict, unit: Unit) -> tuple:
     and the variant classes and relations of both sides."""
     con, shas = ctx.con, unit.inputs
     output = refs.staged_terms(con, shas["system_terms"])
+    references = _references(con, unit)
+    sides = {}
+    for role, sql in (("variants", "SELECT group_id, term FROM stg_terms_variant WHERE sha256 = ? "
+                                   "ORDER BY line_no"),
+                      ("relations", "SELECT term1, type, term2 FROM stg_terms_relation "
+                                    "WHERE sha256 = ? ORDER BY line_no")):
+        if shas[role] is not None and shas[f"system_{role}"] is not None:
+            sides[role] = (frame(con, sql, [shas[role]]), frame(con, sql, [shas[f"system_{role}"]]))
+    return output, references, sides, o
+
+
+def _references(con, unit: Unit) -> dict[str, pl.DataFrame]:
+    """A unit's reference lists by kind (term, label): the corpus reference, the system's
+    validated list, CoRReCT's incremental reference."""
+    shas = unit.inputs
     references = {}
     if shas["reference"] is not None:
         references["reference"] = refs.reference(con, shas)
@@ -284,21 +303,15 @@ def _prepare(ctx, o: dict, unit: Unit) -> tuple:
     incremental = unit.extra["incremental"]
     if incremental is not None and incremental.height:
         references["incremental"] = incremental.select("term", "label")
-    sides = {}
-    for role, sql in (("variants", "SELECT group_id, term FROM stg_terms_variant WHERE sha256 = ? "
-                                   "ORDER BY line_no"),
-                      ("relations", "SELECT term1, type, term2 FROM stg_terms_relation "
-                                    "WHERE sha256 = ? ORDER BY line_no")):
-        if shas[role] is not None and shas[f"system_{role}"] is not None:
-            sides[role] = (frame(con, sql, [shas[role]]), frame(con, sql, [shas[f"system_{role}"]]))
-    return output, references, sides, o, ctx.campaign.bootstrap, ctx.campaign.seed
+    return references
 
 
-def compute_unit(ids, output, references, sides, o, resamples, seed) -> dict:
+def compute_unit(ids, output, references, sides, o) -> dict:
     """One unit (``ids``: campaign, task, corpus, system), a pure function: the alignment of the
     output list with every reference kind and slice, their sizes, the matched variant pairs and
-    relation triples, the validation edits and the bootstrap intervals, and the scores SQL builds
-    from them: the rows of every table the unit fills."""
+    relation triples, the validation edits, and the scores SQL builds from them: the rows of
+    every table the unit fills. Its bootstrap intervals are a reduce of the corpus
+    (:mod:`warehouse.families.terms_intervals`): a new seed recomputes them, not the unit."""
     aligned, sizes, searched = [], [], {}
     for kind, reference in references.items():
         table, size = slicing.alignment(output, reference, o["exclude_labels"], searched)
@@ -309,9 +322,6 @@ def compute_unit(ids, output, references, sides, o, resamples, seed) -> dict:
     edits = (measures.validation_edits(output["term"].to_list(),
                                        references["validated"]["term"].to_list(), o["sigma"])
              if "validated" in references else None)
-    intervals = (slicing.intervals(aligned, sizes, references, o["sigma"], o["exclude_labels"],
-                                   resamples, seed) if o["intervals"] and aligned is not None
-                 else None)
     links = _links(o, sides, output)
 
     def write(con) -> None:
@@ -326,10 +336,6 @@ def compute_unit(ids, output, references, sides, o, resamples, seed) -> dict:
         build(con, SQL_FOLDER, "mart_terms_sweep", **ids, sigmas=list(measures.SIGMAS), tops=tops)
         build(con, SQL_FOLDER, "mart_terms_scores", **ids, sigmas=[o["sigma"]], tops=tops,
               signature=signature(o["sigma"], o["case"]))
-        if intervals is not None and intervals.height:
-            insert_arrow(con, "mart_terms_interval", intervals.to_arrow(),
-                         "$campaign, $task, $corpus, $system, reference, slice, sigma, metric, "
-                         "value, low, high, resample, resamples, seed", ids)
         if links is not None and links.height:
             insert_arrow(con, "int_terms_link", links.to_arrow(),
                          "$campaign, $task, $corpus, $system, kind, term1, type, term2, status",

@@ -110,7 +110,9 @@ def sclite_reports(con, unit: dict, folder: Path, name: str) -> list[Path]:
         -- sclite's order: a trn hypothesis file's (then the missing utterances), an STM's
         ORDER BY CASE WHEN s.utt_id IS NULL THEN h.line_no END NULLS LAST, t.line_no""", unit)
     if not rows.height:
-        raise oneshot.OptionError(f"no alignment for {unit}")
+        raise oneshot.OptionError(
+            f"no alignment of system {unit['system']} on {unit['task']}/{unit['corpus']} with "
+            f"method {unit['method']}")
     rows_signature = rows["signature"][0]
     sensitive = "|case:sensitive|" in rows_signature
     fold = (lambda v: v) if sensitive else layout.ascii_lower  # sclite without -s folds ids too

@@ -1,0 +1,132 @@
+"""Logs for cron and for people (docs/guide.md, "Logs"): on a stderr that is not a terminal, one
+line per step and the summary, never a progress bar or a blank line; ``--log-json`` writes one
+JSON object per event, each valid against docs/log.schema.json, ending with the run's summary
+(files loaded, units scored, rejected inputs with their messages, pages published, step
+durations, exit code); a library user gets the same events from the ``scorehouse`` logger."""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from scorehouse.demo.campaign import write_demo_campaign
+from scorehouse.warehouse.pipeline import run
+
+SCHEMA = json.loads((Path(__file__).parents[1] / "docs" / "log.schema.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory) -> Path:
+    return write_demo_campaign(tmp_path_factory.mktemp("demo") / "campaign", scale=0.03, pos=False,
+                               parsing=False, coref=False, terms=False, calls=False).parent
+
+
+@pytest.fixture()
+def campaign(pristine, tmp_path) -> Path:
+    shutil.copytree(pristine, tmp_path / "campaign")
+    return tmp_path / "campaign"
+
+
+def scorehouse(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    """The command in a child process: its stderr is a pipe, as under cron."""
+    return subprocess.run([sys.executable, "-m", "scorehouse", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=600)
+
+
+def inputs(campaign: Path) -> list[Path]:
+    """The campaign's input files (references, metadata, submissions)."""
+    return [p for p in campaign.rglob("*") if p.is_file() and p.name != "campaign.toml"]
+
+
+def events(lines: str) -> list[dict]:
+    out = [json.loads(line) for line in lines.splitlines()]
+    for event in out:
+        jsonschema.validate(event, SCHEMA, format_checker=jsonschema.FormatChecker())
+    return out
+
+
+def test_a_nightly_run_logs_one_line_per_step_and_a_json_summary(campaign, tmp_path):
+    bad = campaign / "submissions" / "orga-baseline" / "Dev.trn"
+    bad.write_bytes(bad.read_bytes() + b"a line without any id\n")
+    log = tmp_path / "run.jsonl"
+    done = scorehouse("run", str(campaign), "--db", "w.duckdb", "--out", "out",
+                      "--log-json", str(log), cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.splitlines()
+    assert "" not in lines and not any("\x1b" in line or "\r" in line for line in lines)
+    assert [line.split(":")[0] for line in lines[:3]] == ["load", "score", "report"]
+    assert lines[3].startswith("run 1: ") and "1 rejected" in lines[3]
+    logged = events(log.read_text(encoding="utf-8"))
+    summary = logged[-1]
+    assert summary["event"] == "summary" and summary["exit_code"] == done.returncode == 2
+    files = len(inputs(campaign))
+    assert summary["files_loaded"] == files - 1  # every file once; the rejected one is not loaded
+    assert summary["units_scored"] > 0 and set(summary["durations"]) == {"load", "score",
+                                                                         "report"}
+    [rejected] = summary["rejected"]
+    assert f"{bad}:" in rejected["message"] and "a line without any id" in rejected["message"]
+    assert [e["input_message"] for e in logged if e["event"] == "rejected"] == [
+        rejected["message"]]
+    assert summary["pages_published"] and all((tmp_path / p).is_file()
+                                              for p in summary["pages_published"])
+    steps = [e for e in logged if e["event"] == "step"]
+    assert sum(e["files_loaded"] for e in steps) == summary["files_loaded"]
+    assert sum(e["units_scored"] for e in steps) == summary["units_scored"]
+
+    again = scorehouse("run", str(campaign), "--db", "w.duckdb", "--out", "out", "--quiet",
+                       "--log-json", "-", cwd=tmp_path)
+    assert again.returncode == 2  # the rejected file is still there
+    assert again.stderr.splitlines()[0].startswith("run 2: ")  # --quiet: the summary only
+    last = events(again.stdout)[-1]  # stdout: JSON lines only
+    assert (last["run_id"], last["files_loaded"], last["units_scored"]) == (2, 0, 0)
+
+
+def test_verbose_names_each_file_and_a_failure_ends_the_json_log(campaign, tmp_path):
+    done = scorehouse("load", str(campaign), "--db", "w.duckdb", "--verbose", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    loaded = [line for line in done.stderr.splitlines() if line.startswith("loaded ")]
+    assert sorted(line.split(" ", 1)[1] for line in loaded) == sorted(map(str, inputs(campaign)))
+    log = tmp_path / "fail.jsonl"
+    failed = scorehouse("score", str(campaign), "--db", "absent.duckdb", "--log-json", str(log),
+                        cwd=tmp_path)
+    assert failed.returncode == 1 and "absent.duckdb: no such warehouse file" in failed.stderr
+    [summary] = events(log.read_text(encoding="utf-8"))
+    assert (summary["status"], summary["exit_code"]) == ("failed", 1)
+    assert "absent.duckdb: no such warehouse file" in summary["error"]
+
+
+def test_a_library_user_gets_the_events_from_the_scorehouse_logger(campaign, tmp_path):
+    seen: list[logging.LogRecord] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record):
+            seen.append(record)
+    logger = logging.getLogger("scorehouse")
+    handler, level = Keep(), logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    try:
+        result = run(campaign, tmp_path / "w.duckdb", None, quiet=True)
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+    steps = {r.fields["step"]: r.fields for r in seen if getattr(r, "event", "") == "step"}
+    assert set(steps) == {"load", "score"}
+    assert steps["load"]["files_loaded"] == result.loaded > 0
+    assert steps["score"]["units_scored"] == result.scored > 0
+
+
+def test_counts_count_files(tmp_path):
+    """A coreference file in JSON lines is staged twice (mentions, typed links): one file."""
+    camp = write_demo_campaign(tmp_path / "campaign", scale=0.03, pos=False, parsing=False,
+                               terms=False, calls=False).parent
+    assert any(p.suffix == ".jsonl" for p in inputs(camp))
+    result = run(camp, tmp_path / "w.duckdb", None, steps=("load",), quiet=True)
+    assert result.loaded == len(inputs(camp)) and not result.rejections

@@ -1,0 +1,99 @@
+"""The submission window (docs/guide.md, "A submission window"): ``scorehouse watch`` runs the
+nightly job at start and whenever the campaign's files change, never reads a file still being
+written, and stops cleanly on SIGTERM between runs. Driven as an operator would: the command in
+a child process, submissions copied into the campaign while it runs, each run read from its
+``--log-json`` summary; the child is killed at the end whatever happens."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from scorehouse.demo.campaign import write_demo_campaign
+
+SCHEMA = json.loads((Path(__file__).parents[1] / "docs" / "log.schema.json").read_text())
+LIMIT = 120  # seconds any one expected event may take on a loaded machine
+
+
+@pytest.fixture()
+def campaign(tmp_path) -> Path:
+    return write_demo_campaign(tmp_path / "campaign", scale=0.03, pos=False, parsing=False,
+                               coref=False, terms=False, calls=False).parent
+
+
+def summaries(log: Path) -> list[dict]:
+    if not log.exists():
+        return []
+    events = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()
+              if line.endswith("}")]
+    for event in events:
+        jsonschema.validate(event, SCHEMA)
+    return [e for e in events if e["event"] == "summary"]
+
+
+def wait_for(log: Path, count: int) -> list[dict]:
+    """The log's summaries once there are ``count`` of them (fails after LIMIT seconds)."""
+    deadline = time.monotonic() + LIMIT
+    while time.monotonic() < deadline:
+        found = summaries(log)
+        if len(found) >= count:
+            return found
+        time.sleep(0.2)
+    raise AssertionError(f"{count} run(s) expected, {len(summaries(log))} logged")
+
+
+def test_the_window_scores_each_settled_change_and_stops_on_sigterm(campaign, tmp_path):
+    log = tmp_path / "watch.jsonl"
+    child = subprocess.Popen(
+        [sys.executable, "-m", "scorehouse", "watch", str(campaign), "--db", "w.duckdb",
+         "--out", "out", "--stable", "1.5", "--log-json", str(log)],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        [first] = wait_for(log, 1)
+        assert first["exit_code"] == 0 and first["files_loaded"] > 0
+        assert (tmp_path / "out" / "index.html").is_file()
+
+        # a participant copies a new version of a submission in
+        hyp = campaign / "submissions" / "gamma-asr" / "Dev.trn"
+        text = hyp.read_text(encoding="utf-8")
+        hyp.write_text(text.replace("oui", "non"), encoding="utf-8")
+        second = wait_for(log, 2)[1]
+        assert (second["files_loaded"], second["exit_code"]) == (1, 0)
+        assert second["units_scored"] >= 1
+
+        # another copies one in slowly: half a line, a pause shorter than --stable, the rest;
+        # read half-way, the file would be rejected (a line without its id)
+        other = campaign / "submissions" / "orga-baseline" / "Dev.trn"
+        whole = other.read_text(encoding="utf-8").replace("oui", "non").encode()
+        cut = whole.index(b"(", len(whole) // 2)
+        with other.open("wb") as handle:
+            handle.write(whole[:cut])
+            handle.flush()
+            time.sleep(0.8)
+            handle.write(whole[cut:])
+        third = wait_for(log, 3)[2]
+        assert (third["files_loaded"], third["rejected"], third["exit_code"]) == (1, [], 0)
+
+        # a bad file: that run exits 2, as scorehouse run would, and the window stays open
+        other.write_bytes(whole + b"a line without any id\n")
+        fourth = wait_for(log, 4)[3]
+        assert fourth["exit_code"] == 2 and f"{other}:" in fourth["rejected"][0]["message"]
+
+        child.send_signal(signal.SIGTERM)
+        out, err = child.communicate(timeout=LIMIT)
+        assert child.returncode == 2, err  # the last run's exit code
+        assert err.rstrip().endswith(f"stopped watching {campaign}")
+        assert "Traceback" not in err and "\n\n" not in err
+        assert len(summaries(log)) == 4  # no run after the signal
+    finally:
+        if child.poll() is None:
+            os.kill(child.pid, signal.SIGKILL)
+            child.wait()

@@ -1,0 +1,46 @@
+"""The terms family's bootstrap intervals, a reduce of each corpus (warehouse/artifacts.py): the
+95 % percentile intervals of TP, TR, F and the classical P, R, F of every system at the task's
+sigma (the Termometer paper's graded measures; docs/metrics/terms.md), computed from the units'
+alignments (``int_terms_alignment``) with the campaign's ``bootstrap`` and ``seed``. Kept out
+of the units, so that a new seed recomputes the intervals and no unit."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import polars as pl
+
+from scorehouse.scorers import terms_slices as slicing
+from scorehouse.warehouse.catalog import RunContext, replace_rows
+from scorehouse.warehouse.db import frame, insert_arrow
+
+_UNIT = "campaign = $campaign AND task = $task AND corpus = $corpus AND system = $system"
+
+
+def intervals(ctx: RunContext, task: str, corpus: str, o: dict, units: list,
+              references: Callable[[object], dict]) -> None:
+    """Replace the corpus's rows of ``mart_terms_interval``: for each of its ``units`` (its
+    reference lists by kind: ``references(unit)``), the intervals of every reference kind and
+    slice, over the unit's alignment read back in the output list's rank order."""
+    con, campaign = ctx.con, ctx.campaign
+    key = {"campaign": campaign.id, "task": task, "corpus": corpus}
+    parts = []
+    for unit in units if o["intervals"] else ():
+        ids = {**key, "system": unit.system}
+        aligned = frame(con, "SELECT term, rank, nearest, dt, exact, slice, reference "
+                             f"FROM int_terms_alignment WHERE {_UNIT} ORDER BY rank, term", ids)
+        sizes = frame(con, "SELECT slice, reference_terms, output_terms, reference "
+                           f"FROM fct_terms_slice WHERE {_UNIT}", ids)
+        if not sizes.height:  # not scored (its list rejected) or no reference at all
+            continue
+        table = slicing.intervals(aligned, sizes, references(unit), o["sigma"],
+                                  o["exclude_labels"], campaign.bootstrap, campaign.seed)
+        if table.height:
+            parts.append(table.with_columns(pl.lit(unit.system).alias("system")))
+
+    def write() -> None:
+        for part in parts:
+            insert_arrow(con, "mart_terms_interval", part.to_arrow(),
+                         "$campaign, $task, $corpus, system, reference, slice, sigma, metric, "
+                         "value, low, high, resample, resamples, seed", key)
+    replace_rows(con, key, ("mart_terms_interval",), write)

@@ -1,0 +1,177 @@
+"""What a run tells people and machines, through Python's ``logging``.
+
+Every event of a run is a record of the ``scorehouse`` logger carrying an ``event`` name and its
+fields (:func:`event`): ``run`` (started), ``step`` (a step done: its counts and duration),
+``rejected`` (an input, with its message), ``note``, ``file`` (one file loaded; debug), and
+``summary`` (the run's figures and exit code; written by the command, which knows the exit code).
+A library user attaches handlers to ``logging.getLogger("scorehouse")`` as to any logger; the
+package adds none. The command line attaches two (:func:`configure`):
+
+- stderr, as text: one line per step and the summary; ``--verbose`` adds a line per file loaded,
+  ``--quiet`` keeps the summary only. Progress bars are drawn only when stderr is a terminal.
+- ``--log-json FILE`` (``-``: stdout): one JSON object per event and line, every level included,
+  validated by ``docs/log.schema.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+import time
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+
+import click
+
+LOGGER = logging.getLogger("scorehouse")
+LOGGER.addHandler(logging.NullHandler())
+SUMMARY = logging.WARNING + 5  # the summary is shown even with --quiet
+
+
+def event(name: str, message: str, level: int = logging.INFO, **fields) -> None:
+    """Log the event ``name`` (its one-line text ``message``, its JSON ``fields``)."""
+    LOGGER.log(level, message, extra={"event": name, "fields": fields})
+
+
+class JsonLines(logging.Handler):
+    """One JSON object per record: time, level, event, message and the event's fields."""
+
+    def __init__(self, stream):
+        super().__init__(logging.DEBUG)
+        self.stream = stream
+
+    def emit(self, record: logging.LogRecord) -> None:
+        line = {"time": datetime.fromtimestamp(record.created, timezone.utc).isoformat(),
+                "level": record.levelname.lower() if record.levelno != SUMMARY else "summary",
+                "event": getattr(record, "event", "message"),
+                "message": record.getMessage(), **getattr(record, "fields", {})}
+        self.stream.write(json.dumps(line, ensure_ascii=False, default=str) + "\n")
+        self.stream.flush()
+
+
+class _Text(logging.Handler):
+    def emit(self, record: logging.LogRecord) -> None:
+        if not getattr(record, "json_only", False):
+            click.echo(record.getMessage(), err=True)
+
+
+def record(name: str, message: str, level: int = logging.INFO, **fields) -> None:
+    """An event for the JSON log only (the text summary says it already)."""
+    LOGGER.log(level, message, extra={"event": name, "fields": fields, "json_only": True})
+
+
+@contextmanager
+def step(ctx, name: str, durations: dict, shown: bool = True):
+    """Time the step ``name`` of the run ``ctx``; when it ends, log a line with what it did
+    (``figures`` yielded: the block may add to them) and its rejections and notes as events."""
+    start = time.monotonic()
+    before = ctx.loaded, ctx.scored, len(ctx.rejections), len(ctx.notes)
+    figures: dict = {}
+    yield figures
+    seconds = round(time.monotonic() - start, 3)
+    for rejection in ctx.rejections[before[2]:]:
+        record("rejected", f"rejected: {rejection}", logging.WARNING, step=name,
+               input_message=rejection)
+    for note in ctx.notes[before[3]:]:
+        record("note", f"note: {note}", step=name, note=note)
+    if not shown:
+        return
+    durations[name] = seconds
+    figures |= {"files_loaded": ctx.loaded - before[0], "units_scored": ctx.scored - before[1],
+                "rejected": len(ctx.rejections) - before[2]}
+    said = {"load": f"{figures['files_loaded']} file(s) loaded",
+            "score": f"{figures['units_scored']} unit(s) scored",
+            "report": f"{figures.get('pages_published', 0)} page(s) published"}[name]
+    if figures["rejected"]:
+        said += f", {figures['rejected']} rejected"
+    event("step", f"{name}: {said} ({seconds:.1f} s)", step=name, seconds=seconds, **figures)
+
+
+def summary(result, exit_code: int, command: str) -> None:
+    """The run's summary: its text on stderr (even with --quiet), its figures in the JSON log."""
+    event("summary", result.summary(), SUMMARY, command=command, run_id=result.run_id,
+          status=result.status, files_loaded=result.loaded, units_scored=result.scored,
+          rejected=[{"message": r} for r in result.rejections], notes=list(result.notes),
+          pages_published=[str(b) for b in result.bulletins],
+          durations=dict(result.durations), exit_code=exit_code)
+
+
+def failure(message: str, exit_code: int, command: str) -> None:
+    """A run that could not be done: its summary in the JSON log (stderr has the error)."""
+    LOGGER.log(SUMMARY, message, extra={"event": "summary", "json_only": True, "fields": {
+        "command": command, "status": "failed", "exit_code": exit_code, "error": message}})
+
+
+def configure(verbose: bool = False, quiet: bool = False, log_json: str | None = None):
+    """Attach the command line's handlers (replacing those of a previous call); returns a
+    function that closes them."""
+    logging.addLevelName(SUMMARY, "SUMMARY")
+    for handler in [h for h in LOGGER.handlers if isinstance(h, (JsonLines, _Text))]:
+        LOGGER.removeHandler(handler)
+    text = _Text(SUMMARY if quiet else logging.DEBUG if verbose else logging.INFO)
+    handlers: list[logging.Handler] = [text]
+    stream = None
+    if log_json:
+        stream = sys.stdout if log_json == "-" else Path(log_json).open("a", encoding="utf-8")
+        handlers.append(JsonLines(stream))
+    for handler in handlers:
+        LOGGER.addHandler(handler)
+    before = LOGGER.level, LOGGER.propagate
+    LOGGER.setLevel(logging.DEBUG)
+    LOGGER.propagate = False  # the command's own handlers say it, once
+
+    def close() -> None:
+        for handler in handlers:
+            LOGGER.removeHandler(handler)
+        LOGGER.setLevel(before[0])
+        LOGGER.propagate = before[1]
+        if stream is not None and stream is not sys.stdout:
+            stream.close()
+    return close
+
+
+def options(func):
+    """--quiet, --verbose and --log-json, for the commands that run steps of the nightly job."""
+    func = click.option("--log-json", "log_json", metavar="FILE", default=None,
+                        help="Append one JSON object per event, and the run's summary, to FILE "
+                             "(-: stdout); docs/log.schema.json.")(func)
+    func = click.option("--verbose", "-v", is_flag=True,
+                        help="A line per file loaded too.")(func)
+    return click.option("--quiet", "-q", is_flag=True,
+                        help="No progress bars, no step lines: the summary only.")(func)
+
+
+def progress_shown(quiet: bool) -> bool:
+    """Progress bars: only on a terminal, never with --quiet."""
+    return not quiet and sys.stderr.isatty()
+
+
+def logged_run(run, command: str, quiet: bool = False, verbose: bool = False,
+               log_json: str | None = None) -> int:
+    """``run()`` (a RunResult) with the command line's logs; its exit code."""
+    close = configure(verbose, quiet, log_json)
+    try:
+        return summarised(run, command)
+    finally:
+        close()
+
+
+def summarised(run, command: str) -> int:
+    """``run()``'s exit code, its summary logged. A run that could not be done still ends the
+    JSON log with a summary (its error and exit code), then raises."""
+    from scorehouse.warehouse.cli import EXIT_FAILURE, EXIT_INTERNAL, failure_message
+
+    try:
+        result = run()
+    except click.ClickException as err:
+        failure(err.format_message(), err.exit_code, command)
+        raise
+    except Exception as err:
+        message = failure_message(err)
+        failure(message or f"internal error ({type(err).__name__}: {err})",
+                EXIT_FAILURE if message else EXIT_INTERNAL, command)
+        raise
+    summary(result, result.exit_code, command)
+    return result.exit_code
