@@ -240,7 +240,7 @@ def sql_command(query, db, fmt, max_rows, allow):
     The warehouse is opened read-only and locked: no file outside it can be read or written,
     no other database attached, no setting changed (unless --allow-files names a folder).
     """
-    from scorehouse.warehouse.query import QueryError, answer, open_locked, plain_table
+    from scorehouse.warehouse.query import QueryError, answer, open_locked
 
     try:
         con = open_locked(db, tuple(allow))
@@ -250,15 +250,9 @@ def sql_command(query, db, fmt, max_rows, allow):
             con.close()
     except QueryError as err:
         raise click.ClickException(str(err)) from None
-    if fmt == "csv":
-        click.echo(frame.write_csv(), nl=False)
-    elif fmt == "json":
-        click.echo(json.dumps(frame.to_dicts(), ensure_ascii=False, default=str))
-    else:
-        text, left = plain_table(frame, max_rows)
-        click.echo(text)
-        if left:
-            click.echo(f"({left} more row(s) not shown: --max-rows N, or --format csv)", err=True)
+    from scorehouse.warehouse.runs_cli import echo_frame
+
+    echo_frame(frame, fmt, max_rows)
 
 
 @main.command("export")
@@ -349,6 +343,10 @@ def demo_command(out, scale, quiet):
                f"{out / 'demo.duckdb'} \"SELECT * FROM mart_wer_scores\"", err=True)
     sys.exit(max(first.exit_code, result.exit_code))
 
+
+from scorehouse.warehouse.runs_cli import runs_command  # noqa: E402  (needs DEFAULT_DB)
+
+main.add_command(runs_command)
 
 if __name__ == "__main__":
     main()

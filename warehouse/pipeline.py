@@ -8,7 +8,7 @@ re-renders the pages whose data or publication settings changed (:mod:`warehouse
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
@@ -27,6 +27,7 @@ from scorehouse.warehouse.catalog import RunContext, finish_run, start_run, tran
 from scorehouse.warehouse.db import apply_schema, connect
 from scorehouse.warehouse.families import family, sql_folders
 from scorehouse.warehouse.publish import publish
+from scorehouse.warehouse.runs import step
 from scorehouse.warehouse.store import Store, default_location
 
 STEPS = ("load", "score", "report")
@@ -43,6 +44,7 @@ class RunResult:
     rejections: list[str]
     notes: list[str]
     bulletins: list[Path]
+    steps: dict[str, float] = field(default_factory=dict)  # seconds per step (warehouse/runs.py)
 
     @property
     def exit_code(self) -> int:
@@ -103,24 +105,27 @@ def run(campaign_dir: str | Path, db: str | Path, out: str | Path | None,
 def _execute(ctx: RunContext, steps, out, force: bool) -> RunResult:
     bulletins: list[Path] = []
     try:
-        for task in ctx.campaign.tasks:
-            declare = getattr(family(task.family), "declare", None)
-            if declare is not None:
-                # built-in systems (baselines), which campaign.toml does not list
-                declare(ctx, task)
-            if "load" in steps:
-                family(task.family).load(ctx, task)
-        for task in ctx.campaign.tasks:
-            if "score" in steps:
-                family(task.family).score(ctx, task, force=force)
+        with step(ctx, "load"):
+            for task in ctx.campaign.tasks:
+                declare = getattr(family(task.family), "declare", None)
+                if declare is not None:
+                    # built-in systems (baselines), which campaign.toml does not list
+                    declare(ctx, task)
+                if "load" in steps:
+                    family(task.family).load(ctx, task)
+        if "score" in steps:
+            with step(ctx, "score"):
+                for task in ctx.campaign.tasks:
+                    family(task.family).score(ctx, task, force=force)
         if "report" in steps and out is not None:
-            bulletins = publish(ctx, Path(out), force=force)
+            with step(ctx, "report"):
+                bulletins = publish(ctx, Path(out), force=force)
     except BaseException as err:
         finish_run(ctx, "failed", f"{type(err).__name__}: {err}")
         raise
     status = finish_run(ctx)
     return RunResult(ctx.run_id, status, ctx.loaded, ctx.scored, ctx.rejections, ctx.notes,
-                     bulletins)
+                     bulletins, dict(ctx.steps))
 
 
 def one_shot_campaign(family_name: str, reference: Path, system: Path, options: dict,

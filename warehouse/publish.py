@@ -98,6 +98,12 @@ def publish(ctx: RunContext, out: Path, force: bool = False) -> list[Path]:
     edition = fingerprint({"pages": states})
     editions = out.parent / f".{out.name}.editions"
     target = editions / f"{edition}-run{ctx.run_id}"
+    if current == target.resolve():  # published by the attempt of this run number that was
+        if not force:  # killed before recording it (warehouse/runs.py): the same pages
+            _record_pages(ctx, states)
+            ctx.notes.append(f"bulletins in {out} are up to date")
+            return []
+        target = editions / f"{target.name}-again"  # never render over the published edition
     staging = editions / f"{target.name}.partial"
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
@@ -116,14 +122,20 @@ def publish(ctx: RunContext, out: Path, force: bool = False) -> list[Path]:
     checkpoint("edition written")
     _point(out, target, ctx.run_id)
     checkpoint("edition published")
-    with transaction(con):
-        con.execute("DELETE FROM cat_artifact WHERE campaign = ? AND kind = 'page'", [campaign.id])
-        for key, state in states.items():
-            record_artifact(ctx, "page", key, state)
+    _record_pages(ctx, states)
     for old in editions.iterdir():  # keep the new edition and the one before it
         if old not in (target, current):
             shutil.rmtree(old, ignore_errors=True)
     return [out / w.relative_to(staging) for w in written]
+
+
+def _record_pages(ctx: RunContext, states: dict[str, str]) -> None:
+    """Record the published pages' states (in one transaction)."""
+    with transaction(ctx.con):
+        ctx.con.execute("DELETE FROM cat_artifact WHERE campaign = ? AND kind = 'page'",
+                        [ctx.campaign.id])
+        for key, state in states.items():
+            record_artifact(ctx, "page", key, state)
 
 
 def _link(source: str, target: str) -> None:
