@@ -27,7 +27,9 @@ class CampaignError(ValueError):
 
 # The keys every campaign accepts; a family adds its own (its module's CAMPAIGN_KEYS).
 TOP_KEYS = ("campaign", "phases", "participants", "tasks")
-CAMPAIGN_KEYS = ("id", "name", "description", "language", "bootstrap", "seed", "roots")
+CAMPAIGN_KEYS = ("id", "name", "description", "language", "bootstrap", "seed", "roots",
+                 "executor_wait")
+EXECUTOR_WAIT = 180  # seconds a run waits for a Dask worker or scheduler (warehouse/cluster.py)
 PHASE_KEYS = ("id", "name")
 PARTICIPANT_KEYS = ("id", "name", "publication", "organiser")
 TASK_KEYS = ("id", "family", "name", "corpora", "systems")
@@ -117,6 +119,7 @@ class Campaign:
     seed: int = 12345
     roots: tuple[Path, ...] = ()  # folders input files may be in: the campaign's, [campaign].roots
     language: str = "en"  # the bulletins' language (BCP 47 tag: fr, en, fr-CA), <html lang>
+    executor_wait: int = EXECUTOR_WAIT  # seconds to wait for a Dask worker or scheduler
 
     def label(self, system: System) -> str | None:
         """The name a bulletin prints for a system, or None when it is withheld."""
@@ -171,6 +174,7 @@ def load_campaign(path: str | Path) -> Campaign:
         bootstrap=_integer(head, "bootstrap", 1000, 1, 1_000_000, path),
         seed=_integer(head, "seed", 12345, 0, 2**63 - 1, path),
         language=_language(head, path),
+        executor_wait=_integer(head, "executor_wait", EXECUTOR_WAIT, 0, 86_400, path),
     )
 
 

@@ -40,7 +40,7 @@ class RunContext:
     rejections: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     workers: int | None = None  # unit computations at once (None: warehouse.runner's default)
-    executor: str | None = None  # a Dask scheduler's address, to compute the units on its workers
+    executor: Any = None  # the run's Dask cluster (warehouse.cluster.Cluster), or None
     store: Any = None  # the unit store (warehouse.store.Store), None for an in-memory warehouse
     force: bool = False  # recompute every unit, even one whose output is in the store
     resumed: bool = False  # the run took over the number of one that did not finish

@@ -128,6 +128,12 @@ def _compute_options(func):
              "filesystem URL such as s3://bucket/prefix  "
              "[default: DB-STEM.store beside --db]")(func)
     func = click.option(
+        "--executor-wait", "executor_wait", metavar="SECONDS", type=click.IntRange(0, 86_400),
+        default=None,
+        help="With --executor and no Dask worker left (or the scheduler gone), wait this long "
+             "for one, then stop (exit 1; the next run resumes)  [default: the campaign's "
+             "executor_wait, else 180]")(func)
+    func = click.option(
         "--executor", metavar="ADDRESS", default=None,
         help="Compute the units on the workers of the Dask scheduler at ADDRESS "
              "(tcp://HOST:8786; needs scorehouse[dask]).")(func)
@@ -138,7 +144,7 @@ def _compute_options(func):
 
 
 def _run_steps(campaign_dir, db, out, steps, force, quiet, workers=None, executor=None,
-               store=None) -> None:
+               store=None, executor_wait=None) -> None:
     from scorehouse.warehouse.executors import ExecutorError
     from scorehouse.warehouse.pipeline import run
     from scorehouse.warehouse.store import StoreError
@@ -148,7 +154,7 @@ def _run_steps(campaign_dir, db, out, steps, force, quiet, workers=None, executo
                                    "(scorehouse run, or scorehouse load)")
     try:
         result = run(campaign_dir, db, out, steps=steps, force=force, quiet=quiet, workers=workers,
-                     executor=executor, store=store)
+                     executor=executor, store=store, executor_wait=executor_wait)
     except (CampaignError, InputError, SchemaError, ExecutorError, StoreError) as err:
         raise click.ClickException(str(err)) from None
     click.echo(result.summary(), err=True)
@@ -162,7 +168,7 @@ def _run_steps(campaign_dir, db, out, steps, force, quiet, workers=None, executo
                    "published: a symbolic link, swapped at once to each new edition folder.")
 @click.option("--force", is_flag=True, help="Recompute every unit even if nothing changed.")
 @_compute_options
-def run_command(campaign_dir, db, quiet, out, force, workers, executor, store):
+def run_command(campaign_dir, db, quiet, out, force, workers, executor, store, executor_wait):
     """The nightly job: load what changed, score what changed, re-render the bulletins.
 
     Exit code 0 when everything was accepted, 2 when an input file was rejected (the rest of
@@ -170,7 +176,7 @@ def run_command(campaign_dir, db, quiet, out, force, workers, executor, store):
     could not be done, 64 for a wrong command line.
     """
     _run_steps(campaign_dir, db, out, ("load", "score", "report"), force, quiet, workers, executor,
-               store)
+               store, executor_wait)
 
 
 @main.command("load")
@@ -184,9 +190,10 @@ def load_command(campaign_dir, db, quiet):
 @_campaign_options
 @click.option("--force", is_flag=True, help="Recompute every unit even if nothing changed.")
 @_compute_options
-def score_command(campaign_dir, db, quiet, force, workers, executor, store):
+def score_command(campaign_dir, db, quiet, force, workers, executor, store, executor_wait):
     """Score every unit (task x corpus x system) whose loaded inputs changed."""
-    _run_steps(campaign_dir, db, None, ("score",), force, quiet, workers, executor, store)
+    _run_steps(campaign_dir, db, None, ("score",), force, quiet, workers, executor, store,
+               executor_wait)
 
 
 @main.command("report")

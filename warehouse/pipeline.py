@@ -80,11 +80,13 @@ def open_warehouse(db: str | Path | None, notes: list[str] | None = None,
 def run(campaign_dir: str | Path, db: str | Path, out: str | Path | None,
         steps: tuple[str, ...] = STEPS, force: bool = False, quiet: bool = False,
         workers: int | None = None, executor: str | None = None,
-        store: str | None = None) -> RunResult:
+        store: str | None = None, executor_wait: float | None = None) -> RunResult:
     """Run the given steps of the nightly job on a campaign directory; ``workers`` unit
     computations at once (None: ``SCOREHOUSE_WORKERS``, else 1), or on the workers of the Dask
     scheduler at ``executor``; unit outputs go through ``store`` (a folder or a pyarrow
-    filesystem URL; None: the folder beside ``db``, :mod:`warehouse.store`)."""
+    filesystem URL; None: the folder beside ``db``, :mod:`warehouse.store`). With no Dask
+    worker left, the run waits ``executor_wait`` seconds for one (None: the campaign's
+    ``executor_wait``), then stops (:mod:`warehouse.cluster`)."""
     campaign = load_campaign(campaign_dir)
     for task in campaign.tasks:  # fail early on an unknown family or an unknown key
         check_family_keys(task, family(task.family).CAMPAIGN_KEYS, campaign.root / "campaign.toml",
@@ -96,8 +98,17 @@ def run(campaign_dir: str | Path, db: str | Path, out: str | Path | None,
     try:
         ctx = start_run(con, campaign, "+".join(steps) if steps != STEPS else "run", quiet)
         ctx.notes += lost
-        ctx.workers, ctx.executor, ctx.store, ctx.force = workers, executor, unit_store, force
-        return _execute(ctx, steps, out, force)
+        ctx.workers, ctx.store, ctx.force = workers, unit_store, force
+        if executor:  # one client for the whole run, opened at its first use
+            from scorehouse.warehouse.cluster import Cluster
+
+            wait = campaign.executor_wait if executor_wait is None else executor_wait
+            ctx.executor = Cluster(executor, wait, ctx.notes)
+        try:
+            return _execute(ctx, steps, out, force)
+        finally:
+            if ctx.executor is not None:
+                ctx.executor.close()
     finally:
         con.close()
 
