@@ -43,7 +43,9 @@ class RunContext:
     executor: Any = None  # the run's Dask cluster (warehouse.cluster.Cluster), or None
     store: Any = None  # the unit store (warehouse.store.Store), None for an in-memory warehouse
     force: bool = False  # recompute every unit, even one whose output is in the store
-    resumed: bool = False  # the run took over the number of one that did not finish
+    # the run took over the number of one that did not finish, or recomputes units it committed
+    # (a unit store lost mid-run): a unit's history rows of this run are replaced, not added
+    resumed: bool = False
     steps: dict[str, float] = field(default_factory=dict)  # seconds per step (warehouse/runs.py)
     timing: list[float] = field(default_factory=list)  # the steps being timed
 
@@ -186,7 +188,7 @@ def record_scorings(ctx: RunContext, folder: str, hist: str, units: list[tuple[d
                                   for key, inputs, state in units])
     ctx.con.register("unit_batch", batch)
     try:
-        if ctx.resumed:  # a unit its abandoned attempt scored already: one history row per run
+        if ctx.resumed:  # a unit scored already under this run number: one history row per run
             on = " AND ".join(f"h.{c} = b.{c}" for c in ("campaign", "task", "corpus", "system"))
             ctx.con.execute(f"DELETE FROM {hist} h USING unit_batch b WHERE h.run_id = $r AND {on}",
                             {"r": ctx.run_id})

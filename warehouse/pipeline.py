@@ -28,7 +28,7 @@ from scorehouse.warehouse.db import apply_schema, connect
 from scorehouse.warehouse.families import family, sql_folders
 from scorehouse.warehouse.publish import publish
 from scorehouse.warehouse.runs import step
-from scorehouse.warehouse.store import Store, default_location
+from scorehouse.warehouse.store import Store, StoreError, default_location
 
 STEPS = ("load", "score", "report")
 
@@ -124,19 +124,50 @@ def _execute(ctx: RunContext, steps, out, force: bool) -> RunResult:
                     declare(ctx, task)
                 if "load" in steps:
                     family(task.family).load(ctx, task)
-        if "score" in steps:
-            with step(ctx, "score"):
-                for task in ctx.campaign.tasks:
-                    family(task.family).score(ctx, task, force=force)
-        if "report" in steps and out is not None:
-            with step(ctx, "report"):
-                bulletins = publish(ctx, Path(out), force=force)
+        for attempt in range(STORE_LOSSES + 1):
+            rejected = len(ctx.rejections)
+            try:
+                if "score" in steps:
+                    with step(ctx, "score"):
+                        for task in ctx.campaign.tasks:
+                            family(task.family).score(ctx, task, force=force)
+                if "report" in steps and out is not None:
+                    with step(ctx, "report"):
+                        bulletins = publish(ctx, Path(out), force=force)
+                break
+            except (duckdb.Error, OSError, StoreError) as err:
+                if attempt == STORE_LOSSES or not _store_lost(ctx, err):
+                    raise
+                del ctx.rejections[rejected:]  # the units rejected are met again
+                _forget_lost(ctx)
     except BaseException as err:
         finish_run(ctx, "failed", f"{type(err).__name__}: {err}")
         raise
     status = finish_run(ctx)
     return RunResult(ctx.run_id, status, ctx.loaded, ctx.scored, ctx.rejections, ctx.notes,
                      bulletins, dict(ctx.steps))
+
+
+STORE_LOSSES = 2  # unit store losses a run recovers from (then the error stops it)
+
+
+def _store_lost(ctx: RunContext, err: BaseException) -> bool:
+    """Whether ``err`` is a file of the run's local unit store gone during the run (the store
+    deleted or emptied by hand, a cleanup job): what the next run would recompute."""
+    store = ctx.store
+    return store is not None and store.local and store.root in str(err)
+
+
+def _forget_lost(ctx: RunContext) -> None:
+    """Forget the units whose stored rows are gone, as a run does at its start
+    (:func:`open_warehouse`), so that the steps, run again, recompute them; their new history
+    rows replace the ones this run wrote for them."""
+    with transaction(ctx.con):
+        lost = resident.check(ctx.con)
+    ctx.notes.append(f"the unit store {ctx.store.label} lost files during the run: "
+                     "what they held is recomputed")
+    ctx.notes.extend(lost)
+    ctx.resumed = True
 
 
 def one_shot_campaign(family_name: str, reference: Path, system: Path, options: dict,

@@ -142,9 +142,16 @@ def run_units(
 
         if store is not None and not ctx.force:
             manifests = {id(u): store.manifest(keys[id(u)]) for u in units}  # one read each
+            for unit in units:
+                if manifests[id(unit)] is None:
+                    continue
+                try:
+                    rows = from_store(keys[id(unit)], manifests[id(unit)])
+                except (StoreError, OSError, pa.ArrowException):  # lost since: computed again
+                    manifests[id(unit)] = None
+                    continue
+                done(unit, lambda r=rows: r)
             stored = [u for u in units if manifests[id(u)] is not None]
-            for unit in stored:
-                done(unit, lambda u=unit: from_store(keys[id(u)], manifests[id(u)]))
             if stored:
                 ctx.notes.append(f"{label}: {len(stored)} unit(s) committed from the store "
                                  f"{store.label}, computed before and not again")
