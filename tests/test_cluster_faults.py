@@ -64,6 +64,13 @@ def test_a_lost_worker_is_named_in_the_notes(expected, tmp_path, monkeypatch):
         lost = worker_address(address, procs[2].pid)
         killed = kill_at_first_result(monkeypatch, lambda: [procs[2]])
         done = run(camp, tmp_path / "w.duckdb", None, quiet=True, executor=address)
+        from distributed import Client
+
+        with Client(address, timeout="10s") as client:
+            events = client.get_events("all")
+    # one client for the run, its files parsed and its units computed on the cluster (the
+    # others: dask_cluster's, worker_address's and the one just above)
+    assert [e["action"] for _, e in events].count("add-client") == 4
     assert killed and done.exit_code == 0 and done.scored == 15
     assert [n for n in done.notes if lost in n] == [
         f"the Dask worker {lost} was lost during the run: its tasks were retried on the other "
