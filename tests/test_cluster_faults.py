@@ -118,3 +118,28 @@ def test_the_scheduler_killed_stops_the_run_after_the_wait(expected, tmp_path, m
                              f"the Dask scheduler at {address} is gone: it did not come back "
                              "within 2 s", caplog)
     assert killed
+
+
+@pytest.mark.parametrize("value, wait", [("", 180), ("executor_wait = 5\n", 5),
+                                         ('executor_wait = "3m"\n', None),
+                                         ("executor_wait = -1\n", None)])
+def test_the_wait_is_a_strictly_checked_campaign_setting(tmp_path, value, wait):
+    import tomllib
+
+    import jsonschema
+
+    from scorehouse.warehouse.campaign import CampaignError, load_campaign
+    from scorehouse.warehouse.campaign_schema import schema
+
+    toml = tmp_path / "campaign.toml"
+    toml.write_text(f'[campaign]\nid = "c"\n{value}', encoding="utf-8")
+    document = tomllib.loads(toml.read_text(encoding="utf-8"))
+    if wait is None:
+        with pytest.raises(CampaignError, match=r"\[campaign\]\.executor_wait: expected an "
+                                                r"integer from 0 to 86,400"):
+            load_campaign(toml)
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(document, schema())
+    else:
+        assert load_campaign(toml).executor_wait == wait
+        jsonschema.validate(document, schema())
