@@ -154,8 +154,9 @@ STORE_LOSSES = 2  # unit store losses a run recovers from (then the error stops 
 def _store_lost(ctx: RunContext, err: BaseException) -> bool:
     """Whether ``err`` is a file of the run's local unit store gone during the run (the store
     deleted or emptied by hand, a cleanup job): what the next run would recompute."""
-    store = ctx.store
-    return store is not None and store.local and store.root in str(err)
+    store, text = ctx.store, str(err)
+    return store is not None and store.local and store.root in text and any(
+        gone in text for gone in ("No files found", "No such file", "no complete output"))
 
 
 def _forget_lost(ctx: RunContext) -> None:
