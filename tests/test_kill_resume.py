@@ -14,6 +14,7 @@ sides of the edition swap.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -46,8 +47,9 @@ def run(campaign: Path, db: Path, out: Path, **env) -> subprocess.CompletedProce
     )
 
 
-def tables(db: Path) -> dict[str, list]:
-    """Every result table's and view's rows, sorted, without run ids and timestamps. A resident
+def tables(db: Path, run_ids: bool = False) -> dict[str, list]:
+    """Every result table's and view's rows, sorted, without timestamps and (unless ``run_ids``)
+    run ids. A resident
     table is compared through its view: whether a unit's rows sit in ``<table>_rows`` or in
     the store's files depends on how it was committed, not on what it holds."""
     con = duckdb.connect(str(db), read_only=True)
@@ -68,7 +70,8 @@ def tables(db: Path) -> dict[str, list]:
                     "ORDER BY ordinal_position",
                     [name],
                 ).fetchall()
-                if c not in VOLATILE and not c.endswith("_at")
+                if (c not in VOLATILE or run_ids and c.endswith("run_id"))
+                and not c.endswith("_at")
             ]
             quoted = ", ".join(f'"{c}"' for c in columns)
             out[name] = con.execute(f"SELECT {quoted} FROM {name} ORDER BY ALL").fetchall()
@@ -150,3 +153,54 @@ def test_a_killed_run_resumes_to_the_same_result(uninterrupted, tmp_path, point)
     third = run(campaign, db, out)
     said = third.stdout + third.stderr
     assert "nothing changed" in said and "up to date" in said, said
+
+
+# ------------------------------------------------ a killed run's number is the resumed run's
+
+
+@pytest.fixture(scope="module")
+def two_nights(tmp_path_factory):
+    """Night 1 scores a campaign (speech and terminology); night 2 finds the terminology
+    reference revised (ACTER v1.0 -> v1.1, as the demo's second run) and re-scores it,
+    uninterrupted, its boundaries logged."""
+    from scorehouse.demo.terms import revise_terms_reference
+
+    root = tmp_path_factory.mktemp("nights")
+    first = write_demo_campaign(root / "night1", scale=0.1, pos=False, parsing=False,
+                                coref=False, calls=False).parent
+    second = root / "night2"
+    shutil.copytree(first, second)
+    revise_terms_reference(second)
+    db, out, log = root / "a.duckdb", root / "a" / "bulletins", root / "checkpoints.log"
+    assert run(first, db, out).returncode == 0
+    done = run(second, db, out, SCOREHOUSE_CHECKPOINT_LOG=log)
+    assert done.returncode == 0, done.stderr
+    names = [line.split("\t")[1] for line in log.read_text().splitlines()]
+    return root, first, second, names, tables(db, run_ids=True), published(out)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("point", ("a third in", "two thirds in"))
+def test_a_killed_run_leaves_no_gap_in_the_run_numbers(two_nights, tmp_path, point):
+    root, first, second, names, expected_tables, expected_files = two_nights
+    changes = expected_files["terms/index.html"].decode()
+    assert "1 → 2" in changes  # the page's changes since the previous scoring
+    db, out = tmp_path / "b.duckdb", tmp_path / "b" / "bulletins"
+    assert run(first, db, out).returncode == 0
+    at = kill_point(names, point)
+    assert run(second, db, out, SCOREHOUSE_KILL_AT=at).returncode == -9
+    again = run(second, db, out)
+    assert again.returncode == 0 and again.stderr.startswith("run 2:"), again.stderr
+    got = tables(db, run_ids=True)
+    for name in got:  # run ids included: the resumed run took the killed run's number
+        assert got[name] == expected_tables[name], f"{name} differs after a kill at {at}"
+    assert published(out) == expected_files
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        runs = con.execute("SELECT run_id, status FROM cat_run ORDER BY run_id").fetchall()
+        attempts = con.execute("SELECT run_id, status, boundary FROM cat_run_attempt").fetchall()
+    finally:
+        con.close()
+    assert runs == [(1, "ok"), (2, "ok")]
+    assert [a[:2] for a in attempts] == [(2, "abandoned")]
+    assert attempts[0][2].startswith("stopped in the ") and "unit(s) scored" in attempts[0][2]

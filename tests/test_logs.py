@@ -68,7 +68,7 @@ def test_a_nightly_run_logs_one_line_per_step_and_a_json_summary(campaign, tmp_p
     assert summary["event"] == "summary" and summary["exit_code"] == done.returncode == 2
     files = len(inputs(campaign))
     assert summary["files_loaded"] == files - 1  # every file once; the rejected one is not loaded
-    assert summary["units_scored"] > 0 and set(summary["durations"]) == {"load", "score",
+    assert summary["units_scored"] > 0 and set(summary["durations"]) == {"load", "score", "reduce",
                                                                          "report"}
     [rejected] = summary["rejected"]
     assert f"{bad}:" in rejected["message"] and "a line without any id" in rejected["message"]

@@ -121,3 +121,30 @@ def test_a_system_no_longer_declared_leaves_the_view(campaign, tmp_path):
         assert con.execute(f"SELECT count(*) FROM {table} WHERE system = ?", [system]
                            ).fetchone()[0] == 0
     con.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("workers", (1, 2))
+def test_a_store_deleted_during_a_run_is_recomputed_not_an_error(campaign, tmp_path,
+                                                                monkeypatch, workers):
+    """The same loss as between runs, in the middle of one: right after the first POS units are
+    committed with their rows in the store, the store is deleted. The run recomputes what it
+    lost and says so; its tables are an undisturbed run's."""
+    from scorehouse.warehouse import runner
+
+    expected = tmp_path / "expected.duckdb"
+    assert run(campaign, expected, None, quiet=True, workers=workers).exit_code == 0
+    db = tmp_path / "w.duckdb"
+    flush, deleted = runner._Batch.flush, []
+
+    def flush_then_delete(batch):
+        flush(batch)
+        if not deleted and batch.label == "pos":
+            shutil.rmtree(tmp_path / "w.store")
+            deleted.append(True)
+
+    monkeypatch.setattr(runner._Batch, "flush", flush_then_delete)
+    done = run(campaign, db, None, quiet=True, workers=workers)
+    assert deleted and done.exit_code == 0
+    assert any("gone from the store" in note for note in done.notes), done.notes
+    assert tables(db, run_ids=True) == tables(expected, run_ids=True)

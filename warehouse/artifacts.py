@@ -74,7 +74,9 @@ def reduce(
     key = f"{task.id}/{'' if corpus is None else corpus}/{name}"
     if not force and artifact_states(ctx.con, ctx.campaign.id, "reduce").get(key) == state:
         return False
-    with transaction(ctx.con):
+    from scorehouse.warehouse.runs import step
+
+    with step(ctx, "reduce"), transaction(ctx.con):
         compute()
         record_artifact(ctx, "reduce", key, state)
     return True

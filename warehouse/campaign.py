@@ -28,7 +28,8 @@ class CampaignError(ValueError):
 # The keys every campaign accepts; a family adds its own (its module's CAMPAIGN_KEYS).
 TOP_KEYS = ("campaign", "phases", "participants", "tasks")
 CAMPAIGN_KEYS = ("id", "name", "description", "language", "bootstrap", "seed", "roots",
-                 "editions")
+                 "editions", "executor_wait")
+EXECUTOR_WAIT = 180  # seconds a run waits for a Dask worker or scheduler (warehouse/cluster.py)
 PHASE_KEYS = ("id", "name")
 PARTICIPANT_KEYS = ("id", "name", "publication", "organiser")
 TASK_KEYS = ("id", "family", "name", "corpora", "systems")
@@ -119,6 +120,7 @@ class Campaign:
     roots: tuple[Path, ...] = ()  # folders input files may be in: the campaign's, [campaign].roots
     language: str = "en"  # the bulletins' language (BCP 47 tag: fr, en, fr-CA), <html lang>
     editions: int = 2  # bulletin editions kept: the current one and those before it
+    executor_wait: int = EXECUTOR_WAIT  # seconds to wait for a Dask worker or scheduler
 
     def label(self, system: System) -> str | None:
         """The name a bulletin prints for a system, or None when it is withheld."""
@@ -174,6 +176,7 @@ def load_campaign(path: str | Path) -> Campaign:
         seed=_integer(head, "seed", 12345, 0, 2**63 - 1, path),
         language=_language(head, path),
         editions=_integer(head, "editions", 2, 1, 100, path),
+        executor_wait=_integer(head, "executor_wait", EXECUTOR_WAIT, 0, 86_400, path),
     )
 
 

@@ -31,7 +31,11 @@ def schema() -> dict:
                      "default": "en"},
         "bootstrap": {"type": "integer", "minimum": 1, "maximum": 1_000_000, "default": 1000},
         "seed": {"type": "integer", "minimum": 0, "default": 12345},
-        "editions": {"type": "integer", "minimum": 1, "maximum": 100, "default": 2}})
+        "editions": {"type": "integer", "minimum": 1, "maximum": 100, "default": 2},
+        "executor_wait": {"type": "integer", "minimum": 0, "maximum": 86_400,
+                          "default": model.EXECUTOR_WAIT,
+                          "description": "seconds a run waits for a Dask worker (or the "
+                                         "scheduler) to come back before it stops"}})
     phase = _object(_keys(model.PHASE_KEYS, {"id": _ID, "name": _TEXT}))
     participant = _object(_keys(model.PARTICIPANT_KEYS, {
         "id": _ID, "name": _TEXT, "organiser": {"type": "boolean", "default": False},

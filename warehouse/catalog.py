@@ -23,7 +23,7 @@ import pyarrow as pa
 
 from scorehouse.warehouse import __version__, resident
 from scorehouse.warehouse.campaign import Campaign
-from scorehouse.warehouse.db import insert_rows, one
+from scorehouse.warehouse.db import insert_rows
 from scorehouse.warehouse.faults import checkpoint
 
 
@@ -41,29 +41,38 @@ class RunContext:
     rejections: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     workers: int | None = None  # unit computations at once (None: warehouse.runner's default)
-    executor: str | None = None  # a Dask scheduler's address, to compute the units on its workers
+    executor: Any = None  # the run's Dask cluster (warehouse.cluster.Cluster), or None
     store: Any = None  # the unit store (warehouse.store.Store), None for an in-memory warehouse
     force: bool = False  # recompute every unit, even one whose output is in the store
+    # the run took over the number of one that did not finish, or recomputes units it committed
+    # (a unit store lost mid-run): a unit's history rows of this run are replaced, not added
+    resumed: bool = False
+    steps: dict[str, float] = field(default_factory=dict)  # seconds per step (warehouse/runs.py)
+    timing: list[float] = field(default_factory=list)  # the steps being timed
 
 
 def start_run(con: duckdb.DuckDBPyConnection, campaign: Campaign, command: str,
               quiet: bool = False) -> RunContext:
-    """Open a run row and record the campaign's declarations (participants, systems, corpora)."""
-    run_id = one(con, "SELECT coalesce(max(run_id), 0) + 1 FROM cat_run")[0]
-    con.execute("INSERT INTO cat_run (run_id, campaign, command, code_version, started_at, status, "
-                "duckdb_version) VALUES (?, ?, ?, ?, ?, 'running', ?)",
-                [run_id, campaign.id, command, __version__, now(), duckdb.__version__])
-    _declare(con, campaign, run_id)
-    return RunContext(con, campaign, run_id, quiet)
+    """Open a run row (or resume the number of the campaign's run that did not finish:
+    :mod:`warehouse.runs`) and record the campaign's declarations (participants, systems,
+    corpora)."""
+    from scorehouse.warehouse.runs import open_run
+
+    with transaction(con):
+        run_id, resumed = open_run(con, campaign.id, command, now())
+        _declare(con, campaign, run_id)
+    ctx = RunContext(con, campaign, run_id, quiet)
+    ctx.resumed = resumed
+    return ctx
 
 
 def finish_run(ctx: RunContext, status: str | None = None, message: str = "") -> str:
     """Close the run row; the status is ``rejected-inputs`` when any input was rejected."""
     status = status or ("rejected-inputs" if ctx.rejections else "ok")
     ctx.con.execute("UPDATE cat_run SET finished_at = ?, status = ?, loaded = ?, scored = ?, "
-                    "rejected = ?, message = ? WHERE run_id = ?",
+                    "rejected = ?, message = ?, steps = ? WHERE run_id = ?",
                     [now(), status, ctx.loaded, ctx.scored, len(ctx.rejections), message,
-                     ctx.run_id])
+                     json.dumps(ctx.steps), ctx.run_id])
     return status
 
 
@@ -180,6 +189,10 @@ def record_scorings(ctx: RunContext, folder: str, hist: str, units: list[tuple[d
                                   for key, inputs, state in units])
     ctx.con.register("unit_batch", batch)
     try:
+        if ctx.resumed:  # a unit scored already under this run number: one history row per run
+            on = " AND ".join(f"h.{c} = b.{c}" for c in ("campaign", "task", "corpus", "system"))
+            ctx.con.execute(f"DELETE FROM {hist} h USING unit_batch b WHERE h.run_id = $r AND {on}",
+                            {"r": ctx.run_id})
         build(ctx.con, folder, hist, run_id=ctx.run_id)
         ctx.con.execute("INSERT OR REPLACE INTO cat_scoring SELECT campaign, task, corpus, system, "
                         "state, inputs, $run_id, now()::TIMESTAMP FROM unit_batch",

@@ -136,6 +136,12 @@ def _compute_options(func):
              "filesystem URL such as s3://bucket/prefix  "
              "[default: DB-STEM.store beside --db]")(func)
     func = click.option(
+        "--executor-wait", "executor_wait", metavar="SECONDS", type=click.IntRange(0, 86_400),
+        default=None,
+        help="With --executor and no Dask worker left (or the scheduler gone), wait this long "
+             "for one, then stop (exit 1; the next run resumes)  [default: the campaign's "
+             "executor_wait, else 180]")(func)
+    func = click.option(
         "--executor", metavar="ADDRESS", default=None,
         help="Compute the units on the workers of the Dask scheduler at ADDRESS "
              "(tcp://HOST:8786; needs scorehouse[dask]).")(func)
@@ -146,15 +152,16 @@ def _compute_options(func):
 
 
 def _run_steps(campaign_dir, db, out, steps, force, log, workers=None, executor=None,
-               store=None, audience=None) -> None:
+               store=None, audience=None, executor_wait=None) -> None:
     """Run ``steps`` with the logs ``log`` asks for (quiet, verbose, log_json) and exit."""
     sys.exit(logs.logged_run(lambda: _steps(campaign_dir, db, out, steps, force, log["quiet"],
-                                            workers, executor, store, audience),
+                                            workers, executor, store, audience,
+                                            executor_wait),
                              "+".join(steps) if len(steps) < 3 else "run", **log))
 
 
 def _steps(campaign_dir, db, out, steps, force, quiet, workers=None, executor=None,
-           store=None, audience=None):
+           store=None, audience=None, executor_wait=None):
     from scorehouse.warehouse.executors import ExecutorError
     from scorehouse.warehouse.pipeline import run
     from scorehouse.warehouse.store import StoreError
@@ -165,6 +172,7 @@ def _steps(campaign_dir, db, out, steps, force, quiet, workers=None, executor=No
     try:
         return run(campaign_dir, db, out, steps=steps, force=force, quiet=quiet,
                    workers=workers, executor=executor, store=store,
+                   executor_wait=executor_wait,
                    **({"audience": audience} if audience else {}))
     except (CampaignError, InputError, SchemaError, ExecutorError, StoreError) as err:
         raise click.ClickException(str(err)) from None
@@ -177,7 +185,8 @@ def _steps(campaign_dir, db, out, steps, force, quiet, workers=None, executor=No
                    "published: a symbolic link, swapped at once to each new edition folder.")
 @click.option("--force", is_flag=True, help="Recompute every unit even if nothing changed.")
 @_compute_options
-def run_command(campaign_dir, db, out, force, workers, executor, store, **log):
+def run_command(campaign_dir, db, out, force, workers, executor, store, executor_wait,
+                **log):
     """The nightly job: load what changed, score what changed, re-render the bulletins.
 
     Exit code 0 when everything was accepted, 2 when an input file was rejected (the rest of
@@ -185,7 +194,7 @@ def run_command(campaign_dir, db, out, force, workers, executor, store, **log):
     could not be done, 64 for a wrong command line.
     """
     _run_steps(campaign_dir, db, out, ("load", "score", "report"), force, log, workers, executor,
-               store)
+               store, executor_wait=executor_wait)
 
 
 @main.command("load")
@@ -199,9 +208,10 @@ def load_command(campaign_dir, db, **log):
 @_existing_db_options
 @click.option("--force", is_flag=True, help="Recompute every unit even if nothing changed.")
 @_compute_options
-def score_command(campaign_dir, db, force, workers, executor, store, **log):
+def score_command(campaign_dir, db, force, workers, executor, store, executor_wait, **log):
     """Score every unit (task x corpus x system) whose loaded inputs changed."""
-    _run_steps(campaign_dir, db, None, ("score",), force, log, workers, executor, store)
+    _run_steps(campaign_dir, db, None, ("score",), force, log, workers, executor, store,
+               executor_wait=executor_wait)
 
 
 @main.command("report")
@@ -268,7 +278,7 @@ def sql_command(query, db, fmt, max_rows, allow):
     The warehouse is opened read-only and locked: no file outside it can be read or written,
     no other database attached, no setting changed (unless --allow-files names a folder).
     """
-    from scorehouse.warehouse.query import QueryError, answer, open_locked, plain_table
+    from scorehouse.warehouse.query import QueryError, answer, open_locked
 
     try:
         con = open_locked(db, tuple(allow))
@@ -278,15 +288,9 @@ def sql_command(query, db, fmt, max_rows, allow):
             con.close()
     except QueryError as err:
         raise click.ClickException(str(err)) from None
-    if fmt == "csv":
-        click.echo(frame.write_csv(), nl=False)
-    elif fmt == "json":
-        click.echo(json.dumps(frame.to_dicts(), ensure_ascii=False, default=str))
-    else:
-        text, left = plain_table(frame, max_rows)
-        click.echo(text)
-        if left:
-            click.echo(f"({left} more row(s) not shown: --max-rows N, or --format csv)", err=True)
+    from scorehouse.warehouse.runs_cli import echo_frame
+
+    echo_frame(frame, fmt, max_rows)
 
 
 @main.command("export")
@@ -384,6 +388,9 @@ def demo_command(out, scale, language, quiet):
 from scorehouse.warehouse.cli_ops import invocation, watch_command  # noqa: E402
 
 main.add_command(watch_command)
+from scorehouse.warehouse.runs_cli import runs_command  # noqa: E402  (needs DEFAULT_DB)
+
+main.add_command(runs_command)
 
 if __name__ == "__main__":
     main()

@@ -5,14 +5,13 @@ distributed scheduler (``--executor tcp://HOST:8786``), with the same results bi
 work: small units grouped into tasks (:func:`chunks`), the worker side of a task
 (:func:`compute_chunk`: compute, save into the unit store, send back what the coordinator needs),
 the bounded window of tasks in flight (:func:`stream`), the thread that writes the store while
-the next unit computes in this process (:class:`Saver`), and Dask's client with the code-version
-check every worker makes (:func:`on_dask`).
+the next unit computes in this process (:class:`Saver`), and the code-version check every Dask
+worker makes (:func:`_guarded`; the run's Dask client is :mod:`warehouse.cluster`'s).
 """
 
 from __future__ import annotations
 
 import os
-import uuid
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import cache
@@ -187,38 +186,3 @@ def stream(chunks, submit: Callable[[list], Future], done, width: int) -> None:
     while window:
         first, future = window.popleft()
         done(first, future.result)
-
-
-def dask_client(address: str):
-    """A client of the Dask scheduler at ``address``, or an :class:`ExecutorError`."""
-    try:
-        from distributed import Client
-    except ImportError:
-        raise ExecutorError(
-            "--executor needs Dask distributed: pip install 'scorehouse[dask]'"
-        ) from None
-    try:
-        return Client(address, timeout="10s")
-    except (OSError, ValueError) as err:  # refused, timed out, or not an address at all
-        raise ExecutorError(f"no Dask scheduler answers at {address}: {err}") from None
-
-
-def on_dask(client, function: Callable, *arguments):
-    """Submit ``function(*arguments)`` to a Dask worker that runs the coordinator's code (the
-    task is named after ``function`` on the dashboard: ``_read-...``, ``compute_chunk-...``)."""
-    return client.submit(_guarded, package_version(), function, *arguments, retries=2,
-                         key=f"{function.__name__.strip('_')}-{uuid.uuid4().hex}")
-
-
-def run_dask(address: str, chunks: Callable, location, compute, jobs, done) -> None:
-    """Send the units to the workers of the Dask scheduler at ``address`` (``tcp://HOST:8786``),
-    a bounded window of tasks at a time (``chunks(workers)`` cuts them for the workers the
-    scheduler has); a worker lost mid-run costs a retry, not the run."""
-    client = dask_client(address)
-    try:
-        workers = max(1, len(client.scheduler_info()["workers"]))
-        stream(chunks(workers),
-                lambda c: on_dask(client, compute_chunk, location, compute, jobs(c)), done,
-                4 * workers)
-    finally:
-        client.close()

@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import logging
 import sys
-import time
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
@@ -63,14 +62,17 @@ def record(name: str, message: str, level: int = logging.INFO, **fields) -> None
 
 
 @contextmanager
-def step(ctx, name: str, durations: dict, shown: bool = True):
-    """Time the step ``name`` of the run ``ctx``; when it ends, log a line with what it did
-    (``figures`` yielded: the block may add to them) and its rejections and notes as events."""
-    start = time.monotonic()
+def step(ctx, name: str, shown: bool = True):
+    """The step ``name`` of the run ``ctx``, timed by :func:`warehouse.runs.step` (into
+    ``ctx.steps`` and ``cat_run.steps``); when it ends, log a line with what it did (``figures``
+    yielded: the block may add to them) and its rejections and notes as events."""
+    from scorehouse.warehouse.runs import step as timed
+
     before = ctx.loaded, ctx.scored, len(ctx.rejections), len(ctx.notes)
     figures: dict = {}
-    yield figures
-    seconds = round(time.monotonic() - start, 3)
+    with timed(ctx, name):
+        yield figures
+    seconds = ctx.steps[name]
     for rejection in ctx.rejections[before[2]:]:
         record("rejected", f"rejected: {rejection}", logging.WARNING, step=name,
                input_message=rejection)
@@ -78,7 +80,6 @@ def step(ctx, name: str, durations: dict, shown: bool = True):
         record("note", f"note: {note}", step=name, note=note)
     if not shown:
         return
-    durations[name] = seconds
     figures |= {"files_loaded": ctx.loaded - before[0], "units_scored": ctx.scored - before[1],
                 "rejected": len(ctx.rejections) - before[2]}
     said = {"load": f"{figures['files_loaded']} file(s) loaded",
@@ -95,7 +96,7 @@ def summary(result, exit_code: int, command: str) -> None:
           status=result.status, files_loaded=result.loaded, units_scored=result.scored,
           rejected=[{"message": r} for r in result.rejections], notes=list(result.notes),
           pages_published=[str(b) for b in result.bulletins],
-          durations=dict(result.durations), exit_code=exit_code)
+          durations=dict(result.steps), exit_code=exit_code)
 
 
 def failure(message: str, exit_code: int, command: str) -> None:

@@ -31,7 +31,7 @@ from scorehouse.warehouse.families import family, sql_folders
 from scorehouse.warehouse.locks import publication_lock
 from scorehouse.warehouse.publish import publish
 from scorehouse.warehouse.published import PUBLIC, Audience
-from scorehouse.warehouse.store import Store, default_location
+from scorehouse.warehouse.store import Store, StoreError, default_location
 
 STEPS = ("load", "score", "report")
 
@@ -47,7 +47,7 @@ class RunResult:
     rejections: list[str]
     notes: list[str]
     bulletins: list[Path]
-    durations: dict[str, float] = field(default_factory=dict)  # step -> seconds
+    steps: dict[str, float] = field(default_factory=dict)  # seconds per step (warehouse/runs.py)
 
     @property
     def exit_code(self) -> int:
@@ -83,12 +83,15 @@ def open_warehouse(db: str | Path | None, notes: list[str] | None = None,
 def run(campaign_dir: str | Path, db: str | Path, out: str | Path | None,
         steps: tuple[str, ...] = STEPS, force: bool = False, quiet: bool = False,
         workers: int | None = None, executor: str | None = None,
-        store: str | None = None, audience: Audience = PUBLIC) -> RunResult:
+        store: str | None = None, audience: Audience = PUBLIC,
+        executor_wait: float | None = None) -> RunResult:
     """Run the given steps of the nightly job on a campaign directory; ``workers`` unit
     computations at once (None: ``SCOREHOUSE_WORKERS``, else 1), or on the workers of the Dask
     scheduler at ``executor``; unit outputs go through ``store`` (a folder or a pyarrow
     filesystem URL; None: the folder beside ``db``, :mod:`warehouse.store`). ``audience``: who
-    the bulletins are for (:mod:`warehouse.published`)."""
+    the bulletins are for (:mod:`warehouse.published`). With no Dask worker left, the
+    run waits ``executor_wait`` seconds for one (None: the campaign's ``executor_wait``),
+    then stops (:mod:`warehouse.cluster`)."""
     campaign = load_campaign(campaign_dir)
     if audience.participant is not None and audience.participant not in campaign.participants:
         raise CampaignError(f"--participant {audience.participant!r}: expected one of "
@@ -103,8 +106,17 @@ def run(campaign_dir: str | Path, db: str | Path, out: str | Path | None,
     try:
         ctx = start_run(con, campaign, "+".join(steps) if steps != STEPS else "run", quiet)
         ctx.notes += lost
-        ctx.workers, ctx.executor, ctx.store, ctx.force = workers, executor, unit_store, force
-        return _execute(ctx, steps, out, force, audience)
+        ctx.workers, ctx.store, ctx.force = workers, unit_store, force
+        if executor:  # one client for the whole run, opened at its first use
+            from scorehouse.warehouse.cluster import Cluster
+
+            wait = campaign.executor_wait if executor_wait is None else executor_wait
+            ctx.executor = Cluster(executor, wait, ctx.notes)
+        try:
+            return _execute(ctx, steps, out, force, audience)
+        finally:
+            if ctx.executor is not None:
+                ctx.executor.close()
     finally:
         con.close()
 
@@ -112,11 +124,10 @@ def run(campaign_dir: str | Path, db: str | Path, out: str | Path | None,
 def _execute(ctx: RunContext, steps, out, force: bool, audience: Audience = PUBLIC
              ) -> RunResult:
     bulletins: list[Path] = []
-    durations: dict[str, float] = {}
     logs.event("run", f"run {ctx.run_id}: {'+'.join(steps)} of {ctx.campaign.id}",
                logging.DEBUG, run_id=ctx.run_id, campaign=ctx.campaign.id, steps=list(steps))
     try:
-        with logs.step(ctx, "load", durations, shown="load" in steps):
+        with logs.step(ctx, "load", shown="load" in steps):
             for task in ctx.campaign.tasks:
                 declare = getattr(family(task.family), "declare", None)
                 if declare is not None:
@@ -124,20 +135,54 @@ def _execute(ctx: RunContext, steps, out, force: bool, audience: Audience = PUBL
                     declare(ctx, task)
                 if "load" in steps:
                     family(task.family).load(ctx, task)
-        if "score" in steps:
-            with logs.step(ctx, "score", durations):
-                for task in ctx.campaign.tasks:
-                    family(task.family).score(ctx, task, force=force)
-        if "report" in steps and out is not None:
-            with logs.step(ctx, "report", durations) as figures, publication_lock(Path(out)):
-                bulletins = publish(ctx, Path(out), force=force, audience=audience)
-                figures["pages_published"] = len(bulletins)
+        for attempt in range(STORE_LOSSES + 1):
+            rejected = len(ctx.rejections)
+            try:
+                if "score" in steps:
+                    with logs.step(ctx, "score"):
+                        for task in ctx.campaign.tasks:
+                            family(task.family).score(ctx, task, force=force)
+                if "report" in steps and out is not None:
+                    with (logs.step(ctx, "report") as figures,
+                          publication_lock(Path(out))):
+                        bulletins = publish(ctx, Path(out), force=force,
+                                            audience=audience)
+                        figures["pages_published"] = len(bulletins)
+                break
+            except (duckdb.Error, OSError, StoreError) as err:
+                if attempt == STORE_LOSSES or not _store_lost(ctx, err):
+                    raise
+                del ctx.rejections[rejected:]  # the units rejected are met again
+                _forget_lost(ctx)
     except BaseException as err:
         finish_run(ctx, "failed", f"{type(err).__name__}: {err}")
         raise
     status = finish_run(ctx)
     return RunResult(ctx.run_id, status, ctx.loaded, ctx.scored, ctx.rejections, ctx.notes,
-                     bulletins, durations)
+                     bulletins, dict(ctx.steps))
+
+
+STORE_LOSSES = 2  # unit store losses a run recovers from (then the error stops it)
+
+
+def _store_lost(ctx: RunContext, err: BaseException) -> bool:
+    """Whether ``err`` is a file of the run's local unit store gone during the run (the store
+    deleted or emptied by hand, a cleanup job): what the next run would recompute."""
+    store, text = ctx.store, str(err)
+    return store is not None and store.local and store.root in text and any(
+        gone in text for gone in ("No files found", "No such file", "no complete output"))
+
+
+def _forget_lost(ctx: RunContext) -> None:
+    """Forget the units whose stored rows are gone, as a run does at its start
+    (:func:`open_warehouse`), so that the steps, run again, recompute them; their new history
+    rows replace the ones this run wrote for them."""
+    with transaction(ctx.con):
+        lost = resident.check(ctx.con)
+    ctx.notes.append(f"the unit store {ctx.store.label} lost files during the run: "
+                     "what they held is recomputed")
+    ctx.notes.extend(lost)
+    ctx.resumed = True
 
 
 def one_shot_campaign(family_name: str, reference: Path, system: Path, options: dict,

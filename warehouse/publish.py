@@ -118,6 +118,12 @@ def _publish(ctx: RunContext, out: Path, force: bool, audience: Audience) -> lis
     editions = out.parent / f".{out.name}.editions"
     marked = "" if audience.public else f"-{audience.key}"
     target = editions / f"{edition}{marked}-run{ctx.run_id}"
+    if current == target.resolve():  # published by the attempt of this run number that was
+        if not force:  # killed before recording it (warehouse/runs.py): the same pages
+            _record_pages(ctx, states)
+            ctx.notes.append(f"bulletins in {out} are up to date")
+            return []
+        target = editions / f"{target.name}-again"  # never render over the published edition
     staging = editions / f"{target.name}.partial"
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
@@ -139,11 +145,7 @@ def _publish(ctx: RunContext, out: Path, force: bool, audience: Audience) -> lis
     _point(out, target, ctx.run_id)
     checkpoint("edition published")
     if audience.public:  # another audience's edition is rendered whole, every time
-        with transaction(con):
-            con.execute("DELETE FROM cat_artifact WHERE campaign = ? AND kind = 'page'",
-                        [campaign.id])
-            for key, state in states.items():
-                record_artifact(ctx, "page", key, state)
+        _record_pages(ctx, states)
     _prune(editions, target, campaign.editions)
     return [out / w.relative_to(staging) for w in written]
 
@@ -185,8 +187,17 @@ def _prune(editions: Path, target: Path, keep: int) -> None:
 def edition_audience(name: str) -> str:
     """The audience an edition folder was written for, from its name
     (``<edition>[-<audience>]-run<N>``): ``public``, ``participants``, ``participant-<id>``."""
-    found = re.fullmatch(r"[0-9a-f]+-(participants|participant-.+)-run\d+", name)
+    found = re.fullmatch(r"[0-9a-f]+-(participants|participant-.+)-run\d+(?:-again)?", name)
     return found.group(1) if found else "public"
+
+
+def _record_pages(ctx: RunContext, states: dict[str, str]) -> None:
+    """Record the published pages' states (in one transaction)."""
+    with transaction(ctx.con):
+        ctx.con.execute("DELETE FROM cat_artifact WHERE campaign = ? AND kind = 'page'",
+                        [ctx.campaign.id])
+        for key, state in states.items():
+            record_artifact(ctx, "page", key, state)
 
 
 def _link(source: str, target: str) -> None:

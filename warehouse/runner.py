@@ -61,7 +61,6 @@ from scorehouse.warehouse.executors import (  # noqa: F401  (ExecutorError, pack
     compute_chunk,
     package_version,
     rows_of,
-    run_dask,
     share_cores,
     stream,
     workers_default,
@@ -144,9 +143,16 @@ def run_units(
 
         if store is not None and not ctx.force:
             manifests = {id(u): store.manifest(keys[id(u)]) for u in units}  # one read each
+            for unit in units:
+                if manifests[id(unit)] is None:
+                    continue
+                try:
+                    rows = from_store(keys[id(unit)], manifests[id(unit)])
+                except (StoreError, OSError, pa.ArrowException):  # lost since: computed again
+                    manifests[id(unit)] = None
+                    continue
+                done(unit, lambda r=rows: r)
             stored = [u for u in units if manifests[id(u)] is not None]
-            for unit in stored:
-                done(unit, lambda u=unit: from_store(keys[id(u)], manifests[id(u)]))
             if stored:
                 ctx.notes.append(f"{label}: {len(stored)} unit(s) committed from the store "
                                  f"{store.label}, computed before and not again")
@@ -213,9 +219,11 @@ def run_units(
 
         prepared = ((u, (_key(ctx, label, u), *prepare(u))) for u in units)
         location = None if store is None else store.location
-        if ctx.executor:
-            run_dask(ctx.executor, lambda w: chunks(prepared, len(units), w), location,
-                      compute, jobs, done_chunk)
+        if ctx.executor:  # the run's Dask cluster (warehouse/cluster.py), a window per worker
+            cluster, n = ctx.executor, ctx.executor.workers()
+            stream(chunks(prepared, len(units), n),
+                   lambda c: cluster.submit(compute_chunk, location, compute, jobs(c)),
+                   done_chunk, 4 * n)
         elif workers <= 1 or len(units) <= 1:
             # the store is written by a thread (Parquet encoding releases the GIL) while the
             # next unit computes; a kill before it finishes leaves no manifest, nothing stale

@@ -130,15 +130,13 @@ def stage_files(ctx: RunContext, jobs: list[StageJob], workers: int | None = Non
 
 
 class _Reader:
-    """Parse files in worker processes, on the workers of the run's Dask scheduler
-    (``executor``), or in this process (one worker); results in order."""
+    """Parse files in worker processes, on the workers of the run's Dask cluster (``cluster``,
+    :mod:`warehouse.cluster`), or in this process (one worker); results in order."""
 
-    def __init__(self, workers: int, executor: str | None = None):
-        from scorehouse.warehouse import executors
-
-        self.client = executors.dask_client(executor) if executor else None
+    def __init__(self, workers: int, cluster=None):
+        self.cluster = cluster
         self.pool = ProcessPoolExecutor(workers, mp_context=get_context("spawn")) if (
-            workers > 1 and self.client is None) else None
+            workers > 1 and cluster is None) else None
         self.pending: dict[int, object] = {}
 
     def __enter__(self):
@@ -147,22 +145,18 @@ class _Reader:
     def __exit__(self, *exc):
         if self.pool is not None:
             self.pool.shutdown(cancel_futures=True)
-        if self.client is not None:
-            self.client.close()
 
     def submit(self, job: StageJob, data: bytes) -> None:
-        if self.client is not None:
-            from scorehouse.warehouse import executors
-
-            self.pending[id(job)] = executors.on_dask(self.client, _read, job.read, job.path, data)
+        if self.cluster is not None:
+            self.pending[id(job)] = self.cluster.submit(_read, job.read, job.path, data)
         else:
             self.pending[id(job)] = data if self.pool is None else self.pool.submit(
                 _read, job.read, job.path, data)
 
     def result(self, job: StageJob) -> pa.Table:
         pending = self.pending.pop(id(job))
-        outcome = pending.result() if self.pool or self.client else _read(job.read, job.path,
-                                                                            pending)
+        outcome = pending.result() if self.pool or self.cluster else _read(
+            job.read, job.path, pending)
         if isinstance(outcome, tuple):  # an InputError, sent back as its parts
             raise InputError(*outcome)
         return outcome
