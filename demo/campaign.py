@@ -292,21 +292,26 @@ MARKERS = {"nonspeech": [NOISE, REJECT], "false_start": [SPR], "oov": [OOV],
 METHODS = ["none", "m1", "m2", "m3", "m4"]
 
 
-def _campaign_toml(extra_participants: list[dict] = (), extra_tasks: list[str] = ()) -> list[str]:
+def _campaign_toml(extra_participants: list[dict] = (), extra_tasks: list[str] = (),
+                   language: str = "en") -> list[str]:
     """Lines of ``campaign.toml``: campaign, phases, participants, the tasks and their systems
-    (the speech task here; other families' demo tasks come as ``extra_*``)."""
+    (the speech task here; other families' demo tasks come as ``extra_*``), bulletins in
+    ``language``."""
     lines = toml_table("[campaign]", {
         "id": "demo-asr",
         "name": ("Démo scorehouse : reconnaissance de la parole (WER, IER), "
                  "étiquetage morphosyntaxique (GRACE), analyse syntaxique (EASY, CoNLL 2018), "
                  "coréférence et terminologie"),
         "description": DESCRIPTION,
-        "language": "fr",  # the pages' <html lang>: French corpora and names
+        "language": language,  # the bulletins' language (French corpora and names either way)
         "bootstrap": 1000,
         "seed": SEED,
     })
-    lines += toml_table("[[phases]]", {"id": "dev", "name": "Development"})
-    lines += toml_table("[[phases]]", {"id": "test", "name": "Official test"})
+    french = language.startswith("fr")
+    lines += toml_table("[[phases]]", {"id": "dev",
+                                       "name": "Développement" if french else "Development"})
+    lines += toml_table("[[phases]]", {"id": "test",
+                                       "name": "Test officiel" if french else "Official test"})
     for pid, name, publication, organiser in lex.PARTICIPANTS:
         lines += toml_table("[[participants]]", {
             "id": pid, "name": name, "publication": publication, "organiser": organiser})
@@ -345,7 +350,7 @@ def _trn_line(tokens: list[str], uid: str) -> str:
 
 def write_demo_campaign(dest: pathlib.Path, scale: float = 1.0, pos: bool = True,
                         parsing: bool = True, coref: bool = True, terms: bool = True,
-                        calls: bool = True) -> pathlib.Path:
+                        calls: bool = True, language: str = "en") -> pathlib.Path:
     """Write the demo campaign into ``dest``; return its ``campaign.toml``: the speech task;
     with ``pos``, the POS tagging task of ``demo/pos.py``; with ``parsing``, the EASY
     parsing task of ``demo/parsing.py`` and the CoNLL-U dependency task of
@@ -356,7 +361,8 @@ def write_demo_campaign(dest: pathlib.Path, scale: float = 1.0, pos: bool = True
     time-marked speech task of ``demo/calls.py`` (STM reference, CTM hypotheses).
 
     ``scale`` multiplies the number of utterances of each corpus (at least 5; Test_I always
-    keeps the five thesis examples). The output is byte-identical for equal arguments.
+    keeps the five thesis examples). ``language``: the bulletins' language (``scorehouse demo``
+    builds the French edition). The output is byte-identical for equal arguments.
     """
     dest = pathlib.Path(dest)
     first_speaker = 1
@@ -392,5 +398,5 @@ def write_demo_campaign(dest: pathlib.Path, scale: float = 1.0, pos: bool = True
         terms_participants, terms_lines = write_terms_task(dest, scale)
         participants, task_lines = [*participants, *terms_participants], [*task_lines, *terms_lines]
     campaign = dest / "campaign.toml"
-    _write(campaign, _campaign_toml(participants, task_lines))
+    _write(campaign, _campaign_toml(participants, task_lines, language))
     return campaign

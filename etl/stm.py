@@ -31,6 +31,7 @@ import polars as pl
 import pyarrow as pa
 
 from scorehouse.etl.errors import InputError, decode_utf8, shorten
+from scorehouse.etl.text import blank_lines
 
 _IGNORE = re.compile(r"ignore_time_segment_in_scoring|ignoretimesegmentinscoring", re.I)
 SEGMENTS = {"seq": pl.Int32, "line_no": pl.Int32, "utt_id": pl.String, "file": pl.String,
@@ -40,10 +41,9 @@ SEGMENTS = {"seq": pl.Int32, "line_no": pl.Int32, "utt_id": pl.String, "file": p
 
 def _lines(path: Path, data: bytes | None):
     text = decode_utf8(path, path.read_bytes() if data is None else data)
-    for number, raw in enumerate(text.split("\n"), 1):
-        line = raw.strip()
-        if line and not line.startswith(";;"):
-            yield number, line
+    for number, line, fields in blank_lines(text):  # fields as sclite separates them
+        if not line.startswith(";;"):
+            yield number, line, fields
 
 
 def _time(path: Path, number: int, value: str, what: str) -> float:
@@ -60,8 +60,7 @@ def read_segments(path: str | Path, data: bytes | None = None) -> pl.DataFrame:
     """Every segment of an STM file, ignored ones included, in file order (:data:`SEGMENTS`)."""
     path = Path(path)
     rows, counts = [], {}
-    for number, line in _lines(path, data):
-        fields = line.split()
+    for number, line, fields in _lines(path, data):
         if len(fields) < 5:
             raise InputError(path, number, "'file channel speaker begin end [<labels>] text'",
                              shorten(line))
@@ -107,8 +106,7 @@ def read_ctm(path: str | Path, data: bytes | None = None, segments: pa.Table | N
     channels = {key: part for key, part in segs.group_by(["file", "channel"],
                                                          maintain_order=True)}
     words: dict[tuple, list] = {}
-    for number, line in _lines(path, data):
-        fields = line.split()
+    for number, line, fields in _lines(path, data):
         if len(fields) not in (5, 6):
             raise InputError(path, number, "'file channel begin duration word [confidence]'",
                              shorten(line))

@@ -3,7 +3,8 @@ manifests). Each reader gives the table :func:`etl.trn.read_trn` gives, ``(line_
 str, text str)``, so the WER family scores them alike; docs/formats_wer.md has examples.
 
 * **Kaldi** ``text``: one utterance per line, ``utt_id word word ...``: the id is the first
-  whitespace-separated field, the text the rest (it may be empty).
+  field (fields and words are separated as sclite separates them, :data:`etl.text.BLANKS`),
+  the text the rest (it may be empty).
 * **JSON lines**: one JSON object per line with an id field and a text field (``id`` and
   ``text`` by default; NeMo's manifests key the utterance by ``audio_filepath``, Hugging Face
   datasets often by ``id`` and ``sentence``). The id may be a string or an integer.
@@ -22,9 +23,11 @@ import polars as pl
 import pyarrow as pa
 
 from scorehouse.etl.errors import InputError, decode_utf8, shorten
+from scorehouse.etl.text import BLANKS, WORD
 from scorehouse.etl.trn import read_trn, utterances
 
 FORMATS = ("trn", "kaldi", "jsonl")
+_BLANK = r" \t\x0B\x0C\r"  # etl.text.BLANKS in a pattern (no line end within a line)
 
 
 def format_of(path: str | Path, declared: str = "auto") -> str:
@@ -65,10 +68,10 @@ def read_kaldi(path: str | Path, data: bytes | None = None) -> pa.Table:
     text = decode_utf8(path, path.read_bytes() if data is None else data)
     lines = pl.Series("raw", text.split("\n"), dtype=pl.String).str.strip_suffix("\r")
     frame = (pl.DataFrame([lines]).with_row_index("line_no", offset=1)
-             .filter(pl.col("raw").str.strip_chars() != "")
-             .with_columns(pl.col("raw").str.strip_chars().alias("line"))
-             .with_columns(pl.col("line").str.extract(r"^(\S+)", 1).alias("utt_id"),
-                           pl.col("line").str.replace(r"^\S+\s*", "").alias("text")))
+             .filter(pl.col("raw").str.strip_chars(BLANKS) != "")
+             .with_columns(pl.col("raw").str.strip_chars(BLANKS).alias("line"))
+             .with_columns(pl.col("line").str.extract(f"^({WORD})", 1).alias("utt_id"),
+                           pl.col("line").str.replace(f"^{WORD}[{_BLANK}]*", "").alias("text")))
     return utterances(path, frame, "an utterance id")
 
 
@@ -80,7 +83,7 @@ def read_jsonl(path: str | Path, data: bytes | None = None, id_field: str = "id"
     text = decode_utf8(path, path.read_bytes() if data is None else data)
     rows = []
     for number, raw in enumerate(text.split("\n"), 1):
-        if not raw.strip():
+        if not raw.strip(BLANKS):
             continue
         try:
             record = json.loads(raw)

@@ -1,9 +1,9 @@
 """NIST trn transcripts: one utterance per line, ``text (utterance_id)``.
 
 The format of SCTK's sclite ``-r FILE trn``. The id is the last parenthesised group of the line;
-the text before it may be empty (an empty transcription). Lines made only of whitespace are
-skipped, as sclite does; any other line without an id, a duplicate id or bytes that are not UTF-8
-reject the file with its line number.
+the text before it may be empty (an empty transcription). Lines made only of whitespace
+(sclite's separators, :data:`etl.text.BLANKS`) are skipped, as sclite does; any other line
+without an id, a duplicate id or bytes that are not UTF-8 reject the file with its line number.
 """
 
 from __future__ import annotations
@@ -14,8 +14,9 @@ import polars as pl
 import pyarrow as pa
 
 from scorehouse.etl.errors import InputError, decode_utf8, shorten
+from scorehouse.etl.text import BLANKS
 
-_ID_SUFFIX = r"\s*\(([^()\s]+)\)\s*$"
+_ID_SUFFIX = r"[ \t\x0B\x0C\r]*\(([^() \t\x0B\x0C\r]+)\)[ \t\x0B\x0C\r]*$"
 
 
 def read_trn(path: str | Path, data: bytes | None = None) -> pa.Table:
@@ -30,7 +31,7 @@ def read_trn(path: str | Path, data: bytes | None = None) -> pa.Table:
     frame = (
         pl.DataFrame([lines])
         .with_row_index("line_no", offset=1)
-        .filter(pl.col("raw").str.strip_chars() != "")
+        .filter(pl.col("raw").str.strip_chars(BLANKS) != "")
         .with_columns(pl.col("raw").str.extract(_ID_SUFFIX, 1).alias("utt_id"),
                       pl.col("raw").str.replace(_ID_SUFFIX, "").alias("text"))
     )
@@ -54,4 +55,4 @@ def utterances(path: Path, frame: pl.DataFrame, expected_id: str) -> pa.Table:
         raise InputError(path, row["line_no"], "a new utterance id",
                          f"{row['utt_id']!r} again (first on line {first})")
     return frame.select(pl.col("line_no").cast(pl.Int32), "utt_id",
-                        pl.col("text").str.strip_chars()).to_arrow()
+                        pl.col("text").str.strip_chars(BLANKS)).to_arrow()

@@ -8,8 +8,12 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import FuncFormatter  # noqa: E402
+
+from scorehouse.reports.i18n import Language  # noqa: E402
 
 matplotlib.rcParams["svg.hashsalt"] = "scorehouse"  # stable ids: same data, same bytes
+ENGLISH = Language()  # every chart speaks its page's language: labels by ``_``, numbers by Babel
 
 # Legible at 100 % zoom on a 1,280 px screen: no figure wider than the page's column (so it is
 # never drawn smaller than made), no text under 7.5 pt (10 px as drawn): tests/test_page_layout.py
@@ -19,7 +23,7 @@ SMALL = 7.5  # points
 
 def grouped_bars(groups: list[str], series: dict[str, list[float | None]],
                  low: dict[str, list[float | None]], high: dict[str, list[float | None]],
-                 ylabel: str, title: str) -> str:
+                 ylabel: str, title: str, language: Language = ENGLISH) -> str:
     """Bars per group (e.g. method) and series (e.g. system) with interval error bars; SVG text."""
     fig, ax = plt.subplots(
         figsize=(min(WIDE, max(5.0, 1.2 * len(groups) * max(1, len(series)) / 2)), 3.4))
@@ -32,6 +36,7 @@ def grouped_bars(groups: list[str], series: dict[str, list[float | None]],
         ax.bar(xs, ys, width, label=name, yerr=err, capsize=2, error_kw={"elinewidth": 0.8})
     ax.set_xticks(range(len(groups)), groups)
     ax.set_ylabel(ylabel)
+    ax.yaxis.set_major_formatter(FuncFormatter(language.numbers.tick))
     ax.set_title(title, fontsize=10)
     ax.legend(fontsize=SMALL, ncols=2, frameon=False)
     ax.grid(axis="y", alpha=0.3)
@@ -70,7 +75,8 @@ def operating_zone_band(ok: float, err: float, sil_ok: float, sil_err: float, si
     return (decided + s) / total, (ok + low_ok) / (decided + s), (ok + high_ok) / (decided + s)
 
 
-def operating_zones(systems: list[dict], title: str, zoom: bool = True) -> str:
+def operating_zones(systems: list[dict], title: str, zoom: bool = True,
+                    language: Language = ENGLISH) -> str:
     """The (decision, precision) plane of docs/metrics/pos.md; SVG text.
 
     ``systems``: dicts with ``label``, ``OK``, ``ERR``, ``SIL_ok``, ``SIL_err``, ``SIL``, ``P``,
@@ -95,13 +101,14 @@ def operating_zones(systems: list[dict], title: str, zoom: bool = True) -> str:
     fig, axes = plt.subplots(1, panels, figsize=(min(WIDE, 5.2 * panels), height), squeeze=False)
     axes = axes[0]
     colours = plt.get_cmap("tab10")
-    handles = []
+    handles, _ = [], language._
     for k, s in enumerate(systems):
         colour = colours(k % 10)
         style = "--" if s.get("baseline") else "-"
         pct = s.get("pct_noneval")
-        mark = " (baseline)" if s.get("baseline") and "baseline" not in s["label"].lower() else ""
-        name = f"{s['label']}{mark}  %NONEVAL = {'–' if pct is None else f'{pct:.1f}'}"
+        mark = (f" ({_('baseline')})" if s.get("baseline")
+                and _("baseline") not in s["label"].lower() else "")
+        name = f"{s['label']}{mark}  %NONEVAL = {language.numbers.num(pct, 1)}"
         handles.append(Line2D([], [], color=colour, marker="o", linestyle=style, label=name))
         if s.get("D") is None:
             continue
@@ -128,21 +135,23 @@ def operating_zones(systems: list[dict], title: str, zoom: bool = True) -> str:
                         markerfacecolor="white", markeredgecolor=colour, linestyle="none",
                         clip_on=i > 0)
     for i, ax in enumerate(axes):
-        ax.set_xlabel("Decision D")
-        ax.set_ylabel("Precision P")
+        ax.set_xlabel(_("Decision D"))
+        ax.set_ylabel(_("Precision P"))
+        ax.xaxis.set_major_formatter(FuncFormatter(language.numbers.tick))
+        ax.yaxis.set_major_formatter(FuncFormatter(language.numbers.tick))
         ax.grid(alpha=0.3)
         ax.set_axisbelow(True)
         if i == 0:
             ax.set_xlim(0, 1.01)
             ax.set_ylim(0, 1.01)
-            ax.set_title("Unit square", fontsize=9)
+            ax.set_title(_("Unit square"), fontsize=9)
         else:
             xs, ys = [x for x, _ in focus], [y for _, y in focus]
             pad_x = max(0.01, 0.06 * (max(xs) - min(xs)))
             pad_y = max(0.005, 0.12 * (max(ys) - min(ys)))
             ax.set_xlim(max(0.0, min(xs) - pad_x), 1.0 + pad_x / 3)
             ax.set_ylim(max(0.0, min(ys) - pad_y), max(ys) + pad_y)
-            ax.set_title("Zoom on the participants' (D, P)", fontsize=9)
+            ax.set_title(_("Zoom on the participants' (D, P)"), fontsize=9)
     handles += [Line2D([], [], color="grey", marker="o", linestyle="none", label="(D, P)"),
                 Line2D([], [], color="grey", marker="v", markerfacecolor="white", linestyle="none",
                        label="(1, Pmin)"),
@@ -151,9 +160,9 @@ def operating_zones(systems: list[dict], title: str, zoom: bool = True) -> str:
                 Line2D([], [], color="grey", marker="^", markerfacecolor="white", linestyle="none",
                        label="(1, Pmax)"),
                 Polygon([(0, 0)], closed=True, facecolor="grey", alpha=0.3, edgecolor="grey",
-                        label="exact zone"),
+                        label=_("exact zone")),
                 Polygon([(0, 0)], closed=True, facecolor="none", edgecolor="grey",
-                        linestyle=(0, (1.5, 1.5)), label="triangle (approximation)")]
+                        linestyle=(0, (1.5, 1.5)), label=_("triangle (approximation)"))]
     fig.suptitle(title, fontsize=10)
     fig.legend(handles=handles, loc="lower center", ncols=3, fontsize=7.5, frameon=False)
     fig.tight_layout(rect=(0, (0.17 * rows + 0.1) / height, 1, 1))
@@ -177,7 +186,8 @@ _TEXT_SVG = {"svg.fonttype": "none"}  # labels and cell values as <text>: search
 
 
 def heatmap(values: list[list[float | None]], rows: list[str], columns: list[str], title: str,
-            vmin: float = 0.0, vmax: float = 1.0, scale: float = 100.0, digits: int = 0) -> str:
+            vmin: float = 0.0, vmax: float = 1.0, scale: float = 100.0, digits: int = 0,
+            language: Language = ENGLISH) -> str:
     """A matrix of scores drawn with ``imshow``, each value written in its cell (times ``scale``,
     ``digits`` decimals); a None cell is left blank on grey. Used for the EASY paper's figure 2
     (F per genre x relation type of one system). SVG text."""
@@ -198,18 +208,20 @@ def heatmap(values: list[list[float | None]], rows: list[str], columns: list[str
                 if np.isfinite(v):
                     r, g, b, _ = cmap((v - vmin) / (vmax - vmin) if vmax > vmin else 0.0)
                     ink = "black" if 0.299 * r + 0.587 * g + 0.114 * b > 0.5 else "white"
-                    ax.text(j, i, f"{scale * v:.{digits}f}", ha="center", va="center",
+                    ax.text(j, i, language.numbers.num(scale * v, digits), ha="center",
+                            va="center",
                             fontsize=SMALL, color=ink)
         ax.set_xticks(range(len(columns)), columns, rotation=45, ha="right", fontsize=8)
         ax.set_yticks(range(len(rows)), rows, fontsize=8)
         ax.set_title(title, fontsize=9)
-        fig.colorbar(image, ax=ax, fraction=0.03, pad=0.02)
+        fig.colorbar(image, ax=ax, fraction=0.03, pad=0.02,
+                     format=FuncFormatter(language.numbers.tick))
         fig.tight_layout()
         return _svg_text(fig)
 
 
 def way_lines(ways: list[str], series: dict[str, list[float | None]], ylabel: str, title: str,
-              scale: float = 100.0) -> str:
+              scale: float = 100.0, language: Language = ENGLISH) -> str:
     """One line with markers per series (e.g. system) over ordered categories (e.g. the 15
     mode x function ways of the EASY paper's figure 3); values times ``scale``; None: a gap."""
     with plt.rc_context(_TEXT_SVG):
@@ -221,6 +233,7 @@ def way_lines(ways: list[str], series: dict[str, list[float | None]], ylabel: st
                     linewidth=1.1, label=name)
         ax.set_xticks(range(len(ways)), ways, rotation=45, ha="right", fontsize=7.5)
         ax.set_ylabel(ylabel)
+        ax.yaxis.set_major_formatter(FuncFormatter(language.numbers.tick))
         ax.set_title(title, fontsize=10)
         ax.grid(alpha=0.3)
         ax.set_axisbelow(True)
@@ -230,7 +243,7 @@ def way_lines(ways: list[str], series: dict[str, list[float | None]], ylabel: st
 
 
 def label_bars(labels: list[str], series: dict[str, list[float | None]], ylabel: str, title: str,
-               scale: float = 100.0) -> str:
+               scale: float = 100.0, language: Language = ENGLISH) -> str:
     """Grouped bars over many labels (e.g. LAS F1 per dependency relation), one colour per series,
     labels rotated; the figure widens with the labels up to the page's width. None: no bar; a
     label with no value in any series is left out. SVG text."""
@@ -247,6 +260,7 @@ def label_bars(labels: list[str], series: dict[str, list[float | None]], ylabel:
         ax.set_xticks(range(len(labels)), labels, rotation=60, ha="right", fontsize=SMALL)
         ax.set_xlim(-0.6, len(labels) - 0.4)
         ax.set_ylabel(ylabel)
+        ax.yaxis.set_major_formatter(FuncFormatter(language.numbers.tick))
         ax.set_title(title, fontsize=10)
         ax.grid(axis="y", alpha=0.3)
         ax.set_axisbelow(True)
@@ -256,7 +270,7 @@ def label_bars(labels: list[str], series: dict[str, list[float | None]], ylabel:
 
 
 def correlation_heatmap(values: list[list[float | None]], labels: list[str], title: str,
-                        digits: int = 2) -> str:
+                        digits: int = 2, language: Language = ENGLISH) -> str:
     """A square matrix of rank correlations (e.g. Kendall's tau between evaluation measures across
     systems) on a diverging scale from -1 (blue) through 0 (white) to 1 (red), each value written
     in its cell; a None cell (no ranking to compare) is left blank on grey. SVG text."""
@@ -274,11 +288,13 @@ def correlation_heatmap(values: list[list[float | None]], labels: list[str], tit
             for j in range(len(labels)):
                 v = matrix[i, j]
                 if np.isfinite(v):
-                    ax.text(j, i, f"{v:.{digits}f}", ha="center", va="center", fontsize=SMALL,
+                    ax.text(j, i, language.numbers.num(v, digits), ha="center", va="center",
+                            fontsize=SMALL,
                             color="white" if abs(v) > 0.6 else "black")
         ax.set_xticks(range(len(labels)), labels, rotation=45, ha="right", fontsize=8)
         ax.set_yticks(range(len(labels)), labels, fontsize=8)
         ax.set_title(title, fontsize=9)
-        fig.colorbar(image, ax=ax, fraction=0.04, pad=0.02)
+        fig.colorbar(image, ax=ax, fraction=0.04, pad=0.02,
+                     format=FuncFormatter(language.numbers.tick))
         fig.tight_layout()
         return _svg_text(fig)

@@ -36,6 +36,7 @@ import polars as pl
 
 from scorehouse.reports import ranks
 from scorehouse.reports.charts import correlation_heatmap, way_lines
+from scorehouse.reports.i18n import N_, Language
 from scorehouse.reports.render import rejected_inputs, stored_signature
 from scorehouse.reports.systems import grouped, only_published, published_systems
 from scorehouse.reports.tables import export_tables
@@ -57,11 +58,11 @@ SUBSET_MEASURES = ("muc", "bcub", "ceafe", "conll", "kernel", "exclusive_kernel"
 MEASURES = ("muc", "bcub", "ceafm", "ceafe", "blanc", "lea", "conll", "kernel", "exclusive_kernel",
             "entropy", "kappa", "rcvt")
 VALUE_MEASURES = ("kappa", "rcvt", "d_error")
-NAMES = {"mentions": "Mentions", "muc": "MUC", "bcub": "B³", "ceafm": "CEAF-m", "ceafe": "CEAF-e",
-         "blanc": "BLANC", "lea": "LEA", "conll": "CoNLL", "kernel": "C", "exclusive_kernel": "XC",
-         "entropy": "H", "kappa": "κ", "rcvt": "RCVT", "d_error": "D-error",
-         "pronoun_antecedent": "Pronoun / antecedent", "mor": "MOR (mention overlap)",
-         "zero": "Zero anaphors"}
+NAMES = {"mentions": N_("Mentions"), "muc": "MUC", "bcub": "B³", "ceafm": "CEAF-m",
+         "ceafe": "CEAF-e", "blanc": "BLANC", "lea": "LEA", "conll": "CoNLL", "kernel": "C",
+         "exclusive_kernel": "XC", "entropy": "H", "kappa": "κ", "rcvt": "RCVT",
+         "d_error": "D-error", "pronoun_antecedent": N_("Pronoun / antecedent"),
+         "mor": N_("MOR (mention overlap)"), "zero": N_("Zero anaphors")}  # shown translated
 # the baselines are systems of the rank correlation (the paper's 2a, 2b, 3a, 3b)
 AGREEMENT_BASELINES = True
 _FIELDS = ("recall", "precision", "f1", "value", "direction", "ci_low", "ci_high", "rank_best",
@@ -77,7 +78,8 @@ def page_data(con, campaign, task, out: Path) -> dict:
     from scorehouse.warehouse.families.coref import BASELINES, code_version, signature
 
     key = [campaign.id, task.id]
-    systems = published_systems(con, key, BASELINES if task.options.get("baselines", True) else {})
+    systems = published_systems(con, key, BASELINES if task.options.get("baselines", True) else {},
+                                language=campaign.language)
     labels = dict(zip(systems["system"], systems["label"]))
     rejected = rejected_inputs(con, campaign, task, labels)
     boot = frame(con, "SELECT DISTINCT resamples, seed FROM mart_coref_interval "
@@ -134,7 +136,7 @@ def page_data(con, campaign, task, out: Path) -> dict:
                 continue
             head = stored_signature(part["signature"], signature(convention, singletons))
             views.append(_variant(corpus, convention, singletons, head, part, genres, draws,
-                                  exported))
+                                  exported, Language(campaign.language)))
         counts = mentions.filter(pl.col("corpus") == corpus)
         categories = sorted(c for c in set(counts["category"]) if c)
         sections.append({"id": corpus, "genres": genres, "variants": views,
@@ -186,7 +188,7 @@ def _score(row: dict, metric: str) -> float | None:
 # ---------------------------------------------------------------- one corpus x variant
 
 def _variant(corpus: str, convention: str, singletons: bool, sig: str, part: pl.DataFrame,
-             genres: list[str], draws: int, exported: dict) -> dict:
+             genres: list[str], draws: int, exported: dict, language: Language) -> dict:
     """The tables and charts of one corpus under one variant; their long forms go to
     ``exported``."""
     keys = {"corpus": corpus, "convention": convention, "singletons": singletons}
@@ -206,7 +208,8 @@ def _variant(corpus: str, convention: str, singletons: bool, sig: str, part: pl.
     agreement_rows = [r for r in rows if AGREEMENT_BASELINES or r["group"] != "baseline"]
     tau, p_value, used = _agreement(agreement_rows)
     pairs = _pairs([r for r in rows if r["group"] != "baseline"])
-    title = _variant_title(convention, singletons)
+    _ = language._
+    title = _variant_title(convention, singletons, _)
     sigs = {"head": sig,
             "differential": f"differential|against:best-baseline|baselines:all_singletons,"
                             f"all_merged,random_profile(draws:{draws})|{sig}",
@@ -215,15 +218,16 @@ def _variant(corpus: str, convention: str, singletons: bool, sig: str, part: pl.
                          f"|scores:F,kappa,RCVT|{sig}",
             "pairs": f"pairs|order:strict|measures:{len(MEASURES)}|baselines:excluded|{sig}"}
     names = [NAMES[m] for m in MEASURES]
-    short = f"{corpus}, {convention}, singletons {'in' if singletons else 'out'}"
-    heat = (correlation_heatmap(tau, names,
-                                f"{short}: Kendall's tau between measures over {len(used)} systems")
-            if len(used) >= 3 else "")
+    short = f"{corpus}, {title}"
+    heat = (correlation_heatmap(tau, names, _("{variant}: Kendall's tau between measures over {n} "
+                                              "systems").format(variant=short, n=len(used)),
+                                language=language) if len(used) >= 3 else "")
     f_measures = [m for m in MEASURES if m not in VALUE_MEASURES]
     dots = way_lines([NAMES[m] for m in f_measures],
                      {r["label"]: [_score(r, m) for m in f_measures] for r in rows},
-                     "F (%)", f"{short}: F under each measure") if rows else ""
-    subsets = [(name, _subset_title(name), grouped(_system_rows(rows_)))
+                     _("F (%)"), _("{variant}: F under each measure").format(variant=short),
+                     language=language) if rows else ""
+    subsets = [(name, _subset_title(name, _), grouped(_system_rows(rows_)))
                for (name,), rows_ in part.filter((pl.col("subset") != "all")
                                                  & (pl.col("slice") == "corpus"))
                .sort("subset", maintain_order=True).group_by("subset", maintain_order=True)]
@@ -245,7 +249,8 @@ def _variant(corpus: str, convention: str, singletons: bool, sig: str, part: pl.
             infer_schema_length=None))
     if pairs:
         exported["pairs"].append(pl.DataFrame(
-            [{**keys, **{k: v for k, v in p.items() if k != "groups"}} for p in pairs],
+            [{**keys, **{k: v for k, v in p.items() if k not in ("groups", "winner")}}
+             for p in pairs],
             infer_schema_length=None))
     return {"convention": convention, "singletons": singletons, "title": title,
             "corefud": convention == "corefud",
@@ -257,16 +262,17 @@ def _variant(corpus: str, convention: str, singletons: bool, sig: str, part: pl.
             "uniform": sum(p["verdict"] != "measures disagree" for p in pairs), "subsets": subsets}
 
 
-def _subset_title(subset: str) -> str:
-    kind, _, name = subset.partition(":")
-    return {"category": f"Mentions of category {name} only",
-            "link": f"Super-classes joined by {name} links"}.get(kind, subset)
+def _subset_title(subset: str, _) -> str:
+    kind, _sep, name = subset.partition(":")
+    return {"category": _("Mentions of category {name} only"),
+            "link": _("Super-classes joined by {name} links")}.get(kind, subset).format(name=name)
 
 
-def _variant_title(convention: str, singletons: bool) -> str:
-    scorer = {"conll": "CoNLL scorer convention", "paper": "paper convention",
-              "corefud": "official CorefUD scorer"}[convention]
-    return f"{scorer}, singletons {'counted' if singletons else 'removed'}"
+def _variant_title(convention: str, singletons: bool, _) -> str:
+    scorer = {"conll": _("CoNLL scorer convention"), "paper": _("paper convention"),
+              "corefud": _("official CorefUD scorer")}[convention]
+    return (_("{scorer}, singletons counted") if singletons
+            else _("{scorer}, singletons removed")).format(scorer=scorer)
 
 
 def _matrix(rows: list[dict]) -> np.ndarray:
@@ -312,6 +318,7 @@ def _pairs(rows: list[dict]) -> list[dict]:
         out.append({"system_a": a["label"], "system_b": b["label"],
                     "groups": (a["group"], b["group"]), "a_better": p.a_better,
                     "b_better": p.b_better, "ties": p.ties, "measures": p.measures,
+                    "winner": winner["label"] if winner else None,
                     "verdict": f"{winner['label']} better under every measure" if winner
                     else "measures disagree"})
     return out

@@ -25,13 +25,14 @@ import polars as pl
 
 from scorehouse.reports import ranks
 from scorehouse.reports.charts import heatmap, way_lines
+from scorehouse.reports.i18n import N_, Language
 from scorehouse.reports.parsing_ud import ud_view
 from scorehouse.reports.render import rejected_inputs, stored_signature
 from scorehouse.reports.systems import front, grouped, in_order, only_published, published_systems
 from scorehouse.reports.tables import export_tables
 from scorehouse.warehouse.db import frame
 
-KINDS = (("constituent", "Constituents"), ("relation", "Relations"))
+KINDS = (("constituent", N_("Constituents")), ("relation", N_("Relations")))
 # the paper's order (section 4): nominal, adjectival, ... prepositional-verbal
 CONSTITUENT_TYPES = ("GN", "GA", "GP", "GR", "NV", "PV")
 RELATION_TYPES = ("SUJ-V", "AUX-V", "COD-V", "CPL-V", "MOD-V", "COMP", "ATB-SO", "MOD-N", "MOD-A",
@@ -45,7 +46,7 @@ def page_data(con, campaign, task, out: Path) -> dict:
     from scorehouse.warehouse.families.parsing import is_dependency
 
     key = [campaign.id, task.id]
-    systems = published_systems(con, key)
+    systems = published_systems(con, key, language=campaign.language)
     labels = dict(zip(systems["system"], systems["label"]))
     rejected = rejected_inputs(con, campaign, task, labels)
     boot = frame(con, "SELECT DISTINCT resamples, seed FROM (SELECT resamples, seed "
@@ -149,6 +150,7 @@ def _easy(con, campaign, task, out: Path, systems: pl.DataFrame, corpora: pl.Dat
                              "mart_parsing_scores_genre_mean WHERE campaign = ? AND task = ?", key)
     results, per_corpus, per_genre, ways, types = {}, {}, {}, {}, {}
     way_names = [f"{m}-{f}" for m in modes for f in functions]
+    language = Language(campaign.language)
     for kind, _ in KINDS:
         results[kind] = grouped(part("task", kind).to_dicts())
         per_corpus[kind] = grouped(_spread(part("corpus", kind), "corpus", corpus_ids))
@@ -170,9 +172,11 @@ def _easy(con, campaign, task, out: Path, systems: pl.DataFrame, corpora: pl.Dat
                                 "values": [c["values"][i] for c in columns]}
                                for i, w in enumerate(way_names)],
                       "chart": way_lines(way_names, {c["label"]: c["values"] for c in columns},
-                                         "mean F over genres (%)",
-                                         f"{dict(KINDS)[kind]}: F averaged over the genres, "
-                                         "per mode x function way") if columns else ""}
+                                         language._("mean F over genres (%)"),
+                                         language._("{kind}: F averaged over the genres, per "
+                                                    "mode x function way").format(
+                                             kind=language._(dict(KINDS)[kind])),
+                                         language=language) if columns else ""}
         by_type = part("type", kind)
         present = _ordered_types(by_type.filter(pl.col("ref") + pl.col("hyp") > 0)["type"], kind)
         by_type = (in_order(by_type.filter(pl.col("type").is_in(present)), "type", present)
@@ -191,7 +195,8 @@ def _easy(con, campaign, task, out: Path, systems: pl.DataFrame, corpora: pl.Dat
     macro_head = {(r["system"], r["kind"]): r for r in macro.filter(
         (pl.col("slice") == "task") & (pl.col("mode") == mode)
         & (pl.col("function") == function)).to_dicts()}
-    heatmaps = _heatmaps(part("genre_type", "relation"), systems, genres, mode, function)
+    heatmaps = _heatmaps(part("genre_type", "relation"), systems, genres, mode, function,
+                         language)
     reference = frame(con, "SELECT corpus, kind, type, items FROM mart_parsing_relation_types "
                            "WHERE campaign = ? AND task = ?", key)
     reference_types = {kind: _reference_types(reference.filter(pl.col("kind") == kind), kind,
@@ -263,7 +268,7 @@ def _spread(rows: pl.DataFrame, column: str, values: list[str]) -> list[dict]:
 
 
 def _heatmaps(rows: pl.DataFrame, systems: pl.DataFrame, genres: list[str], mode: str,
-              function: str) -> list[dict]:
+              function: str, language: Language) -> list[dict]:
     """Paper figure 2: F per genre x relation type of one way, one heatmap per published system."""
     out = []
     columns = _ordered_types(rows.filter(pl.col("ref") + pl.col("hyp") > 0)["type"], "relation")
@@ -275,9 +280,9 @@ def _heatmaps(rows: pl.DataFrame, systems: pl.DataFrame, genres: list[str], mode
             continue
         values = [[mine.get((g, t)) for t in columns] for g in row_names]
         out.append({"label": s["label"], "group": s["group"],
-                    "svg": heatmap(values, row_names, columns,
-                                   f"{s['label']}: relation F (%) per genre x type, "
-                                   f"{mode}-{function}")})
+                    "svg": heatmap(values, row_names, columns, language._(
+                        "{system}: relation F (%) per genre x type, {way}").format(
+                        system=s["label"], way=f"{mode}-{function}"), language=language)})
     return out
 
 

@@ -19,6 +19,7 @@ import polars as pl
 
 from scorehouse.reports import ranks
 from scorehouse.reports.charts import label_bars
+from scorehouse.reports.i18n import Language
 from scorehouse.reports.render import stored_signature
 from scorehouse.reports.systems import front, grouped, in_order, only_published
 from scorehouse.reports.tables import export_tables
@@ -69,9 +70,14 @@ def ud_view(con, campaign, task, out: Path, systems: pl.DataFrame, corpora: pl.D
         ranks.with_ranks(las.filter(pl.col("slice") == "task").with_columns(corpus=pl.lit(scope)),
                          tests, ["corpus"], "f1"),
         ranks.with_ranks(las.filter(pl.col("slice") == "corpus"), tests, ["corpus"], "f1")])
-    scopes = [("task", None, "Whole task" if len(corpus_ids) > 1 else f"Corpus {scope}")]
-    scopes += [("corpus", c, f"Corpus {c}") for c in corpus_ids] if len(corpus_ids) > 1 else []
-    scopes += [("genre", g, f"Genre {g}") for g in genres] if len(genres) > 1 else []
+    language = Language(campaign.language)
+    _ = language._
+    scopes = [("task", None, _("Whole task") if len(corpus_ids) > 1
+               else _("Corpus {corpus}").format(corpus=scope))]
+    scopes += ([("corpus", c, _("Corpus {corpus}").format(corpus=c)) for c in corpus_ids]
+               if len(corpus_ids) > 1 else [])
+    scopes += ([("genre", g, _("Genre {genre}").format(genre=g)) for g in genres]
+               if len(genres) > 1 else [])
     tables = []
     for slice_, value, title in scopes:
         rows = scores.filter(pl.col("slice") == slice_)
@@ -103,8 +109,9 @@ def ud_view(con, campaign, task, out: Path, systems: pl.DataFrame, corpora: pl.D
     deprels = breakdowns["deprel"]
     chart = label_bars([r["value"] for r in deprels], {
         s["label"]: [c["f1"] if c else None for c in (r["cells"][i] for r in deprels)]
-        for i, s in enumerate(columns)}, "LAS F1 (%)",
-        "LAS F1 per dependency relation (reference frequency order)") if deprels else ""
+        for i, s in enumerate(columns)}, _("LAS F1 (%)"),
+        _("LAS F1 per dependency relation (reference frequency order)"),
+        language=language) if deprels else ""
     confusion = only_published(frame(con, """
         WITH cells AS (
             SELECT system, gold_deprel, system_deprel, sum(words)::BIGINT AS words

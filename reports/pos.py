@@ -20,6 +20,7 @@ import polars as pl
 
 from scorehouse.reports import ranks
 from scorehouse.reports.charts import operating_zones
+from scorehouse.reports.i18n import N_, Language
 from scorehouse.reports.render import rejected_inputs, stored_signature
 from scorehouse.reports.systems import grouped, published_systems
 from scorehouse.reports.tables import export_tables
@@ -54,7 +55,7 @@ def page_data(con, campaign, task, out: Path) -> dict:
     evaluations = [e for e in EVALUATIONS if e in task.options.get("evaluations", EVALUATIONS)]
     granularities = [g for g in GRANULARITIES
                      if g in task.options.get("granularities", GRANULARITIES)]
-    systems = published_systems(con, key)
+    systems = published_systems(con, key, language=campaign.language)
     order = {s: i for i, s in enumerate(systems["system"])}
     visible = systems.select("system", "label", "organiser", "baseline", "group")
 
@@ -163,6 +164,7 @@ def page_data(con, campaign, task, out: Path) -> dict:
         " FROM int_pos_residual WHERE campaign = ? AND task = ?) WHERE rn <= ?",
         [*key, RESIDUAL_EXAMPLES])
     rejected = rejected_inputs(con, campaign, task, labels)
+    language = Language(campaign.language)
 
     version = code_version()
     # The headline variant: absolute evaluation on full tags, unless the task shows neither.
@@ -205,9 +207,10 @@ def page_data(con, campaign, task, out: Path) -> dict:
                   if sc.height else [])
         per_corpus.append({
             "id": corpus,
-            "chart": _chart(head, corpus, he, hg) if head.height else "",
+            "chart": _chart(head, corpus, he, hg, language) if head.height else "",
             "scores": grouped(head.to_dicts()),
-            "genres": [(g or "(no genre)", grouped(variant(he, hg, "genre", g).to_dicts()))
+            "genres": [(g or language._("(no genre)"),
+                        grouped(variant(he, hg, "genre", g).to_dicts()))
                        for g in genres],
             "relative": _side_by_side(variant("absolute", hg), variant("relative", hg))
             if len(evaluations) == 2 else [],
@@ -276,7 +279,14 @@ def _residual(residual: pl.DataFrame, corpus: str) -> list[dict]:
     return out
 
 
-def _chart(head: pl.DataFrame, corpus: str, evaluation: str, granularity: str) -> str:
+# How the page names the evaluations and granularities (translated where shown).
+WORDS = (N_("absolute"), N_("relative"), N_("absolute evaluation"), N_("relative evaluation"))
+
+
+def _chart(head: pl.DataFrame, corpus: str, evaluation: str, granularity: str,
+           language: Language) -> str:
+    _ = language._
     systems = [{**r, "baseline": r["group"] == "baseline"} for r in head.to_dicts()]
-    tags = "full tags" if granularity == "full" else "category letters"
-    return operating_zones(systems, f"{corpus}: operating zones ({evaluation} evaluation, {tags})")
+    tags = _("full tags") if granularity == "full" else _("category letters")
+    return operating_zones(systems, _("{corpus}: operating zones ({evaluation}, {tags})").format(
+        corpus=corpus, evaluation=_(f"{evaluation} evaluation"), tags=tags), language=language)

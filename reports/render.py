@@ -8,17 +8,22 @@ from pathlib import Path
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
+from scorehouse.reports.i18n import N_, SOURCE, Numbers, collation, gettext_for, translations
 from scorehouse.warehouse.db import frame
 from scorehouse.warehouse.families import page_module
 
 
-def environment() -> Environment:
-    """The Jinja environment with the number filters every template uses."""
+def environment(language: str = SOURCE) -> Environment:
+    """The Jinja environment of a campaign's ``language``: ``_()`` (jinja2.ext.i18n, new-style
+    gettext from the language's catalog) and the number filters every template uses, written
+    as the language writes numbers (:class:`reports.i18n.Numbers`)."""
     env = Environment(loader=PackageLoader("scorehouse.reports", "templates"),
-                      autoescape=select_autoescape(["html"]), trim_blocks=True, lstrip_blocks=True)
-    env.filters["pct"] = lambda v, d=1: "–" if v is None else f"{100 * v:.{d}f}"
-    env.filters["num"] = lambda v, d=2: "–" if v is None else f"{v:.{d}f}"
-    env.filters["p"] = lambda v: "–" if v is None else ("< 0.001" if v < 0.001 else f"{v:.3f}")
+                      autoescape=select_autoescape(["html"]), trim_blocks=True, lstrip_blocks=True,
+                      extensions=["jinja2.ext.i18n"])
+    env.install_gettext_translations(translations(language), newstyle=True)
+    numbers = Numbers(language)
+    env.filters.update(pct=numbers.pct, num=numbers.num, p=numbers.p, count=numbers.count)
+    env.globals["numbers"] = numbers
     return env
 
 
@@ -28,7 +33,8 @@ def render_task(con, campaign, task, folder: Path, env: Environment, common: dic
     data = page_module(task.family).page_data(con, campaign, task, folder)
     path = folder / "index.html"
     html = env.get_template(f"{task.family}.html").render(**common, **data, root="../")
-    path.write_text(with_contents(html), encoding="utf-8")
+    _ = gettext_for(campaign.language)
+    path.write_text(with_contents(html, _("Contents")), encoding="utf-8")
     return path
 
 
@@ -37,7 +43,7 @@ _ID = re.compile(r' id="([^"]*)"')
 TOC_SECTIONS = 4  # a page with this many headings or more opens with a table of contents
 
 
-def with_contents(html: str) -> str:
+def with_contents(html: str, label: str = "Contents") -> str:
     """The page with an anchor on each section heading (``<h2>``, ``<h3>``) and, when it has
     :data:`TOC_SECTIONS` or more, a table of contents after its header linking to them (the
     ``<h3>`` nested under their ``<h2>``)."""
@@ -64,17 +70,22 @@ def with_contents(html: str) -> str:
             items.append(("</ol></li>" if open_sub else "</li>" if items else "") + f"<li>{link}")
             open_sub = False
     items.append("</ol></li>" if open_sub else "</li>")
-    toc = f'<nav class="toc" aria-label="Contents"><ol>{"".join(items)}</ol></nav>\n'
+    toc = f'<nav class="toc" aria-label="{label}"><ol>{"".join(items)}</ol></nav>\n'
     return html.replace("</header>\n", "</header>\n" + toc, 1)
 
 
+PUBLICATIONS = (N_("public"), N_("anonymous"))  # the index shows them translated
+
+
 def render_index(con, campaign, out: Path, env: Environment, common: dict) -> Path:
-    """Write the campaign's index page (its tasks and published participants) into ``out``."""
+    """Write the campaign's index page (its tasks and published participants, in the campaign
+    language's alphabetical order) into ``out``."""
     pages = [{"task": task, "href": f"{task.id}/index.html"} for task in campaign.tasks]
+    alphabet = collation(con, campaign.language)
     participants = frame(con, "SELECT CASE WHEN publication = 'anonymous' THEN code ELSE name END "
                               "AS shown, publication, organiser FROM cat_participant "
                               "WHERE campaign = ? AND publication <> 'withheld' "
-                              "ORDER BY organiser, shown",
+                              f"ORDER BY organiser, shown COLLATE {alphabet}, shown",
                          [campaign.id]).to_dicts()
     index = out / "index.html"
     index.write_text(env.get_template("index.html").render(**common, pages=pages,

@@ -10,17 +10,20 @@ from __future__ import annotations
 
 import polars as pl
 
+from scorehouse.reports.i18n import N_, SOURCE, collated
 from scorehouse.warehouse.db import frame
 
-GROUPS = (("Participants", "participant"), ("Baselines (built-in)", "baseline"),
-          ("Organisers (shown apart)", "organiser"))
+GROUPS = ((N_("Participants"), "participant"), (N_("Baselines (built-in)"), "baseline"),
+          (N_("Organisers (shown apart)"), "organiser"))  # titles translated on the page
 
 
-def published_systems(con, key: list, baselines: dict | None = None) -> pl.DataFrame:
-    """Published systems of task ``key`` = [campaign, task] in page order: participants (by label),
-    the built-in baselines (in the family's order), organisers. Columns ``system``, ``label``,
-    ``organiser``, ``baseline``, ``publication``, ``group`` and ``_order``. ``baselines`` (id ->
-    (kind, label)) are added when the catalog lacks them (it lists them only after a load step)."""
+def published_systems(con, key: list, baselines: dict | None = None,
+                      language: str = SOURCE) -> pl.DataFrame:
+    """Published systems of task ``key`` = [campaign, task] in page order: participants (by label,
+    in ``language``'s alphabetical order), the built-in baselines (in the family's order),
+    organisers. Columns ``system``, ``label``, ``organiser``, ``baseline``, ``publication``,
+    ``group`` and ``_order``. ``baselines`` (id -> (kind, label)) are added when the catalog
+    lacks them (it lists them only after a load step)."""
     baselines = baselines or {}
     systems = frame(con, "SELECT s.system, s.label, s.organiser, s.baseline, "
                          "coalesce(p.publication, 'public') AS publication FROM cat_system s "
@@ -32,14 +35,18 @@ def published_systems(con, key: list, baselines: dict | None = None) -> pl.DataF
     if missing:
         systems = pl.concat([systems, pl.DataFrame(missing, schema=systems.schema, orient="row")])
     rank = {g: i for i, (_, g) in enumerate(GROUPS)}
+    alphabet = {v: i for i, v in enumerate(collated(con, systems["label"].drop_nulls(), language))}
     return (systems.with_columns(pl.when(pl.col("organiser")).then(pl.lit("organiser"))
                                  .when(pl.col("baseline")).then(pl.lit("baseline"))
                                  .otherwise(pl.lit("participant")).alias("group"))
             .with_columns(pl.col("group").replace_strict(rank, return_dtype=pl.Int32).alias("_g"),
                           pl.col("system").replace_strict({b: i for i, b in enumerate(baselines)},
                                                           default=None, return_dtype=pl.Int32)
-                          .alias("_b"))
-            .sort("_g", "_b", "label", nulls_last=True).drop("_g", "_b").with_row_index("_order"))
+                          .alias("_b"),
+                          pl.col("label").replace_strict(alphabet, default=None,
+                                                         return_dtype=pl.Int32).alias("_l"))
+            .sort("_g", "_b", "_l", nulls_last=True).drop("_g", "_b", "_l")
+            .with_row_index("_order"))
 
 
 def only_published(rows: pl.DataFrame, systems: pl.DataFrame, *by: str) -> pl.DataFrame:

@@ -36,6 +36,7 @@ import polars as pl
 
 from scorehouse.reports import ranks
 from scorehouse.reports.charts import way_lines
+from scorehouse.reports.i18n import N_, Language
 from scorehouse.reports.render import rejected_inputs, stored_signature
 from scorehouse.reports.systems import grouped, only_published, published_systems
 from scorehouse.reports.tables import export_tables
@@ -44,8 +45,9 @@ from scorehouse.warehouse.db import frame
 METRICS = ("tp", "tr", "f", "precision", "recall", "f_exact")
 PAIRS = 12  # closest pairs shown per system and kind (smallest dt; nearest the threshold)
 TOLERANCE = 1e-9  # d(e) <= sigma up to float error (docs/metrics/terms.md)
-REFERENCES = {"reference": "corpus reference", "validated": "own validated list",
-              "incremental": "incremental reference (CoRReCT)"}
+REFERENCES = {"reference": N_("corpus reference"), "validated": N_("own validated list"),
+              "incremental": N_("incremental reference (CoRReCT)")}  # shown translated
+LISTS = (N_("reference"), N_("terms"), N_("variants"), N_("relations"), N_("validated"))  # roles
 WITHHELD = "(withheld system)"
 
 
@@ -58,7 +60,7 @@ def page_data(con, campaign, task, out: Path) -> dict:
     from scorehouse.warehouse.families import terms as family
 
     key = [campaign.id, task.id]
-    systems = published_systems(con, key)
+    systems = published_systems(con, key, language=campaign.language)
     labels = dict(zip(systems["system"], systems["label"]))
     groups = dict(zip(systems["system"], systems["group"]))
     scores = only_published(_scores(con, key), systems)
@@ -136,7 +138,7 @@ def page_data(con, campaign, task, out: Path) -> dict:
     order = [s.id for s in task.systems]
     tests = frame(con, "SELECT corpus, system_a, system_b, delta, p_value FROM mart_terms_paired "
                        "WHERE campaign = ? AND task = ? AND metric = 'tr'", key)
-    sections = []
+    sections, language = [], Language(campaign.language)
     for corpus in corpora["corpus"].to_list():
         mine = scores.filter(pl.col("corpus") == corpus)
         ref = mine.filter(pl.col("reference") == "reference")
@@ -155,12 +157,12 @@ def page_data(con, campaign, task, out: Path) -> dict:
             "main": grouped(whole.to_dicts()),
             "termeval": grouped(_by_slice(ref.filter(pl.col("top") == 0), ["all", *slices]))
             if slices else [],
-            "slices": [(s, _slice_title(s), _size(ref, s)) for s in ["all", *slices]],
+            "slices": [(s, _slice_title(s, language._), _size(ref, s)) for s in ["all", *slices]],
             "labels": [(s.split(":", 1)[1], _size(ref, s)) for s in label_slices],
             "by_label": grouped(_by_slice(ref.filter(pl.col("top") == 0), label_slices))
             if label_slices else [],
             "cutoffs": grouped(_cutoffs(ref.filter(pl.col("slice") == "all"))),
-            "charts": _charts(corpus, curves, sigma) if curves.height else {},
+            "charts": _charts(corpus, curves, sigma, language) if curves.height else {},
             "pairs": _pair_blocks(pairs.filter(pl.col("corpus") == corpus)),
             "links": grouped(links.filter(pl.col("corpus") == corpus).to_dicts()),
             "validation": grouped(validation.filter(pl.col("corpus") == corpus).to_dicts()),
@@ -212,9 +214,10 @@ def _size(ref: pl.DataFrame, slice_: str) -> int | None:
     return int(sizes.max()) if sizes.len() else None
 
 
-def _slice_title(slice_: str) -> str:
-    kind, _, label = slice_.partition(":")
-    return {"all": "All terms", "without": f"Without {label}", "label": label}.get(kind, slice_)
+def _slice_title(slice_: str, _) -> str:
+    kind, _sep, label = slice_.partition(":")
+    return {"all": _("All terms"), "without": _("Without {label}").format(label=label),
+            "label": label}.get(kind, slice_)
 
 
 def _by_slice(rows: pl.DataFrame, slices: list[str]) -> list[dict]:
@@ -241,24 +244,26 @@ def _cutoffs(rows: pl.DataFrame) -> list[dict]:
     return list(out.values())
 
 
-def _charts(corpus: str, curves: pl.DataFrame, sigma: float) -> dict[str, str]:
+def _charts(corpus: str, curves: pl.DataFrame, sigma: float, language) -> dict[str, str]:
     """The paper's figure 3 per corpus: TP, TR and the aligned output terms against sigma, one
     line per system (the declared sigma is named in the title)."""
     sigmas = sorted(set(curves["sigma"]))
-    ticks = [f"{s:.2f}" for s in sigmas]
+    ticks, _ = [language.numbers.num(s, 2) for s in sigmas], language._
     series: dict[str, dict[str, list]] = {"tp": {}, "tr": {}, "aligned_terms": {}}
     for (label,), part in curves.group_by("label", maintain_order=True):
         at = {r["sigma"]: r for r in part.iter_rows(named=True)}
         for metric in series:
             series[metric][label] = [at[s][metric] if s in at else None for s in sigmas]
-    where = f"(declared σ = {sigma:g})"
-    return {"tp": way_lines(ticks, series["tp"], "TP (%)",
-                            f"{corpus}: term precision TP against σ {where}"),
-            "tr": way_lines(ticks, series["tr"], "TR (%)",
-                            f"{corpus}: term recall TR against σ {where}"),
-            "aligned": way_lines(ticks, series["aligned_terms"], "# aligned output terms",
-                                 f"{corpus}: output terms aligned to the reference "
-                                 f"against σ {where}", scale=1.0)}
+    where = {"corpus": corpus, "sigma": language.numbers.tick(sigma)}
+    return {"tp": way_lines(ticks, series["tp"], "TP (%)", _(
+                "{corpus}: term precision TP against σ (declared σ = {sigma})").format(**where),
+                language=language),
+            "tr": way_lines(ticks, series["tr"], "TR (%)", _(
+                "{corpus}: term recall TR against σ (declared σ = {sigma})").format(**where),
+                language=language),
+            "aligned": way_lines(ticks, series["aligned_terms"], _("# aligned output terms"), _(
+                "{corpus}: output terms aligned to the reference against σ (declared σ = "
+                "{sigma})").format(**where), scale=1.0, language=language)}
 
 
 def _pair_blocks(pairs: pl.DataFrame) -> list[dict]:

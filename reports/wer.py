@@ -14,12 +14,14 @@ import polars as pl
 
 from scorehouse.reports import ranks
 from scorehouse.reports.charts import grouped_bars
+from scorehouse.reports.i18n import N_, Language, collated
 from scorehouse.reports.render import rejected_inputs, stored_signature
 from scorehouse.reports.tables import export_tables
 from scorehouse.warehouse.db import frame
 from scorehouse.warehouse.families.wer import Options, code_version
 
 TOP_ERRORS = 10
+EVALUATIONS = (N_("with comments"), N_("without comments"))  # IER rows, shown translated
 
 
 def page_data(con, campaign, task, out: Path) -> dict:
@@ -28,11 +30,14 @@ def page_data(con, campaign, task, out: Path) -> dict:
     systems = frame(con, "SELECT system, label, organiser, options FROM cat_system "
                          "WHERE campaign = ? AND task = ? AND label IS NOT NULL "
                          "ORDER BY organiser, label", key)
+    alphabet = {v: i for i, v in enumerate(collated(con, systems["label"], campaign.language))}
+    systems = (systems.with_columns(pl.col("label").replace_strict(alphabet, return_dtype=pl.Int32)
+                                    .alias("_l")).sort("organiser", "_l").drop("_l"))
     methods = list(task.options.get("methods", ["m1", "m2", "m3", "m4"]))
     headline = task.options.get("headline_method", "m3" if "m3" in methods else methods[-1])
     official = {r["system"]: _official(json.loads(r["options"] or "{}"), methods, headline)
                 for r in systems.iter_rows(named=True)}
-    visible = systems.select("system", "label", "organiser")
+    visible = systems.select("system", "label", "organiser").with_row_index("_order")
 
     def published(query: str, params=key, on="system") -> pl.DataFrame:
         # a total order: same bytes
@@ -56,7 +61,7 @@ def page_data(con, campaign, task, out: Path) -> dict:
             .alias("official"),
             pl.col("method").replace_strict({m: i for i, m in enumerate(methods)},
                                             default=99).alias("_m"),
-        ).sort("corpus", "organiser", "label", "_m").drop("_m")
+        ).sort("corpus", "_order", "_m").drop("_m")
     corpora = frame(con, "SELECT m.corpus, c.phase, m.utterances, m.reference_words, m.mean_length "
                          "FROM mart_wer_corpus m JOIN cat_corpus c USING (campaign, task, corpus) "
                          "WHERE m.campaign = ? AND m.task = ? ORDER BY m.corpus", key)
@@ -101,16 +106,16 @@ def page_data(con, campaign, task, out: Path) -> dict:
         "wer_by_category": by_field.filter(pl.col("field") == "category") if by_field.height
         else by_field,
         "wer_paired": paired, "wer_corpora": corpora},
-        drop=("system", "organiser", "system_a", "system_b"))
+        drop=("system", "organiser", "system_a", "system_b", "_order"))
     per_corpus = []
     for corpus in corpora["corpus"].to_list():
         sc = scores.filter(pl.col("corpus") == corpus) if scores.height else scores
         per_corpus.append({
             "id": corpus,
-            "chart": _chart(sc, methods, corpus) if sc.height else "",
+            "chart": _chart(sc, methods, corpus, Language(campaign.language)) if sc.height else "",
             "groups": [(title, sc.filter(pl.col("organiser") == org).to_dicts())
-                       for title, org in (("Participants", False),
-                                          ("Organisers (shown apart)", True))
+                       for title, org in ((N_("Participants"), False),
+                                          (N_("Organisers (shown apart)"), True))
                        if sc.height and sc.filter(pl.col("organiser") == org).height],
             "signatures": sorted(set(sc["signature"].to_list())) if sc.height else [],
             "ier": ier.filter(pl.col("corpus") == corpus).to_dicts() if ier.height else [],
@@ -130,7 +135,8 @@ def _official(options: dict, methods: list[str], headline: str) -> str:
     return "m4" if options.get("comment_detection") and "m4" in methods else headline
 
 
-def _chart(scores: pl.DataFrame, methods: list[str], corpus: str) -> str:
+def _chart(scores: pl.DataFrame, methods: list[str], corpus: str, language: Language) -> str:
+    _ = language._
     present = [m for m in methods if m in set(scores["method"])]
     series, low, high = {}, {}, {}
     for label in scores["label"].unique(maintain_order=True).to_list():
@@ -140,8 +146,9 @@ def _chart(scores: pl.DataFrame, methods: list[str], corpus: str) -> str:
         series[label] = [pct(rows.get(m, {}).get("wer")) for m in present]
         low[label] = [pct(rows.get(m, {}).get("ci_low")) for m in present]
         high[label] = [pct(rows.get(m, {}).get("ci_high")) for m in present]
-    return grouped_bars([m.upper() for m in present], series, low, high, "WER (%)",
-                        f"{corpus}: WER per method and system, 95 % bootstrap intervals")
+    return grouped_bars([m.upper() for m in present], series, low, high, _("WER (%)"),
+                        _("{corpus}: WER per method and system, 95 % bootstrap intervals")
+                        .format(corpus=corpus), language)
 
 
 def _categories(by_field: pl.DataFrame, corpus: str) -> dict:
@@ -151,7 +158,7 @@ def _categories(by_field: pl.DataFrame, corpus: str) -> dict:
         return {}
     values = sorted(rows["value"].unique().to_list())
     table = {}
-    for r in rows.sort("organiser", "label").iter_rows(named=True):
+    for r in rows.sort("_order").iter_rows(named=True):
         table.setdefault(r["label"], {})[r["value"]] = r
     return {"values": values, "rows": table}
 
@@ -161,19 +168,19 @@ def _speakers(by_field: pl.DataFrame, corpus: str) -> list[dict]:
             if by_field.height else by_field)
     if not rows.height:
         return []
-    return (rows.filter(pl.col("N") > 0).group_by("label", "organiser")
+    return (rows.filter(pl.col("N") > 0).group_by("label", "_order")
             .agg(pl.len().alias("speakers"), pl.col("wer").quantile(0.25).alias("q1"),
                  pl.col("wer").median().alias("median"), pl.col("wer").quantile(0.75).alias("q3"),
                  pl.col("value").sort_by(["wer", "value"], descending=[True, False]).first()
                  .alias("worst"),
                  pl.col("wer").max().alias("worst_wer"))
-            .sort("organiser", "label").to_dicts())
+            .sort("_order").to_dicts())
 
 
 def _errors(errors: pl.DataFrame, corpus: str) -> list[dict]:
     rows = errors.filter(pl.col("corpus") == corpus) if errors.height else errors
     out = []
-    for label in (rows.sort("organiser", "label")["label"].unique(maintain_order=True).to_list()
+    for label in (rows.sort("_order")["label"].unique(maintain_order=True).to_list()
                   if rows.height else []):
         mine = rows.filter(pl.col("label") == label).sort(["n", "ref_token", "hyp_token"],
                                                           descending=[True, False, False],

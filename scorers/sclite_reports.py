@@ -1,31 +1,36 @@
 """sclite's report files from a WER alignment, in sclite's layout, so that the scripts that parse
 ``sclite -o sum pra dtl`` output keep working on scorehouse's (``scorehouse wer --report DIR``).
 
-* ``.sys``: the system summary by speaker (sclite's ``sum``): per speaker ``# Snt # Wrd`` and the
-  percentages ``Corr Sub Del Ins Err S.Err`` of the words, then ``Sum/Avg``, ``Mean``, ``S.D.``
-  and ``Median`` over the speakers;
+* ``.sys``: the system summary by speaker (sclite's ``sum``: scorers/sclite_sys.py);
 * ``.pra``: every utterance's alignment, speaker by speaker (``id:``, ``Scores: (#C #S #D #I)``,
-  ``REF:``, ``HYP:``, ``Eval:`` lines, columns padded to the longer word, ``*`` on the gap side);
+  ``REF:``, ``HYP:``, ``Eval:`` lines, columns padded to the longer word in bytes, ``*`` on the
+  gap side, an alignment longer than 1,000 bytes continued on ``>> REF:`` lines);
 * ``.dtl``: the detailed report: sentence and word performance, then the confusion pairs, the
   inserted, deleted, substituted and falsely recognised words with their counts.
 
-An utterance's speaker is its STM speaker, else (trn) the part of its id before the first ``_``
-or ``-``, as ``sclite -i spu_id`` reads it. Scores are the case-sensitive layout of ``sclite -s``
-(error words are not upper-cased). Pure functions over the aligned rows: ``id``, ``speaker``,
-``ref`` and ``hyp`` (aligned token lists, None on the gap side) and ``ops`` (C, S, D, I).
+An utterance's speaker is its STM speaker, else (trn) the part of its id before the first ``-``,
+or before the first ``_`` when there is no ``-``, as ``sclite -i spu_id`` reads it. Speakers and
+utterances come in the order of the rows (the caller gives the hypothesis file's, as sclite
+lists them). The layout is ``sclite -s``'s, or, for a case-insensitive alignment, sclite's
+default (``pra_report(sensitive=False)``: an error's words upper-cased, no ``Attributes`` line;
+the caller folds the ids). Percentages are rounded as sclite rounds them (``f_round``). Pure
+functions over the aligned rows: ``id``, ``speaker``, ``ref`` and ``hyp`` (aligned token lists,
+None on the gap side) and ``ops`` (C, S, D, I).
 """
 
 from __future__ import annotations
 
-import math
-import re
-import statistics
 from collections import Counter
+
+from scorehouse.scorers import sclite_sys
+from scorehouse.scorers.sclite_sys import f_round, pct
 
 
 def speaker_of(utt_id: str) -> str:
-    """sclite's ``spu_id`` speaker of a trn id: the part before the first ``_`` or ``-``."""
-    return re.split(r"[_-]", utt_id, maxsplit=1)[0]
+    """sclite's ``spu_id`` speaker of a trn id: the part before the first ``-`` when there is
+    one, else before the first ``_`` (``extract_speaker`` in SCTK's align.c: ``ab_1-1`` is
+    speaker ``ab_1``)."""
+    return utt_id.split("-", 1)[0] if "-" in utt_id else utt_id.split("_", 1)[0]
 
 
 def _counts(rows: list[dict]) -> dict[str, int]:
@@ -36,98 +41,100 @@ def _counts(rows: list[dict]) -> dict[str, int]:
 
 
 def _by_speaker(rows: list[dict]) -> dict[str, list[dict]]:
+    """The rows speaker by speaker, in the order of the rows (sclite's: the hypothesis file's)."""
     out: dict[str, list[dict]] = {}
     for row in rows:
         out.setdefault(row["speaker"], []).append(row)
     return out
 
 
-def _percent(part: int, whole: int) -> float:
-    return 100.0 * part / whole if whole else 0.0
+def _percent(part: int, whole: int, width: int) -> str:
+    return f"{f_round(pct(part, whole), 1):{width}.1f}%"
 
 
-def _half_up(value: float) -> float:
-    """sclite rounds a printed figure half up: 77 / 80 = 96.25 % prints 96.3."""
-    return math.floor(value * 10 + 0.5) / 10
+def sys_report(rows: list[dict], name: str, chars: bool = False) -> str:
+    """The ``.sys`` summary (sclite ``-o sum``: scorers/sclite_sys.py; ``chars``: CER)."""
+    return sclite_sys.sys_report([(speaker, _counts(mine))
+                                  for speaker, mine in _by_speaker(rows).items()], name, chars)
 
 
-def sys_report(rows: list[dict], name: str) -> str:
-    """The ``.sys`` summary (sclite ``-o sum``)."""
-    speakers = _by_speaker(rows)
-    table = []
-    for speaker, mine in speakers.items():
-        c = _counts(mine)
-        table.append((speaker, c, [_percent(c[k], c["N"]) for k in ("C", "S", "D", "I")]
-                      + [_percent(c["S"] + c["D"] + c["I"], c["N"]), _percent(c["serr"],
-                                                                             c["snt"])]))
-    total = _counts(rows)
-    sums = [_percent(total[k], total["N"]) for k in ("C", "S", "D", "I")] + [
-        _percent(total["S"] + total["D"] + total["I"], total["N"]),
-        _percent(total["serr"], total["snt"])]
-    width = max(64, len(name))  # a longer system name widens the box (not sclite's columns)
-    rule = "|" + "-" * width + "|"
-
-    def line(label: str, snt, wrd, values) -> str:
-        figures = f"{_half_up(values[0]):5.1f}" + "".join(f"{_half_up(v):7.1f}"
-                                                          for v in values[1:])
-        sizes = "".join(f"{v:{w}d}" if isinstance(v, int) else f"{_half_up(v):{w}.1f}"
-                        for v, w in ((snt, 5), (wrd, 7)))
-        return f"| {label:<7}|{sizes} |{figures} |"
-    out = [f"{'SYSTEM SUMMARY PERCENTAGES by SPEAKER':^80}", "",
-           "," + "-" * width + ".", f"|{name:^{width}}|", rule,
-           "| SPKR   | # Snt # Wrd | Corr    Sub    Del    Ins    Err  S.Err |",
-           "|--------+-------------+-----------------------------------------|"]
-    for i, (speaker, c, values) in enumerate(table):
-        out.append(line(speaker, c["snt"], c["N"], values))
-        out.append(rule.replace("-" * width, "--------+-------------+" + "-" * 41)
-                   if i < len(table) - 1 else "|" + "=" * width + "|")
-    out.append(line("Sum/Avg", total["snt"], total["N"], sums))
-    out.append("|" + "=" * width + "|")
-    columns = list(zip(*[[c["snt"], c["N"], *values] for _, c, values in table])) or [[0]] * 8
-    for label, f in (("Mean", statistics.fmean),
-                     ("S.D.", lambda v: statistics.stdev(v) if len(v) > 1 else 0.0),
-                     ("Median", statistics.median)):
-        figures = [float(f(list(col))) for col in columns]
-        out.append(line(f"{label:^6}" if label != "Median" else label, figures[0], figures[1],
-                        figures[2:]))
-    out.append("`" + "-" * width + "'")
-    out = [f"|{o[1:-1]:<{width}}|" if o.startswith("|") else o for o in out]
-    pad = " " * max((80 - width - 2) // 2, 0)  # sclite centres the table on 80 columns
-    return "\n\n\n" + "\n".join([out[0], out[1], *(pad + o for o in out[2:])]) + "\n"
+LINE_BYTES = 1000  # sclite's alignment line width (-l): longer alignments go on >> lines
+_GAP = "*" * 40  # sclite's gap: at most 40 stars, then blank padding
 
 
 def _size(word: str | None) -> int:
     return len((word or "").encode("utf-8"))  # sclite pads by bytes: été is 5 wide
 
 
-def _columns(row: dict) -> tuple[str, str, str]:
-    refs, hyps, evals = [], [], []
-    for ref, hyp, op in zip(row["ref"], row["hyp"], row["ops"]):
-        width = max(_size(ref), _size(hyp))
-        refs.append(ref + " " * (width - _size(ref)) if ref is not None else "*" * width)
-        hyps.append(hyp + " " * (width - _size(hyp)) if hyp is not None else "*" * width)
-        evals.append(("" if op == "C" else op).ljust(width))
-    return (" ".join(refs) + " ", " ".join(hyps) + " ", " ".join(evals) + " ")
+def _pad(word: str, width: int) -> str:
+    return word + " " * (width - _size(word))
 
 
-def pra_report(rows: list[dict], name: str) -> str:
-    """The ``.pra`` alignments (sclite ``-o pra``), speaker by speaker."""
+def _passes(row: dict) -> list[tuple[int, int]]:
+    """The (from, to) word ranges of each printed pass (``PATH_n_print``): words are added while
+    the line is under :data:`LINE_BYTES` bytes, the one that crossed it starting the next pass."""
+    widths = [max(_size(ref) if ref is not None else 1, _size(hyp) if hyp is not None else 1)
+              for ref, hyp in zip(row["ref"], row["hyp"])]
+    out, used = [], 0
+    while used < len(widths):
+        length, i = (9 if used else 6), used
+        while length < LINE_BYTES and i < len(widths):
+            length += 1 + widths[i]
+            i += 1
+        end = max(i - (1 if i < len(widths) else 0), used + 1)
+        out.append((used, end))
+        used = end
+    return out
+
+
+_UPPER = str.maketrans("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def ascii_lower(text: str) -> str:
+    """sclite's case folding without ``-s``: ASCII letters only (C ``tolower``)."""
+    return text.translate(_LOWER)
+
+
+def _alignment(row: dict, sensitive: bool = True) -> list[str]:
+    """The ``REF:``, ``HYP:`` and ``Eval:`` lines, columns padded to the wider word in bytes,
+    ``*`` on the gap side, cut in passes (:func:`_passes`) continued on ``>>`` lines; without
+    ``-s`` (``sensitive`` false) the ASCII letters of an error's words are upper-cased."""
+    lines = []
+    for start, end in _passes(row):
+        refs, hyps, evals = [], [], []
+        for ref, hyp, op in zip(row["ref"][start:end], row["hyp"][start:end],
+                                row["ops"][start:end]):
+            width = max(_size(ref) if ref is not None else 1, _size(hyp) if hyp is not None else 1)
+            refs.append(_pad(ref if ref is not None else _GAP[:_size(hyp)], width))
+            hyps.append(_pad(hyp if hyp is not None else _GAP[:_size(ref)], width))
+            evals.append(_pad("" if op == "C" else op, width))
+            if not sensitive and op != "C":
+                refs[-1], hyps[-1] = refs[-1].translate(_UPPER), hyps[-1].translate(_UPPER)
+        more = ">> " if start else ""
+        lines += ([""] if start else []) + [f"{more}REF:  " + " ".join(refs) + " ",
+                                            f"{more}HYP:  " + " ".join(hyps) + " ",
+                                            f"{more}Eval: " + " ".join(evals) + " "]
+    return lines
+
+
+def pra_report(rows: list[dict], name: str, sensitive: bool = True) -> str:
+    """The ``.pra`` alignments (sclite ``-o pra``), speaker by speaker: with ``-s`` when
+    ``sensitive``, else sclite's default layout (no ``Attributes`` line, errors upper-cased)."""
     speakers = _by_speaker(rows)
     out = ["", "", "\t\tDUMP OF SYSTEM ALIGNMENT STRUCTURE", "", f"System name:   {name}", "",
            "Speakers: "]
-    out += [f"{i:5d}:  {speaker}" for i, speaker in enumerate(speakers)]
+    out += [f"   {i:2d}:  {speaker}" for i, speaker in enumerate(speakers)]
     out.append("")
     for i, (speaker, mine) in enumerate(speakers.items()):
-        out.append(f"Speaker sentences {i:3d}:  {speaker}   #utts: {len(mine)}")
+        out.append(f"Speaker sentences{i:4d}:  {speaker}   #utts: {len(mine)}")
         for row in mine:
             c = _counts([row])
-            ref, hyp, evals = _columns(row)
             out += [f"id: ({row['id']})"]
             out += [f"{k}: {row[k]}" for k in ("Labels", "File", "Channel") if row.get(k)]
-            out += [f"Scores: (#C #S #D #I) {c['C']} {c['S']} {c['D']} {c['I']}",
-                    "Attributes: Case_sensitve "]
-            if row["ops"]:  # sclite shows no alignment for an empty pair
-                out += [f"REF:  {ref}", f"HYP:  {hyp}", f"Eval: {evals}"]
+            out += [f"Scores: (#C #S #D #I) {c['C']} {c['S']} {c['D']} {c['I']}"]
+            out += ["Attributes: Case_sensitve "] if sensitive else []
+            out += _alignment(row, sensitive)  # sclite shows no alignment for an empty pair
             out.append("")
     return "\n".join(out) + "\n\n"
 
@@ -162,23 +169,23 @@ def dtl_report(rows: list[dict], name: str) -> str:
     n, errors = total["N"], total["S"] + total["D"] + total["I"]
     hyp_words = total["C"] + total["S"] + total["I"]
 
-    def pct(part: int, whole: int, width: int = 5) -> str:
-        return f"{_half_up(_percent(part, whole)):{width}.1f}%"
-
     def sentences(label: str, part: int) -> str:
-        return f"{label:<40}{pct(part, snt)}   ({part:4d})"
+        return f"{label:<40}{_percent(part, snt, 5)}   ({part:4d})"
+
+    def word(label: str, part: int) -> str:  # sclite prints UNDEF without reference words
+        figure = _percent(part, n, 5) if n else "UNDEF%"
+        return f"{label:<26}=  {figure}   ({part:4d})"
+    accuracy = f"{f_round(100.0 - pct(errors, n), 1):5.1f}%" if n else "UNDEF%"
     out = [f"DETAILED OVERALL REPORT FOR THE SYSTEM: {name}", "",
-           "SENTENCE RECOGNITION PERFORMANCE", "", f" sentences{snt:>44}",
+           "SENTENCE RECOGNITION PERFORMANCE", "", f" sentences{'':40}{snt:4d}",
            sentences(" with errors", total["serr"]), "",
            sentences("   with substitions", with_s), sentences("   with deletions", with_d),
            sentences("   with insertions", with_i), "", "",
            "WORD RECOGNITION PERFORMANCE", "",
-           f"Percent Total Error       = {pct(errors, n, 6)}   ({errors:4d})", "",
-           f"Percent Correct           = {pct(total['C'], n, 6)}   ({total['C']:4d})", "",
-           f"Percent Substitution      = {pct(total['S'], n, 6)}   ({total['S']:4d})",
-           f"Percent Deletions         = {pct(total['D'], n, 6)}   ({total['D']:4d})",
-           f"Percent Insertions        = {pct(total['I'], n, 6)}   ({total['I']:4d})",
-           f"Percent Word Accuracy     = {pct(n - errors, n, 6)}", "", "",
+           word("Percent Total Error", errors), "", word("Percent Correct", total["C"]), "",
+           word("Percent Substitution", total["S"]), word("Percent Deletions", total["D"]),
+           word("Percent Insertions", total["I"]),
+           f"Percent Word Accuracy     =  {accuracy}", "", "",
            f"Ref. words                =           ({n:4d})",
            f"Hyp. words                =           ({hyp_words:4d})",
            f"Aligned words             =           ({sum(len(r['ops']) for r in rows):4d})", ""]

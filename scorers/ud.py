@@ -23,14 +23,14 @@ gold_total), aligned accuracy = correct / aligned_total.
   order, same DEPREL, UPOS and UFeats); BLEX adds the lemma.
 
 **Recovery** (``recover=True``; the official script stops when the two streams differ): the
-system tokens take spans in gold offsets, from an LCS of the token forms and a character
-alignment of the stretches that differ (:func:`scorers.ud_align.recover_spans`); every run of
+system tokens take spans in gold offsets through an alignment of the two character streams that
+keeps the most characters in place (:func:`scorers.ud_recover.recover_spans`); every run of
 differing characters is listed in ``differences`` (gold and system line, gold and system text).
 When the streams are equal, recovery changes nothing.
 
-The word alignment itself (character-stream chunks, span join, official procedure, recovery) is
-in :mod:`scorers.ud_align`; this module holds the metrics, :class:`Evaluation` and
-:func:`evaluate`.
+The word alignment itself (character-stream chunks, span join, official procedure) is in
+:mod:`scorers.ud_align`, recovery in :mod:`scorers.ud_recover`; this module holds the
+metrics, :class:`Evaluation` and :func:`evaluate`.
 """
 
 from __future__ import annotations
@@ -41,7 +41,8 @@ import numpy as np
 import polars as pl
 
 from scorehouse.scorers import ud_enhanced as enhanced
-from scorehouse.scorers.ud_align import DIFFERENCES, Side, align_words, recover_spans, token_line
+from scorehouse.scorers.ud_align import DIFFERENCES, Side, align_words, token_line
+from scorehouse.scorers.ud_recover import recover_spans
 
 METRICS = ("Tokens", "Sentences", "Words", "UPOS", "XPOS", "UFeats", "AllTags", "Lemmas", "UAS",
            "LAS", "CLAS", "MLAS", "BLEX")

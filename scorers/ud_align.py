@@ -12,28 +12,17 @@
   two word lists (positionally when the forms are identical); every other chunk holding a
   multiword token is replayed with the official procedure from the previous chunk on (the
   procedure may reach back one token there). Tests compare every count with the official script.
-* :func:`recover_spans` (recovery; the official script stops when the two streams differ): the
-  token sequences are aligned by the LCS of their forms (:func:`scorers.lcs.align`);
-  between two paired tokens, a stretch whose characters are equal keeps the official offsets
-  (shifted by the length differences before it), and a stretch whose characters differ is
-  aligned character by character (rapidfuzz ``Levenshtein.opcodes``: equal and substituted
-  characters map onto gold positions, inserted ones onto none). A system token then takes the
-  gold span from its first to its last mapped character (an empty span, matching nothing, when
-  none maps), so a token whose characters map exactly onto a gold token's span counts as that
-  token, and the evaluation goes on in gold offsets. Every run of differing characters is listed
-  in the ``differences`` table (:data:`DIFFERENCES`: gold and system line, gold and system text).
+* Recovery (texts that differ) is :mod:`scorers.ud_recover`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
-from rapidfuzz.distance import Levenshtein
 
 from scorehouse.etl.ud import without_spaces
-from scorehouse.scorers.lcs import align, encode
 
 DIFFERENCES = {"gold_line": pl.Int32, "system_line": pl.Int32, "gold_text": pl.String,
                "system_text": pl.String}
@@ -104,69 +93,6 @@ def token_line(side: Side, at):
     k = np.clip(np.searchsorted(side.t_start, at, side="right") - 1, 0, len(side.t_start) - 1)
     return side.t_line[k]
 
-
-
-# ------------------------------------------------------------------------------------ recovery
-
-def recover_spans(g: Side, s: Side, g_text: str, s_text: str) -> tuple[Side, pl.DataFrame]:
-    """System token spans in gold offsets, and the differing stretches (module docstring)."""
-    g_start, g_end, s_start, s_end = g.t_start, g.t_end, s.t_start, s.t_end
-    g_forms = g.frame["tok_form"].gather(g.t_first)
-    s_forms = s.frame["tok_form"].gather(s.t_first)
-    partner = align(*encode(pl.select(without_spaces(pl.lit(g_forms))).to_series(),
-                                  pl.select(without_spaces(pl.lit(s_forms))).to_series()))
-    gp = np.flatnonzero(partner >= 0)
-    sp = partner[gp]
-    # stretches between consecutive paired tokens: gold [ga, gb), system [sa, sb) in characters
-    ga, gb = np.concatenate([[0], g_end[gp]]), np.concatenate([g_start[gp], [len(g_text)]])
-    sa, sb = np.concatenate([[0], s_end[sp]]), np.concatenate([s_start[sp], [len(s_text)]])
-    same = (gb - ga) == (sb - sa)
-    equal = same & (gb == ga)
-    for k in np.flatnonzero(same & (gb > ga)):  # only where the two tokenisations differ
-        equal[k] = g_text[ga[k]:gb[k]] == s_text[sa[k]:sb[k]]
-    # linear pieces (system from, system to, gold from) of the character map; the rest maps nowhere
-    pieces = [np.stack([sa, sb, ga], axis=1)[equal],
-              np.stack([s_start[sp], s_end[sp], g_start[gp]], axis=1)]
-    runs = []
-    for k in np.flatnonzero(~equal):
-        x0, y0 = int(sa[k]), int(ga[k])
-        ops = Levenshtein.opcodes(g_text[y0:int(gb[k])], s_text[x0:int(sb[k])])
-        pieces.append(np.array([(x0 + op.dest_start, x0 + op.dest_end, y0 + op.src_start)
-                                for op in ops if op.tag in ("equal", "replace")],
-                               dtype=np.int64).reshape(-1, 3))
-        run = None
-        for op in ops:
-            if op.tag == "equal":
-                run = None
-            elif run is None:
-                run = [y0 + op.src_start, y0 + op.src_end, x0 + op.dest_start, x0 + op.dest_end]
-                runs.append(run)
-            else:
-                run[1], run[3] = y0 + op.src_end, x0 + op.dest_end
-    pieces = np.concatenate(pieces)
-    pieces = pieces[pieces[:, 1] > pieces[:, 0]]
-    mapping = np.full(len(s_text) + 1, -1, dtype=np.int64)
-    lengths = pieces[:, 1] - pieces[:, 0]
-    offset = np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-    mapping[np.repeat(pieces[:, 0], lengths) + offset] = np.repeat(pieces[:, 2], lengths) + offset
-    mapping[len(s_text)] = len(g_text)
-    # system token spans: first to last mapped character; none mapped: an empty span at the next one
-    big = np.iinfo(np.int64).max
-    inner = mapping[:-1]
-    first = (np.minimum.reduceat(np.where(inner >= 0, inner, big), s_start) if len(s_start)
-             else s_start)
-    last = np.maximum.reduceat(inner, s_start) if len(s_start) else s_start
-    following = np.minimum.accumulate(np.where(mapping >= 0, mapping, big)[::-1])[::-1]
-    start = np.where(last < 0, following[s_end], first)
-    end = np.where(last < 0, start, last + 1)
-    runs = np.array(runs, dtype=np.int64).reshape(-1, 4)
-    differences = pl.DataFrame({
-        "gold_line": token_line(g, np.minimum(runs[:, 0], max(len(g_text) - 1, 0))),
-        "system_line": token_line(s, np.minimum(runs[:, 2], max(len(s_text) - 1, 0))),
-        "gold_text": [g_text[a:b] for a, b in runs[:, :2]],
-        "system_text": [s_text[a:b] for a, b in runs[:, 2:]],
-    }, schema=DIFFERENCES)
-    return replace(s, t_start=start, t_end=end), differences
 
 
 # ----------------------------------------------------------------------------------- word alignment

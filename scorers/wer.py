@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -22,10 +23,13 @@ import polars as pl
 import pyarrow as pa
 
 from scorehouse.etl.text import SIGNATURE as TEXT
+from scorehouse.etl.text import WORD
 from scorehouse.scorers.alignment import SCLITE, Costs, align
 
 METHODS = ("none", "m1", "m2", "m3", "m4")
-CASES = ("sensitive", "insensitive")
+CASES = ("sensitive", "insensitive", "unicode")  # as written; sclite's fold (A-Z); Unicode's
+SEPARATORS = {"sclite": WORD, "unicode": r"\S+"}  # where words end (etl/text.py)
+_ASCII_UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 UNITS = ("word", "char")  # what is aligned: words (WER), or their characters (CER)
 
 # Token kinds after classification against the marker vocabulary.
@@ -60,13 +64,13 @@ class Markers:
         values = {}
         for key, value in mapping.items():
             if key in ("reject_label", "comment_label"):
-                if not isinstance(value, str) or not value.strip() or len(value.split()) != 1:
+                if not isinstance(value, str) or not re.fullmatch(WORD, value):
                     raise ValueError(f"marker {key}: expected one token, found {value!r}")
                 values[key] = value
             else:
                 if isinstance(value, str):
                     value = [value]
-                if not value or not all(isinstance(v, str) and v and len(v.split()) == 1
+                if not value or not all(isinstance(v, str) and re.fullmatch(WORD, v)
                                         for v in value):
                     raise ValueError(f"marker {key}: expected a list of tokens, found {value!r}")
                 values[key] = tuple(value)
@@ -87,12 +91,15 @@ class Markers:
 
 
 def signature(method: str, case: str, markers: Markers, costs: Costs = SCLITE,
-              version: str = "", unit: str = "word") -> str:
+              version: str = "", unit: str = "word", separators: str = "sclite") -> str:
     """sacrebleu-style signature of a WER variant: everything that changes the numbers (a
-    character error rate says ``unit:char``)."""
+    character error rate says ``unit:char``, words split on every Unicode space
+    ``split:unicode``)."""
     parts = [f"wer|method:{method}|case:{case}|align:{costs.tag}"]
     if unit != "word":
         parts.append(f"unit:{unit}")
+    if separators != "sclite":
+        parts.append(f"split:{separators}")
     if method != "none":
         parts.append(f"markers:{markers.digest}")
     parts.append(TEXT)  # every reader puts the text in NFC (etl/text.py)
@@ -101,14 +108,27 @@ def signature(method: str, case: str, markers: Markers, costs: Costs = SCLITE,
     return "|".join(parts)
 
 
+def fold(expr: pl.Expr, case: str) -> pl.Expr:
+    """A token column compared as ``case`` says: as written (``sensitive``), ASCII letters
+    lower-cased as sclite folds them without ``-s`` (``insensitive``: ``É`` stays ``É``, since
+    sclite lower-cases with C ``tolower`` one byte at a time), or Unicode lower case
+    (``unicode``)."""
+    if case == "insensitive":
+        return expr.str.replace_many(list(_ASCII_UPPER), list(_ASCII_UPPER.lower()))
+    return expr.str.to_lowercase() if case == "unicode" else expr
+
+
 def normalise(utterances: pl.DataFrame, method: str, markers: Markers,
-              case: str = "sensitive") -> pl.DataFrame:
+              case: str = "sensitive", separators: str = "sclite") -> pl.DataFrame:
     """Normalise transcriptions by one method (thesis 4.4.1), for reference and hypothesis alike.
 
     ``utterances`` has columns ``utt_id`` and ``text`` (``None`` text counts as empty). Returns
     ``utt_id`` and ``tokens`` (list of str), in the input order.
 
-    - ``none``: tokens as they are, split on any whitespace.
+    Words are split where sclite splits them (``separators = "sclite"``: space, TAB, VT, FF, CR;
+    a no-break space stays inside its word), or on every Unicode space (``"unicode"``).
+
+    - ``none``: tokens as they are.
     - ``m1``: non-speech / reject markers removed, comment delimiters dropped (words kept).
     - ``m2``: as M1, then an empty utterance becomes ``[reject_label]``.
     - ``m3``: as M2, and an utterance made only of OOV / SPR tokens becomes ``[reject_label]``.
@@ -119,17 +139,19 @@ def normalise(utterances: pl.DataFrame, method: str, markers: Markers,
         raise ValueError(f"unknown method {method!r}; expected one of {', '.join(METHODS)}")
     if case not in CASES:
         raise ValueError(f"unknown case {case!r}; expected one of {', '.join(CASES)}")
+    if separators not in SEPARATORS:
+        raise ValueError(f"unknown separators {separators!r}; expected one of "
+                         f"{', '.join(SEPARATORS)}")
     order = utterances.select("utt_id").with_row_index("row")
     long = (
-        utterances.select(pl.col("text").fill_null("").str.extract_all(r"\S+").alias("tok"))
+        utterances.select(pl.col("text").fill_null("").str.extract_all(SEPARATORS[separators])
+                          .alias("tok"))
         .with_row_index("row")
         .explode("tok")
         .drop_nulls("tok")
     )
     if method == "none":
-        if case == "insensitive":
-            long = long.with_columns(pl.col("tok").str.to_lowercase())
-        return _collect(order, long)
+        return _collect(order, long.with_columns(fold(pl.col("tok"), case)))
 
     kind = (
         pl.when(pl.col("tok").is_in(markers.nonspeech)).then(pl.lit(_NONSPEECH))
@@ -142,8 +164,7 @@ def normalise(utterances: pl.DataFrame, method: str, markers: Markers,
     long = long.with_columns(kind.alias("kind")).with_columns(
         pl.when(pl.col("kind") == _FALSE_START).then(pl.lit(markers.false_start[0]))
         .when(pl.col("kind") == _OOV).then(pl.lit(markers.oov[0]))
-        .when((pl.col("kind") == _WORD) & (case == "insensitive"))
-        .then(pl.col("tok").str.to_lowercase())
+        .when(pl.col("kind") == _WORD).then(fold(pl.col("tok"), case))
         .otherwise(pl.col("tok")).alias("tok")
     )
     if method == "m4":

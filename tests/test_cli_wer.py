@@ -60,11 +60,15 @@ def test_method_none_splits_on_tabs_and_keeps_markers(write_trn, wer_json):
 def test_case_option(write_trn, wer_json):
     ref = write_trn("ref.trn", [("u1", "Paris EST belle")])
     hyp = write_trn("hyp.trn", [("u1", "paris est belle")])
-    sensitive = wer_json(ref, hyp)
-    insensitive = wer_json(ref, hyp, "--case", "insensitive")
+    sensitive = wer_json(ref, hyp, "--case", "sensitive")
+    insensitive = wer_json(ref, hyp)  # sclite's default: ASCII letters folded
     assert sensitive["utterances"][0]["ops"] == "SSC" and "case:sensitive" in sensitive["signature"]
     assert (insensitive["utterances"][0]["ops"] == "CCC"
             and "case:insensitive" in insensitive["signature"])
+    accented = [wer_json(write_trn("r.trn", [("u1", "École été")]),
+                         write_trn("h.trn", [("u1", "école Été")]), "--case", case)
+                for case in ("insensitive", "unicode")]
+    assert [a["utterances"][0]["ops"] for a in accented] == ["SS", "CC"]  # sclite folds A-Z only
 
 
 def test_signature_names_the_costs(write_trn, wer_json):

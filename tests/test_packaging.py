@@ -53,6 +53,8 @@ def test_the_wheel_installs_one_top_level_package(wheel):
         assert f"scorehouse/{layer}/__init__.py" in names
     assert "scorehouse/sql/pos/mart_pos_consensus.sql" in names
     assert "scorehouse/reports/templates/pos.html" in names
+    for language in ("en", "fr"):  # the compiled catalogs of the bulletins' languages
+        assert f"scorehouse/reports/locale/{language}/LC_MESSAGES/messages.mo" in names
 
 
 def test_a_fresh_non_editable_install_imports_scorehouse_and_nothing_else(wheel, tmp_path):
@@ -78,6 +80,10 @@ def test_a_fresh_non_editable_install_imports_scorehouse_and_nothing_else(wheel,
     help_ = subprocess.run([str(python), "-m", "scorehouse", "--help"], cwd=tmp_path, env=env,
                            check=True, capture_output=True, text=True).stdout
     assert help_.startswith("Usage: python -m scorehouse")
+    french = subprocess.run([str(python), "-c", "from scorehouse.reports.i18n import gettext_for; "
+                             "print(gettext_for('fr')('Tasks'))"], cwd=tmp_path, env=env,
+                            check=True, capture_output=True, text=True).stdout
+    assert french.strip() == "Tâches"  # the installed catalog, not the repository's
 
 
 def test_the_code_imports_its_layers_through_scorehouse_only():

@@ -32,7 +32,7 @@ SMALLEST_CHART_TEXT = """() => {
 @pytest.fixture(scope="module")
 def pages(tmp_path_factory) -> list[Path]:
     root = tmp_path_factory.mktemp("layout")
-    toml = write_demo_campaign(root / "campaign", scale=0.05)
+    toml = write_demo_campaign(root / "campaign", scale=0.05, language="fr")  # French edition
     result = run(toml.parent, root / "w.duckdb", root / "out", quiet=True)
     assert result.exit_code in (0, 2), result.summary()
     found = sorted((root / "out").resolve().glob("**/index.html"))

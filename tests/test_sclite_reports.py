@@ -11,40 +11,56 @@ import sys
 
 import pytest
 from test_stm import generate, sclite_speakers
-from test_wer_sclite import generate_pairs, sclite_binary, write_pairs
+from test_wer_sclite import MIXED, WORDS, generate_pairs, sclite_binary, write_pairs
 
 from scorehouse.scorers.sclite_reports import sys_report
 
 
-def _reports(tmp_path, ref, hyp, fmt: tuple[str, str]):
+def _reports(tmp_path, ref, hyp, fmt: tuple[str, str], sensitive: bool = True,
+             chars: bool = False):
     binary = sclite_binary()
     theirs, ours = tmp_path / "theirs", tmp_path / "ours"
     theirs.mkdir()
-    done = subprocess.run([str(binary), "-r", ref.name, fmt[0], "-h", hyp.name, fmt[1], "-s",
+    done = subprocess.run([str(binary), "-r", ref.name, fmt[0], "-h", hyp.name, fmt[1],
+                           *(["-s"] if sensitive else []),
+                           *(["-c", "-e", "utf-8"] if chars else []),
                            *(["-i", "spu_id"] if fmt[0] == "trn" else []),
                            "-o", "sum", "pra", "dtl", "-O", str(theirs)], capture_output=True,
                           timeout=120, cwd=ref.parent)  # the system is named as given: short
     assert done.returncode == 0, done.stderr.decode()
     result = subprocess.run([sys.executable, "-m", "scorehouse", "wer", ref.name, hyp.name,
-                             "--report", str(ours)], cwd=ref.parent, capture_output=True)
+                             *(["--case", "sensitive"] if sensitive else []),
+                             *(["--unit", "char"] if chars else []), "--report",
+                             str(ours)], cwd=ref.parent, capture_output=True)
     assert result.returncode == 0, result.stderr.decode()
     return theirs, ours
 
 
-@pytest.mark.parametrize("seed", [3, 11])
-def test_trn_reports_are_sclites_byte_for_byte(seed, tmp_path):
-    ref, hyp, _ = write_pairs(tmp_path, generate_pairs(seed, 120), seed)
-    theirs, ours = _reports(tmp_path, ref, hyp, ("trn", "trn"))
+@pytest.mark.parametrize("seed, sensitive, chars", [(3, True, False), (11, True, False),
+                                                    (4, False, False), (6, False, True)])
+def test_trn_reports_are_sclites_byte_for_byte(seed, sensitive, chars, tmp_path):
+    """With ``--case sensitive``, ``sclite -s``'s; with no option, sclite's with no option
+    (ids and words folded to ASCII lower case, an error's words upper-cased, no Attributes);
+    with ``--unit char``, ``sclite -c -e utf-8``'s (``# Chr``)."""
+    pairs = generate_pairs(seed, 120, vocabulary=WORDS if sensitive else MIXED)
+    ref, hyp, _ = write_pairs(tmp_path, pairs, seed)
+    if not sensitive:  # capitals in the ids too
+        for path in (ref, hyp):
+            path.write_text(path.read_text(encoding="utf-8").replace("(spk", "(SpK"),
+                            encoding="utf-8")
+    theirs, ours = _reports(tmp_path, ref, hyp, ("trn", "trn"), sensitive, chars)
     for suffix in ("sys", "pra", "dtl"):
         assert (ours / f"hyp.trn.{suffix}").read_bytes() == \
             (theirs / f"hyp.trn.{suffix}").read_bytes(), suffix
 
 
-def test_stm_ctm_reports_match_sclites(tmp_path):
-    stm, ctm = generate(2)
+@pytest.mark.parametrize("seed, sensitive", [(2, True), (3, False)])
+def test_stm_ctm_reports_match_sclites(seed, sensitive, tmp_path):
+    stm, ctm = generate(seed)
     (tmp_path / "ref.stm").write_text(stm, encoding="utf-8")
     (tmp_path / "hyp.ctm").write_text(ctm, encoding="utf-8")
-    theirs, ours = _reports(tmp_path, tmp_path / "ref.stm", tmp_path / "hyp.ctm", ("stm", "ctm"))
+    theirs, ours = _reports(tmp_path, tmp_path / "ref.stm", tmp_path / "hyp.ctm", ("stm", "ctm"),
+                            sensitive)
     for suffix in ("pra", "dtl"):
         assert (ours / f"hyp.ctm.{suffix}").read_bytes() == \
             (theirs / f"hyp.ctm.{suffix}").read_bytes(), suffix

@@ -17,7 +17,8 @@ from scorehouse.etl.errors import InputError
 from scorehouse.etl.stm import read_ctm, read_segments
 from tests.helpers import assert_message, write
 
-WORDS = ["a", "b", "c", "la", "le", "été", "à", "ça", "oui", "non"]
+WORDS = ["a", "b", "c", "la", "le", "été", "à", "ça", "oui", "non", "Oui", "NON", "Été", "ÉTÉ",
+         "a\u00a0b", "c\u3000d"]  # capitals and no-break spaces: sclite's case and words
 
 
 def generate(seed: int) -> tuple[str, str]:
@@ -74,15 +75,18 @@ def sclite_speakers(text: str) -> dict[str, dict[str, int]]:
     return out
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3, 4])
-def test_totals_and_speakers_equal_sclite(seed, tmp_path, wer_json):
+@pytest.mark.parametrize("seed, sensitive", [(1, True), (2, True), (3, False), (4, False)])
+def test_totals_and_speakers_equal_sclite(seed, sensitive, tmp_path, wer_json):
+    """``scorehouse wer REF.stm HYP.ctm`` = ``sclite -r REF.stm stm -h HYP.ctm ctm`` (no option:
+    ASCII case folded), and with ``--case sensitive`` = with ``-s``."""
     binary = sclite_binary()
     stm, ctm = generate(seed)
     ref, hyp = write(tmp_path, "ref.stm", stm), write(tmp_path, "hyp.ctm", ctm)
-    report = wer_json(ref, hyp, "--method", "none")
+    report = wer_json(ref, hyp, *(["--case", "sensitive"] if sensitive else []))
     import subprocess
 
-    done = subprocess.run([str(binary), "-r", str(ref), "stm", "-h", str(hyp), "ctm", "-s",
+    done = subprocess.run([str(binary), "-r", str(ref), "stm", "-h", str(hyp), "ctm",
+                           *(["-s"] if sensitive else []),
                            "-o", "rsum", "stdout"], capture_output=True, timeout=120)
     assert done.returncode == 0, done.stderr.decode()
     theirs = sclite_speakers(done.stdout.decode("utf-8"))
@@ -148,7 +152,7 @@ def test_the_demos_calls_are_scored_as_sclite_scores_them(tmp_path, wer_json):
     calls = write_demo_campaign(tmp_path, scale=0.05, pos=False, parsing=False, coref=False,
                                 terms=False).parent / "calls"
     for ctm in sorted(calls.glob("*.ctm"))[:2]:
-        report = wer_json(calls / "reference.stm", ctm, "--method", "none")
+        report = wer_json(calls / "reference.stm", ctm, "--case", "sensitive")
         done = subprocess.run([str(sclite_binary()), "-r", str(calls / "reference.stm"), "stm",
                                "-h", str(ctm), "ctm", "-s", "-o", "rsum", "stdout"],
                               capture_output=True, timeout=120)

@@ -50,6 +50,37 @@ def test_every_format_reads_the_same_utterances(rows):
     assert got.select(["utt_id", "text"]) == expected
 
 
+# words holding any Unicode space sclite keeps inside a word (Zs but U+0020, NEL, U+001C-U+001F),
+# separated by any of sclite's separators
+SPACED = st.builds(lambda a, k, b: a + k + b, WORD,
+                   st.sampled_from([c for c in map(chr, range(0x3001))
+                                    if c.isspace() and c not in " \t\n\v\f\r"]), WORD)
+SPACED_UTTERANCES = st.lists(
+    st.tuples(st.from_regex(r"[a-z][a-z0-9_-]{0,7}", fullmatch=True),
+              st.lists(st.tuples(st.one_of(WORD, SPACED), st.sampled_from([" ", "\t", "\v", "\f",
+                                                                           " \t"])), max_size=6)
+              .map(lambda ws: "".join(w + sep for w, sep in ws))),
+    max_size=8, unique_by=lambda u: u[0])
+
+
+@settings(max_examples=60, deadline=None)
+@given(SPACED_UTTERANCES)
+def test_every_format_keeps_unicode_spaces_inside_words(rows):
+    """A no-break space, U+3000 or any other space sclite does not split on stays inside its word
+    in trn, Kaldi and JSON lines alike (the words: scorers/wer.py splits at sclite's blanks)."""
+    from scorehouse.scorers.wer import Markers, normalise
+
+    expected = read_trn("x.trn", as_trn(rows).encode()).select(["utt_id", "text"])
+    assert read_kaldi("text", as_kaldi(rows).encode()).select(["utt_id", "text"]) == expected
+    got = read_jsonl("x.jsonl", as_jsonl(rows).encode())
+    assert got.select(["utt_id", "text"]) == expected
+    import polars as pl
+
+    words = normalise(pl.from_arrow(expected), "none", Markers())["tokens"].to_list()
+    assert words == [[w for w in text.replace("\t", " ").replace("\v", " ").replace("\f", " ")
+                      .split(" ") if w] for _, text in rows]
+
+
 @pytest.mark.parametrize("reader, text, line, expected", [
     (read_kaldi, "u1 a b\n\nu1 c\n", 3, "a new utterance id"),
     (read_jsonl, '{"id": "u1", "text": "a"}\n[1, 2]\n', 2, "a JSON object"),

@@ -68,3 +68,31 @@ def test_levenshtein_errors_equal_jiwer(seed, write_trn, wer_json):
     assert t_unit["wer"] == pytest.approx(expected.wer)
     # Somewhere the two cost models choose different alignments, or the >= checks would be vacuous.
     assert sum(per_utt_sclite) > sum(per_utt_jiwer)
+
+
+def test_no_break_and_other_unicode_spaces_stay_inside_words_as_in_jiwer(write_trn, wer_json):
+    """jiwer splits words on U+0020 only: a word holding a no-break space (U+00A0), an
+    ideographic space (U+3000) or any other character of the ``Zs`` class is one word for it, as
+    for sclite and ``scorehouse wer``; ``a<U+00A0>b c`` against ``a b c`` is C1 S1 I1."""
+    import unicodedata
+
+    spaces = [c for c in map(chr, range(0x110000))
+              if unicodedata.category(c) == "Zs" and c != " "
+              and unicodedata.normalize("NFC", c) == c]  # not the quads, NFC's U+2002/3
+    rng = np.random.default_rng(5)
+    words = VOCABULARY + [f"{a}{s}{b}" for s in spaces for a, b in (("a", "b"), ("le", "la"))]
+    pairs = [(["a\u00a0b", "c"], ["a", "b", "c"]), (["x\u3000y"], ["x", "y"])]
+    for _ in range(150):
+        ref = [words[k] for k in rng.integers(len(words), size=int(rng.integers(1, 15)))]
+        hyp = [t if rng.random() < 0.7 else " ".join(t.split()) for t in ref]
+        pairs.append((ref, hyp))
+    ids = [f"utt{k:04d}" for k in range(len(pairs))]
+    ref = write_trn("ref.trn", [(u, " ".join(r)) for u, (r, _) in zip(ids, pairs)])
+    hyp = write_trn("hyp.trn", [(u, " ".join(h)) for u, (_, h) in zip(ids, pairs)])
+    expected = jiwer.process_words([" ".join(r) for r, _ in pairs], [" ".join(h) for _, h in pairs])
+    ours = wer_json(ref, hyp, "--costs", "levenshtein")
+    assert [u["S"] + u["D"] + u["I"] for u in ours["utterances"]] == \
+        [_jiwer_errors(chunks) for chunks in expected.alignments]
+    assert ours["totals"]["N"] == expected.hits + expected.substitutions + expected.deletions
+    first = ours["utterances"][0]
+    assert (first["C"], first["S"], first["I"]) == (1, 1, 1)

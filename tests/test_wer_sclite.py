@@ -12,8 +12,10 @@ corpus totals of its raw summary (``-o rsum``).
 Observed sclite behaviour the parser relies on (SCTK 2.10): an utterance whose reference and
 hypothesis are both empty has a ``Scores:`` line and no REF:/HYP: lines; an empty reference shows
 ``REF:`` as a row of gaps; a gap is a run of ``*``; with ``-s`` tokens are shown as written, without
-it the ASCII letters of erroneous tokens are upper-cased (sclite only folds ASCII case, so the
-case-insensitive comparison mixes case on ASCII letters only).
+it the ASCII letters of erroneous tokens are upper-cased. sclite folds ASCII letters only (C
+``tolower`` byte by byte, even under ``-e utf-8``): ``É`` and ``é`` differ without ``-s`` too, and
+``scorehouse wer``'s default (``--case insensitive``) folds the same letters. sclite splits words
+on space, TAB, VT and FF only (C ``isspace``): every other Unicode space stays inside its word.
 
 sclite is required: if it is absent the tests fail (install the Debian package ``sctk``), unless
 ``SCOREHOUSE_NO_SCLITE=1`` is set, in which case they are skipped.
@@ -22,6 +24,7 @@ import os
 import re
 import shutil
 import subprocess
+import unicodedata
 from pathlib import Path
 
 import numpy as np
@@ -31,7 +34,8 @@ SCLITE_DEFAULT = Path("/usr/lib/sctk/bin/sclite")
 
 WORDS = ["a", "b", "c", "la", "le", "de", "été", "à", "ça", "garçon", "déjà", "où", "c'", "est"]
 TIES = ["a", "b", "c"]
-ASCII_MIXED = ["a", "A", "b", "B", "Le", "le", "LE", "oui", "Oui", "non", "NON", "été", "ça"]
+MIXED = ["a", "A", "b", "B", "Le", "le", "LE", "oui", "Oui", "non", "NON", "été", "Été", "ÉTÉ",
+         "ça", "Ça", "ÇA", "école", "École", "ÉCOLE", "Ǆ", "ǆ", "Σ", "σ"]
 SEPARATORS = [" ", " ", " ", "\t", "  ", " \t ", "\t\t"]
 
 
@@ -145,8 +149,9 @@ def parse_pra(text: str, case_sensitive: bool) -> dict[str, dict]:
     for block in re.split(r"^id: ", text, flags=re.M)[1:]:
         utt_id = re.match(r"\(([^()]+)\)", block).group(1)
         scores = re.search(r"^Scores: \(#C #S #D #I\) (\d+) (\d+) (\d+) (\d+)", block, re.M)
-        ref = [t for line in re.findall(r"^REF: (.*)$", block, re.M) for t in line.split()]
-        hyp = [t for line in re.findall(r"^HYP: (.*)$", block, re.M) for t in line.split()]
+        # columns are separated by ASCII spaces; a no-break space is inside its word
+        ref = [t for line in re.findall(r"^REF: (.*)$", block, re.M) for t in line.split(" ") if t]
+        hyp = [t for line in re.findall(r"^HYP: (.*)$", block, re.M) for t in line.split(" ") if t]
         assert len(ref) == len(hyp), block
         ops = []
         for r, h in zip(ref, hyp):
@@ -201,7 +206,7 @@ def test_case_sensitive_alignment_equals_sclite(seed, tmp_path, wer_json):
     binary = sclite_binary()
     pairs = generate_pairs(seed, 300)
     ref, hyp, ids = write_pairs(tmp_path, pairs, seed)
-    report = wer_json(ref, hyp, "--method", "none")
+    report = wer_json(ref, hyp, "--method", "none", "--case", "sensitive")
     assert "align:sclite" in report["signature"]
     utterances = parse_pra(run_sclite(binary, ref, hyp, "pra", case_sensitive=True),
                            case_sensitive=True)
@@ -213,35 +218,42 @@ def test_case_sensitive_alignment_equals_sclite(seed, tmp_path, wer_json):
     assert sum(report["totals"][k] for k in "SDI") > 100
 
 
-def test_case_insensitive_alignment_equals_sclite(tmp_path, wer_json):
+def test_the_default_is_sclites_default_case_folding(tmp_path, wer_json):
+    """``scorehouse wer REF HYP`` with no option = ``sclite -r REF trn -h HYP trn -i spu_id``
+    with no option: ASCII letters folded, accented and other capitals compared as written."""
     binary = sclite_binary()
     seed = 7
-    pairs = generate_pairs(seed, 200, vocabulary=ASCII_MIXED)
+    pairs = generate_pairs(seed, 200, vocabulary=MIXED)
     ref, hyp, ids = write_pairs(tmp_path, pairs, seed)
-    report = wer_json(ref, hyp, "--method", "none", "--case", "insensitive")
+    report = wer_json(ref, hyp)
     assert "case:insensitive" in report["signature"]
+    assert report == wer_json(ref, hyp, "--method", "none", "--case", "insensitive")
     utterances = parse_pra(run_sclite(binary, ref, hyp, "pra", case_sensitive=False),
                            case_sensitive=False)
     rsum = parse_rsum(run_sclite(binary, ref, hyp, "rsum", case_sensitive=False))
     compare(report, utterances, rsum, ids, pairs)
-    # Case differences did occur and were scored as correct by both.
-    sensitive = wer_json(ref, hyp, "--method", "none")
+    # Case differences did occur and were scored as correct by both; Unicode folding, which
+    # sclite does not do, finds more.
+    sensitive = wer_json(ref, hyp, "--method", "none", "--case", "sensitive")
     assert sensitive["totals"]["C"] < report["totals"]["C"]
+    unicode = wer_json(ref, hyp, "--case", "unicode")
+    assert unicode["totals"]["C"] > report["totals"]["C"]
 
 
-@pytest.mark.parametrize("seed", [5, 23])
-def test_character_alignment_equals_sclite_c(seed, tmp_path, wer_json):
+@pytest.mark.parametrize("seed, sensitive", [(5, True), (23, True), (6, False)])
+def test_character_alignment_equals_sclite_c(seed, sensitive, tmp_path, wer_json):
     """CER: ``--unit char`` aligns the characters of the words (Unicode code points, spaces never
     counted) with sclite's costs: every utterance's counts and alignment, and the totals, equal
-    ``sclite -c -e utf-8``'s."""
+    ``sclite -c -e utf-8``'s, with ``-s`` (``--case sensitive``) and without (the default: ASCII
+    letters folded, ``É`` against ``é`` a substitution)."""
     binary = sclite_binary()
-    pairs = generate_pairs(seed, 150)
+    pairs = generate_pairs(seed, 150, vocabulary=WORDS if sensitive else MIXED)
     ref, hyp, ids = write_pairs(tmp_path, pairs, seed)
-    report = wer_json(ref, hyp, "--method", "none", "--unit", "char")
+    report = wer_json(ref, hyp, "--unit", "char", *(["--case", "sensitive"] if sensitive else []))
     assert "|unit:char|" in report["signature"]
     extra = ("-c", "-e", "utf-8")
-    utterances = parse_pra(run_sclite(binary, ref, hyp, "pra", True, extra), case_sensitive=True)
-    rsum = parse_rsum(run_sclite(binary, ref, hyp, "rsum", True, extra))
+    utterances = parse_pra(run_sclite(binary, ref, hyp, "pra", sensitive, extra), sensitive)
+    rsum = parse_rsum(run_sclite(binary, ref, hyp, "rsum", sensitive, extra))
     assert rsum["N"] == sum(len("".join(r)) for r, _ in pairs)  # characters, no spaces
     compare(report, utterances, rsum, ids, pairs)
 
@@ -262,3 +274,44 @@ def test_character_error_totals_equal_jiwers_cer_without_spaces(tmp_path, wer_js
         out.substitutions + out.deletions + out.insertions + skipped)
     assert totals["N"] == sum(len(r) for r, _ in kept)
 
+
+
+# Every Unicode space sclite keeps inside a word: the Zs class but U+0020, and the other
+# characters Python's str.split() or a Unicode \s would cut at. Every reader puts text in NFC,
+# which makes U+2000 and U+2001 (quads) U+2002 and U+2003 (spaces): still inside the word, but
+# another word than sclite's, so they are left out of the comparison.
+KEPT = [c for c in map(chr, range(0x110000)) if c.isspace() and c not in " \t\n\v\f\r"
+        and unicodedata.normalize("NFC", c) == c]
+
+
+def test_words_split_where_sclite_splits_them(tmp_path, wer_json):
+    """Words joined by any Unicode space but space, TAB, VT and FF (the whole ``Zs`` class, NEL,
+    the line and paragraph separators) are one word for sclite and for ``scorehouse wer``; VT and
+    FF split like a space. ``--separators unicode`` splits on all of them, and says so."""
+    binary = sclite_binary()
+    assert {c for c in map(chr, range(0x110000)) if unicodedata.category(c) == "Zs"} \
+        - {" ", "\u2000", "\u2001"} <= set(KEPT)
+    rng = np.random.default_rng(31)
+    vocabulary = WORDS + [f"{a}{k}{b}" for k in KEPT for a, b in (("a", "b"), ("", "la"),
+                                                                   ("été", ""))]
+    pairs = generate_pairs(31, 300, vocabulary=vocabulary)
+    ids = [f"spk{k % 5}_{k:04d}" for k in range(len(pairs))]
+    seps = SEPARATORS + ["\v", "\f", " \v", "\f\t"]
+
+    def line(tokens, utt):
+        out = tokens[0] if tokens else ""
+        for token in tokens[1:]:
+            out += seps[rng.integers(len(seps))] + token
+        return f"{out} ({utt})\n"
+    ref, hyp = tmp_path / "ref.trn", tmp_path / "hyp.trn"
+    ref.write_text("".join(line(r, u) for u, (r, _) in zip(ids, pairs)), encoding="utf-8")
+    hyp.write_text("".join(line(h, u) for u, (_, h) in zip(ids, pairs)), encoding="utf-8")
+    used = set(ref.read_text(encoding="utf-8") + hyp.read_text(encoding="utf-8"))
+    assert set(KEPT) <= used and {"\v", "\f", "\t"} <= used
+    report = wer_json(ref, hyp, "--case", "sensitive")
+    utterances = parse_pra(run_sclite(binary, ref, hyp, "pra", True), case_sensitive=True)
+    rsum = parse_rsum(run_sclite(binary, ref, hyp, "rsum", True))
+    compare(report, utterances, rsum, ids, pairs)
+    split = wer_json(ref, hyp, "--case", "sensitive", "--separators", "unicode")
+    assert "|split:unicode|" in split["signature"] and "split:" not in report["signature"]
+    assert split["totals"]["N"] > report["totals"]["N"]

@@ -182,6 +182,12 @@ def _language(table, path) -> str:
     if not isinstance(value, str) or not _LANGUAGE.fullmatch(value):
         raise CampaignError(f"{path}: [campaign].language: expected a language tag such as "
                             f"\"fr\" or \"en-GB\", found {value!r}")
+    from scorehouse.reports.i18n import available, base_language
+
+    if base_language(value) not in available():  # pages would speak English under its tag
+        raise CampaignError(f"{path}: [campaign].language: no bulletin catalog for {value!r} "
+                            f"(available: {', '.join(available())}; docs/guide.md, "
+                            "\"The bulletins' language\")")
     return value
 
 

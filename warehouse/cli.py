@@ -327,8 +327,10 @@ def sclite_command(out, db, task, corpus, system, method):
               help="Folder for the demo campaign, its warehouse and its bulletins.")
 @click.option("--scale", type=float, default=1.0, show_default=True,
               help="Multiply the corpus sizes.")
+@click.option("--language", type=click.Choice(["fr", "en"]), default="fr", show_default=True,
+              help="The bulletins' language.")
 @click.option("--quiet", "-q", is_flag=True)
-def demo_command(out, scale, quiet):
+def demo_command(out, scale, language, quiet):
     """Build the bundled demo campaign, score it into a DuckDB warehouse, write its bulletins.
 
     Two runs, as two nights of a campaign: the first scores everything against the ACTER v1.0
@@ -339,7 +341,7 @@ def demo_command(out, scale, quiet):
     from scorehouse.warehouse.pipeline import run
 
     out = Path(out)
-    toml = write_demo_campaign(out / "campaign", scale=scale)
+    toml = write_demo_campaign(out / "campaign", scale=scale, language=language)
     first = run(toml.parent, out / "demo.duckdb", None, steps=("load", "score"), quiet=quiet)
     click.echo(first.summary(), err=True)
     revise_terms_reference(toml.parent)

@@ -37,6 +37,7 @@ def page_states(con, campaign) -> dict[str, str]:
             campaign.phases,
             campaign.bootstrap,
             campaign.seed,
+            campaign.language,
         ],
         "participants": _rows(
             con, "SELECT * FROM cat_participant WHERE campaign = ? ORDER BY participant", c
@@ -101,7 +102,8 @@ def publish(ctx: RunContext, out: Path, force: bool = False) -> list[Path]:
     staging = editions / f"{target.name}.partial"
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
-    env, common = environment(), {"campaign": campaign, "version": __version__, "edition": edition}
+    env = environment(campaign.language)
+    common = {"campaign": campaign, "version": __version__, "edition": edition}
     written = []
     for task in campaign.tasks:
         kept = current is not None and not force and recorded.get(task.id) == states[task.id]
@@ -151,6 +153,6 @@ def _rows(con, sql: str, *params) -> list:
 
 
 def _reports_code() -> str:
-    """A hash of the page code: every module and template of ``reports/``."""
-    return fingerprint({"version": __version__,
-                        "files": package_files("scorehouse.reports", (".py", ".html", ".css"))})
+    """A hash of the page code: every module, template and catalog of ``reports/``."""
+    return fingerprint({"version": __version__, "files": package_files(
+        "scorehouse.reports", (".py", ".html", ".css", ".po"))})

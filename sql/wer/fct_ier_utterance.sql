@@ -2,7 +2,11 @@
 -- reject), fa (false alarm), or rejected (both reject: no error, not interpretable).
 -- Grain: campaign x task x corpus x system x utterance. The evaluation is 'with_comments' for a
 -- system with comment detection (reference interpretation with comments replaced), else
--- 'without_comments'. An empty interpretation or the reject label is a reject. signature: the
+-- 'without_comments' (a system with comment detection needs the interpretation_comments column:
+-- warehouse/families/wer.py refuses the campaign otherwise). An interpretation is its concepts:
+-- its words between sclite's blanks (so inner runs of blanks are one), without the comment label,
+-- which lights no concept (thesis 4.5). No concept left, or the reject label alone, is a reject.
+-- ref_interpretation / hyp_interpretation hold those concepts. signature: the
 -- IER signature (warehouse/families/wer.py `Options.ier_signature`, written when the unit is
 -- scored: it names the code version that produced the row).
 CREATE TABLE IF NOT EXISTS fct_ier_utterance (
@@ -24,13 +28,18 @@ WITH ref AS (
            max(value) FILTER (WHERE field = 'interpretation') AS plain,
            max(value) FILTER (WHERE field = 'interpretation_comments') AS with_comments
     FROM stg_wer_metadata WHERE sha256 = $metadata_sha GROUP BY utt_id
-), pairs AS (
+), raw AS (
     SELECT ref.utt_id,
-           nullif(trim(CASE WHEN $comment_detection THEN coalesce(ref.with_comments, ref.plain)
-                            ELSE ref.plain END), '') AS r,
-           nullif(trim(h.interpretation), '') AS h
+           CASE WHEN $comment_detection THEN ref.with_comments ELSE ref.plain END AS r,
+           h.interpretation AS h
     FROM ref LEFT JOIN stg_wer_interpretation h
       ON h.sha256 = $interpretation_sha AND h.utt_id = ref.utt_id
+), pairs AS (  -- each side's concepts: [r, h] through one rule
+    SELECT utt_id, rh[1] AS r, rh[2] AS h
+    FROM (SELECT utt_id, list_transform([r, h], lambda x: nullif(array_to_string(list_filter(
+                     regexp_split_to_array(coalesce(x, ''), '[ \t\n\v\f\r]+'),
+                     lambda c: c <> '' AND c <> $comment), ' '), '')) AS rh
+          FROM raw)
 )
 SELECT $campaign, $task, $corpus, $system,
        CASE WHEN $comment_detection THEN 'with_comments' ELSE 'without_comments' END,

@@ -26,6 +26,7 @@ from scorehouse.scorers.alignment import LEVENSHTEIN, SCLITE, Costs
 from scorehouse.scorers.wer import (
     CASES,
     METHODS,
+    SEPARATORS,
     UNITS,
     Markers,
     align_tokens,
@@ -51,7 +52,7 @@ from scorehouse.warehouse.staging import Slot, StageJob, stage_files
 SQL_FOLDER = "wer"
 CAMPAIGN_KEYS = {  # the keys campaign.toml may give a wer task (campaign.check_keys)
     "task": ("methods", "case", "markers", "costs", "intervals", "format", "id_field",
-             "text_field", "unit"),
+             "text_field", "unit", "separators"),
     "corpus": ("reference", "metadata"),
     "system": ("hypotheses", "interpretations", "comment_detection"),
 }
@@ -74,6 +75,7 @@ class Options:
     markers: Markers
     costs: Costs
     unit: str = "word"
+    separators: str = "sclite"
 
     @classmethod
     def of(cls, task: Task) -> "Options":
@@ -97,6 +99,10 @@ class Options:
         unit = o.get("unit", "word")
         if unit not in UNITS:
             raise CampaignError(f"task {task.id}: unit: expected one of {UNITS}, found {unit!r}")
+        separators = o.get("separators", "sclite")
+        if separators not in SEPARATORS:
+            raise CampaignError(f"task {task.id}: separators: expected one of "
+                                f"{sorted(SEPARATORS)}, found {separators!r}")
         fmt = o.get("format", "auto")
         if fmt not in ("auto", *transcripts.FORMATS):
             raise CampaignError(f"task {task.id}: format: expected one of "
@@ -109,14 +115,16 @@ class Options:
             if "reference" not in corpus.files:
                 raise CampaignError(f"task {task.id}: corpus {corpus.id}: "
                                     "expected a 'reference' file")
-        return cls(methods, case, markers, COSTS[costs], unit)
+        return cls(methods, case, markers, COSTS[costs], unit, separators)
 
     def signature(self, method: str) -> str:
-        return signature(method, self.case, self.markers, self.costs, code_version(), self.unit)
+        return signature(method, self.case, self.markers, self.costs, code_version(), self.unit,
+                         self.separators)
 
     def ier_signature(self) -> str:
         """sacrebleu-style signature of the interpretation error rates."""
-        return f"ier|reject:{self.markers.reject_label}|{TEXT}|version:{code_version()}"
+        return (f"ier|reject:{self.markers.reject_label}|comment:{self.markers.comment_label}"
+                f"|{TEXT}|version:{code_version()}")
 
 
 # ---------------------------------------------------------------- load
@@ -256,6 +264,13 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
             if unit["reference"] is None or unit["hypotheses"] is None:
                 continue
             comments = bool(system.options.get("comment_detection", False))
+            if comments and unit["metadata"] and unit["interpretations"] and not con.execute(
+                    "SELECT 1 FROM stg_wer_metadata WHERE sha256 = ? AND field = "
+                    "'interpretation_comments' LIMIT 1", [unit["metadata"]]).fetchone():
+                raise CampaignError(
+                    f"task {task.id}: system {system.id} has comment_detection, but corpus "
+                    f"{corpus.id}'s metadata has no interpretation_comments column (the "
+                    "reference interpretation with comments replaced, thesis 4.5)")
             state = fingerprint({"inputs": unit,
                                  "options": [options.signature(m) for m in options.methods],
                                  "comment_detection": comments})
@@ -295,7 +310,8 @@ def _normalised_reference(con, sha: str, options: Options) -> dict:
     ref = frame(con, "SELECT utt_id, text FROM stg_wer_trn WHERE sha256 = ? ORDER BY line_no",
                 [sha])
     return {"utt_id": ref["utt_id"],
-            **{m: units(normalise(ref, m, options.markers, options.case)["tokens"], options.unit)
+            **{m: units(normalise(ref, m, options.markers, options.case,
+                                         options.separators)["tokens"], options.unit)
                for m in options.methods}}
 
 
@@ -316,7 +332,8 @@ def compute_unit(ids: dict, reference: dict, hyp: pl.DataFrame, options: Options
     hyp_texts = matched.select("utt_id", "text")
     aligned = []
     for method in options.methods:
-        hyp_tokens = units(normalise(hyp_texts, method, options.markers, options.case)["tokens"],
+        hyp_tokens = units(normalise(hyp_texts, method, options.markers, options.case,
+                                         options.separators)["tokens"],
                            options.unit)
         pairs = align_tokens(reference[method], hyp_tokens, options.costs)
         n = len(reference["utt_id"])
@@ -336,7 +353,8 @@ def compute_unit(ids: dict, reference: dict, hyp: pl.DataFrame, options: Options
             build(con, SQL_FOLDER, "fct_ier_utterance", **ids,
                   metadata_sha=_sha(ier["stg_wer_metadata"]),
                   interpretation_sha=_sha(ier["stg_wer_interpretation"]),
-                  reject=options.markers.reject_label, comment_detection=ier["comment_detection"],
+                  reject=options.markers.reject_label, comment=options.markers.comment_label,
+                  comment_detection=ier["comment_detection"],
                   signature=options.ier_signature())
     context = None if ier is None else {t: ier[t] for t in ("stg_wer_metadata",
                                                              "stg_wer_interpretation")}

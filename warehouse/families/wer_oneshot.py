@@ -20,8 +20,13 @@ def wer(reference: Source, hypothesis: Source, *,
         method: Annotated[Literal["none", "m1", "m2", "m3", "m4"],
                           "Normalisation method (docs/metrics/wer.md); none scores the tokens "
                           "as they are."] = "none",
-        case: Annotated[Literal["sensitive", "insensitive"],
-                        "Compare the tokens as written, or lower-cased."] = "sensitive",
+        case: Annotated[Literal["sensitive", "insensitive", "unicode"],
+                        "insensitive: fold ASCII letters as sclite does by default; sensitive: "
+                        "as written (sclite -s); unicode: Unicode lower case (not sclite)."
+                        ] = "insensitive",
+        separators: Annotated[Literal["sclite", "unicode"],
+                              "Split words where sclite does (space, TAB, VT, FF, CR), or on "
+                              "every Unicode space (no-break spaces too)."] = "sclite",
         costs: Annotated[Literal["sclite", "levenshtein"],
                          "sclite: weights 0/3/3/4 and sclite's tie-breaking; levenshtein: unit "
                          "costs."] = "sclite",
@@ -49,7 +54,8 @@ def wer(reference: Source, hypothesis: Source, *,
     I, ops); ``report["missing"]``: the reference ids without a hypothesis.
     """
     options = {"methods": [method], "case": case, "costs": costs, "intervals": False, "unit": unit,
-               "format": format, "id_field": id_field, "text_field": text_field}
+               "format": format, "id_field": id_field, "text_field": text_field,
+               "separators": separators}
     write = partial(_transcript, format, id_field, text_field)
     con, campaign, notes = oneshot.score("wer", reference, hypothesis, options,
                                          roles=("reference", "hypotheses"),
@@ -88,7 +94,7 @@ def sclite_reports(con, unit: dict, folder: Path, name: str) -> list[Path]:
     from scorehouse.scorers import sclite_reports as layout
 
     rows = frame(con, """
-        SELECT a.utt_id AS id, a.ref_tokens AS ref, a.hyp_tokens AS hyp, a.ops,
+        SELECT a.utt_id AS id, a.ref_tokens AS ref, a.hyp_tokens AS hyp, a.ops, a.signature,
                s.speaker, s.file AS "File", s.channel AS "Channel",
                CASE WHEN s.labels <> '' THEN '<' || s.labels || '>' END AS "Labels"
         FROM int_wer_aligned_utterance a
@@ -96,18 +102,29 @@ def sclite_reports(con, unit: dict, folder: Path, name: str) -> list[Path]:
          AND i.corpus = a.corpus AND i.system = '' AND i.role = 'reference'
         JOIN stg_wer_trn t ON t.sha256 = i.sha256 AND t.utt_id = a.utt_id
         LEFT JOIN stg_wer_segment s ON s.sha256 = i.sha256 AND s.utt_id = a.utt_id
+        LEFT JOIN cat_input_current hi ON hi.campaign = a.campaign AND hi.task = a.task
+         AND hi.corpus = a.corpus AND hi.system = a.system AND hi.role = 'hypotheses'
+        LEFT JOIN stg_wer_trn h ON h.sha256 = hi.sha256 AND h.utt_id = a.utt_id
         WHERE a.campaign = $campaign AND a.task = $task AND a.corpus = $corpus
-          AND a.system = $system AND a.method = $method ORDER BY t.line_no""", unit)
+          AND a.system = $system AND a.method = $method
+        -- sclite's order: a trn hypothesis file's (then the missing utterances), an STM's
+        ORDER BY CASE WHEN s.utt_id IS NULL THEN h.line_no END NULLS LAST, t.line_no""", unit)
     if not rows.height:
         raise oneshot.OptionError(f"no alignment for {unit}")
-    rows = [{**r, "speaker": r["speaker"] or layout.speaker_of(r["id"])}
+    rows_signature = rows["signature"][0]
+    sensitive = "|case:sensitive|" in rows_signature
+    fold = (lambda v: v) if sensitive else layout.ascii_lower  # sclite without -s folds ids too
+    rows = [{**r, "speaker": fold(r["speaker"] or layout.speaker_of(r["id"])), "id": fold(r["id"]),
+             **{k: r[k] and fold(r[k]) for k in ("File", "Channel", "Labels")}}
             for r in rows.to_dicts()]
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise oneshot.OptionError(f"report: cannot create {folder}: {err.strerror}") from None
     written = []
-    for suffix, write in (("sys", layout.sys_report), ("pra", layout.pra_report),
+    chars = "|unit:char|" in rows_signature
+    for suffix, write in (("sys", partial(layout.sys_report, chars=chars)),
+                          ("pra", partial(layout.pra_report, sensitive=sensitive)),
                           ("dtl", layout.dtl_report)):
         path = folder / f"{Path(name).name if not name.startswith('<') else 'hypotheses'}.{suffix}"
         path.write_text(write(rows, name), encoding="utf-8")

@@ -1,0 +1,136 @@
+"""The bulletins' language: gettext catalogs (managed with Babel), numbers as the language
+writes them, names in the language's alphabetical order.
+
+A campaign's ``language`` (``fr``, ``en``, ``fr-CA``...) picks the catalog of its base language
+(``reports/locale/<lang>/LC_MESSAGES/messages.mo``, compiled from the ``.po`` beside it and
+shipped with the package; English is the source language, its catalog the identity). Templates
+call ``_("...")`` (jinja2.ext.i18n, new-style: a literal ``%`` is written ``%%``); page modules
+call the same function, :func:`gettext_for`. Numbers go through Babel's ``format_decimal``
+(decimal comma and narrow no-break space in French); the digits are those of Python's own
+rounding, so an edition's figures are the same in every language. Names sort with the
+language's ICU collation (DuckDB's ``icu`` extension, built into its Python package): in French
+"Équipe" sorts with the E's, not after Z.
+"""
+
+from __future__ import annotations
+
+import gettext
+from decimal import Decimal
+from functools import lru_cache
+from pathlib import Path
+
+from babel.numbers import format_decimal
+
+LOCALE = Path(__file__).resolve().parent / "locale"
+DOMAIN = "messages"
+SOURCE = "en"  # the language the templates and page modules are written in
+DASH = "–"  # a figure that does not exist
+
+
+def N_(message: str) -> str:  # noqa: N802 (the gettext convention)
+    """Mark a module-level string for extraction (``pybabel extract -k N_``); it is translated
+    where it is shown."""
+    return message
+
+
+def base_language(language: str) -> str:
+    """The catalog a language tag uses: its primary subtag (``fr-CA`` -> ``fr``)."""
+    return language.split("-")[0].lower()
+
+
+def available() -> list[str]:
+    """The languages with a compiled catalog, the source language included."""
+    found = {p.parent.parent.name for p in LOCALE.glob(f"*/LC_MESSAGES/{DOMAIN}.mo")}
+    return sorted(found | {SOURCE})
+
+
+@lru_cache(maxsize=None)
+def translations(language: str) -> gettext.NullTranslations:
+    """The catalog of ``language``'s base language (the identity for the source language).
+    A language without a catalog is an error: its pages would speak English under its tag."""
+    base = base_language(language)
+    if base not in available():
+        raise ValueError(f"no bulletin catalog for language {language!r} "
+                         f"(available: {', '.join(available())})")
+    path = LOCALE / base / "LC_MESSAGES" / f"{DOMAIN}.mo"
+    if not path.exists():
+        return gettext.NullTranslations()
+    with path.open("rb") as handle:
+        return gettext.GNUTranslations(handle)
+
+
+def gettext_for(language: str):
+    """The ``_`` of page modules and templates for ``language``."""
+    return translations(language).gettext
+
+
+def ngettext_for(language: str):
+    """The plural-aware ``ngettext`` for ``language``."""
+    return translations(language).ngettext
+
+
+class Numbers:
+    """How a language writes the figures of a page: the templates' ``pct``, ``num``, ``p`` and
+    ``count`` filters, and the charts' tick labels."""
+
+    def __init__(self, language: str):
+        self.locale = base_language(language)
+
+    def decimal(self, value: float, digits: int) -> str:
+        """``value`` with ``digits`` decimals (Python's rounding, the language's symbols)."""
+        fixed = Decimal(f"{value:.{digits}f}")
+        pattern = "#,##0" + ("." + "0" * digits if digits else "")
+        return format_decimal(fixed, format=pattern, locale=self.locale)
+
+    def num(self, value, digits: int = 2) -> str:
+        return DASH if value is None else self.decimal(value, digits)
+
+    def pct(self, value, digits: int = 1) -> str:
+        """A proportion as a percentage figure (the ``%`` sign is in the column heading)."""
+        return DASH if value is None else self.decimal(100 * value, digits)
+
+    def p(self, value) -> str:
+        """A p-value: three decimals, below 0.001 as ``< 0.001``."""
+        if value is None:
+            return DASH
+        return "<\u00a0" + self.decimal(0.001, 3) if value < 0.001 else self.decimal(value, 3)
+
+    def tick(self, value, _position=None) -> str:
+        """A chart's axis label: at most two decimals, none trailing (a matplotlib formatter)."""
+        return format_decimal(Decimal(f"{value:.2f}"), format="#,##0.##", locale=self.locale)
+
+    def count(self, value) -> str:
+        """A count with the language's digit grouping (12,345; 12 345 in French)."""
+        return DASH if value is None else format_decimal(value, format="#,##0",
+                                                         locale=self.locale)
+
+
+def collation(con, language: str) -> str:
+    """The DuckDB collation that orders names as ``language`` does: its ICU collation
+    (``fr_ca``, else ``fr``), else case-insensitive code point order."""
+    names = {r[0] for r in con.execute("SELECT collname FROM pragma_collations()").fetchall()}
+    for name in (language.lower().replace("-", "_"), base_language(language)):
+        if name in names:
+            return name
+    return "nocase"
+
+
+def collated(con, values, language: str) -> list[str]:
+    """``values`` (strings) in ``language``'s alphabetical order, ties broken by code points:
+    the same order an ``ORDER BY ... COLLATE`` of :func:`collation` gives in SQL."""
+    values = sorted(set(values))
+    if not values:
+        return []
+    rows = con.execute(f"SELECT v FROM unnest(?::VARCHAR[]) t(v) "
+                       f"ORDER BY v COLLATE {collation(con, language)}, v", [values]).fetchall()
+    return [r[0] for r in rows]
+
+
+class Language:
+    """A campaign's language as page modules and charts use it: ``tag``, its gettext ``_`` and
+    its :class:`Numbers`."""
+
+    def __init__(self, tag: str = SOURCE):
+        self.tag = tag
+        self._ = gettext_for(tag)
+        self.numbers = Numbers(tag)
