@@ -9,10 +9,10 @@ arguments), ``--scale`` times its size; the Kaldi and JSON-lines transcripts are
 reference rewritten in those formats, the EASY TSV file the EASY XML reference rewritten by
 ``etl.easy_tsv.write_easy_tsv``. Each reader is called as the warehouse calls it
 (``reader(path, text.prepared(path, bytes))``, the bytes already read); its time is the best of
-``--repeat`` calls. The checks' share comes from a ``cProfile`` run of the same call: the time
-inside the functions of ``etl/text.py`` and ``etl/errors.py`` called from outside them, over the
-whole call (``prepared``, ``latin1``, ``check_lines``, ``decode_utf8``; not ``blank_lines``, which
-splits lines into words). Peers, each given the same file's text:
+``--repeat`` calls. The checks' share comes from ``cProfile`` runs of the same call (the median
+of three): the time inside the functions of ``etl/text.py`` and ``etl/errors.py`` called from
+outside them, over the whole call (``prepared``, ``latin1``, ``check_lines``, ``decode_utf8``;
+not ``blank_lines``, which splits lines into words). Peers, each given the same file's text:
 
 - trn: jiwer's reading path as ``bench/wer_bench.py`` times it (one regular expression per line,
   ``(text, id)`` pairs into a dict); jiwer's command line reads plain lines the same way;
@@ -31,6 +31,7 @@ import json
 import pstats
 import re
 import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -53,9 +54,14 @@ def best_of(repeat: int, call) -> float:
     return min(walls)
 
 
-def checks_share(call) -> float:
+def checks_share(call, runs: int = 3) -> float:
     """The share of ``call``'s profiled time spent in the checks' functions (entered from
-    outside those files, so that nested calls are counted once)."""
+    outside those files, so that nested calls are counted once): the median of ``runs``
+    profiled calls (one call on a shared machine can stall anywhere)."""
+    return statistics.median(_profiled_share(call) for _ in range(runs))
+
+
+def _profiled_share(call) -> float:
     profile = cProfile.Profile()
     t0 = time.perf_counter()
     profile.runcall(call)
