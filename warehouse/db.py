@@ -59,14 +59,15 @@ def sql_files(folder: str) -> dict[str, str]:
              if entry.name.endswith(".sql")}
     ordered = sorted(files, key=lambda name: (_LAYERS.index(name.split("_")[0]), name))
     # within a layer, a view reading another of the layer comes after it (comments aside)
-    code = {name: re.sub(r"--[^\n]*", "", text) for name, text in files.items()}
+    # (the words of each file, comments aside: a name is read when it is one of them)
+    words = {name: set(re.findall(r"\w+", re.sub(r"--[^\n]*", "", text)))
+             for name, text in files.items()}
     done: list[str] = []
     while ordered:
         layer = ordered[0].split("_")[0]
         pending = [n for n in ordered if n.split("_")[0] == layer]
         ready = next((n for n in pending if not any(
-            other != n and re.search(rf"\b{other}\b", code[n]) for other in pending)),
-            pending[0])
+            other != n and other in words[n] for other in pending)), pending[0])
         done.append(ready)
         ordered.remove(ready)
     return {name: files[name] for name in done}
