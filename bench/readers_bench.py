@@ -9,10 +9,11 @@ arguments), ``--scale`` times its size; the Kaldi and JSON-lines transcripts are
 reference rewritten in those formats, the EASY TSV file the EASY XML reference rewritten by
 ``etl.easy_tsv.write_easy_tsv``. Each reader is called as the warehouse calls it
 (``reader(path, text.prepared(path, bytes))``, the bytes already read); its time is the best of
-``--repeat`` calls. The checks' share comes from ``cProfile`` runs of the same call (the median
-of three): the time inside the functions of ``etl/text.py`` and ``etl/errors.py`` called from
-outside them, over the whole call (``prepared``, ``latin1``, ``check_lines``, ``decode_utf8``;
-not ``blank_lines``, which splits lines into words). Peers, each given the same file's text:
+``--repeat`` calls, taking turns with the peers' (the same load for both). The checks' share
+comes from ``cProfile`` runs of the same call (the median of three): the time inside the
+functions of ``etl/text.py`` and ``etl/errors.py`` called from outside them, over the whole
+call (``prepared``, ``latin1``, ``check_lines``, ``decode_utf8``; not ``blank_lines``, which
+splits lines into words). Peers, each given the same file's text:
 
 - trn: jiwer's reading path as ``bench/wer_bench.py`` times it (one regular expression per line,
   ``(text, id)`` pairs into a dict); jiwer's command line reads plain lines the same way;
@@ -45,13 +46,16 @@ CHECK_FILES = ("etl/text.py", "etl/errors.py")
 CHECKS = {"prepared", "latin1", "check_lines", "decode_utf8"}
 
 
-def best_of(repeat: int, call) -> float:
-    walls = []
+def best_of(repeat: int, *calls) -> list[float]:
+    """The best time of each call over ``repeat`` rounds, the calls taking turns within a round
+    (a reader and its peers meet the same load on a shared machine)."""
+    walls = [[] for _ in calls]
     for _ in range(repeat):
-        t0 = time.perf_counter()
-        call()
-        walls.append(time.perf_counter() - t0)
-    return min(walls)
+        for times, call in zip(walls, calls):
+            t0 = time.perf_counter()
+            call()
+            times.append(time.perf_counter() - t0)
+    return [min(times) for times in walls]
 
 
 def checks_share(call, runs: int = 3) -> float:
@@ -173,7 +177,7 @@ def cases(demo: Path, extra: dict[str, Path]) -> list[tuple[str, Path, object, l
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scale", type=float, default=3.0, help="demo campaign scale")
-    parser.add_argument("--repeat", type=int, default=3, help="calls per reader (best kept)")
+    parser.add_argument("--repeat", type=int, default=5, help="calls per reader (best kept)")
     parser.add_argument("--transcript-mb", type=float, default=10.0,
                         help="size of the trn file (the Kaldi and JSON-lines files follow)")
     parser.add_argument("--only", nargs="*", help="only the readers whose label starts so")
@@ -200,12 +204,12 @@ def main(argv: list[str] | None = None) -> int:
         def call(read=read, path=path, data=data):
             return read(path, shared.prepared(path, data))
 
-        wall = best_of(args.repeat, call)
-        share = checks_share(call)
         text = data.decode("utf-8")
+        wall, *peer_walls = best_of(args.repeat, call,
+                                    *[lambda peer=peer: peer(text) for _, peer in peers])
+        share = checks_share(call)
         peer_cells = []
-        for peer_label, peer in peers:
-            peer_wall = best_of(args.repeat, lambda peer=peer: peer(text))
+        for (peer_label, _), peer_wall in zip(peers, peer_walls):
             peer_cells.append(f"{peer_label} {megabytes / peer_wall:.1f} "
                               f"({peer_wall / wall:.2f}x our time)")
         print(f"{label:22} {megabytes:6.2f} {megabytes / wall:7.1f} {100 * share:6.1f}%   "
