@@ -69,3 +69,24 @@ def test_pairs_or_two_files(tmp_path):
     wrong = _write(tmp_path, "wrong.tsv", ["r.trn r.trn"])
     done = runner.invoke(main, ["wer", "--pairs", str(wrong)])
     assert done.exit_code == 2 and "wrong.tsv:1" in done.output
+
+
+def test_the_script_ends_a_one_shot_with_its_output_and_exit_code(tmp_path):
+    """The one-shot's process ends without the interpreter's teardown (scorehouse/__main__.py):
+    every line still reaches a pipe, and the exit code is the command's."""
+    import subprocess
+    import sys
+
+    ref = _write(tmp_path, "r.trn", ["oui non (u1)"])
+    _write(tmp_path, "bad.trn", ["no id"])
+    pairs = _write(tmp_path, "list.tsv", ["r.trn\tr.trn"] * 30 + ["r.trn\tbad.trn"])
+    done = subprocess.run([sys.executable, "-m", "scorehouse", "wer", "--pairs", str(pairs)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert len(lines) == 31 and "error" in lines[-1]
+    assert all(line["totals"]["wer"] == 0 for line in lines[:-1])
+    assert "bad.trn:1" in done.stderr
+    done = subprocess.run([sys.executable, "-m", "scorehouse", "wer", str(ref), str(ref)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and "WER = " in done.stdout
