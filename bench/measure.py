@@ -30,16 +30,17 @@ class Measure:
 
 
 def measure(label: str, cmd: list[str], stdout_path: Path | None = None,
-            cwd: Path | None = None) -> Measure:
+            cwd: Path | None = None, env: dict | None = None) -> Measure:
     """Run ``cmd`` in a fresh process; wall time around the whole process, peak RSS of it
-    (``/usr/bin/time -v`` when present, else ``getrusage`` of a wrapper's child)."""
+    (``/usr/bin/time -v`` when present, else ``getrusage`` of a wrapper's child); ``env``: the
+    child's environment (None: this process's)."""
     with contextlib.ExitStack() as stack:
         out = stack.enter_context(open(stdout_path, "wb")) if stdout_path else subprocess.DEVNULL
         if os.access(TIME, os.X_OK):
             report = Path(os.environ.get("TMPDIR", "/tmp")) / f"bench_time_{os.getpid()}.txt"
             t0 = time.perf_counter()
             proc = subprocess.run([TIME, "-v", "-o", str(report), *cmd], stdout=out,
-                                  stderr=subprocess.PIPE, cwd=cwd, check=False)
+                                  stderr=subprocess.PIPE, cwd=cwd, check=False, env=env)
             wall = time.perf_counter() - t0
             text = report.read_text(errors="replace") if report.exists() else ""
             report.unlink(missing_ok=True)
@@ -54,7 +55,7 @@ def measure(label: str, cmd: list[str], stdout_path: Path | None = None,
                        "[rc, time.perf_counter() - t0, "
                        "resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss]) + '\\n')\n")
             proc = subprocess.run([sys.executable, "-c", wrapper, *cmd], stdout=out,
-                                  stderr=subprocess.PIPE, cwd=cwd, check=False)
+                                  stderr=subprocess.PIPE, cwd=cwd, check=False, env=env)
             found = re.search(r"BENCH_MEASURE (\[.*\])", proc.stderr.decode(errors="replace"))
             rc, wall, peak = (json.loads(found.group(1)) if found
                               else (proc.returncode, float("nan"), None))

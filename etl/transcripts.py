@@ -24,7 +24,7 @@ import pyarrow as pa
 
 from scorehouse.etl.errors import InputError, decode_utf8, shorten
 from scorehouse.etl.text import BLANKS, WORD
-from scorehouse.etl.trn import read_trn, utterances
+from scorehouse.etl.trn import read_trn, split_lines, utterances
 
 FORMATS = ("trn", "kaldi", "jsonl")
 _BLANK = r" \t\x0B\x0C\r"  # etl.text.BLANKS in a pattern (no line end within a line)
@@ -66,7 +66,7 @@ def read_kaldi(path: str | Path, data: bytes | None = None) -> pa.Table:
     """Read a Kaldi ``text`` file (``utt_id word word ...``) into ``(line_no, utt_id, text)``."""
     path = Path(path)
     text = decode_utf8(path, path.read_bytes() if data is None else data)
-    lines = pl.Series("raw", text.split("\n"), dtype=pl.String).str.strip_suffix("\r")
+    lines = split_lines(text)
     frame = (pl.DataFrame([lines]).with_row_index("line_no", offset=1)
              .filter(pl.col("raw").str.strip_chars(BLANKS) != "")
              .with_columns(pl.col("raw").str.strip_chars(BLANKS).alias("line"))

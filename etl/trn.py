@@ -27,7 +27,7 @@ def read_trn(path: str | Path, data: bytes | None = None) -> pa.Table:
     """
     path = Path(path)
     text = decode_utf8(path, path.read_bytes() if data is None else data)
-    lines = pl.Series("raw", text.split("\n"), dtype=pl.String).str.strip_suffix("\r")
+    lines = split_lines(text)
     frame = (
         pl.DataFrame([lines])
         .with_row_index("line_no", offset=1)
@@ -36,6 +36,13 @@ def read_trn(path: str | Path, data: bytes | None = None) -> pa.Table:
                       pl.col("raw").str.replace(_ID_SUFFIX, "").alias("text"))
     )
     return utterances(path, frame, "'text (utterance_id)'")
+
+
+def split_lines(text: str) -> pl.Series:
+    """The lines of ``text`` as the String Series ``raw`` (a final line end gives a last empty
+    line), split by Polars: no Python string per line (twice as fast as ``str.split``)."""
+    return pl.Series("raw", [text], dtype=pl.String).str.split("\n").explode().str.strip_suffix(
+        "\r")
 
 
 def utterances(path: Path, frame: pl.DataFrame, expected_id: str) -> pa.Table:

@@ -22,7 +22,8 @@ Installed, everything lives under this package; the repository keeps one folder 
 from scorehouse.warehouse import __version__
 
 _FAMILIES = ("wer", "pos", "parsing", "coref", "terms")
-__all__ = ["__version__", *_FAMILIES, "open", "Result", "Warehouse", "Rejected", "OptionError"]
+__all__ = ["__version__", *_FAMILIES, "wer_pairs", "open", "Result", "Warehouse", "Rejected",
+           "OptionError"]
 
 
 def __getattr__(name: str):
@@ -30,6 +31,10 @@ def __getattr__(name: str):
         from scorehouse.warehouse.families import one_shot
 
         return one_shot(name)
+    if name == "wer_pairs":  # scorehouse wer --pairs LIST
+        from scorehouse.warehouse.pairs import wer_pairs
+
+        return wer_pairs
     if name in ("open", "Warehouse"):
         from scorehouse.warehouse.query import Warehouse
 

@@ -23,6 +23,7 @@ from test_kill_resume import tables
 
 from scorehouse.demo.campaign import write_demo_campaign
 from scorehouse.warehouse.catalog import imported_sources
+from scorehouse.warehouse.families import NAMES
 from scorehouse.warehouse.pipeline import run
 
 
@@ -183,6 +184,43 @@ def test_code_versions_follow_the_imports(family, reaches, not_reached):
     assert set(reaches) <= found and not set(not_reached) & found
     # pages are not scoring code
     assert not any(name.startswith("scorehouse.reports") for name in found)
+
+
+def _imported_by_ast(module: str) -> set[str]:
+    """The same walk as ``imported_sources``, reading each module with ``ast`` (the reference)."""
+    import ast
+    import importlib.util
+
+    def is_module(name: str) -> bool:
+        try:
+            return importlib.util.find_spec(name) is not None
+        except ModuleNotFoundError:
+            return False
+
+    packages = ("scorehouse.scorers.", "scorehouse.etl.", "scorehouse.warehouse.families.")
+    seen, todo = set(), [module]
+    while todo:
+        name = todo.pop()
+        spec = importlib.util.find_spec(name) if name not in seen else None
+        if spec is None or spec.origin is None or not spec.origin.endswith(".py"):
+            continue
+        seen.add(name)
+        for node in ast.walk(ast.parse(Path(spec.origin).read_text(encoding="utf-8"))):
+            found = []
+            if isinstance(node, ast.Import):
+                found = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                inner = [f"{node.module}.{alias.name}" for alias in node.names]
+                found = [f for f in inner if is_module(f)] or [node.module]
+            todo += [f for f in found if f.startswith(packages) and is_module(f)]
+    return seen
+
+
+@pytest.mark.parametrize("module", [f"scorehouse.warehouse.families.{name}{suffix}"
+                                    for name in NAMES for suffix in ("", "_oneshot")])
+def test_the_import_scan_reads_what_ast_reads(module):
+    """The code version's line scan of import statements finds the modules a parse finds."""
+    assert {name for name, _ in imported_sources(module)} == _imported_by_ast(module)
 
 
 def test_a_warehouse_from_an_earlier_version_gains_new_columns(campaign, tmp_path):

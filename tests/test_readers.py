@@ -180,3 +180,19 @@ def test_line_limit_names_the_first_line_over_it_whatever_the_layout(monkeypatch
         except InputError as error:
             found = error.line
         assert found == line_by_line(raw), raw
+
+
+def test_latin1_text_is_nfc_and_other_text_is_normalised():
+    """The NFC shortcut of ``etl.text.prepared``: every pair of Latin-1 characters is already in
+    NFC (so no Latin-1 text needs the full check), and text with one character past U+00FF is
+    still checked and normalised."""
+    import unicodedata
+
+    from scorehouse.etl.text import latin1, prepared
+
+    chars = [chr(i) for i in range(256)]
+    assert all(unicodedata.normalize("NFC", a + b) == a + b for a in chars for b in chars)
+    assert latin1("élève à Noël") and not latin1("cœur")
+    nfd = "e\u0301l\u0300ve c\u0153ur (u1)\n"  # NFD marks past U+00FF, and an œ
+    assert prepared("x.trn", nfd.encode()) == unicodedata.normalize("NFC", nfd).encode()
+    assert prepared("x.trn", "élève (u1)\n".encode()) == "élève (u1)\n".encode()

@@ -211,20 +211,31 @@ def command(name: str, function: Callable, summary: str) -> click.Command:
     hints = typing.get_type_hints(function, include_extras=True)
     params: list[click.Parameter] = []
     for p in inspect.signature(function).parameters.values():
-        if p.kind is p.POSITIONAL_OR_KEYWORD:
-            params.append(click.Argument([p.name], type=click.Path()))  # read: exit 2 if missing
+        if p.kind is p.POSITIONAL_OR_KEYWORD:  # optional with --pairs (checked below)
+            params.append(click.Argument([p.name], required=False,
+                                         type=click.Path()))  # read: exit 2 if missing
         elif p.kind is p.KEYWORD_ONLY:
             params.append(_option(p, hints[p.name]))
     params.append(click.Option(["--json", "as_json"], is_flag=True,
                                help="Print one JSON object on stdout."))
+    params.append(click.Option(["--pairs", "pairs"], type=click.Path(exists=True, dir_okay=False),
+                               help="Score every pair of this list (REF<TAB>HYP per line, paths "
+                                    "relative to its folder) in one process: one JSON line per "
+                                    "pair; exit 2 at the end if a pair could not be scored."))
 
     positional = _positional(function)
 
-    def callback(as_json: bool, **arguments):
+    def callback(as_json: bool, pairs: str | None, **arguments):
         inputs = [arguments.pop(p) for p in positional]
+        given = [i is not None for i in inputs]
+        if not all(given) if pairs is None else any(given):
+            raise click.UsageError(f"give {' and '.join(p.upper() for p in positional)}, or "
+                                   "--pairs LIST alone")
         from scorehouse.etl.errors import InputError
         from scorehouse.warehouse.campaign import CampaignError
 
+        if pairs is not None:
+            return _pairs_callback(function, pairs, arguments)
         try:
             result = function(*inputs, **arguments)
         except OptionError as err:
@@ -241,6 +252,29 @@ def command(name: str, function: Callable, summary: str) -> click.Command:
 
     return click.Command(name, callback=callback, params=params, help=function.__doc__,
                          short_help=summary)
+
+
+def _pairs_callback(function: Callable, pairs: str, options: dict) -> None:
+    """``--pairs``: one JSON line per pair on stdout (warehouse/pairs.py); exit 2 at the end
+    when a pair could not be scored (or the list itself is rejected: the command line's
+    InputError, exit 2)."""
+    from scorehouse.warehouse.pairs import scored_pairs
+
+    failed = 0
+    try:
+        for pair in scored_pairs(function, pairs, **options):
+            if pair.error is not None:
+                failed += 1
+                click.echo(f"rejected: {pair.error}", err=True)
+            else:
+                for message in pair.result.notes:
+                    click.echo(f"note: {message}", err=True)
+            sys.stdout.write(pair.json() + "\n")
+            sys.stdout.flush()
+    except OptionError as err:
+        raise click.UsageError(str(err)) from None
+    if failed:
+        sys.exit(2)
 
 
 def _positional(function: Callable) -> list[str]:

@@ -38,7 +38,10 @@ def declared() -> frozenset[str]:
     folders = [e.name for e in resources.files("scorehouse.sql").iterdir() if e.is_dir()
                and not e.name.startswith("_")]
     return frozenset(name for folder in folders for name, text in sql_files(folder).items()
-                     if re.search(rf"CREATE TABLE IF NOT EXISTS {name}_rows\b", text))
+                     if name in _ROWS_TABLE.findall(text))
+
+
+_ROWS_TABLE = re.compile(r"CREATE TABLE IF NOT EXISTS (\w+)_rows\b")  # one pattern, compiled once
 
 
 def rows_table(table: str) -> str:

@@ -42,8 +42,6 @@ from typing import Any, Callable
 
 import polars as pl
 import pyarrow as pa
-from rich.console import Console
-from rich.progress import Progress
 
 from scorehouse.etl.errors import InputError
 from scorehouse.scorers import lcs
@@ -66,6 +64,33 @@ from scorehouse.warehouse.executors import (  # noqa: F401  (ExecutorError, pack
     workers_default,
 )
 from scorehouse.warehouse.store import Query, StoreError, unit_key  # noqa: F401  (Query: re-exported)
+
+
+class _Silent:
+    """The progress bar of a quiet run (a one-shot command): nothing drawn, rich not imported."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        return None
+
+    def add_task(self, *args, **kwargs) -> int:
+        return 0
+
+    def advance(self, *args) -> None:
+        return None
+
+
+def _progress(quiet: bool):
+    """rich's progress bar on stderr, imported only when it is drawn (on a terminal, without
+    --quiet: :func:`warehouse.logs.progress_shown`)."""
+    if not logs.progress_shown(quiet):
+        return _Silent()
+    from rich.console import Console
+    from rich.progress import Progress
+
+    return Progress(transient=True, console=Console(stderr=True))
 
 
 @dataclass(frozen=True)
@@ -129,8 +154,7 @@ def run_units(
             manifest is not None) else {}
         return store.load(key, manifest, skip=kept), files
     # progress on stderr: stdout stays for results (nothing at all from a nightly run)
-    with Progress(transient=True, disable=not logs.progress_shown(ctx.quiet),
-                  console=Console(stderr=True)) as progress:
+    with _progress(ctx.quiet) as progress:
         bar = progress.add_task(f"scoring {label}", total=len(units))
 
         def done(unit: Unit, result: Callable[[], tuple[dict, dict]]) -> None:
