@@ -84,3 +84,26 @@ def test_the_number_of_editions_kept_is_a_setting(campaign, tmp_path):
     toml.write_text(text.replace("[campaign]\n", "[campaign]\neditions = 0\n", 1), encoding="utf-8")
     with pytest.raises(CampaignError, match=r"\[campaign\]\.editions: expected an integer"):
         run(campaign, tmp_path / "w.duckdb", out, quiet=True)
+
+
+def test_no_edition_is_written_into_a_folder_of_editions(campaign, tmp_path):
+    """An --out that is the published edition's real folder, or anything inside a folder of
+    editions, would replace published pages behind the link: refused, the edition untouched."""
+    from click.testing import CliRunner
+
+    from scorehouse.warehouse.cli import main
+
+    out, db = tmp_path / "bulletins", tmp_path / "w.duckdb"
+    run(campaign, db, out, quiet=True)
+    real = out.resolve()
+    before = {p: p.read_bytes() for p in sorted(real.rglob("*")) if p.is_file()}
+    for target in (real, real / "sub", real.parent, real.parent / "other"):
+        for audience in ("public", "participants"):
+            result = CliRunner().invoke(main, ["report", str(campaign), "--db", str(db), "-q",
+                                               "--audience", audience, "--out", str(target)])
+            assert result.exit_code != 0 and "editions folder" in result.output, result.output
+        with pytest.raises(CampaignError, match="editions folder"):
+            run(campaign, db, target, quiet=True)
+    assert {p: p.read_bytes() for p in sorted(real.rglob("*")) if p.is_file()} == before
+    assert sorted(p.name for p in real.parent.iterdir()) == [real.name]
+    assert out.resolve() == real

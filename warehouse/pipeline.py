@@ -29,7 +29,7 @@ from scorehouse.warehouse.catalog import RunContext, finish_run, start_run, tran
 from scorehouse.warehouse.db import apply_schema, connect
 from scorehouse.warehouse.families import family, sql_folders
 from scorehouse.warehouse.locks import publication_lock
-from scorehouse.warehouse.publish import publish
+from scorehouse.warehouse.publish import publish, refuse_inside_editions
 from scorehouse.warehouse.published import PUBLIC, Audience
 from scorehouse.warehouse.store import Store, StoreError, default_location
 
@@ -93,6 +93,8 @@ def run(campaign_dir: str | Path, db: str | Path, out: str | Path | None,
     run waits ``executor_wait`` seconds for one (None: the campaign's ``executor_wait``),
     then stops (:mod:`warehouse.cluster`)."""
     campaign = load_campaign(campaign_dir)
+    if out is not None and "report" in steps:
+        refuse_inside_editions(Path(out))
     if audience.participant is not None and audience.participant not in campaign.participants:
         raise CampaignError(f"--participant {audience.participant!r}: expected one of "
                             f"{sorted(campaign.participants)}")

@@ -103,6 +103,7 @@ def _publish(ctx: RunContext, out: Path, force: bool, audience: Audience) -> lis
         render_task,
     )  # matplotlib: only when reporting
 
+    refuse_inside_editions(out)
     con, campaign = ctx.con, ctx.campaign
     states = page_states(con, campaign)
     recorded = artifact_states(con, campaign.id, "page") if audience.public else {}
@@ -182,6 +183,22 @@ def _prune(editions: Path, target: Path, keep: int) -> None:
     partial = [f for f in editions.iterdir() if f.name.endswith(".partial")]
     for old in older[keep - 1:] + partial:
         shutil.rmtree(old, ignore_errors=True)
+
+
+def refuse_inside_editions(out: Path) -> None:
+    """CampaignError when ``out`` is, or lies inside, a folder of editions (``.<name>.editions``):
+    writing there would replace a published edition's pages behind its link."""
+    where = out.parent.resolve() / out.name
+    resolved = out.resolve()
+    own = where.parent / f".{out.name}.editions"
+    for path in (where, resolved):
+        folders = [p for p in (path, *path.parents) if _EDITIONS.fullmatch(p.name)]
+        if folders and not (path == resolved and out.is_symlink() and folders == [own]):
+            raise CampaignError(f"{out}: lies in the editions folder {folders[0]}; "
+                                "write the edition to another --out")
+
+
+_EDITIONS = re.compile(r"\..+\.editions")
 
 
 def edition_audience(name: str) -> str:
