@@ -187,6 +187,31 @@ def test_a_withheld_participant_changes_no_published_figure(published):
     assert public and all(with_[n] == without[n] for n in public)
 
 
+def _paired_tests(root: Path) -> dict[tuple, tuple]:
+    """Every family's paired tests in the warehouse, by their key (campaign, task, corpus,
+    variant, metric, the pair)."""
+    con = duckdb.connect(str(root / "w.duckdb"), read_only=True)
+    tests = {}
+    for table in ("mart_wer_paired", "mart_pos_paired", "mart_parsing_paired",
+                  "mart_parsing_ud_paired", "mart_coref_paired", "mart_terms_paired"):
+        columns = [r[0] for r in con.execute(f"DESCRIBE {table}").fetchall()]
+        width = next(i for i, c in enumerate(columns) if c in ("score_a", "wer_a"))
+        for r in con.execute(f"SELECT * FROM {table}").fetchall():
+            tests[(table, *r[:width])] = r[width:]
+    con.close()
+    return tests
+
+
+def test_a_pairs_test_depends_on_the_pair_alone(published):
+    """The paired test of two systems is the same whichever other systems (withheld or not) the
+    campaign holds: the resamples are keyed by what they resample (DESIGN principle 11)."""
+    with_, without = (_paired_tests(p) for p in published)
+    assert {k[0] for k in without} >= {"mart_wer_paired", "mart_terms_paired"}
+    assert set(without) <= set(with_)
+    changed = [k for k in without if with_[k] != without[k]]
+    assert not changed, changed[:5]
+
+
 def test_export_ranks_are_recomputed_from_published_systems(published):
     root = published[0]
     rows = list(csv.DictReader((root / "board.csv").open(encoding="utf-8")))

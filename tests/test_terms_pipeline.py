@@ -437,3 +437,33 @@ def test_paired_tests_rank_the_systems_by_tr(tmp_path):
     board = leaderboard(con).filter(pl.col("metric") == "TR").select("system", "rank_best")
     con.close()
     assert board.rows() == [("full", 1), ("twin", 1), ("short", 3)]
+
+
+def _pair_campaign(root: Path, outputs: dict[str, list[str]], reference: list[str]) -> Path:
+    root.mkdir(parents=True)
+    lines_ = toml_table("[campaign]", {"id": "r", "name": "pairs", "bootstrap": 300, "seed": 9})
+    lines_ += toml_table("[[participants]]", {"id": "p", "name": "P"})
+    lines_ += toml_table("[[tasks]]", {"id": "terms", "family": "terms", "sigma": 0.4})
+    lines_ += toml_table("[[tasks.corpora]]", {"id": "k", "reference": "ref.tsv"})
+    (root / "ref.tsv").write_text("\n".join(reference) + "\n", encoding="utf-8")
+    for name, terms in outputs.items():
+        (root / f"{name}.tsv").write_text("\n".join(terms) + "\n", encoding="utf-8")
+        lines_ += toml_table("[[tasks.systems]]", {"id": name, "participant": "p",
+                                                   "terms": {"k": f"{name}.tsv"}})
+    (root / "campaign.toml").write_text("\n".join(lines_) + "\n", encoding="utf-8")
+    db = root / "w.duckdb"
+    assert run(root, db, None, steps=("load", "score"), quiet=True).rejections == []
+    return db
+
+
+def test_a_pairs_test_does_not_depend_on_a_third_system(tmp_path):
+    """The paired test of two systems is the same whether a third system (one reaching terms
+    neither reaches) is scored or not: every reference term keeps its place in the resamples,
+    whoever reaches it (DESIGN principle 11; the guide: paired tests depend on the pair)."""
+    reference = [f"terme numéro {i}" for i in range(60)]
+    pair = {"a": reference[10:30] + ["vélo"], "b": reference[20:45]}
+    third = {"c": reference[:10] + reference[50:]}
+    sql = "SELECT system_a, system_b, delta, ci_low, ci_high, p_value FROM mart_terms_paired"
+    alone = query(_pair_campaign(tmp_path / "two", pair, reference), sql)
+    with_third = query(_pair_campaign(tmp_path / "three", pair | third, reference), sql)
+    assert len(alone) == 1 and alone[0] in with_third

@@ -253,7 +253,7 @@ def paired(ctx: RunContext, task: Task, corpus: str, o: dict) -> None:
         credits = con.execute(f"SELECT system, nearest, max(1 - dt) FROM int_terms_alignment "
                               f"WHERE {where} AND dt <= ? GROUP BY ALL",
                               [*key, o["sigma"] + 1e-9]).fetchall()
-        terms = {t: i for i, t in enumerate(sorted({t for _, t, _ in credits}))}
+        terms = _term_rows(con, campaign.id, task.id, corpus, {t for _, t, _ in credits})
         column = {s: j for j, s in enumerate(systems)}
         matrix = np.zeros((size, len(systems)))
         for system, term, credit in credits:
@@ -272,6 +272,18 @@ def paired(ctx: RunContext, task: Task, corpus: str, o: dict) -> None:
         insert_rows(con, f"INSERT INTO mart_terms_paired VALUES ({', '.join('?' * 15)})", pairs)
         insert_rows(con, f"INSERT INTO mart_terms_rank VALUES ({', '.join('?' * 11)})", rows)
     replace_rows(con, dict(zip(("campaign", "task", "corpus"), key)), tables, write)
+
+
+def _term_rows(con, campaign: str, task: str, corpus: str, reached: set) -> dict[str, int]:
+    """Each reference term's row in the paired bootstrap: its place in the sorted corpus reference,
+    whoever reaches it, so that a pair's test depends on the pair alone (DESIGN principle 11: the
+    draws are keyed by what they resample, never by which other systems are present)."""
+    inputs = current_inputs(con, campaign, task)
+    shas = {role: inputs.get((corpus, "", role)) for role in ("reference", "reference_without_nes")}
+    listed = (sorted(set(refs.reference(con, shas)["term"].to_list()))
+              if shas["reference"] is not None else [])
+    listed += sorted(reached - set(listed))
+    return {t: i for i, t in enumerate(listed)}
 
 
 def _prepare(ctx, o: dict, unit: Unit) -> tuple:
