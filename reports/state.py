@@ -2,7 +2,8 @@
 
 - per corpus, **reference rejected: …** when the latest version of a reference-side file was
   rejected (the message as the rejection box shows it), and **not scored yet** for the published
-  systems whose accepted inputs have no scoring (``cat_scoring``): ``load`` then ``report``;
+  systems whose accepted inputs have no scoring (``cat_scoring``): ``load`` then ``report``; a
+  system whose latest version of a file was rejected is not waiting (the rejection box says so);
 - **changes since the previous scoring**: the official measure's figures that the task's latest
   scoring run recomputed (a revised reference, a changed submission, new code or options) or
   computed for the first time (a new system), read from the family's history view
@@ -49,7 +50,9 @@ def page_state(con, campaign, task) -> dict:
         SELECT DISTINCT i.corpus, i.system FROM cat_input_current i
         WHERE i.campaign = ? AND i.task = ? AND i.system <> '' AND NOT EXISTS (
             SELECT 1 FROM cat_scoring s WHERE s.campaign = i.campaign AND s.task = i.task
-               AND s.corpus = i.corpus AND s.system = i.system)
+               AND s.corpus = i.corpus AND s.system = i.system) AND NOT EXISTS (
+            SELECT 1 FROM cat_input_latest r WHERE r.campaign = i.campaign AND r.task = i.task
+               AND r.corpus = i.corpus AND r.system = i.system AND r.status = 'rejected')
         ORDER BY ALL""", key).to_dicts()
     corpora = []
     for corpus in [c.id for c in task.corpora]:
