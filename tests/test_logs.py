@@ -130,3 +130,22 @@ def test_counts_count_files(tmp_path):
     assert any(p.suffix == ".jsonl" for p in inputs(camp))
     result = run(camp, tmp_path / "w.duckdb", None, steps=("load",), quiet=True)
     assert result.loaded == len(inputs(camp)) and not result.rejections
+
+
+def test_quiet_report_says_the_pages_published_in_one_line(campaign, tmp_path):
+    """``report --quiet``, as ``run --quiet``: the summary's head, no line per page; and a report
+    that published pages does not say nothing changed."""
+    done = scorehouse("run", str(campaign), "--db", "w.duckdb", "--out", "out", "-q",
+                      cwd=tmp_path)
+    assert done.returncode == 0 and "bulletin:" not in done.stderr, done.stderr
+    report = scorehouse("report", str(campaign), "--db", "w.duckdb", "--out", "other", "-q",
+                        cwd=tmp_path)
+    assert report.returncode == 0, report.stderr
+    pages = len(list((tmp_path / "other").resolve().rglob("index.html")))
+    assert report.stderr.splitlines() == [
+        f"run 2: nothing loaded or scored, {pages} page(s) published"]
+    loud = scorehouse("report", str(campaign), "--db", "w.duckdb", "--out", "third",
+                      cwd=tmp_path)
+    assert sum(line.startswith("  bulletin: ") for line in loud.stderr.splitlines()) == pages
+    helped = scorehouse("export", "--help", cwd=tmp_path)
+    assert "leaderboards.yaml" in " ".join(helped.stdout.split())

@@ -300,7 +300,8 @@ def sql_command(query, db, fmt, max_rows, allow):
 @click.option("--task", help="Only this task's boards.")
 @click.option("--format", "fmt", type=click.Choice(["json", "csv", "codabench"]), default="json",
               show_default=True, help="json: one document (docs/leaderboard.schema.json); csv: "
-              "one row per system and board; codabench: OUT/<system>/scores.json.")
+              "one row per system and board; codabench: OUT/<system>/scores.json and "
+              "OUT/leaderboards.yaml (the bundle's leaderboards section).")
 def export_command(out, db, task, fmt):
     """Write the leaderboard to OUT: per task, corpus, variant and metric, the published systems
     in rank order with the score, its 95 % interval, the rank range and the signature.

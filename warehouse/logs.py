@@ -90,9 +90,11 @@ def step(ctx, name: str, shown: bool = True):
     event("step", f"{name}: {said} ({seconds:.1f} s)", step=name, seconds=seconds, **figures)
 
 
-def summary(result, exit_code: int, command: str) -> None:
-    """The run's summary: its text on stderr (even with --quiet), its figures in the JSON log."""
-    event("summary", result.summary(), SUMMARY, command=command, run_id=result.run_id,
+def summary(result, exit_code: int, command: str, quiet: bool = False) -> None:
+    """The run's summary: its text on stderr (even with --quiet, then without the list of pages
+    published), its figures in the JSON log."""
+    event("summary", result.summary(pages=not quiet), SUMMARY, command=command,
+          run_id=result.run_id,
           status=result.status, files_loaded=result.loaded, units_scored=result.scored,
           rejected=[{"message": r} for r in result.rejections], notes=list(result.notes),
           pages_published=[str(b) for b in result.bulletins],
@@ -154,12 +156,12 @@ def logged_run(run, command: str, quiet: bool = False, verbose: bool = False,
     """``run()`` (a RunResult) with the command line's logs; its exit code."""
     close = configure(verbose, quiet, log_json)
     try:
-        return summarised(run, command)
+        return summarised(run, command, quiet)
     finally:
         close()
 
 
-def summarised(run, command: str) -> int:
+def summarised(run, command: str, quiet: bool = False) -> int:
     """``run()``'s exit code, its summary logged. A run that could not be done still ends the
     JSON log with a summary (its error and exit code), then raises."""
     from scorehouse.warehouse.cli import EXIT_FAILURE, EXIT_INTERNAL, failure_message
@@ -174,5 +176,5 @@ def summarised(run, command: str) -> int:
         failure(message or f"internal error ({type(err).__name__}: {err})",
                 EXIT_FAILURE if message else EXIT_INTERNAL, command)
         raise
-    summary(result, result.exit_code, command)
+    summary(result, result.exit_code, command, quiet)
     return result.exit_code

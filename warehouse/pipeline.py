@@ -53,15 +53,19 @@ class RunResult:
     def exit_code(self) -> int:
         return 2 if self.rejections else 0
 
-    def summary(self) -> str:
+    def summary(self, pages: bool = True) -> str:
+        """The run's summary; the pages published listed one a line unless ``pages`` is False
+        (--quiet: their number only)."""
         if self.loaded == 0 and self.scored == 0 and not self.rejections:
-            head = f"run {self.run_id}: nothing changed, nothing recomputed"
+            head = (f"run {self.run_id}: nothing loaded or scored, {len(self.bulletins)} "
+                    "page(s) published" if self.bulletins
+                    else f"run {self.run_id}: nothing changed, nothing recomputed")
         else:
             head = (f"run {self.run_id}: {self.loaded} file(s) loaded, {self.scored} unit(s) "
                     f"scored, {len(self.rejections)} rejected")
         lines = [head, *(f"  rejected: {r}" for r in self.rejections),
                  *(f"  note: {n}" for n in self.notes)]
-        lines += [f"  bulletin: {b}" for b in self.bulletins]
+        lines += [f"  bulletin: {b}" for b in self.bulletins] if pages else []
         return "\n".join(lines)
 
 
