@@ -55,23 +55,51 @@ def page_data(con, campaign, task, out: Path) -> dict:
                       "WHERE campaign = ? AND task = ?)", key + key).to_dicts()
     boot_n, boot_seed = ((boot[0]["resamples"], boot[0]["seed"]) if len(boot) == 1
                          else (campaign.bootstrap, campaign.seed))
-    order = [c.id for c in task.corpora]
-    corpora = frame(con, "SELECT m.corpus, c.phase, m.genre, m.provider, m.sentences, m.words, "
-                         "m.annotated_sentences, m.annotated_words FROM mart_parsing_corpus m "
-                         "LEFT JOIN cat_corpus c USING (campaign, task, corpus) "
-                         "WHERE m.campaign = ? AND m.task = ?", key)
-    corpora = in_order(corpora, "corpus", order)
     dependency = is_dependency(task)
+    corpora = _corpora(con, campaign, task, dependency)
     if dependency:
         view = ud_view(con, campaign, task, out, systems, corpora)
     else:
         view = _easy(con, campaign, task, out, systems, corpora)
     view["sig"]["bootstrap"] = (f"boot|unit:sentence|resamples:{boot_n}|seed:{boot_seed}"
                                 "|interval:percentile-95")
-    totals = {c: int(corpora[c].sum())
+    totals = {c: None if corpora[c].null_count() == corpora.height else int(corpora[c].sum())
               for c in ("sentences", "words", "annotated_sentences", "annotated_words")}
     return {"task": task, "dependency": dependency, "corpora": corpora.to_dicts(), "totals": totals,
             "rejected": rejected, "resamples": boot_n, "seed": boot_seed, **view}
+
+
+def _corpora(con, campaign, task, dependency: bool) -> pl.DataFrame:
+    """Every declared corpus in the campaign's order: its scored description
+    (mart_parsing_corpus), else the sizes of its files as loaded (not scored yet), else null
+    (shown "–": no reference accepted)."""
+    from scorehouse.warehouse.families.parsing import corpus_sizes
+    from scorehouse.warehouse.families.parsing_ud import corpus_genre
+
+    scored = {r["corpus"]: r for r in frame(
+        con, "SELECT m.corpus, c.phase, m.genre, m.provider, m.sentences, m.words, "
+             "m.annotated_sentences, m.annotated_words FROM mart_parsing_corpus m "
+             "LEFT JOIN cat_corpus c USING (campaign, task, corpus) "
+             "WHERE m.campaign = ? AND m.task = ?", [campaign.id, task.id]).iter_rows(named=True)}
+    phases = dict(con.execute("SELECT corpus, phase FROM cat_corpus WHERE campaign = ? AND "
+                              "task = ?", [campaign.id, task.id]).fetchall())
+    rows = []
+    for corpus in task.corpora:
+        if corpus.id in scored:
+            rows.append(scored[corpus.id])
+            continue
+        (sentences, words), (annotated_sentences, annotated_words) = corpus_sizes(
+            con, campaign.id, task, corpus, dependency)
+        rows.append({"corpus": corpus.id, "phase": phases.get(corpus.id),
+                     "genre": corpus_genre(corpus),
+                     "provider": str(corpus.options.get("provider", "")),
+                     "sentences": sentences, "words": words,
+                     "annotated_sentences": annotated_sentences,
+                     "annotated_words": annotated_words})
+    return pl.DataFrame(rows, schema={"corpus": pl.String, "phase": pl.String,
+                                      "genre": pl.String, "provider": pl.String,
+                                      **dict.fromkeys(("sentences", "words", "annotated_sentences",
+                                                       "annotated_words"), pl.Int64)})
 
 
 def _ordered_types(present, kind: str) -> list[str]:

@@ -305,25 +305,35 @@ def _signatures() -> dict:
 # ---------------------------------------------------------------- per corpus
 
 def _describe_corpus(ctx: RunContext, task: Task, corpus, dependency: bool) -> None:
-    """Paper tables 2 and 3: sentences and words of the full part and of the annotated part."""
-    inputs = current_inputs(ctx.con, ctx.campaign.id, task.id)
+    """Paper tables 2 and 3: sentences and words of the full part and of the annotated part; no
+    row for a corpus without an accepted reference (the page shows "–", not 0)."""
+    full, annotated = corpus_sizes(ctx.con, ctx.campaign.id, task, corpus, dependency)
+    key = [ctx.campaign.id, task.id, corpus.id]
+    ctx.con.execute("DELETE FROM mart_parsing_corpus WHERE campaign = ? AND task = ? "
+                    "AND corpus = ?", key)
+    if annotated[0] is not None:
+        ctx.con.execute("INSERT INTO mart_parsing_corpus VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        [*key, ud.corpus_genre(corpus), str(corpus.options.get("provider", "")),
+                         *full, *annotated])
+
+
+def corpus_sizes(con, campaign: str, task: Task, corpus, dependency: bool) -> tuple:
+    """(sentences, words) of a corpus's full part and of its annotated part (the reference),
+    from the latest accepted files as loaded, scored or not; (None, None) without an accepted
+    reference (the full part is the reference when no ``full`` file was accepted)."""
+    inputs = current_inputs(con, campaign, task.id)
     table = "stg_parsing_ud_word" if dependency else "stg_parsing_easy_item"
     where = "" if dependency else " AND kind = 'form'"
 
     def size(sha):
         if sha is None:
-            return (0, 0)
-        return one(ctx.con, f"SELECT count(DISTINCT sent_no), count(*) FROM {table} "
-                            f"WHERE sha256 = ?{where}", [sha])
+            return (None, None)
+        return one(con, f"SELECT count(DISTINCT sent_no), count(*) FROM {table} "
+                        f"WHERE sha256 = ?{where}", [sha])
     annotated = size(inputs.get((corpus.id, "", "reference")))
     full = (size(inputs.get((corpus.id, "", "full"))) if (corpus.id, "", "full") in inputs
             else annotated)
-    key = [ctx.campaign.id, task.id, corpus.id]
-    ctx.con.execute("DELETE FROM mart_parsing_corpus WHERE campaign = ? AND task = ? "
-                    "AND corpus = ?", key)
-    ctx.con.execute("INSERT INTO mart_parsing_corpus VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [*key, ud.corpus_genre(corpus), str(corpus.options.get("provider", "")),
-                     *full, *annotated])
+    return full, annotated
 
 
 def _votes(con, campaign_id: str, task: Task, corpus: str, majority: float
