@@ -87,10 +87,12 @@ def render_index(con, campaign, out: Path, env: Environment, common: dict) -> Pa
     (reports/front.py) and the published participants, in the campaign language's
     alphabetical order) into ``out``."""
     from scorehouse.reports.front import leaderboards
+    from scorehouse.warehouse.published import leaderboards_as_seen
 
     _ = gettext_for(campaign.language)
-    pages = [{"task": task, "href": f"{task.id}/index.html",
-              "boards": leaderboards(con, campaign, task, _)} for task in campaign.tasks]
+    with leaderboards_as_seen(con, campaign.id):  # the edition's audience, as its task pages
+        pages = [{"task": task, "href": f"{task.id}/index.html",
+                  "boards": leaderboards(con, campaign, task, _)} for task in campaign.tasks]
     participants = sort_collated(con, visible_participants(con, campaign.id), "shown",
                                  campaign.language, "organiser").to_dicts()
     index = out / "index.html"

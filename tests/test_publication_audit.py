@@ -324,6 +324,51 @@ def test_a_participants_private_bulletin_names_its_systems_only(published):
     assert both.exit_code == 64
 
 
+def _front_boards(folder: Path, task: str, caption_: str) -> dict[str, dict[str, tuple]]:
+    """The front page's boards of ``task`` whose caption matches ``caption_``: caption ->
+    {label: (rank_best, rank_worst)}."""
+    html = (folder.resolve() / "index.html").read_text(encoding="utf-8")
+    html = html.split(f'<h3 id="results-{task}">')[1].split("<h3 ")[0]
+    boards = {}
+    for table in re.findall(r'<table class="front-board".*?</table>', html, re.S):
+        caption = re.search(r"<caption>(.*?)</caption>", table, re.S).group(1)
+        if not re.match(caption_, caption):
+            continue
+        rows = {}
+        for row in re.findall(r"<tr class=.*?</tr>", table, re.S):
+            cells = re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)
+            label = re.sub(r"<span class=\"mark\">.*?</span>|<[^>]+>", "", cells[0]).strip()
+            ranks = [int(n) for n in cells[-1].split("–")]
+            rows[label] = (ranks[0], ranks[-1])
+        boards[caption] = rows
+    return boards
+
+
+@pytest.mark.parametrize("audience", [(), ("--audience", "participants"),
+                                      ("--participant", "gammaqvz")])
+def test_the_front_page_shows_and_ranks_what_the_task_pages_do(published, audience):
+    """In every edition, the front page's WER boards hold the systems its speech page shows,
+    named as it names them, with the rank ranges it gives them (among the systems shown)."""
+    root = published[0]
+    folder = root / "bulletins"
+    if audience:
+        folder = root / ("front-" + audience[-1])
+        result = _report(root, *audience, "--out", str(folder))
+        assert result.exit_code == 0, result.output
+    page = pl.read_csv(folder.resolve() / "asr" / "wer_scores.csv")
+    boards = _front_boards(folder, "asr", r"[^:]+: WER, M3$")
+    assert len(boards) >= 2
+    for caption, rows in boards.items():
+        corpus = caption.split(":")[0]
+        shown = page.filter((pl.col("corpus") == corpus) & (pl.col("method") == "m3"))
+        assert rows == {r["label"]: (r["rank_best"], r["rank_worst"])
+                        for r in shown.iter_rows(named=True)}, caption
+    if "--participant" in audience:
+        assert any("gammaqvz-asr" in rows for rows in boards.values())
+    if "participants" in audience:
+        assert all(any(s.startswith("deltaqvz") for s in rows) for rows in boards.values())
+
+
 def test_a_rejection_message_as_a_page_shows_it(tmp_path):
     """The file named relative to the campaign (or to a folder of [campaign].roots), any other
     absolute path by its name, the line as words, what was found escaped and, when long, cut

@@ -109,3 +109,27 @@ def published_ids(con, campaign: str, task: str) -> list[str]:
     """The ids of a task's published systems (``cat_published_system``), sorted: what a reduce
     that votes or ranks among them (a consensus) depends on, in its fingerprint."""
     return sorted(visible_systems(con, campaign, task, PUBLIC)["system"])
+
+
+@contextmanager
+def leaderboards_as_seen(con, campaign: str) -> Iterator[None]:
+    """Inside the block, every leaderboard view (``mart_*_leaderboard``, which joins
+    ``cat_published_system``) shows the systems the current audience sees, named as it names
+    them: a temporary ``cat_published_system`` of :func:`visible_systems` shadows the view for
+    this connection (nothing for the public: the view is its definition)."""
+    if current().public:
+        yield
+        return
+    seen = visible_systems(con, campaign).select(
+        pl.lit(campaign).alias("campaign"), "task", "system", "participant", "label",
+        "organiser", "baseline")
+    con.register("_seen_systems", seen.to_arrow())
+    try:
+        con.execute("CREATE OR REPLACE TEMP TABLE cat_published_system AS "
+                    "SELECT * FROM _seen_systems")
+    finally:
+        con.unregister("_seen_systems")
+    try:
+        yield
+    finally:
+        con.execute("DROP TABLE IF EXISTS temp.cat_published_system")
