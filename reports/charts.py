@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import textwrap
 
 import matplotlib
 
@@ -173,16 +174,40 @@ def operating_zones(systems: list[dict], title: str, zoom: bool = True,
                         linestyle=(0, (1.5, 1.5)), label=_("triangle (approximation)"))]
     fig.suptitle(title, fontsize=10)
     fig.legend(handles=handles, loc="lower center", ncols=3, fontsize=7.5, frameon=False)
-    fig.tight_layout(rect=(0, (0.17 * rows + 0.1) / height, 1, 1))
-    buffer = io.StringIO()
-    fig.savefig(buffer, format="svg", metadata={"Date": None})
-    plt.close(fig)
-    svg = buffer.getvalue()
-    return svg[svg.index("<svg"):]
+    rect = (0, (0.17 * rows + 0.1) / height, 1, 1)
+    fig.tight_layout(rect=rect)
+    return _svg_text(fig, rect)
 
 
-def _svg_text(fig) -> str:
-    """The figure as SVG text (the ``<svg>`` element only); the figure is closed."""
+def _fit_titles(fig, rect=(0, 0, 1, 1)) -> None:
+    """Wrap each title (the figure's, the axes') wider than the room it has: a title is centred
+    (on its axes, or on the figure), so it fits when it is no wider than twice the distance
+    from its centre to the nearer edge; the layout is then redone (``rect``: the area it
+    uses). A long title was cut at the figure's edges (issue 24, item 7)."""
+    renderer = fig.canvas.get_renderer()
+    for _attempt in range(4):
+        changed = False
+        for text in [getattr(fig, "_suptitle", None), *(ax.title for ax in fig.axes)]:
+            if text is None or not text.get_text():
+                continue
+            box = text.get_window_extent(renderer)
+            centre = (box.x0 + box.x1) / 2
+            room = 2 * min(centre, fig.bbox.width - centre) - 6  # pixels, a small margin
+            if box.width <= room:
+                continue
+            longest = max(len(line) for line in text.get_text().split("\n"))
+            width = max(10, min(longest - 1, int(longest * room / box.width)))
+            text.set_text(textwrap.fill(text.get_text().replace("\n", " "), width))
+            changed = True
+        if not changed:
+            return
+        fig.tight_layout(rect=rect)
+
+
+def _svg_text(fig, rect=(0, 0, 1, 1)) -> str:
+    """The figure as SVG text (the ``<svg>`` element only), its titles fitted
+    (:func:`_fit_titles`); the figure is closed."""
+    _fit_titles(fig, rect)
     buffer = io.StringIO()
     fig.savefig(buffer, format="svg", metadata={"Date": None})
     plt.close(fig)

@@ -217,6 +217,8 @@ def _variant(corpus: str, convention: str, singletons: bool, sig: str, part: pl.
     pairs = _pairs([r for r in rows if r["group"] != "baseline"], measures)
     _ = language._
     title = _variant_title(convention, singletons, _)
+    baseline_labels = {r["label"] for r in rows if r["group"] == "baseline"}
+    shown_used = [_(u) if u in baseline_labels else u for u in used]  # baselines: translated
     sigs = {"head": sig,
             "differential": f"differential|against:best-baseline|baselines:all_singletons,"
                             f"all_merged,random_profile(draws:{draws})|{sig}",
@@ -231,7 +233,8 @@ def _variant(corpus: str, convention: str, singletons: bool, sig: str, part: pl.
                                 language=language) if len(used) >= 3 else "")
     f_measures = [m for m in measures if m not in VALUE_MEASURES]
     dots = way_lines([NAMES[m] for m in f_measures],
-                     {r["label"]: [_score(r, m) for m in f_measures] for r in rows},
+                     {_(r["label"]) if r["group"] == "baseline" else r["label"]:
+                      [_score(r, m) for m in f_measures] for r in rows},
                      _("F (%)"), _("{variant}: F under each measure").format(variant=short),
                      language=language) if rows else ""
     subsets = [(name, _subset_title(name, _), grouped(_system_rows(rows_)))
@@ -272,7 +275,8 @@ def _variant(corpus: str, convention: str, singletons: bool, sig: str, part: pl.
             "anchor": f"{corpus}-{convention}-{'singletons' if singletons else 'no-singletons'}",
             "sig": sigs, "rows": grouped(rows), "genres": grouped(per_genre),
             "baselines": baselines, "best": best, "differential": grouped(differential),
-            "heatmap": heat, "dots": dots, "agreement_systems": used, "tau": tau, "pairs": pairs,
+            "heatmap": heat, "dots": dots, "agreement_systems": shown_used, "tau": tau,
+            "pairs": pairs,
             "uniform": sum(p["verdict"] != "measures disagree" for p in pairs), "subsets": subsets}
 
 

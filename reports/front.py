@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import polars as pl
 
+from scorehouse.reports.i18n import words
+
 CONVENTIONS = ("conll", "paper", "corefud")
 
 
@@ -49,8 +51,9 @@ def official(task, _=_identity) -> list[tuple[str, list[str], str]]:
         granularities = o.get("granularities", ["full"])
         e = "absolute" if "absolute" in evaluations else evaluations[0]
         g = "full" if "full" in granularities else granularities[0]
-        return [(_("P, {evaluation} evaluation, {granularity} tags").format(
-            evaluation=e, granularity=g), [f"{e}/{g}"], "P")]
+        return [(_("P, {evaluation}, {tags}").format(
+            evaluation=_(f"{e} evaluation"), tags=_("full tags") if g == "full"
+            else _("category letters")), [f"{e}/{g}"], "P")]
     if task.family == "terms":
         sigma = o.get("sigma")
         return [(_("TR (graded term recall)"), [f"sigma:{float(sigma)}" if sigma is not None
@@ -82,7 +85,7 @@ def leaderboards(con, campaign, task, _=_identity) -> list[dict]:
         if variant is None:
             continue
         if len(variants) > 1:  # the variant shown is part of what the board is
-            title = f"{title}, {variant.replace('/', ', ').replace('-', ' ')}"
+            title = f"{title}, {words(_, variant.replace('/', ',').replace('-', ' '))}"
         rows = (mine.filter(pl.col("variant") == variant)
                 .with_columns(group.alias("group"), pl.col("system").alias("label"))
                 .sort("corpus", pl.col("group") == "organiser", "baseline", "position"))

@@ -33,6 +33,23 @@ def N_(message: str) -> str:  # noqa: N802 (the gettext convention)
     return message
 
 
+# The words of variant and input names that pages show (coreference conventions and singletons,
+# POS evaluations and tag granularities, the roles of a scoring unit's inputs): translated where
+# shown by :func:`words`; the exported tables and signatures keep the English keys.
+VOCABULARY = (N_("absolute"), N_("relative"), N_("full"), N_("category"), N_("singletons"),
+              N_("no singletons"), N_("paper"), N_("reference"), N_("incremental"),
+              N_("validated"), N_("terms"), N_("variants"), N_("relations"), N_("hypotheses"),
+              N_("key"), N_("response"), N_("system"), N_("options"), N_("code"), N_("parsing"))
+
+
+def words(_, values) -> str:
+    """``values`` (a list, or a string of comma-separated keys) each through ``_``, joined by
+    commas: the page's names of variant words and input roles."""
+    if isinstance(values, str):
+        values = [v.strip() for v in values.split(",")]
+    return ", ".join(_(v) for v in values if v)
+
+
 def base_language(language: str) -> str:
     """The catalog a language tag uses: its primary subtag (``fr-CA`` -> ``fr``)."""
     return language.split("-")[0].lower()
@@ -94,6 +111,13 @@ class Numbers:
         if value is None:
             return DASH
         return "<\u00a0" + self.decimal(0.001, 3) if value < 0.001 else self.decimal(value, 3)
+
+    def signed(self, value, digits: int = 2) -> str:
+        """A change with its sign (``+0,10``, ``-0,04``: the language's decimal symbol)."""
+        if value is None:
+            return DASH
+        text = self.decimal(abs(value), digits)
+        return ("-" if value < 0 and text.strip("0,.\u202f") else "+") + text
 
     def tick(self, value, _position=None) -> str:
         """A chart's axis label: at most two decimals, none trailing (a matplotlib formatter)."""

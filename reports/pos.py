@@ -287,6 +287,7 @@ def _chart(head: pl.DataFrame, corpus: str, evaluation: str, granularity: str,
            language: Language) -> str:
     _ = language._
     systems = [{**r, "baseline": r["group"] == "baseline"} for r in head.to_dicts()]
+    systems = [{**r, "label": _(r["label"])} if r["baseline"] else r for r in systems]
     tags = _("full tags") if granularity == "full" else _("category letters")
     return operating_zones(systems, _("{corpus}: operating zones ({evaluation}, {tags})").format(
         corpus=corpus, evaluation=_(f"{evaluation} evaluation"), tags=tags), language=language)

@@ -9,7 +9,15 @@ from pathlib import Path
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
-from scorehouse.reports.i18n import N_, SOURCE, Numbers, gettext_for, sort_collated, translations
+from scorehouse.reports.i18n import (
+    N_,
+    SOURCE,
+    Numbers,
+    gettext_for,
+    sort_collated,
+    translations,
+    words,
+)
 from scorehouse.warehouse.db import frame
 from scorehouse.warehouse.families import page_module
 from scorehouse.warehouse.published import current, visible_participants
@@ -24,7 +32,9 @@ def environment(language: str = SOURCE) -> Environment:
                       extensions=["jinja2.ext.i18n"])
     env.install_gettext_translations(translations(language), newstyle=True)
     numbers = Numbers(language)
-    env.filters.update(pct=numbers.pct, num=numbers.num, p=numbers.p, count=numbers.count)
+    env.filters.update(pct=numbers.pct, num=numbers.num, p=numbers.p, count=numbers.count,
+                       signed=numbers.signed, tr=gettext_for(language),  # tr: a data word
+                       words=lambda values: words(gettext_for(language), values))
     env.globals["numbers"] = numbers
     return env
 

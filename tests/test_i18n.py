@@ -83,6 +83,8 @@ def test_french_numbers():
     assert fr.count(12345) == "12\u202f345" and en.count(12345) == "12,345"
     assert fr.p(0.0004) == "<\u00a00,001" and fr.p(0.0125) == "0,013"
     assert fr.num(None) == "–" and fr.tick(2.5) == "2,5" and fr.tick(20.0) == "20"
+    assert fr.signed(0.1) == "+0,10" and fr.signed(-0.04) == "-0,04" and en.signed(0.1) == "+0.10"
+    assert fr.signed(-0.001) == "+0,00" and fr.signed(None) == "–"  # no "-0,00"
 
 
 def test_names_sort_in_the_language_order():
@@ -198,3 +200,53 @@ def test_french_index_sorts_participants_with_their_accents(tmp_path):
     wer = (tmp_path / "out" / "asr" / "index.html").read_text(encoding="utf-8")
     table = wer[wer.index('<table class="scores"'):]  # system ids: case does not come first
     assert table.index(">alpha<") < table.index(">Equipe<") < table.index(">zeta<")
+
+
+def _french_typography_faults(pages: dict[str, str], campaign: Path) -> list[str]:
+    """What a French page writes the English way: an ASCII space (or none) before ``%``, ``:``
+    or ``;`` (French sets a no-break space), a number with a decimal point, a built-in
+    baseline's label or a variant or input word left in English (the words of the catalog's
+    vocabulary whose French differs). Signatures (``|``-separated keys), cited titles and the
+    campaign's own texts (names, descriptions: the organisers', in ``campaign.toml``) are left
+    out."""
+    import tomllib
+
+    def strings(value):
+        if isinstance(value, str):
+            yield re.sub(r"\s+", " ", value).strip()
+        elif isinstance(value, dict | list):
+            for v in value.values() if isinstance(value, dict) else value:
+                yield from strings(v)
+
+    data = sorted(strings(tomllib.loads(campaign.read_text(encoding="utf-8"))), key=len,
+                  reverse=True)
+    from scorehouse.reports.i18n import VOCABULARY
+    from scorehouse.warehouse.families import coref, pos
+
+    catalog = {m.id: m.string for m in _catalog("fr") if isinstance(m.id, str)}
+    labels = [*pos.BASELINES.values(), *(label for _, label in coref.BASELINES.values())]
+    english = [w for w in (*VOCABULARY, *labels) if catalog.get(w) != w]
+    word = re.compile(r"(?<![\w/.-])(" + "|".join(map(re.escape, english)) + r")(?![\w/.-])")
+    faults = []
+    for name, page in pages.items():
+        for text in _texts(page):
+            for value in (d for d in data if len(d) > 3):
+                text = text.replace(value, "")
+            if "|" in text or text in CITED:
+                continue
+            if re.search(r"[\w)\]] [%:;]|\w[:;](?:\s|$)", text):
+                faults.append(f"{name}: punctuation: {text[:80]!r}")
+            cited = re.sub(r"\b(tableaux?|sections?|figures?|§) [\d.,/ –-]+", "", text)
+            cited = re.sub(r"\b[A-Z][\w-]*[A-Z][\w-]* \d+(\.\d+)+", "", cited)  # CorefUD 1.2
+            if re.search(r"(?<![\w.])[+-]?\d+\.\d+(?![\w.])", cited):
+                faults.append(f"{name}: decimal point: {text[:80]!r}")
+            if word.search(text):
+                faults.append(f"{name}: English word {word.search(text)[0]!r}: {text[:80]!r}")
+    return faults
+
+
+@pytest.mark.slow
+def test_french_pages_write_french_typography_and_words(editions):
+    campaign = editions["fr"].parent / "campaign" / "campaign.toml"
+    faults = _french_typography_faults(_pages(editions["fr"]), campaign)
+    assert not faults, "\n".join(faults[:20])

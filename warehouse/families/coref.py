@@ -30,6 +30,7 @@ import pyarrow.compute as pc
 from scorehouse.etl.coref import read_conll2012, read_coref_jsonl, read_coref_links
 from scorehouse.etl.coref_categories import read_mention_categories
 from scorehouse.etl.text import SIGNATURE as TEXT
+from scorehouse.reports.i18n import N_
 from scorehouse.scorers import coref as scorer
 from scorehouse.scorers.coref_aggregation import CONVENTIONS
 from scorehouse.warehouse.artifacts import reduce
@@ -56,9 +57,10 @@ CAMPAIGN_KEYS = {  # the keys campaign.toml may give a coref task (campaign.chec
     "system": ("submissions", "format"),
 }
 FORMATS = ("conll2012", "jsonl", "corefud")
-BASELINES = {"baseline-singletons": ("all_singletons", "Baseline: all singletons"),
-             "baseline-merged": ("all_merged", "Baseline: all merged"),
-             "baseline-random": ("random_profile", "Baseline: random, key profile")}
+BASELINES = {"baseline-singletons": ("all_singletons", N_("Baseline: all singletons")),
+             "baseline-merged": ("all_merged", N_("Baseline: all merged")),
+             "baseline-random": ("random_profile", N_("Baseline: random, key profile"))}
+# (the labels are stored in English and translated where a page shows them)
 UNIT_TABLES = ("int_coref_mention", "int_coref_contingency", "fct_coref_document")
 _MENTION_COLUMNS = ["doc", "genre", "start", "end", "cluster", "category", "text", "line_no"]
 

@@ -23,6 +23,7 @@ from scorehouse.etl.conllu import read_conllu
 from scorehouse.etl.grace import read_grace_reference, read_grace_submission
 from scorehouse.etl.tagtable import read_tag_table
 from scorehouse.etl.text import SIGNATURE as TEXT
+from scorehouse.reports.i18n import N_
 from scorehouse.scorers import lcs
 from scorehouse.scorers import pos as scorer
 from scorehouse.warehouse.artifacts import reduce
@@ -52,7 +53,8 @@ CAMPAIGN_KEYS = {  # the keys campaign.toml may give a pos task (campaign.check_
 }
 EVALUATIONS = ("absolute", "relative")
 GRANULARITIES = ("full", "category")
-BASELINES = {"baseline-lexical": "Baseline: Lexical", "baseline-heur-rnd": "Baseline: Heur+Rnd"}
+BASELINES = {"baseline-lexical": N_("Baseline: Lexical"),  # labels translated where shown
+             "baseline-heur-rnd": N_("Baseline: Heur+Rnd")}
 _UNIT_TABLES = ("int_pos_sys_unit", "int_pos_case", "fct_pos_sentence")
 _TOKEN_COLUMNS = ["tok", "line_no", "doc", "genre", "sent", "form", "tags", "loc", "loc_tags"]
 
