@@ -46,16 +46,26 @@ def wer_json(run_wer):
     return run
 
 
-@pytest.fixture(scope="session")
-def demo_build(tmp_path_factory):
-    """One build of the demo campaign (scale 0.05, every family) for the whole test session:
-    its folder, holding ``campaign/``, ``w.duckdb`` and ``out/`` (the bulletins). Slow: share
-    it rather than building another."""
+def _demo_build(tmp_path_factory, language: str):
     from scorehouse.demo.campaign import write_demo_campaign
     from scorehouse.warehouse.pipeline import run
 
-    root = tmp_path_factory.mktemp("demo-build")
-    toml = write_demo_campaign(root / "campaign", scale=0.05)
+    root = tmp_path_factory.mktemp(f"demo-build-{language}")
+    toml = write_demo_campaign(root / "campaign", scale=0.05, language=language)
     result = run(toml.parent, root / "w.duckdb", root / "out", quiet=True)
     assert result.exit_code in (0, 2), result.summary()
     return root
+
+
+@pytest.fixture(scope="session")
+def demo_build(tmp_path_factory):
+    """One build of the demo campaign (scale 0.05, every family, in English) for the whole
+    test session: its folder, holding ``campaign/``, ``w.duckdb`` and ``out/`` (the bulletins).
+    Slow: share it rather than building another."""
+    return _demo_build(tmp_path_factory, "en")
+
+
+@pytest.fixture(scope="session")
+def demo_build_fr(tmp_path_factory):
+    """The same demo campaign's French edition (``language = "fr"``), built once per session."""
+    return _demo_build(tmp_path_factory, "fr")

@@ -8,7 +8,6 @@ afterwards gives the uninterrupted run's tables, its run number included.
 from __future__ import annotations
 
 import json
-import logging
 
 import pytest
 from click.testing import CliRunner
@@ -81,14 +80,13 @@ def test_a_lost_worker_is_named_in_the_notes(expected, tmp_path, monkeypatch):
 def stopped_then_resumed(camp, rows, db, address, message: str, caplog):
     """Run through the CLI (exit 1, one line naming ``message``), then resume in this process:
     the uninterrupted run's tables, run number included; both attempts listed by `runs`."""
-    caplog.set_level(logging.WARNING, logger="scorehouse")
-    out = CliRunner().invoke(main, ["run", str(camp), "--db", str(db), "-q", "--executor",
+    out = CliRunner().invoke(main, ["run", str(camp), "--db", str(db), "--executor",
                                     address, "--executor-wait", "2"])
     errors = [line for line in out.output.splitlines() if line.startswith("Error")]
     assert out.exit_code == 1 and len(errors) == 1 and message in errors[0], out.output
     assert "run again to resume" in errors[0] and "Traceback" not in out.output
     # the wait is said (on stderr, through the "scorehouse" logger) before it starts
-    assert "waiting up to 2 s for " in caplog.text
+    assert "waiting up to 2 s for " in out.output
     again = run(camp, db, None, quiet=True, workers=1)
     # the same run number; the units computed before the stop come from the store
     assert again.run_id == 1 and any("committed from the store" in n for n in again.notes)

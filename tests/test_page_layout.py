@@ -26,14 +26,17 @@ SMALLEST_CHART_TEXT = """() => {
 }"""
 
 
-@pytest.fixture(scope="module")
-def pages(demo_build) -> list[Path]:
-    found = sorted((demo_build / "out").resolve().glob("**/index.html"))
+@pytest.fixture(scope="module", params=["en", "fr"])
+def pages(request) -> tuple[str, list[Path]]:
+    """The pages of the demo's edition in each language the campaign may set."""
+    build = request.getfixturevalue("demo_build" if request.param == "en" else "demo_build_fr")
+    found = sorted((build / "out").resolve().glob("**/index.html"))
     assert len(found) >= 6  # the campaign's index and one page per task
-    return found
+    return request.param, found
 
 
 def test_every_page_fits_1280_px_with_legible_charts_in_its_language(pages):
+    language, pages = pages
     if not Path(CHROMIUM).exists():
         if os.environ.get("SCOREHOUSE_NO_BROWSER") == "1":
             pytest.skip("SCOREHOUSE_NO_BROWSER=1: no Chromium on this machine")
@@ -53,8 +56,8 @@ def test_every_page_fits_1280_px_with_legible_charts_in_its_language(pages):
             smallest, text = page.evaluate(SMALLEST_CHART_TEXT)
             if smallest is not None and smallest < 9:
                 problems.append(f"{name}: chart text {text!r} drawn {smallest:.1f} px high")
-            if page.evaluate("() => document.documentElement.lang") != "fr":
-                problems.append(f"{name}: lang is not the campaign's (fr)")
+            if page.evaluate("() => document.documentElement.lang") != language:
+                problems.append(f"{name}: lang is not the campaign's ({language})")
             height = page.evaluate("() => document.documentElement.scrollHeight")
             if height > 6 * 900 and page.locator("nav.toc a").count() < 3:
                 problems.append(f"{name}: {height} px long without a table of contents")
