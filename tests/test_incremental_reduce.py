@@ -86,3 +86,22 @@ def test_one_changed_submission_same_tables_as_from_scratch(tmp_path, monkeypatc
     for table in TABLES:
         assert incremental[table], table
         assert incremental[table] == fresh[table], table
+
+
+def test_insert_rows_through_arrow_is_executemany():
+    """insert_rows' Arrow path stores what executemany stores, and falls back on a value Arrow
+    will not convert (a decimal column, a float in an integer column)."""
+    from scorehouse.warehouse.db import insert_rows
+
+    rows = [["é", 1, 2, None, True], ["x", 0.1, None, 2 ** 40, False],
+            ["", float("nan"), -3, -1, None], [None, -0.0, 0, 0, True]]
+    fallback = [["y", 1.5, 2.0, 3, True]]
+    con = duckdb.connect()
+    for name in ("arrow", "many"):
+        con.execute(f"CREATE TABLE {name} (a VARCHAR, b DOUBLE, c INTEGER, d BIGINT, e BOOLEAN)")
+    insert_rows(con, "INSERT INTO arrow VALUES (?, ?, ?, ?, ?)", rows)
+    insert_rows(con, "INSERT INTO arrow VALUES (?, ?, ?, ?, ?)", fallback)
+    con.executemany("INSERT INTO many VALUES (?, ?, ?, ?, ?)", rows + fallback)
+    got, want = (con.execute(f"SELECT *, b::VARCHAR FROM {t} ORDER BY ALL").fetchall()
+                 for t in ("arrow", "many"))
+    assert repr(got) == repr(want) and len(got) == 5
