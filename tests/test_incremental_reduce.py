@@ -16,7 +16,8 @@ from scorehouse.warehouse import resampled
 from scorehouse.warehouse.pipeline import run
 
 TABLES = ("mart_pos_interval", "mart_pos_paired", "mart_pos_consensus", "mart_pos_scores",
-          "mart_parsing_interval", "mart_parsing_paired", "cat_resampled")
+          "mart_parsing_interval", "mart_parsing_paired", "mart_parsing_consensus",
+          "mart_parsing_consensus_file", "cat_resampled")
 
 
 def _dump(db) -> dict[str, list[tuple]]:

@@ -21,6 +21,7 @@ The CoNLL-U side (staged words, the same-text check, a unit's CoNLL 2018 scoring
 
 from __future__ import annotations
 
+import tempfile
 from functools import cache, lru_cache
 from pathlib import Path
 
@@ -366,7 +367,20 @@ def consensus(ctx: RunContext, task: Task, corpus, majority: float) -> None:
             insert_arrow(ctx.con, "mart_parsing_consensus", rows.to_arrow(),
                          "$campaign, $task, $corpus, sent, kind, type, ranges, votes, share, "
                          "consensus", key)
-    replace_rows(ctx.con, key, ("mart_parsing_consensus",), body)
+        if voted is not None:  # the file the bulletin publishes, written once per change
+            ctx.con.execute("INSERT INTO mart_parsing_consensus_file VALUES (?, ?, ?, ?)",
+                            [*key.values(), _consensus_xml(voted)])
+    replace_rows(ctx.con, key, ("mart_parsing_consensus", "mart_parsing_consensus_file"), body)
+
+
+def _consensus_xml(voted: tuple[pl.DataFrame, pl.DataFrame]) -> bytes:
+    """The bytes of the consensus annotation's EASY XML file."""
+    from scorehouse.etl.easy import write_easy_xml
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "consensus.xml"
+        write_easy_xml(consensus_items(*voted), path)
+        return path.read_bytes()
 
 
 def _ranges_text(ranges: pl.Expr) -> pl.Expr:
@@ -379,11 +393,12 @@ def _ranges_text(ranges: pl.Expr) -> pl.Expr:
 
 
 def write_consensus(con, campaign, task: Task, corpus: str, path: Path) -> Path | None:
-    """Write the consensus annotation of a corpus as EASY XML (None when there is none)."""
-    from scorehouse.etl.easy import write_easy_xml
-
-    voted = _votes(con, campaign.id, task, corpus, _options(task)["majority"])
-    if voted is None:
+    """Write the consensus annotation of a corpus as EASY XML (None when there is none): the
+    file its consensus reduce stored, else (a warehouse from before) voted again."""
+    stored = one(con, "SELECT xml FROM mart_parsing_consensus_file WHERE campaign = ? "
+                      "AND task = ? AND corpus = ?", [campaign.id, task.id, corpus])
+    voted = None if stored else _votes(con, campaign.id, task, corpus, _options(task)["majority"])
+    if stored is None and voted is None:
         return None
-    write_easy_xml(consensus_items(*voted), path)
+    path.write_bytes(stored[0] if stored else _consensus_xml(voted))
     return path
