@@ -80,6 +80,9 @@ def test_one_changed_submission_same_tables_as_from_scratch(tmp_path, monkeypatc
     second = run(camp, db, None, quiet=True)
     assert second.exit_code == 0 and second.scored >= 2
     assert sum(read) > 0 and sum(computed) > 0  # the unchanged systems' columns were read
+    # the EASY submissions' consensus ranges kept in the store: the changed one added
+    kept = list((tmp_path / "incremental.store" / "consensus").glob("*.parquet"))
+    assert len(kept) > len({p.parent.name for p in (camp / "parsing").glob("*/questions.xml")})
     monkeypatch.setattr(resampled.ResampledTotals, "save", save)
     scratch = tmp_path / "scratch.duckdb"
     assert run(camp, scratch, None, quiet=True).exit_code == 0

@@ -327,7 +327,7 @@ def _describe_corpus(ctx: RunContext, task: Task, corpus, dependency: bool) -> N
                      *full, *annotated])
 
 
-def _votes(con, campaign_id: str, task: Task, corpus: str, majority: float
+def _votes(con, campaign_id: str, task: Task, corpus: str, majority: float, store=None
            ) -> tuple[pl.DataFrame, pl.DataFrame] | None:
     """The votes of every submission's units (HYP mode) over a corpus's base text (the full part
     when declared, else the reference), and that base; None without base or submissions."""
@@ -347,19 +347,32 @@ def _votes(con, campaign_id: str, task: Task, corpus: str, majority: float
                              "AND (mode IS NULL OR mode = 'HYP')",
                         [campaign_id, task.id, corpus, systems])]
     else:
-        ranges = []
-        for system in systems:
-            hyp = _staged(con, inputs[(corpus, system, "submissions")], False)
-            ranges.append(easy_scorer.hypothesis_ranges(hyp, easy_scorer.align_forms(base, hyp),
-                                                        base, "HYP")
-                          .with_columns(pl.lit(system).alias("system")))
+        ranges = [_hyp_ranges(con, store, base, base_sha, inputs[(corpus, s, "submissions")])
+                  .with_columns(pl.lit(s).alias("system")) for s in systems]
     return votes(pl.concat(ranges, how="diagonal_relaxed"), len(systems), majority), base
+
+
+def _hyp_ranges(con, store, base: pl.DataFrame, base_sha: str, sha: str) -> pl.DataFrame:
+    """A submission's HYP ranges over the base text; kept in a local unit store (Parquet, by base,
+    submission and code), so a changed submission re-aligns itself only."""
+    path = Path(store.root) / "consensus" / (fingerprint(
+        {"base": base_sha, "hyp": sha, "code": code_version()}) + ".parquet") if (
+        store is not None and store.local) else None
+    if path is not None and path.exists():
+        return pl.read_parquet(path)
+    hyp = _staged(con, sha, False)
+    rows = easy_scorer.hypothesis_ranges(hyp, easy_scorer.align_forms(base, hyp), base, "HYP")
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        rows.write_parquet(path.with_suffix(".partial"))
+        path.with_suffix(".partial").replace(path)
+    return rows
 
 
 def consensus(ctx: RunContext, task: Task, corpus, majority: float) -> None:
     """Rebuild the combined treebank of a corpus (``mart_parsing_consensus``)."""
     key = {"campaign": ctx.campaign.id, "task": task.id, "corpus": corpus.id}
-    voted = _votes(ctx.con, ctx.campaign.id, task, corpus.id, majority)
+    voted = _votes(ctx.con, ctx.campaign.id, task, corpus.id, majority, ctx.store)
 
     def body():
         if voted is not None and voted[0].height:
