@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 import polars as pl
-from measure import fmt_peak, machine, measure, summary_line, tail
+from measure import COORDINATOR, fmt_peak, fmt_steps, machine, measure, summary_line, tail
 
 from scorehouse.warehouse.toml_writer import toml_table
 
@@ -283,22 +283,33 @@ def main(argv: list[str] | None = None) -> int:
     camp = generate(args.workdir, args.sentences, args.systems, args.annotated)
     db = args.workdir / "easy.duckdb"
     db.unlink(missing_ok=True)
-    run = [args.scorehouse, "run", str(camp), "--db", str(db), "--out",
-           str(args.workdir / "bulletins"), "--quiet"]
-    rows = [measure("scorehouse run, from scratch", run),
-            measure("scorehouse run, nothing changed", run)]
-    changed = camp / "data" / "sys00.litterature.xml"
-    changed.write_text(changed.read_text(encoding="utf-8").replace(">m1<", ">m1x<", 1),
-                       encoding="utf-8")
-    rows.append(measure("scorehouse run, one submission changed", run))
+    log = args.workdir / "run.log.jsonl"
+    log.unlink(missing_ok=True)
+    # the coordinator's own peak printed at its exit (bench/measure.py COORDINATOR)
+    run = [sys.executable, "-c", COORDINATOR, "run", str(camp), "--db", str(db), "--out",
+           str(args.workdir / "bulletins"), "--quiet", "--log-json", str(log)]
+    rows, steps = [], []
+    for label in ("from scratch", "nothing changed", "one submission changed"):
+        if label == "one submission changed":
+            changed = camp / "data" / "sys00.litterature.xml"
+            changed.write_text(changed.read_text(encoding="utf-8").replace(">m1<", ">m1x<", 1),
+                               encoding="utf-8")
+        rows.append(measure(f"scorehouse run, {label}", run))
+        steps.append(fmt_steps(rows[-1], log))
     print(f"EASY campaign: {args.sentences:,} sentences ({args.annotated:.1%} annotated) "
           f"x {args.systems} systems x 15 ways")
     print(*machine(("duckdb", "polars", "scipy")), sep="\n")
-    print(f"{'command':42} {'wall s':>8} {'peak MiB':>10}  rc")
-    for m in rows:
-        print(f"{m.label:42} {m.wall:8.2f} {fmt_peak(m):>10}  {m.rc}  {summary_line(m.stderr)}")
+    print(f"{'command':42} {'wall s':>8} {'peak MiB':>10} {'coord. MiB':>10}  rc")
+    for m, step in zip(rows, steps):
+        coordinator = m.extra.get("coordinator_kib")
+        print(f"{m.label:42} {m.wall:8.2f} {fmt_peak(m):>10} "
+              f"{'?' if coordinator is None else f'{coordinator / 1024:,.0f}':>10}  {m.rc}  "
+              f"{summary_line(m.stderr)}")
+        print(f"{'':42} steps: {step}")
         if m.rc not in (0,):
             print(tail(m.stderr))
+    print("peak MiB: the biggest process of the run (/usr/bin/time: the coordinator or a worker); "
+          "coord. MiB: the coordinator's own")
     return 0 if all(m.rc == 0 for m in rows) else 1
 
 

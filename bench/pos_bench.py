@@ -38,7 +38,16 @@ from pathlib import Path
 
 import numpy as np
 import polars as pl
-from measure import COORDINATOR, MIB, Measure, fmt_peak, measure, summary_line, tail
+from measure import (
+    COORDINATOR,
+    MIB,
+    Measure,
+    fmt_peak,
+    fmt_steps,
+    measure,
+    summary_line,
+    tail,
+)
 from measure import machine as _machine
 
 from scorehouse.warehouse.toml_writer import toml_table
@@ -900,8 +909,10 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(("campaign", one_core, f"{n * len(models) / one_core.wall:,.0f}"
                      if one_core.rc == 0 else "", "(reported)" if one_core.rc == 0 else "FAILED"))
     # the parallel run in a Python that reports the coordinator's own peak memory at exit
+    log = workdir / "run.log.jsonl"  # each run's step durations (--log-json)
+    log.unlink(missing_ok=True)
     cmd = [sys.executable, "-c", COORDINATOR, "run", str(camp), "--db", str(db), "--out", str(out),
-           "--workers", str(args.workers)]
+           "--workers", str(args.workers), "--log-json", str(log)]
     changed_model = models[1] if len(models) > 1 else models[0]
     steps = [(f"run, from scratch, --workers {args.workers}", len(models)),
              ("run, nothing changed", 0), ("run, one submission changed", 1)]
@@ -941,6 +952,10 @@ def main(argv: list[str] | None = None) -> int:
                              f"(< 1 GiB: {'OK' if kib < MIB else 'MISSED'}); the column is the "
                              "biggest process of the run")
         rows.append(("campaign", m, speed, target))
+        coordinator = m.extra.get("coordinator_kib")
+        notes.append(f"{label}: steps {fmt_steps(m, log)}; peak of the biggest process "
+                     f"{fmt_peak(m)} MiB, of the coordinator "
+                     f"{'?' if coordinator is None else f'{coordinator / 1024:,.0f}'} MiB")
         summary = summary_line(m.stderr)
         notes.append(f"{label}: exit {m.rc}; {summary}" if summary else f"{label}: exit {m.rc}")
         notes[-1] += f" (1-min load average before: {load:.2f})"

@@ -11,6 +11,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import FuncFormatter  # noqa: E402
 
+from scorehouse.reports.chart_cache import kept  # noqa: E402
 from scorehouse.reports.i18n import Language  # noqa: E402
 
 matplotlib.rcParams["svg.hashsalt"] = "scorehouse"  # stable ids: same data, same bytes
@@ -22,6 +23,7 @@ WIDE = 10.5  # inches
 SMALL = 7.5  # points
 
 
+@kept
 def grouped_bars(groups: list[str], series: dict[str, list[float | None]],
                  low: dict[str, list[float | None]], high: dict[str, list[float | None]],
                  ylabel: str, title: str, language: Language = ENGLISH) -> str:
@@ -84,6 +86,7 @@ def operating_zone_band(ok: float, err: float, sil_ok: float, sil_err: float, si
     return (decided + s) / total, (ok + low_ok) / (decided + s), (ok + high_ok) / (decided + s)
 
 
+@kept
 def operating_zones(systems: list[dict], title: str, zoom: bool = True,
                     language: Language = ENGLISH) -> str:
     """The (decision, precision) plane of docs/metrics/pos.md; SVG text.
@@ -218,6 +221,7 @@ def _svg_text(fig, rect=(0, 0, 1, 1)) -> str:
 _TEXT_SVG = {"svg.fonttype": "none"}  # labels and cell values as <text>: searchable, smaller
 
 
+@kept
 def heatmap(values: list[list[float | None]], rows: list[str], columns: list[str], title: str,
             vmin: float = 0.0, vmax: float = 1.0, scale: float = 100.0, digits: int = 0,
             language: Language = ENGLISH) -> str:
@@ -253,6 +257,7 @@ def heatmap(values: list[list[float | None]], rows: list[str], columns: list[str
         return _svg_text(fig)
 
 
+@kept
 def way_lines(ways: list[str], series: dict[str, list[float | None]], ylabel: str, title: str,
               scale: float = 100.0, language: Language = ENGLISH) -> str:
     """One line with markers per series (e.g. system) over ordered categories (e.g. the 15
@@ -277,6 +282,7 @@ def way_lines(ways: list[str], series: dict[str, list[float | None]], ylabel: st
         return _svg_text(fig)
 
 
+@kept
 def label_bars(labels: list[str], series: dict[str, list[float | None]], ylabel: str, title: str,
                scale: float = 100.0, language: Language = ENGLISH) -> str:
     """Grouped bars over many labels (e.g. LAS F1 per dependency relation), one colour per series,
@@ -302,6 +308,7 @@ def label_bars(labels: list[str], series: dict[str, list[float | None]], ylabel:
         return _svg_text(fig)
 
 
+@kept
 def correlation_heatmap(values: list[list[float | None]], labels: list[str], title: str,
                         digits: int = 2, language: Language = ENGLISH) -> str:
     """A square matrix of rank correlations (e.g. Kendall's tau between evaluation measures across

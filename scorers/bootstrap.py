@@ -124,10 +124,12 @@ def ratio_intervals(counts: pl.DataFrame, unit: str | list[str], variant: str | 
 
 
 def ratio_intervals_of(n: np.ndarray, d: np.ndarray, resamples: int, seed: int, stream: str = "",
-                       level: float = 0.95, variants: list | None = None) -> Intervals:
+                       level: float = 0.95, variants: list | None = None,
+                       totals=resampled_totals) -> Intervals:
     """:func:`ratio_intervals` from dense ``units x variants`` numerator and denominator
-    matrices (:func:`unit_table`)."""
-    samples = ratio_samples(n, d, resamples, seed, stream=stream)
+    matrices (:func:`unit_table`). ``totals``: what computes the resampled totals (the
+    warehouse passes one that reads known columns from its cache, the same bit for bit)."""
+    samples = ratio(*totals([n, d], resamples, seed, stream))
     low, high = percentile_interval(samples, level)
     return Intervals(variants if variants is not None else list(range(n.shape[1])),
                      ratio(n.sum(0), d.sum(0)), low, high, samples)

@@ -283,11 +283,31 @@ def one(con: duckdb.DuckDBPyConnection, query: str, params=None) -> tuple | None
     return rows[0] if rows else None
 
 
+_VALUES = re.compile(r"^\s*INSERT INTO (\w+) VALUES \(\?(?:, \?)*\)\s*$", re.IGNORECASE)
+
+
 def insert_rows(con: duckdb.DuckDBPyConnection, statement: str, rows: list) -> None:
     """``executemany`` that accepts no rows (DuckDB refuses an empty list): an empty campaign, a
-    task without systems, a corpus without markers insert nothing."""
-    if rows:
-        con.executemany(statement, rows)
+    task without systems, a corpus without markers insert nothing. ``INSERT INTO t VALUES (?, ...)``
+    of every column goes through one Arrow table of ``t``'s column types (the same values:
+    thousands of intervals in milliseconds, not one statement per row); a value Arrow will not
+    convert to its column's type falls back to ``executemany``."""
+    if not rows:
+        return
+    found = _VALUES.match(statement)
+    if found is not None:
+        schema = con.sql(f"SELECT * FROM {found.group(1)} LIMIT 0").to_arrow_table().schema
+        if len(schema) == statement.count("?") and all(len(r) == len(schema) for r in rows):
+            try:
+                table = pa.table([pa.array([r[k] for r in rows], type=f.type)
+                                  for k, f in enumerate(schema)], schema=schema)
+            except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError,
+                    TypeError, ValueError, OverflowError):
+                table = None
+            if table is not None:
+                insert_arrow(con, found.group(1), table, "*")
+                return
+    con.executemany(statement, rows)
 
 
 def insert_arrow(con: duckdb.DuckDBPyConnection, target: str, rows, select: str, params=None,

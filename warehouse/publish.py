@@ -97,6 +97,7 @@ def publish(ctx: RunContext, out: Path, force: bool = False,
 
 
 def _publish(ctx: RunContext, out: Path, force: bool, audience: Audience) -> list[Path]:
+    from scorehouse.reports.chart_cache import chart_cache
     from scorehouse.reports.render import (
         environment,
         render_index,
@@ -132,14 +133,15 @@ def _publish(ctx: RunContext, out: Path, force: bool, audience: Audience) -> lis
     common = {"campaign": campaign, "version": __version__, "edition": edition,
               "audience": audience.kind}
     written = []
-    for task in campaign.tasks:
-        kept = current is not None and not force and recorded.get(task.id) == states[task.id]
-        if kept and (current / task.id / "index.html").exists():
-            _keep(current / task.id, staging / task.id, _edition_of(current), edition)
-        else:
-            written.append(render_task(con, campaign, task, staging / task.id, env, common))
-            checkpoint(f"page {task.id}")
-    written.insert(0, render_index(con, campaign, staging, env, common))
+    with chart_cache(out.parent / f".{out.name}.charts"):  # charts whose data did not change
+        for task in campaign.tasks:
+            kept = current is not None and not force and recorded.get(task.id) == states[task.id]
+            if kept and (current / task.id / "index.html").exists():
+                _keep(current / task.id, staging / task.id, _edition_of(current), edition)
+            else:
+                written.append(render_task(con, campaign, task, staging / task.id, env, common))
+                checkpoint(f"page {task.id}")
+        written.insert(0, render_index(con, campaign, staging, env, common))
     shutil.rmtree(target, ignore_errors=True)
     os.replace(staging, target)
     checkpoint("edition written")

@@ -21,6 +21,7 @@ The CoNLL-U side (staged words, the same-text check, a unit's CoNLL 2018 scoring
 
 from __future__ import annotations
 
+import tempfile
 from functools import cache, lru_cache
 from pathlib import Path
 
@@ -336,7 +337,7 @@ def corpus_sizes(con, campaign: str, task: Task, corpus, dependency: bool) -> tu
     return full, annotated
 
 
-def _votes(con, campaign_id: str, task: Task, corpus: str, majority: float
+def _votes(con, campaign_id: str, task: Task, corpus: str, majority: float, store=None
            ) -> tuple[pl.DataFrame, pl.DataFrame] | None:
     """The votes of every submission's units (HYP mode) over a corpus's base text (the full part
     when declared, else the reference), and that base; None without base or submissions."""
@@ -356,19 +357,32 @@ def _votes(con, campaign_id: str, task: Task, corpus: str, majority: float
                              "AND (mode IS NULL OR mode = 'HYP')",
                         [campaign_id, task.id, corpus, systems])]
     else:
-        ranges = []
-        for system in systems:
-            hyp = _staged(con, inputs[(corpus, system, "submissions")], False)
-            ranges.append(easy_scorer.hypothesis_ranges(hyp, easy_scorer.align_forms(base, hyp),
-                                                        base, "HYP")
-                          .with_columns(pl.lit(system).alias("system")))
+        ranges = [_hyp_ranges(con, store, base, base_sha, inputs[(corpus, s, "submissions")])
+                  .with_columns(pl.lit(s).alias("system")) for s in systems]
     return votes(pl.concat(ranges, how="diagonal_relaxed"), len(systems), majority), base
+
+
+def _hyp_ranges(con, store, base: pl.DataFrame, base_sha: str, sha: str) -> pl.DataFrame:
+    """A submission's HYP ranges over the base text; kept in a local unit store (Parquet, by base,
+    submission and code), so a changed submission re-aligns itself only."""
+    path = Path(store.root) / "consensus" / (fingerprint(
+        {"base": base_sha, "hyp": sha, "code": code_version()}) + ".parquet") if (
+        store is not None and store.local) else None
+    if path is not None and path.exists():
+        return pl.read_parquet(path)
+    hyp = _staged(con, sha, False)
+    rows = easy_scorer.hypothesis_ranges(hyp, easy_scorer.align_forms(base, hyp), base, "HYP")
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        rows.write_parquet(path.with_suffix(".partial"))
+        path.with_suffix(".partial").replace(path)
+    return rows
 
 
 def consensus(ctx: RunContext, task: Task, corpus, majority: float) -> None:
     """Rebuild the combined treebank of a corpus (``mart_parsing_consensus``)."""
     key = {"campaign": ctx.campaign.id, "task": task.id, "corpus": corpus.id}
-    voted = _votes(ctx.con, ctx.campaign.id, task, corpus.id, majority)
+    voted = _votes(ctx.con, ctx.campaign.id, task, corpus.id, majority, ctx.store)
 
     def body():
         if voted is not None and voted[0].height:
@@ -376,7 +390,20 @@ def consensus(ctx: RunContext, task: Task, corpus, majority: float) -> None:
             insert_arrow(ctx.con, "mart_parsing_consensus", rows.to_arrow(),
                          "$campaign, $task, $corpus, sent, kind, type, ranges, votes, share, "
                          "consensus", key)
-    replace_rows(ctx.con, key, ("mart_parsing_consensus",), body)
+        if voted is not None:  # the file the bulletin publishes, written once per change
+            ctx.con.execute("INSERT INTO mart_parsing_consensus_file VALUES (?, ?, ?, ?)",
+                            [*key.values(), _consensus_xml(voted)])
+    replace_rows(ctx.con, key, ("mart_parsing_consensus", "mart_parsing_consensus_file"), body)
+
+
+def _consensus_xml(voted: tuple[pl.DataFrame, pl.DataFrame]) -> bytes:
+    """The bytes of the consensus annotation's EASY XML file."""
+    from scorehouse.etl.easy import write_easy_xml
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "consensus.xml"
+        write_easy_xml(consensus_items(*voted), path)
+        return path.read_bytes()
 
 
 def _ranges_text(ranges: pl.Expr) -> pl.Expr:
@@ -389,11 +416,12 @@ def _ranges_text(ranges: pl.Expr) -> pl.Expr:
 
 
 def write_consensus(con, campaign, task: Task, corpus: str, path: Path) -> Path | None:
-    """Write the consensus annotation of a corpus as EASY XML (None when there is none)."""
-    from scorehouse.etl.easy import write_easy_xml
-
-    voted = _votes(con, campaign.id, task, corpus, _options(task)["majority"])
-    if voted is None:
+    """Write the consensus annotation of a corpus as EASY XML (None when there is none): the
+    file its consensus reduce stored, else (a warehouse from before) voted again."""
+    stored = one(con, "SELECT xml FROM mart_parsing_consensus_file WHERE campaign = ? "
+                      "AND task = ? AND corpus = ?", [campaign.id, task.id, corpus])
+    voted = None if stored else _votes(con, campaign.id, task, corpus, _options(task)["majority"])
+    if stored is None and voted is None:
         return None
-    write_easy_xml(consensus_items(*voted), path)
+    path.write_bytes(stored[0] if stored else _consensus_xml(voted))
     return path

@@ -20,6 +20,7 @@ from scorehouse.scorers.easy import FUNCTIONS
 from scorehouse.warehouse.campaign import Task
 from scorehouse.warehouse.catalog import RunContext, replace_rows
 from scorehouse.warehouse.db import frame, insert_rows
+from scorehouse.warehouse.resampled import ResampledTotals
 
 
 def intervals(ctx: RunContext, task: Task, dependency: bool) -> None:
@@ -43,14 +44,16 @@ def intervals(ctx: RunContext, task: Task, dependency: bool) -> None:
                        " FROM fct_parsing_sentence WHERE campaign = ? AND task = ? GROUP BY ALL",
                        [campaign.id, task.id])
         columns = ["hyp", "ref", *matched]
-    rows, paired = [], []
+    rows, paired, caches = [], [], []
     corpora = sorted(counts["corpus"].unique())
     for scope in [*corpora, "*"] if len(corpora) > 1 else corpora:
         part = counts if scope == "*" else counts.filter(pl.col("corpus") == scope)
         variant = ["system", "metric"] if dependency else ["system", "kind", "mode"]
         _, variants, tables = bootstrap.unit_table(part, ["corpus", "sent"], variant, columns)
-        totals = bootstrap.resampled_totals(tables, campaign.bootstrap, campaign.seed,
-                                            stream=f"{task.id}/{scope}")
+        cache = ResampledTotals(ctx.con, campaign.id, task.id, scope)  # unchanged: read
+        caches.append(cache)
+        totals = cache.totals(tables, campaign.bootstrap, campaign.seed,
+                              stream=f"{task.id}/{scope}")
         sums = [t.sum(0) for t in tables]
         if dependency:
             measures = {"F": (0, 1, 1)}
@@ -92,4 +95,7 @@ def intervals(ctx: RunContext, task: Task, dependency: bool) -> None:
             if values:
                 insert_rows(con, f"INSERT INTO {name} VALUES ({', '.join('?' * len(values[0]))})",
                             values)
+        ResampledTotals.forget(con, campaign.id, task.id)
+        for cache in caches:
+            cache.save()
     replace_rows(con, {"campaign": campaign.id, "task": task.id}, (table, pairs), body)

@@ -15,6 +15,7 @@ from scorehouse.scorers import bootstrap, ranking
 from scorehouse.warehouse.campaign import Task
 from scorehouse.warehouse.catalog import RunContext, replace_rows
 from scorehouse.warehouse.db import insert_rows, one
+from scorehouse.warehouse.resampled import ResampledTotals
 
 MEASURES = {  # measure -> (numerator columns, denominator columns) over fct_pos_sentence
     "P": (("OK",), ("OK", "ERR")),
@@ -39,6 +40,7 @@ def intervals(ctx: RunContext, task: Task, corpus: str) -> None:
         for table in ("mart_pos_interval", "mart_pos_paired"):
             ctx.con.execute(f"DELETE FROM {table} WHERE campaign = ? AND task = ? AND corpus = ?",
                             key)
+        ResampledTotals.forget(ctx.con, *key)
         return
     units = one(ctx.con, "SELECT count(*) FROM (SELECT DISTINCT doc, sent FROM fct_pos_sentence "
                          "WHERE campaign = ? AND task = ? AND corpus = ?)", key)[0]
@@ -60,9 +62,11 @@ def intervals(ctx: RunContext, task: Task, corpus: str) -> None:
             np.add.at(table.reshape(-1), cells, batch.column(column).to_numpy())
     rows, pairs = [], []
     stamp = [campaign.bootstrap, campaign.seed]
+    cache = ResampledTotals(ctx.con, campaign.id, task.id, corpus)  # unchanged systems: read
     for m, measure in enumerate(MEASURES):
         ci = bootstrap.ratio_intervals_of(tables[2 * m], tables[2 * m + 1], campaign.bootstrap,
-                                          campaign.seed, stream=f"{task.id}/{corpus}")
+                                          campaign.seed, stream=f"{task.id}/{corpus}",
+                                          totals=cache.totals)
         ranks: dict[int, tuple] = {}
         if measure in RANKED:  # the systems of each evaluation x granularity
             tested, ranks = ranking.rank_variants(variants, ci.point, ci.samples)
@@ -79,4 +83,5 @@ def intervals(ctx: RunContext, task: Task, corpus: str) -> None:
                              "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
         insert_rows(ctx.con, "INSERT INTO mart_pos_paired VALUES "
                              "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", pairs)
+        cache.save()
     replace_rows(ctx.con, dict(zip(("campaign", "task", "corpus"), key)), tables_, write)

@@ -1,0 +1,89 @@
+"""Charts kept by content between editions: a page re-rendered because one submission changed
+redraws only the charts whose data changed (the EASY page's figure 2 draws one heatmap per
+system with matplotlib, about half a second each).
+
+A chart function wrapped by :func:`kept` returns the SVG text it returned before for the same
+arguments, read from the folder :func:`chart_cache` names for the rendering (beside the
+publication folder). The key hashes the function's name, its arguments (a
+:class:`reports.i18n.Language` by its tag), the source of the chart and language modules and
+the matplotlib and Babel versions; charts are drawn with a fixed ``svg.hashsalt``, so the same
+key gives the same bytes either way. Files not used by the last rendering are removed.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from contextlib import contextmanager
+from contextvars import ContextVar
+from importlib.metadata import version
+from pathlib import Path
+
+_FOLDER: ContextVar[tuple[Path, set[str]] | None] = ContextVar("chart_cache", default=None)
+
+
+@functools.cache
+def _code() -> str:
+    """What a chart's drawing depends on besides its arguments."""
+    from scorehouse.reports import charts, i18n
+
+    digest = hashlib.sha256()
+    for module in (charts, i18n, __import__(__name__, fromlist=["_"])):
+        digest.update(Path(module.__file__).read_bytes())
+    for package in ("matplotlib", "babel"):
+        digest.update(f"{package} {version(package)}".encode())
+    return digest.hexdigest()
+
+
+def _stable(value):
+    """``value`` with a Language reduced to its tag, for the key's repr."""
+    from scorehouse.reports.i18n import Language
+
+    if isinstance(value, Language):
+        return ("Language", value.tag)
+    if hasattr(value, "tolist"):  # a numpy array or scalar: every value, never "..."
+        return ("array", _stable(value.tolist()))
+    if isinstance(value, dict):
+        return {k: _stable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_stable(v) for v in value)
+    return value
+
+
+def kept(draw):
+    """Wrap a chart function returning SVG text: read the SVG kept for the same arguments."""
+    @functools.wraps(draw)
+    def wrapper(*args, **kwargs):
+        cache = _FOLDER.get()
+        if cache is None:
+            return draw(*args, **kwargs)
+        folder, used = cache
+        key = hashlib.sha256(repr((_code(), draw.__qualname__, _stable(args),
+                                   sorted(_stable(kwargs).items()))).encode()).hexdigest()
+        path = folder / f"{key}.svg"
+        used.add(path.name)
+        try:
+            return path.read_bytes().decode("utf-8")
+        except OSError:
+            svg = draw(*args, **kwargs)
+        partial = path.with_suffix(".partial")
+        partial.write_bytes(svg.encode("utf-8"))
+        partial.replace(path)  # a kill leaves no half-written chart under its key
+        return svg
+    return wrapper
+
+
+@contextmanager
+def chart_cache(folder: Path):
+    """Keep the charts drawn inside the block in ``folder``; on success, remove the files the
+    block did not use."""
+    folder.mkdir(parents=True, exist_ok=True)
+    used: set[str] = set()
+    token = _FOLDER.set((folder, used))
+    try:
+        yield
+    finally:
+        _FOLDER.reset(token)
+    for path in folder.iterdir():
+        if path.name not in used:
+            path.unlink(missing_ok=True)

@@ -1,0 +1,38 @@
+"""Charts kept by content between editions (reports/chart_cache.py): the kept SVG is the drawn
+one byte for byte, other arguments draw again, and what a rendering did not use is removed."""
+
+from __future__ import annotations
+
+from scorehouse.reports import charts
+from scorehouse.reports.chart_cache import chart_cache
+from scorehouse.reports.i18n import Language
+
+VALUES = [[0.5, None], [0.25, 1.0]]
+
+
+def _draw(values, language=None):
+    return charts.heatmap(values, ["a", "b"], ["x", "y"], "title",
+                          language=language or Language("en"))
+
+
+def test_kept_chart_is_the_drawn_one(tmp_path, monkeypatch):
+    plain = _draw(VALUES)
+    with chart_cache(tmp_path / "charts"):
+        first = _draw(VALUES)
+    assert first == plain
+    assert len(list((tmp_path / "charts").iterdir())) == 1
+    drawn = []
+    original = charts.plt.subplots
+    monkeypatch.setattr(charts.plt, "subplots",
+                        lambda *a, **k: drawn.append(1) or original(*a, **k))
+    with chart_cache(tmp_path / "charts"):
+        again = _draw(VALUES)
+        other = _draw([[0.5, None], [0.25, 0.75]])
+        french = _draw(VALUES, Language("fr"))
+    assert again == plain
+    assert len(drawn) == 2  # the changed values and the other language drawn, the first read
+    assert other != plain and french.startswith("<svg")
+    assert len(list((tmp_path / "charts").iterdir())) == 3
+    with chart_cache(tmp_path / "charts"):
+        _draw(VALUES)
+    assert len(list((tmp_path / "charts").iterdir())) == 1  # the unused two removed

@@ -1,0 +1,116 @@
+"""Bootstrap totals kept between runs, so that a changed submission costs its own columns.
+
+Every system of a scope (a corpus, or a task's corpora together) is resampled on the same
+multinomial weights ``w``, drawn from ``(seed, stream)`` and the number of units alone
+(:func:`scorers.bootstrap.resampled_totals`; Koehn, "Statistical Significance Tests for Machine
+Translation Evaluation", 2004, section 5: the paired test compares systems on the same
+resamples). A column's resampled totals ``w @ x`` therefore depend on that column's values and
+nothing else: they are kept in ``cat_resampled`` under a hash of those values, the unit count,
+the resample count, the seed and the stream, and the next reduce resamples only the columns not
+found there (the changed submission's), on the same weights.
+
+Bit for bit: a cached column must come out the same whichever columns it was multiplied with. A
+table of integer counts whose totals stay below 2**53 is summed exactly in float64, in any
+order, so its columns are cached one by one; any other table (a fractional count such as GRACE's
+``SILOK_moy``) is resampled whole, every time, exactly as without the cache.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pyarrow as pa
+
+from scorehouse.scorers import bootstrap
+
+EXACT = 2.0 ** 53  # float64 integers below this are exact, whatever the order of the sums
+
+
+def exact(table: np.ndarray) -> bool:
+    """Whether ``w @ table`` is exact in float64 for any resample ``w`` of its rows: integer
+    counts whose largest resampled total (every unit drawn ``n`` times) stays below 2**53."""
+    if table.size == 0:
+        return True
+    if not np.all(np.isfinite(table)) or not np.array_equal(table, np.floor(table)):
+        return False
+    return float(np.abs(table).sum(0).max()) * table.shape[0] < EXACT
+
+
+class ResampledTotals:
+    """The resampled totals of one scope (``campaign``, ``task``, ``scope``: a corpus, or '*'),
+    read from ``cat_resampled`` once; :meth:`save` (inside the reduce's transaction) keeps the
+    columns this reduce used and drops the rest."""
+
+    def __init__(self, con, campaign: str, task: str, scope: str):
+        self.con, self.key = con, [campaign, task, scope]
+        rows = con.execute("SELECT key, totals FROM cat_resampled WHERE campaign = ? AND task = ? "
+                           "AND scope = ?", self.key).fetchall()
+        self.known: dict[str, bytes] = dict(rows)
+        self.used: dict[str, bytes] = {}
+        self.computed = 0  # columns resampled by this reduce (the others were read)
+
+    def totals(self, tables: list[np.ndarray], resamples: int, seed: int,
+               stream: str = "") -> list[np.ndarray]:
+        """:func:`scorers.bootstrap.resampled_totals` of ``tables``, the same bit for bit, with
+        the exact tables' columns read from the cache where they are known."""
+        tables = [np.asarray(t, dtype=np.float64) for t in tables]
+        n = tables[0].shape[0]
+        stamp = f"{n}/{resamples}/{seed}/{stream}/".encode()
+        out: list[np.ndarray | None] = []
+        missing: list[np.ndarray] = []  # what must be resampled: whole tables, or columns
+        where: list[tuple[int, list[int] | None, list[str]]] = []
+        for t, table in enumerate(tables):
+            if not exact(table):
+                out.append(None)
+                missing.append(table)
+                where.append((t, None, []))
+                continue
+            keys = [hashlib.sha256(stamp + np.ascontiguousarray(table[:, j]).tobytes()
+                                   ).hexdigest() for j in range(table.shape[1])]
+            found = np.empty((resamples, table.shape[1]))
+            absent = []
+            for j, key in enumerate(keys):
+                if key in self.known:
+                    found[:, j] = np.frombuffer(self.known[key], dtype="<f8")
+                else:
+                    absent.append(j)
+            out.append(found)
+            if absent:
+                missing.append(table[:, absent])
+                where.append((t, absent, [keys[j] for j in absent]))
+            self.used |= {k: self.known[k] for k in keys if k in self.known}
+        if missing:
+            computed = bootstrap.resampled_totals(missing, resamples, seed, stream)
+            for (t, columns, keys), values in zip(where, computed):
+                if columns is None:
+                    out[t] = values
+                    continue
+                out[t][:, columns] = values
+                for j, key in enumerate(keys):
+                    self.used[key] = self.known[key] = values[:, j].astype("<f8").tobytes()
+                self.computed += len(columns)
+        return out
+
+    @staticmethod
+    def forget(con, campaign: str, task: str, scope: str | None = None) -> None:
+        """Drop the kept totals of a task (of one scope when given): a reduce that writes
+        several scopes forgets them all before saving those it still has."""
+        con.execute("DELETE FROM cat_resampled WHERE campaign = ? AND task = ? "
+                    "AND (scope = ? OR ? IS NULL)", [campaign, task, scope, scope])
+
+    def save(self) -> None:
+        """Keep the columns this reduce used, drop the others (call inside its transaction)."""
+        self.forget(self.con, *self.key)
+        if not self.used:
+            return
+        rows = pa.table({"campaign": [self.key[0]] * len(self.used),
+                         "task": [self.key[1]] * len(self.used),
+                         "scope": [self.key[2]] * len(self.used),
+                         "key": list(self.used), "totals": pa.array(list(self.used.values()),
+                                                                   pa.binary())})
+        self.con.register("resampled_rows", rows)
+        try:
+            self.con.execute("INSERT INTO cat_resampled BY NAME SELECT * FROM resampled_rows")
+        finally:
+            self.con.unregister("resampled_rows")
