@@ -116,8 +116,8 @@ def _easy(con, campaign, task, out: Path, systems: pl.DataFrame, corpora: pl.Dat
         MODES,
         code_version,
         signature,
-        write_consensus,
     )
+    from scorehouse.warehouse.families.parsing_consensus import write_consensus
 
     key = [campaign.id, task.id]
     modes = [m for m in task.options.get("modes", MODES)]

@@ -18,7 +18,7 @@ from scorehouse.etl.easy import read_easy_xml
 from scorehouse.scorers import easy
 from scorehouse.warehouse.campaign import load_campaign
 from scorehouse.warehouse.cli import main
-from scorehouse.warehouse.families.parsing import write_consensus
+from scorehouse.warehouse.families.parsing_consensus import write_consensus
 from scorehouse.warehouse.pipeline import open_warehouse, run
 from scorehouse.warehouse.toml_writer import toml_table
 from tests.easy_examples import PAPER_XML

@@ -21,9 +21,7 @@ The CoNLL-U side (staged words, the same-text check, a unit's CoNLL 2018 scoring
 
 from __future__ import annotations
 
-import tempfile
 from functools import cache, lru_cache
-from pathlib import Path
 
 import polars as pl
 import pyarrow as pa
@@ -34,7 +32,6 @@ from scorehouse.etl.text import SIGNATURE as TEXT
 from scorehouse.etl.ud import read_ud
 from scorehouse.scorers import easy as easy_scorer
 from scorehouse.scorers import ud as ud_scorer
-from scorehouse.scorers.easy_consensus import consensus_items, votes
 from scorehouse.warehouse.artifacts import reduce
 from scorehouse.warehouse.campaign import CampaignError, Task
 from scorehouse.warehouse.catalog import (
@@ -90,7 +87,7 @@ def is_dependency(task: Task) -> bool:
     return task.corpora[0].options.get("format", "easy") == "conllu" if task.corpora else False
 
 
-def _options(task: Task) -> dict:
+def task_options(task: Task) -> dict:
     o = task.options
     modes, functions = tuple(o.get("modes", MODES)), tuple(o.get("functions", FUNCTIONS))
     if not modes or set(modes) - set(MODES):
@@ -156,7 +153,7 @@ def load(ctx: RunContext, task: Task) -> None:
     """Stage every changed reference, full corpus and submission (parsed in parallel worker
     processes when they are big). A CoNLL-U submission whose text differs from the reference's is
     rejected unless the task sets ``recover = true``."""
-    options = _options(task)
+    options = task_options(task)
     references = []
     for corpus in task.corpora:
         fmt = corpus.options.get("format", "easy")
@@ -189,7 +186,9 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
     """Recompute every (corpus, system) unit whose inputs or code changed; then each reduce whose
     units, seed or options changed since it last completed (:func:`warehouse.artifacts.reduce`):
     per corpus its description and combined treebank (EASY), and the task's intervals."""
-    options = _options(task)
+    from scorehouse.warehouse.families.parsing_consensus import consensus as votes_of
+
+    options = task_options(task)
     con, campaign = ctx.con, ctx.campaign.id
     inputs = current_inputs(con, campaign, task.id)
     states = scoring_state(con, campaign, task.id)
@@ -212,11 +211,11 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
 
     @lru_cache(maxsize=1)  # units come corpus by corpus: one reference in memory
     def reference(sha: str) -> pl.DataFrame:
-        return _staged(con, sha, dependency)
+        return staged(con, sha, dependency)
 
     def prepare(u: Unit) -> tuple:
         ref = reference(u.inputs["reference"])
-        hyp = _staged(con, u.inputs["submissions"], dependency)
+        hyp = staged(con, u.inputs["submissions"], dependency)
         if dependency:
             return True, ref, hyp, {k: options[k] for k in ("recover", "empty_nodes")}, \
                 ud.corpus_genre(u.corpus)
@@ -238,7 +237,7 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
                code_version(), force, reference_sha)
         if not options["dependency"] and task.options.get("consensus", True):
             reduce(ctx, task, corpus.id, "consensus",
-                   lambda c=corpus: consensus(ctx, task, c, options["majority"]),
+                   lambda c=corpus: votes_of(ctx, task, c, options["majority"]),
                    code_version(), force,
                    {**reference_sha, "published": published_ids(ctx.con, ctx.campaign.id,
                                                                 task.id)})
@@ -247,7 +246,7 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
                code_version(), force)
 
 
-def _staged(con, sha: str, dependency: bool) -> pl.DataFrame:
+def staged(con, sha: str, dependency: bool) -> pl.DataFrame:
     if dependency:
         return ud.staged_words(con, sha)
     return frame(con, "SELECT " + ", ".join(f'"{c}"' for c in _ITEM_COLUMNS) +
@@ -335,93 +334,3 @@ def corpus_sizes(con, campaign: str, task: Task, corpus, dependency: bool) -> tu
     full = (size(inputs.get((corpus.id, "", "full"))) if (corpus.id, "", "full") in inputs
             else annotated)
     return full, annotated
-
-
-def _votes(con, campaign_id: str, task: Task, corpus: str, majority: float, store=None
-           ) -> tuple[pl.DataFrame, pl.DataFrame] | None:
-    """The votes of every submission's units (HYP mode) over a corpus's base text (the full part
-    when declared, else the reference), and that base; None without base or submissions."""
-    inputs = current_inputs(con, campaign_id, task.id)
-    base_sha = inputs.get((corpus, "", "full")) or inputs.get((corpus, "", "reference"))
-    published = set(published_ids(con, campaign_id, task.id))  # the public's consensus
-    systems = [s.id for s in task.systems
-               if (corpus, s.id, "submissions") in inputs and s.id in published]
-    if base_sha is None or not systems:
-        return None
-    base = _staged(con, base_sha, False)
-    if (corpus, "", "full") not in inputs and "HYP" in _options(task)["modes"]:
-        # the base is the reference: the scored units' HYP ranges are already in the warehouse
-        ranges = [frame(con, "SELECT system, kind, sent, item, type, role_no, first, last, attr, "
-                             "empty FROM int_parsing_range WHERE campaign = ? AND task = ? "
-                             "AND corpus = ? AND list_contains(?, system) "
-                             "AND (mode IS NULL OR mode = 'HYP')",
-                        [campaign_id, task.id, corpus, systems])]
-    else:
-        ranges = [_hyp_ranges(con, store, base, base_sha, inputs[(corpus, s, "submissions")])
-                  .with_columns(pl.lit(s).alias("system")) for s in systems]
-    return votes(pl.concat(ranges, how="diagonal_relaxed"), len(systems), majority), base
-
-
-def _hyp_ranges(con, store, base: pl.DataFrame, base_sha: str, sha: str) -> pl.DataFrame:
-    """A submission's HYP ranges over the base text; kept in a local unit store (Parquet, by base,
-    submission and code), so a changed submission re-aligns itself only."""
-    path = Path(store.root) / "consensus" / (fingerprint(
-        {"base": base_sha, "hyp": sha, "code": code_version()}) + ".parquet") if (
-        store is not None and store.local) else None
-    if path is not None and path.exists():
-        return pl.read_parquet(path)
-    hyp = _staged(con, sha, False)
-    rows = easy_scorer.hypothesis_ranges(hyp, easy_scorer.align_forms(base, hyp), base, "HYP")
-    if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        rows.write_parquet(path.with_suffix(".partial"))
-        path.with_suffix(".partial").replace(path)
-    return rows
-
-
-def consensus(ctx: RunContext, task: Task, corpus, majority: float) -> None:
-    """Rebuild the combined treebank of a corpus (``mart_parsing_consensus``)."""
-    key = {"campaign": ctx.campaign.id, "task": task.id, "corpus": corpus.id}
-    voted = _votes(ctx.con, ctx.campaign.id, task, corpus.id, majority, ctx.store)
-
-    def body():
-        if voted is not None and voted[0].height:
-            rows = voted[0].with_columns(_ranges_text(pl.col("ranges")).alias("ranges"))
-            insert_arrow(ctx.con, "mart_parsing_consensus", rows.to_arrow(),
-                         "$campaign, $task, $corpus, sent, kind, type, ranges, votes, share, "
-                         "consensus", key)
-        if voted is not None:  # the file the bulletin publishes, written once per change
-            ctx.con.execute("INSERT INTO mart_parsing_consensus_file VALUES (?, ?, ?, ?)",
-                            [*key.values(), _consensus_xml(voted)])
-    replace_rows(ctx.con, key, ("mart_parsing_consensus", "mart_parsing_consensus_file"), body)
-
-
-def _consensus_xml(voted: tuple[pl.DataFrame, pl.DataFrame]) -> bytes:
-    """The bytes of the consensus annotation's EASY XML file."""
-    from scorehouse.etl.easy import write_easy_xml
-
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "consensus.xml"
-        write_easy_xml(consensus_items(*voted), path)
-        return path.read_bytes()
-
-
-def _ranges_text(ranges: pl.Expr) -> pl.Expr:
-    """``[{first: 3, last: 4}, {first: null, ...}]`` -> ``"3-4 _"``."""
-    return ranges.list.eval(
-        pl.when(pl.element().struct.field("first").is_null()).then(pl.lit("_"))
-        .otherwise(pl.format("{}-{}", pl.element().struct.field("first"),
-                             pl.element().struct.field("last")))
-    ).list.join(" ")
-
-
-def write_consensus(con, campaign, task: Task, corpus: str, path: Path) -> Path | None:
-    """Write the consensus annotation of a corpus as EASY XML (None when there is none): the
-    file its consensus reduce stored, else (a warehouse from before) voted again."""
-    stored = one(con, "SELECT xml FROM mart_parsing_consensus_file WHERE campaign = ? "
-                      "AND task = ? AND corpus = ?", [campaign.id, task.id, corpus])
-    voted = None if stored else _votes(con, campaign.id, task, corpus, _options(task)["majority"])
-    if stored is None and voted is None:
-        return None
-    path.write_bytes(stored[0] if stored else _consensus_xml(voted))
-    return path

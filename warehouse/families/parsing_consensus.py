@@ -1,0 +1,115 @@
+"""The EASY consensus of a parsing task's corpus: the published systems' votes on every
+constituent and relation (Paroubek et al., the EASY campaign's combined treebank), counted from
+each submission's ranges over the corpus text (kept in the unit store, re-aligned only when the
+submission changed), stored as a reduce of the corpus, and written as an EASY XML file."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import polars as pl
+
+from scorehouse.scorers import easy as easy_scorer
+from scorehouse.scorers.easy_consensus import consensus_items, votes
+from scorehouse.warehouse.campaign import Task
+from scorehouse.warehouse.catalog import (
+    RunContext,
+    current_inputs,
+    fingerprint,
+    replace_rows,
+)
+from scorehouse.warehouse.db import frame, insert_arrow, one
+from scorehouse.warehouse.families.parsing import code_version, staged, task_options
+from scorehouse.warehouse.published import published_ids
+
+
+def _votes(con, campaign_id: str, task: Task, corpus: str, majority: float, store=None
+           ) -> tuple[pl.DataFrame, pl.DataFrame] | None:
+    """The votes of every submission's units (HYP mode) over a corpus's base text (the full part
+    when declared, else the reference), and that base; None without base or submissions."""
+    inputs = current_inputs(con, campaign_id, task.id)
+    base_sha = inputs.get((corpus, "", "full")) or inputs.get((corpus, "", "reference"))
+    published = set(published_ids(con, campaign_id, task.id))  # the public's consensus
+    systems = [s.id for s in task.systems
+               if (corpus, s.id, "submissions") in inputs and s.id in published]
+    if base_sha is None or not systems:
+        return None
+    base = staged(con, base_sha, False)
+    if (corpus, "", "full") not in inputs and "HYP" in task_options(task)["modes"]:
+        # the base is the reference: the scored units' HYP ranges are already in the warehouse
+        ranges = [frame(con, "SELECT system, kind, sent, item, type, role_no, first, last, attr, "
+                             "empty FROM int_parsing_range WHERE campaign = ? AND task = ? "
+                             "AND corpus = ? AND list_contains(?, system) "
+                             "AND (mode IS NULL OR mode = 'HYP')",
+                        [campaign_id, task.id, corpus, systems])]
+    else:
+        ranges = [_hyp_ranges(con, store, base, base_sha, inputs[(corpus, s, "submissions")])
+                  .with_columns(pl.lit(s).alias("system")) for s in systems]
+    return votes(pl.concat(ranges, how="diagonal_relaxed"), len(systems), majority), base
+
+
+def _hyp_ranges(con, store, base: pl.DataFrame, base_sha: str, sha: str) -> pl.DataFrame:
+    """A submission's HYP ranges over the base text; kept in a local unit store (Parquet, by base,
+    submission and code), so a changed submission re-aligns itself only."""
+    path = Path(store.root) / "consensus" / (fingerprint(
+        {"base": base_sha, "hyp": sha, "code": code_version()}) + ".parquet") if (
+        store is not None and store.local) else None
+    if path is not None and path.exists():
+        return pl.read_parquet(path)
+    hyp = staged(con, sha, False)
+    rows = easy_scorer.hypothesis_ranges(hyp, easy_scorer.align_forms(base, hyp), base, "HYP")
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        rows.write_parquet(path.with_suffix(".partial"))
+        path.with_suffix(".partial").replace(path)
+    return rows
+
+
+def consensus(ctx: RunContext, task: Task, corpus, majority: float) -> None:
+    """Rebuild the combined treebank of a corpus (``mart_parsing_consensus``)."""
+    key = {"campaign": ctx.campaign.id, "task": task.id, "corpus": corpus.id}
+    voted = _votes(ctx.con, ctx.campaign.id, task, corpus.id, majority, ctx.store)
+
+    def body():
+        if voted is not None and voted[0].height:
+            rows = voted[0].with_columns(_ranges_text(pl.col("ranges")).alias("ranges"))
+            insert_arrow(ctx.con, "mart_parsing_consensus", rows.to_arrow(),
+                         "$campaign, $task, $corpus, sent, kind, type, ranges, votes, share, "
+                         "consensus", key)
+        if voted is not None:  # the file the bulletin publishes, written once per change
+            ctx.con.execute("INSERT INTO mart_parsing_consensus_file VALUES (?, ?, ?, ?)",
+                            [*key.values(), _consensus_xml(voted)])
+    replace_rows(ctx.con, key, ("mart_parsing_consensus", "mart_parsing_consensus_file"), body)
+
+
+def _consensus_xml(voted: tuple[pl.DataFrame, pl.DataFrame]) -> bytes:
+    """The bytes of the consensus annotation's EASY XML file."""
+    from scorehouse.etl.easy import write_easy_xml
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "consensus.xml"
+        write_easy_xml(consensus_items(*voted), path)
+        return path.read_bytes()
+
+
+def _ranges_text(ranges: pl.Expr) -> pl.Expr:
+    """``[{first: 3, last: 4}, {first: null, ...}]`` -> ``"3-4 _"``."""
+    return ranges.list.eval(
+        pl.when(pl.element().struct.field("first").is_null()).then(pl.lit("_"))
+        .otherwise(pl.format("{}-{}", pl.element().struct.field("first"),
+                             pl.element().struct.field("last")))
+    ).list.join(" ")
+
+
+def write_consensus(con, campaign, task: Task, corpus: str, path: Path) -> Path | None:
+    """Write the consensus annotation of a corpus as EASY XML (None when there is none): the
+    file its consensus reduce stored, else (a warehouse from before) voted again."""
+    stored = one(con, "SELECT xml FROM mart_parsing_consensus_file WHERE campaign = ? "
+                      "AND task = ? AND corpus = ?", [campaign.id, task.id, corpus])
+    majority = task_options(task)["majority"]
+    voted = None if stored else _votes(con, campaign.id, task, corpus, majority)
+    if stored is None and voted is None:
+        return None
+    path.write_bytes(stored[0] if stored else _consensus_xml(voted))
+    return path
