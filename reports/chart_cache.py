@@ -8,12 +8,18 @@ publication folder). The key hashes the function's name, its arguments (a
 :class:`reports.i18n.Language` by its tag), the source of the chart and language modules and
 the matplotlib and Babel versions; charts are drawn with a fixed ``svg.hashsalt``, so the same
 key gives the same bytes either way. Files not used by the last rendering are removed.
+
+``SCOREHOUSE_CHART_CACHE=DIR`` adds a second folder shared by every rendering (several
+warehouses, the participants' editions, a test session): read when the publication's own folder
+lacks a chart, written with every chart drawn, never pruned (delete it to start afresh). Its
+files are keyed as above, so a chart read from it is the chart drawing would give.
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
+import os
 from contextlib import contextmanager
 from contextvars import ContextVar
 from importlib.metadata import version
@@ -50,25 +56,51 @@ def _stable(value):
     return value
 
 
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_bytes().decode("utf-8")
+    except OSError:
+        return None
+
+
+def _write(path: Path, svg: str) -> None:
+    """Write ``svg`` under its key; a kill or a concurrent writer leaves no half-written chart
+    under the key (the partial file's name is the writer's own)."""
+    partial = path.with_name(f"{path.stem}.{os.getpid()}.partial")
+    partial.write_bytes(svg.encode("utf-8"))
+    partial.replace(path)
+
+
+def _shared() -> Path | None:
+    folder = os.environ.get("SCOREHOUSE_CHART_CACHE")
+    if not folder:
+        return None
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    return Path(folder)
+
+
 def kept(draw):
     """Wrap a chart function returning SVG text: read the SVG kept for the same arguments."""
     @functools.wraps(draw)
     def wrapper(*args, **kwargs):
-        cache = _FOLDER.get()
-        if cache is None:
+        cache, shared = _FOLDER.get(), _shared()
+        if cache is None and shared is None:
             return draw(*args, **kwargs)
-        folder, used = cache
-        key = hashlib.sha256(repr((_code(), draw.__qualname__, _stable(args),
-                                   sorted(_stable(kwargs).items()))).encode()).hexdigest()
-        path = folder / f"{key}.svg"
-        used.add(path.name)
-        try:
-            return path.read_bytes().decode("utf-8")
-        except OSError:
-            svg = draw(*args, **kwargs)
-        partial = path.with_suffix(".partial")
-        partial.write_bytes(svg.encode("utf-8"))
-        partial.replace(path)  # a kill leaves no half-written chart under its key
+        name = hashlib.sha256(repr((_code(), draw.__qualname__, _stable(args),
+                                    sorted(_stable(kwargs).items()))).encode()).hexdigest()
+        name += ".svg"
+        if cache is not None:
+            cache[1].add(name)
+        folders = [f for f in (cache and cache[0], shared) if f is not None]
+        for i, folder in enumerate(folders):
+            svg = _read(folder / name)
+            if svg is not None:
+                for missing in folders[:i]:
+                    _write(missing / name, svg)
+                return svg
+        svg = draw(*args, **kwargs)
+        for folder in folders:
+            _write(folder / name, svg)
         return svg
     return wrapper
 

@@ -246,8 +246,7 @@ def heatmap(values: list[list[float | None]], rows: list[str], columns: list[str
                     r, g, b, _ = cmap((v - vmin) / (vmax - vmin) if vmax > vmin else 0.0)
                     ink = "black" if 0.299 * r + 0.587 * g + 0.114 * b > 0.5 else "white"
                     ax.text(j, i, language.numbers.num(scale * v, digits), ha="center",
-                            va="center",
-                            fontsize=SMALL, color=ink)
+                            va="center", fontsize=SMALL, color=ink, in_layout=False)
         ax.set_xticks(range(len(columns)), columns, rotation=45, ha="right", fontsize=8)
         ax.set_yticks(range(len(rows)), rows, fontsize=8)
         ax.set_title(title, fontsize=9)
@@ -329,8 +328,8 @@ def correlation_heatmap(values: list[list[float | None]], labels: list[str], tit
                 v = matrix[i, j]
                 if np.isfinite(v):
                     ax.text(j, i, language.numbers.num(v, digits), ha="center", va="center",
-                            fontsize=SMALL,
-                            color="white" if abs(v) > 0.6 else "black")
+                            fontsize=SMALL, color="white" if abs(v) > 0.6 else "black",
+                            in_layout=False)
         ax.set_xticks(range(len(labels)), labels, rotation=45, ha="right", fontsize=8)
         ax.set_yticks(range(len(labels)), labels, fontsize=8)
         ax.set_title(title, fontsize=9)

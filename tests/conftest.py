@@ -1,8 +1,12 @@
-"""Shared fixtures: writing NIST trn files and running ``scorehouse wer`` in-process."""
+"""Shared fixtures: writing NIST trn files, running ``scorehouse wer`` in-process, and builds
+made once per test run (shared by the pytest-xdist workers, :func:`helpers.built_once`)."""
 import json
+import os
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from helpers import built_once, published, run, run_root, tables
 
 from scorehouse.warehouse.cli import main
 
@@ -46,15 +50,27 @@ def wer_json(run_wer):
     return run
 
 
+@pytest.fixture(scope="session", autouse=True)
+def shared_charts(tmp_path_factory):
+    """Every publication of the test run reads and writes one chart folder
+    (``SCOREHOUSE_CHART_CACHE``, reports/chart_cache.py): a chart is drawn once per test run,
+    whichever campaign run, worker or subprocess needs it first."""
+    folder = run_root(tmp_path_factory) / "charts"
+    os.environ["SCOREHOUSE_CHART_CACHE"] = str(folder)
+    yield folder
+    os.environ.pop("SCOREHOUSE_CHART_CACHE", None)
+
+
 def _demo_build(tmp_path_factory, language: str):
     from scorehouse.demo.campaign import write_demo_campaign
     from scorehouse.warehouse.pipeline import run
 
-    root = tmp_path_factory.mktemp(f"demo-build-{language}")
-    toml = write_demo_campaign(root / "campaign", scale=0.05, language=language)
-    result = run(toml.parent, root / "w.duckdb", root / "out", quiet=True)
-    assert result.exit_code in (0, 2), result.summary()
-    return root
+    def build(root: Path) -> None:
+        toml = write_demo_campaign(root / "campaign", scale=0.05, language=language)
+        result = run(toml.parent, root / "w.duckdb", root / "out", quiet=True)
+        assert result.exit_code in (0, 2), result.summary()
+
+    return built_once(tmp_path_factory, f"demo-build-{language}", build)
 
 
 @pytest.fixture(scope="session")
@@ -69,3 +85,23 @@ def demo_build(tmp_path_factory):
 def demo_build_fr(tmp_path_factory):
     """The same demo campaign's French edition (``language = "fr"``), built once per session."""
     return _demo_build(tmp_path_factory, "fr")
+
+
+@pytest.fixture(scope="session")
+def uninterrupted(tmp_path_factory):
+    """The demo campaign (every family, scale 0.1) scored once, uninterrupted, by ``scorehouse
+    run``, its boundaries logged; built once per test run (tests/test_kill_resume.py kills runs
+    of it, tests/test_runner.py compares the executors with it)."""
+
+    from scorehouse.demo.campaign import write_demo_campaign
+
+    def build(root: Path) -> None:
+        campaign = write_demo_campaign(root / "campaign", scale=0.1).parent
+        done = run(campaign, root / "a.duckdb", root / "a" / "bulletins",
+                   SCOREHOUSE_CHECKPOINT_LOG=root / "checkpoints.log")
+        assert done.returncode == 0, done.stderr
+
+    root = built_once(tmp_path_factory, "uninterrupted", build)
+    names = [line.split("\t")[1] for line in (root / "checkpoints.log").read_text().splitlines()]
+    return (root, root / "campaign", names, tables(root / "a.duckdb"),
+            published(root / "a" / "bulletins"))

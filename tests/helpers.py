@@ -1,11 +1,40 @@
-"""Small helpers shared by the test modules (files on disk, error messages, generated trees)."""
+"""Small helpers shared by the test modules (files on disk, error messages, generated trees,
+builds made once per test run)."""
 
 from __future__ import annotations
 
+import os
 import pathlib
 import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
+import duckdb
 import pytest
+from filelock import FileLock
+
+
+def run_root(tmp_path_factory) -> pathlib.Path:
+    """The folder of this test run that every pytest-xdist worker sees (each worker's own
+    temporary folder sits in it)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def built_once(tmp_path_factory, name: str, build) -> pathlib.Path:
+    """The folder ``name`` of this test run, made by ``build(folder)`` by whichever worker
+    asks first while the others wait for it. Its users only read it: a test that changes what
+    it holds copies it first."""
+    root = run_root(tmp_path_factory) / name
+    with FileLock(f"{root}.lock"):
+        if not (root / ".built").exists():
+            shutil.rmtree(root, ignore_errors=True)
+            root.mkdir(parents=True)
+            build(root)
+            (root / ".built").touch()
+    return root
 
 
 def write(tmp_path: pathlib.Path, name: str, data: bytes | str) -> pathlib.Path:
@@ -59,3 +88,68 @@ id = "orga"
 name = "The Organisers"
 organiser = true
 """
+
+
+# ------------------------------------------- running a campaign and reading what it left
+
+SCOREHOUSE = str(Path(sys.executable).parent / "scorehouse")
+VOLATILE = (
+    "run_id",
+    "previous_run_id",
+    "scored_at",
+    "loaded_at",
+    "started_at",
+    "finished_at",
+    "created_at",
+)
+
+
+def run(campaign: Path, db: Path, out: Path, **env) -> subprocess.CompletedProcess:
+    environment = {**os.environ, **{k: str(v) for k, v in env.items()}}
+    return subprocess.run(
+        [SCOREHOUSE, "run", str(campaign), "--db", str(db), "--out", str(out), "-q"],
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def tables(db: Path, run_ids: bool = False) -> dict[str, list]:
+    """Every result table's and view's rows, sorted, without timestamps and (unless ``run_ids``)
+    run ids. A resident
+    table is compared through its view: whether a unit's rows sit in ``<table>_rows`` or in
+    the store's files depends on how it was committed, not on what it holds."""
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        names = [
+            r[0]
+            for r in con.execute(
+                "SELECT table_name FROM information_schema.tables WHERE regexp_matches(table_name, "
+                "'^(int|fct|mart|hist)_') AND NOT suffix(table_name, '_rows') ORDER BY table_name"
+            ).fetchall()
+        ]
+        out = {}
+        for name in names:
+            columns = [
+                c
+                for (c,) in con.execute(
+                    "SELECT column_name FROM information_schema.columns WHERE table_name = ? "
+                    "ORDER BY ordinal_position",
+                    [name],
+                ).fetchall()
+                if (c not in VOLATILE or run_ids and c.endswith("run_id"))
+                and not c.endswith("_at")
+            ]
+            quoted = ", ".join(f'"{c}"' for c in columns)
+            out[name] = con.execute(f"SELECT {quoted} FROM {name} ORDER BY ALL").fetchall()
+        return out
+    finally:
+        con.close()
+
+
+def published(out: Path) -> dict[str, bytes]:
+    root = out.resolve()
+    return {
+        str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
+    }

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from test_kill_resume import tables
+from helpers import tables
 
 from scorehouse.demo.campaign import write_demo_campaign
 from scorehouse.warehouse.catalog import imported_sources

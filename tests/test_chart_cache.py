@@ -16,6 +16,7 @@ def _draw(values, language=None):
 
 
 def test_kept_chart_is_the_drawn_one(tmp_path, monkeypatch):
+    monkeypatch.delenv("SCOREHOUSE_CHART_CACHE", raising=False)  # the publication's folder alone
     plain = _draw(VALUES)
     with chart_cache(tmp_path / "charts"):
         first = _draw(VALUES)
@@ -36,3 +37,26 @@ def test_kept_chart_is_the_drawn_one(tmp_path, monkeypatch):
     with chart_cache(tmp_path / "charts"):
         _draw(VALUES)
     assert len(list((tmp_path / "charts").iterdir())) == 1  # the unused two removed
+
+
+def test_a_shared_folder_serves_every_publication(tmp_path, monkeypatch):
+    """``SCOREHOUSE_CHART_CACHE``: a chart drawn for one publication is read, not drawn, for
+    another, byte for byte; the shared folder is never pruned."""
+    plain = _draw(VALUES)
+    monkeypatch.setenv("SCOREHOUSE_CHART_CACHE", str(tmp_path / "shared"))
+    with chart_cache(tmp_path / "one"):
+        assert _draw(VALUES) == plain
+    drawn = []
+    original = charts.plt.subplots
+    monkeypatch.setattr(charts.plt, "subplots",
+                        lambda *a, **k: drawn.append(1) or original(*a, **k))
+    with chart_cache(tmp_path / "two"):
+        assert _draw(VALUES) == plain
+    assert _draw(VALUES) == plain  # no publication's folder: the shared one alone
+    assert not drawn
+    assert [p.read_text() for p in (tmp_path / "two").iterdir()] == [plain]
+    with chart_cache(tmp_path / "two"):
+        _draw([[0.5, None], [0.25, 0.75]])
+    assert len(drawn) == 1
+    assert len(list((tmp_path / "two").iterdir())) == 1  # the unused chart pruned there
+    assert len(list((tmp_path / "shared").iterdir())) == 2  # and kept in the shared folder

@@ -11,7 +11,7 @@ import json
 
 import pytest
 from click.testing import CliRunner
-from test_kill_resume import tables
+from helpers import tables
 from test_runner import dask_cluster
 
 from scorehouse.demo.campaign import write_demo_campaign

@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 import pytest
-from test_kill_resume import tables
+from helpers import tables
 
 from scorehouse.demo.campaign import write_demo_campaign
 

@@ -13,90 +13,13 @@ sides of the edition swap.
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import duckdb
 import pytest
+from helpers import published, run, tables
 
 from scorehouse.demo.campaign import write_demo_campaign
-
-SCOREHOUSE = str(Path(sys.executable).parent / "scorehouse")
-VOLATILE = (
-    "run_id",
-    "previous_run_id",
-    "scored_at",
-    "loaded_at",
-    "started_at",
-    "finished_at",
-    "created_at",
-)
-
-
-def run(campaign: Path, db: Path, out: Path, **env) -> subprocess.CompletedProcess:
-    environment = {**os.environ, **{k: str(v) for k, v in env.items()}}
-    return subprocess.run(
-        [SCOREHOUSE, "run", str(campaign), "--db", str(db), "--out", str(out), "-q"],
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-
-
-def tables(db: Path, run_ids: bool = False) -> dict[str, list]:
-    """Every result table's and view's rows, sorted, without timestamps and (unless ``run_ids``)
-    run ids. A resident
-    table is compared through its view: whether a unit's rows sit in ``<table>_rows`` or in
-    the store's files depends on how it was committed, not on what it holds."""
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        names = [
-            r[0]
-            for r in con.execute(
-                "SELECT table_name FROM information_schema.tables WHERE regexp_matches(table_name, "
-                "'^(int|fct|mart|hist)_') AND NOT suffix(table_name, '_rows') ORDER BY table_name"
-            ).fetchall()
-        ]
-        out = {}
-        for name in names:
-            columns = [
-                c
-                for (c,) in con.execute(
-                    "SELECT column_name FROM information_schema.columns WHERE table_name = ? "
-                    "ORDER BY ordinal_position",
-                    [name],
-                ).fetchall()
-                if (c not in VOLATILE or run_ids and c.endswith("run_id"))
-                and not c.endswith("_at")
-            ]
-            quoted = ", ".join(f'"{c}"' for c in columns)
-            out[name] = con.execute(f"SELECT {quoted} FROM {name} ORDER BY ALL").fetchall()
-        return out
-    finally:
-        con.close()
-
-
-def published(out: Path) -> dict[str, bytes]:
-    root = out.resolve()
-    return {
-        str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
-    }
-
-
-@pytest.fixture(scope="module")
-def uninterrupted(tmp_path_factory):
-    root = tmp_path_factory.mktemp("kill")
-    campaign = write_demo_campaign(root / "campaign", scale=0.1).parent
-    log = root / "checkpoints.log"
-    done = run(campaign, root / "a.duckdb", root / "a" / "bulletins", SCOREHOUSE_CHECKPOINT_LOG=log)
-    assert done.returncode == 0, done.stderr
-    names = [line.split("\t")[1] for line in log.read_text().splitlines()]
-    return root, campaign, names, tables(root / "a.duckdb"), published(root / "a" / "bulletins")
-
 
 POINTS = (
     "first commit",

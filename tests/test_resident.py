@@ -12,7 +12,7 @@ from pathlib import Path
 import duckdb
 import pytest
 from click.testing import CliRunner
-from test_kill_resume import tables
+from helpers import tables
 
 from scorehouse.demo.campaign import write_demo_campaign
 from scorehouse.warehouse import resident

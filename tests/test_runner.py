@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from test_kill_resume import published, tables
+from helpers import published, tables
 
 from scorehouse.demo.campaign import write_demo_campaign
 from scorehouse.warehouse.executors import ExecutorError, workers_default
@@ -28,22 +28,23 @@ from scorehouse.warehouse.pipeline import run
 
 
 @pytest.fixture(scope="module")
-def campaign(tmp_path_factory) -> Path:
-    return write_demo_campaign(tmp_path_factory.mktemp("runner") / "campaign", scale=0.1).parent
+def campaign(uninterrupted) -> Path:
+    """The demo campaign at scale 0.1, every family (tests/test_kill_resume.py)."""
+    return uninterrupted[1]
 
 
 @pytest.mark.slow
-def test_workers_give_identical_results(campaign, tmp_path):
-    results = {}
-    for workers in (1, 2):
-        db, out = tmp_path / f"w{workers}.duckdb", tmp_path / f"w{workers}" / "bulletins"
-        done = run(campaign, db, out, quiet=True, workers=workers)
-        assert done.exit_code == 0 and done.scored > 50
-        results[workers] = tables(db), published(out)
-    assert results[1][0].keys() == results[2][0].keys()
-    for name in results[1][0]:
-        assert results[1][0][name] == results[2][0][name], name
-    assert results[1][1] == results[2][1]
+def test_workers_give_identical_results(uninterrupted, tmp_path):
+    """Two worker processes give the tables and bytes the command gave in one process."""
+    _, campaign, _, expected_tables, expected_files = uninterrupted
+    db, out = tmp_path / "w2.duckdb", tmp_path / "w2" / "bulletins"
+    done = run(campaign, db, out, quiet=True, workers=2)
+    assert done.exit_code == 0 and done.scored > 50
+    got = tables(db)
+    assert got.keys() == expected_tables.keys()
+    for name in got:
+        assert got[name] == expected_tables[name], name
+    assert published(out) == expected_files
 
 
 def test_a_unit_rejected_in_a_worker_is_a_rejection(tmp_path):
@@ -154,25 +155,20 @@ def wer_campaign(tmp_path: Path) -> Path:
 
 
 @pytest.mark.slow
-def test_a_dask_local_cluster_gives_identical_results(campaign, tmp_path):
-    from distributed import LocalCluster
+def test_a_dask_local_cluster_gives_identical_results(uninterrupted, tmp_path):
+    from distributed import Client, LocalCluster, get_task_stream
 
-    db1, out1 = tmp_path / "one.duckdb", tmp_path / "one" / "bulletins"
-    assert run(campaign, db1, out1, quiet=True, workers=1).exit_code == 0
-    from distributed import Client, get_task_stream
-
+    _, campaign, _, expected_tables, expected_files = uninterrupted
     with LocalCluster(
         n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
     ) as cluster, Client(cluster) as client, get_task_stream(client) as stream:
-        db2, out2 = tmp_path / "dask.duckdb", tmp_path / "dask" / "bulletins"
-        assert (
-            run(campaign, db2, out2, quiet=True, executor=cluster.scheduler_address).exit_code == 0
-        )
+        db, out = tmp_path / "dask.duckdb", tmp_path / "dask" / "bulletins"
+        assert run(campaign, db, out, quiet=True, executor=cluster.scheduler_address).exit_code == 0
     # the files were parsed on the workers too, not only the units computed there
     assert {task["key"].split("-")[0] for task in stream.data} == {"read", "compute_chunk"}
-    first, second = tables(db1), tables(db2)
-    assert first.keys() == second.keys() and all(first[t] == second[t] for t in first)
-    assert published(out1) == published(out2)
+    got = tables(db)
+    assert got.keys() == expected_tables.keys() and all(got[t] == expected_tables[t] for t in got)
+    assert published(out) == expected_files
 
 
 @pytest.mark.slow

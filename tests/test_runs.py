@@ -12,7 +12,7 @@ import subprocess
 
 import duckdb
 from click.testing import CliRunner
-from test_kill_resume import SCOREHOUSE, run
+from helpers import SCOREHOUSE, run
 
 from scorehouse.demo.campaign import write_demo_campaign
 from scorehouse.warehouse.cli import main

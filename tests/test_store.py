@@ -19,7 +19,7 @@ import polars as pl
 import pyarrow as pa
 import pytest
 from click.testing import CliRunner
-from test_kill_resume import tables
+from helpers import tables
 
 from scorehouse.demo.campaign import write_demo_campaign
 from scorehouse.warehouse.cli import main
