@@ -50,6 +50,18 @@ def wer_json(run_wer):
     return run
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Under pytest-xdist (``--dist loadgroup``, pyproject.toml), a module's tests run in one
+    worker, in their order, as they were written to (a module's fixtures are built once), unless
+    the module sets ``SPREAD = True``: its tests share only builds made once per test run
+    (:func:`helpers.built_once`), so they spread over the workers."""
+    for item in items:
+        module = getattr(item, "module", None)
+        if module is not None and not getattr(module, "SPREAD", False):
+            item.add_marker(pytest.mark.xdist_group(module.__name__))
+
+
 @pytest.fixture(scope="session", autouse=True)
 def shared_charts(tmp_path_factory):
     """Every publication of the test run reads and writes one chart folder
@@ -105,3 +117,21 @@ def uninterrupted(tmp_path_factory):
     names = [line.split("\t")[1] for line in (root / "checkpoints.log").read_text().splitlines()]
     return (root, root / "campaign", names, tables(root / "a.duckdb"),
             published(root / "a" / "bulletins"))
+
+
+@pytest.fixture(scope="session")
+def scored_once(tmp_path_factory):
+    """The demo campaign without the parsing tasks (scale 0.05) scored once per test run in
+    this process, without bulletins, its unit store beside the warehouse: ``(campaign folder,
+    warehouse file, units scored)``. Tests compare their own runs of the campaign with it."""
+    from scorehouse.demo.campaign import write_demo_campaign
+    from scorehouse.warehouse.pipeline import run as run_pipeline
+
+    def build(root: Path) -> None:
+        campaign = write_demo_campaign(root / "campaign", scale=0.05, parsing=False).parent
+        done = run_pipeline(campaign, root / "w.duckdb", None, quiet=True)
+        assert done.exit_code == 0, done.summary()
+        (root / "scored").write_text(str(done.scored))
+
+    root = built_once(tmp_path_factory, "scored-once", build)
+    return root / "campaign", root / "w.duckdb", int((root / "scored").read_text())

@@ -14,12 +14,15 @@ sides of the edition swap.
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import duckdb
 import pytest
-from helpers import published, run, tables
+from helpers import built_once, published, run, tables
 
 from scorehouse.demo.campaign import write_demo_campaign
+
+SPREAD = True  # each kill is a test of its own, on any worker: the builds are shared
 
 POINTS = (
     "first commit",
@@ -85,21 +88,23 @@ def test_a_killed_run_resumes_to_the_same_result(uninterrupted, tmp_path, point)
 def two_nights(tmp_path_factory):
     """Night 1 scores a campaign (speech and terminology); night 2 finds the terminology
     reference revised (ACTER v1.0 -> v1.1, as the demo's second run) and re-scores it,
-    uninterrupted, its boundaries logged."""
+    uninterrupted, its boundaries logged (built once per test run)."""
     from scorehouse.demo.terms import revise_terms_reference
 
-    root = tmp_path_factory.mktemp("nights")
-    first = write_demo_campaign(root / "night1", scale=0.1, pos=False, parsing=False,
-                                coref=False, calls=False).parent
-    second = root / "night2"
-    shutil.copytree(first, second)
-    revise_terms_reference(second)
-    db, out, log = root / "a.duckdb", root / "a" / "bulletins", root / "checkpoints.log"
-    assert run(first, db, out).returncode == 0
-    done = run(second, db, out, SCOREHOUSE_CHECKPOINT_LOG=log)
-    assert done.returncode == 0, done.stderr
-    names = [line.split("\t")[1] for line in log.read_text().splitlines()]
-    return root, first, second, names, tables(db, run_ids=True), published(out)
+    def build(root: Path) -> None:
+        first = write_demo_campaign(root / "night1", scale=0.1, pos=False, parsing=False,
+                                    coref=False, calls=False).parent
+        shutil.copytree(first, root / "night2")
+        revise_terms_reference(root / "night2")
+        db, out = root / "a.duckdb", root / "a" / "bulletins"
+        assert run(first, db, out).returncode == 0
+        done = run(root / "night2", db, out, SCOREHOUSE_CHECKPOINT_LOG=root / "checkpoints.log")
+        assert done.returncode == 0, done.stderr
+
+    root = built_once(tmp_path_factory, "two-nights", build)
+    names = [line.split("\t")[1] for line in (root / "checkpoints.log").read_text().splitlines()]
+    return (root, root / "night1", root / "night2", names,
+            tables(root / "a.duckdb", run_ids=True), published(root / "a" / "bulletins"))
 
 
 @pytest.mark.slow

@@ -14,7 +14,6 @@ import pytest
 from click.testing import CliRunner
 from helpers import tables
 
-from scorehouse.demo.campaign import write_demo_campaign
 from scorehouse.warehouse import resident
 from scorehouse.warehouse.cli import main
 from scorehouse.warehouse.db import apply_schema
@@ -23,9 +22,8 @@ from scorehouse.warehouse.pipeline import run
 
 
 @pytest.fixture(scope="module")
-def campaign(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("resident")
-    return write_demo_campaign(root / "campaign", scale=0.05, parsing=False).parent
+def campaign(scored_once) -> Path:
+    return scored_once[0]
 
 
 def counts(db: Path) -> dict[str, int]:
@@ -125,15 +123,14 @@ def test_a_system_no_longer_declared_leaves_the_view(campaign, tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("workers", (1, 2))
-def test_a_store_deleted_during_a_run_is_recomputed_not_an_error(campaign, tmp_path,
+def test_a_store_deleted_during_a_run_is_recomputed_not_an_error(scored_once, tmp_path,
                                                                 monkeypatch, workers):
     """The same loss as between runs, in the middle of one: right after the first POS units are
     committed with their rows in the store, the store is deleted. The run recomputes what it
     lost and says so; its tables are an undisturbed run's."""
     from scorehouse.warehouse import runner
 
-    expected = tmp_path / "expected.duckdb"
-    assert run(campaign, expected, None, quiet=True, workers=workers).exit_code == 0
+    campaign, expected, _ = scored_once  # an undisturbed run
     db = tmp_path / "w.duckdb"
     flush, deleted = runner._Batch.flush, []
 

@@ -17,7 +17,6 @@ import duckdb
 import pytest
 from markupsafe import escape
 
-from scorehouse.demo.campaign import write_demo_campaign
 from scorehouse.reports.render import environment, render_task
 from scorehouse.warehouse.campaign import load_campaign
 from scorehouse.warehouse.db import sql_files
@@ -30,7 +29,6 @@ from scorehouse.warehouse.families import (
     terms,
     wer,
 )
-from scorehouse.warehouse.pipeline import run
 
 SCORE_TABLES = [(name, table) for name, module in FAMILIES.items()
                 for table in sql_files(module.SQL_FOLDER)
@@ -44,13 +42,9 @@ STORED = {"fct_wer_utterance": ["signature"], "fct_ier_utterance": ["signature"]
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory) -> tuple[Path, Path]:
-    """The warehouse of the scored demo campaign, and the campaign directory."""
-    root = tmp_path_factory.mktemp("signatures")
-    toml = write_demo_campaign(root / "campaign", scale=0.05)
-    result = run(toml.parent, root / "w.duckdb", root / "out", quiet=True)
-    assert result.exit_code == 0, result.summary()
-    return root / "w.duckdb", toml.parent
+def demo(demo_build) -> tuple[Path, Path]:
+    """The warehouse of the scored demo campaign (conftest.py), and the campaign directory."""
+    return demo_build / "w.duckdb", demo_build / "campaign"
 
 
 def query(db: Path, sql: str, params=()) -> list[tuple]:

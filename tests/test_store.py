@@ -21,7 +21,6 @@ import pytest
 from click.testing import CliRunner
 from helpers import tables
 
-from scorehouse.demo.campaign import write_demo_campaign
 from scorehouse.warehouse.cli import main
 from scorehouse.warehouse.pipeline import run
 from scorehouse.warehouse.store import Store, StoreError, default_location, unit_key
@@ -66,9 +65,8 @@ def test_keys_and_locations(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def campaign(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("store")
-    return write_demo_campaign(root / "campaign", scale=0.05, parsing=False).parent
+def campaign(scored_once) -> Path:
+    return scored_once[0]
 
 
 def test_a_fresh_warehouse_takes_every_unit_from_the_store(campaign, tmp_path):
@@ -126,33 +124,34 @@ def s3(monkeypatch):
 
 
 @pytest.mark.slow
-def test_an_s3_store_gives_the_folder_store_results(campaign, tmp_path, s3):
-    local = run(campaign, tmp_path / "local.duckdb", None, quiet=True, store=str(tmp_path / "s"))
+def test_an_s3_store_gives_the_folder_store_results(scored_once, tmp_path, s3):
+    campaign, local, scored = scored_once  # scored with the folder store beside the warehouse
     remote = run(campaign, tmp_path / "s3.duckdb", None, quiet=True, store=s3, workers=2)
-    assert remote.exit_code == local.exit_code == 0 and remote.scored == local.scored
-    assert tables(tmp_path / "s3.duckdb") == tables(tmp_path / "local.duckdb")
+    assert remote.exit_code == 0 and remote.scored == scored
+    expected = tables(local)
+    assert tables(tmp_path / "s3.duckdb") == expected
     again = run(campaign, tmp_path / "s3-again.duckdb", None, quiet=True, store=s3)
     assert any("from the store s3://scores/nightly," in n for n in again.notes)
     assert all("testing" not in n and "endpoint" not in n for n in again.notes)
-    assert tables(tmp_path / "s3-again.duckdb") == tables(tmp_path / "local.duckdb")
+    assert tables(tmp_path / "s3-again.duckdb") == expected
     assert os.environ["AWS_ACCESS_KEY_ID"] == "testing"
 
 
-def test_a_store_that_cannot_be_written_costs_a_note_not_the_night(campaign, tmp_path,
+def test_a_store_that_cannot_be_written_costs_a_note_not_the_night(scored_once, tmp_path,
                                                                    monkeypatch):
     from scorehouse.warehouse import store as store_module
     from scorehouse.warehouse.executors import compute_chunk
 
-    expected = run(campaign, tmp_path / "a.duckdb", None, quiet=True, store=str(tmp_path / "s"))
+    campaign, expected, scored = scored_once
 
     def full(self, key, tables):
         raise StoreError(f"cannot write to the store {self.label}: No space left on device")
 
     monkeypatch.setattr(store_module.Store, "save", full)
     result = run(campaign, tmp_path / "b.duckdb", None, quiet=True, store=str(tmp_path / "t"))
-    assert result.exit_code == 0 and result.scored == expected.scored
+    assert result.exit_code == 0 and result.scored == scored
     assert sum("units are committed but not kept in the store" in n for n in result.notes) >= 1
-    assert tables(tmp_path / "b.duckdb") == tables(tmp_path / "a.duckdb")
+    assert tables(tmp_path / "b.duckdb") == tables(expected)
     con = duckdb.connect(str(tmp_path / "b.duckdb"), read_only=True)  # rows inserted instead
     assert con.execute("SELECT count(*) FROM int_pos_case_rows").fetchone()[0] > 0
     assert con.execute("SELECT count(*) FROM cat_unit_file").fetchone()[0] == 0
@@ -192,11 +191,11 @@ def test_a_query_input_is_streamed_to_the_store_by_duckdb_once_per_content(tmp_p
     assert sorted(p.suffix for p in files if p.is_file()) == [".parquet", ".parquet"]  # no partial
 
 
-def test_a_run_whose_inputs_all_travel_by_the_store_gives_the_same_tables(campaign, tmp_path,
+def test_a_run_whose_inputs_all_travel_by_the_store_gives_the_same_tables(scored_once, tmp_path,
                                                                          monkeypatch):
     from scorehouse.warehouse import runner
 
-    expected = run(campaign, tmp_path / "a.duckdb", None, quiet=True, store=str(tmp_path / "s"))
+    campaign, expected, scored = scored_once
     monkeypatch.setattr(runner, "INPUT_ROWS", 1)  # every table argument, however small
     copied = []  # each query input is copied into the store once (a corpus's reference too)
     put_query = Store.put_query
@@ -204,7 +203,7 @@ def test_a_run_whose_inputs_all_travel_by_the_store_gives_the_same_tables(campai
         copied.append((sql, params)), put_query(self, con, sql, params))[1])
     result = run(campaign, tmp_path / "b.duckdb", None, quiet=True, store=str(tmp_path / "t"),
                  workers=2)
-    assert result.exit_code == 0 and result.scored == expected.scored
+    assert result.exit_code == 0 and result.scored == scored
     assert list((tmp_path / "t" / "inputs").rglob("*.arrows"))
     assert copied and len(copied) == len(set(copied))
-    assert tables(tmp_path / "b.duckdb") == tables(tmp_path / "a.duckdb")
+    assert tables(tmp_path / "b.duckdb") == tables(expected)
