@@ -2,6 +2,7 @@
 made once per test run (shared by the pytest-xdist workers, :func:`helpers.built_once`)."""
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -135,3 +136,21 @@ def scored_once(tmp_path_factory):
 
     root = built_once(tmp_path_factory, "scored-once", build)
     return root / "campaign", root / "w.duckdb", int((root / "scored").read_text())
+
+
+@pytest.fixture(scope="session")
+def speech_pristine(tmp_path_factory) -> Path:
+    """The demo's speech task alone (scale 0.03), written once per test run: tests that change
+    it take a copy (:func:`speech_campaign`)."""
+    from scorehouse.demo.campaign import write_demo_campaign
+
+    return built_once(tmp_path_factory, "speech", lambda root: write_demo_campaign(
+        root / "campaign", scale=0.03, pos=False, parsing=False, coref=False, terms=False,
+        calls=False)) / "campaign"
+
+
+@pytest.fixture()
+def speech_campaign(speech_pristine, tmp_path) -> Path:
+    """A copy of the demo's speech task in the test's own folder, free to change."""
+    shutil.copytree(speech_pristine, tmp_path / "campaign")
+    return tmp_path / "campaign"

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import logging
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -22,16 +21,9 @@ from scorehouse.warehouse.pipeline import run
 SCHEMA = json.loads((Path(__file__).parents[1] / "docs" / "log.schema.json").read_text())
 
 
-@pytest.fixture(scope="module")
-def pristine(tmp_path_factory) -> Path:
-    return write_demo_campaign(tmp_path_factory.mktemp("demo") / "campaign", scale=0.03, pos=False,
-                               parsing=False, coref=False, terms=False, calls=False).parent
-
-
 @pytest.fixture()
-def campaign(pristine, tmp_path) -> Path:
-    shutil.copytree(pristine, tmp_path / "campaign")
-    return tmp_path / "campaign"
+def campaign(speech_campaign) -> Path:
+    return speech_campaign
 
 
 def scorehouse(*args: str, cwd: Path) -> subprocess.CompletedProcess:

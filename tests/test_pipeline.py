@@ -9,29 +9,19 @@ the rest of the campaign is still scored and the exit code says so.
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import duckdb
 import pytest
 from click.testing import CliRunner
 
-from scorehouse.demo.campaign import write_demo_campaign
 from scorehouse.warehouse.cli import main
 from scorehouse.warehouse.pipeline import run
 
 
-@pytest.fixture(scope="module")
-def pristine(tmp_path_factory) -> Path:
-    return write_demo_campaign(tmp_path_factory.mktemp("demo") / "campaign", scale=0.03, pos=False,
-                               parsing=False, coref=False, terms=False, calls=False).parent
-
-
 @pytest.fixture()
-def campaign(pristine, tmp_path) -> Path:
-    dest = tmp_path / "campaign"
-    shutil.copytree(pristine, dest)
-    return dest
+def campaign(speech_campaign) -> Path:
+    return speech_campaign
 
 
 def scored_units(db: Path, run_id: int) -> set[tuple[str, str]]:
