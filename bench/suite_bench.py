@@ -1,0 +1,54 @@
+"""The test suite's wall time, as the README's test command runs it (``python -m pytest -q``:
+pytest-xdist, as many worker processes as cores), with the slowest tests.
+
+    .venv/bin/python bench/suite_bench.py             # the suite as CI runs it
+    .venv/bin/python bench/suite_bench.py --serial    # and again in one process (-n 0), to compare
+
+Issue 27's target: under 8 minutes on the reference machine (2 cores), idle. The 1-minute load
+average is printed before each run: a loaded machine's figure is not comparable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+TARGET = 8 * 60
+
+
+def run(extra: list[str]) -> tuple[float, str, str]:
+    """Wall seconds, the summary line and the slowest tests of one suite run."""
+    load = os.getloadavg()[0]
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           "--durations=12", *extra], cwd=ROOT, capture_output=True, text=True)
+    wall = time.perf_counter() - started
+    lines = done.stdout.splitlines()
+    summary = next((line for line in reversed(lines) if re.search(r"\d+ (passed|failed)", line)),
+                   f"exit {done.returncode}")
+    slowest = [line for line in lines if re.match(r"\s*\d+\.\d+s (call|setup|teardown) ", line)]
+    return wall, f"load {load:.2f} before; {summary.strip('= ')}", "\n".join(slowest)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--serial", action="store_true", help="also run the suite with -n 0")
+    args = parser.parse_args()
+    runs = [("pytest -q (as CI)", [])] + ([("pytest -q -n 0 (one process)", ["-n", "0"])]
+                                          if args.serial else [])
+    print(f"{'command':32} {'wall s':>8}  target")
+    for label, extra in runs:
+        wall, summary, slowest = run(extra)
+        verdict = "" if extra else (f"< {TARGET // 60} min: "
+                                     + ("OK" if wall < TARGET else "MISSED"))
+        print(f"{label:32} {wall:8.1f}  {verdict}\n  {summary}\n  slowest:\n{slowest}")
+
+
+if __name__ == "__main__":
+    main()
