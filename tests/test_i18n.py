@@ -250,3 +250,18 @@ def test_french_pages_write_french_typography_and_words(editions):
     campaign = editions["fr"].parent / "campaign" / "campaign.toml"
     faults = _french_typography_faults(_pages(editions["fr"]), campaign)
     assert not faults, "\n".join(faults[:20])
+
+
+@pytest.mark.parametrize("language, colon", (("en", ": "), ("fr", "\u00a0: ")))
+def test_the_state_notes_set_the_colon_as_the_language_does(language, colon):
+    """The notes a page opens with (a rejected reference, a submission not scored yet) set the
+    colon after the corpus as the language does (French: a no-break space before it)."""
+    from scorehouse.reports.render import environment
+
+    macros = environment(language).get_template("macros.html").module
+    state = {"corpora": [{"corpus": "Dev", "reference": ["ref.trn:3: expected X, found Y"],
+                          "unscored": ["sys-a"]}]}
+    html = str(macros.state_notes(state))
+    assert html.count(f"Dev{colon}") == 2, html
+    if language == "fr":
+        assert "Dev:" not in html and "Dev :" not in html
