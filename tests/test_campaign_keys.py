@@ -137,3 +137,15 @@ def test_a_file_given_as_an_option_is_confined_too(demo, tmp_path):
     with pytest.raises(CampaignError, match=r"\.table: expected a file inside the campaign"):
         run(camp, tmp_path / "w.duckdb", None, quiet=True)
     assert not (tmp_path / "w.duckdb").exists()  # refused before the warehouse is touched
+
+
+def test_every_campaign_key_the_loader_accepts_is_in_the_schema(tmp_path):
+    """The schema's ``[campaign]`` keys are the loader's (a key added to one is in the other):
+    a campaign naming more input folders (``roots``) validates and loads."""
+    from scorehouse.warehouse import campaign as model
+
+    assert set(schema()["properties"]["campaign"]["properties"]) == set(model.CAMPAIGN_KEYS)
+    (tmp_path / "data").mkdir()
+    (tmp_path / "campaign.toml").write_text('[campaign]\nid = "c"\nroots = ["data"]\n')
+    jsonschema.validate(tomllib.loads((tmp_path / "campaign.toml").read_text()), schema())
+    assert load_campaign(tmp_path).roots[-1] == (tmp_path / "data").resolve()

@@ -25,8 +25,11 @@ def _keys(keys: tuple[str, ...], known: dict) -> dict:
 
 def schema() -> dict:
     """The schema, as a dict ready for ``json.dumps``."""
-    campaign = _object({
+    campaign = _object(_keys(model.CAMPAIGN_KEYS, {
         "id": _ID, "name": _TEXT, "description": _TEXT,
+        "roots": {"type": "array", "items": {"type": "string", "minLength": 1},
+                  "description": "more folders the input files may be in (relative ones are "
+                                 "taken from the campaign's folder)"},
         "language": {"type": "string", "pattern": "^[a-z]{2,3}(-[A-Za-z0-9]{1,8})*$",
                      "default": "en"},
         "bootstrap": {"type": "integer", "minimum": 1, "maximum": 1_000_000, "default": 1000},
@@ -35,7 +38,7 @@ def schema() -> dict:
         "executor_wait": {"type": "integer", "minimum": 0, "maximum": 86_400,
                           "default": model.EXECUTOR_WAIT,
                           "description": "seconds a run waits for a Dask worker (or the "
-                                         "scheduler) to come back before it stops"}})
+                                         "scheduler) to come back before it stops"}}))
     phase = _object(_keys(model.PHASE_KEYS, {"id": _ID, "name": _TEXT}))
     participant = _object(_keys(model.PARTICIPANT_KEYS, {
         "id": _ID, "name": _TEXT, "organiser": {"type": "boolean", "default": False},
