@@ -81,11 +81,12 @@ def stopped_then_resumed(camp, rows, db, address, message: str, caplog):
     """Run through the CLI (exit 1, one line naming ``message``), then resume in this process:
     the uninterrupted run's tables, run number included; both attempts listed by `runs`."""
     out = CliRunner().invoke(main, ["run", str(camp), "--db", str(db), "--executor",
-                                    address, "--executor-wait", "2"])
+                                    address, "--executor-wait", "2", "--quiet"])
     errors = [line for line in out.output.splitlines() if line.startswith("Error")]
     assert out.exit_code == 1 and len(errors) == 1 and message in errors[0], out.output
     assert "run again to resume" in errors[0] and "Traceback" not in out.output
-    # the wait is said (on stderr, through the "scorehouse" logger) before it starts
+    # the wait is said (on stderr, through the "scorehouse" logger) before it starts, even
+    # with --quiet
     assert "waiting up to 2 s for " in out.output
     again = run(camp, db, None, quiet=True, workers=1)
     # the same run number; the units computed before the stop come from the store

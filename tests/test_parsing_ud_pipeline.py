@@ -151,3 +151,20 @@ def test_one_shot_stops_on_a_differing_text_unless_recover(tmp_path):
     assert recovered.exit_code == 0, recovered.output
     report = json.loads(recovered.stdout)
     assert report["differences"] and report["metrics"]["Words"]["correct"] > 0
+
+
+def test_one_shot_recovery_notes_name_no_internal_unit(tmp_path):
+    """``scorehouse parsing --recover``: the note says the text differs, without the one-shot's
+    internal task/corpus/system label."""
+    gold = tmp_path / "gold.conllu"
+    gold.write_text("# text = a b\n1\ta\ta\tX\t_\t_\t0\troot\t_\t_\n2\tb\tb\tX\t_\t_\t1\tdep\t_\t_"
+                    "\n\n", encoding="utf-8")
+    system = tmp_path / "sys.conllu"
+    system.write_text(gold.read_text(encoding="utf-8").replace("\tb\tb\t", "\tc\tc\t"),
+                      encoding="utf-8")
+    result = CliRunner().invoke(main, ["parsing", str(gold), str(system), "--recover"])
+    assert result.exit_code == 0, result.output
+    notes = [line for line in result.stderr.splitlines() if line.startswith("note: ")]
+    assert notes[0] == "note: text differs from the reference in 1 place(s); scored in " \
+        "recovery mode", notes
+    assert not any("/ref/sys" in note for note in notes)

@@ -8,7 +8,8 @@ A library user attaches handlers to ``logging.getLogger("scorehouse")`` as to an
 package adds none. The command line attaches two (:func:`configure`):
 
 - stderr, as text: one line per step and the summary; ``--verbose`` adds a line per file loaded,
-  ``--quiet`` keeps the summary only. Progress bars are drawn only when stderr is a terminal.
+  ``--quiet`` keeps the summary and the warnings (a run waiting for a lost Dask worker or
+  scheduler). Progress bars are drawn only when stderr is a terminal.
 - ``--log-json FILE`` (``-``: stdout): one JSON object per event and line, every level included,
   validated by ``docs/log.schema.json``.
 """
@@ -113,7 +114,7 @@ def configure(verbose: bool = False, quiet: bool = False, log_json: str | None =
     logging.addLevelName(SUMMARY, "SUMMARY")
     for handler in [h for h in LOGGER.handlers if isinstance(h, (JsonLines, _Text))]:
         LOGGER.removeHandler(handler)
-    text = _Text(SUMMARY if quiet else logging.DEBUG if verbose else logging.INFO)
+    text = _Text(logging.WARNING if quiet else logging.DEBUG if verbose else logging.INFO)
     handlers: list[logging.Handler] = [text]
     stream = None
     if log_json:
@@ -143,7 +144,8 @@ def options(func):
     func = click.option("--verbose", "-v", is_flag=True,
                         help="A line per file loaded too.")(func)
     return click.option("--quiet", "-q", is_flag=True,
-                        help="No progress bars, no step lines: the summary only.")(func)
+                        help="No progress bars, no step lines: the summary and warnings "
+                             "only.")(func)
 
 
 def progress_shown(quiet: bool) -> bool:

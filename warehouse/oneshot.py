@@ -90,8 +90,11 @@ def score(family: str, reference: Source, system: Source, options: dict, *,
                                      sys_role=roles[1], corpus_options=corpus_options,
                                      system_options=system_options)
         con, result = run_one_shot(campaign)
+    task = campaign.tasks[0]
+    unit = f"{task.id}/{task.corpora[0].id}/{task.systems[0].id}: "  # the one unit there is
+
     def named(message: str) -> str:  # in-memory data: its role, not the temporary file
-        return message.replace(f"{tmp}/", "in-memory ")
+        return message.replace(f"{tmp}/", "in-memory ").removeprefix(unit)
     if result.rejections:
         con.close()
         raise Rejected(list(dict.fromkeys(map(named, result.rejections))))
