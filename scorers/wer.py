@@ -142,16 +142,16 @@ def normalise(utterances: pl.DataFrame, method: str, markers: Markers,
     if separators not in SEPARATORS:
         raise ValueError(f"unknown separators {separators!r}; expected one of "
                          f"{', '.join(SEPARATORS)}")
+    if method == "none":  # one list per utterance, no regrouping
+        return utterances.select("utt_id", words(utterances["text"], separators, case)
+                                 .alias("tokens"))
     order = utterances.select("utt_id").with_row_index("row")
     long = (
-        utterances.select(pl.col("text").fill_null("").str.extract_all(SEPARATORS[separators])
-                          .alias("tok"))
+        pl.DataFrame({"tok": words(utterances["text"], separators)})
         .with_row_index("row")
         .explode("tok")
         .drop_nulls("tok")
     )
-    if method == "none":
-        return _collect(order, long.with_columns(fold(pl.col("tok"), case)))
 
     kind = (
         pl.when(pl.col("tok").is_in(markers.nonspeech)).then(pl.lit(_NONSPEECH))
@@ -190,6 +190,52 @@ def normalise(utterances: pl.DataFrame, method: str, markers: Markers,
         .then(pl.lit([markers.reject_label], dtype=pl.List(pl.String)))
         .otherwise(pl.col("tokens")).alias("tokens")
     ).drop("n_speech")
+
+
+_SEPARATOR_BYTES = np.zeros(256, dtype=bool)
+_SEPARATOR_BYTES[[ord(c) for c in " \t\n\v\f\r"]] = True  # etl.text.BLANKS, as bytes
+_FOLDED_BYTES = np.arange(256, dtype=np.uint8)
+_FOLDED_BYTES[ord("A"):ord("Z") + 1] += 32
+
+
+def words(text: pl.Series, separators: str = "sclite", case: str = "sensitive") -> pl.Series:
+    """Each text's words, a list per text (``None`` text: no words), split as
+    :func:`normalise` says and, unless ``case`` is ``sensitive``, folded as :func:`fold` does.
+
+    With sclite's separators the split and sclite's ASCII fold work on the UTF-8 bytes of the
+    whole column at once (a separator byte becomes a space, ``A``-``Z`` become ``a``-``z``; no
+    byte of a multi-byte character is below 0x80, so no other character changes), then one
+    split on the space: a third of the regular expression's time."""
+    text = text.fill_null("").cast(pl.String)
+    if separators != "sclite" or not len(text):
+        tokens = text.str.extract_all(SEPARATORS[separators])
+        return tokens if case == "sensitive" else tokens.list.eval(fold(pl.element(), case))
+    column = text.to_arrow()
+    column = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    column = column.cast(pa.large_string())
+    validity, offsets, data = column.buffers()
+    first, last = np.frombuffer(offsets, dtype=np.int64)[[column.offset,
+                                                          column.offset + len(column)]]
+    raw = np.frombuffer(data, dtype=np.uint8, count=last) if last else np.zeros(0, np.uint8)
+    spaced = _FOLDED_BYTES[raw] if case == "insensitive" else raw.copy()
+    spaced[_SEPARATOR_BYTES[raw]] = ord(" ")
+    column = pa.LargeStringArray.from_buffers(len(column), offsets, pa.py_buffer(spaced),
+                                              validity, column.null_count, column.offset)
+    tokens = pl.Series(text.name, column).str.split(" ")
+    if _empty_words(spaced[first:], np.frombuffer(offsets, dtype=np.int64)[
+            column.offset:column.offset + len(column) + 1] - first):
+        tokens = tokens.list.eval(pl.element().filter(pl.element() != ""))
+    return tokens if case != "unicode" else tokens.list.eval(fold(pl.element(), case))
+
+
+def _empty_words(spaced: np.ndarray, offsets: np.ndarray) -> bool:
+    """Whether splitting the texts ``spaced[offsets[k]:offsets[k + 1]]`` on the space gives an
+    empty word: an empty text, a text that starts or ends with a space, two spaces in a row."""
+    starts, ends = offsets[:-1], offsets[1:]
+    if (ends == starts).any():
+        return True
+    space = spaced == ord(" ")
+    return bool(space[starts].any() or space[ends - 1].any() or (space[1:] & space[:-1]).any())
 
 
 def _collect(order: pl.DataFrame, long: pl.DataFrame, extra=()) -> pl.DataFrame:
