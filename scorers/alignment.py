@@ -79,19 +79,26 @@ def align(
     n = len(ref_offsets) - 1
     if len(hyp_offsets) - 1 != n:
         raise ValueError("reference and hypothesis offsets describe different numbers of pairs")
-    ref_len = np.diff(ref_offsets)
-    hyp_len = np.diff(hyp_offsets)
-    steps = ref_len + hyp_len  # upper bound of the alignment length
+    full_ref_len = np.diff(ref_offsets)
+    full_hyp_len = np.diff(hyp_offsets)
+    steps = full_ref_len + full_hyp_len  # upper bound of the alignment length
     # Reverse-ordered op buffers, one slot per possible step, filled per block.
     slot_offsets = np.concatenate([[0], np.cumsum(steps)])
     ops_buf = np.zeros(slot_offsets[-1], dtype=np.uint8)
     ref_buf = np.full(slot_offsets[-1], -1, dtype=np.int64)
     hyp_buf = np.full(slot_offsets[-1], -1, dtype=np.int64)
-    used = np.zeros(n, dtype=np.int64)
+    # A common suffix is matched as sclite's traceback matches it (first slots, last token
+    # first); only what precedes it needs the DP.
+    used = _common_suffix(ref_values, ref_offsets, full_ref_len, hyp_values, hyp_offsets,
+                          full_hyp_len, slot_offsets, ops_buf, ref_buf, hyp_buf)
+    ref_len = full_ref_len - used
+    hyp_len = full_hyp_len - used
 
     order = np.lexsort((hyp_len, ref_len))
+    order = order[(ref_len[order] + hyp_len[order]) > 0]  # the rest is aligned already
+    n_left = len(order)
     start = 0
-    while start < n:
+    while start < n_left:
         # Grow the block while its padded DP matrix fits the budget.
         first = order[start]
         block_hint = max(1, cell_budget // ((ref_len[first] + 1) * (hyp_len[first] + 1)))
@@ -141,12 +148,13 @@ def _align_block(idx, ref_values, ref_offsets, ref_len, hyp_values, hyp_offsets,
         np.minimum.accumulate(shifted, axis=1, out=shifted)
         dp[:, i, 1:] = shifted + ramp
 
-    # Traceback from (R_k, H_k), preferring diagonal, then insertion, then deletion (sclite).
+    # Traceback from (R_k, H_k), preferring diagonal, then insertion, then deletion (sclite),
+    # after the ``used[k]`` slots of the common suffix.
     rows = np.arange(b)
     i = ref_len[idx].astype(np.int64)
     j = hyp_len[idx].astype(np.int64)
     base = slot_offsets[idx]
-    step = np.zeros(b, dtype=np.int64)
+    step = used[idx].copy()
     active = (i > 0) | (j > 0)
     while active.any():
         a = np.flatnonzero(active)
@@ -171,6 +179,34 @@ def _align_block(idx, ref_values, ref_offsets, ref_len, hyp_values, hyp_offsets,
         step[a] += 1
         active[a] = (i[a] > 0) | (j[a] > 0)
     used[idx] = step
+
+
+def _common_suffix(ref_values, ref_offsets, ref_len, hyp_values, hyp_offsets, hyp_len,
+                   slot_offsets, ops_buf, ref_buf, hyp_buf) -> np.ndarray:
+    """The length of each pair's common suffix, written as correct ops in the pair's first slots.
+
+    sclite's traceback takes the diagonal wherever the tokens are equal at the end of both sides:
+    with a match costing 0, an optimal alignment of ``a[:i]``, ``b[:j]`` with ``a[i-1] == b[j-1]``
+    can always match them (exchange the op that takes either for the match: the cost does not
+    grow), so ``D[i, j] = D[i-1, j-1]`` and the diagonal is the first move tried. The DP of what
+    precedes the suffix is the same as in the whole matrix (a DP cell depends on the cells
+    above and to its left only)."""
+    n = len(ref_len)
+    suffix = np.zeros(n, dtype=np.int64)
+    active = np.flatnonzero((ref_len > 0) & (hyp_len > 0))
+    while len(active):
+        k = suffix[active]
+        r = ref_offsets[active + 1] - 1 - k
+        h = hyp_offsets[active + 1] - 1 - k
+        same = ref_values[r] == hyp_values[h]
+        active, r, h, k = active[same], r[same], h[same], k[same]
+        slot = slot_offsets[active] + k
+        ops_buf[slot] = OP_CORRECT
+        ref_buf[slot] = r
+        hyp_buf[slot] = h
+        suffix[active] = k + 1
+        active = active[(k + 1 < ref_len[active]) & (k + 1 < hyp_len[active])]
+    return suffix
 
 
 def _pad(values, offsets, lengths, width, fill):
