@@ -59,8 +59,9 @@ class Alignment:
 
     ops: np.ndarray  # uint8 letters C/S/D/I
     op_offsets: np.ndarray  # int64, n + 1
-    ref_index: np.ndarray  # int64, flat index into the reference values, -1 for insertions
-    hyp_index: np.ndarray  # int64, flat index into the hypothesis values, -1 for deletions
+    ref_index: np.ndarray  # flat index into the reference values, -1 for insertions
+    hyp_index: np.ndarray  # flat index into the hypothesis values, -1 for deletions
+    # (both int32 while the positions fit, else int64)
 
 
 def align(
@@ -85,8 +86,10 @@ def align(
     # Reverse-ordered op buffers, one slot per possible step, filled per block.
     slot_offsets = np.concatenate([[0], np.cumsum(steps)])
     ops_buf = np.zeros(slot_offsets[-1], dtype=np.uint8)
-    ref_buf = np.full(slot_offsets[-1], -1, dtype=np.int64)
-    hyp_buf = np.full(slot_offsets[-1], -1, dtype=np.int64)
+    # token positions: 4 bytes each while they fit (half the memory of the biggest buffers)
+    index = np.int32 if max(len(ref_values), len(hyp_values)) < 2**31 else np.int64
+    ref_buf = np.full(slot_offsets[-1], -1, dtype=index)
+    hyp_buf = np.full(slot_offsets[-1], -1, dtype=index)
     # A common suffix is matched as sclite's traceback matches it (first slots, last token
     # first); only what precedes it needs the DP.
     used = _common_suffix(ref_values, ref_offsets, full_ref_len, hyp_values, hyp_offsets,
@@ -113,11 +116,12 @@ def align(
                      r_max, h_max, costs, slot_offsets, ops_buf, ref_buf, hyp_buf, used)
         start += len(idx)
 
-    # Compact: each pair used ``used[k]`` slots from the start of its region, in reverse order.
+    # Compact: each pair used ``used[k]`` slots from the start of its region, in reverse order:
+    # op r of pair k is slot slot_offsets[k] + used[k] - 1 - r = last[k] - (op_offsets[k] + r).
     op_offsets = np.concatenate([[0], np.cumsum(used)])
-    pair_of_op = np.repeat(np.arange(n), used)
-    rank_in_pair = np.arange(op_offsets[-1]) - op_offsets[pair_of_op]
-    src = slot_offsets[pair_of_op] + (used[pair_of_op] - 1 - rank_in_pair)
+    last = slot_offsets[:-1] + used - 1 + op_offsets[:-1]
+    src = np.repeat(last, used)
+    src -= np.arange(op_offsets[-1])
     return Alignment(ops=ops_buf[src], op_offsets=op_offsets,
                      ref_index=ref_buf[src], hyp_index=hyp_buf[src])
 
@@ -212,7 +216,8 @@ def _common_suffix(ref_values, ref_offsets, ref_len, hyp_values, hyp_offsets, hy
 def _pad(values, offsets, lengths, width, fill):
     """Gather variable-length slices into a (len(offsets), max(width, 1)) matrix padded with
     ``fill`` (at least one column, so that the traceback may read an empty side safely)."""
-    out = np.full((len(offsets), max(width, 1)), fill, dtype=np.int64)
+    out = np.full((len(offsets), max(width, 1)), fill,
+                  dtype=values.dtype if values.dtype.kind == "i" else np.int64)
     col = np.arange(width)
     mask = col[None, :] < lengths[:, None]
     src = offsets[:, None] + col[None, :]

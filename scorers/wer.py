@@ -273,8 +273,8 @@ def align_tokens(ref: pl.Series, hyp: pl.Series, costs: Costs = SCLITE) -> pa.Ta
                 else pl.Series([], dtype=pl.String))
     codes = (pl.concat([ref_flat, hyp_flat]).cast(pl.String).cast(pl.Categorical).to_physical()
              .to_numpy())
-    ref_codes, hyp_codes = (codes[: len(ref_flat)].astype(np.int64),
-                            codes[len(ref_flat):].astype(np.int64))
+    codes = codes.astype(np.int32)  # categories are UInt32, well below 2**31 of them
+    ref_codes, hyp_codes = codes[: len(ref_flat)], codes[len(ref_flat):]
     ref_offsets = np.concatenate([[0], np.cumsum(ref.list.len().to_numpy())]).astype(np.int64)
     hyp_offsets = np.concatenate([[0], np.cumsum(hyp.list.len().to_numpy())]).astype(np.int64)
     result = align(ref_codes, ref_offsets, hyp_codes, hyp_offsets, costs)
