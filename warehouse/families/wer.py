@@ -174,25 +174,26 @@ def load(ctx: RunContext, task: Task) -> None:
         stage_files(ctx, jobs)  # parsed together, on the run's workers
 
 
-def check_ids(hyp: pa.Table, ref_ids: set[str] | None, path) -> None:
-    """Reject a submission whose ids are not all in the reference, listing the first ones."""
+def check_ids(hyp: pa.Table, ref_ids: pl.Series | None, path) -> None:
+    """Reject a submission whose ids are not all in the reference (``ref_ids``), listing the
+    first ones in file order."""
     if ref_ids is None:
         return
-    ids = hyp.column("utt_id").to_pylist()
-    unknown = [(line, u) for line, u in zip(hyp.column("line_no").to_pylist(), ids)
-               if u not in ref_ids]
-    if unknown:
-        listed = ", ".join(repr(u) for _, u in unknown[:5]) + (" ..." if len(unknown) > 5 else "")
-        raise InputError(path, unknown[0][0], "utterance ids of the reference",
-                         f"{len(unknown)} unknown id(s): {listed}")
+    unknown = (pl.from_arrow(hyp.select(["line_no", "utt_id"]))
+               .join(pl.DataFrame({"utt_id": ref_ids.cast(pl.String)}), on="utt_id", how="anti",
+                     maintain_order="left"))
+    if unknown.height:
+        first = unknown.head(6)["utt_id"].to_list()
+        listed = ", ".join(repr(u) for u in first[:5]) + (" ..." if unknown.height > 5 else "")
+        raise InputError(path, unknown["line_no"][0], "utterance ids of the reference",
+                         f"{unknown.height} unknown id(s): {listed}")
 
 
-def _reference_ids(ctx: RunContext, task: str, corpus: str) -> set[str] | None:
+def _reference_ids(ctx: RunContext, task: str, corpus: str) -> pl.Series | None:
     sha = current_inputs(ctx.con, ctx.campaign.id, task).get((corpus, "", "reference"))
     if sha is None:
         return None
-    return {r[0] for r in ctx.con.execute("SELECT utt_id FROM stg_wer_trn WHERE sha256 = ?",
-                                          [sha]).fetchall()}
+    return frame(ctx.con, "SELECT utt_id FROM stg_wer_trn WHERE sha256 = ?", [sha])["utt_id"]
 
 
 def _stage_trn(con, sha: str, table: pa.Table) -> None:
@@ -326,7 +327,7 @@ def compute_unit(ids: dict, reference: dict, hyp: pl.DataFrame, options: Options
     ref_ids = pl.DataFrame({"utt_id": reference["utt_id"]})
     extra = hyp.join(ref_ids, on="utt_id", how="anti").sort("line_no")
     if extra.height:
-        check_ids(extra.to_arrow(), set(), path)
+        check_ids(extra.to_arrow(), pl.Series("utt_id", [], pl.String), path)
     matched = ref_ids.join(hyp, on="utt_id", how="left", maintain_order="left")
     missing = matched["line_no"].is_null()
     hyp_texts = matched.select("utt_id", "text")
