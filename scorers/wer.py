@@ -24,7 +24,15 @@ import pyarrow as pa
 
 from scorehouse.etl.text import SIGNATURE as TEXT
 from scorehouse.etl.text import WORD
-from scorehouse.scorers.alignment import SCLITE, Costs, align
+from scorehouse.scorers.alignment import (
+    OP_CORRECT,
+    OP_DELETION,
+    OP_INSERTION,
+    OP_SUBSTITUTION,
+    SCLITE,
+    Costs,
+    align,
+)
 
 METHODS = ("none", "m1", "m2", "m3", "m4")
 CASES = ("sensitive", "insensitive", "unicode")  # as written; sclite's fold (A-Z); Unicode's
@@ -258,12 +266,14 @@ def units(tokens: pl.Series, unit: str = "word") -> pl.Series:
     return tokens.list.join("").str.split("").list.eval(pl.element().filter(pl.element() != ""))
 
 
-def align_tokens(ref: pl.Series, hyp: pl.Series, costs: Costs = SCLITE) -> pa.Table:
+def align_tokens(ref: pl.Series, hyp: pl.Series, costs: Costs = SCLITE,
+                 tokens: bool = True) -> pa.Table:
     """Align two equally long columns of token lists, pair by pair.
 
     Returns an Arrow table with, per pair, ``ref_tokens`` and ``hyp_tokens`` (lists of equal
-    length, ``null`` on the gap side of an insertion / deletion), ``ops`` (one letter per aligned
-    pair: C, S, D, I, in alignment order) and the counts ``C``, ``S``, ``D``, ``I``.
+    length, ``null`` on the gap side of an insertion / deletion; left out when ``tokens`` is
+    False), ``ops`` (one letter per aligned pair: C, S, D, I, in alignment order) and the counts
+    ``C``, ``S``, ``D``, ``I``.
     """
     if len(ref) != len(hyp):
         raise ValueError("reference and hypothesis columns differ in length")
@@ -275,25 +285,29 @@ def align_tokens(ref: pl.Series, hyp: pl.Series, costs: Costs = SCLITE) -> pa.Ta
              .to_numpy())
     codes = codes.astype(np.int32)  # categories are UInt32, well below 2**31 of them
     ref_codes, hyp_codes = codes[: len(ref_flat)], codes[len(ref_flat):]
+    del codes
     ref_offsets = np.concatenate([[0], np.cumsum(ref.list.len().to_numpy())]).astype(np.int64)
     hyp_offsets = np.concatenate([[0], np.cumsum(hyp.list.len().to_numpy())]).astype(np.int64)
     result = align(ref_codes, ref_offsets, hyp_codes, hyp_offsets, costs)
 
-    aligned_ref = _gather(ref_flat, result.ref_index)
-    aligned_hyp = _gather(hyp_flat, result.hyp_index)
-    offsets = pa.array(result.op_offsets.astype(np.int32))
-    ops = pa.StringArray.from_buffers(len(ref), pa.py_buffer(result.op_offsets.astype(np.int32)),
-                                      pa.py_buffer(result.ops))
-    pair = np.repeat(np.arange(len(ref)), np.diff(result.op_offsets))
-    counts = {
-        letter: np.bincount(pair[result.ops == ord(letter)], minlength=len(ref)).astype(np.int64)
-        for letter in "CSDI"
-    }
+    n = len(ref)
+    op_offsets = result.op_offsets.astype(np.int32)
+    ops = pa.StringArray.from_buffers(n, pa.py_buffer(op_offsets), pa.py_buffer(result.ops))
+    # the counts of every pair at once: one bincount over (pair, op letter)
+    letter = np.zeros(256, dtype=np.int32)
+    letter[[OP_CORRECT, OP_SUBSTITUTION, OP_DELETION, OP_INSERTION]] = [0, 1, 2, 3]
+    pair_letter = np.repeat(np.arange(0, 4 * n, 4, dtype=np.int32), np.diff(op_offsets))
+    pair_letter += letter[result.ops]
+    counts = np.bincount(pair_letter, minlength=4 * n).reshape(n, 4).astype(np.int64)
+    del pair_letter
+    columns = {"ops": ops, **{k: pa.array(counts[:, c]) for c, k in enumerate("CSDI")}}
+    if not tokens:
+        return pa.table(columns)
+    offsets = pa.array(op_offsets)
     return pa.table({
-        "ref_tokens": pa.ListArray.from_arrays(offsets, aligned_ref),
-        "hyp_tokens": pa.ListArray.from_arrays(offsets, aligned_hyp),
-        "ops": ops,
-        **{k: pa.array(v) for k, v in counts.items()},
+        "ref_tokens": pa.ListArray.from_arrays(offsets, _gather(ref_flat, result.ref_index)),
+        "hyp_tokens": pa.ListArray.from_arrays(offsets, _gather(hyp_flat, result.hyp_index)),
+        **columns,
     })
 
 

@@ -259,6 +259,10 @@ def written(folder: str, tables: tuple[str, ...], write, context: dict | None = 
         for table in tables:
             if table not in given:
                 con.execute(f"DELETE FROM {table}")
+        if any(t.num_rows >= 100_000 for t in given.values()):
+            # an in-memory table keeps its deleted rows' memory until a checkpoint (measured:
+            # 37 MB after a 200,000-utterance WER unit, for the rest of the process)
+            con.execute("CHECKPOINT")
 
 
 def keyed(ids: dict, table: pa.Table, columns: list[str], **constants) -> pa.Table:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache, lru_cache, partial
 
+import numpy as np
 import polars as pl
 import pyarrow as pa
 
@@ -68,7 +69,10 @@ def code_version() -> str:
 
 @dataclass(frozen=True)
 class Options:
-    """A task's scoring options, checked."""
+    """A task's scoring options, checked. ``tokens`` (not a campaign.toml key): whether
+    ``int_wer_aligned_utterance`` keeps the aligned tokens; a one-shot that writes no sclite
+    report reads only the ops and the counts, so its throw-away warehouse does without them
+    (empty lists: the figures are the same)."""
 
     methods: tuple[str, ...]
     case: str
@@ -76,6 +80,7 @@ class Options:
     costs: Costs
     unit: str = "word"
     separators: str = "sclite"
+    tokens: bool = True
 
     @classmethod
     def of(cls, task: Task) -> "Options":
@@ -115,7 +120,8 @@ class Options:
             if "reference" not in corpus.files:
                 raise CampaignError(f"task {task.id}: corpus {corpus.id}: "
                                     "expected a 'reference' file")
-        return cls(methods, case, markers, COSTS[costs], unit, separators)
+        return cls(methods, case, markers, COSTS[costs], unit, separators,
+                   bool(o.get("alignment_tokens", True)))
 
     def signature(self, method: str) -> str:
         return signature(method, self.case, self.markers, self.costs, code_version(), self.unit,
@@ -336,12 +342,15 @@ def compute_unit(ids: dict, reference: dict, hyp: pl.DataFrame, options: Options
         hyp_tokens = units(normalise(hyp_texts, method, options.markers, options.case,
                                          options.separators)["tokens"],
                            options.unit)
-        pairs = align_tokens(reference[method], hyp_tokens, options.costs)
+        pairs = align_tokens(reference[method], hyp_tokens, options.costs, options.tokens)
         n = len(reference["utt_id"])
+        none = pa.ListArray.from_arrays(pa.array(np.zeros(n + 1, dtype=np.int32)),
+                                        pa.array([], pa.string()))  # tokens not kept
         aligned.append(pa.table({
             "method": pa.repeat(method, n), "utt_id": reference["utt_id"].to_arrow(),
-            "missing": missing.to_arrow(), "ref_tokens": pairs["ref_tokens"],
-            "hyp_tokens": pairs["hyp_tokens"], "ops": pairs["ops"],
+            "missing": missing.to_arrow(),
+            "ref_tokens": pairs["ref_tokens"] if options.tokens else none,
+            "hyp_tokens": pairs["hyp_tokens"] if options.tokens else none, "ops": pairs["ops"],
             "signature": pa.repeat(options.signature(method), n),
         }))
 

@@ -55,7 +55,7 @@ def wer(reference: Source, hypothesis: Source, *,
     """
     options = {"methods": [method], "case": case, "costs": costs, "intervals": False, "unit": unit,
                "format": format, "id_field": id_field, "text_field": text_field,
-               "separators": separators}
+               "separators": separators, "alignment_tokens": report is not None}
     write = partial(_transcript, format, id_field, text_field)
     con, campaign, notes = oneshot.score("wer", reference, hypothesis, options,
                                          roles=("reference", "hypotheses"),
