@@ -59,9 +59,9 @@ class Alignment:
 
     ops: np.ndarray  # uint8 letters C/S/D/I
     op_offsets: np.ndarray  # int64, n + 1
-    ref_index: np.ndarray  # flat index into the reference values, -1 for insertions
-    hyp_index: np.ndarray  # flat index into the hypothesis values, -1 for deletions
-    # (both int32 while the positions fit, else int64)
+    ref_index: np.ndarray | None  # flat index into the reference values, -1 for insertions
+    hyp_index: np.ndarray | None  # flat index into the hypothesis values, -1 for deletions
+    # (both int32 while the positions fit, else int64; None when not asked for)
 
 
 def align(
@@ -71,10 +71,11 @@ def align(
     hyp_offsets: np.ndarray,
     costs: Costs = SCLITE,
     cell_budget: int = 4_000_000,
+    positions: bool = True,
 ) -> Alignment:
     """Align ``n`` pairs of integer sequences (pair k:
     ``ref_values[ref_offsets[k]:ref_offsets[k+1]]`` against the same slice of ``hyp_values``) and
-    return every pair's alignment."""
+    return every pair's alignment (without the tokens' positions unless ``positions``)."""
     ref_offsets = np.asarray(ref_offsets, dtype=np.int64)
     hyp_offsets = np.asarray(hyp_offsets, dtype=np.int64)
     n = len(ref_offsets) - 1
@@ -88,8 +89,8 @@ def align(
     ops_buf = np.zeros(slot_offsets[-1], dtype=np.uint8)
     # token positions: 4 bytes each while they fit (half the memory of the biggest buffers)
     index = np.int32 if max(len(ref_values), len(hyp_values)) < 2**31 else np.int64
-    ref_buf = np.full(slot_offsets[-1], -1, dtype=index)
-    hyp_buf = np.full(slot_offsets[-1], -1, dtype=index)
+    ref_buf = np.full(slot_offsets[-1], -1, dtype=index) if positions else None
+    hyp_buf = np.full(slot_offsets[-1], -1, dtype=index) if positions else None
     # A common suffix is matched as sclite's traceback matches it (first slots, last token
     # first); only what precedes it needs the DP.
     used = _common_suffix(ref_values, ref_offsets, full_ref_len, hyp_values, hyp_offsets,
@@ -123,7 +124,8 @@ def align(
     src = np.repeat(last, used)
     src -= np.arange(op_offsets[-1])
     return Alignment(ops=ops_buf[src], op_offsets=op_offsets,
-                     ref_index=ref_buf[src], hyp_index=hyp_buf[src])
+                     ref_index=ref_buf[src] if positions else None,
+                     hyp_index=hyp_buf[src] if positions else None)
 
 
 def _align_block(idx, ref_values, ref_offsets, ref_len, hyp_values, hyp_offsets, hyp_len,
@@ -176,8 +178,9 @@ def _align_block(idx, ref_values, ref_offsets, ref_len, hyp_values, hyp_offsets,
                       np.where(take_del, OP_DELETION, OP_INSERTION)).astype(np.uint8)
         slot = base[a] + step[a]
         ops_buf[slot] = op
-        ref_buf[slot] = np.where(take_ins, -1, ref_offsets[idx[a]] + im1)
-        hyp_buf[slot] = np.where(take_del, -1, hyp_offsets[idx[a]] + jm1)
+        if ref_buf is not None:
+            ref_buf[slot] = np.where(take_ins, -1, ref_offsets[idx[a]] + im1)
+            hyp_buf[slot] = np.where(take_del, -1, hyp_offsets[idx[a]] + jm1)
         i[a] = np.where(take_ins, ia, im1)
         j[a] = np.where(take_del, ja, jm1)
         step[a] += 1
@@ -206,8 +209,9 @@ def _common_suffix(ref_values, ref_offsets, ref_len, hyp_values, hyp_offsets, hy
         active, r, h, k = active[same], r[same], h[same], k[same]
         slot = slot_offsets[active] + k
         ops_buf[slot] = OP_CORRECT
-        ref_buf[slot] = r
-        hyp_buf[slot] = h
+        if ref_buf is not None:
+            ref_buf[slot] = r
+            hyp_buf[slot] = h
         suffix[active] = k + 1
         active = active[(k + 1 < ref_len[active]) & (k + 1 < hyp_len[active])]
     return suffix

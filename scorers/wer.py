@@ -200,12 +200,6 @@ def normalise(utterances: pl.DataFrame, method: str, markers: Markers,
     ).drop("n_speech")
 
 
-_SEPARATOR_BYTES = np.zeros(256, dtype=bool)
-_SEPARATOR_BYTES[[ord(c) for c in " \t\n\v\f\r"]] = True  # etl.text.BLANKS, as bytes
-_FOLDED_BYTES = np.arange(256, dtype=np.uint8)
-_FOLDED_BYTES[ord("A"):ord("Z") + 1] += 32
-
-
 def words(text: pl.Series, separators: str = "sclite", case: str = "sensitive") -> pl.Series:
     """Each text's words, a list per text (``None`` text: no words), split as
     :func:`normalise` says and, unless ``case`` is ``sensitive``, folded as :func:`fold` does.
@@ -225,24 +219,35 @@ def words(text: pl.Series, separators: str = "sclite", case: str = "sensitive") 
     first, last = np.frombuffer(offsets, dtype=np.int64)[[column.offset,
                                                           column.offset + len(column)]]
     raw = np.frombuffer(data, dtype=np.uint8, count=last) if last else np.zeros(0, np.uint8)
-    spaced = _FOLDED_BYTES[raw] if case == "insensitive" else raw.copy()
-    spaced[_SEPARATOR_BYTES[raw]] = ord(" ")
+    # byte arithmetic, not table look-ups (three times faster): TAB, LF, VT, FF, CR are 9-13
+    separator = np.subtract(raw, 9, dtype=np.uint8) < 5
+    separator |= raw == ord(" ")
+    spaced = raw.copy()
+    if case == "insensitive":  # A-Z (65-90) + 32
+        spaced += (np.subtract(raw, ord("A"), dtype=np.uint8) < 26).view(np.uint8) << 5
+    shift = spaced - np.uint8(ord(" "))  # a separator byte minus itself plus a space
+    shift *= separator.view(np.uint8)
+    spaced -= shift
+    del shift
     column = pa.LargeStringArray.from_buffers(len(column), offsets, pa.py_buffer(spaced),
                                               validity, column.null_count, column.offset)
     tokens = pl.Series(text.name, column).str.split(" ")
-    if _empty_words(spaced[first:], np.frombuffer(offsets, dtype=np.int64)[
-            column.offset:column.offset + len(column) + 1] - first):
+    bounds = np.frombuffer(offsets, dtype=np.int64)[column.offset:column.offset + len(column) + 1]
+    empty = bounds[1:] == bounds[:-1]  # an empty text splits into one empty word
+    if _stray_separators(separator[first:], bounds[:-1][~empty] - first,
+                         bounds[1:][~empty] - first):
         tokens = tokens.list.eval(pl.element().filter(pl.element() != ""))
+    elif empty.any():
+        tokens = pl.DataFrame({"t": tokens, "empty": empty}).select(
+            pl.when(pl.col("empty")).then(pl.lit([], dtype=pl.List(pl.String)))
+            .otherwise(pl.col("t")).alias(text.name))[text.name]
     return tokens if case != "unicode" else tokens.list.eval(fold(pl.element(), case))
 
 
-def _empty_words(spaced: np.ndarray, offsets: np.ndarray) -> bool:
-    """Whether splitting the texts ``spaced[offsets[k]:offsets[k + 1]]`` on the space gives an
-    empty word: an empty text, a text that starts or ends with a space, two spaces in a row."""
-    starts, ends = offsets[:-1], offsets[1:]
-    if (ends == starts).any():
-        return True
-    space = spaced == ord(" ")
+def _stray_separators(space: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> bool:
+    """Whether splitting the non-empty texts ``[starts[k], ends[k])`` at the bytes where
+    ``space`` is True gives an empty word: a text that starts or ends with a separator, two
+    separators in a row."""
     return bool(space[starts].any() or space[ends - 1].any() or (space[1:] & space[:-1]).any())
 
 
@@ -288,7 +293,7 @@ def align_tokens(ref: pl.Series, hyp: pl.Series, costs: Costs = SCLITE,
     del codes
     ref_offsets = np.concatenate([[0], np.cumsum(ref.list.len().to_numpy())]).astype(np.int64)
     hyp_offsets = np.concatenate([[0], np.cumsum(hyp.list.len().to_numpy())]).astype(np.int64)
-    result = align(ref_codes, ref_offsets, hyp_codes, hyp_offsets, costs)
+    result = align(ref_codes, ref_offsets, hyp_codes, hyp_offsets, costs, positions=tokens)
 
     n = len(ref)
     op_offsets = result.op_offsets.astype(np.int32)

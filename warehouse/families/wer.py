@@ -10,6 +10,7 @@ tests). System option: ``comment_detection``.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from functools import cache, lru_cache, partial
 
@@ -296,9 +297,14 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
                        con, "SELECT * FROM stg_wer_interpretation WHERE sha256 = ?",
                        [u.inputs["interpretations"]]).to_arrow(),
                    "comment_detection": u.extra["comment_detection"]}
-        return reference(u.inputs["reference"]), hyp, options, path, ier
+        normalised = reference(u.inputs["reference"])
+        users[u.inputs["reference"]] -= 1
+        if not users[u.inputs["reference"]]:  # the corpus's last unit: not kept any longer
+            reference.cache_clear()
+        return normalised, hyp, options, path, ier
 
     todo = stale(units, scoring_state(con, campaign, task.id), force)
+    users = Counter(u.inputs["reference"] for u in todo)  # units still to prepare, per reference
     paths = {(c, s): p for c, s, p in con.execute(
         "SELECT corpus, system, path FROM cat_input_current WHERE campaign = ? AND task = ? "
         "AND role = 'hypotheses'", [campaign, task.id]).fetchall()}
