@@ -139,20 +139,27 @@ def _align_block(idx, ref_values, ref_offsets, ref_len, hyp_values, hyp_offsets,
     dtype = (np.int16 if (r_max + h_max + 1) * max(ins, dele, sub) < np.iinfo(np.int16).max
              else np.int32)
     cols = np.arange(h_max + 1, dtype=dtype)
-    subs = np.array([0, sub], dtype=dtype)
-    dp = np.empty((b, r_max + 1, h_max + 1), dtype=dtype)
-    dp[:, 0, :] = cols * ins
+    # row-major over the DP rows: row i of every pair of the block is one contiguous (b, h) slab
+    dp = np.empty((r_max + 1, b, h_max + 1), dtype=dtype)
+    dp[0] = cols * ins
     ramp = cols[1:] * ins
+    ref_rows = np.ascontiguousarray(ref.T)
+    hyp_cols = hyp[:, :h_max]
+    best = np.empty((b, h_max), dtype=dtype)
+    up = np.empty((b, h_max), dtype=dtype)
+    differ = np.empty((b, h_max), dtype=bool)
     for i in range(1, r_max + 1):
-        diag = dp[:, i - 1, :-1] + subs[(ref[:, i - 1, None] != hyp).view(np.uint8)]
-        up = dp[:, i - 1, 1:] + dele
-        best = np.minimum(diag, up)
-        dp[:, i, 0] = i * dele
+        np.not_equal(ref_rows[i - 1][:, None], hyp_cols, out=differ)
+        np.multiply(differ, dtype(sub), out=best)  # substitution or match
+        best += dp[i - 1, :, :-1]
+        np.add(dp[i - 1, :, 1:], dele, out=up, dtype=dtype, casting="unsafe")
+        np.minimum(best, up, out=best)
+        dp[i, :, 0] = i * dele
         # D[i, j] = min_k<=j (best'[k] + ins * (j - k)) with best'[0] = D[i, 0]
-        shifted = best - ramp
-        np.minimum(shifted, i * dele, out=shifted)
-        np.minimum.accumulate(shifted, axis=1, out=shifted)
-        dp[:, i, 1:] = shifted + ramp
+        best -= ramp
+        np.minimum(best, i * dele, out=best)
+        np.minimum.accumulate(best, axis=1, out=best)
+        np.add(best, ramp, out=dp[i, :, 1:])
 
     # Traceback from (R_k, H_k), preferring diagonal, then insertion, then deletion (sclite),
     # after the ``used[k]`` slots of the common suffix.
@@ -165,14 +172,14 @@ def _align_block(idx, ref_values, ref_offsets, ref_len, hyp_values, hyp_offsets,
     while active.any():
         a = np.flatnonzero(active)
         ia, ja = i[a], j[a]
-        here = dp[rows[a], ia, ja]
+        here = dp[ia, rows[a], ja]
         can_diag = (ia > 0) & (ja > 0)
         im1 = np.maximum(ia - 1, 0)
         jm1 = np.maximum(ja - 1, 0)
         same = ref[rows[a], im1] == hyp[rows[a], jm1]
-        diag_cost = dp[rows[a], im1, jm1] + np.where(same, 0, sub)
+        diag_cost = dp[im1, rows[a], jm1] + np.where(same, 0, sub)
         take_diag = can_diag & (here == diag_cost)
-        take_ins = ~take_diag & (ja > 0) & (here == dp[rows[a], ia, jm1] + ins)
+        take_ins = ~take_diag & (ja > 0) & (here == dp[ia, rows[a], jm1] + ins)
         take_del = ~take_diag & ~take_ins
         op = np.where(take_diag, np.where(same, OP_CORRECT, OP_SUBSTITUTION),
                       np.where(take_del, OP_DELETION, OP_INSERTION)).astype(np.uint8)
