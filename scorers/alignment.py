@@ -102,6 +102,7 @@ def align(
     order = order[(ref_len[order] + hyp_len[order]) > 0]  # the rest is aligned already
     n_left = len(order)
     start = 0
+    scratch = [np.empty(0, dtype=np.uint8)]  # the DP matrices' memory, reused block after block
     while start < n_left:
         # Grow the block while its padded DP matrix fits the budget.
         first = order[start]
@@ -114,22 +115,24 @@ def align(
             r_max = int(ref_len[idx].max())
             h_max = int(hyp_len[idx].max())
         _align_block(idx, ref_values, ref_offsets, ref_len, hyp_values, hyp_offsets, hyp_len,
-                     r_max, h_max, costs, slot_offsets, ops_buf, ref_buf, hyp_buf, used)
+                     r_max, h_max, costs, slot_offsets, ops_buf, ref_buf, hyp_buf, used,
+                     scratch)
         start += len(idx)
 
     # Compact: each pair used ``used[k]`` slots from the start of its region, in reverse order:
     # op r of pair k is slot slot_offsets[k] + used[k] - 1 - r = last[k] - (op_offsets[k] + r).
     op_offsets = np.concatenate([[0], np.cumsum(used)])
-    last = slot_offsets[:-1] + used - 1 + op_offsets[:-1]
+    slot = np.int32 if slot_offsets[-1] < 2**31 else np.int64
+    last = (slot_offsets[:-1] + used - 1 + op_offsets[:-1]).astype(slot)
     src = np.repeat(last, used)
-    src -= np.arange(op_offsets[-1])
+    src -= np.arange(op_offsets[-1], dtype=slot)
     return Alignment(ops=ops_buf[src], op_offsets=op_offsets,
                      ref_index=ref_buf[src] if positions else None,
                      hyp_index=hyp_buf[src] if positions else None)
 
 
 def _align_block(idx, ref_values, ref_offsets, ref_len, hyp_values, hyp_offsets, hyp_len,
-                 r_max, h_max, costs, slot_offsets, ops_buf, ref_buf, hyp_buf, used):
+                 r_max, h_max, costs, slot_offsets, ops_buf, ref_buf, hyp_buf, used, scratch):
     """Fill the DP matrix for the pairs ``idx`` at once, then trace every pair back."""
     b = len(idx)
     ins, dele, sub = costs.insertion, costs.deletion, costs.substitution
@@ -140,7 +143,11 @@ def _align_block(idx, ref_values, ref_offsets, ref_len, hyp_values, hyp_offsets,
              else np.int32)
     cols = np.arange(h_max + 1, dtype=dtype)
     # row-major over the DP rows: row i of every pair of the block is one contiguous (b, h) slab
-    dp = np.empty((r_max + 1, b, h_max + 1), dtype=dtype)
+    cells = (r_max + 1) * b * (h_max + 1)
+    if scratch[0].size < cells * np.dtype(dtype).itemsize:
+        scratch[0] = np.empty(cells * np.dtype(dtype).itemsize, dtype=np.uint8)
+    dp = scratch[0][:cells * np.dtype(dtype).itemsize].view(dtype).reshape(r_max + 1, b,
+                                                                           h_max + 1)
     dp[0] = cols * ins
     ramp = cols[1:] * ins
     ref_rows = np.ascontiguousarray(ref.T)

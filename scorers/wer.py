@@ -299,7 +299,7 @@ def align_tokens(ref: pl.Series, hyp: pl.Series, costs: Costs = SCLITE,
     op_offsets = result.op_offsets.astype(np.int32)
     ops = pa.StringArray.from_buffers(n, pa.py_buffer(op_offsets), pa.py_buffer(result.ops))
     # the counts of every pair at once: one bincount over (pair, op letter)
-    letter = np.zeros(256, dtype=np.int32)
+    letter = np.zeros(256, dtype=np.uint8)
     letter[[OP_CORRECT, OP_SUBSTITUTION, OP_DELETION, OP_INSERTION]] = [0, 1, 2, 3]
     pair_letter = np.repeat(np.arange(0, 4 * n, 4, dtype=np.int32), np.diff(op_offsets))
     pair_letter += letter[result.ops]
