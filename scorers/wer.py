@@ -200,6 +200,9 @@ def normalise(utterances: pl.DataFrame, method: str, markers: Markers,
     ).drop("n_speech")
 
 
+BYTES_FROM = 1 << 20  # words(): the byte-level split from this many bytes of text on
+
+
 def words(text: pl.Series, separators: str = "sclite", case: str = "sensitive") -> pl.Series:
     """Each text's words, a list per text (``None`` text: no words), split as
     :func:`normalise` says and, unless ``case`` is ``sensitive``, folded as :func:`fold` does.
@@ -207,14 +210,17 @@ def words(text: pl.Series, separators: str = "sclite", case: str = "sensitive") 
     With sclite's separators the split and sclite's ASCII fold work on the UTF-8 bytes of the
     whole column at once (a separator byte becomes a space, ``A``-``Z`` become ``a``-``z``; no
     byte of a multi-byte character is below 0x80, so no other character changes), then one
-    split on the space: a third of the regular expression's time."""
+    split on the space: a third of the regular expression's time. A column under
+    :data:`BYTES_FROM` bytes is split by the regular expression: the way back from Arrow to Polars
+    imports ``pyarrow.compute``, which costs a one-shot of a few utterances more than it saves."""
     text = text.fill_null("").cast(pl.String)
-    if separators != "sclite" or not len(text):
+    if separators != "sclite" or text.str.len_bytes().sum() < BYTES_FROM:
         tokens = text.str.extract_all(SEPARATORS[separators])
         return tokens if case == "sensitive" else tokens.list.eval(fold(pl.element(), case))
     column = text.to_arrow()
     column = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
-    column = column.cast(pa.large_string())
+    if column.type != pa.large_string():  # (Polars gives large strings: no pyarrow.compute)
+        column = column.cast(pa.large_string())
     validity, offsets, data = column.buffers()
     first, last = np.frombuffer(offsets, dtype=np.int64)[[column.offset,
                                                           column.offset + len(column)]]
@@ -305,7 +311,8 @@ def align_tokens(ref: pl.Series, hyp: pl.Series, costs: Costs = SCLITE,
     pair_letter += letter[result.ops]
     counts = np.bincount(pair_letter, minlength=4 * n).reshape(n, 4).astype(np.int64)
     del pair_letter
-    columns = {"ops": ops, **{k: pa.array(counts[:, c]) for c, k in enumerate("CSDI")}}
+    columns = {"ops": ops, **{k: pa.array(np.ascontiguousarray(counts[:, c]))
+                              for c, k in enumerate("CSDI")}}
     if not tokens:
         return pa.table(columns)
     offsets = pa.array(op_offsets)
