@@ -200,9 +200,6 @@ def normalise(utterances: pl.DataFrame, method: str, markers: Markers,
     ).drop("n_speech")
 
 
-BYTES_FROM = 1 << 20  # words(): the byte-level split from this many bytes of text on
-
-
 def words(text: pl.Series, separators: str = "sclite", case: str = "sensitive") -> pl.Series:
     """Each text's words, a list per text (``None`` text: no words), split as
     :func:`normalise` says and, unless ``case`` is ``sensitive``, folded as :func:`fold` does.
@@ -210,11 +207,9 @@ def words(text: pl.Series, separators: str = "sclite", case: str = "sensitive") 
     With sclite's separators the split and sclite's ASCII fold work on the UTF-8 bytes of the
     whole column at once (a separator byte becomes a space, ``A``-``Z`` become ``a``-``z``; no
     byte of a multi-byte character is below 0x80, so no other character changes), then one
-    split on the space: a third of the regular expression's time. A column under
-    :data:`BYTES_FROM` bytes is split by the regular expression: the way back from Arrow to Polars
-    imports ``pyarrow.compute``, which costs a one-shot of a few utterances more than it saves."""
+    split on the space: a third of the regular expression's time."""
     text = text.fill_null("").cast(pl.String)
-    if separators != "sclite" or text.str.len_bytes().sum() < BYTES_FROM:
+    if separators != "sclite" or not len(text):
         tokens = text.str.extract_all(SEPARATORS[separators])
         return tokens if case == "sensitive" else tokens.list.eval(fold(pl.element(), case))
     column = text.to_arrow()
@@ -237,7 +232,7 @@ def words(text: pl.Series, separators: str = "sclite", case: str = "sensitive") 
     del shift
     column = pa.LargeStringArray.from_buffers(len(column), offsets, pa.py_buffer(spaced),
                                               validity, column.null_count, column.offset)
-    tokens = pl.Series(text.name, column).str.split(" ")
+    tokens = pl.Series(text.name, _ArrowCapsule(column)).str.split(" ")
     bounds = np.frombuffer(offsets, dtype=np.int64)[column.offset:column.offset + len(column) + 1]
     empty = bounds[1:] == bounds[:-1]  # an empty text splits into one empty word
     if _stray_separators(separator[first:], bounds[:-1][~empty] - first,
@@ -248,6 +243,18 @@ def words(text: pl.Series, separators: str = "sclite", case: str = "sensitive") 
             pl.when(pl.col("empty")).then(pl.lit([], dtype=pl.List(pl.String)))
             .otherwise(pl.col("t")).alias(text.name))[text.name]
     return tokens if case != "unicode" else tokens.list.eval(fold(pl.element(), case))
+
+
+class _ArrowCapsule:
+    """An Arrow array as the Arrow PyCapsule interface shows it: Polars takes it without
+    ``pyarrow.compute`` (a pyarrow array itself goes through a coercion that imports it, 0.05 s
+    of a one-shot's start)."""
+
+    def __init__(self, array: pa.Array):
+        self.array = array
+
+    def __arrow_c_array__(self, requested_schema=None):
+        return self.array.__arrow_c_array__(requested_schema)
 
 
 def _stray_separators(space: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> bool:

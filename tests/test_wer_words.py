@@ -9,7 +9,6 @@ import numpy as np
 import polars as pl
 import pytest
 
-from scorehouse.scorers import wer
 from scorehouse.scorers.wer import Markers, normalise, words
 
 PIECES = ["a", "B", "Z", "é", "É", " ", "  ", "\t", "\x0b", "\x0c", "\r", "\n", "\u00a0", "\u3000",
@@ -29,29 +28,22 @@ def expected(text: str | None, case: str) -> list[str]:
     return [w.translate(FOLD) for w in found] if case == "insensitive" else found
 
 
-@pytest.fixture(params=["bytes", "expression"])
-def split(request, monkeypatch):
-    """Both ways of splitting: on the bytes (from BYTES_FROM bytes on) and by the expression."""
-    monkeypatch.setattr(wer, "BYTES_FROM", 0 if request.param == "bytes" else 1 << 40)
-    return request.param
-
-
 @pytest.mark.parametrize("seed", [0, 1, 2])
 @pytest.mark.parametrize("case", ["sensitive", "insensitive"])
-def test_words_split_and_fold_as_sclite(seed, case, split):
+def test_words_split_and_fold_as_sclite(seed, case):
     column = pl.Series("text", texts(seed), dtype=pl.String)
     for part in (column, column[7:300], column[5:6], column[:0],
                  pl.concat([column[:100], column[100:]], rechunk=False)):
         assert words(part, "sclite", case).to_list() == [expected(t, case) for t in part]
 
 
-def test_words_without_empty_ones_keep_the_fast_path_result(split):
+def test_words_without_empty_ones_keep_the_fast_path_result():
     column = pl.Series("text", ["AB cd", "É x", "z"])
     assert words(column, case="insensitive").to_list() == [["ab", "cd"], ["É", "x"], ["z"]]
 
 
 @pytest.mark.parametrize("method", ["none", "m1", "m4"])
-def test_unicode_case_and_separators_fold_each_word(method, split):
+def test_unicode_case_and_separators_fold_each_word(method):
     frame = pl.DataFrame({"utt_id": ["u1", "u2"], "text": ["ΟΔΟΣ\u00a0ÉTÉ SPR", "İx  [bruit]"]})
     for separators in ("sclite", "unicode"):
         tokens = normalise(frame, method, Markers(), "unicode", separators)["tokens"].to_list()
