@@ -353,11 +353,11 @@ def compute_unit(ids: dict, reference: dict, hyp: pl.DataFrame, options: Options
         none = pa.ListArray.from_arrays(pa.array(np.zeros(n + 1, dtype=np.int32)),
                                         pa.array([], pa.string()))  # tokens not kept
         aligned.append(pa.table({
-            "method": pa.repeat(method, n), "utt_id": reference["utt_id"].to_arrow(),
+            "method": _constant(method, n), "utt_id": reference["utt_id"].to_arrow(),
             "missing": missing.to_arrow(),
             "ref_tokens": pairs["ref_tokens"] if options.tokens else none,
             "hyp_tokens": pairs["hyp_tokens"] if options.tokens else none, "ops": pairs["ops"],
-            "signature": pa.repeat(options.signature(method), n),
+            "signature": _constant(options.signature(method), n),
         }))
 
     rows = {"int_wer_aligned_utterance": keyed(ids, pa.concat_tables(aligned), [
@@ -375,6 +375,11 @@ def compute_unit(ids: dict, reference: dict, hyp: pl.DataFrame, options: Options
     context = None if ier is None else {t: ier[t] for t in ("stg_wer_metadata",
                                                              "stg_wer_interpretation")}
     return written(SQL_FOLDER, _UNIT_TABLES, write, context, rows)
+
+
+def _constant(value: str, n: int) -> pa.Array:
+    """``value`` ``n`` times, as a one-entry dictionary (no copy of the string per row)."""
+    return pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, dtype=np.int32)), pa.array([value]))
 
 
 def _sha(staged: pa.Table) -> str:
