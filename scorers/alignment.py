@@ -215,19 +215,22 @@ def _common_suffix(ref_values, ref_offsets, ref_len, hyp_values, hyp_offsets, hy
     n = len(ref_len)
     suffix = np.zeros(n, dtype=np.int64)
     active = np.flatnonzero((ref_len > 0) & (hyp_len > 0))
+    r = ref_offsets[active + 1] - 1  # the positions compared, walking back together
+    h = hyp_offsets[active + 1] - 1
+    room = np.minimum(ref_len[active], hyp_len[active])
+    slot = slot_offsets[active]
+    k = 0
     while len(active):
-        k = suffix[active]
-        r = ref_offsets[active + 1] - 1 - k
-        h = hyp_offsets[active + 1] - 1 - k
         same = ref_values[r] == hyp_values[h]
-        active, r, h, k = active[same], r[same], h[same], k[same]
-        slot = slot_offsets[active] + k
-        ops_buf[slot] = OP_CORRECT
+        matched = slot[same] + k
+        ops_buf[matched] = OP_CORRECT
         if ref_buf is not None:
-            ref_buf[slot] = r
-            hyp_buf[slot] = h
-        suffix[active] = k + 1
-        active = active[(k + 1 < ref_len[active]) & (k + 1 < hyp_len[active])]
+            ref_buf[matched] = r[same]
+            hyp_buf[matched] = h[same]
+        k += 1
+        suffix[active[same]] = k
+        go = same & (room > k)
+        active, r, h, room, slot = active[go], r[go] - 1, h[go] - 1, room[go], slot[go]
     return suffix
 
 
