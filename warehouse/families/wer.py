@@ -23,7 +23,6 @@ from scorehouse.etl.errors import InputError
 from scorehouse.etl.stm import read_ctm, read_stm
 from scorehouse.etl.text import SIGNATURE as TEXT
 from scorehouse.etl.tsv import read_tsv
-from scorehouse.scorers import bootstrap, ranking
 from scorehouse.scorers.alignment import LEVENSHTEIN, SCLITE, Costs
 from scorehouse.scorers.wer import (
     CASES,
@@ -43,11 +42,19 @@ from scorehouse.warehouse.catalog import (
     current_inputs,
     drop_undeclared,
     fingerprint,
-    replace_rows,
     scoring_state,
 )
 from scorehouse.warehouse.catalog import code_version as catalog_code_version
-from scorehouse.warehouse.db import build, frame, insert_arrow, insert_rows, keyed, written
+from scorehouse.warehouse.db import (
+    build,
+    constant,
+    frame,
+    insert_arrow,
+    insert_rows,
+    keyed,
+    written,
+)
+from scorehouse.warehouse.families.wer_intervals import intervals
 from scorehouse.warehouse.runner import Target, Unit, run_units, stale
 from scorehouse.warehouse.staging import Slot, StageJob, stage_files
 
@@ -315,7 +322,7 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
     if task.options.get("intervals", True):
         for corpus in task.corpora:
             reduce(ctx, task, corpus.id, "intervals",
-                   lambda c=corpus.id: intervals(ctx, task, options, c),
+                   lambda c=corpus.id: intervals(ctx, task, c),
                    code_version(), force)
 
 
@@ -353,11 +360,11 @@ def compute_unit(ids: dict, reference: dict, hyp: pl.DataFrame, options: Options
         none = pa.ListArray.from_arrays(pa.array(np.zeros(n + 1, dtype=np.int32)),
                                         pa.array([], pa.string()))  # tokens not kept
         aligned.append(pa.table({
-            "method": _constant(method, n), "utt_id": reference["utt_id"].to_arrow(),
+            "method": constant(method, n), "utt_id": reference["utt_id"].to_arrow(),
             "missing": missing.to_arrow(),
             "ref_tokens": pairs["ref_tokens"] if options.tokens else none,
             "hyp_tokens": pairs["hyp_tokens"] if options.tokens else none, "ops": pairs["ops"],
-            "signature": _constant(options.signature(method), n),
+            "signature": constant(options.signature(method), n),
         }))
 
     rows = {"int_wer_aligned_utterance": keyed(ids, pa.concat_tables(aligned), [
@@ -377,48 +384,6 @@ def compute_unit(ids: dict, reference: dict, hyp: pl.DataFrame, options: Options
     return written(SQL_FOLDER, _UNIT_TABLES, write, context, rows)
 
 
-def _constant(value: str, n: int) -> pa.Array:
-    """``value`` ``n`` times, as a one-entry dictionary (no copy of the string per row)."""
-    return pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, dtype=np.int32)), pa.array([value]))
-
-
 def _sha(staged: pa.Table) -> str:
     """The content hash of staged rows (their ``sha256`` column; '' when there are none)."""
     return staged["sha256"][0].as_py() if staged.num_rows else ""
-
-
-def intervals(ctx: RunContext, task: Task, options: Options, corpus: str) -> None:
-    """95 % bootstrap intervals of WER per system and method, and paired tests between systems,
-    all on the same utterance resamples (seed recorded in the campaign)."""
-    con, campaign = ctx.con, ctx.campaign
-    counts = frame(con, (
-        "SELECT system, method, utt_id, S + D + I AS errors, N FROM fct_wer_utterance "
-        "WHERE campaign = ? AND task = ? AND corpus = ? ORDER BY utt_id, system, method"),
-        [campaign.id, task.id, corpus])
-    if counts.height == 0:
-        for table in ("mart_wer_interval", "mart_wer_paired"):
-            con.execute(f"DELETE FROM {table} WHERE campaign = ? AND task = ? AND corpus = ?",
-                        [campaign.id, task.id, corpus])
-        return
-    ci = bootstrap.ratio_intervals(counts, "utt_id", ["system", "method"], "errors", "N",
-                                   campaign.bootstrap, campaign.seed, stream=f"{task.id}/{corpus}")
-    samples, point, low, high = ci.samples, ci.point, ci.low, ci.high
-    systems_methods = ci.variants  # (system, method), sorted: a method's systems in order
-    tested, ranks = ranking.rank_variants(systems_methods, point, samples, higher_is_better=False)
-    paired_rows = [[campaign.id, task.id, corpus, *variant, a, b, *map(_f, figures),
-                    campaign.bootstrap, campaign.seed] for variant, a, b, figures in tested]
-    interval_rows = [[campaign.id, task.id, corpus, s, m, _f(point[i]), _f(low[i]), _f(high[i]),
-                      campaign.bootstrap, campaign.seed, *ranks[i]]
-                     for i, (s, m) in enumerate(systems_methods)]
-
-    def body():
-        insert_rows(con, "INSERT INTO mart_wer_interval VALUES "
-                         "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", interval_rows)
-        if paired_rows:
-            insert_rows(con, "INSERT INTO mart_wer_paired VALUES "
-                             "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", paired_rows)
-    replace_rows(con, {"campaign": campaign.id, "task": task.id, "corpus": corpus},
-                 ("mart_wer_interval", "mart_wer_paired"), body)
-
-
-_f = bootstrap.finite
