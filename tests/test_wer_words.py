@@ -9,6 +9,7 @@ import numpy as np
 import polars as pl
 import pytest
 
+from scorehouse.scorers import wer
 from scorehouse.scorers.wer import Markers, normalise, words
 
 PIECES = ["a", "B", "Z", "é", "É", " ", "  ", "\t", "\x0b", "\x0c", "\r", "\n", "\u00a0", "\u3000",
@@ -30,7 +31,9 @@ def expected(text: str | None, case: str) -> list[str]:
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 @pytest.mark.parametrize("case", ["sensitive", "insensitive"])
-def test_words_split_and_fold_as_sclite(seed, case):
+@pytest.mark.parametrize("slice_bytes", [7, 1 << 18])  # bytes mapped at a time: a few, or all
+def test_words_split_and_fold_as_sclite(seed, case, slice_bytes, monkeypatch):
+    monkeypatch.setattr(wer, "_SLICE", slice_bytes)
     column = pl.Series("text", texts(seed), dtype=pl.String)
     for part in (column, column[7:300], column[5:6], column[:0],
                  pl.concat([column[:100], column[100:]], rechunk=False)):
