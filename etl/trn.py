@@ -8,13 +8,14 @@ without an id, a duplicate id or bytes that are not UTF-8 reject the file with i
 
 from __future__ import annotations
 
+import codecs
 from pathlib import Path
 
 import polars as pl
 import pyarrow as pa
 
 from scorehouse.etl.errors import InputError, decode_utf8, shorten
-from scorehouse.etl.text import BLANKS
+from scorehouse.etl.text import BLANKS, check_lines
 
 _ID_SUFFIX = r"[ \t\x0B\x0C\r]*\(([^() \t\x0B\x0C\r]+)\)[ \t\x0B\x0C\r]*$"
 
@@ -26,8 +27,7 @@ def read_trn(path: str | Path, data: bytes | None = None) -> pa.Table:
     normalisation methods. Raises :class:`InputError` naming the first bad line.
     """
     path = Path(path)
-    text = decode_utf8(path, path.read_bytes() if data is None else data)
-    lines = split_lines(text)
+    lines = split_lines(text_column(path, path.read_bytes() if data is None else data))
     frame = (
         pl.DataFrame([lines])
         .with_row_index("line_no", offset=1)
@@ -38,11 +38,26 @@ def read_trn(path: str | Path, data: bytes | None = None) -> pa.Table:
     return utterances(path, frame, "'text (utterance_id)'")
 
 
-def split_lines(text: str) -> pl.Series:
-    """The lines of ``text`` as the String Series ``raw`` (a final line end gives a last empty
-    line), split by Polars: no Python string per line (twice as fast as ``str.split``)."""
-    return pl.Series("raw", [text], dtype=pl.String).str.split("\n").explode().str.strip_suffix(
-        "\r")
+def text_column(path: Path, data: bytes) -> pl.Series:
+    """``data`` decoded as :func:`etl.errors.decode_utf8` decodes it (a leading BOM dropped, the
+    line limit, the line of the first bad byte named), as a String Series of one value: Polars
+    checks the UTF-8 without a Python string of the whole file (20 times faster)."""
+    check_lines(path, data)
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8):]
+    try:
+        return pl.Series("raw", [data], dtype=pl.Binary).cast(pl.String)
+    except pl.exceptions.ComputeError:
+        decode_utf8(path, data)  # raises the InputError that names the line
+        raise
+
+
+def split_lines(text: str | pl.Series) -> pl.Series:
+    """The lines of ``text`` (or of a String Series' one value) as the String Series ``raw`` (a
+    final line end gives a last empty line), split by Polars: no Python string per line (twice
+    as fast as ``str.split``)."""
+    column = pl.Series("raw", [text], dtype=pl.String) if isinstance(text, str) else text
+    return column.str.split("\n").explode().str.strip_suffix("\r")
 
 
 def utterances(path: Path, frame: pl.DataFrame, expected_id: str) -> pa.Table:

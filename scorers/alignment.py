@@ -59,8 +59,9 @@ class Alignment:
 
     ops: np.ndarray  # uint8 letters C/S/D/I
     op_offsets: np.ndarray  # int64, n + 1
-    ref_index: np.ndarray  # int64, flat index into the reference values, -1 for insertions
-    hyp_index: np.ndarray  # int64, flat index into the hypothesis values, -1 for deletions
+    ref_index: np.ndarray | None  # flat index into the reference values, -1 for insertions
+    hyp_index: np.ndarray | None  # flat index into the hypothesis values, -1 for deletions
+    # (both int32 while the positions fit, else int64; None when not asked for)
 
 
 def align(
@@ -70,28 +71,39 @@ def align(
     hyp_offsets: np.ndarray,
     costs: Costs = SCLITE,
     cell_budget: int = 4_000_000,
+    positions: bool = True,
 ) -> Alignment:
     """Align ``n`` pairs of integer sequences (pair k:
     ``ref_values[ref_offsets[k]:ref_offsets[k+1]]`` against the same slice of ``hyp_values``) and
-    return every pair's alignment."""
+    return every pair's alignment (without the tokens' positions unless ``positions``)."""
     ref_offsets = np.asarray(ref_offsets, dtype=np.int64)
     hyp_offsets = np.asarray(hyp_offsets, dtype=np.int64)
     n = len(ref_offsets) - 1
     if len(hyp_offsets) - 1 != n:
         raise ValueError("reference and hypothesis offsets describe different numbers of pairs")
-    ref_len = np.diff(ref_offsets)
-    hyp_len = np.diff(hyp_offsets)
-    steps = ref_len + hyp_len  # upper bound of the alignment length
+    full_ref_len = np.diff(ref_offsets)
+    full_hyp_len = np.diff(hyp_offsets)
+    steps = full_ref_len + full_hyp_len  # upper bound of the alignment length
     # Reverse-ordered op buffers, one slot per possible step, filled per block.
     slot_offsets = np.concatenate([[0], np.cumsum(steps)])
     ops_buf = np.zeros(slot_offsets[-1], dtype=np.uint8)
-    ref_buf = np.full(slot_offsets[-1], -1, dtype=np.int64)
-    hyp_buf = np.full(slot_offsets[-1], -1, dtype=np.int64)
-    used = np.zeros(n, dtype=np.int64)
+    # token positions: 4 bytes each while they fit (half the memory of the biggest buffers)
+    index = np.int32 if max(len(ref_values), len(hyp_values)) < 2**31 else np.int64
+    ref_buf = np.full(slot_offsets[-1], -1, dtype=index) if positions else None
+    hyp_buf = np.full(slot_offsets[-1], -1, dtype=index) if positions else None
+    # A common suffix is matched as sclite's traceback matches it (first slots, last token
+    # first); only what precedes it needs the DP.
+    used = _common_suffix(ref_values, ref_offsets, full_ref_len, hyp_values, hyp_offsets,
+                          full_hyp_len, slot_offsets, ops_buf, ref_buf, hyp_buf)
+    ref_len = full_ref_len - used
+    hyp_len = full_hyp_len - used
 
     order = np.lexsort((hyp_len, ref_len))
+    order = order[(ref_len[order] + hyp_len[order]) > 0]  # the rest is aligned already
+    n_left = len(order)
     start = 0
-    while start < n:
+    scratch = [np.empty(0, dtype=np.uint8)]  # the DP matrices' memory, reused block after block
+    while start < n_left:
         # Grow the block while its padded DP matrix fits the budget.
         first = order[start]
         block_hint = max(1, cell_budget // ((ref_len[first] + 1) * (hyp_len[first] + 1)))
@@ -103,20 +115,24 @@ def align(
             r_max = int(ref_len[idx].max())
             h_max = int(hyp_len[idx].max())
         _align_block(idx, ref_values, ref_offsets, ref_len, hyp_values, hyp_offsets, hyp_len,
-                     r_max, h_max, costs, slot_offsets, ops_buf, ref_buf, hyp_buf, used)
+                     r_max, h_max, costs, slot_offsets, ops_buf, ref_buf, hyp_buf, used,
+                     scratch)
         start += len(idx)
 
-    # Compact: each pair used ``used[k]`` slots from the start of its region, in reverse order.
+    # Compact: each pair used ``used[k]`` slots from the start of its region, in reverse order:
+    # op r of pair k is slot slot_offsets[k] + used[k] - 1 - r = last[k] - (op_offsets[k] + r).
     op_offsets = np.concatenate([[0], np.cumsum(used)])
-    pair_of_op = np.repeat(np.arange(n), used)
-    rank_in_pair = np.arange(op_offsets[-1]) - op_offsets[pair_of_op]
-    src = slot_offsets[pair_of_op] + (used[pair_of_op] - 1 - rank_in_pair)
+    slot = np.int32 if slot_offsets[-1] < 2**31 else np.int64
+    last = (slot_offsets[:-1] + used - 1 + op_offsets[:-1]).astype(slot)
+    src = np.repeat(last, used)
+    src -= np.arange(op_offsets[-1], dtype=slot)
     return Alignment(ops=ops_buf[src], op_offsets=op_offsets,
-                     ref_index=ref_buf[src], hyp_index=hyp_buf[src])
+                     ref_index=ref_buf[src] if positions else None,
+                     hyp_index=hyp_buf[src] if positions else None)
 
 
 def _align_block(idx, ref_values, ref_offsets, ref_len, hyp_values, hyp_offsets, hyp_len,
-                 r_max, h_max, costs, slot_offsets, ops_buf, ref_buf, hyp_buf, used):
+                 r_max, h_max, costs, slot_offsets, ops_buf, ref_buf, hyp_buf, used, scratch):
     """Fill the DP matrix for the pairs ``idx`` at once, then trace every pair back."""
     b = len(idx)
     ins, dele, sub = costs.insertion, costs.deletion, costs.substitution
@@ -126,46 +142,59 @@ def _align_block(idx, ref_values, ref_offsets, ref_len, hyp_values, hyp_offsets,
     dtype = (np.int16 if (r_max + h_max + 1) * max(ins, dele, sub) < np.iinfo(np.int16).max
              else np.int32)
     cols = np.arange(h_max + 1, dtype=dtype)
-    subs = np.array([0, sub], dtype=dtype)
-    dp = np.empty((b, r_max + 1, h_max + 1), dtype=dtype)
-    dp[:, 0, :] = cols * ins
+    # row-major over the DP rows: row i of every pair of the block is one contiguous (b, h) slab
+    cells = (r_max + 1) * b * (h_max + 1)
+    if scratch[0].size < cells * np.dtype(dtype).itemsize:
+        scratch[0] = np.empty(cells * np.dtype(dtype).itemsize, dtype=np.uint8)
+    dp = scratch[0][:cells * np.dtype(dtype).itemsize].view(dtype).reshape(r_max + 1, b,
+                                                                           h_max + 1)
+    dp[0] = cols * ins
     ramp = cols[1:] * ins
+    ref_rows = np.ascontiguousarray(ref.T)
+    hyp_cols = hyp[:, :h_max]
+    best = np.empty((b, h_max), dtype=dtype)
+    up = np.empty((b, h_max), dtype=dtype)
+    differ = np.empty((b, h_max), dtype=bool)
     for i in range(1, r_max + 1):
-        diag = dp[:, i - 1, :-1] + subs[(ref[:, i - 1, None] != hyp).view(np.uint8)]
-        up = dp[:, i - 1, 1:] + dele
-        best = np.minimum(diag, up)
-        dp[:, i, 0] = i * dele
+        np.not_equal(ref_rows[i - 1][:, None], hyp_cols, out=differ)
+        np.multiply(differ, dtype(sub), out=best)  # substitution or match
+        best += dp[i - 1, :, :-1]
+        np.add(dp[i - 1, :, 1:], dele, out=up, dtype=dtype, casting="unsafe")
+        np.minimum(best, up, out=best)
+        dp[i, :, 0] = i * dele
         # D[i, j] = min_k<=j (best'[k] + ins * (j - k)) with best'[0] = D[i, 0]
-        shifted = best - ramp
-        np.minimum(shifted, i * dele, out=shifted)
-        np.minimum.accumulate(shifted, axis=1, out=shifted)
-        dp[:, i, 1:] = shifted + ramp
+        best -= ramp
+        np.minimum(best, i * dele, out=best)
+        np.minimum.accumulate(best, axis=1, out=best)
+        np.add(best, ramp, out=dp[i, :, 1:])
 
-    # Traceback from (R_k, H_k), preferring diagonal, then insertion, then deletion (sclite).
+    # Traceback from (R_k, H_k), preferring diagonal, then insertion, then deletion (sclite),
+    # after the ``used[k]`` slots of the common suffix.
     rows = np.arange(b)
     i = ref_len[idx].astype(np.int64)
     j = hyp_len[idx].astype(np.int64)
     base = slot_offsets[idx]
-    step = np.zeros(b, dtype=np.int64)
+    step = used[idx].copy()
     active = (i > 0) | (j > 0)
     while active.any():
         a = np.flatnonzero(active)
         ia, ja = i[a], j[a]
-        here = dp[rows[a], ia, ja]
+        here = dp[ia, rows[a], ja]
         can_diag = (ia > 0) & (ja > 0)
         im1 = np.maximum(ia - 1, 0)
         jm1 = np.maximum(ja - 1, 0)
         same = ref[rows[a], im1] == hyp[rows[a], jm1]
-        diag_cost = dp[rows[a], im1, jm1] + np.where(same, 0, sub)
+        diag_cost = dp[im1, rows[a], jm1] + np.where(same, 0, sub)
         take_diag = can_diag & (here == diag_cost)
-        take_ins = ~take_diag & (ja > 0) & (here == dp[rows[a], ia, jm1] + ins)
+        take_ins = ~take_diag & (ja > 0) & (here == dp[ia, rows[a], jm1] + ins)
         take_del = ~take_diag & ~take_ins
         op = np.where(take_diag, np.where(same, OP_CORRECT, OP_SUBSTITUTION),
                       np.where(take_del, OP_DELETION, OP_INSERTION)).astype(np.uint8)
         slot = base[a] + step[a]
         ops_buf[slot] = op
-        ref_buf[slot] = np.where(take_ins, -1, ref_offsets[idx[a]] + im1)
-        hyp_buf[slot] = np.where(take_del, -1, hyp_offsets[idx[a]] + jm1)
+        if ref_buf is not None:
+            ref_buf[slot] = np.where(take_ins, -1, ref_offsets[idx[a]] + im1)
+            hyp_buf[slot] = np.where(take_del, -1, hyp_offsets[idx[a]] + jm1)
         i[a] = np.where(take_ins, ia, im1)
         j[a] = np.where(take_del, ja, jm1)
         step[a] += 1
@@ -173,10 +202,43 @@ def _align_block(idx, ref_values, ref_offsets, ref_len, hyp_values, hyp_offsets,
     used[idx] = step
 
 
+def _common_suffix(ref_values, ref_offsets, ref_len, hyp_values, hyp_offsets, hyp_len,
+                   slot_offsets, ops_buf, ref_buf, hyp_buf) -> np.ndarray:
+    """The length of each pair's common suffix, written as correct ops in the pair's first slots.
+
+    sclite's traceback takes the diagonal wherever the tokens are equal at the end of both sides:
+    with a match costing 0, an optimal alignment of ``a[:i]``, ``b[:j]`` with ``a[i-1] == b[j-1]``
+    can always match them (exchange the op that takes either for the match: the cost does not
+    grow), so ``D[i, j] = D[i-1, j-1]`` and the diagonal is the first move tried. The DP of what
+    precedes the suffix is the same as in the whole matrix (a DP cell depends on the cells
+    above and to its left only)."""
+    n = len(ref_len)
+    suffix = np.zeros(n, dtype=np.int64)
+    active = np.flatnonzero((ref_len > 0) & (hyp_len > 0))
+    r = ref_offsets[active + 1] - 1  # the positions compared, walking back together
+    h = hyp_offsets[active + 1] - 1
+    room = np.minimum(ref_len[active], hyp_len[active])
+    slot = slot_offsets[active]
+    k = 0
+    while len(active):
+        same = ref_values[r] == hyp_values[h]
+        matched = slot[same] + k
+        ops_buf[matched] = OP_CORRECT
+        if ref_buf is not None:
+            ref_buf[matched] = r[same]
+            hyp_buf[matched] = h[same]
+        k += 1
+        suffix[active[same]] = k
+        go = same & (room > k)
+        active, r, h, room, slot = active[go], r[go] - 1, h[go] - 1, room[go], slot[go]
+    return suffix
+
+
 def _pad(values, offsets, lengths, width, fill):
     """Gather variable-length slices into a (len(offsets), max(width, 1)) matrix padded with
     ``fill`` (at least one column, so that the traceback may read an empty side safely)."""
-    out = np.full((len(offsets), max(width, 1)), fill, dtype=np.int64)
+    out = np.full((len(offsets), max(width, 1)), fill,
+                  dtype=values.dtype if values.dtype.kind == "i" else np.int64)
     col = np.arange(width)
     mask = col[None, :] < lengths[:, None]
     src = offsets[:, None] + col[None, :]

@@ -24,7 +24,15 @@ import pyarrow as pa
 
 from scorehouse.etl.text import SIGNATURE as TEXT
 from scorehouse.etl.text import WORD
-from scorehouse.scorers.alignment import SCLITE, Costs, align
+from scorehouse.scorers.alignment import (
+    OP_CORRECT,
+    OP_DELETION,
+    OP_INSERTION,
+    OP_SUBSTITUTION,
+    SCLITE,
+    Costs,
+    align,
+)
 
 METHODS = ("none", "m1", "m2", "m3", "m4")
 CASES = ("sensitive", "insensitive", "unicode")  # as written; sclite's fold (A-Z); Unicode's
@@ -142,16 +150,16 @@ def normalise(utterances: pl.DataFrame, method: str, markers: Markers,
     if separators not in SEPARATORS:
         raise ValueError(f"unknown separators {separators!r}; expected one of "
                          f"{', '.join(SEPARATORS)}")
+    if method == "none":  # one list per utterance, no regrouping
+        return utterances.select("utt_id", words(utterances["text"], separators, case)
+                                 .alias("tokens"))
     order = utterances.select("utt_id").with_row_index("row")
     long = (
-        utterances.select(pl.col("text").fill_null("").str.extract_all(SEPARATORS[separators])
-                          .alias("tok"))
+        pl.DataFrame({"tok": words(utterances["text"], separators)})
         .with_row_index("row")
         .explode("tok")
         .drop_nulls("tok")
     )
-    if method == "none":
-        return _collect(order, long.with_columns(fold(pl.col("tok"), case)))
 
     kind = (
         pl.when(pl.col("tok").is_in(markers.nonspeech)).then(pl.lit(_NONSPEECH))
@@ -192,6 +200,81 @@ def normalise(utterances: pl.DataFrame, method: str, markers: Markers,
     ).drop("n_speech")
 
 
+def words(text: pl.Series, separators: str = "sclite", case: str = "sensitive") -> pl.Series:
+    """Each text's words, a list per text (``None`` text: no words), split as
+    :func:`normalise` says and, unless ``case`` is ``sensitive``, folded as :func:`fold` does.
+
+    With sclite's separators the split and sclite's ASCII fold work on the UTF-8 bytes of the
+    whole column at once (a separator byte becomes a space, ``A``-``Z`` become ``a``-``z``; no
+    byte of a multi-byte character is below 0x80, so no other character changes), then one
+    split on the space: a third of the regular expression's time."""
+    text = text.fill_null("").cast(pl.String)
+    if separators != "sclite" or not len(text):
+        tokens = text.str.extract_all(SEPARATORS[separators])
+        return tokens if case == "sensitive" else tokens.list.eval(fold(pl.element(), case))
+    column = text.to_arrow()
+    column = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    if column.type != pa.large_string():  # (Polars gives large strings: no pyarrow.compute)
+        column = column.cast(pa.large_string())
+    validity, offsets, data = column.buffers()
+    first, last = np.frombuffer(offsets, dtype=np.int64)[[column.offset,
+                                                          column.offset + len(column)]]
+    raw = np.frombuffer(data, dtype=np.uint8, count=last) if last else np.zeros(0, np.uint8)
+    separator = np.empty(len(raw), dtype=bool)
+    spaced = np.empty_like(raw)
+    for start in range(0, len(raw), _SLICE):  # temporaries that stay in cache, and in the heap
+        _space_and_fold(raw[start:start + _SLICE], separator[start:start + _SLICE],
+                        spaced[start:start + _SLICE], case == "insensitive")
+    column = pa.LargeStringArray.from_buffers(len(column), offsets, pa.py_buffer(spaced),
+                                              validity, column.null_count, column.offset)
+    tokens = pl.Series(text.name, _ArrowCapsule(column)).str.split(" ")
+    bounds = np.frombuffer(offsets, dtype=np.int64)[column.offset:column.offset + len(column) + 1]
+    empty = bounds[1:] == bounds[:-1]  # an empty text splits into one empty word
+    if _stray_separators(separator[first:], bounds[:-1][~empty] - first,
+                         bounds[1:][~empty] - first):
+        tokens = tokens.list.eval(pl.element().filter(pl.element() != ""))
+    elif empty.any():
+        tokens = pl.DataFrame({"t": tokens, "empty": empty}).select(
+            pl.when(pl.col("empty")).then(pl.lit([], dtype=pl.List(pl.String)))
+            .otherwise(pl.col("t")).alias(text.name))[text.name]
+    return tokens if case != "unicode" else tokens.list.eval(fold(pl.element(), case))
+
+
+_SLICE = 1 << 18  # bytes mapped at a time: below glibc's mmap threshold, within the L2 cache
+
+
+def _space_and_fold(raw: np.ndarray, separator: np.ndarray, out: np.ndarray, fold_ascii: bool):
+    """``out`` = ``raw`` with every separator byte a space (``separator`` True there) and, with
+    ``fold_ascii``, A-Z as a-z; byte arithmetic, not table look-ups (three times faster)."""
+    np.less(np.subtract(raw, 9, dtype=np.uint8), 5, out=separator)  # TAB, LF, VT, FF, CR: 9-13
+    separator |= raw == ord(" ")
+    out[...] = raw
+    if fold_ascii:  # A-Z (65-90) + 32
+        out += (np.subtract(raw, ord("A"), dtype=np.uint8) < 26).view(np.uint8) << 5
+    shift = out - np.uint8(ord(" "))  # a separator byte minus itself plus a space
+    shift *= separator.view(np.uint8)
+    out -= shift
+
+
+class _ArrowCapsule:
+    """An Arrow array as the Arrow PyCapsule interface shows it: Polars takes it without
+    ``pyarrow.compute`` (a pyarrow array itself goes through a coercion that imports it, 0.05 s
+    of a one-shot's start)."""
+
+    def __init__(self, array: pa.Array):
+        self.array = array
+
+    def __arrow_c_array__(self, requested_schema=None):
+        return self.array.__arrow_c_array__(requested_schema)
+
+
+def _stray_separators(space: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> bool:
+    """Whether splitting the non-empty texts ``[starts[k], ends[k])`` at the bytes where
+    ``space`` is True gives an empty word: a text that starts or ends with a separator, two
+    separators in a row."""
+    return bool(space[starts].any() or space[ends - 1].any() or (space[1:] & space[:-1]).any())
+
+
 def _collect(order: pl.DataFrame, long: pl.DataFrame, extra=()) -> pl.DataFrame:
     """Gather the long token rows back into one list per utterance, empty lists included."""
     grouped = long.group_by("row").agg(pl.col("tok").alias("tokens"), *extra)
@@ -212,12 +295,14 @@ def units(tokens: pl.Series, unit: str = "word") -> pl.Series:
     return tokens.list.join("").str.split("").list.eval(pl.element().filter(pl.element() != ""))
 
 
-def align_tokens(ref: pl.Series, hyp: pl.Series, costs: Costs = SCLITE) -> pa.Table:
+def align_tokens(ref: pl.Series, hyp: pl.Series, costs: Costs = SCLITE,
+                 tokens: bool = True) -> pa.Table:
     """Align two equally long columns of token lists, pair by pair.
 
     Returns an Arrow table with, per pair, ``ref_tokens`` and ``hyp_tokens`` (lists of equal
-    length, ``null`` on the gap side of an insertion / deletion), ``ops`` (one letter per aligned
-    pair: C, S, D, I, in alignment order) and the counts ``C``, ``S``, ``D``, ``I``.
+    length, ``null`` on the gap side of an insertion / deletion; left out when ``tokens`` is
+    False), ``ops`` (one letter per aligned pair: C, S, D, I, in alignment order) and the counts
+    ``C``, ``S``, ``D``, ``I``.
     """
     if len(ref) != len(hyp):
         raise ValueError("reference and hypothesis columns differ in length")
@@ -227,27 +312,32 @@ def align_tokens(ref: pl.Series, hyp: pl.Series, costs: Costs = SCLITE) -> pa.Ta
                 else pl.Series([], dtype=pl.String))
     codes = (pl.concat([ref_flat, hyp_flat]).cast(pl.String).cast(pl.Categorical).to_physical()
              .to_numpy())
-    ref_codes, hyp_codes = (codes[: len(ref_flat)].astype(np.int64),
-                            codes[len(ref_flat):].astype(np.int64))
+    codes = codes.astype(np.int32)  # categories are UInt32, well below 2**31 of them
+    ref_codes, hyp_codes = codes[: len(ref_flat)], codes[len(ref_flat):]
+    del codes
     ref_offsets = np.concatenate([[0], np.cumsum(ref.list.len().to_numpy())]).astype(np.int64)
     hyp_offsets = np.concatenate([[0], np.cumsum(hyp.list.len().to_numpy())]).astype(np.int64)
-    result = align(ref_codes, ref_offsets, hyp_codes, hyp_offsets, costs)
+    result = align(ref_codes, ref_offsets, hyp_codes, hyp_offsets, costs, positions=tokens)
 
-    aligned_ref = _gather(ref_flat, result.ref_index)
-    aligned_hyp = _gather(hyp_flat, result.hyp_index)
-    offsets = pa.array(result.op_offsets.astype(np.int32))
-    ops = pa.StringArray.from_buffers(len(ref), pa.py_buffer(result.op_offsets.astype(np.int32)),
-                                      pa.py_buffer(result.ops))
-    pair = np.repeat(np.arange(len(ref)), np.diff(result.op_offsets))
-    counts = {
-        letter: np.bincount(pair[result.ops == ord(letter)], minlength=len(ref)).astype(np.int64)
-        for letter in "CSDI"
-    }
+    n = len(ref)
+    op_offsets = result.op_offsets.astype(np.int32)
+    ops = pa.StringArray.from_buffers(n, pa.py_buffer(op_offsets), pa.py_buffer(result.ops))
+    # the counts of every pair at once: one bincount over (pair, op letter)
+    letter = np.zeros(256, dtype=np.uint8)
+    letter[[OP_CORRECT, OP_SUBSTITUTION, OP_DELETION, OP_INSERTION]] = [0, 1, 2, 3]
+    pair_letter = np.repeat(np.arange(0, 4 * n, 4, dtype=np.int32), np.diff(op_offsets))
+    pair_letter += letter[result.ops]
+    counts = np.bincount(pair_letter, minlength=4 * n).reshape(n, 4).astype(np.int64)
+    del pair_letter
+    columns = {"ops": ops, **{k: pa.array(np.ascontiguousarray(counts[:, c]))
+                              for c, k in enumerate("CSDI")}}
+    if not tokens:
+        return pa.table(columns)
+    offsets = pa.array(op_offsets)
     return pa.table({
-        "ref_tokens": pa.ListArray.from_arrays(offsets, aligned_ref),
-        "hyp_tokens": pa.ListArray.from_arrays(offsets, aligned_hyp),
-        "ops": ops,
-        **{k: pa.array(v) for k, v in counts.items()},
+        "ref_tokens": pa.ListArray.from_arrays(offsets, _gather(ref_flat, result.ref_index)),
+        "hyp_tokens": pa.ListArray.from_arrays(offsets, _gather(hyp_flat, result.hyp_index)),
+        **columns,
     })
 
 

@@ -256,6 +256,7 @@ def run_units(
                     try:
                         tables = compute(*(read(a, False) if isinstance(a, Query) else a
                                            for a in arguments))
+                        arguments = None  # its inputs may go while the unit is committed
                     except InputError as err:
                         done(unit, partial(_raise, err))
                         continue

@@ -10,9 +10,11 @@ tests). System option: ``comment_detection``.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from functools import cache, lru_cache, partial
 
+import numpy as np
 import polars as pl
 import pyarrow as pa
 
@@ -21,7 +23,6 @@ from scorehouse.etl.errors import InputError
 from scorehouse.etl.stm import read_ctm, read_stm
 from scorehouse.etl.text import SIGNATURE as TEXT
 from scorehouse.etl.tsv import read_tsv
-from scorehouse.scorers import bootstrap, ranking
 from scorehouse.scorers.alignment import LEVENSHTEIN, SCLITE, Costs
 from scorehouse.scorers.wer import (
     CASES,
@@ -41,11 +42,19 @@ from scorehouse.warehouse.catalog import (
     current_inputs,
     drop_undeclared,
     fingerprint,
-    replace_rows,
     scoring_state,
 )
 from scorehouse.warehouse.catalog import code_version as catalog_code_version
-from scorehouse.warehouse.db import build, frame, insert_arrow, insert_rows, keyed, written
+from scorehouse.warehouse.db import (
+    build,
+    constant,
+    frame,
+    insert_arrow,
+    insert_rows,
+    keyed,
+    written,
+)
+from scorehouse.warehouse.families.wer_intervals import intervals
 from scorehouse.warehouse.runner import Target, Unit, run_units, stale
 from scorehouse.warehouse.staging import Slot, StageJob, stage_files
 
@@ -68,7 +77,10 @@ def code_version() -> str:
 
 @dataclass(frozen=True)
 class Options:
-    """A task's scoring options, checked."""
+    """A task's scoring options, checked. ``tokens`` (not a campaign.toml key): whether
+    ``int_wer_aligned_utterance`` keeps the aligned tokens; a one-shot that writes no sclite
+    report reads only the ops and the counts, so its throw-away warehouse does without them
+    (empty lists: the figures are the same)."""
 
     methods: tuple[str, ...]
     case: str
@@ -76,6 +88,7 @@ class Options:
     costs: Costs
     unit: str = "word"
     separators: str = "sclite"
+    tokens: bool = True
 
     @classmethod
     def of(cls, task: Task) -> "Options":
@@ -115,7 +128,8 @@ class Options:
             if "reference" not in corpus.files:
                 raise CampaignError(f"task {task.id}: corpus {corpus.id}: "
                                     "expected a 'reference' file")
-        return cls(methods, case, markers, COSTS[costs], unit, separators)
+        return cls(methods, case, markers, COSTS[costs], unit, separators,
+                   bool(o.get("alignment_tokens", True)))
 
     def signature(self, method: str) -> str:
         return signature(method, self.case, self.markers, self.costs, code_version(), self.unit,
@@ -174,25 +188,26 @@ def load(ctx: RunContext, task: Task) -> None:
         stage_files(ctx, jobs)  # parsed together, on the run's workers
 
 
-def check_ids(hyp: pa.Table, ref_ids: set[str] | None, path) -> None:
-    """Reject a submission whose ids are not all in the reference, listing the first ones."""
+def check_ids(hyp: pa.Table, ref_ids: pl.Series | None, path) -> None:
+    """Reject a submission whose ids are not all in the reference (``ref_ids``), listing the
+    first ones in file order."""
     if ref_ids is None:
         return
-    ids = hyp.column("utt_id").to_pylist()
-    unknown = [(line, u) for line, u in zip(hyp.column("line_no").to_pylist(), ids)
-               if u not in ref_ids]
-    if unknown:
-        listed = ", ".join(repr(u) for _, u in unknown[:5]) + (" ..." if len(unknown) > 5 else "")
-        raise InputError(path, unknown[0][0], "utterance ids of the reference",
-                         f"{len(unknown)} unknown id(s): {listed}")
+    unknown = (pl.from_arrow(hyp.select(["line_no", "utt_id"]))
+               .join(pl.DataFrame({"utt_id": ref_ids.cast(pl.String)}), on="utt_id", how="anti",
+                     maintain_order="left"))
+    if unknown.height:
+        first = unknown.head(6)["utt_id"].to_list()
+        listed = ", ".join(repr(u) for u in first[:5]) + (" ..." if unknown.height > 5 else "")
+        raise InputError(path, unknown["line_no"][0], "utterance ids of the reference",
+                         f"{unknown.height} unknown id(s): {listed}")
 
 
-def _reference_ids(ctx: RunContext, task: str, corpus: str) -> set[str] | None:
+def _reference_ids(ctx: RunContext, task: str, corpus: str) -> pl.Series | None:
     sha = current_inputs(ctx.con, ctx.campaign.id, task).get((corpus, "", "reference"))
     if sha is None:
         return None
-    return {r[0] for r in ctx.con.execute("SELECT utt_id FROM stg_wer_trn WHERE sha256 = ?",
-                                          [sha]).fetchall()}
+    return frame(ctx.con, "SELECT utt_id FROM stg_wer_trn WHERE sha256 = ?", [sha])["utt_id"]
 
 
 def _stage_trn(con, sha: str, table: pa.Table) -> None:
@@ -289,9 +304,14 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
                        con, "SELECT * FROM stg_wer_interpretation WHERE sha256 = ?",
                        [u.inputs["interpretations"]]).to_arrow(),
                    "comment_detection": u.extra["comment_detection"]}
-        return reference(u.inputs["reference"]), hyp, options, path, ier
+        normalised = reference(u.inputs["reference"])
+        users[u.inputs["reference"]] -= 1
+        if not users[u.inputs["reference"]]:  # the corpus's last unit: not kept any longer
+            reference.cache_clear()
+        return normalised, hyp, options, path, ier
 
     todo = stale(units, scoring_state(con, campaign, task.id), force)
+    users = Counter(u.inputs["reference"] for u in todo)  # units still to prepare, per reference
     paths = {(c, s): p for c, s, p in con.execute(
         "SELECT corpus, system, path FROM cat_input_current WHERE campaign = ? AND task = ? "
         "AND role = 'hypotheses'", [campaign, task.id]).fetchall()}
@@ -302,7 +322,7 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
     if task.options.get("intervals", True):
         for corpus in task.corpora:
             reduce(ctx, task, corpus.id, "intervals",
-                   lambda c=corpus.id: intervals(ctx, task, options, c),
+                   lambda c=corpus.id: intervals(ctx, task, c),
                    code_version(), force)
 
 
@@ -326,7 +346,7 @@ def compute_unit(ids: dict, reference: dict, hyp: pl.DataFrame, options: Options
     ref_ids = pl.DataFrame({"utt_id": reference["utt_id"]})
     extra = hyp.join(ref_ids, on="utt_id", how="anti").sort("line_no")
     if extra.height:
-        check_ids(extra.to_arrow(), set(), path)
+        check_ids(extra.to_arrow(), pl.Series("utt_id", [], pl.String), path)
     matched = ref_ids.join(hyp, on="utt_id", how="left", maintain_order="left")
     missing = matched["line_no"].is_null()
     hyp_texts = matched.select("utt_id", "text")
@@ -335,13 +355,16 @@ def compute_unit(ids: dict, reference: dict, hyp: pl.DataFrame, options: Options
         hyp_tokens = units(normalise(hyp_texts, method, options.markers, options.case,
                                          options.separators)["tokens"],
                            options.unit)
-        pairs = align_tokens(reference[method], hyp_tokens, options.costs)
+        pairs = align_tokens(reference[method], hyp_tokens, options.costs, options.tokens)
         n = len(reference["utt_id"])
+        none = pa.ListArray.from_arrays(pa.array(np.zeros(n + 1, dtype=np.int32)),
+                                        pa.array([], pa.string()))  # tokens not kept
         aligned.append(pa.table({
-            "method": pa.repeat(method, n), "utt_id": reference["utt_id"].to_arrow(),
-            "missing": missing.to_arrow(), "ref_tokens": pairs["ref_tokens"],
-            "hyp_tokens": pairs["hyp_tokens"], "ops": pairs["ops"],
-            "signature": pa.repeat(options.signature(method), n),
+            "method": constant(method, n), "utt_id": reference["utt_id"].to_arrow(),
+            "missing": missing.to_arrow(),
+            "ref_tokens": pairs["ref_tokens"] if options.tokens else none,
+            "hyp_tokens": pairs["hyp_tokens"] if options.tokens else none, "ops": pairs["ops"],
+            "signature": constant(options.signature(method), n),
         }))
 
     rows = {"int_wer_aligned_utterance": keyed(ids, pa.concat_tables(aligned), [
@@ -364,40 +387,3 @@ def compute_unit(ids: dict, reference: dict, hyp: pl.DataFrame, options: Options
 def _sha(staged: pa.Table) -> str:
     """The content hash of staged rows (their ``sha256`` column; '' when there are none)."""
     return staged["sha256"][0].as_py() if staged.num_rows else ""
-
-
-def intervals(ctx: RunContext, task: Task, options: Options, corpus: str) -> None:
-    """95 % bootstrap intervals of WER per system and method, and paired tests between systems,
-    all on the same utterance resamples (seed recorded in the campaign)."""
-    con, campaign = ctx.con, ctx.campaign
-    counts = frame(con, (
-        "SELECT system, method, utt_id, S + D + I AS errors, N FROM fct_wer_utterance "
-        "WHERE campaign = ? AND task = ? AND corpus = ? ORDER BY utt_id, system, method"),
-        [campaign.id, task.id, corpus])
-    if counts.height == 0:
-        for table in ("mart_wer_interval", "mart_wer_paired"):
-            con.execute(f"DELETE FROM {table} WHERE campaign = ? AND task = ? AND corpus = ?",
-                        [campaign.id, task.id, corpus])
-        return
-    ci = bootstrap.ratio_intervals(counts, "utt_id", ["system", "method"], "errors", "N",
-                                   campaign.bootstrap, campaign.seed, stream=f"{task.id}/{corpus}")
-    samples, point, low, high = ci.samples, ci.point, ci.low, ci.high
-    systems_methods = ci.variants  # (system, method), sorted: a method's systems in order
-    tested, ranks = ranking.rank_variants(systems_methods, point, samples, higher_is_better=False)
-    paired_rows = [[campaign.id, task.id, corpus, *variant, a, b, *map(_f, figures),
-                    campaign.bootstrap, campaign.seed] for variant, a, b, figures in tested]
-    interval_rows = [[campaign.id, task.id, corpus, s, m, _f(point[i]), _f(low[i]), _f(high[i]),
-                      campaign.bootstrap, campaign.seed, *ranks[i]]
-                     for i, (s, m) in enumerate(systems_methods)]
-
-    def body():
-        insert_rows(con, "INSERT INTO mart_wer_interval VALUES "
-                         "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", interval_rows)
-        if paired_rows:
-            insert_rows(con, "INSERT INTO mart_wer_paired VALUES "
-                             "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", paired_rows)
-    replace_rows(con, {"campaign": campaign.id, "task": task.id, "corpus": corpus},
-                 ("mart_wer_interval", "mart_wer_paired"), body)
-
-
-_f = bootstrap.finite
