@@ -18,6 +18,7 @@ from scorehouse.etl.easy import read_easy_xml
 from scorehouse.scorers import easy
 from scorehouse.warehouse.campaign import load_campaign
 from scorehouse.warehouse.cli import main
+from scorehouse.warehouse.db import sql_files
 from scorehouse.warehouse.families.parsing_consensus import write_consensus
 from scorehouse.warehouse.pipeline import open_warehouse, run
 from scorehouse.warehouse.toml_writer import toml_table
@@ -102,6 +103,14 @@ def test_incremental_runs_equal_a_rebuild(campaign, tmp_path):
     fresh = tmp_path / "fresh.duckdb"
     run(campaign, fresh, None, quiet=True)
     assert query(db, SCORES) == query(fresh, SCORES)
+    # the marts sum each unit's sums per type (fct_parsing_type, kept per unit): the same rows,
+    # bit for bit, as the same view summing every sentence's counts
+    from_sentences = sql_files("parsing")["mart_parsing_scores"].replace(
+        "CREATE OR REPLACE VIEW mart_parsing_scores AS", "").replace(
+        "fct_parsing_type_way", "fct_parsing_sentence_way").strip().rstrip(";")
+    assert "fct_parsing_sentence_way" in from_sentences
+    assert query(db, "SELECT * FROM mart_parsing_scores ORDER BY ALL") == \
+        query(db, f"SELECT * FROM ({from_sentences}) ORDER BY ALL")
     intervals = "SELECT * FROM mart_parsing_interval ORDER BY ALL"
     assert query(db, intervals) == query(fresh, intervals)
     (changes,) = query(db, "SELECT count(*) FROM mart_parsing_changes WHERE run_id = ? "
