@@ -74,13 +74,14 @@ def stage_files(ctx: RunContext, jobs: list[StageJob], workers: int | None = Non
     transaction per file).
     Readers must then be module-level functions (they are pickled)."""
     todo, changed = [], []
+    known = {tuple(row[:4]): tuple(row[4:]) for row in ctx.con.execute(
+        "SELECT task, corpus, system, role, sha256, status, error FROM cat_input_latest "
+        "WHERE campaign = ? AND list_contains(?, task)",
+        [ctx.campaign.id, sorted({job.slot.task for job in jobs})]).fetchall()}
     for job in jobs:
         data, unreadable = _bytes(job.path)
         sha = _content_key(job, data)
-        latest = one(ctx.con,
-            "SELECT sha256, status, error FROM cat_input_latest WHERE campaign = ? AND task = ? "
-            "AND corpus = ? AND system = ? AND role = ?",
-            [ctx.campaign.id, job.slot.task, job.slot.corpus, job.slot.system, job.slot.role])
+        latest = known.get((job.slot.task, job.slot.corpus, job.slot.system, job.slot.role))
         same = latest is not None and latest[0] == sha
         todo.append((job, unreadable, sha, same, latest))
         if not same and data is not None:
@@ -145,7 +146,9 @@ def _content_key(job: StageJob, data: bytes | None) -> str:
     if data is None:
         return ""
     salt = f"{job.slot.role}\0{job.salt}\0{text.VERSION}"
-    return hashlib.sha256(salt.encode() + b"\0" + data).hexdigest()
+    digest = hashlib.sha256(salt.encode() + b"\0")
+    digest.update(data)  # not salt + data: a copy of every file's bytes
+    return digest.hexdigest()
 
 
 class _Reader:
