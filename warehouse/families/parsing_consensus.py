@@ -1,7 +1,8 @@
 """The EASY consensus of a parsing task's corpus: the published systems' votes on every
 constituent and relation (Paroubek et al., the EASY campaign's combined treebank), counted from
-each submission's ranges over the corpus text (kept in the unit store, re-aligned only when the
-submission changed), stored as a reduce of the corpus, and written as an EASY XML file."""
+each submission's units over the corpus text (kept in the unit store, re-aligned and re-counted
+only when the submission changed), stored as a reduce of the corpus, and written as an EASY XML
+file."""
 
 from __future__ import annotations
 
