@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
 from multiprocessing import get_context
 from pathlib import Path
@@ -78,15 +78,22 @@ def stage_files(ctx: RunContext, jobs: list[StageJob], workers: int | None = Non
         "SELECT task, corpus, system, role, sha256, status, error FROM cat_input_latest "
         "WHERE campaign = ? AND list_contains(?, task)",
         [ctx.campaign.id, sorted({job.slot.task for job in jobs})]).fetchall()}
-    for job in jobs:
+    def hashed(job: StageJob) -> tuple[str, int | None, str]:
+        """A file's content key, size and why it is unreadable; its bytes are let go (read
+        again when submitted: every changed file's bytes at once were the coordinator's peak,
+        1.4 GB of EASY XML)."""
         data, unreadable = _bytes(job.path)
-        sha = _content_key(job, data)
+        return _content_key(job, data), None if data is None else len(data), unreadable
+
+    # reading and hashing release the GIL: the files are hashed on every core
+    with ThreadPoolExecutor(max(1, min(len(jobs), os.cpu_count() or 1))) as threads:
+        keys = list(threads.map(hashed, jobs))
+    for job, (sha, size, unreadable) in zip(jobs, keys):
         latest = known.get((job.slot.task, job.slot.corpus, job.slot.system, job.slot.role))
         same = latest is not None and latest[0] == sha
         todo.append((job, unreadable, sha, same, latest))
-        if not same and data is not None:
-            changed.append((job, len(data)))  # read again when submitted: the bytes of every
-        del data  # changed file at once were the coordinator's peak (1.4 GB of EASY XML)
+        if not same and size is not None:
+            changed.append((job, size))
     size = sum(n for _, n in changed)
     from scorehouse.warehouse import executors  # the SCOREHOUSE_WORKERS check lives there
 
