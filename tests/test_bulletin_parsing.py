@@ -119,10 +119,7 @@ def _easy_facts(con, c: str) -> None:
                     rows.append([c, "easy", corpus, system, CORPORA[corpus][0], sent, kind, t, mode,
                                  hyp, ref, *m, *(signature("easy", mode, f) for f in FUNCTIONS)])
     con.executemany("INSERT INTO fct_parsing_sentence VALUES (" + ", ".join("?" * 21) + ")", rows)
-    for corpus in CORPORA:  # each unit's sums per type, as its scoring builds them
-        for system, _ in SYSTEMS:
-            build(con, "parsing", "fct_parsing_type", campaign=c, task="easy", corpus=corpus,
-                  system=system)
+    build(con, "parsing", "fct_parsing_type")  # the units' sums per type, as scoring builds them
     con.executemany("INSERT INTO int_parsing_range VALUES (" + ", ".join("?" * 14) + ")",
                     [[*r, False] for r in ranges])
     con.execute("""INSERT INTO mart_parsing_interval

@@ -2,7 +2,10 @@
 -- and mode (functions as columns, as there): what the task's score marts read
 -- (fct_parsing_type_way), so that a page sums a few rows per unit instead of every sentence's,
 -- and a changed unit replaces its own sums. Sums of integer counts: the marts' figures are the
--- same as summed from the sentences. Built with the unit's other rows, wherever it is computed.
+-- same as summed from the sentences. Built with the unit's other rows, wherever it is computed
+-- (in the unit's private database, which holds that unit's sentences only); in a warehouse
+-- scored before this table existed, built once over every unit's sentences as it is created:
+-- @backfill
 -- Grain: campaign x task x corpus x system x genre x kind x type x mode (x signatures).
 CREATE TABLE IF NOT EXISTS fct_parsing_type (
     campaign      VARCHAR NOT NULL,
@@ -33,6 +36,5 @@ SELECT campaign, task, corpus, system, genre, kind, type, mode, sum(hyp), sum(re
        sum(matched_barycenter), signature_equal, signature_fuzzy, signature_include,
        signature_intersection, signature_barycenter
 FROM fct_parsing_sentence
-WHERE campaign = $campaign AND task = $task AND corpus = $corpus AND system = $system
 GROUP BY ALL
 ORDER BY ALL;

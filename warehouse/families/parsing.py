@@ -291,7 +291,7 @@ def compute_unit(ids: dict, dependency: bool, reference: pl.DataFrame, hyp: pl.D
                      "ref, matched_equal, matched_fuzzy, matched_include, matched_intersection, "
                      "matched_barycenter, "
                      + ", ".join(f"$signatures[mode || '/{f}']" for f in FUNCTIONS), params)
-        build(con, SQL_FOLDER, "fct_parsing_type", **ids)  # the page's sums, per type
+        build(con, SQL_FOLDER, "fct_parsing_type")  # the page's sums, per type
     return written(SQL_FOLDER, _EASY_TABLES, write)
 
 
