@@ -70,15 +70,35 @@ def measure(label: str, cmd: list[str], stdout_path: Path | None = None,
 
 
 # Runs scorehouse's command line in this Python process and prints, at exit, that process's own
-# peak RSS: the coordinator's alone, without its worker processes.
+# peak RSS (the coordinator's alone) and each of its worker processes' (bench/process_peaks.py).
 COORDINATOR = (
     "import atexit, resource, sys\n"
     "atexit.register(lambda: sys.stderr.write('COORDINATOR_PEAK_KIB %d\\n' % "
     "resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))\n"
+    f"sys.path.insert(0, {str(Path(__file__).resolve().parent)!r})\n"
+    "import process_peaks\n"
+    "process_peaks.watch()\n"
     "from scorehouse.warehouse.cli import main\n"
     "sys.argv[0] = 'scorehouse'\n"
     "main()\n"
 )
+
+
+def fmt_processes(m: Measure) -> str:
+    """``coordinator 812 MiB, 2 workers 301-455 MiB`` from the ``PROCESS_PEAK_KIB`` lines of a
+    run measured with :data:`COORDINATOR`."""
+    lines = re.findall(r"^PROCESS_PEAK_KIB (\S+) (\d+) (\d+)$", m.stderr, re.MULTILINE)
+    own = [int(k) for role, _, k in lines if role == "coordinator"]
+    workers = sorted(int(k) for role, _, k in lines if role == "worker")
+    if not own:
+        return "no process peaks printed"
+    text = f"coordinator {own[0] / 1024:,.0f} MiB"
+    if workers:
+        text += (f", {len(workers)} worker process(es) "
+                 + ", ".join(f"{k / 1024:,.0f}" for k in workers) + " MiB")
+    else:
+        text += ", no worker process"
+    return text
 
 
 def summary_line(stderr: str) -> str:
@@ -133,8 +153,9 @@ def machine(packages: tuple[str, ...]) -> list[str]:
 
 
 def step_seconds(log: Path) -> dict[str, float]:
-    """Seconds of each step (load, score, report) of the last run logged in ``log``
-    (``scorehouse run --log-json FILE``, docs/log.schema.json)."""
+    """Seconds of each step (load, score, report; and the reduces of the score step, which its
+    summary times apart) of the last run logged in ``log`` (``scorehouse run --log-json FILE``,
+    docs/log.schema.json)."""
     steps: dict[str, float] = {}
     with contextlib.suppress(OSError):
         for line in log.read_text(encoding="utf-8").splitlines():
@@ -144,6 +165,8 @@ def step_seconds(log: Path) -> dict[str, float]:
                     steps = {}
                 elif record.get("event") == "step":
                     steps[record["step"]] = float(record["seconds"])
+                elif record.get("event") == "summary":  # with the reduces, timed apart
+                    steps = {k: float(v) for k, v in record.get("durations", steps).items()}
     return steps
 
 

@@ -29,13 +29,23 @@ must be re-aligned). Every measured command runs in a fresh process (``bench/mea
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import sys
 from pathlib import Path
 
 import numpy as np
 import polars as pl
-from measure import COORDINATOR, fmt_peak, fmt_steps, machine, measure, summary_line, tail
+from measure import (
+    COORDINATOR,
+    fmt_peak,
+    fmt_processes,
+    fmt_steps,
+    machine,
+    measure,
+    summary_line,
+    tail,
+)
 
 from scorehouse.warehouse.toml_writer import toml_table
 
@@ -294,7 +304,9 @@ def main(argv: list[str] | None = None) -> int:
             changed = camp / "data" / "sys00.litterature.xml"
             changed.write_text(changed.read_text(encoding="utf-8").replace(">m1<", ">m1x<", 1),
                                encoding="utf-8")
+        load = os.getloadavg()[0]
         rows.append(measure(f"scorehouse run, {label}", run))
+        rows[-1].extra["load"] = load
         steps.append(fmt_steps(rows[-1], log))
     print(f"EASY campaign: {args.sentences:,} sentences ({args.annotated:.1%} annotated) "
           f"x {args.systems} systems x 15 ways")
@@ -306,6 +318,10 @@ def main(argv: list[str] | None = None) -> int:
               f"{'?' if coordinator is None else f'{coordinator / 1024:,.0f}':>10}  {m.rc}  "
               f"{summary_line(m.stderr)}")
         print(f"{'':42} steps: {step}")
+        print(f"{'':42} peaks: {fmt_processes(m)}")
+        cpu = m.extra.get("cpu")
+        print(f"{'':42} load average {m.extra['load']:.1f} before the run"
+              + ("" if cpu is None else f"; CPU {cpu:.1f} s (user + system, all processes)"))
         if m.rc not in (0,):
             print(tail(m.stderr))
     print("peak MiB: the biggest process of the run (/usr/bin/time: the coordinator or a worker); "

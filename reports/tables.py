@@ -49,15 +49,20 @@ def markdown(frame: pl.DataFrame) -> str:
     return "\n".join([head, rule, *body]) + "\n"
 
 
+_LATEX = str.maketrans({"\\": r"\textbackslash{}", "\0": r"\textbackslash{}", "&": r"\&",
+                        "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
+                        "~": r"\textasciitilde{}", "^": r"\^{}"})
+
+
+def latex_escape(text: str) -> str:
+    """``text`` with LaTeX's special characters escaped (one pass over the text: no escape's
+    output is escaped again)."""
+    return text.translate(_LATEX)
+
+
 def latex(frame: pl.DataFrame) -> str:
     """A booktabs ``tabular`` (numbers right-aligned), special characters escaped."""
-    def esc(text: str) -> str:
-        for a, b in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("$", r"\$"),
-                     ("#", r"\#"), ("_", r"\_"), ("{", r"\{"), ("}", r"\}"),
-                     ("~", r"\textasciitilde{}"), ("^", r"\^{}")):
-            text = text.replace(a, b) if a != "\\" else text.replace(a, "\0")
-        return text.replace("\0", r"\textbackslash{}")
-
+    esc = latex_escape
     align = "".join("r" if frame[c].dtype.is_numeric() else "l" for c in frame.columns)
     lines = [f"\\begin{{tabular}}{{{align}}}", r"\toprule",
              " & ".join(esc(c) for c in frame.columns) + r" \\", r"\midrule"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from scorehouse.etl.easy_items import ROLE_FRAME, SCHEMA
+from scorehouse.etl.easy_items import ROLE_FRAME, ROLES, SCHEMA
 from scorehouse.scorers.easy import POSITION
 
 
@@ -26,22 +26,53 @@ def votes(ranges_by_system: pl.DataFrame, systems: int, majority: float = 0.5) -
     Returns ``sent, kind, type, ranges`` (list of struct first/last, in role order), ``attr`` (the
     most frequent s-o / a-propager value among the voters; ties: the smallest), ``votes``,
     ``share`` = votes / systems, ``consensus`` (share > majority), sorted by sent, kind, type,
-    ranges.
+    ranges. The same as :func:`tally` of each system's :func:`system_units`.
     """
-    r = ranges_by_system
-    unplaced = (r.filter(~pl.col("empty") & pl.col("first").is_null())
-                .select("system", "sent", "item").unique())
-    units = (r.join(unplaced, on=["system", "sent", "item"], how="anti").sort("role_no")
-             .group_by("system", "kind", "sent", "item", maintain_order=True)
+    parts = ranges_by_system.partition_by("system", maintain_order=True) or [ranges_by_system]
+    return tally([system_units(part) for part in parts], systems, majority)
+
+
+ROLES_AT_MOST = max(len(names) for names in ROLES.values())
+# a unit's key in flat columns: its ranges as (length, first and last of each role), which
+# group and join faster than the list of structs they spell
+_KEY = ["sent", "kind", "type", "n",
+        *(f"{end}{i}" for i in range(ROLES_AT_MOST) for end in ("first", "last"))]
+
+
+def system_units(ranges: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """One submission's part of :func:`tally`, from its HYP-mode ranges (one system's rows of
+    :func:`votes`' input): its units once each (what its vote counts: the unit key, ``ranges``)
+    and, per unit and attribute value, how many of its items carry that value (``attr``,
+    ``items``: what the attribute's majority counts). Computed one submission at a time, so that
+    a corpus's votes never hold every submission's ranges at once."""
+    unplaced = (ranges.filter(~pl.col("empty") & pl.col("first").is_null())
+                .select("sent", "item").unique())
+    units = (ranges.join(unplaced, on=["sent", "item"], how="anti").sort("role_no")
+             .group_by("kind", "sent", "item", maintain_order=True)
              .agg(pl.col("type").first(), pl.struct("first", "last").alias("ranges"),
-                  pl.col("attr").first()))
-    attr = (units.drop_nulls("attr").group_by("sent", "kind", "type", "ranges", "attr").len()
+                  pl.col("attr").first(), pl.len().alias("n"),
+                  *(pl.col(end).get(i, null_on_oob=True).alias(f"{end}{i}")
+                    for i in range(ROLES_AT_MOST) for end in ("first", "last"))))
+    if units.height and units["n"].max() > ROLES_AT_MOST:
+        raise ValueError(f"a relation with more than {ROLES_AT_MOST} roles")
+    voted = units.unique(_KEY).select(*_KEY, "ranges")
+    attr = units.drop_nulls("attr").group_by(*_KEY, "attr").len("items")
+    return voted, attr
+
+
+def tally(parts: list[tuple[pl.DataFrame, pl.DataFrame]], systems: int,
+          majority: float = 0.5) -> pl.DataFrame:
+    """:func:`votes` from each submission's :func:`system_units`: the votes of a unit are the
+    submissions that produced it, its ``attr`` the value most of their items carry (ties: the
+    smallest)."""
+    attr = (pl.concat([a for _, a in parts])
+            .group_by(*_KEY, "attr").agg(pl.col("items").sum().alias("len"))
             .sort("len", "attr", descending=[True, False])
-            .unique(["sent", "kind", "type", "ranges"], keep="first")
+            .unique(_KEY, keep="first")
             .drop("len"))
-    out = (units.group_by("sent", "kind", "type", "ranges")
-           .agg(pl.col("system").n_unique().alias("votes"))
-           .join(attr, on=["sent", "kind", "type", "ranges"], how="left")
+    out = (pl.concat([v for v, _ in parts]).group_by(_KEY)
+           .agg(pl.col("ranges").first(), pl.len().cast(pl.UInt32).alias("votes"))
+           .join(attr, on=_KEY, how="left", nulls_equal=True)
            .with_columns((pl.col("votes") / systems).alias("share"))
            .with_columns((pl.col("share") > majority).alias("consensus")))
     return out.select("sent", "kind", "type", "ranges", "attr", "votes", "share", "consensus").sort(

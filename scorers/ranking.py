@@ -36,20 +36,35 @@ class Paired:
 def paired(point: np.ndarray, samples: np.ndarray, level: float = 0.95) -> list[Paired]:
     """Every pair of systems (columns of the ``resamples x systems`` ``samples``, with their
     ``point`` scores) tested on the shared resamples. A pair whose score is undefined (NaN) on
-    every resample gets NaN figures."""
-    out = []
+    every resample gets NaN figures; the resamples where it is undefined are left out.
+
+    The pairs' differences are tested as columns of one matrix, :data:`PAIRS` at a time (the
+    same numbers as one pair at a time: :func:`scorers.bootstrap.percentile_interval`)."""
     k = samples.shape[1]
-    for a in range(k):
-        for b in range(a + 1, k):
-            delta = samples[:, a] - samples[:, b]
-            defined = delta[~np.isnan(delta)]
-            if defined.size == 0:
-                out.append(Paired(a, b, float(point[a] - point[b]), np.nan, np.nan, np.nan))
-                continue
-            low, high = percentile_interval(defined[:, None], level)
-            out.append(Paired(a, b, float(point[a] - point[b]), float(low[0]), float(high[0]),
-                              float(paired_p_value(defined[:, None])[0])))
-    return out
+    a_of, b_of = np.triu_indices(k, 1)
+    figures: list[tuple[float, float, float]] = []
+    for start in range(0, len(a_of), PAIRS):
+        a, b = a_of[start:start + PAIRS], b_of[start:start + PAIRS]
+        delta = samples[:, a] - samples[:, b]
+        undefined = np.isnan(delta)
+        clean = ~undefined.any(axis=0)
+        low, high = np.full(len(a), np.nan), np.full(len(a), np.nan)
+        p_value = np.full(len(a), np.nan)
+        if clean.any() and delta.shape[0]:
+            low[clean], high[clean] = percentile_interval(delta[:, clean], level)
+            p_value[clean] = paired_p_value(delta[:, clean])
+        for j in np.flatnonzero(~clean):  # some resamples undefined: those left out
+            defined = delta[~undefined[:, j], j]
+            if defined.size:
+                interval = percentile_interval(defined[:, None], level)
+                low[j], high[j] = interval[0][0], interval[1][0]
+                p_value[j] = paired_p_value(defined[:, None])[0]
+        figures += zip(low.tolist(), high.tolist(), p_value.tolist())
+    return [Paired(int(a), int(b), float(point[a] - point[b]), *f)
+            for a, b, f in zip(a_of, b_of, figures)]
+
+
+PAIRS = 4096  # pairs tested at once (a resamples x PAIRS matrix of differences)
 
 
 def groups(keys: list[tuple]) -> dict[tuple, list[int]]:

@@ -28,7 +28,7 @@ from scorehouse.reports.i18n import collated
 from scorehouse.reports.parsing import page_data
 from scorehouse.reports.render import environment
 from scorehouse.warehouse.campaign import Campaign, Corpus, Participant, System, Task
-from scorehouse.warehouse.db import apply_schema, frame, one
+from scorehouse.warehouse.db import apply_schema, build, frame, one
 from scorehouse.warehouse.families.parsing import FUNCTIONS, signature
 from scorehouse.warehouse.pipeline import open_warehouse
 
@@ -119,6 +119,7 @@ def _easy_facts(con, c: str) -> None:
                     rows.append([c, "easy", corpus, system, CORPORA[corpus][0], sent, kind, t, mode,
                                  hyp, ref, *m, *(signature("easy", mode, f) for f in FUNCTIONS)])
     con.executemany("INSERT INTO fct_parsing_sentence VALUES (" + ", ".join("?" * 21) + ")", rows)
+    build(con, "parsing", "fct_parsing_type")  # the units' sums per type, as scoring builds them
     con.executemany("INSERT INTO int_parsing_range VALUES (" + ", ".join("?" * 14) + ")",
                     [[*r, False] for r in ranges])
     con.execute("""INSERT INTO mart_parsing_interval

@@ -644,3 +644,22 @@ def test_entity_left_to_an_unread_dtd_is_rejected(tmp_path):
     with pytest.raises(InputError) as err:
         read_easy_xml(path)
     assert assert_message(err, path, 9).endswith(": expected a declared entity, found &nbsp;")
+
+
+@pytest.mark.parametrize("bad", [False, True])
+def test_reading_leaves_no_cycle_behind(tmp_path, bad):
+    """A file's columns are freed when its read returns (or is rejected), not at the garbage
+    collector's next full pass: the expat handlers and the parser no longer hold each other (a
+    loading worker grew by 100 MB per 22 MB file)."""
+    import gc
+
+    path = write(tmp_path, "paper.xml", PAPER_XML.replace("</DOCUMENT>", "<E>") if bad
+                 else PAPER_XML)
+    gc.collect()
+    gc.disable()
+    try:
+        with pytest.raises(InputError) if bad else pytest.MonkeyPatch.context():
+            read_easy_xml(path)
+        assert gc.collect() == 0
+    finally:
+        gc.enable()

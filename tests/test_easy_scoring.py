@@ -573,3 +573,61 @@ def test_consensus_round_trips_through_easy_xml(tmp_path):
     assert back.drop("line_no").equals(cons.drop("line_no"))
     t = totals(score(ref, back).counts.filter(pl.col("mode") == "HYP"), "kind")
     assert (t["matched_equal"] == t["ref"]).all() and (t["hyp"] == t["ref"]).all()
+
+
+def _votes_all_at_once(r: pl.DataFrame, systems: int, majority: float = 0.5) -> pl.DataFrame:
+    """The votes as first computed, over every submission's ranges at once (the reference)."""
+    unplaced = (r.filter(~pl.col("empty") & pl.col("first").is_null())
+                .select("system", "sent", "item").unique())
+    units = (r.join(unplaced, on=["system", "sent", "item"], how="anti").sort("role_no")
+             .group_by("system", "kind", "sent", "item", maintain_order=True)
+             .agg(pl.col("type").first(), pl.struct("first", "last").alias("ranges"),
+                  pl.col("attr").first()))
+    attr = (units.drop_nulls("attr").group_by("sent", "kind", "type", "ranges", "attr").len()
+            .sort("len", "attr", descending=[True, False])
+            .unique(["sent", "kind", "type", "ranges"], keep="first").drop("len"))
+    out = (units.group_by("sent", "kind", "type", "ranges")
+           .agg(pl.col("system").n_unique().alias("votes"))
+           .join(attr, on=["sent", "kind", "type", "ranges"], how="left")
+           .with_columns((pl.col("votes") / systems).alias("share"))
+           .with_columns((pl.col("share") > majority).alias("consensus")))
+    return out.select("sent", "kind", "type", "ranges", "attr", "votes", "share", "consensus").sort(
+        "sent", "kind", "type", "ranges")
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_votes_counted_per_submission_equal_all_at_once(seed):
+    """Each submission's units counted apart then tallied (what keeps the corpus's ranges out of
+    memory, and lets a kept submission's units be read back) give the votes of the whole table
+    at once: the same frame, row order and types included. Random ranges: units repeated within
+    a submission, unplaced items, empty roles, attribute ties, three-role relations."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for system in [f"s{i}" for i in range(int(rng.integers(1, 6)))]:
+        for n in range(int(rng.integers(0, 120))):
+            sent, item = f"E{rng.integers(0, 4)}", f"I{n}"
+            if rng.random() < 0.4:
+                first = int(rng.integers(1, 5))
+                rows.append((system, "constituent", sent, item, GROUP_TYPES[rng.integers(0, 3)],
+                             0, first, first + int(rng.integers(0, 2)), None, False))
+                continue
+            rtype = ("SUJ-V", "MOD-N", "COORD", "ATB-SO")[rng.integers(0, 4)]
+            attr = (None if rtype not in ("MOD-N", "ATB-SO") or rng.random() < 0.3
+                    else ("faux", "vrai")[rng.integers(0, 2)])
+            for role_no in range(len(ROLES[rtype])):
+                empty = rtype == "COORD" and role_no == 1 and rng.random() < 0.3
+                unplaced = not empty and rng.random() < 0.05
+                first = None if empty or unplaced else int(rng.integers(1, 4))
+                rows.append((system, "relation", sent, item, rtype, role_no, first,
+                             None if first is None else first + int(rng.integers(0, 2)), attr,
+                             empty))
+    ranges = pl.DataFrame(rows, orient="row", schema={
+        "system": pl.String, "kind": pl.String, "sent": pl.String, "item": pl.String,
+        "type": pl.String, "role_no": pl.Int8, "first": pl.Int32, "last": pl.Int32,
+        "attr": pl.String, "empty": pl.Boolean})
+    systems = max(ranges["system"].n_unique(), 1)
+    for majority in (0.5, 0.2):
+        got = votes(ranges, systems, majority)
+        want = _votes_all_at_once(ranges, systems, majority)
+        assert got.schema == want.schema
+        assert got.equals(want)

@@ -18,6 +18,7 @@ from scorehouse.etl.easy import read_easy_xml
 from scorehouse.scorers import easy
 from scorehouse.warehouse.campaign import load_campaign
 from scorehouse.warehouse.cli import main
+from scorehouse.warehouse.db import sql_files
 from scorehouse.warehouse.families.parsing_consensus import write_consensus
 from scorehouse.warehouse.pipeline import open_warehouse, run
 from scorehouse.warehouse.toml_writer import toml_table
@@ -102,6 +103,14 @@ def test_incremental_runs_equal_a_rebuild(campaign, tmp_path):
     fresh = tmp_path / "fresh.duckdb"
     run(campaign, fresh, None, quiet=True)
     assert query(db, SCORES) == query(fresh, SCORES)
+    # the marts sum each unit's sums per type (fct_parsing_type, kept per unit): the same rows,
+    # bit for bit, as the same view summing every sentence's counts
+    from_sentences = sql_files("parsing")["mart_parsing_scores"].replace(
+        "CREATE OR REPLACE VIEW mart_parsing_scores AS", "").replace(
+        "fct_parsing_type_way", "fct_parsing_sentence_way").strip().rstrip(";")
+    assert "fct_parsing_sentence_way" in from_sentences
+    assert query(db, "SELECT * FROM mart_parsing_scores ORDER BY ALL") == \
+        query(db, f"SELECT * FROM ({from_sentences}) ORDER BY ALL")
     intervals = "SELECT * FROM mart_parsing_interval ORDER BY ALL"
     assert query(db, intervals) == query(fresh, intervals)
     (changes,) = query(db, "SELECT count(*) FROM mart_parsing_changes WHERE run_id = ? "
@@ -181,3 +190,21 @@ def test_one_shot_on_the_paper_example(tmp_path):
     strict = CliRunner().invoke(
         main, ["parsing", str(ref), str(ref), "--mode", "hyp", "--function", "equal"])
     assert strict.exit_code == 0 and "relation" in strict.output and "FUZZY" not in strict.output
+
+
+def test_a_warehouse_from_before_the_sums_per_type_gets_them(scored, tmp_path):
+    """A warehouse scored before fct_parsing_type existed has it filled from its sentences as it
+    is opened (the pages read it, even before the next scoring): the rows the units' own builds
+    made, once."""
+    db = tmp_path / "old.duckdb"
+    shutil.copyfile(scored, db)
+    rows, scores = ("SELECT * FROM fct_parsing_type ORDER BY ALL",
+                    "SELECT * FROM mart_parsing_scores ORDER BY ALL")
+    want, want_scores = query(scored, rows), query(scored, scores)
+    assert want and want_scores
+    with duckdb.connect(str(db)) as con:
+        con.execute("DROP TABLE fct_parsing_type")
+    for _ in range(2):  # created and filled once; opened again, kept as it is
+        open_warehouse(db).close()
+        assert query(db, rows) == want
+    assert query(db, scores) == want_scores

@@ -258,3 +258,35 @@ def test_a_system_removed_from_the_campaign_leaves_the_results(campaign, tmp_pat
                      "WHERE 'gamma-asr' IN (system_a, system_b)") == [(0,)]
     # history stays
     assert query(db, "SELECT count(*) FROM hist_wer_scores WHERE system = 'gamma-asr'")[0][0] > 0
+
+
+def test_a_file_changed_while_loading_is_staged_as_parsed(campaign, tmp_path, monkeypatch):
+    """The loading hashes every file, then reads each changed one again to parse it (the bytes
+    of all of them are not held at once): a file rewritten in between is staged under the hash
+    of the bytes parsed, so the next run sees nothing changed and its scores are the new file's."""
+    from scorehouse.warehouse import staging
+
+    db = tmp_path / "w.duckdb"
+    run(campaign, db, None, quiet=True)
+    hyp = campaign / "submissions" / "gamma-asr" / "Test_I.trn"
+    lines = hyp.read_text(encoding="utf-8").splitlines()
+    first, second = ("\n".join(["facture " * k + lines[0], *lines[1:]]) + "\n" for k in (1, 3))
+    hyp.write_text(first, encoding="utf-8")
+    reads = []
+    real = staging._bytes
+
+    def rewritten_after_hashing(path):
+        found = real(path)
+        if path == hyp and not reads:  # its first read, to hash it: then it changes
+            reads.append(path)
+            hyp.write_text(second, encoding="utf-8")
+        return found
+    monkeypatch.setattr(staging, "_bytes", rewritten_after_hashing)
+    changed = run(campaign, db, None, quiet=True)
+    assert changed.loaded == 1 and reads == [hyp]
+    monkeypatch.undo()
+    assert run(campaign, db, None, quiet=True).loaded == 0  # staged as the file now is
+    fresh = tmp_path / "fresh.duckdb"
+    run(campaign, fresh, None, quiet=True)
+    scores = "SELECT * FROM mart_wer_scores ORDER BY ALL"
+    assert query(db, scores) == query(fresh, scores)

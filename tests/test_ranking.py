@@ -156,3 +156,41 @@ def test_rank_variants_tests_each_variants_systems_together():
     assert ranks == {0: (2, 2), 2: (1, 1), 1: (1, 2), 3: (1, 2)}
     lower, _ = ranking.rank_variants(keys, point, samples, higher_is_better=False)
     assert lower == tested  # the tests do not depend on the direction; the ranks do
+
+
+def _paired_one_by_one(point, samples, level=0.95):
+    """The paired tests one pair at a time, as before their vectorisation (the reference)."""
+    out = []
+    k = samples.shape[1]
+    for a in range(k):
+        for b in range(a + 1, k):
+            delta = samples[:, a] - samples[:, b]
+            defined = delta[~np.isnan(delta)]
+            if defined.size == 0:
+                out.append(ranking.Paired(a, b, float(point[a] - point[b]), np.nan, np.nan,
+                                          np.nan))
+                continue
+            low, high = bootstrap._nanpercentiles(defined[:, None], (1 - level) / 2 * 100)
+            out.append(ranking.Paired(a, b, float(point[a] - point[b]), float(low[0]),
+                                      float(high[0]),
+                                      float(bootstrap.paired_p_value(defined[:, None])[0])))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_paired_tests_at_once_equal_one_pair_at_a_time(seed, monkeypatch):
+    """The matrix of pair differences gives every pair's figures bit for bit as the loop over
+    pairs did, NaN resamples (some, or all) included, across chunks of pairs."""
+    rng = np.random.default_rng(seed)
+    k, n = int(rng.integers(2, 12)), int(rng.integers(1, 800))
+    samples = rng.random((n, k)).round(int(rng.integers(1, 4)))
+    samples[rng.random(n) < 0.05, 0] = np.nan
+    if k > 2:
+        samples[:, 2] = np.nan
+    point = samples.mean(0)
+    monkeypatch.setattr(ranking, "PAIRS", int(rng.integers(1, 8)))
+    got, want = ranking.paired(point, samples), _paired_one_by_one(point, samples)
+    assert [(p.a, p.b) for p in got] == [(p.a, p.b) for p in want]
+    for g, w in zip(got, want):
+        assert np.array([g.delta, g.low, g.high, g.p_value]).tobytes() == \
+            np.array([w.delta, w.low, w.high, w.p_value]).tobytes()

@@ -37,6 +37,7 @@ SCORE_TABLES = [(name, table) for name, module in FAMILIES.items()
 STORED = {"fct_wer_utterance": ["signature"], "fct_ier_utterance": ["signature"],
           "fct_pos_sentence": ["signature"],
           "fct_parsing_sentence": [f"signature_{f.lower()}" for f in parsing.FUNCTIONS],
+          "fct_parsing_type": [f"signature_{f.lower()}" for f in parsing.FUNCTIONS],
           "fct_parsing_ud_sentence": ["signature"], "fct_coref_document": ["signature"],
           "mart_terms_scores": ["signature"], "mart_terms_link_scores": ["signature"]}
 

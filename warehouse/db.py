@@ -21,6 +21,7 @@ import pyarrow as pa
 
 _LAYERS = ("cat", "stg", "int", "fct", "hist", "mart")
 _BUILD = "-- @build"
+_BACKFILL = "-- @backfill"  # see _backfill
 
 
 def connect(path: str | Path | None = None) -> duckdb.DuckDBPyConnection:
@@ -162,6 +163,17 @@ def apply_schema(con: duckdb.DuckDBPyConnection, folders: list[str]) -> None:
     if existing & set(tables):
         _add_columns(con, {t: ddl for t, ddl in tables.items() if t in existing})
     con.execute(_ddl(folders))
+    _backfill(con, folders, set(tables) - existing)
+
+
+def _backfill(con, folders: list[str], created: set[str]) -> None:
+    """Fill the tables just ``created`` in a warehouse made by an earlier version whose SQL file
+    says ``-- @backfill``: their build statement, run once over the whole warehouse (a table
+    derived from others, which the units' builds fill from then on)."""
+    for folder in folders:
+        for name, text in sql_files(folder).items():
+            if name in created and _BACKFILL in text.split(_BUILD)[0]:
+                build(con, folder, name)
 
 
 def _ddl(folders: list[str]) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
 from multiprocessing import get_context
 from pathlib import Path
@@ -74,23 +74,27 @@ def stage_files(ctx: RunContext, jobs: list[StageJob], workers: int | None = Non
     transaction per file).
     Readers must then be module-level functions (they are pickled)."""
     todo, changed = [], []
-    for job in jobs:
+    known = {tuple(row[:4]): tuple(row[4:]) for row in ctx.con.execute(
+        "SELECT task, corpus, system, role, sha256, status, error FROM cat_input_latest "
+        "WHERE campaign = ? AND list_contains(?, task)",
+        [ctx.campaign.id, sorted({job.slot.task for job in jobs})]).fetchall()}
+    def hashed(job: StageJob) -> tuple[str, int | None, str]:
+        """A file's content key, size and why it is unreadable; its bytes are let go (read
+        again when submitted: every changed file's bytes at once were the coordinator's peak,
+        1.4 GB of EASY XML)."""
         data, unreadable = _bytes(job.path)
-        # The role is hashed with the content: one file given in two roles (the same file as
-        # reference and hypothesis) is two inputs, each staged once, never the same rows twice;
-        # so is the way every reader prepares the bytes (etl/text.py).
-        salt = f"{job.slot.role}\0{job.salt}\0{text.VERSION}"
-        sha = hashlib.sha256(salt.encode() + b"\0" + data).hexdigest() if data is not None else ""
-        latest = one(ctx.con,
-            "SELECT sha256, status, error FROM cat_input_latest WHERE campaign = ? AND task = ? "
-            "AND corpus = ? AND system = ? AND role = ?",
-            [ctx.campaign.id, job.slot.task, job.slot.corpus, job.slot.system, job.slot.role])
+        return _content_key(job, data), None if data is None else len(data), unreadable
+
+    # reading and hashing release the GIL: the files are hashed on every core
+    with ThreadPoolExecutor(max(1, min(len(jobs), os.cpu_count() or 1))) as threads:
+        keys = list(threads.map(hashed, jobs))
+    for job, (sha, size, unreadable) in zip(jobs, keys):
+        latest = known.get((job.slot.task, job.slot.corpus, job.slot.system, job.slot.role))
         same = latest is not None and latest[0] == sha
         todo.append((job, unreadable, sha, same, latest))
-        if not same and data is not None:
-            changed.append((job, data))  # only the bytes still to parse are kept, until submitted
-        del data
-    size = sum(len(data) for _, data in changed)
+        if not same and size is not None:
+            changed.append((job, size))
+    size = sum(n for _, n in changed)
     from scorehouse.warehouse import executors  # the SCOREHOUSE_WORKERS check lives there
 
     configured = ctx.workers or (executors.workers_default() if os.environ.get("SCOREHOUSE_WORKERS")
@@ -98,9 +102,19 @@ def stage_files(ctx: RunContext, jobs: list[StageJob], workers: int | None = Non
     workers = workers or configured or (
         min(os.cpu_count() or 1, len(changed)) if size > 32 * 2**20 else 1)
     changed.reverse()  # popped from the end, in file order: submitted bytes are not held twice
+    read_again: dict[int, tuple[str, str]] = {}  # id(job) -> (its hash, or why unreadable), as read
+
+    def submit(job: StageJob) -> None:
+        """Read ``job``'s file again (what is parsed is what is hashed: it may have changed
+        since) and hand its bytes to the reader."""
+        data, unreadable = _bytes(job.path)
+        read_again[id(job)] = (_content_key(job, data), unreadable)
+        if data is not None:
+            reader.submit(job, data)
+
     with _Reader(workers, ctx.executor if len(changed) > 1 else None) as reader:
         for _ in range(min(2 * workers, len(changed))):
-            reader.submit(*changed.pop())
+            submit(changed.pop()[0])
         out = []
         for job, unreadable, sha, same, latest in todo:
             if same:
@@ -109,7 +123,9 @@ def stage_files(ctx: RunContext, jobs: list[StageJob], workers: int | None = Non
                 out.append(False)
                 continue
             if not unreadable and changed:
-                reader.submit(*changed.pop())
+                submit(changed.pop()[0])
+            if not unreadable:
+                sha, unreadable = read_again.pop(id(job))
             try:
                 if unreadable:
                     raise InputError(job.path, None, "a readable file", unreadable)
@@ -127,6 +143,19 @@ def stage_files(ctx: RunContext, jobs: list[StageJob], workers: int | None = Non
             del table  # not alive while the next file is parsed
             out.append(True)
     return out
+
+
+def _content_key(job: StageJob, data: bytes | None) -> str:
+    """The content hash of a file's bytes in its role ("" when unreadable). The role is hashed
+    with the content: one file given in two roles (the same file as reference and hypothesis) is
+    two inputs, each staged once, never the same rows twice; so is the way every reader prepares
+    the bytes (etl/text.py)."""
+    if data is None:
+        return ""
+    salt = f"{job.slot.role}\0{job.salt}\0{text.VERSION}"
+    digest = hashlib.sha256(salt.encode() + b"\0")
+    digest.update(data)  # not salt + data: a copy of every file's bytes
+    return digest.hexdigest()
 
 
 class _Reader:

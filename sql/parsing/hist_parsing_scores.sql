@@ -22,5 +22,5 @@ SELECT $run_id, campaign, task, corpus, system, kind, mode, function, b.inputs,
        sum(hyp), sum(ref), sum(matched),
        sum(matched) / nullif(sum(hyp), 0), sum(matched) / nullif(sum(ref), 0),
        2 * sum(matched) / nullif(sum(hyp) + sum(ref), 0), signature
-FROM fct_parsing_sentence_way JOIN unit_batch b USING (campaign, task, corpus, system)
+FROM fct_parsing_type_way JOIN unit_batch b USING (campaign, task, corpus, system)
 GROUP BY ALL;

@@ -3,9 +3,9 @@
 -- whole task, each corpus, each genre, and per type within each of those (column `slice`: task,
 -- corpus, genre, type, corpus_type, genre_type). P = matched/hyp, R = matched/ref, F =
 -- 2PR/(P+R) = 2 matched/(hyp+ref); NULL where undefined. `signature`: the way's signature as
--- the units stored it (fct_parsing_sentence_way); should a slice sum units scored by different
--- code versions (a run stopped mid-task), the smallest and largest of theirs, space-separated
--- (min and max: on 1.4 M fact rows they add 40 % to the view's time, a string_agg(DISTINCT) 120 %).
+-- the units stored it; should a slice sum units scored by different code versions (a run stopped
+-- mid-task), the smallest and largest of theirs, space-separated. Summed from each unit's sums
+-- per type (fct_parsing_type_way), not from its sentences: the same integers, a few rows per unit.
 -- Grain: campaign x task x system x kind x mode x function x slice (x corpus x genre x type).
 CREATE OR REPLACE VIEW mart_parsing_scores AS
 WITH sums AS (
@@ -22,7 +22,7 @@ WITH sums AS (
            sum(hyp)::BIGINT AS hyp, sum(ref)::BIGINT AS ref, sum(matched)::BIGINT AS matched,
            CASE WHEN min(signature) = max(signature) THEN min(signature)
                 ELSE min(signature) || ' ' || max(signature) END AS signature
-    FROM fct_parsing_sentence_way
+    FROM fct_parsing_type_way
     GROUP BY GROUPING SETS (
         (campaign, task, system, kind, mode, function),
         (campaign, task, system, kind, mode, function, corpus),

@@ -43,7 +43,7 @@ from scorehouse.warehouse.catalog import (
     scoring_state,
 )
 from scorehouse.warehouse.catalog import code_version as catalog_code_version
-from scorehouse.warehouse.db import frame, insert_arrow, one, written
+from scorehouse.warehouse.db import build, frame, insert_arrow, one, written
 from scorehouse.warehouse.families import parsing_ud as ud
 from scorehouse.warehouse.families.parsing_intervals import intervals
 from scorehouse.warehouse.published import published_ids
@@ -61,7 +61,7 @@ FORMATS = ("easy", "tsv", "conllu")
 MODES = easy_scorer.MODES
 FUNCTIONS = easy_scorer.FUNCTIONS
 _EASY_TABLES = ("int_parsing_form_alignment", "int_parsing_range", "int_parsing_candidate",
-                "fct_parsing_sentence")
+                "fct_parsing_sentence", "fct_parsing_type")
 _ITEM_COLUMNS = ["sent_no", "sent", "line_no", "kind", "item", "type", "form_no", "form",
                  "parent", "role", "role_no", "target", "attr"]
 
@@ -291,6 +291,7 @@ def compute_unit(ids: dict, dependency: bool, reference: pl.DataFrame, hyp: pl.D
                      "ref, matched_equal, matched_fuzzy, matched_include, matched_intersection, "
                      "matched_barycenter, "
                      + ", ".join(f"$signatures[mode || '/{f}']" for f in FUNCTIONS), params)
+        build(con, SQL_FOLDER, "fct_parsing_type")  # the page's sums, per type
     return written(SQL_FOLDER, _EASY_TABLES, write)
 
 

@@ -1,7 +1,8 @@
 """The EASY consensus of a parsing task's corpus: the published systems' votes on every
 constituent and relation (Paroubek et al., the EASY campaign's combined treebank), counted from
-each submission's ranges over the corpus text (kept in the unit store, re-aligned only when the
-submission changed), stored as a reduce of the corpus, and written as an EASY XML file."""
+each submission's units over the corpus text (kept in the unit store, re-aligned and re-counted
+only when the submission changed), stored as a reduce of the corpus, and written as an EASY XML
+file."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 import polars as pl
 
 from scorehouse.scorers import easy as easy_scorer
-from scorehouse.scorers.easy_consensus import consensus_items, votes
+from scorehouse.scorers.easy_consensus import consensus_items, system_units, tally
 from scorehouse.warehouse.campaign import Task
 from scorehouse.warehouse.catalog import (
     RunContext,
@@ -27,7 +28,9 @@ from scorehouse.warehouse.published import published_ids
 def _votes(con, campaign_id: str, task: Task, corpus: str, majority: float, store=None
            ) -> tuple[pl.DataFrame, pl.DataFrame] | None:
     """The votes of every submission's units (HYP mode) over a corpus's base text (the full part
-    when declared, else the reference), and that base; None without base or submissions."""
+    when declared, else the reference), and that base; None without base or submissions. Each
+    submission's units are counted apart and its ranges let go (:func:`system_units`), so the
+    corpus's ranges are never all in memory at once."""
     inputs = current_inputs(con, campaign_id, task.id)
     base_sha = inputs.get((corpus, "", "full")) or inputs.get((corpus, "", "reference"))
     published = set(published_ids(con, campaign_id, task.id))  # the public's consensus
@@ -38,32 +41,38 @@ def _votes(con, campaign_id: str, task: Task, corpus: str, majority: float, stor
     base = staged(con, base_sha, False)
     if (corpus, "", "full") not in inputs and "HYP" in task_options(task)["modes"]:
         # the base is the reference: the scored units' HYP ranges are already in the warehouse
-        ranges = [frame(con, "SELECT system, kind, sent, item, type, role_no, first, last, attr, "
-                             "empty FROM int_parsing_range WHERE campaign = ? AND task = ? "
-                             "AND corpus = ? AND list_contains(?, system) "
-                             "AND (mode IS NULL OR mode = 'HYP')",
-                        [campaign_id, task.id, corpus, systems])]
+        ranges = frame(con, "SELECT system, kind, sent, item, type, role_no, first, last, attr, "
+                            "empty FROM int_parsing_range WHERE campaign = ? AND task = ? "
+                            "AND corpus = ? AND list_contains(?, system) "
+                            "AND (mode IS NULL OR mode = 'HYP')",
+                       [campaign_id, task.id, corpus, systems])
+        parts = [system_units(part) for part in ranges.partition_by("system") or [ranges]]
+        del ranges
     else:
-        ranges = [_hyp_ranges(con, store, base, base_sha, inputs[(corpus, s, "submissions")])
-                  .with_columns(pl.lit(s).alias("system")) for s in systems]
-    return votes(pl.concat(ranges, how="diagonal_relaxed"), len(systems), majority), base
+        parts = [_hyp_units(con, store, base, base_sha, inputs[(corpus, s, "submissions")])
+                 for s in systems]
+    return tally(parts, len(systems), majority), base
 
 
-def _hyp_ranges(con, store, base: pl.DataFrame, base_sha: str, sha: str) -> pl.DataFrame:
-    """A submission's HYP ranges over the base text; kept in a local unit store (Parquet, by base,
-    submission and code), so a changed submission re-aligns itself only."""
-    path = Path(store.root) / "consensus" / (fingerprint(
-        {"base": base_sha, "hyp": sha, "code": code_version()}) + ".parquet") if (
+def _hyp_units(con, store, base: pl.DataFrame, base_sha: str, sha: str
+               ) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """A submission's units over the base text (:func:`system_units` of its HYP ranges); kept
+    in a local unit store (Parquet, by base, submission and code), so a changed submission
+    re-aligns and re-counts itself only."""
+    stem = Path(store.root) / "consensus" / fingerprint(
+        {"base": base_sha, "hyp": sha, "code": code_version()}) if (
         store is not None and store.local) else None
-    if path is not None and path.exists():
-        return pl.read_parquet(path)
+    paths = [stem.with_suffix(f".{part}.parquet") for part in ("voted", "attr")] if stem else []
+    if paths and all(p.exists() for p in paths):
+        return pl.read_parquet(paths[0]), pl.read_parquet(paths[1])
     hyp = staged(con, sha, False)
-    rows = easy_scorer.hypothesis_ranges(hyp, easy_scorer.align_forms(base, hyp), base, "HYP")
-    if path is not None:
+    units = system_units(easy_scorer.hypothesis_ranges(hyp, easy_scorer.align_forms(base, hyp),
+                                                       base, "HYP"))
+    for path, part in zip(paths, units):
         path.parent.mkdir(parents=True, exist_ok=True)
-        rows.write_parquet(path.with_suffix(".partial"))
+        part.write_parquet(path.with_suffix(".partial"))
         path.with_suffix(".partial").replace(path)
-    return rows
+    return units
 
 
 def consensus(ctx: RunContext, task: Task, corpus, majority: float) -> None:
