@@ -1,6 +1,7 @@
 """A changed submission costs its own columns: after one POS and one EASY submission change, the
 intervals and paired tests resample only the changed system's columns (the others' resampled
-totals are read from ``cat_resampled``, warehouse/resampled.py), and every table is the same,
+totals are read from ``cat_resampled``, warehouse/resampled.py), the POS consensus moves by the
+changed system's votes alone (warehouse/families/pos_consensus.py), and every table is the same,
 byte for byte, as a from-scratch run on the same files."""
 
 from __future__ import annotations
@@ -13,9 +14,11 @@ import pytest
 
 from scorehouse.demo.campaign import write_demo_campaign
 from scorehouse.warehouse import resampled
+from scorehouse.warehouse.families import pos
 from scorehouse.warehouse.pipeline import run
 
 TABLES = ("mart_pos_interval", "mart_pos_paired", "mart_pos_consensus", "mart_pos_scores",
+          "int_pos_vote", "int_pos_voter",
           "mart_parsing_interval", "mart_parsing_paired", "mart_parsing_consensus",
           "mart_parsing_consensus_file", "cat_resampled")
 
@@ -77,13 +80,17 @@ def test_one_changed_submission_same_tables_as_from_scratch(tmp_path, monkeypatc
         read.append(len(self.used) - self.computed)
         save(self)
     monkeypatch.setattr(resampled.ResampledTotals, "save", counting)
+    consensus, how = pos.consensus, []
+    monkeypatch.setattr(pos, "consensus", lambda *a: how.append(consensus(*a)) or how[-1])
     second = run(camp, db, None, quiet=True)
     assert second.exit_code == 0 and second.scored >= 2
+    assert how == ["incremental"]  # the changed system's old votes out, its new ones in
     assert sum(read) > 0 and sum(computed) > 0  # the unchanged systems' columns were read
     # the EASY submissions' consensus ranges kept in the store: the changed one added
     kept = list((tmp_path / "incremental.store" / "consensus").glob("*.parquet"))
     assert len(kept) > len({p.parent.name for p in (camp / "parsing").glob("*/questions.xml")})
     monkeypatch.setattr(resampled.ResampledTotals, "save", save)
+    monkeypatch.setattr(pos, "consensus", consensus)
     scratch = tmp_path / "scratch.duckdb"
     assert run(camp, scratch, None, quiet=True).exit_code == 0
     incremental, fresh = _dump(db), _dump(scratch)
