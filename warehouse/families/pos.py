@@ -40,6 +40,7 @@ from scorehouse.warehouse.catalog import code_version as catalog_code_version
 from scorehouse.warehouse.db import build, frame, insert_arrow, insert_rows, keyed, one, written
 from scorehouse.warehouse.families.pos_consensus import consensus
 from scorehouse.warehouse.families.pos_intervals import intervals
+from scorehouse.warehouse.families.pos_kappa import kappa_pairs
 from scorehouse.warehouse.published import published_ids
 from scorehouse.warehouse.runner import Query, Target, Unit, run_units, stale, unit_input
 from scorehouse.warehouse.staging import Slot, StageJob, stage_files, stage_table
@@ -218,9 +219,9 @@ def _systems(ctx: RunContext, task: Task) -> list[tuple[str, dict]]:
 
 
 def score(ctx: RunContext, task: Task, force: bool = False) -> None:
-    """Recompute every (corpus, system) unit whose inputs or code changed, then the consensus and
-    the intervals of every corpus whose units, seed or options changed since they were last
-    computed (:func:`warehouse.artifacts.reduce`)."""
+    """Recompute every (corpus, system) unit whose inputs or code changed, then the consensus, the
+    kappa between systems and the intervals of every corpus whose units, seed or options changed
+    since they were last computed (:func:`warehouse.artifacts.reduce`)."""
     options = _options(task)
     con, campaign = ctx.con, ctx.campaign.id
     inputs = current_inputs(con, campaign, task.id)
@@ -265,6 +266,8 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
         reduce(ctx, task, corpus.id, "consensus",
                lambda c=corpus.id: consensus(ctx, task, c, force), code_version(), force,
                {"published": published_ids(ctx.con, ctx.campaign.id, task.id)})
+        reduce(ctx, task, corpus.id, "kappa_pairs",
+               lambda c=corpus.id: kappa_pairs(ctx, task, c, force), code_version(), force)
         if task.options.get("intervals", True):
             reduce(ctx, task, corpus.id, "intervals", lambda c=corpus.id: intervals(ctx, task, c),
                    code_version(), force)
