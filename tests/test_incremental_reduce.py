@@ -51,6 +51,30 @@ SELECT n.*, coalesce(e.pe_num, 0) / (n.cases * n.cases) AS p_e,
 FROM n LEFT JOIN e USING (campaign, task, corpus, system_a, system_b)
 """
 
+# mart_pos_consensus as one vote over every case, as it was before the tally was kept
+ALL_VOTES = """
+WITH cases AS (
+    SELECT c.ref_unit, c.projected
+    FROM int_pos_case c
+    JOIN cat_published_system s
+      ON s.campaign = c.campaign AND s.task = c.task AND s.system = c.system
+    WHERE c.evaluation = 'absolute' AND c.noneval IS NULL AND NOT s.baseline
+      AND c.campaign = $campaign AND c.task = $task AND c.corpus = $corpus
+), voters AS (  -- one absolute case per system and reference unit
+    SELECT ref_unit, count(*) AS voters FROM cases GROUP BY ref_unit
+), tally AS (
+    -- fixed-point sum: the same bits whatever order the rows (and threads) come in
+    SELECT ref_unit, tag, sum(vote::DECIMAL(38, 18))::DOUBLE AS votes
+    FROM (SELECT ref_unit, unnest(projected) AS tag, 1.0 / len(projected) AS vote FROM cases)
+    GROUP BY ALL
+), winner AS (  -- aggregates only (no window): they spill to disk under a small memory limit
+    SELECT ref_unit, arg_min(tag, (-votes, tag)) AS tag, max(votes) AS votes
+    FROM tally GROUP BY ref_unit
+)
+SELECT $campaign, $task, $corpus, w.ref_unit, w.tag, w.votes, v.voters, w.votes / v.voters
+FROM winner w JOIN voters v USING (ref_unit)
+"""
+
 
 def _dump(db) -> dict[str, list[tuple]]:
     con = duckdb.connect(str(db), read_only=True)
@@ -131,9 +155,12 @@ def test_one_changed_submission_same_tables_as_from_scratch(tmp_path, monkeypatc
         assert incremental[table], table
         assert incremental[table] == fresh[table], table
     con = duckdb.connect(str(db), read_only=True)
-    try:  # the pairs are those of the view over every case they replace
+    try:  # the pairs and votes are those of the queries over every case they replace
         assert con.execute(f"SELECT * FROM ({ALL_PAIRS}) ORDER BY ALL").fetchall() == (
             incremental["mart_pos_kappa_pairs"])
+        key = dict(zip(("campaign", "task", "corpus"), incremental["mart_pos_consensus"][0]))
+        assert con.execute(f"SELECT * FROM ({ALL_VOTES}) ORDER BY ALL", key).fetchall() == (
+            incremental["mart_pos_consensus"])
     finally:
         con.close()
 

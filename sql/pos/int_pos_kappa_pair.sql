@@ -24,10 +24,15 @@ WITH s AS (
     FROM int_pos_case
     WHERE evaluation = 'absolute' AND noneval IS NULL AND len(projected) = 1
       AND campaign = $campaign AND task = $task AND corpus = $corpus
-), paired AS (
+), changed AS (
+    SELECT * FROM s WHERE list_contains($systems, system)
+), paired AS (  -- each pair once: a changed (b any), or b changed and a not
     SELECT a.system AS system_a, b.system AS system_b, a.tag AS tag_a, b.tag AS tag_b
-    FROM s a JOIN s b ON a.ref_unit = b.ref_unit AND a.system < b.system
-    WHERE list_contains($systems, a.system) OR list_contains($systems, b.system)
+    FROM changed a JOIN s b ON a.ref_unit = b.ref_unit AND a.system < b.system
+    UNION ALL
+    SELECT a.system, b.system, a.tag, b.tag
+    FROM s a JOIN changed b ON a.ref_unit = b.ref_unit AND a.system < b.system
+    WHERE NOT list_contains($systems, a.system)
 ), n AS (
     SELECT system_a, system_b, count(*) AS cases, avg((tag_a = tag_b)::INTEGER) AS p_o
     FROM paired GROUP BY ALL

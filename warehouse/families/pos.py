@@ -271,6 +271,9 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
         if task.options.get("intervals", True):
             reduce(ctx, task, corpus.id, "intervals", lambda c=corpus.id: intervals(ctx, task, c),
                    code_version(), force)
+    # the kept tallies' few updated rows are written out now (DuckDB checkpoints by itself only
+    # after 16 MB of changes): the pages' queries over those tables then stay in the buffer
+    ctx.con.execute("CHECKPOINT")
 
 
 _TOKENS = ("SELECT tok, doc, genre, sent, form, tags, loc, loc_tags FROM stg_pos_token "

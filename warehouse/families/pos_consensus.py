@@ -80,10 +80,7 @@ def consensus(ctx: RunContext, task: Task, corpus: str, force: bool = False) -> 
     if how == "full":
         for table in _TABLES:
             con.execute(f"DELETE FROM {table} WHERE {_KEY}", key)
-        con.execute(f"INSERT INTO int_pos_vote SELECT $campaign, $task, $corpus, ref_unit, "
-                    f"tag, sum(vote) FROM ({_votes(_VOTING)}) GROUP BY ALL", key)
-        con.execute("INSERT INTO int_pos_voter SELECT $campaign, $task, $corpus, ref_unit, "
-                    f"count(*) FROM ({_VOTING}) GROUP BY ALL", key)
+        _count(con, key)
     else:
         _apply(con, key, *(_cases(con, [files[r] for r in units]) for units in (added, removed)))
         con.execute(f"DELETE FROM int_pos_vote_source WHERE {_KEY}", key)
@@ -92,6 +89,26 @@ def consensus(ctx: RunContext, task: Task, corpus: str, force: bool = False) -> 
                 [[*key.values(), *r] for r in now.values()])
     con.execute("DROP TABLE pos_vote_changed")
     return how
+
+
+def _count(con, key: dict) -> None:
+    """The tally and the voters of every voting case, in one pass over the cases: each case
+    gives its votes and, on its first tag's row (a NULL tag for a case without one), one voter."""
+    con.execute(f"""
+        CREATE OR REPLACE TEMP TABLE pos_tally AS
+        SELECT ref_unit, tag, sum(vote::DECIMAL(38, 18)) AS votes,
+               count(*) FILTER (WHERE first) AS voters
+        FROM (SELECT ref_unit,
+                     unnest(CASE WHEN len(projected) = 0 THEN [NULL] ELSE projected END) AS tag,
+                     CASE WHEN len(projected) > 0 THEN 1.0 / len(projected) END AS vote,
+                     unnest(range(greatest(len(projected), 1))) = 0 AS first
+              FROM ({_VOTING}))
+        GROUP BY ALL""", key)
+    con.execute("INSERT INTO int_pos_vote SELECT $campaign, $task, $corpus, ref_unit, tag, votes "
+                "FROM pos_tally WHERE tag IS NOT NULL", key)
+    con.execute("INSERT INTO int_pos_voter SELECT $campaign, $task, $corpus, ref_unit, "
+                "sum(voters)::BIGINT FROM pos_tally GROUP BY ALL", key)
+    con.execute("DROP TABLE pos_tally")
 
 
 def _case_file(ctx: RunContext, task: Task, corpus: str, system: str, state: str) -> str | None:
