@@ -63,18 +63,21 @@ def measure(label: str, cmd: list[str], stdout_path: Path | None = None,
     m = Measure(label, wall, peak, proc.returncode, proc.stderr.decode(errors="replace"))
     if os.access(TIME, os.X_OK) and len(cpu) == 2:
         m.extra["cpu"] = float(cpu[0]) + float(cpu[1])  # user + system seconds, children included
-    found = re.search(r"^COORDINATOR_PEAK_KIB (\d+)$", m.stderr, re.MULTILINE)
-    if found:
-        m.extra["coordinator_kib"] = int(found.group(1))
+    peaks = re.findall(r"^PROCESS_PEAK_KIB (\S+) \d+ (\d+)$", m.stderr, re.MULTILINE)
+    own = [int(k) for role, k in peaks if role == "coordinator"]
+    if own:  # bench/process_peaks.py's lines
+        m.extra["coordinator_kib"] = own[0]
+        m.extra["children_kib"] = sorted((int(k) for role, k in peaks if role == "worker"),
+                                         reverse=True)
+        m.extra["largest_child_kib"] = next((int(k) for role, k in peaks
+                                             if role == "workers-max"), None)
     return m
 
 
 # Runs scorehouse's command line in this Python process and prints, at exit, that process's own
 # peak RSS (the coordinator's alone) and each of its worker processes' (bench/process_peaks.py).
 COORDINATOR = (
-    "import atexit, resource, sys\n"
-    "atexit.register(lambda: sys.stderr.write('COORDINATOR_PEAK_KIB %d\\n' % "
-    "resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))\n"
+    "import sys\n"
     f"sys.path.insert(0, {str(Path(__file__).resolve().parent)!r})\n"
     "import process_peaks\n"
     "process_peaks.watch()\n"
@@ -85,19 +88,17 @@ COORDINATOR = (
 
 
 def fmt_processes(m: Measure) -> str:
-    """``coordinator 812 MiB, 2 workers 301-455 MiB`` from the ``PROCESS_PEAK_KIB`` lines of a
-    run measured with :data:`COORDINATOR`."""
-    lines = re.findall(r"^PROCESS_PEAK_KIB (\S+) (\d+) (\d+)$", m.stderr, re.MULTILINE)
-    own = [int(k) for role, _, k in lines if role == "coordinator"]
-    workers = sorted(int(k) for role, _, k in lines if role == "worker")
-    if not own:
-        return "no process peaks printed"
-    text = f"coordinator {own[0] / 1024:,.0f} MiB"
-    if workers:
-        text += (f", {len(workers)} worker process(es) "
-                 + ", ".join(f"{k / 1024:,.0f}" for k in workers) + " MiB")
-    else:
-        text += ", no worker process"
+    """Each process's peak of a run measured with :data:`COORDINATOR`: ``coordinator 940 MiB,
+    children 610, 598, 12 MiB (largest exactly 612 MiB)``."""
+    if "coordinator_kib" not in m.extra:
+        return "coordinator ? MiB"
+    text = f"coordinator {m.extra['coordinator_kib'] / 1024:,.0f} MiB"
+    children = m.extra.get("children_kib", [])
+    if children:
+        text += (f", {len(children)} child process(es) "
+                 + ", ".join(f"{k / 1024:,.0f}" for k in children) + " MiB")
+    if m.extra.get("largest_child_kib"):
+        text += f" (largest child exactly {m.extra['largest_child_kib'] / 1024:,.0f} MiB)"
     return text
 
 

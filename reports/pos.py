@@ -30,8 +30,8 @@ from scorehouse.warehouse.families.pos import (
     GRANULARITIES,
     code_version,
     signature,
-    write_consensus,
 )
+from scorehouse.warehouse.families.pos_consensus import write_consensus
 
 RESIDUAL_EXAMPLES = 10
 NONEVAL_REASONS = ("residual", "segmentation", "unknown_tag", "no_inverse_image")

@@ -1,6 +1,7 @@
 """A changed submission costs its own columns: after one POS and one EASY submission change, the
 intervals and paired tests resample only the changed system's columns (the others' resampled
-totals are read from ``cat_resampled``, warehouse/resampled.py), and every table is the same,
+totals are read from ``cat_resampled``, warehouse/resampled.py), the POS consensus moves by the
+changed system's votes alone (warehouse/families/pos_consensus.py), and every table is the same,
 byte for byte, as a from-scratch run on the same files."""
 
 from __future__ import annotations
@@ -13,11 +14,66 @@ import pytest
 
 from scorehouse.demo.campaign import write_demo_campaign
 from scorehouse.warehouse import resampled
+from scorehouse.warehouse.families import pos
 from scorehouse.warehouse.pipeline import run
 
 TABLES = ("mart_pos_interval", "mart_pos_paired", "mart_pos_consensus", "mart_pos_scores",
+          "int_pos_vote", "int_pos_voter", "mart_pos_kappa_pairs", "int_pos_kappa_pair",
           "mart_parsing_interval", "mart_parsing_paired", "mart_parsing_consensus",
           "mart_parsing_consensus_file", "cat_resampled")
+
+# mart_pos_kappa_pairs as a view over every case, as it was before the pairs were kept
+ALL_PAIRS = """
+WITH s AS (
+    SELECT campaign, task, corpus, system, ref_unit, projected[1] AS tag
+    FROM int_pos_case
+    WHERE evaluation = 'absolute' AND noneval IS NULL AND len(projected) = 1
+), paired AS (
+    SELECT a.campaign, a.task, a.corpus, a.system AS system_a, b.system AS system_b,
+           a.tag AS tag_a, b.tag AS tag_b
+    FROM s a JOIN s b ON a.campaign = b.campaign AND a.task = b.task AND a.corpus = b.corpus
+     AND a.ref_unit = b.ref_unit AND a.system < b.system
+), n AS (
+    SELECT campaign, task, corpus, system_a, system_b, count(*) AS cases,
+           avg((tag_a = tag_b)::INTEGER) AS p_o
+    FROM paired GROUP BY ALL
+), ma AS (SELECT campaign, task, corpus, system_a, system_b, tag_a AS tag, count(*) AS na
+          FROM paired GROUP BY ALL),
+mb AS (SELECT campaign, task, corpus, system_a, system_b, tag_b AS tag, count(*) AS nb
+       FROM paired GROUP BY ALL),
+e AS (
+    SELECT campaign, task, corpus, system_a, system_b, sum(na * nb) AS pe_num
+    FROM ma JOIN mb USING (campaign, task, corpus, system_a, system_b, tag) GROUP BY ALL
+)
+SELECT n.*, coalesce(e.pe_num, 0) / (n.cases * n.cases) AS p_e,
+       (n.p_o - coalesce(e.pe_num, 0) / (n.cases * n.cases))
+         / nullif(1 - coalesce(e.pe_num, 0) / (n.cases * n.cases), 0) AS kappa
+FROM n LEFT JOIN e USING (campaign, task, corpus, system_a, system_b)
+"""
+
+# mart_pos_consensus as one vote over every case, as it was before the tally was kept
+ALL_VOTES = """
+WITH cases AS (
+    SELECT c.ref_unit, c.projected
+    FROM int_pos_case c
+    JOIN cat_published_system s
+      ON s.campaign = c.campaign AND s.task = c.task AND s.system = c.system
+    WHERE c.evaluation = 'absolute' AND c.noneval IS NULL AND NOT s.baseline
+      AND c.campaign = $campaign AND c.task = $task AND c.corpus = $corpus
+), voters AS (  -- one absolute case per system and reference unit
+    SELECT ref_unit, count(*) AS voters FROM cases GROUP BY ref_unit
+), tally AS (
+    -- fixed-point sum: the same bits whatever order the rows (and threads) come in
+    SELECT ref_unit, tag, sum(vote::DECIMAL(38, 18))::DOUBLE AS votes
+    FROM (SELECT ref_unit, unnest(projected) AS tag, 1.0 / len(projected) AS vote FROM cases)
+    GROUP BY ALL
+), winner AS (  -- aggregates only (no window): they spill to disk under a small memory limit
+    SELECT ref_unit, arg_min(tag, (-votes, tag)) AS tag, max(votes) AS votes
+    FROM tally GROUP BY ref_unit
+)
+SELECT $campaign, $task, $corpus, w.ref_unit, w.tag, w.votes, v.voters, w.votes / v.voters
+FROM winner w JOIN voters v USING (ref_unit)
+"""
 
 
 def _dump(db) -> dict[str, list[tuple]]:
@@ -77,19 +133,36 @@ def test_one_changed_submission_same_tables_as_from_scratch(tmp_path, monkeypatc
         read.append(len(self.used) - self.computed)
         save(self)
     monkeypatch.setattr(resampled.ResampledTotals, "save", counting)
+    consensus, how = pos.consensus, []
+    monkeypatch.setattr(pos, "consensus", lambda *a: how.append(consensus(*a)) or how[-1])
+    kappa_pairs, again = pos.kappa_pairs, []
+    monkeypatch.setattr(pos, "kappa_pairs", lambda *a: again.append(kappa_pairs(*a)) or again[-1])
     second = run(camp, db, None, quiet=True)
     assert second.exit_code == 0 and second.scored >= 2
+    assert how == ["incremental"]  # the changed system's old votes out, its new ones in
+    assert again == [["morpho-a"]]  # the pairs of the changed system alone
     assert sum(read) > 0 and sum(computed) > 0  # the unchanged systems' columns were read
     # the EASY submissions' consensus ranges kept in the store: the changed one added
     kept = list((tmp_path / "incremental.store" / "consensus").glob("*.parquet"))
     assert len(kept) > len({p.parent.name for p in (camp / "parsing").glob("*/questions.xml")})
     monkeypatch.setattr(resampled.ResampledTotals, "save", save)
+    monkeypatch.setattr(pos, "consensus", consensus)
+    monkeypatch.setattr(pos, "kappa_pairs", kappa_pairs)
     scratch = tmp_path / "scratch.duckdb"
     assert run(camp, scratch, None, quiet=True).exit_code == 0
     incremental, fresh = _dump(db), _dump(scratch)
     for table in TABLES:
         assert incremental[table], table
         assert incremental[table] == fresh[table], table
+    con = duckdb.connect(str(db), read_only=True)
+    try:  # the pairs and votes are those of the queries over every case they replace
+        assert con.execute(f"SELECT * FROM ({ALL_PAIRS}) ORDER BY ALL").fetchall() == (
+            incremental["mart_pos_kappa_pairs"])
+        key = dict(zip(("campaign", "task", "corpus"), incremental["mart_pos_consensus"][0]))
+        assert con.execute(f"SELECT * FROM ({ALL_VOTES}) ORDER BY ALL", key).fetchall() == (
+            incremental["mart_pos_consensus"])
+    finally:
+        con.close()
 
 
 def test_insert_rows_through_arrow_is_executemany():

@@ -11,7 +11,8 @@ import pytest
 
 from scorehouse.demo.pos import write_pos_task
 from scorehouse.etl.grace import read_grace_reference
-from scorehouse.warehouse.families.pos import BASELINES, write_consensus
+from scorehouse.warehouse.families.pos import BASELINES
+from scorehouse.warehouse.families.pos_consensus import write_consensus
 from scorehouse.warehouse.pipeline import run
 from scorehouse.warehouse.toml_writer import toml_table
 

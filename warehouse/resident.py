@@ -76,9 +76,8 @@ def refresh(con, table: str) -> None:
     The files' columns are cast to the rows table's types, so the view has the same columns
     and types whichever way a unit was committed."""
     files = _files(con, table)
-    paths = ", ".join("'" + p.replace("'", "''") + "'" for p in files)
     con.execute(f"CREATE OR REPLACE VIEW {table} AS "
-                f"{_union(con, table, f'read_parquet([{paths}])' if files else None)}")
+                f"{_union(con, table, _read(files) if files else None)}")
 
 
 def _files(con, table: str) -> list[str]:
@@ -91,12 +90,28 @@ def _union(con, table: str, files: str | None) -> str:
     """``T_rows`` and, if any, the rows of the relation ``files`` cast to ``T_rows``' types."""
     body = f"SELECT * FROM {table}_rows"
     if files is not None:
-        columns = con.execute(
-            "SELECT column_name, data_type FROM information_schema.columns "
-            "WHERE table_name = $t ORDER BY ordinal_position", {"t": f"{table}_rows"}).fetchall()
-        select = ", ".join(f'"{c}"::{kind} AS "{c}"' for c, kind in columns)
-        body += f" UNION ALL SELECT {select} FROM {files}"
+        body += f" UNION ALL {_cast(con, table, files)}"
     return body
+
+
+def _cast(con, table: str, files: str) -> str:
+    """The rows of the relation ``files`` cast to ``T_rows``' column types."""
+    columns = con.execute(
+        "SELECT column_name, data_type FROM information_schema.columns "
+        "WHERE table_name = $t ORDER BY ordinal_position", {"t": f"{table}_rows"}).fetchall()
+    select = ", ".join(f'"{c}"::{kind} AS "{c}"' for c, kind in columns)
+    return f"SELECT {select} FROM {files}"
+
+
+def file_rows(con, table: str, paths: list[str]) -> str:
+    """A query of the rows of the resident ``table`` held in the Parquet ``paths`` (unit
+    outputs in a local store, recorded or not), with the view's column types."""
+    return _cast(con, table, _read(paths))
+
+
+def _read(paths: list[str]) -> str:
+    quoted = ", ".join("'" + p.replace("'", "''") + "'" for p in paths)
+    return f"read_parquet([{quoted}])"
 
 
 def check(con) -> list[str]:

@@ -33,13 +33,14 @@ from scorehouse.warehouse.catalog import (
     current_inputs,
     drop_undeclared,
     fingerprint,
-    replace_rows,
     scoring_state,
     transaction,
 )
 from scorehouse.warehouse.catalog import code_version as catalog_code_version
 from scorehouse.warehouse.db import build, frame, insert_arrow, insert_rows, keyed, one, written
+from scorehouse.warehouse.families.pos_consensus import consensus
 from scorehouse.warehouse.families.pos_intervals import intervals
+from scorehouse.warehouse.families.pos_kappa import kappa_pairs
 from scorehouse.warehouse.published import published_ids
 from scorehouse.warehouse.runner import Query, Target, Unit, run_units, stale, unit_input
 from scorehouse.warehouse.staging import Slot, StageJob, stage_files, stage_table
@@ -218,9 +219,9 @@ def _systems(ctx: RunContext, task: Task) -> list[tuple[str, dict]]:
 
 
 def score(ctx: RunContext, task: Task, force: bool = False) -> None:
-    """Recompute every (corpus, system) unit whose inputs or code changed, then the consensus and
-    the intervals of every corpus whose units, seed or options changed since they were last
-    computed (:func:`warehouse.artifacts.reduce`)."""
+    """Recompute every (corpus, system) unit whose inputs or code changed, then the consensus, the
+    kappa between systems and the intervals of every corpus whose units, seed or options changed
+    since they were last computed (:func:`warehouse.artifacts.reduce`)."""
     options = _options(task)
     con, campaign = ctx.con, ctx.campaign.id
     inputs = current_inputs(con, campaign, task.id)
@@ -262,19 +263,17 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
     run_units(ctx, task.id, todo, prepare, compute_unit,
               Target(SQL_FOLDER, _UNIT_TABLES, "hist_pos_scores"))
     for corpus in task.corpora:
-        reduce(ctx, task, corpus.id, "consensus", lambda c=corpus.id: consensus(ctx, task, c),
-               code_version(), force, {"published": published_ids(ctx.con, ctx.campaign.id,
-                                                                  task.id)})
+        reduce(ctx, task, corpus.id, "consensus",
+               lambda c=corpus.id: consensus(ctx, task, c, force), code_version(), force,
+               {"published": published_ids(ctx.con, ctx.campaign.id, task.id)})
+        reduce(ctx, task, corpus.id, "kappa_pairs",
+               lambda c=corpus.id: kappa_pairs(ctx, task, c, force), code_version(), force)
         if task.options.get("intervals", True):
             reduce(ctx, task, corpus.id, "intervals", lambda c=corpus.id: intervals(ctx, task, c),
                    code_version(), force)
-
-
-def consensus(ctx: RunContext, task: Task, corpus: str) -> None:
-    """Rebuild the consensus annotation of a corpus (majority vote over the systems' outputs)."""
-    key = {"campaign": ctx.campaign.id, "task": task.id, "corpus": corpus}
-    replace_rows(ctx.con, key, ("mart_pos_consensus",),
-                 lambda: build(ctx.con, SQL_FOLDER, "mart_pos_consensus", **key))
+    # the kept tallies' few updated rows are written out now (DuckDB checkpoints by itself only
+    # after 16 MB of changes): the pages' queries over those tables then stay in the buffer
+    ctx.con.execute("CHECKPOINT")
 
 
 _TOKENS = ("SELECT tok, doc, genre, sent, form, tags, loc, loc_tags FROM stg_pos_token "
@@ -357,46 +356,3 @@ def _signatures(task: Task, options: dict) -> dict:
     variants = [(e, g) for e in options["evaluations"] for g in GRANULARITIES]
     return {"key": [f"{e}/{g}" for e, g in variants],
             "value": [signature(task, e, g) for e, g in variants]}
-
-
-# ---------------------------------------------------------------- exports
-
-
-def write_consensus(con, campaign_id: str, task: str, corpus: str, path: Path) -> Path:
-    """Write the consensus annotation in the GRACE reference format: one line per reference token
-    with the consensus tag of its first unit (the tag with most votes) and document headers.
-    The rows stream from DuckDB in batches: a corpus is never held in memory."""
-    key = [campaign_id, task, corpus]
-    batches = con.sql("""
-        WITH first AS (
-            SELECT u.sha256, u.tok, min(u.unit) AS unit
-            FROM int_pos_ref_unit u
-            JOIN cat_input_current i ON i.sha256 = u.sha256 AND i.campaign = ? AND i.task = ?
-             AND i.corpus = ? AND i.system = '' AND i.role = 'reference'
-            GROUP BY ALL)
-        SELECT u.doc, u.genre, u.sent, t.form, c.tag
-        FROM first f
-        JOIN int_pos_ref_unit u ON u.sha256 = f.sha256 AND u.unit = f.unit
-        JOIN stg_pos_token t ON t.sha256 = f.sha256 AND t.tok = f.tok
-        LEFT JOIN mart_pos_consensus c ON c.campaign = ? AND c.task = ? AND c.corpus = ?
-         AND c.ref_unit = f.unit
-        ORDER BY f.tok""", params=key + key).to_arrow_reader(50_000)
-    doc = sent = None
-    with path.open("w", encoding="utf-8") as out:
-        for batch in batches:
-            lines = []
-            for r in batch.to_pylist():
-                if r["doc"] != doc:
-                    lines += ([""] if doc is not None else []) + [f"# doc = {r['doc']}"] + (
-                        [f"# genre = {r['genre']}"] if r["genre"] else [])
-                    doc, sent = r["doc"], None
-                if r["sent"] != sent:
-                    if sent is not None:
-                        lines.append("")
-                    lines.append(f"# sent = {r['sent']}")
-                    sent = r["sent"]
-                lines.append(f"{r['form']}\t{r['tag'] or 'X'}")
-            out.write("".join(f"{line}\n" for line in lines))
-        if doc is None:
-            out.write("\n")  # no token: one empty line, as before
-    return path

@@ -1,0 +1,200 @@
+"""The consensus annotation of a POS corpus (GRACE): a majority vote over the published systems'
+projected tags (``mart_pos_consensus``), and its GRACE file.
+
+Each voting system gives each tag of its projected set on a reference unit 1/k vote; the tag with
+the most votes wins (ties: alphabetical). Votes are sums, so the tally is kept between runs
+(``int_pos_vote``, ``int_pos_voter``, and the units it holds in ``int_pos_vote_source``): when
+some submissions change, their old cases (the unit store keeps a unit's output under its
+state's key) are subtracted and their new ones added, in fixed point, which is exact in any
+order, and only the reference units whose tally moved are voted again. Without a changed unit's
+old or new case file (a warehouse without a local store, a store pruned since), or when most
+voters changed, the tally is counted again from every case: the same rows either way.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from scorehouse.warehouse import resident
+from scorehouse.warehouse.campaign import Task
+from scorehouse.warehouse.catalog import RunContext
+from scorehouse.warehouse.db import build, insert_rows
+from scorehouse.warehouse.store import unit_key
+
+SQL_FOLDER = "pos"
+_TABLES = ("int_pos_vote", "int_pos_voter", "int_pos_vote_source", "mart_pos_consensus")
+_KEY = "campaign = $campaign AND task = $task AND corpus = $corpus"
+
+
+def _on(alias: str) -> str:
+    """:data:`_KEY` on the columns of ``alias``."""
+    return " AND ".join(f"{alias}.{c} = ${c}" for c in ("campaign", "task", "corpus"))
+
+
+# the evaluable absolute cases of the corpus's published systems, baselines excluded (a published
+# figure counts no system the public cannot see)
+_VOTING = f"""
+    SELECT c.system, c.ref_unit, c.projected
+    FROM int_pos_case c
+    JOIN cat_published_system s
+      ON s.campaign = c.campaign AND s.task = c.task AND s.system = c.system
+    WHERE c.evaluation = 'absolute' AND c.noneval IS NULL AND NOT s.baseline
+      AND {_on('c')}"""
+# the units the tally is made of now: each voting system's unit state
+_SOURCES = """
+    SELECT s.system, s.state
+    FROM cat_scoring s
+    JOIN cat_published_system p
+      ON p.campaign = s.campaign AND p.task = s.task AND p.system = s.system AND NOT p.baseline
+    WHERE s.campaign = $campaign AND s.task = $task AND s.corpus = $corpus
+    ORDER BY s.system"""
+_NO_CASES = "SELECT NULL::BIGINT AS ref_unit, NULL::VARCHAR[] AS projected WHERE false"
+
+
+def _votes(cases: str, sign: str = "") -> str:
+    """Each vote of the cases ``cases`` (ref_unit, projected): 1/k to each of its k tags, in
+    fixed point (``sign``: '-' to take them away)."""
+    return (f"SELECT ref_unit, tag, {sign}(vote::DECIMAL(38, 18)) AS vote FROM ("
+            f"SELECT ref_unit, unnest(projected) AS tag, 1.0 / len(projected) AS vote "
+            f"FROM ({cases}))")
+
+
+def consensus(ctx: RunContext, task: Task, corpus: str, force: bool = False) -> str:
+    """Bring the consensus of a corpus up to date (inside the reduce's transaction): by the
+    changed units' votes when the tally holds the others, else counted again. Returns how:
+    'unchanged', 'incremental' or 'full'."""
+    con = ctx.con
+    key = {"campaign": ctx.campaign.id, "task": task.id, "corpus": corpus}
+    now = {r[0]: r for r in con.execute(_SOURCES, key).fetchall()}
+    before = {r[0]: r for r in con.execute(
+        f"SELECT system, state FROM int_pos_vote_source WHERE {_KEY}", key).fetchall()}
+    removed = [r for s, r in before.items() if now.get(s) != r]
+    added = [r for s, r in now.items() if before.get(s) != r]
+    if not force and before and not removed and not added:
+        return "unchanged"
+    files = {r: _case_file(ctx, task, corpus, *r) for r in removed + added}
+    how = "full" if (force or not before or None in files.values()
+                     or 2 * (len(removed) + len(added)) > len(now)) else "incremental"
+    # scratch tables of the reduce's transaction: rolled back with it if a statement fails
+    con.execute("CREATE OR REPLACE TEMP TABLE pos_vote_changed (ref_unit BIGINT)")
+    if how == "full":
+        for table in _TABLES:
+            con.execute(f"DELETE FROM {table} WHERE {_KEY}", key)
+        _count(con, key)
+    else:
+        _apply(con, key, *(_cases(con, [files[r] for r in units]) for units in (added, removed)))
+        con.execute(f"DELETE FROM int_pos_vote_source WHERE {_KEY}", key)
+    build(con, SQL_FOLDER, "mart_pos_consensus", all=how == "full", **key)
+    insert_rows(con, "INSERT INTO int_pos_vote_source VALUES (?, ?, ?, ?, ?)",
+                [[*key.values(), *r] for r in now.values()])
+    con.execute("DROP TABLE pos_vote_changed")
+    return how
+
+
+def _count(con, key: dict) -> None:
+    """The tally and the voters of every voting case, in one pass over the cases: each case
+    gives its votes and, on its first tag's row (a NULL tag for a case without one), one voter."""
+    con.execute(f"""
+        CREATE OR REPLACE TEMP TABLE pos_tally AS
+        SELECT ref_unit, tag, sum(vote::DECIMAL(38, 18)) AS votes,
+               count(*) FILTER (WHERE first) AS voters
+        FROM (SELECT ref_unit,
+                     unnest(CASE WHEN len(projected) = 0 THEN [NULL] ELSE projected END) AS tag,
+                     CASE WHEN len(projected) > 0 THEN 1.0 / len(projected) END AS vote,
+                     unnest(range(greatest(len(projected), 1))) = 0 AS first
+              FROM ({_VOTING}))
+        GROUP BY ALL""", key)
+    con.execute("INSERT INTO int_pos_vote SELECT $campaign, $task, $corpus, ref_unit, tag, votes "
+                "FROM pos_tally WHERE tag IS NOT NULL", key)
+    con.execute("INSERT INTO int_pos_voter SELECT $campaign, $task, $corpus, ref_unit, "
+                "sum(voters)::BIGINT FROM pos_tally GROUP BY ALL", key)
+    con.execute("DROP TABLE pos_tally")
+
+
+def _case_file(ctx: RunContext, task: Task, corpus: str, system: str, state: str) -> str | None:
+    """The Parquet file of a unit's cases in the local unit store (None: not there)."""
+    store = ctx.store
+    if store is None or not store.local:
+        return None
+    key = unit_key(ctx.campaign.id, task.id, corpus, system, state)
+    manifest = store.manifest(key)
+    path = store.files(key, manifest).get("int_pos_case") if manifest is not None else None
+    return path if path is not None and Path(path).exists() else None
+
+
+def _cases(con, files: list[str]) -> str:
+    """The evaluable absolute cases (ref_unit, projected) of the units' case ``files``."""
+    if not files:
+        return _NO_CASES
+    return (f"SELECT ref_unit, projected FROM ({resident.file_rows(con, 'int_pos_case', files)}) "
+            "WHERE evaluation = 'absolute' AND noneval IS NULL")
+
+
+def _apply(con, key: dict, added: str, removed: str) -> None:
+    """Add the votes and voters of the ``added`` cases to the tally, take those of the
+    ``removed`` cases away, and list the reference units whose tally moved."""
+    con.execute(f"""
+        CREATE OR REPLACE TEMP TABLE pos_vote_delta AS
+        SELECT ref_unit, tag, sum(vote) AS votes
+        FROM ({_votes(added)} UNION ALL {_votes(removed, '-')})
+        GROUP BY ALL HAVING sum(vote) <> 0""")
+    con.execute(f"""
+        CREATE OR REPLACE TEMP TABLE pos_voter_delta AS
+        SELECT ref_unit, sum(n)::BIGINT AS voters
+        FROM (SELECT ref_unit, 1 AS n FROM ({added})
+              UNION ALL SELECT ref_unit, -1 AS n FROM ({removed}))
+        GROUP BY ALL HAVING sum(n) <> 0""")
+    for table, value, on in (("int_pos_vote", "votes", "ref_unit, tag"),
+                             ("int_pos_voter", "voters", "ref_unit")):
+        delta = "pos_vote_delta" if table == "int_pos_vote" else "pos_voter_delta"
+        match = " AND ".join(f"t.{c} = d.{c}" for c in on.split(", "))
+        con.execute(f"UPDATE {table} t SET {value} = t.{value} + d.{value} FROM {delta} d "
+                    f"WHERE {_on('t')} AND {match}", key)
+        con.execute(f"INSERT INTO {table} SELECT $campaign, $task, $corpus, d.* "
+                    f"FROM {delta} d ANTI JOIN (SELECT {on} FROM {table} WHERE {_KEY}) t "
+                    f"USING ({on})", key)
+        con.execute(f"DELETE FROM {table} WHERE {_KEY} AND {value} = 0", key)
+        con.execute(f"INSERT INTO pos_vote_changed SELECT DISTINCT ref_unit FROM {delta}")
+        con.execute(f"DROP TABLE {delta}")
+    con.execute(f"DELETE FROM mart_pos_consensus WHERE {_KEY} "
+                "AND ref_unit IN (SELECT ref_unit FROM pos_vote_changed)", key)
+
+
+def write_consensus(con, campaign_id: str, task: str, corpus: str, path: Path) -> Path:
+    """Write the consensus annotation in the GRACE reference format: one line per reference token
+    with the consensus tag of its first unit (the tag with most votes) and document headers.
+    The rows stream from DuckDB in batches: a corpus is never held in memory."""
+    key = [campaign_id, task, corpus]
+    batches = con.sql("""
+        WITH first AS (
+            SELECT u.sha256, u.tok, min(u.unit) AS unit
+            FROM int_pos_ref_unit u
+            JOIN cat_input_current i ON i.sha256 = u.sha256 AND i.campaign = ? AND i.task = ?
+             AND i.corpus = ? AND i.system = '' AND i.role = 'reference'
+            GROUP BY ALL)
+        SELECT u.doc, u.genre, u.sent, t.form, c.tag
+        FROM first f
+        JOIN int_pos_ref_unit u ON u.sha256 = f.sha256 AND u.unit = f.unit
+        JOIN stg_pos_token t ON t.sha256 = f.sha256 AND t.tok = f.tok
+        LEFT JOIN mart_pos_consensus c ON c.campaign = ? AND c.task = ? AND c.corpus = ?
+         AND c.ref_unit = f.unit
+        ORDER BY f.tok""", params=key + key).to_arrow_reader(50_000)
+    doc = sent = None
+    with path.open("w", encoding="utf-8") as out:
+        for batch in batches:
+            lines = []
+            for r in batch.to_pylist():
+                if r["doc"] != doc:
+                    lines += ([""] if doc is not None else []) + [f"# doc = {r['doc']}"] + (
+                        [f"# genre = {r['genre']}"] if r["genre"] else [])
+                    doc, sent = r["doc"], None
+                if r["sent"] != sent:
+                    if sent is not None:
+                        lines.append("")
+                    lines.append(f"# sent = {r['sent']}")
+                    sent = r["sent"]
+                lines.append(f"{r['form']}\t{r['tag'] or 'X'}")
+            out.write("".join(f"{line}\n" for line in lines))
+        if doc is None:
+            out.write("\n")  # no token: one empty line, as before
+    return path
