@@ -23,7 +23,8 @@ TARGET = 8 * 60
 
 
 def run(extra: list[str]) -> tuple[float, str, str]:
-    """Wall seconds, the summary line and the slowest tests of one suite run."""
+    """Wall seconds, the summary line, and the tests that failed (if any) then the slowest, of
+    one suite run."""
     load = os.getloadavg()[0]
     started = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
@@ -33,7 +34,8 @@ def run(extra: list[str]) -> tuple[float, str, str]:
     summary = next((line for line in reversed(lines) if re.search(r"\d+ (passed|failed)", line)),
                    f"exit {done.returncode}")
     slowest = [line for line in lines if re.match(r"\s*\d+\.\d+s (call|setup|teardown) ", line)]
-    return wall, f"load {load:.2f} before; {summary.strip('= ')}", "\n".join(slowest)
+    failed = [line for line in lines if re.match(r"(FAILED|ERROR) ", line)]
+    return wall, f"load {load:.2f} before; {summary.strip('= ')}", "\n".join(failed + slowest)
 
 
 def main() -> None:
@@ -47,7 +49,7 @@ def main() -> None:
         wall, summary, slowest = run(extra)
         verdict = "" if extra else (f"< {TARGET // 60} min: "
                                      + ("OK" if wall < TARGET else "MISSED"))
-        print(f"{label:32} {wall:8.1f}  {verdict}\n  {summary}\n  slowest:\n{slowest}")
+        print(f"{label:32} {wall:8.1f}  {verdict}\n  {summary}\n{slowest}")
 
 
 if __name__ == "__main__":
