@@ -51,18 +51,6 @@ def wer_json(run_wer):
     return run
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(config, items):
-    """Under pytest-xdist (``--dist loadgroup``, pyproject.toml), a module's tests run in one
-    worker, in their order, as they were written to (a module's fixtures are built once), unless
-    the module sets ``SPREAD = True``: its tests share only builds made once per test run
-    (:func:`helpers.built_once`), so they spread over the workers."""
-    for item in items:
-        module = getattr(item, "module", None)
-        if module is not None and not getattr(module, "SPREAD", False):
-            item.add_marker(pytest.mark.xdist_group(module.__name__))
-
-
 @pytest.fixture(scope="session", autouse=True)
 def shared_charts(tmp_path_factory):
     """Every publication of the test run reads and writes one chart folder

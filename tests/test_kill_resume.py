@@ -22,8 +22,6 @@ from helpers import built_once, published, run, tables
 
 from scorehouse.demo.campaign import write_demo_campaign
 
-SPREAD = True  # each kill is a test of its own, on any worker: the builds are shared
-
 POINTS = (
     "first commit",
     "a third in",
