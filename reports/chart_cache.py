@@ -66,6 +66,7 @@ def _read(path: Path) -> str | None:
 def _write(path: Path, svg: str) -> None:
     """Write ``svg`` under its key; a kill or a concurrent writer leaves no half-written chart
     under the key (the partial file's name is the writer's own)."""
+    path.parent.mkdir(parents=True, exist_ok=True)  # the shared folder, made when first written
     partial = path.with_name(f"{path.stem}.{os.getpid()}.partial")
     partial.write_bytes(svg.encode("utf-8"))
     partial.replace(path)
@@ -73,10 +74,7 @@ def _write(path: Path, svg: str) -> None:
 
 def _shared() -> Path | None:
     folder = os.environ.get("SCOREHOUSE_CHART_CACHE")
-    if not folder:
-        return None
-    Path(folder).mkdir(parents=True, exist_ok=True)
-    return Path(folder)
+    return Path(folder) if folder else None
 
 
 def kept(draw):
