@@ -12,7 +12,8 @@ key gives the same bytes either way. Files not used by the last rendering are re
 ``SCOREHOUSE_CHART_CACHE=DIR`` adds a second folder shared by every rendering (several
 warehouses, the participants' editions, a test session): read when the publication's own folder
 lacks a chart, written with every chart drawn, never pruned (delete it to start afresh). Its
-files are keyed as above, so a chart read from it is the chart drawing would give.
+files are keyed as above, so a chart read from it is the chart drawing would give; a shared folder
+that cannot be written is not used for writing (the charts are drawn as without it).
 """
 
 from __future__ import annotations
@@ -98,7 +99,13 @@ def kept(draw):
                 return svg
         svg = draw(*args, **kwargs)
         for folder in folders:
-            _write(folder / name, svg)
+            try:
+                _write(folder / name, svg)
+            except OSError:
+                if folder is not shared:
+                    raise
+                # the shared folder is a convenience: one that cannot be written costs its
+                # reuse, never the publication
         return svg
     return wrapper
 

@@ -60,3 +60,16 @@ def test_a_shared_folder_serves_every_publication(tmp_path, monkeypatch):
     assert len(drawn) == 1
     assert len(list((tmp_path / "two").iterdir())) == 1  # the unused chart pruned there
     assert len(list((tmp_path / "shared").iterdir())) == 2  # and kept in the shared folder
+
+
+def test_a_shared_folder_that_cannot_be_written_costs_only_its_reuse(tmp_path, monkeypatch):
+    """``SCOREHOUSE_CHART_CACHE`` naming a file (not a folder): the chart is drawn, returned and
+    kept in the publication's folder as without it; no error."""
+    (tmp_path / "taken").write_text("a file, not a folder")
+    monkeypatch.delenv("SCOREHOUSE_CHART_CACHE", raising=False)
+    plain = _draw(VALUES)
+    monkeypatch.setenv("SCOREHOUSE_CHART_CACHE", str(tmp_path / "taken"))
+    with chart_cache(tmp_path / "one"):
+        assert _draw(VALUES) == plain
+    assert [p.read_text() for p in (tmp_path / "one").iterdir()] == [plain]
+    assert _draw(VALUES) == plain  # and with no publication's folder at all
