@@ -2,19 +2,33 @@
 
 from __future__ import annotations
 
+import functools
 import io
 import textwrap
 
-import matplotlib
+from scorehouse.reports.chart_cache import kept
+from scorehouse.reports.i18n import Language
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.ticker import FuncFormatter  # noqa: E402
 
-from scorehouse.reports.chart_cache import kept  # noqa: E402
-from scorehouse.reports.i18n import Language  # noqa: E402
+@functools.cache
+def _plt():
+    """matplotlib's pyplot (Agg backend), imported when a chart is first drawn: a rendering whose
+    charts all come from the cache (reports/chart_cache.py) does without (0.2 s of CPU)."""
+    import matplotlib
 
-matplotlib.rcParams["svg.hashsalt"] = "scorehouse"  # stable ids: same data, same bytes
+    matplotlib.use("Agg")
+    matplotlib.rcParams["svg.hashsalt"] = "scorehouse"  # stable ids: same data, same bytes
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def FuncFormatter(function):  # noqa: N802 (matplotlib's name, imported when first drawn)
+    from matplotlib.ticker import FuncFormatter
+
+    return FuncFormatter(function)
+
+
 ENGLISH = Language()  # every chart speaks its page's language: labels by ``_``, numbers by Babel
 
 # Legible at 100 % zoom on a 1,280 px screen: no figure wider than the page's column (so it is
@@ -31,7 +45,7 @@ def grouped_bars(groups: list[str], series: dict[str, list[float | None]],
     beside the axes (never over a bar); a group no series has a value for leaves no slot. SVG
     text."""
     groups, series, low, high = _with_values(groups, series, low, high)
-    fig, ax = plt.subplots(
+    fig, ax = _plt().subplots(
         figsize=(min(WIDE, max(5.0, 1.2 * len(groups) * max(1, len(series)) / 2)), 3.4))
     width = 0.8 / max(1, len(series))
     for k, (name, values) in enumerate(series.items()):
@@ -110,9 +124,9 @@ def operating_zones(systems: list[dict], title: str, zoom: bool = True,
     panels = 2 if zoom and focus and span < 0.5 else 1
     rows = -(-(len(systems) + 6) // 3)  # legend rows: systems and the six keys, three a row
     height = 4.3 + 0.17 * rows
-    fig, axes = plt.subplots(1, panels, figsize=(min(WIDE, 5.2 * panels), height), squeeze=False)
+    fig, axes = _plt().subplots(1, panels, figsize=(min(WIDE, 5.2 * panels), height), squeeze=False)
     axes = axes[0]
-    colours = plt.get_cmap("tab10")
+    colours = _plt().get_cmap("tab10")
     handles, _ = [], language._
     for k, s in enumerate(systems):
         colour = colours(k % 10)
@@ -213,7 +227,7 @@ def _svg_text(fig, rect=(0, 0, 1, 1)) -> str:
     _fit_titles(fig, rect)
     buffer = io.StringIO()
     fig.savefig(buffer, format="svg", metadata={"Date": None})
-    plt.close(fig)
+    _plt().close(fig)
     svg = buffer.getvalue()
     return svg[svg.index("<svg"):]
 
@@ -233,10 +247,10 @@ def heatmap(values: list[list[float | None]], rows: list[str], columns: list[str
     matrix = np.array([[np.nan if v is None else float(v) for v in row] for row in values],
                       dtype=float)
     matrix = matrix.reshape(len(rows), len(columns))
-    with plt.rc_context(_TEXT_SVG):
-        fig, ax = plt.subplots(figsize=(min(WIDE, max(5.5, 2.2 + 0.62 * len(columns))),
+    with _plt().rc_context(_TEXT_SVG):
+        fig, ax = _plt().subplots(figsize=(min(WIDE, max(5.5, 2.2 + 0.62 * len(columns))),
                                         1.5 + 0.36 * len(rows)))
-        cmap = plt.get_cmap("viridis").with_extremes(bad="#e6e6e6")
+        cmap = _plt().get_cmap("viridis").with_extremes(bad="#e6e6e6")
         image = ax.imshow(np.ma.masked_invalid(scale * matrix), cmap=cmap, vmin=scale * vmin,
                           vmax=scale * vmax, aspect="auto")
         for i in range(len(rows)):
@@ -263,8 +277,8 @@ def way_lines(ways: list[str], series: dict[str, list[float | None]], ylabel: st
     mode x function ways of the EASY paper's figure 3); values times ``scale``; None: a gap; a
     category no series has a value for is left out."""
     ways, series = _with_values(ways, series)
-    with plt.rc_context(_TEXT_SVG):
-        fig, ax = plt.subplots(figsize=(min(WIDE, max(6.0, 0.5 * len(ways) + 2.0)), 3.6))
+    with _plt().rc_context(_TEXT_SVG):
+        fig, ax = _plt().subplots(figsize=(min(WIDE, max(6.0, 0.5 * len(ways) + 2.0)), 3.6))
         markers = "osD^v<>ph*"
         for k, (name, values) in enumerate(series.items()):
             ys = [float("nan") if v is None else scale * v for v in values]
@@ -288,8 +302,8 @@ def label_bars(labels: list[str], series: dict[str, list[float | None]], ylabel:
     labels rotated; the figure widens with the labels up to the page's width. None: no bar; a
     label with no value in any series is left out. SVG text."""
     labels, series = _with_values(labels, series)  # a label without a value leaves no slot
-    with plt.rc_context(_TEXT_SVG):
-        fig, ax = plt.subplots(figsize=(min(WIDE, max(6.0, 0.28 * len(labels) * max(
+    with _plt().rc_context(_TEXT_SVG):
+        fig, ax = _plt().subplots(figsize=(min(WIDE, max(6.0, 0.28 * len(labels) * max(
             1, len(series)) ** 0.5 + 1.5)), 3.8))
         width = 0.8 / max(1, len(series))
         for k, (name, values) in enumerate(series.items()):
@@ -318,10 +332,10 @@ def correlation_heatmap(values: list[list[float | None]], labels: list[str], tit
     matrix = np.array([[np.nan if v is None else float(v) for v in row] for row in values],
                       dtype=float)
     matrix = matrix.reshape(len(labels), len(labels))
-    with plt.rc_context(_TEXT_SVG):
+    with _plt().rc_context(_TEXT_SVG):
         side = min(7.5, max(4.0, 1.6 + 0.36 * len(labels)))
-        fig, ax = plt.subplots(figsize=(side + 0.9, side))
-        cmap = plt.get_cmap("RdBu_r").with_extremes(bad="#e6e6e6")
+        fig, ax = _plt().subplots(figsize=(side + 0.9, side))
+        cmap = _plt().get_cmap("RdBu_r").with_extremes(bad="#e6e6e6")
         image = ax.imshow(np.ma.masked_invalid(matrix), cmap=cmap, vmin=-1.0, vmax=1.0)
         for i in range(len(labels)):
             for j in range(len(labels)):

@@ -61,19 +61,32 @@ def official(task, _=_identity) -> list[tuple[str, list[str], str]]:
     return []
 
 
-def leaderboards(con, campaign, task, _=_identity) -> list[dict]:
-    """The task's official leaderboards that hold rows: ``corpus``, ``title``, ``lower`` (lower
-    is better), ``signature`` and ``rows`` (label, group, score, ci_low, ci_high, rank_best,
-    rank_worst), corpora in the task's order. The rows and their rank ranges are the export's
+def campaign_boards(con, campaign) -> pl.DataFrame | None:
+    """Every board row of the campaign, as the export ranks them
     (:func:`scorehouse.warehouse.export.leaderboard`: published systems, ranked among
-    themselves), so the front page and ``scorehouse export`` never disagree."""
+    themselves, each board apart); None when nothing is scored or published yet. Read once for
+    the index page, whose tasks each take their part (:func:`leaderboards`)."""
     from scorehouse.warehouse.export import leaderboard
     from scorehouse.warehouse.query import QueryError
 
     try:
-        board = leaderboard(con, task.id).filter(pl.col("campaign") == campaign.id)
+        return leaderboard(con).filter(pl.col("campaign") == campaign.id)
     except QueryError:  # nothing scored or published yet
+        return None
+
+
+def leaderboards(con, campaign, task, _=_identity, boards: pl.DataFrame | None = None
+                 ) -> list[dict]:
+    """The task's official leaderboards that hold rows: ``corpus``, ``title``, ``lower`` (lower
+    is better), ``signature`` and ``rows`` (label, group, score, ci_low, ci_high, rank_best,
+    rank_worst), corpora in the task's order. The rows and their rank ranges are the export's
+    (:func:`campaign_boards`, or ``boards`` when the caller read them already), so the front
+    page and ``scorehouse export`` never disagree."""
+    if boards is None:
+        boards = campaign_boards(con, campaign)
+    if boards is None:
         return []
+    board = boards.filter(pl.col("task") == task.id)
     group = (pl.when(pl.col("baseline")).then(pl.lit("baseline"))
              .when(pl.col("organiser")).then(pl.lit("organiser")).otherwise(pl.lit("participant")))
     out = []

@@ -3,6 +3,10 @@ one byte for byte, other arguments draw again, and what a rendering did not use 
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 from scorehouse.reports import charts
 from scorehouse.reports.chart_cache import chart_cache
 from scorehouse.reports.i18n import Language
@@ -23,8 +27,8 @@ def test_kept_chart_is_the_drawn_one(tmp_path, monkeypatch):
     assert first == plain
     assert len(list((tmp_path / "charts").iterdir())) == 1
     drawn = []
-    original = charts.plt.subplots
-    monkeypatch.setattr(charts.plt, "subplots",
+    original = charts._plt().subplots
+    monkeypatch.setattr(charts._plt(), "subplots",
                         lambda *a, **k: drawn.append(1) or original(*a, **k))
     with chart_cache(tmp_path / "charts"):
         again = _draw(VALUES)
@@ -47,8 +51,8 @@ def test_a_shared_folder_serves_every_publication(tmp_path, monkeypatch):
     with chart_cache(tmp_path / "one"):
         assert _draw(VALUES) == plain
     drawn = []
-    original = charts.plt.subplots
-    monkeypatch.setattr(charts.plt, "subplots",
+    original = charts._plt().subplots
+    monkeypatch.setattr(charts._plt(), "subplots",
                         lambda *a, **k: drawn.append(1) or original(*a, **k))
     with chart_cache(tmp_path / "two"):
         assert _draw(VALUES) == plain
@@ -73,3 +77,45 @@ def test_a_shared_folder_that_cannot_be_written_costs_only_its_reuse(tmp_path, m
         assert _draw(VALUES) == plain
     assert [p.read_text() for p in (tmp_path / "one").iterdir()] == [plain]
     assert _draw(VALUES) == plain  # and with no publication's folder at all
+
+
+def test_a_chart_read_from_the_folder_imports_no_matplotlib(tmp_path):
+    """A rendering whose charts all come from the cache does without matplotlib (imported when a
+    chart is first drawn): in a fresh process, a kept chart is read back without it."""
+    script = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from scorehouse.reports import charts\n"
+        "from scorehouse.reports.chart_cache import chart_cache\n"
+        "from scorehouse.reports.i18n import Language\n"
+        "assert 'matplotlib' not in sys.modules, 'imported with the module'\n"
+        "with chart_cache(Path(sys.argv[1])):\n"
+        "    svg = charts.heatmap([[0.5, None], [0.25, 1.0]], ['a', 'b'], ['x', 'y'], 'title',\n"
+        "                         language=Language('en'))\n"
+        "print('matplotlib' in sys.modules, svg.startswith('<svg'))\n")
+    env = {k: v for k, v in os.environ.items() if k != "SCOREHOUSE_CHART_CACHE"}
+    runs = [subprocess.run([sys.executable, "-c", script, str(tmp_path / "charts")], env=env,
+                           capture_output=True, text=True) for _ in range(2)]
+    assert [r.stdout.split() for r in runs] == [["True", "True"], ["False", "True"]], runs
+
+
+def test_templates_compiled_once_and_an_unusable_cache_costs_nothing(tmp_path, monkeypatch):
+    """Jinja's bytecode cache (reports/render.py) renders what compiling renders; a cache
+    folder that cannot be read or written costs the compiling, never the page."""
+    from scorehouse.reports import render
+
+    def page(cache):
+        monkeypatch.setattr(render, "_BYTECODE", cache)
+        campaign = {"language": "fr", "name": "Campagne <1>"}
+        return render.environment("fr").get_template("base.html").render(
+            root="", campaign=campaign, draft=True)
+
+    plain = page(None)
+    cache = render._CompiledTemplates()
+    cache.directory = str(tmp_path / "compiled")
+    (tmp_path / "compiled").mkdir()
+    assert page(cache) == plain and list((tmp_path / "compiled").iterdir())  # compiled, kept
+    assert page(cache) == plain  # read back
+    (tmp_path / "taken").write_text("a file, not a folder")
+    cache.directory = str(tmp_path / "taken")
+    assert page(cache) == plain
