@@ -8,7 +8,13 @@ import hashlib
 import re
 from pathlib import Path
 
-from jinja2 import Environment, FileSystemBytecodeCache, PackageLoader, select_autoescape
+from jinja2 import (
+    Environment,
+    FileSystemBytecodeCache,
+    PackageLoader,
+    pass_context,
+    select_autoescape,
+)
 
 from scorehouse.reports.i18n import (
     N_,
@@ -28,8 +34,9 @@ class _CompiledTemplates(FileSystemBytecodeCache):
     """Jinja's bytecode cache as a convenience only. Compiling the templates took a tenth of a
     small campaign's run, in every process; they are kept compiled in Jinja's own per-user
     folder of the temporary directory, keyed by each template's source, and by this module's
-    source (which sets the environment the compiled code depends on). A cache that cannot be
-    read or written costs the compiling, never the page."""
+    source (which sets the environment the compiled code depends on); the language's filters
+    run at render time (:func:`_at_render`), so the compiled code is the same in every language.
+    A cache that cannot be read or written costs the compiling, never the page."""
 
     def __init__(self) -> None:
         digest = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
@@ -58,6 +65,14 @@ def _compiled_templates() -> FileSystemBytecodeCache | None:
 _BYTECODE = _compiled_templates()
 
 
+def _at_render(function):
+    """A language's filter, never applied by Jinja at compile time: a filter over a constant
+    (``0.5 | num(1)``) would otherwise be folded into the compiled code with the compiling
+    language's numbers and words, and the compiled code is shared by every language
+    (:class:`_CompiledTemplates`)."""
+    return pass_context(lambda context, *args, **kwargs: function(*args, **kwargs))
+
+
 def environment(language: str = SOURCE) -> Environment:
     """The Jinja environment of a campaign's ``language``: ``_()`` (jinja2.ext.i18n, new-style
     gettext from the language's catalog) and the number filters every template uses, written
@@ -67,9 +82,10 @@ def environment(language: str = SOURCE) -> Environment:
                       extensions=["jinja2.ext.i18n"], bytecode_cache=_BYTECODE)
     env.install_gettext_translations(translations(language), newstyle=True)
     numbers = Numbers(language)
-    env.filters.update(pct=numbers.pct, num=numbers.num, p=numbers.p, count=numbers.count,
-                       signed=numbers.signed, tr=gettext_for(language),  # tr: a data word
-                       words=lambda values: words(gettext_for(language), values))
+    env.filters.update({name: _at_render(f) for name, f in dict(
+        pct=numbers.pct, num=numbers.num, p=numbers.p, count=numbers.count,
+        signed=numbers.signed, tr=gettext_for(language),  # tr: a data word
+        words=lambda values: words(gettext_for(language), values)).items()})
     env.globals["numbers"] = numbers
     return env
 

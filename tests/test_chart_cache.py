@@ -102,20 +102,31 @@ def test_a_chart_read_from_the_folder_imports_no_matplotlib(tmp_path):
 def test_templates_compiled_once_and_an_unusable_cache_costs_nothing(tmp_path, monkeypatch):
     """Jinja's bytecode cache (reports/render.py) renders what compiling renders; a cache
     folder that cannot be read or written costs the compiling, never the page."""
+    from jinja2 import DictLoader
+
     from scorehouse.reports import render
 
-    def page(cache):
+    def pages(cache, languages=("en", "fr")):
+        """A template filtering a constant (``0.5 | num(1)``: Jinja's optimizer would fold it
+        with the compiling language's filter) and the base page, as each language renders
+        them."""
         monkeypatch.setattr(render, "_BYTECODE", cache)
-        campaign = {"language": "fr", "name": "Campagne <1>"}
-        return render.environment("fr").get_template("base.html").render(
-            root="", campaign=campaign, draft=True)
+        out = []
+        for language in languages:
+            env = render.environment(language)
+            base = env.get_template("base.html").render(
+                root="", campaign={"language": language, "name": "Campagne <1>"}, draft=True)
+            env.loader = DictLoader({"half.html": "{{ 0.5 | num(1) }}"})
+            out += [env.get_template("half.html").render(), base]
+        return out
 
-    plain = page(None)
+    plain = pages(None)
+    assert plain[0] == "0.5" and plain[2] == "0,5"
     cache = render._CompiledTemplates()
     cache.directory = str(tmp_path / "compiled")
     (tmp_path / "compiled").mkdir()
-    assert page(cache) == plain and list((tmp_path / "compiled").iterdir())  # compiled, kept
-    assert page(cache) == plain  # read back
+    assert pages(cache) == plain and list((tmp_path / "compiled").iterdir())  # compiled, kept
+    assert pages(cache, ("fr", "en")) == plain[2:] + plain[:2]  # read back, in either order
     (tmp_path / "taken").write_text("a file, not a folder")
     cache.directory = str(tmp_path / "taken")
-    assert page(cache) == plain
+    assert pages(cache) == plain

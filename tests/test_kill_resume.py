@@ -5,7 +5,7 @@ and every published file, byte for byte; and readers never see a bulletin mixing
 The campaign is the demo's at a small scale (every family). ``SCOREHOUSE_CHECKPOINT_LOG`` lists
 the step boundaries of an uninterrupted run (each committed transaction: a staged file, a unit, a
 reduce; each page rendered; the edition written; the edition published); ``SCOREHOUSE_KILL_AT``
-kills a run at one of them (warehouse/faults.py). Killing at every one of the ~220 boundaries
+kills a run at one of them (warehouse/faults.py). Killing at every one of the ~190 boundaries
 would take two hours, so the test kills at the first commit (a staged file), a third and two
 thirds in (staging, units and reduces of several families), the last commit, a page, and both
 sides of the edition swap.
@@ -90,7 +90,7 @@ def two_nights(tmp_path_factory):
     from scorehouse.demo.terms import revise_terms_reference
 
     def build(root: Path) -> None:
-        first = write_demo_campaign(root / "night1", scale=0.1, pos=False, parsing=False,
+        first = write_demo_campaign(root / "night1", scale=0.05, pos=False, parsing=False,
                                     coref=False, calls=False).parent
         shutil.copytree(first, root / "night2")
         revise_terms_reference(root / "night2")

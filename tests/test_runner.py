@@ -29,7 +29,7 @@ from scorehouse.warehouse.pipeline import run
 
 @pytest.fixture(scope="module")
 def campaign(uninterrupted) -> Path:
-    """The demo campaign at scale 0.1, every family (tests/test_kill_resume.py)."""
+    """The demo campaign at scale 0.05, every family (conftest.py, demo_build)."""
     return uninterrupted[1]
 
 
