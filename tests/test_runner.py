@@ -34,12 +34,21 @@ def campaign(uninterrupted) -> Path:
 
 
 @pytest.mark.slow
-def test_workers_give_identical_results(uninterrupted, tmp_path):
-    """Two worker processes give the tables and bytes the command gave in one process."""
+def test_workers_give_identical_results(uninterrupted, tmp_path, monkeypatch):
+    """Two worker processes give the tables and bytes the command gave in one process; they
+    are started once for the whole run (parsing the files, then every task's units), not once
+    per step."""
+    from scorehouse.warehouse import executors
+
+    started = []
+    pool = executors.ProcessPoolExecutor
+    monkeypatch.setattr(executors, "ProcessPoolExecutor",
+                        lambda *a, **k: started.append(a[:1]) or pool(*a, **k))
     _, campaign, _, expected_tables, expected_files = uninterrupted
     db, out = tmp_path / "w2.duckdb", tmp_path / "w2" / "bulletins"
     done = run(campaign, db, out, quiet=True, workers=2)
     assert done.exit_code == 0 and done.scored > 50
+    assert started == [(2,)]
     got = tables(db)
     assert got.keys() == expected_tables.keys()
     for name in got:
@@ -270,3 +279,21 @@ def test_a_rejected_unit_does_not_cost_its_task_companions(tmp_path):
     stored = compute_chunk(str(tmp_path / "s"), compute, [(f"k{n}", ({}, n)) for n in range(4)])
     assert stored[:2] == [None, None] and isinstance(stored[2], InputError)
     assert Store(str(tmp_path / "s")).load("k3")["t"]["n"][0].as_py() == 3
+
+
+def test_a_broken_worker_pool_is_replaced_for_the_next_step():
+    """The run keeps its worker processes between steps (warehouse/executors.py); a worker that
+    dies breaks its pool, and the next step must start a new one rather than fail too."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    from scorehouse.warehouse.executors import ProcessPools, processes
+
+    pools = ProcessPools()
+    try:
+        with pytest.raises(BrokenProcessPool):
+            with processes(pools, 1) as pool:
+                pool.submit(os._exit, 3).result()
+        with processes(pools, 1) as pool:
+            assert pool.submit(abs, -4).result() == 4
+    finally:
+        pools.close()

@@ -43,6 +43,7 @@ class RunContext:
     notes: list[str] = field(default_factory=list)
     workers: int | None = None  # unit computations at once (None: warehouse.runner's default)
     executor: Any = None  # the run's Dask cluster (warehouse.cluster.Cluster), or None
+    pools: Any = None  # the run's worker processes (warehouse.executors.ProcessPools), or None
     store: Any = None  # the unit store (warehouse.store.Store), None for an in-memory warehouse
     force: bool = False  # recompute every unit, even one whose output is in the store
     # the run took over the number of one that did not finish, or recomputes units it committed

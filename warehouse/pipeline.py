@@ -113,6 +113,9 @@ def run(campaign_dir: str | Path, db: str | Path, out: str | Path | None,
         ctx = start_run(con, campaign, "+".join(steps) if steps != STEPS else "run", quiet)
         ctx.notes += lost
         ctx.workers, ctx.store, ctx.force = workers, unit_store, force
+        from scorehouse.warehouse.executors import ProcessPools
+
+        ctx.pools = ProcessPools()  # worker processes started once for the whole run
         if executor:  # one client for the whole run, opened at its first use
             from scorehouse.warehouse.cluster import Cluster
 
@@ -121,6 +124,7 @@ def run(campaign_dir: str | Path, db: str | Path, out: str | Path | None,
         try:
             return _execute(ctx, steps, out, force, audience)
         finally:
+            ctx.pools.close()
             if ctx.executor is not None:
                 ctx.executor.close()
     finally:

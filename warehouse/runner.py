@@ -31,13 +31,10 @@ on its arguments only, and the tables do not depend on the order in which units 
 
 from __future__ import annotations
 
-import os
 from collections import OrderedDict
-from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
-from multiprocessing import get_context
 from typing import Any, Callable
 
 import polars as pl
@@ -58,8 +55,8 @@ from scorehouse.warehouse.executors import (  # noqa: F401  (ExecutorError, pack
     chunks,
     compute_chunk,
     package_version,
+    processes,
     rows_of,
-    share_cores,
     stream,
     workers_default,
 )
@@ -270,8 +267,7 @@ def run_units(
                         done(unit, lambda rows=tables: (rows, {}))
         else:
             n = min(workers, len(units))
-            with ProcessPoolExecutor(n, mp_context=get_context("spawn"), initializer=share_cores,
-                                     initargs=(max(1, (os.cpu_count() or 1) // n),)) as pool:
+            with processes(ctx.pools, n) as pool:
                 stream(chunks(prepared, len(units), workers),
                         lambda c: pool.submit(compute_chunk, location, compute, jobs(c)),
                         done_chunk, 2 * workers)

@@ -13,9 +13,8 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Callable
 
@@ -112,7 +111,7 @@ def stage_files(ctx: RunContext, jobs: list[StageJob], workers: int | None = Non
         if data is not None:
             reader.submit(job, data)
 
-    with _Reader(workers, ctx.executor if len(changed) > 1 else None) as reader:
+    with _Reader(workers, ctx.executor if len(changed) > 1 else None, ctx.pools) as reader:
         for _ in range(min(2 * workers, len(changed))):
             submit(changed.pop()[0])
         out = []
@@ -162,18 +161,22 @@ class _Reader:
     """Parse files in worker processes, on the workers of the run's Dask cluster (``cluster``,
     :mod:`warehouse.cluster`), or in this process (one worker); results in order."""
 
-    def __init__(self, workers: int, cluster=None):
+    def __init__(self, workers: int, cluster=None, pools=None):
+        from scorehouse.warehouse.executors import processes
+
         self.cluster = cluster
-        self.pool = ProcessPoolExecutor(workers, mp_context=get_context("spawn")) if (
-            workers > 1 and cluster is None) else None
+        self.processes = processes(pools, workers) if workers > 1 and cluster is None else None
+        self.pool = None
         self.pending: dict[int, object] = {}
 
     def __enter__(self):
+        if self.processes is not None:  # the run's worker processes (warehouse/executors.py)
+            self.pool = self.processes.__enter__()
         return self
 
     def __exit__(self, *exc):
-        if self.pool is not None:
-            self.pool.shutdown(cancel_futures=True)
+        if self.processes is not None:
+            self.processes.__exit__(*exc)
 
     def submit(self, job: StageJob, data: bytes) -> None:
         if self.cluster is not None:
