@@ -14,7 +14,7 @@ import pytest
 
 from scorehouse.demo.campaign import write_demo_campaign
 from scorehouse.warehouse import resampled
-from scorehouse.warehouse.families import pos
+from scorehouse.warehouse.families import pos, pos_consensus
 from scorehouse.warehouse.pipeline import run
 
 TABLES = ("mart_pos_interval", "mart_pos_paired", "mart_pos_consensus", "mart_pos_scores",
@@ -119,6 +119,8 @@ def test_cached_columns_are_the_bootstrap_bit_for_bit():
 def test_one_changed_submission_same_tables_as_from_scratch(tmp_path, monkeypatch):
     camp = write_demo_campaign(tmp_path / "campaign", scale=0.03).parent
     db = tmp_path / "incremental.duckdb"
+    # the tally counted and moved a few dozen cases at a time: many slices of reference units
+    monkeypatch.setattr(pos_consensus, "CASES_PER_SLICE", 40)
     assert run(camp, db, None, quiet=True).exit_code == 0
     # one POS and one EASY submission change (another system's output in their place)
     shutil.copy(camp / "pos" / "submissions" / "morpho-w.grace",

@@ -92,23 +92,35 @@ def consensus(ctx: RunContext, task: Task, corpus: str, force: bool = False) -> 
 
 
 def _count(con, key: dict) -> None:
-    """The tally and the voters of every voting case, in one pass over the cases: each case
-    gives its votes and, on its first tag's row (a NULL tag for a case without one), one voter."""
-    con.execute(f"""
-        CREATE OR REPLACE TEMP TABLE pos_tally AS
-        SELECT ref_unit, tag, sum(vote::DECIMAL(38, 18)) AS votes,
-               count(*) FILTER (WHERE first) AS voters
-        FROM (SELECT ref_unit,
-                     unnest(CASE WHEN len(projected) = 0 THEN [NULL] ELSE projected END) AS tag,
-                     CASE WHEN len(projected) > 0 THEN 1.0 / len(projected) END AS vote,
-                     unnest(range(greatest(len(projected), 1))) = 0 AS first
-              FROM ({_VOTING}))
-        GROUP BY ALL""", key)
-    con.execute("INSERT INTO int_pos_vote SELECT $campaign, $task, $corpus, ref_unit, tag, votes "
-                "FROM pos_tally WHERE tag IS NOT NULL", key)
-    con.execute("INSERT INTO int_pos_voter SELECT $campaign, $task, $corpus, ref_unit, "
-                "sum(voters)::BIGINT FROM pos_tally GROUP BY ALL", key)
-    con.execute("DROP TABLE pos_tally")
+    """The tally and the voters of every voting case, counted again, a slice of reference units
+    at a time (:func:`_slices`)."""
+    for lo, hi in _slices(con, _VOTING, key):
+        voting = _within(_VOTING, lo, hi)
+        con.execute("INSERT INTO int_pos_vote SELECT $campaign, $task, $corpus, ref_unit, tag, "
+                    f"sum(vote) FROM ({_votes(voting)}) GROUP BY ref_unit, tag", key)
+        con.execute("INSERT INTO int_pos_voter SELECT $campaign, $task, $corpus, ref_unit, "
+                    f"count(*) FROM ({voting}) GROUP BY ref_unit", key)
+
+
+# voting cases aggregated at once: a coarse tagset projects a case on several tags, and a
+# million cases' votes grouped in one statement outgrew DuckDB's 512 MB buffer
+CASES_PER_SLICE = 250_000
+
+
+def _slices(con, cases: str, key: dict | None = None) -> list[tuple[int, int]]:
+    """Ranges ``[lo, hi)`` of reference units cutting the cases ``cases`` (ref_unit, ...) into
+    slices of about :data:`CASES_PER_SLICE` cases (units evenly spread assumed): the votes of a
+    reference unit all fall in one slice, so the tally made slice by slice is the same."""
+    n, top = con.execute(f"SELECT count(*), max(ref_unit) FROM ({cases})", key or {}).fetchone()
+    if not n:
+        return []
+    step = top // -(-n // CASES_PER_SLICE) + 1
+    return [(lo, lo + step) for lo in range(0, top + 1, step)]
+
+
+def _within(cases: str, lo: int, hi: int) -> str:
+    """The cases ``cases`` of the reference units in ``[lo, hi)``."""
+    return f"SELECT * FROM ({cases}) WHERE ref_unit >= {lo} AND ref_unit < {hi}"
 
 
 def _case_file(ctx: RunContext, task: Task, corpus: str, system: str, state: str) -> str | None:
@@ -132,7 +144,17 @@ def _cases(con, files: list[str]) -> str:
 
 def _apply(con, key: dict, added: str, removed: str) -> None:
     """Add the votes and voters of the ``added`` cases to the tally, take those of the
-    ``removed`` cases away, and list the reference units whose tally moved."""
+    ``removed`` cases away, and list the reference units whose tally moved: a slice of
+    reference units at a time (:func:`_slices`)."""
+    both = f"SELECT ref_unit FROM ({added}) UNION ALL SELECT ref_unit FROM ({removed})"
+    for lo, hi in _slices(con, both):
+        _apply_slice(con, key, _within(added, lo, hi), _within(removed, lo, hi))
+    con.execute(f"DELETE FROM mart_pos_consensus WHERE {_KEY} "
+                "AND ref_unit IN (SELECT ref_unit FROM pos_vote_changed)", key)
+
+
+def _apply_slice(con, key: dict, added: str, removed: str) -> None:
+    """:func:`_apply` on one slice of reference units."""
     con.execute(f"""
         CREATE OR REPLACE TEMP TABLE pos_vote_delta AS
         SELECT ref_unit, tag, sum(vote) AS votes
@@ -156,8 +178,6 @@ def _apply(con, key: dict, added: str, removed: str) -> None:
         con.execute(f"DELETE FROM {table} WHERE {_KEY} AND {value} = 0", key)
         con.execute(f"INSERT INTO pos_vote_changed SELECT DISTINCT ref_unit FROM {delta}")
         con.execute(f"DROP TABLE {delta}")
-    con.execute(f"DELETE FROM mart_pos_consensus WHERE {_KEY} "
-                "AND ref_unit IN (SELECT ref_unit FROM pos_vote_changed)", key)
 
 
 def write_consensus(con, campaign_id: str, task: str, corpus: str, path: Path) -> Path:
