@@ -35,22 +35,21 @@ def counts(db: Path) -> dict[str, int]:
         con.close()
 
 
-def test_resident_rows_stay_in_the_store_and_read_the_same(campaign, tmp_path):
+def test_resident_rows_stay_in_the_store_and_read_the_same(scored_once, tmp_path):
     assert resident.declared() == {"int_pos_case", "int_pos_sys_unit"}
-    kept = run(campaign, tmp_path / "a.duckdb", None, quiet=True)  # the store beside the db
-    assert kept.exit_code == 0
-    files = counts(tmp_path / "a.duckdb")
+    campaign, kept, _ = scored_once  # scored with the store beside the warehouse
+    files = counts(kept)
     assert files["int_pos_case_rows"] == files["int_pos_sys_unit_rows"] == 0
     assert files["cat_unit_file"] > 0
-    # an object store keeps nothing in place: the rows are inserted, the view reads the same
-    con = duckdb.connect(str(tmp_path / "a.duckdb"), read_only=True)
+    con = duckdb.connect(str(kept), read_only=True)
     n = con.execute("SELECT count(*) FROM int_pos_case").fetchone()[0]
     con.close()
     assert n > 0
     # a second warehouse from the same store: every unit from the store, files recorded again
-    again = run(campaign, tmp_path / "b.duckdb", None, quiet=True, store=str(tmp_path / "a.store"))
+    again = run(campaign, tmp_path / "b.duckdb", None, quiet=True,
+                store=str(kept.with_suffix(".store")))
     assert any("committed from the store" in note for note in again.notes)
-    assert tables(tmp_path / "b.duckdb") == tables(tmp_path / "a.duckdb")
+    assert tables(tmp_path / "b.duckdb") == tables(kept)
 
 
 def test_a_deleted_store_is_recomputed_not_an_error(campaign, tmp_path):
@@ -69,10 +68,9 @@ def test_a_deleted_store_is_recomputed_not_an_error(campaign, tmp_path):
     assert run(campaign, db, None, quiet=True).scored == 0  # and then nothing is stale
 
 
-def test_the_query_surface_reads_the_files_but_opens_no_folder(campaign, tmp_path):
-    db = tmp_path / "q.duckdb"
-    run(campaign, db, None, quiet=True)
-    unit_file = next((tmp_path / "q.store").rglob("*.parquet"))
+def test_the_query_surface_reads_the_files_but_opens_no_folder(scored_once):
+    db = scored_once[1]  # its rows in the store beside it
+    unit_file = next(db.with_suffix(".store").rglob("*.parquet"))
     ok = CliRunner().invoke(main, ["sql", "--db", str(db), "--format", "csv",
                                    "SELECT count(*) AS n FROM int_pos_judgement"])
     assert ok.exit_code == 0, ok.output
