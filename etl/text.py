@@ -48,8 +48,12 @@ def blank_lines(text: str):
     for number, raw in enumerate(text.split("\n"), 1):
         line = raw.strip() if plain else raw.strip(BLANKS)
         if line:
-            yield number, line, (line.split() if plain else
-                                 [f for f in _BLANK_RUN.split(line) if f])
+            yield number, line, line.split() if plain else fields(line)
+
+
+def fields(line: str) -> list[str]:
+    """The words of ``line`` between sclite's separators (:data:`BLANKS`), and nowhere else."""
+    return [f for f in _BLANK_RUN.split(line) if f]
 
 
 def prepared(path: str | Path, data: bytes) -> bytes:
