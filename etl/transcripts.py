@@ -23,29 +23,11 @@ import polars as pl
 import pyarrow as pa
 
 from scorehouse.etl.errors import InputError, decode_utf8, shorten
+from scorehouse.etl.plain import FORMATS, format_of  # noqa: F401  (named from there)
 from scorehouse.etl.text import BLANKS, WORD
 from scorehouse.etl.trn import read_trn, split_lines, utterances
 
-FORMATS = ("trn", "kaldi", "jsonl")
 _BLANK = r" \t\x0B\x0C\r"  # etl.text.BLANKS in a pattern (no line end within a line)
-
-
-def format_of(path: str | Path, declared: str = "auto") -> str:
-    """The format of a transcript file: ``declared``, or from its name when ``auto``: ``.jsonl``
-    and ``.json`` are JSON lines, ``.kaldi`` and a file named ``text`` (Kaldi's data folders) are
-    Kaldi, ``.stm`` and ``.ctm`` NIST's time-marked pair, anything else trn. STM and CTM are
-    known by their names only: a declared format names the other files' format."""
-    suffix = Path(path).suffix.lower()
-    if suffix in (".stm", ".ctm"):
-        return suffix[1:]
-    if declared != "auto":
-        return declared
-    path = Path(path)
-    if path.suffix.lower() in (".jsonl", ".json"):
-        return "jsonl"
-    if path.suffix.lower() in (".stm", ".ctm"):  # NIST's time-marked pair (etl/stm.py)
-        return path.suffix.lower()[1:]
-    return "kaldi" if path.suffix.lower() == ".kaldi" or path.name == "text" else "trn"
 
 
 def reader(fmt: str, id_field: str = "id", text_field: str = "text"):

@@ -37,6 +37,7 @@ class Costs:
 
 SCLITE = Costs(insertion=3, deletion=3, substitution=4, name="sclite")
 LEVENSHTEIN = Costs(insertion=1, deletion=1, substitution=1, name="levenshtein")
+COSTS = {c.name: c for c in (SCLITE, LEVENSHTEIN)}  # the ``costs`` option's values
 
 
 def align_pair(ref: Sequence, hyp: Sequence, costs: Costs = SCLITE) -> str:

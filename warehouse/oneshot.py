@@ -7,7 +7,9 @@ module (named by the registry, :data:`warehouse.families.ONE_SHOT`). Its keyword
 typed ``Annotated[type, "help"]``: :func:`command` builds the click command from that signature
 (a ``Literal`` becomes a choice, a ``bool`` a ``--x/--no-x`` flag, a path a file option), so the
 command line and the API cannot drift apart. This module imports nothing heavy: the command
-line's start-up loads a family only when its command runs.
+line's start-up loads a family only when its command runs; a family's function may carry a
+``small`` attribute, ``small(*inputs, **options) -> Result | None``, which the command tries
+first (the WER family's scores small inputs without the warehouse: ``wer_small.py``).
 """
 
 from __future__ import annotations
@@ -237,10 +239,14 @@ def command(name: str, function: Callable, summary: str) -> click.Command:
         from scorehouse.etl.errors import InputError
         from scorehouse.warehouse.campaign import CampaignError
 
+        small = getattr(function, "small", None)  # small inputs, without the warehouse
+        result = None if pairs is not None or small is None else small(*inputs, **arguments)
+        if result is None:  # the pipeline: memory settings first, before Polars loads
+            from scorehouse.warehouse import coordinator  # noqa: F401
         if pairs is not None:
             return _pairs_callback(function, pairs, arguments)
         try:
-            result = function(*inputs, **arguments)
+            result = result or function(*inputs, **arguments)
         except OptionError as err:
             raise click.UsageError(str(err)) from None
         except (CampaignError, InputError) as err:

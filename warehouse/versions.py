@@ -94,10 +94,25 @@ def _names(listed: str) -> list[str]:
 
 @cache
 def _is_module(name: str) -> bool:
+    """Whether ``name`` is a module, found without running it: a name inside a module that is
+    not a package (``etl.stm.read_ctm``) is not one, and finding its spec would import that
+    module (and Polars with it, in a small one-shot)."""
+    parent = name.rpartition(".")[0]
+    if parent and not _is_package(parent):
+        return False
     try:
         return importlib.util.find_spec(name) is not None
     except ModuleNotFoundError:
         return False
+
+
+@cache
+def _is_package(name: str) -> bool:
+    try:
+        spec = importlib.util.find_spec(name)
+    except ModuleNotFoundError:
+        return False
+    return spec is not None and spec.submodule_search_locations is not None
 
 
 def fingerprint(payload: dict) -> str:
