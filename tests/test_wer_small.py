@@ -164,6 +164,9 @@ def test_small_path_loads_no_numpy_arrow_polars_or_duckdb(tmp_path):
     for extra in ([], ["--json"], ["--unit", "char", "--costs", "levenshtein"]):
         out, heavy = run_command("wer", ref, hyp, *extra)
         assert heavy == [] and ("ER = " in out or out.startswith("{"))
+    (tmp_path / "list.tsv").write_text("ref.trn\thyp.trn\n" * 3, encoding="utf-8")
+    out, heavy = run_command("wer", "--pairs", tmp_path / "list.tsv")
+    assert heavy == [] and len(out.splitlines()) == 3
     out, heavy = run_command("wer", ref, hyp, "--method", "m1")  # the pipeline, for contrast
     assert set(heavy) == set(HEAVY)
 

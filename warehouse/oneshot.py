@@ -239,14 +239,10 @@ def command(name: str, function: Callable, summary: str) -> click.Command:
         from scorehouse.etl.errors import InputError
         from scorehouse.warehouse.campaign import CampaignError
 
-        small = getattr(function, "small", None)  # small inputs, without the warehouse
-        result = None if pairs is not None or small is None else small(*inputs, **arguments)
-        if result is None:  # the pipeline: memory settings first, before Polars loads
-            from scorehouse.warehouse import coordinator  # noqa: F401
         if pairs is not None:
-            return _pairs_callback(function, pairs, arguments)
+            return _pairs_callback(_small_first(function), pairs, arguments)
         try:
-            result = result or function(*inputs, **arguments)
+            result = _small_first(function)(*inputs, **arguments)
         except OptionError as err:
             raise click.UsageError(str(err)) from None
         except (CampaignError, InputError) as err:
@@ -261,6 +257,22 @@ def command(name: str, function: Callable, summary: str) -> click.Command:
 
     return click.Command(name, callback=callback, params=params, help=function.__doc__,
                          short_help=summary)
+
+
+def _small_first(function: Callable) -> Callable:
+    """``function`` as the command runs it: its ``small`` path first when it has one (None: not
+    for these inputs), else the function itself, the memory settings of the command's process
+    applied first (``warehouse/coordinator.py``: before Polars loads)."""
+    small = getattr(function, "small", None)
+
+    def run(*inputs, **options):
+        result = None if small is None else small(*inputs, **options)
+        if result is None:
+            from scorehouse.warehouse import coordinator  # noqa: F401
+
+            result = function(*inputs, **options)
+        return result
+    return run
 
 
 def _pairs_callback(function: Callable, pairs: str, options: dict) -> None:
