@@ -87,12 +87,15 @@ def breakdown(ref: Path, hyp: Path, repeat: int) -> list[tuple[str, float]]:
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
-def median_of(label: str, cmd: list[str], repeat: int) -> tuple[float, int, int]:
+def median_of(label: str, cmd: list[str], repeat: int) -> tuple[float, float, int, int]:
+    """Median wall and CPU seconds (user + system; NaN without /usr/bin/time), peak MiB, and the
+    first non-zero exit code of ``repeat`` runs."""
     # the first warms the disk cache and the bytecode cache
     runs = [measure(label, cmd, env=ENV) for _ in range(repeat + 1)][1:]
     failed = next((m.rc for m in runs if m.rc != 0), 0)
-    return (statistics.median(m.wall for m in runs), max(m.peak_kib or 0 for m in runs) // 1024,
-            failed)
+    return (statistics.median(m.wall for m in runs),
+            statistics.median(m.extra.get("cpu", float("nan")) for m in runs),
+            max(m.peak_kib or 0 for m in runs) // 1024, failed)
 
 
 def main() -> None:
@@ -134,15 +137,15 @@ def main() -> None:
         print("\n".join(machine(("duckdb", "polars", "pyarrow", "numpy", "jiwer"))))
         print(f"median of {args.repeat} fresh processes each, after one warm-up; one run "
               "(compare rows within it only)\n")
-        print(f"{'command':38} {'wall s':>7} {'peak MiB':>9}  target")
+        print(f"{'command':38} {'wall s':>7} {'CPU s':>6} {'peak MiB':>9}  target")
         walls = {}
         for label, cmd, target in rows:
-            wall, peak, failed = median_of(label, cmd, args.repeat)
+            wall, cpu, peak, failed = median_of(label, cmd, args.repeat)
             walls[label] = wall
             verdict = "" if target is None else (
                 f"< {target} s: {'OK' if wall < target and not failed else 'MISSED'}")
             exit_note = f" (exit {failed})" if failed else ""
-            print(f"{label:38} {wall:7.3f} {peak:9,}  {verdict}{exit_note}")
+            print(f"{label:38} {wall:7.3f} {cpu:6.3f} {peak:9,}  {verdict}{exit_note}")
         peer = walls["jiwer -r REF -h HYP (peer)"]
         print(f"\nscorehouse wer (2 utterances) / jiwer CLI: "
               f"{walls['scorehouse wer (2 utterances)'] / peer:.1f}x; the pipeline / jiwer CLI: "
