@@ -91,8 +91,9 @@ def test_small_path_gives_the_pipelines_bytes(tmp_path, pair, options):
 def test_every_option_combination_and_the_pairs_list(tmp_path, options):
     """Each combination on one pair holding every kind of word, through the command line (the
     small path, then the pipeline with the small path switched off) and ``--pairs``."""
-    reference = "".join(f"{w} {v} x (s{k})\n" for k, (w, v) in enumerate(zip(WORDS, WORDS[1:])))
-    hypothesis = "".join(f"{v} x\t{w} y (s{k})\n" for k, (w, v) in enumerate(zip(WORDS, WORDS[2:])))
+    ids = [f"{ID_STARTS[k % len(ID_STARTS)]}{k}" for k in range(len(WORDS))]
+    reference = "".join(f"{w} {v} x ({u})\n" for u, w, v in zip(ids, WORDS, WORDS[1:]))
+    hypothesis = "".join(f"{v} x\t{w} y ({u})\n" for u, w, v in zip(ids, WORDS, WORDS[2:]))
     ref, hyp = write(tmp_path, reference.encode(), unicodedata.normalize("NFD", hypothesis)
                      .encode(), suffix=".trn" if options["format"] == "trn" else ".txt")
     args = [f"--{k}={v}" for k, v in options.items()]
