@@ -15,15 +15,14 @@ or a value of the wrong type rejects the file with its line number.
 
 from __future__ import annotations
 
-import json
 from functools import partial
 from pathlib import Path
 
 import polars as pl
 import pyarrow as pa
 
-from scorehouse.etl.errors import InputError, decode_utf8, shorten
-from scorehouse.etl.plain import FORMATS, format_of  # noqa: F401  (named from there)
+from scorehouse.etl.errors import decode_utf8
+from scorehouse.etl.plain import FORMATS, format_of, jsonl_rows  # noqa: F401  (named there)
 from scorehouse.etl.text import BLANKS, WORD
 from scorehouse.etl.trn import read_trn, split_lines, utterances
 
@@ -63,24 +62,7 @@ def read_jsonl(path: str | Path, data: bytes | None = None, id_field: str = "id"
     ``(line_no, utt_id, text)``."""
     path = Path(path)
     text = decode_utf8(path, path.read_bytes() if data is None else data)
-    rows = []
-    for number, raw in enumerate(text.split("\n"), 1):
-        if not raw.strip(BLANKS):
-            continue
-        try:
-            record = json.loads(raw)
-        except (ValueError, RecursionError):
-            raise InputError(path, number, "a JSON object", shorten(raw)) from None
-        if not isinstance(record, dict):
-            raise InputError(path, number, "a JSON object", type(record).__name__)
-        for field, kinds in ((id_field, (str, int)), (text_field, (str,))):
-            value = record.get(field)
-            if not isinstance(value, kinds) or isinstance(value, bool):
-                names = " or ".join("a string" if k is str else "an integer" for k in kinds)
-                found = "no such field" if field not in record else (
-                    f"{type(value).__name__} {shorten(json.dumps(value))}")
-                raise InputError(path, number, f"{names} in field {field!r}", found)
-        rows.append((number, str(record[id_field]), record[text_field]))
+    rows = jsonl_rows(path, text, id_field, text_field)
     frame = pl.DataFrame(rows, schema={"line_no": pl.UInt32, "utt_id": pl.String,
                                        "text": pl.String}, orient="row")
     return utterances(path, frame.with_columns(raw=pl.col("text")), "an utterance id")

@@ -38,9 +38,9 @@ COMBINATIONS = [dict(zip(OPTIONS, values)) for values in itertools.product(*OPTI
 
 
 @st.composite
-def trn_pair(draw):
-    """A reference and a hypothesis, as trn bytes: the hypothesis has some of the reference's
-    ids (none it lacks), in any order, with texts drawn from the same words."""
+def transcript_pair(draw, fmt="trn"):
+    """A reference and a hypothesis, as trn or JSON lines bytes: the hypothesis has some of the
+    reference's ids (none it lacks), in any order, with texts drawn from the same words."""
     n = draw(st.integers(1, 12))
     ids = [f"{draw(st.sampled_from(ID_STARTS))}{k}" for k in range(n)]
 
@@ -54,6 +54,10 @@ def trn_pair(draw):
         end = draw(st.sampled_from(["\n", "\r\n"]))
         lines = [draw(st.sampled_from(LEADS)) + f"{t}({u})" + draw(st.sampled_from(["", " "]))
                  for u, t in rows]
+        if fmt == "jsonl":  # an integer id now and then, other fields, escapes or not
+            lines = [json.dumps({"x": [1], "text": t + draw(st.sampled_from(["", "\n"])),
+                                 "id": int(u[1:]) + 1000 if u[0] == "/" else u},
+                                ensure_ascii=draw(st.booleans())) for u, t in rows]
         if draw(st.booleans()):
             lines.insert(draw(st.integers(0, len(lines))), " \t ")  # a blank line
         data = end.join(lines) + (end if draw(st.booleans()) else "")
@@ -78,7 +82,7 @@ def both(ref, hyp, **options):
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                  HealthCheck.function_scoped_fixture])
-@given(pair=trn_pair(), options=st.sampled_from(COMBINATIONS))
+@given(pair=transcript_pair(), options=st.sampled_from(COMBINATIONS))
 def test_small_path_gives_the_pipelines_bytes(tmp_path, pair, options):
     ref, hyp = write(tmp_path, *pair)
     small, piped = both(ref, hyp, **options)
@@ -87,15 +91,38 @@ def test_small_path_gives_the_pipelines_bytes(tmp_path, pair, options):
     assert small.json() == piped.json()
 
 
-@pytest.mark.parametrize("options", COMBINATIONS, ids=lambda o: "-".join(o.values()))
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                 HealthCheck.function_scoped_fixture])
+@given(pair=transcript_pair("jsonl"), options=st.sampled_from(COMBINATIONS))
+def test_small_path_gives_the_pipelines_bytes_on_json_lines(tmp_path, pair, options):
+    ref, hyp = write(tmp_path, *pair, suffix=".jsonl")
+    options = {**options, "format": "auto" if options["format"] == "auto" else "jsonl"}
+    small, piped = both(ref, hyp, **options)
+    assert small is not None
+    assert small.text() == piped.text()
+    assert small.json() == piped.json()
+
+
+EVERY = [{**o, "format": f} for o in COMBINATIONS if o["format"] == "trn"
+         for f in ("auto", "trn", "jsonl")]
+
+
+@pytest.mark.parametrize("options", EVERY, ids=lambda o: "-".join(o.values()))
 def test_every_option_combination_and_the_pairs_list(tmp_path, options):
     """Each combination on one pair holding every kind of word, through the command line (the
-    small path, then the pipeline with the small path switched off) and ``--pairs``."""
+    small path, then the pipeline with the small path switched off) and ``--pairs``; trn files
+    named .trn (auto) or .txt (declared), JSON lines named .txt (declared)."""
     ids = [f"{ID_STARTS[k % len(ID_STARTS)]}{k}" for k in range(len(WORDS))]
-    reference = "".join(f"{w} {v} x ({u})\n" for u, w, v in zip(ids, WORDS, WORDS[1:]))
-    hypothesis = "".join(f"{v} x\t{w} y ({u})\n" for u, w, v in zip(ids, WORDS, WORDS[2:]))
-    ref, hyp = write(tmp_path, reference.encode(), unicodedata.normalize("NFD", hypothesis)
-                     .encode(), suffix=".trn" if options["format"] == "trn" else ".txt")
+    reference = [(u, f"{w} {v} x") for u, w, v in zip(ids, WORDS, WORDS[1:])]
+    hypothesis = [(u, unicodedata.normalize("NFD", f"{v} x\t{w} y"))
+                  for u, w, v in zip(ids, WORDS, WORDS[2:])]
+    if options["format"] == "jsonl":
+        lines = [[json.dumps({"id": u, "text": t}, ensure_ascii=False) + "\n" for u, t in rows]
+                 for rows in (reference, hypothesis)]
+    else:
+        lines = [[f"{t} ({u})\n" for u, t in rows] for rows in (reference, hypothesis)]
+    ref, hyp = write(tmp_path, "".join(lines[0]).encode(), "".join(lines[1]).encode(),
+                     suffix=".trn" if options["format"] == "auto" else ".txt")
     args = [f"--{k}={v}" for k, v in options.items()]
     runner = CliRunner()
     for extra in ([], ["--json"]):
@@ -116,7 +143,8 @@ def test_every_option_combination_and_the_pairs_list(tmp_path, options):
 
 
 @pytest.mark.parametrize("case", ["unknown id", "duplicate id", "no id", "not utf-8", "empty",
-                                  "method m3", "report", "unicode separators", "jsonl"])
+                                  "method m3", "report", "unicode separators", "kaldi",
+                                  "json surrogate", "json empty id", "json duplicate id"])
 def test_what_the_small_path_leaves_to_the_pipeline(tmp_path, case):
     reference, hypothesis, options = b"a b (u1)\nc d (u2)\n", b"a c (u2)\n", {}
     if case == "unknown id":
@@ -135,7 +163,14 @@ def test_what_the_small_path_leaves_to_the_pipeline(tmp_path, case):
         options = {"report": str(tmp_path / "sclite")}
     elif case == "unicode separators":
         options = {"separators": "unicode"}
-    ref, hyp = write(tmp_path, reference, hypothesis, ".jsonl" if case == "jsonl" else ".trn")
+    elif case == "json surrogate":
+        reference, hypothesis = b'{"id": "u1", "text": "a"}\n', b'{"id": "u1", "text": "\\ud800"}\n'
+    elif case == "json empty id":
+        reference, hypothesis = b'{"id": "", "text": "a"}\n', b"\n"
+    elif case == "json duplicate id":
+        reference, hypothesis = b'{"id": 1, "text": "a"}\n{"id": "1", "text": "b"}\n', b"\n"
+    suffix = {"kaldi": ".kaldi"}.get(case, ".jsonl" if case.startswith("json") else ".trn")
+    ref, hyp = write(tmp_path, reference, hypothesis, suffix)
     assert score(ref, hyp, **options) is None
 
 
@@ -231,14 +266,22 @@ def _flat(seqs):
 
 
 def test_rows_are_the_readers(tmp_path):
-    """The small path's trn rows are etl.trn.read_trn's, on a file with every oddity."""
-    from scorehouse.etl.plain import trn_rows
+    """The small path's rows are etl.trn.read_trn's and etl.transcripts.read_jsonl's, on files
+    with every oddity."""
+    from scorehouse.etl.plain import small_rows
     from scorehouse.etl.text import prepared
+    from scorehouse.etl.transcripts import read_jsonl
     from scorehouse.etl.trn import read_trn
 
     data = ("\ufeffa (b) c (u1)\r\n  \t\n\tx\x0by (é)  \r\nz(q)(w) (v\x01)\n (e)\n").encode()
     path = tmp_path / "odd.trn"
     path.write_bytes(data)
     read = pl.from_arrow(read_trn(path, prepared(path, data))).rows()
-    assert trn_rows(path, prepared(path, data)) == read
+    assert small_rows(path, prepared(path, data), "trn") == read
     assert [r[1] for r in read] == ["u1", "é", "v\x01", "e"]
+    data = ('{"k": 7, "t": " a\\tb "}\n\n{"k": "x", "t": "", "o": 1}\r\n'
+            '{"t": "e\\u0301", "k": "\\u00e9"}\n').encode()
+    path = tmp_path / "odd.jsonl"
+    read = pl.from_arrow(read_jsonl(path, prepared(path, data), "k", "t")).rows()
+    assert small_rows(path, prepared(path, data), "jsonl", "k", "t") == read
+    assert [r[1] for r in read] == ["7", "x", "é"]

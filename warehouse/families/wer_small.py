@@ -2,21 +2,22 @@
 and output bytes as the pipeline's (:mod:`warehouse.families.wer_oneshot`), in plain Python, so
 that the command loads none of NumPy, Arrow, Polars and DuckDB (issue 27: under 0.3 s).
 
-Small means: two trn files of at most :data:`SMALL_BYTES` bytes together, whose utterances need
-at most :data:`SMALL_CELLS` cells of alignment (the sum over utterances of (R + 1) x (H + 1), R
-and H the units aligned), scored with ``--method none``, sclite's separators and no ``--report``.
-Anything else (a bigger input, another format, method or option, an input the readers would
-reject or an id the reference lacks, an empty reference) goes to the pipeline, whose answer,
-figures or error, is the reference.
+Small means: two trn or JSON lines files of at most :data:`SMALL_BYTES` bytes together, whose
+utterances need at most :data:`SMALL_CELLS` cells of alignment (the sum over utterances of
+(R + 1) x (H + 1), R and H the units aligned), scored with ``--method none``, sclite's separators
+and no ``--report``. Anything else (a bigger input, another format, method or option, an input
+the readers would reject or an id the reference lacks, an empty reference) goes to the
+pipeline, whose answer, figures or error, is the reference.
 
 Every step is the warehouse's own, read from one place: the file as :func:`etl.text.prepared`
-gives it, the rows of :func:`etl.plain.trn_rows` (``etl/trn.py``'s pattern and limits), the
-words of :func:`scorers.wer_rules.plain_words` (method ``none``, thesis section 4.4.1), the
-alignment of :func:`scorers.edit.align_pair` (the batched one's definition, sclite's costs and
-ties), the counts of ``sql/wer/fct_wer_utterance.sql`` (C, S, D, I from the ops, N = C + S + D)
-and the micro average of ``mart_wer_scores.sql`` (WER = (S + D + I) / N, the thesis's),
-the signature of :func:`scorers.wer_rules.signature`, printed by ``wer_oneshot``'s renderers.
-``tests/test_wer_small.py`` checks both paths give the same bytes.
+gives it, the rows of :func:`etl.plain.small_rows` (``etl/trn.py``'s pattern and limits, the
+JSON lines reader's own loop), the words of :func:`scorers.wer_rules.plain_words` (method
+``none``, thesis section 4.4.1), the alignment of :func:`scorers.edit.align_pair` (the batched
+one's definition, sclite's costs and ties), the counts of ``sql/wer/fct_wer_utterance.sql`` (C,
+S, D, I from the ops, N = C + S + D) and the micro average of ``mart_wer_scores.sql``
+(WER = (S + D + I) / N, the thesis's), the signature of :func:`scorers.wer_rules.signature`,
+printed by ``wer_oneshot``'s renderers. ``tests/test_wer_small.py`` checks both paths give the
+same bytes.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import os
 from pathlib import Path
 
 from scorehouse.etl.errors import InputError
-from scorehouse.etl.plain import format_of, trn_rows
+from scorehouse.etl.plain import format_of, small_rows
 from scorehouse.etl.text import prepared
 from scorehouse.scorers.edit import COSTS, align_pair
 from scorehouse.scorers.wer_rules import Markers, plain_units, plain_words, signature
@@ -44,11 +45,12 @@ def score(reference, hypothesis, *, method: str = "none", case: str = "insensiti
           report: str | None = None) -> Result | None:
     """The one-shot's result for small inputs (the module docstring says which), else None."""
     if (method != "none" or separators != "sclite" or report is not None or not id_field
-            or not text_field or costs not in COSTS or format not in ("auto", "trn")):
+            or not text_field or costs not in COSTS or format not in ("auto", "trn", "jsonl")):
         return None
     if not (is_path(reference) and is_path(hypothesis)):
         return None
-    sides = [_rows(path, format) for path in _small_files(reference, hypothesis)]
+    sides = [_rows(path, format, id_field, text_field)
+             for path in _small_files(reference, hypothesis)]
     if len(sides) != 2 or None in sides or not sides[0]:
         return None
     ref_rows, hyp_rows = sides
@@ -86,11 +88,12 @@ def _small_files(*paths) -> list[Path]:
         else []
 
 
-def _rows(path: Path, declared: str) -> list[tuple[int, str, str]] | None:
-    """A trn file's rows as the pipeline stages them, or None (another format, a rejection)."""
-    if format_of(path, declared) != "trn":
-        return None
+def _rows(path: Path, declared: str, id_field: str, text_field: str
+          ) -> list[tuple[int, str, str]] | None:
+    """A transcript's rows as the pipeline stages them, or None (Kaldi, STM or CTM, a file the
+    pipeline rejects)."""
     try:
-        return trn_rows(path, prepared(path, path.read_bytes()))
+        return small_rows(path, prepared(path, path.read_bytes()), format_of(path, declared),
+                          id_field, text_field)
     except (OSError, InputError):
         return None
