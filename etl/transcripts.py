@@ -15,37 +15,18 @@ or a value of the wrong type rejects the file with its line number.
 
 from __future__ import annotations
 
-import json
 from functools import partial
 from pathlib import Path
 
 import polars as pl
 import pyarrow as pa
 
-from scorehouse.etl.errors import InputError, decode_utf8, shorten
+from scorehouse.etl.errors import decode_utf8
+from scorehouse.etl.plain import FORMATS, format_of, jsonl_rows  # noqa: F401  (named there)
 from scorehouse.etl.text import BLANKS, WORD
 from scorehouse.etl.trn import read_trn, split_lines, utterances
 
-FORMATS = ("trn", "kaldi", "jsonl")
 _BLANK = r" \t\x0B\x0C\r"  # etl.text.BLANKS in a pattern (no line end within a line)
-
-
-def format_of(path: str | Path, declared: str = "auto") -> str:
-    """The format of a transcript file: ``declared``, or from its name when ``auto``: ``.jsonl``
-    and ``.json`` are JSON lines, ``.kaldi`` and a file named ``text`` (Kaldi's data folders) are
-    Kaldi, ``.stm`` and ``.ctm`` NIST's time-marked pair, anything else trn. STM and CTM are
-    known by their names only: a declared format names the other files' format."""
-    suffix = Path(path).suffix.lower()
-    if suffix in (".stm", ".ctm"):
-        return suffix[1:]
-    if declared != "auto":
-        return declared
-    path = Path(path)
-    if path.suffix.lower() in (".jsonl", ".json"):
-        return "jsonl"
-    if path.suffix.lower() in (".stm", ".ctm"):  # NIST's time-marked pair (etl/stm.py)
-        return path.suffix.lower()[1:]
-    return "kaldi" if path.suffix.lower() == ".kaldi" or path.name == "text" else "trn"
 
 
 def reader(fmt: str, id_field: str = "id", text_field: str = "text"):
@@ -81,24 +62,7 @@ def read_jsonl(path: str | Path, data: bytes | None = None, id_field: str = "id"
     ``(line_no, utt_id, text)``."""
     path = Path(path)
     text = decode_utf8(path, path.read_bytes() if data is None else data)
-    rows = []
-    for number, raw in enumerate(text.split("\n"), 1):
-        if not raw.strip(BLANKS):
-            continue
-        try:
-            record = json.loads(raw)
-        except (ValueError, RecursionError):
-            raise InputError(path, number, "a JSON object", shorten(raw)) from None
-        if not isinstance(record, dict):
-            raise InputError(path, number, "a JSON object", type(record).__name__)
-        for field, kinds in ((id_field, (str, int)), (text_field, (str,))):
-            value = record.get(field)
-            if not isinstance(value, kinds) or isinstance(value, bool):
-                names = " or ".join("a string" if k is str else "an integer" for k in kinds)
-                found = "no such field" if field not in record else (
-                    f"{type(value).__name__} {shorten(json.dumps(value))}")
-                raise InputError(path, number, f"{names} in field {field!r}", found)
-        rows.append((number, str(record[id_field]), record[text_field]))
+    rows = jsonl_rows(path, text, id_field, text_field)
     frame = pl.DataFrame(rows, schema={"line_no": pl.UInt32, "utt_id": pl.String,
                                        "text": pl.String}, orient="row")
     return utterances(path, frame.with_columns(raw=pl.col("text")), "an utterance id")

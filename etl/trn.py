@@ -15,9 +15,8 @@ import polars as pl
 import pyarrow as pa
 
 from scorehouse.etl.errors import InputError, decode_utf8, shorten
+from scorehouse.etl.plain import ID_SUFFIX as _ID_SUFFIX
 from scorehouse.etl.text import BLANKS, check_lines
-
-_ID_SUFFIX = r"[ \t\x0B\x0C\r]*\(([^() \t\x0B\x0C\r]+)\)[ \t\x0B\x0C\r]*$"
 
 
 def read_trn(path: str | Path, data: bytes | None = None) -> pa.Table:

@@ -23,29 +23,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-# Op codes, as ASCII letters so that an op array is directly a string buffer.
-OP_CORRECT = ord("C")
-OP_SUBSTITUTION = ord("S")
-OP_DELETION = ord("D")
-OP_INSERTION = ord("I")
-
-
-@dataclass(frozen=True)
-class Costs:
-    """Edit costs. ``SCLITE`` is the default; ``LEVENSHTEIN`` is the unit-cost option."""
-
-    insertion: int
-    deletion: int
-    substitution: int
-    name: str
-
-    @property
-    def tag(self) -> str:
-        return f"{self.name}-{self.insertion}-{self.deletion}-{self.substitution}"
-
-
-SCLITE = Costs(insertion=3, deletion=3, substitution=4, name="sclite")
-LEVENSHTEIN = Costs(insertion=1, deletion=1, substitution=1, name="levenshtein")
+from scorehouse.scorers.edit import (  # noqa: F401  (the costs and op letters live there)
+    LEVENSHTEIN,
+    OP_CORRECT,
+    OP_DELETION,
+    OP_INSERTION,
+    OP_SUBSTITUTION,
+    SCLITE,
+    Costs,
+)
 
 
 @dataclass

@@ -13,17 +13,10 @@ configuration, not code.
 
 from __future__ import annotations
 
-import hashlib
-import json
-import re
-from dataclasses import asdict, dataclass
-
 import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from scorehouse.etl.text import SIGNATURE as TEXT
-from scorehouse.etl.text import WORD
 from scorehouse.scorers.alignment import (
     OP_CORRECT,
     OP_DELETION,
@@ -33,87 +26,21 @@ from scorehouse.scorers.alignment import (
     Costs,
     align,
 )
-
-METHODS = ("none", "m1", "m2", "m3", "m4")
-CASES = ("sensitive", "insensitive", "unicode")  # as written; sclite's fold (A-Z); Unicode's
-SEPARATORS = {"sclite": WORD, "unicode": r"\S+"}  # where words end (etl/text.py)
-_ASCII_UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-UNITS = ("word", "char")  # what is aligned: words (WER), or their characters (CER)
-
-# Token kinds after classification against the marker vocabulary.
-_WORD, _NONSPEECH, _FALSE_START, _OOV, _OPEN, _CLOSE = "W", "N", "F", "O", "(", ")"
-
-
-@dataclass(frozen=True)
-class Markers:
-    """The marker vocabulary (docs/metrics/wer.md): which tokens carry which meaning.
-
-    Every meaning lists the tokens that express it, in reference and hypothesis alike; the first
-    token of ``false_start`` and ``oov`` is the canonical spelling the others are mapped to.
-    """
-
-    nonspeech: tuple[str, ...] = ("[bruit]", "<REJET>")
-    false_start: tuple[str, ...] = ("SPR",)
-    oov: tuple[str, ...] = ("OOV",)
-    comment_open: tuple[str, ...] = ("[com:]",)
-    comment_close: tuple[str, ...] = ("[:com]",)
-    reject_label: str = "<REJET>"
-    comment_label: str = "<COMMENTAIRE>"
-
-    @classmethod
-    def from_mapping(cls, mapping: dict | None) -> "Markers":
-        """Build from a campaign's ``[tasks.markers]`` table; unknown keys are an error."""
-        mapping = dict(mapping or {})
-        known = {f for f in cls.__dataclass_fields__}
-        unknown = sorted(set(mapping) - known)
-        if unknown:
-            raise ValueError(f"unknown marker meaning(s) {unknown}; "
-                             f"expected some of {sorted(known)}")
-        values = {}
-        for key, value in mapping.items():
-            if key in ("reject_label", "comment_label"):
-                if not isinstance(value, str) or not re.fullmatch(WORD, value):
-                    raise ValueError(f"marker {key}: expected one token, found {value!r}")
-                values[key] = value
-            else:
-                if isinstance(value, str):
-                    value = [value]
-                if not value or not all(isinstance(v, str) and re.fullmatch(WORD, v)
-                                        for v in value):
-                    raise ValueError(f"marker {key}: expected a list of tokens, found {value!r}")
-                values[key] = tuple(value)
-        return cls(**values)
-
-    def rows(self) -> list[dict]:
-        """One row per (meaning, token): the ``stg_wer_markers`` table."""
-        out = []
-        for meaning, value in asdict(self).items():
-            for token in (value,) if isinstance(value, str) else value:
-                out.append({"meaning": meaning, "token": token})
-        return out
-
-    @property
-    def digest(self) -> str:
-        """Short content hash, recorded in the signature."""
-        return hashlib.sha256(json.dumps(asdict(self), sort_keys=True).encode()).hexdigest()[:8]
-
-
-def signature(method: str, case: str, markers: Markers, costs: Costs = SCLITE,
-              version: str = "", unit: str = "word", separators: str = "sclite") -> str:
-    """sacrebleu-style signature of a WER variant: everything that changes the numbers (a
-    character error rate says ``unit:char``, words split on every Unicode space
-    ``split:unicode``)."""
-    parts = [f"wer|method:{method}|case:{case}|align:{costs.tag}"]
-    if unit != "word":
-        parts.append(f"unit:{unit}")
-    if separators != "sclite":
-        parts.append(f"split:{separators}")
-    if method != "none":
-        parts.append(f"markers:{markers.digest}")
-    parts.append(TEXT)  # every reader puts the text in NFC (etl/text.py)
-    if version:
-        parts.append(f"version:{version}")
-    return "|".join(parts)
+from scorehouse.scorers.wer_rules import (  # noqa: F401  (the rules in plain Python live there)
+    _ASCII_UPPER,
+    _CLOSE,
+    _FALSE_START,
+    _NONSPEECH,
+    _OOV,
+    _OPEN,
+    _WORD,
+    CASES,
+    METHODS,
+    SEPARATORS,
+    UNITS,
+    Markers,
+    signature,
+)
 
 
 def fold(expr: pl.Expr, case: str) -> pl.Expr:

@@ -1,6 +1,8 @@
 """The command's own process gives freed memory back to the system (warehouse/coordinator.py),
 even when started by a Python that loaded Polars (which puts its own jemalloc default in the
-environment), and its children inherit what they would have without it."""
+environment), and its children inherit what they would have without it. The settings are applied
+before any command but a small one-shot (which loads no Polars), and before a one-shot's
+pipeline."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CODE = """
 import os, time
 import scorehouse.warehouse.cli
+scorehouse.warehouse.cli.main.get_command(None, "run")  # what the command does before a command
 import polars as pl
 
 def rss():
@@ -39,6 +42,7 @@ def test_freed_memory_goes_back_even_with_polars_default_inherited():
 SPAWNED = """
 import sys
 import scorehouse.warehouse.cli  # what the scorehouse script does first, in the pool's workers too
+scorehouse.warehouse.cli.main.get_command(None, "run")  # and before a command that loads Polars
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 
@@ -60,3 +64,25 @@ def test_worker_processes_keep_arrows_default_pool(tmp_path):
                                   text=True, check=True).stdout.split()
     assert main == "system"
     assert worker != "system"
+
+
+ONE_SHOT = """
+import sys
+from scorehouse.warehouse.cli import main
+try:
+    main(sys.argv[1:])
+except SystemExit:
+    pass
+import pyarrow
+print(pyarrow.default_memory_pool().backend_name, file=sys.stderr)
+"""
+
+
+def test_a_one_shot_applies_the_settings_before_its_pipeline(tmp_path):
+    ref, hyp = tmp_path / "ref.trn", tmp_path / "hyp.trn"
+    ref.write_text("a b (u1)\n", encoding="utf-8")
+    hyp.write_text("a c (u1)\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, "-c", ONE_SHOT, "wer", str(ref), str(hyp), "--method",
+                           "m1", "--json"], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert done.stderr.split()[-1] == "system"
+    assert '"wer": 0.5' in done.stdout

@@ -9,9 +9,8 @@ from pathlib import Path
 import click
 
 from scorehouse.etl.errors import InputError
-from scorehouse.warehouse import __version__, coordinator, logs  # noqa: F401  (before Polars)
+from scorehouse.warehouse import __version__, logs  # noqa: F401
 from scorehouse.warehouse.campaign import CampaignError
-from scorehouse.warehouse.db import SchemaError
 
 DEFAULT_DB = "scorehouse.duckdb"
 STEPS = ("load", "score", "report")
@@ -34,9 +33,11 @@ class _Commands(click.Group):
         return sorted([*super().list_commands(ctx), *NAMES])
 
     def get_command(self, ctx, name):
-        from scorehouse.warehouse.families import NAMES, SUMMARIES, one_shot
+        from scorehouse.warehouse.families import NAMES, SMALL, SUMMARIES, one_shot
         from scorehouse.warehouse.oneshot import command
 
+        if name not in SMALL:  # memory settings, before Polars loads (a small one-shot loads none)
+            from scorehouse.warehouse import coordinator  # noqa: F401
         if name in NAMES:  # a one-shot command, built from its function (imported now)
             return command(name, one_shot(name), SUMMARIES[name])
         return super().get_command(ctx, name)
@@ -80,6 +81,7 @@ def failure_message(err: BaseException) -> str | None:
     missing permission), else None."""
     import duckdb
 
+    from scorehouse.warehouse.db import SchemaError
     from scorehouse.warehouse.executors import ExecutorError
     from scorehouse.warehouse.locks import FolderBusy, in_use
     from scorehouse.warehouse.query import QueryError
@@ -162,6 +164,7 @@ def _run_steps(campaign_dir, db, out, steps, force, log, workers=None, executor=
 
 def _steps(campaign_dir, db, out, steps, force, quiet, workers=None, executor=None,
            store=None, audience=None, executor_wait=None):
+    from scorehouse.warehouse.db import SchemaError
     from scorehouse.warehouse.executors import ExecutorError
     from scorehouse.warehouse.pipeline import run
     from scorehouse.warehouse.store import StoreError

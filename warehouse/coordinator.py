@@ -1,5 +1,6 @@
 """Memory settings of the ``scorehouse`` command's own process, applied on import, before
-Polars loads (``warehouse/cli.py`` imports this module first).
+Polars loads (``warehouse/cli.py`` imports this module before any command but a small one-shot,
+which loads no Polars; a one-shot imports it before it opens its warehouse).
 
 A run's phases each hold a corpus-sized frame for a moment (the built-in baselines, the
 reference's units, the intervals' count matrices), and a one-shot command holds its inputs: with

@@ -7,7 +7,9 @@ module (named by the registry, :data:`warehouse.families.ONE_SHOT`). Its keyword
 typed ``Annotated[type, "help"]``: :func:`command` builds the click command from that signature
 (a ``Literal`` becomes a choice, a ``bool`` a ``--x/--no-x`` flag, a path a file option), so the
 command line and the API cannot drift apart. This module imports nothing heavy: the command
-line's start-up loads a family only when its command runs.
+line's start-up loads a family only when its command runs; a family's function may carry a
+``small`` attribute, ``small(*inputs, **options) -> Result | None``, which the command tries
+first (the WER family's scores small inputs without the warehouse: ``wer_small.py``).
 """
 
 from __future__ import annotations
@@ -238,9 +240,9 @@ def command(name: str, function: Callable, summary: str) -> click.Command:
         from scorehouse.warehouse.campaign import CampaignError
 
         if pairs is not None:
-            return _pairs_callback(function, pairs, arguments)
+            return _pairs_callback(_small_first(function), pairs, arguments)
         try:
-            result = function(*inputs, **arguments)
+            result = _small_first(function)(*inputs, **arguments)
         except OptionError as err:
             raise click.UsageError(str(err)) from None
         except (CampaignError, InputError) as err:
@@ -255,6 +257,22 @@ def command(name: str, function: Callable, summary: str) -> click.Command:
 
     return click.Command(name, callback=callback, params=params, help=function.__doc__,
                          short_help=summary)
+
+
+def _small_first(function: Callable) -> Callable:
+    """``function`` as the command runs it: its ``small`` path first when it has one (None: not
+    for these inputs), else the function itself, the memory settings of the command's process
+    applied first (``warehouse/coordinator.py``: before Polars loads)."""
+    small = getattr(function, "small", None)
+
+    def run(*inputs, **options):
+        result = None if small is None else small(*inputs, **options)
+        if result is None:
+            from scorehouse.warehouse import coordinator  # noqa: F401
+
+            result = function(*inputs, **options)
+        return result
+    return run
 
 
 def _pairs_callback(function: Callable, pairs: str, options: dict) -> None:

@@ -76,8 +76,10 @@ def open_warehouse(db: str | Path | None, notes: list[str] | None = None,
     store are forgotten first, so that they are recomputed (warehouse/resident.py); ``notes``
     receives what was forgotten."""
     con = connect(db)
-    with transaction(con):
-        lost = resident.check(con)
+    lost = []
+    if db is not None:  # an in-memory warehouse (a one-shot's) is new: nothing of it is lost
+        with transaction(con):
+            lost = resident.check(con)
     apply_schema(con, sql_folders() if families is None else sql_folders(families))
     if notes is not None:
         notes += lost

@@ -4,11 +4,14 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import click
-import polars as pl
 
 from scorehouse.warehouse.cli import DEFAULT_DB
+
+if TYPE_CHECKING:
+    import polars as pl
 
 FORMATS = ("table", "csv", "json")
 

@@ -24,6 +24,7 @@ from types import ModuleType
 from scorehouse.warehouse.campaign import CampaignError
 
 NAMES = ("wer", "pos", "parsing", "coref", "terms")
+SMALL = ("wer",)  # one-shots with a small path: their command loads no Polars before it runs
 SUMMARIES = {  # the one-shot commands' line in ``scorehouse --help``
     "wer": "Score trn files: WER, with sclite's counts.",
     "pos": "Score a POS-tagged file: GRACE's P and D.",
@@ -46,8 +47,10 @@ def family(name: str) -> ModuleType:
 
 
 def one_shot(name: str) -> Callable:
-    """The one-shot function of a family (``scorehouse.wer`` ...)."""
-    family(name)  # a CampaignError for an unknown family
+    """The one-shot function of a family (``scorehouse.wer`` ...); its family module is not
+    imported (a small one-shot loads no Polars)."""
+    if name not in NAMES:
+        family(name)  # a CampaignError for an unknown family
     return getattr(importlib.import_module(f"scorehouse.warehouse.families.{name}_oneshot"), name)
 
 

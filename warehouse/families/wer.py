@@ -23,7 +23,8 @@ from scorehouse.etl.errors import InputError
 from scorehouse.etl.stm import read_ctm, read_stm
 from scorehouse.etl.text import SIGNATURE as TEXT
 from scorehouse.etl.tsv import read_tsv
-from scorehouse.scorers.alignment import LEVENSHTEIN, SCLITE, Costs
+from scorehouse.scorers.alignment import Costs
+from scorehouse.scorers.edit import COSTS
 from scorehouse.scorers.wer import (
     CASES,
     METHODS,
@@ -65,7 +66,6 @@ CAMPAIGN_KEYS = {  # the keys campaign.toml may give a wer task (campaign.check_
     "corpus": ("reference", "metadata"),
     "system": ("hypotheses", "interpretations", "comment_detection"),
 }
-COSTS = {"sclite": SCLITE, "levenshtein": LEVENSHTEIN}
 _UNIT_TABLES = ("int_wer_aligned_utterance", "fct_wer_utterance", "fct_ier_utterance")
 
 

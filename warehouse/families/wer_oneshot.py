@@ -1,18 +1,20 @@
 """``scorehouse.wer(...)`` and ``scorehouse wer REF HYP``: one reference and one hypothesis
-scored through the WER family's pipeline (:mod:`warehouse.oneshot`)."""
+scored through the WER family's pipeline (:mod:`warehouse.oneshot`). The command scores small
+inputs without the warehouse (``warehouse/families/wer_small.py``, same output): this module
+loads Polars and DuckDB only when the pipeline runs."""
 
 from __future__ import annotations
 
 import json
 from functools import partial
 from pathlib import Path
-from typing import Annotated, Literal
-
-import polars as pl
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from scorehouse.warehouse import oneshot
-from scorehouse.warehouse.db import frame, one
 from scorehouse.warehouse.oneshot import Result, Source
+
+if TYPE_CHECKING:
+    import polars as pl
 
 
 @oneshot.checked
@@ -53,6 +55,8 @@ def wer(reference: Source, hypothesis: Source, *,
     row (C, S, D, I, N, wer); ``items``: one row per utterance in reference order (id, C, S, D,
     I, ops); ``report["missing"]``: the reference ids without a hypothesis.
     """
+    import polars as pl
+
     options = {"methods": [method], "case": case, "costs": costs, "intervals": False, "unit": unit,
                "format": format, "id_field": id_field, "text_field": text_field,
                "separators": separators, "alignment_tokens": report is not None}
@@ -92,6 +96,7 @@ def sclite_reports(con, unit: dict, folder: Path, name: str) -> list[Path]:
     system, method): a one-shot's, or any of a warehouse's (``scorehouse sclite``); ``name``
     names the system inside them, as sclite names it after the hypothesis file."""
     from scorehouse.scorers import sclite_reports as layout
+    from scorehouse.warehouse.db import frame
 
     rows = frame(con, """
         SELECT a.utt_id AS id, a.ref_tokens AS ref, a.hyp_tokens AS hyp, a.ops, a.signature,
@@ -137,6 +142,10 @@ def sclite_reports(con, unit: dict, folder: Path, name: str) -> list[Path]:
 def summary(con, campaign) -> tuple[dict, pl.DataFrame]:
     """The header (signature, totals, missing ids) and one row per utterance (id, C, S, D, I,
     ops) in reference order."""
+    import polars as pl
+
+    from scorehouse.warehouse.db import frame, one
+
     task = campaign.tasks[0]
     totals = one(con, "SELECT C, S, D, I, N, wer, signature FROM mart_wer_scores "
                       "WHERE campaign = ? AND task = ?", [campaign.id, task.id])
@@ -165,13 +174,28 @@ def summary(con, campaign) -> tuple[dict, pl.DataFrame]:
     return header, rows.drop("missing")
 
 
+def _small(reference: Source, hypothesis: Source, **options) -> Result | None:
+    """The command's small path (``warehouse/families/wer_small.py``): the result, or None
+    when the inputs or options are not for it."""
+    from scorehouse.warehouse.families.wer_small import score
+
+    return score(reference, hypothesis, **options)
+
+
+wer.small = _small  # tried first by the command (warehouse/oneshot.py)
+
+
 def _json(result: Result) -> str:
-    # the utterance rows are serialised by Polars: 200,000 of them in a blink
+    # the warehouse's utterance rows are serialised by Polars: 200,000 of them in a blink; the
+    # small path's (a list of dicts) as Polars writes them
+    items = result.items
+    items = (json.dumps(items, ensure_ascii=False, separators=(",", ":"))
+             if isinstance(items, list) else items.write_json())
     head = json.dumps({"signature": result.signature, "totals": result.report["totals"]},
                       ensure_ascii=False)
     speakers = ("" if "speakers" not in result.report else ', "speakers": '
                 + json.dumps(result.report["speakers"], ensure_ascii=False))
-    return (head[:-1] + ', "utterances": ' + result.items.write_json() + ', "missing": '
+    return (head[:-1] + ', "utterances": ' + items + ', "missing": '
             + json.dumps(result.report["missing"], ensure_ascii=False) + speakers + "}")
 
 
@@ -182,7 +206,12 @@ def _text(result: Result) -> str:
     rate = (lambda k: f"{100 * t[k] / n:>6.1f}") if n else (lambda k: f"{'n/a':>6}")
     err = f"{100 * t['wer']:>6.1f}" if n else f"{'n/a':>6}"
     missing = len(result.report["missing"])
-    sentence_errors = int(((utterances["S"] + utterances["D"] + utterances["I"]) > 0).sum())
+    if isinstance(utterances, list):  # the small path's rows
+        count = len(utterances)
+        sentence_errors = sum(1 for u in utterances if u["S"] + u["D"] + u["I"])
+    else:
+        count = utterances.height
+        sentence_errors = int(((utterances["S"] + utterances["D"] + utterances["I"]) > 0).sum())
     rows = [
         f"reference:  {result.sources[0]}",
         f"hypothesis: {result.sources[1]}",
@@ -190,8 +219,8 @@ def _text(result: Result) -> str:
         "",
         f"{'# Snt':>7} {'# Wrd':>8} | {'Corr':>6} {'Sub':>6} {'Del':>6} {'Ins':>6} {'Err':>6} | "
         f"{'S.Err':>6}",
-        f"{utterances.height:>7} {t['N']:>8} | {rate('C')} {rate('S')} {rate('D')} {rate('I')} "
-        f"{err} | {100 * sentence_errors / max(utterances.height, 1):>6.1f}",
+        f"{count:>7} {t['N']:>8} | {rate('C')} {rate('S')} {rate('D')} {rate('I')} "
+        f"{err} | {100 * sentence_errors / max(count, 1):>6.1f}",
         "",
         f"{'CER' if '|unit:char|' in result.signature else 'WER'} = (S + D + I) / N = "
         f"({t['S']} + {t['D']} + {t['I']}) / {t['N']} = "
