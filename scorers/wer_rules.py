@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import unicodedata
 from dataclasses import asdict, dataclass
 
 from scorehouse.etl.text import SIGNATURE as TEXT
@@ -111,6 +112,14 @@ def plain_words(text: str | None, case: str = "sensitive") -> list[str]:
     if case == "insensitive":
         return [t.translate(_FOLD_ASCII) for t in tokens]
     return [t.lower() for t in tokens] if case == "unicode" else tokens
+
+
+def known_to_python(text: str | None) -> bool:
+    """Whether Python knows every character of ``text`` (none is unassigned in its Unicode
+    database), so that its lower case (``case = "unicode"``) is Polars' (``str.to_lowercase``,
+    Rust's tables): Python 3.11's Unicode 14 leaves ``U+A7CB`` (Unicode 16) as it is, Polars folds
+    it to ``ɤ``. ``tests/test_wer_small.py`` checks both fold every character Python knows alike."""
+    return not text or text.isascii() or all(unicodedata.category(c) != "Cn" for c in text)
 
 
 def plain_units(tokens: list[str], unit: str = "word") -> list[str]:

@@ -107,6 +107,19 @@ EVERY = [{**o, "format": f} for o in COMBINATIONS if o["format"] == "trn"
          for f in ("auto", "trn", "jsonl")]
 
 
+def command_both(ref, hyp, *args):
+    """``scorehouse wer REF HYP ARGS``'s click result, asserted to be the pipeline's bytes (the
+    same command with the small path switched off): exit code, stdout and stderr."""
+    runner = CliRunner()
+    small = runner.invoke(main, ["wer", str(ref), str(hyp), *map(str, args)])
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(wer_small, "score", lambda *a, **k: None)
+        piped = runner.invoke(main, ["wer", str(ref), str(hyp), *map(str, args)])
+    assert (small.exit_code, small.stdout_bytes, small.stderr_bytes) == (
+        piped.exit_code, piped.stdout_bytes, piped.stderr_bytes)
+    return small
+
+
 @pytest.mark.parametrize("options", EVERY, ids=lambda o: "-".join(o.values()))
 def test_every_option_combination_and_the_pairs_list(tmp_path, options):
     """Each combination on one pair holding every kind of word, through the command line (the
@@ -126,12 +139,7 @@ def test_every_option_combination_and_the_pairs_list(tmp_path, options):
     args = [f"--{k}={v}" for k, v in options.items()]
     runner = CliRunner()
     for extra in ([], ["--json"]):
-        small = runner.invoke(main, ["wer", str(ref), str(hyp), *args, *extra])
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(wer_small, "score", lambda *a, **k: None)
-            piped = runner.invoke(main, ["wer", str(ref), str(hyp), *args, *extra])
-        assert (small.exit_code, small.stdout_bytes, small.stderr_bytes) == (
-            piped.exit_code, piped.stdout_bytes, piped.stderr_bytes)
+        small = command_both(ref, hyp, *args, *extra)
         assert small.exit_code == 0
     (tmp_path / "list.tsv").write_text(f"{ref.name}\t{hyp.name}\n", encoding="utf-8")
     listed = runner.invoke(main, ["wer", "--pairs", str(tmp_path / "list.tsv"), *args])
@@ -285,3 +293,24 @@ def test_rows_are_the_readers(tmp_path):
     read = pl.from_arrow(read_jsonl(path, prepared(path, data), "k", "t")).rows()
     assert small_rows(path, prepared(path, data), "jsonl", "k", "t") == read
     assert [r[1] for r in read] == ["7", "x", "é"]
+
+
+def test_unicode_case_folds_a_character_newer_than_pythons_as_the_pipeline(tmp_path):
+    """``U+A7CB`` (Unicode 16) is unassigned in Python 3.11's database: ``str.lower`` leaves it,
+    Polars folds it to ``ɤ`` (found by fuzzing: the small path counted a substitution)."""
+    ref, hyp = write(tmp_path, "\u0264 (u1)\n".encode(), "\ua7cb a (u1)\n".encode())
+    for extra in ([], ["--json"]):
+        command_both(ref, hyp, "--case", "unicode", *extra)
+    assert score(ref, hyp, case="unicode") is None
+    assert score(ref, hyp, case="sensitive") is not None
+
+
+def test_python_and_polars_lower_case_every_character_python_knows_alike():
+    """The premise of the small path's ``--case unicode``: where Python's Unicode database
+    assigns a character, its lower case is Polars' (final sigma included)."""
+    chars = [chr(c) for c in range(0x110000)
+             if not 0xD800 <= c < 0xE000 and unicodedata.category(chr(c)) != "Cn"]
+    texts = chars + ["\u03a3", "A\u03a3", "A\u03a3B", "A\u03a3'", "A\u0301\u03a3", "1\u03a3",
+                     "A\u00ad\u03a3", "A:\u03a3", "\u0130\u03a3", "\u01c5\u03a3\u00a0"]
+    lowered = pl.Series(texts).str.to_lowercase().to_list()
+    assert [t for t, low in zip(texts, lowered) if t.lower() != low] == []

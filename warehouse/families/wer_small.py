@@ -6,7 +6,8 @@ Small means: two trn or JSON lines files of at most :data:`SMALL_BYTES` bytes to
 utterances need at most :data:`SMALL_CELLS` cells of alignment (the sum over utterances of
 (R + 1) x (H + 1), R and H the units aligned), scored with ``--method none``, sclite's separators
 and no ``--report``. Anything else (a bigger input, another format, method or option, an input
-the readers would reject or an id the reference lacks, an empty reference) goes to the
+the readers would reject or an id the reference lacks, an empty reference, with ``--case unicode``
+a character Python's Unicode database does not know yet, which Polars may fold) goes to the
 pipeline, whose answer, figures or error, is the reference.
 
 Every step is the warehouse's own, read from one place: the file as :func:`etl.text.prepared`
@@ -29,7 +30,13 @@ from scorehouse.etl.errors import InputError
 from scorehouse.etl.plain import format_of, small_rows
 from scorehouse.etl.text import prepared
 from scorehouse.scorers.edit import COSTS, align_pair
-from scorehouse.scorers.wer_rules import Markers, plain_units, plain_words, signature
+from scorehouse.scorers.wer_rules import (
+    Markers,
+    known_to_python,
+    plain_units,
+    plain_words,
+    signature,
+)
 from scorehouse.warehouse.families.wer_oneshot import _json, _text
 from scorehouse.warehouse.oneshot import Result, is_path, label
 from scorehouse.warehouse.versions import code_version
@@ -54,6 +61,8 @@ def score(reference, hypothesis, *, method: str = "none", case: str = "insensiti
     if len(sides) != 2 or None in sides or not sides[0]:
         return None
     ref_rows, hyp_rows = sides
+    if case == "unicode" and not all(known_to_python(text) for _, _, text in ref_rows + hyp_rows):
+        return None  # a character newer than Python's Unicode: Polars may fold it, Python not
     hyp_text = {utt: text for _, utt, text in hyp_rows}
     if not hyp_text.keys() <= {utt for _, utt, _ in ref_rows}:
         return None  # the pipeline rejects the hypotheses, naming the unknown ids
