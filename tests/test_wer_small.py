@@ -314,3 +314,20 @@ def test_python_and_polars_lower_case_every_character_python_knows_alike():
                      "A\u00ad\u03a3", "A:\u03a3", "\u0130\u03a3", "\u01c5\u03a3\u00a0"]
     lowered = pl.Series(texts).str.to_lowercase().to_list()
     assert [t for t, low in zip(texts, lowered) if t.lower() != low] == []
+
+
+def test_the_small_path_looks_for_a_trn_id_at_the_start_of_a_blank_run_only(tmp_path):
+    """The trn id pattern is tried where a run of separators starts, not at every blank of it
+    (Python backtracks: a line of 32,000 blanks between two words took 2 s to read, where the
+    reader's Rust regex is linear); the rows stay the reader's."""
+    from scorehouse.etl.plain import _ID, small_rows
+    from scorehouse.etl.text import prepared
+    from scorehouse.etl.trn import read_trn
+
+    line = "a" + " \t" * 30_000 + "b  (u1) "
+    assert _ID.search(line).start() == len("a" + " \t" * 30_000 + "b")
+    assert _ID.match(" \t (u1)", 0) and _ID.match(" \t (u1)", 1) is None  # where a run starts
+    data = (line + "\n" + "c" + "\x0b" * 20_000 + "(u2)\n").encode()
+    path = tmp_path / "blanks.trn"
+    assert small_rows(path, prepared(path, data), "trn") == pl.from_arrow(
+        read_trn(path, prepared(path, data))).rows()
