@@ -288,18 +288,27 @@ def main(argv: list[str] | None = None) -> int:
                              "4,241 of 40,260; 1 = every sentence annotated, the stress case)")
     parser.add_argument("--workdir", type=Path, default=ROOT / "bench" / "out" / "parsing_easy")
     parser.add_argument("--scorehouse", default=str(Path(sys.executable).parent / "scorehouse"))
+    parser.add_argument("--reuse", action="store_true",
+                        help="keep the campaign and warehouse an earlier run left in --workdir "
+                             "(same --sentences, --systems, --annotated): no from-scratch run, "
+                             "only the two incremental ones (another submission change each "
+                             "time); a changed scoring code re-scores every unit")
     args = parser.parse_args(argv)
     args.workdir.mkdir(parents=True, exist_ok=True)
-    camp = generate(args.workdir, args.sentences, args.systems, args.annotated)
     db = args.workdir / "easy.duckdb"
-    db.unlink(missing_ok=True)
     log = args.workdir / "run.log.jsonl"
+    camp = args.workdir / "campaign"
+    if not (args.reuse and db.exists() and (camp / "campaign.toml").exists()):
+        args.reuse = False
+        camp = generate(args.workdir, args.sentences, args.systems, args.annotated)
+        db.unlink(missing_ok=True)
     log.unlink(missing_ok=True)
     # the coordinator's own peak printed at its exit (bench/measure.py COORDINATOR)
     run = [sys.executable, "-c", COORDINATOR, "run", str(camp), "--db", str(db), "--out",
            str(args.workdir / "bulletins"), "--quiet", "--log-json", str(log)]
     rows, steps = [], []
-    for label in ("from scratch", "nothing changed", "one submission changed"):
+    labels = ("from scratch", "nothing changed", "one submission changed")
+    for label in labels[1:] if args.reuse else labels:
         if label == "one submission changed":
             changed = camp / "data" / "sys00.litterature.xml"
             changed.write_text(changed.read_text(encoding="utf-8").replace(">m1<", ">m1x<", 1),

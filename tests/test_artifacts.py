@@ -248,6 +248,31 @@ def test_a_warehouse_from_an_earlier_version_gains_new_columns(campaign, tmp_pat
         run(campaign, db, None, quiet=True)
 
 
+def test_a_schema_applied_is_not_applied_again_unless_it_changed(campaign, tmp_path,
+                                                                monkeypatch):
+    """The statements ``cat_schema`` records as applied, on tables of the shape they left, are
+    not run again when the warehouse is opened; a table altered by hand is mended."""
+    from scorehouse.warehouse import db as warehouse_db
+    from scorehouse.warehouse.pipeline import open_warehouse
+
+    path = tmp_path / "w.duckdb"
+    run(campaign, path, None, quiet=True)
+    applied = []
+    real = warehouse_db._base_tables
+    monkeypatch.setattr(warehouse_db, "_base_tables", lambda con: applied.append(1) or real(con))
+    open_warehouse(path).close()
+    assert applied == []
+    with duckdb.connect(str(path)) as con:
+        con.execute("ALTER TABLE hist_wer_scores DROP COLUMN signature")
+    open_warehouse(path).close()
+    assert applied
+    assert query(path, "SELECT count(*) FROM information_schema.columns WHERE table_name = "
+                       "'hist_wer_scores' AND column_name = 'signature'") == [(1,)]
+    applied.clear()
+    open_warehouse(path).close()
+    assert applied == []
+
+
 def test_a_table_an_earlier_version_kept_becomes_the_view_this_one_declares(tmp_path):
     """mart_coref_scores was a table filled by the units; it is now a view over the per-document
     counts: an existing warehouse's table is replaced by the view (its rows were derived)."""

@@ -14,7 +14,7 @@ import pytest
 
 from scorehouse.demo.campaign import write_demo_campaign
 from scorehouse.warehouse import resampled
-from scorehouse.warehouse.families import pos, pos_consensus
+from scorehouse.warehouse.families import parsing, pos, pos_consensus
 from scorehouse.warehouse.pipeline import run
 
 TABLES = ("mart_pos_interval", "mart_pos_paired", "mart_pos_consensus", "mart_pos_scores",
@@ -77,9 +77,17 @@ FROM winner w JOIN voters v USING (ref_unit)
 
 
 def _dump(db) -> dict[str, list[tuple]]:
+    """Every table of :data:`TABLES` and every parsing table and view (but those of run
+    numbers, history and changes, and the staged files, which keep every version), sorted."""
     con = duckdb.connect(str(db), read_only=True)
     try:
-        return {t: con.execute(f"SELECT * FROM {t} ORDER BY ALL").fetchall() for t in TABLES}
+        parsing = [t for (t,) in con.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_name LIKE '%parsing%' "
+            "AND table_name NOT LIKE 'stg\\_%' ESCAPE '\\' "
+            "AND table_name NOT IN (SELECT table_name FROM information_schema.columns "
+            "WHERE column_name = 'run_id') ORDER BY 1").fetchall()]
+        return {t: con.execute(f"SELECT * FROM {t} ORDER BY ALL").fetchall()
+                for t in dict.fromkeys([*TABLES, *parsing])}
     finally:
         con.close()
 
@@ -139,8 +147,12 @@ def test_one_changed_submission_same_tables_as_from_scratch(tmp_path, monkeypatc
     monkeypatch.setattr(pos, "consensus", lambda *a: how.append(consensus(*a)) or how[-1])
     kappa_pairs, again = pos.kappa_pairs, []
     monkeypatch.setattr(pos, "kappa_pairs", lambda *a: again.append(kappa_pairs(*a)) or again[-1])
+    easy_intervals, scopes = parsing.intervals, []
+    monkeypatch.setattr(parsing, "intervals",
+                        lambda *a: scopes.append(a[-1]) or easy_intervals(*a))
     second = run(camp, db, None, quiet=True)
     assert second.exit_code == 0 and second.scored >= 2
+    assert scopes == ["questions", None]  # the changed corpus's intervals and the task's
     assert how == ["incremental"]  # the changed system's old votes out, its new ones in
     assert again == [["morpho-a"]]  # the pairs of the changed system alone
     assert sum(read) > 0 and sum(computed) > 0  # the unchanged systems' columns were read
@@ -150,11 +162,13 @@ def test_one_changed_submission_same_tables_as_from_scratch(tmp_path, monkeypatc
     monkeypatch.setattr(resampled.ResampledTotals, "save", save)
     monkeypatch.setattr(pos, "consensus", consensus)
     monkeypatch.setattr(pos, "kappa_pairs", kappa_pairs)
+    monkeypatch.setattr(parsing, "intervals", easy_intervals)
     scratch = tmp_path / "scratch.duckdb"
     assert run(camp, scratch, None, quiet=True).exit_code == 0
     incremental, fresh = _dump(db), _dump(scratch)
-    for table in TABLES:
-        assert incremental[table], table
+    assert len(incremental) > len(TABLES) + 15  # the parsing tables and views too
+    for table in incremental:
+        assert incremental[table] or table not in TABLES, table
         assert incremental[table] == fresh[table], table
     con = duckdb.connect(str(db), read_only=True)
     try:  # the pairs and votes are those of the queries over every case they replace

@@ -46,6 +46,7 @@ class RunContext:
     pools: Any = None  # the run's worker processes (warehouse.executors.ProcessPools), or None
     store: Any = None  # the unit store (warehouse.store.Store), None for an in-memory warehouse
     force: bool = False  # recompute every unit, even one whose output is in the store
+    rehash: bool = False  # read and hash every input file, even one its stat finds unchanged
     # the run took over the number of one that did not finish, or recomputes units it committed
     # (a unit store lost mid-run): a unit's history rows of this run are replaced, not added
     resumed: bool = False

@@ -153,17 +153,23 @@ def _compute_options(func):
              "else 1: in this process]")(func)
 
 
+_rehash_option = click.option(
+    "--rehash", is_flag=True,
+    help="Read and hash every input file to find the changed ones, even a file whose size, "
+         "modification time and inode are those it had when last hashed.")
+
+
 def _run_steps(campaign_dir, db, out, steps, force, log, workers=None, executor=None,
-               store=None, audience=None, executor_wait=None) -> None:
+               store=None, audience=None, executor_wait=None, rehash=False) -> None:
     """Run ``steps`` with the logs ``log`` asks for (quiet, verbose, log_json) and exit."""
     sys.exit(logs.logged_run(lambda: _steps(campaign_dir, db, out, steps, force, log["quiet"],
                                             workers, executor, store, audience,
-                                            executor_wait),
+                                            executor_wait, rehash),
                              "+".join(steps) if len(steps) < 3 else "run", **log))
 
 
 def _steps(campaign_dir, db, out, steps, force, quiet, workers=None, executor=None,
-           store=None, audience=None, executor_wait=None):
+           store=None, audience=None, executor_wait=None, rehash=False):
     from scorehouse.warehouse.db import SchemaError
     from scorehouse.warehouse.executors import ExecutorError
     from scorehouse.warehouse.pipeline import run
@@ -175,7 +181,7 @@ def _steps(campaign_dir, db, out, steps, force, quiet, workers=None, executor=No
     try:
         return run(campaign_dir, db, out, steps=steps, force=force, quiet=quiet,
                    workers=workers, executor=executor, store=store,
-                   executor_wait=executor_wait,
+                   executor_wait=executor_wait, rehash=rehash,
                    **({"audience": audience} if audience else {}))
     except (CampaignError, InputError, SchemaError, ExecutorError, StoreError) as err:
         raise click.ClickException(str(err)) from None
@@ -187,8 +193,9 @@ def _steps(campaign_dir, db, out, steps, force, quiet, workers=None, executor=No
               help="Where the HTML bulletins and the CSV / Parquet / Markdown / LaTeX tables are "
                    "published: a symbolic link, swapped at once to each new edition folder.")
 @click.option("--force", is_flag=True, help="Recompute every unit even if nothing changed.")
+@_rehash_option
 @_compute_options
-def run_command(campaign_dir, db, out, force, workers, executor, store, executor_wait,
+def run_command(campaign_dir, db, out, force, rehash, workers, executor, store, executor_wait,
                 **log):
     """The nightly job: load what changed, score what changed, re-render the bulletins.
 
@@ -197,14 +204,15 @@ def run_command(campaign_dir, db, out, force, workers, executor, store, executor
     could not be done, 64 for a wrong command line.
     """
     _run_steps(campaign_dir, db, out, ("load", "score", "report"), force, log, workers, executor,
-               store, executor_wait=executor_wait)
+               store, executor_wait=executor_wait, rehash=rehash)
 
 
 @main.command("load")
 @_campaign_options
-def load_command(campaign_dir, db, **log):
+@_rehash_option
+def load_command(campaign_dir, db, rehash, **log):
     """Load (stage) every changed reference and submission file of the campaign."""
-    _run_steps(campaign_dir, db, None, ("load",), False, log)
+    _run_steps(campaign_dir, db, None, ("load",), False, log, rehash=rehash)
 
 
 @main.command("score")

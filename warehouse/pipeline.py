@@ -90,14 +90,15 @@ def run(campaign_dir: str | Path, db: str | Path, out: str | Path | None,
         steps: tuple[str, ...] = STEPS, force: bool = False, quiet: bool = False,
         workers: int | None = None, executor: str | None = None,
         store: str | None = None, audience: Audience = PUBLIC,
-        executor_wait: float | None = None) -> RunResult:
+        executor_wait: float | None = None, rehash: bool = False) -> RunResult:
     """Run the given steps of the nightly job on a campaign directory; ``workers`` unit
     computations at once (None: ``SCOREHOUSE_WORKERS``, else 1), or on the workers of the Dask
     scheduler at ``executor``; unit outputs go through ``store`` (a folder or a pyarrow
     filesystem URL; None: the folder beside ``db``, :mod:`warehouse.store`). ``audience``: who
     the bulletins are for (:mod:`warehouse.published`). With no Dask worker left, the
     run waits ``executor_wait`` seconds for one (None: the campaign's ``executor_wait``),
-    then stops (:mod:`warehouse.cluster`)."""
+    then stops (:mod:`warehouse.cluster`). ``rehash``: read and hash every input file, even one
+    whose size, modification time and inode are those recorded when it was last hashed."""
     campaign = load_campaign(campaign_dir)
     if out is not None and "report" in steps:
         refuse_inside_editions(Path(out))
@@ -114,7 +115,7 @@ def run(campaign_dir: str | Path, db: str | Path, out: str | Path | None,
     try:
         ctx = start_run(con, campaign, "+".join(steps) if steps != STEPS else "run", quiet)
         ctx.notes += lost
-        ctx.workers, ctx.store, ctx.force = workers, unit_store, force
+        ctx.workers, ctx.store, ctx.force, ctx.rehash = workers, unit_store, force, rehash
         from scorehouse.warehouse.executors import ProcessPools
 
         ctx.pools = ProcessPools()  # worker processes started once for the whole run

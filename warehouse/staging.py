@@ -11,8 +11,11 @@ and the results untouched: one bad file costs that file, never the night.
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import os
+import stat
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -77,16 +80,33 @@ def stage_files(ctx: RunContext, jobs: list[StageJob], workers: int | None = Non
         "SELECT task, corpus, system, role, sha256, status, error FROM cat_input_latest "
         "WHERE campaign = ? AND list_contains(?, task)",
         [ctx.campaign.id, sorted({job.slot.task for job in jobs})]).fetchall()}
+    cached = {} if ctx.rehash else _stat_cache(ctx.con, jobs)
+    seen: list[list] = []  # new rows of the stat cache
+
     def hashed(job: StageJob) -> tuple[str, int | None, str]:
-        """A file's content key, size and why it is unreadable; its bytes are let go (read
-        again when submitted: every changed file's bytes at once were the coordinator's peak,
-        1.4 GB of EASY XML)."""
+        """A file's content key, size and why it is unreadable: the key the stat cache holds
+        for a file ``stat`` finds as it was, else its bytes hashed and let go (read again when
+        submitted: every changed file's bytes at once were the coordinator's peak, 1.4 GB of
+        EASY XML)."""
+        where = (os.path.abspath(job.path), json.dumps(_salt(job).split("\0")))
+        before = _stat(job.path)
+        hit = cached.get(where)
+        if before is not None and hit is not None and hit[0] == before:
+            return hit[1], before[0], ""
+        read_at = time.time_ns()
         data, unreadable = _bytes(job.path)
-        return _content_key(job, data), None if data is None else len(data), unreadable
+        sha = _content_key(job, data)
+        if data is not None and before is not None and before == _stat(job.path) and (
+                before[1] < read_at - RACY_NS):
+            seen.append([*where, *before, sha])
+        return sha, None if data is None else len(data), unreadable
 
     # reading and hashing release the GIL: the files are hashed on every core
     with ThreadPoolExecutor(max(1, min(len(jobs), os.cpu_count() or 1))) as threads:
         keys = list(threads.map(hashed, jobs))
+    if seen:
+        ctx.con.executemany("INSERT OR REPLACE INTO cat_input_stat VALUES (?, ?, ?, ?, ?, ?)",
+                            seen)
     for job, (sha, size, unreadable) in zip(jobs, keys):
         latest = known.get((job.slot.task, job.slot.corpus, job.slot.system, job.slot.role))
         same = latest is not None and latest[0] == sha
@@ -144,6 +164,36 @@ def stage_files(ctx: RunContext, jobs: list[StageJob], workers: int | None = Non
     return out
 
 
+# a file modified this recently (ns) when read is hashed again at the next run: a rewrite of the
+# same size within the file system's timestamp resolution could keep its modification time
+RACY_NS = 2 * 10**9
+
+
+def _stat(path: Path) -> tuple[int, int, int] | None:
+    """What the stat cache compares of a regular file: size, modification time (ns), inode."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_size, st.st_mtime_ns, st.st_ino) if stat.S_ISREG(st.st_mode) else None
+
+
+def _stat_cache(con, jobs: list[StageJob]) -> dict[tuple[str, str], tuple[tuple, str]]:
+    """(path, salt) -> ((size, mtime_ns, inode), content key) of ``jobs``' files as last hashed
+    (``cat_input_stat``)."""
+    rows = con.execute("SELECT path, salt, size, mtime_ns, inode, sha256 FROM cat_input_stat "
+                       "WHERE list_contains(?, path)",
+                       [sorted({os.path.abspath(job.path) for job in jobs})]).fetchall()
+    return {(path, salt): ((size, mtime, inode), sha)
+            for path, salt, size, mtime, inode, sha in rows}
+
+
+def _salt(job: StageJob) -> str:
+    """What is hashed with a file's bytes besides them: its role, reader settings, text
+    preparation."""
+    return f"{job.slot.role}\0{job.salt}\0{text.VERSION}"
+
+
 def _content_key(job: StageJob, data: bytes | None) -> str:
     """The content hash of a file's bytes in its role ("" when unreadable). The role is hashed
     with the content: one file given in two roles (the same file as reference and hypothesis) is
@@ -151,8 +201,7 @@ def _content_key(job: StageJob, data: bytes | None) -> str:
     the bytes (etl/text.py)."""
     if data is None:
         return ""
-    salt = f"{job.slot.role}\0{job.salt}\0{text.VERSION}"
-    digest = hashlib.sha256(salt.encode() + b"\0")
+    digest = hashlib.sha256(_salt(job).encode() + b"\0")
     digest.update(data)  # not salt + data: a copy of every file's bytes
     return digest.hexdigest()
 

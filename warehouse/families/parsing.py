@@ -241,9 +241,11 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
                    code_version(), force,
                    {**reference_sha, "published": published_ids(ctx.con, ctx.campaign.id,
                                                                 task.id)})
-    if task.options.get("intervals", True):
-        reduce(ctx, task, None, "intervals", lambda: intervals(ctx, task, options["dependency"]),
-               code_version(), force)
+    if task.options.get("intervals", True):  # each corpus's, then the whole task's
+        for corpus in [*(c.id for c in task.corpora), None]:
+            reduce(ctx, task, corpus, "intervals",
+                   lambda c=corpus: intervals(ctx, task, options["dependency"], c),
+                   code_version(), force)
 
 
 def staged(con, sha: str, dependency: bool) -> pl.DataFrame:

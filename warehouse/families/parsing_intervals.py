@@ -13,41 +13,42 @@ for Machine Translation Evaluation", 2004, section 5). A reduce that
 
 from __future__ import annotations
 
-import polars as pl
-
 from scorehouse.scorers import bootstrap, ranking
 from scorehouse.scorers.easy import FUNCTIONS
 from scorehouse.warehouse.campaign import Task
-from scorehouse.warehouse.catalog import RunContext, replace_rows
+from scorehouse.warehouse.catalog import RunContext, transaction
 from scorehouse.warehouse.db import frame, insert_rows
 from scorehouse.warehouse.resampled import ResampledTotals
 
 
-def intervals(ctx: RunContext, task: Task, dependency: bool) -> None:
-    """95 % bootstrap intervals by sentence, per corpus and for the whole task (corpus '*'), every
-    system and variant on the same resamples (campaign seed). P, R, F = 2 matched / (hyp + ref)
-    and the CoNLL F1 = 2 correct / (gold + system) are ratios of additive counts, so one draw of
-    weights gives the resampled totals of every count and every measure."""
+def intervals(ctx: RunContext, task: Task, dependency: bool, corpus: str | None) -> None:
+    """95 % bootstrap intervals by sentence of one corpus, or of the whole task (``corpus`` None:
+    corpus '*', when more than one corpus is scored), every system and variant on the same
+    resamples (campaign seed). P, R, F = 2 matched / (hyp + ref) and the CoNLL F1 = 2 correct /
+    (gold + system) are ratios of additive counts, so one draw of weights gives the resampled
+    totals of every count and every measure. Each scope is a reduce of its own: one changed
+    submission recomputes its corpus and the whole task, not the other corpora."""
     campaign = ctx.campaign
+    where, params = ("", []) if corpus is None else (" AND corpus = ?", [corpus])
     if dependency:
         # sent_no as text: the sentences in the order the intervals have always drawn them
         counts = frame(ctx.con, "SELECT corpus, system, metric, sent_no::VARCHAR AS sent, "
                                 "2 * correct AS num, gold_total + system_total AS den "
-                                "FROM fct_parsing_ud_sentence WHERE campaign = ? AND task = ?",
-                       [campaign.id, task.id])
+                                "FROM fct_parsing_ud_sentence WHERE campaign = ? AND task = ?"
+                       + where, [campaign.id, task.id, *params])
         columns = ["num", "den"]
     else:
         matched = [f"matched_{f.lower()}" for f in FUNCTIONS]
         counts = frame(ctx.con, "SELECT corpus, system, kind, mode, sent, sum(hyp) AS hyp, "
                                 "sum(ref) AS ref, " +
                        ", ".join(f"sum({m}) AS {m}" for m in matched) +
-                       " FROM fct_parsing_sentence WHERE campaign = ? AND task = ? GROUP BY ALL",
-                       [campaign.id, task.id])
+                       " FROM fct_parsing_sentence WHERE campaign = ? AND task = ?" + where
+                       + " GROUP BY ALL", [campaign.id, task.id, *params])
         columns = ["hyp", "ref", *matched]
     rows, paired, caches = [], [], []
-    corpora = sorted(counts["corpus"].unique())
-    for scope in [*corpora, "*"] if len(corpora) > 1 else corpora:
-        part = counts if scope == "*" else counts.filter(pl.col("corpus") == scope)
+    whole = corpus is None and counts["corpus"].n_unique() > 1
+    for scope in ([corpus] if corpus is not None and counts.height else ["*"] if whole else []):
+        part = counts
         variant = ["system", "metric"] if dependency else ["system", "kind", "mode"]
         _, variants, tables = bootstrap.unit_table(part, ["corpus", "sent"], variant, columns)
         cache = ResampledTotals(ctx.con, campaign.id, task.id, scope)  # unchanged: read
@@ -89,13 +90,21 @@ def intervals(ctx: RunContext, task: Task, dependency: bool) -> None:
     table = "mart_parsing_ud_interval" if dependency else "mart_parsing_interval"
     pairs = "mart_parsing_ud_paired" if dependency else "mart_parsing_paired"
     con = ctx.con
-
-    def body():
+    key = {"campaign": campaign.id, "task": task.id}
+    # the whole task's reduce also drops the scopes of corpora no longer declared
+    scopes = ([corpus] if corpus is not None
+              else ["*", *(s for (s,) in con.execute(
+                  f"SELECT DISTINCT corpus FROM {table} WHERE campaign = $campaign "
+                  "AND task = $task AND corpus <> '*' AND NOT list_contains($declared, corpus)",
+                  {**key, "declared": [c.id for c in task.corpora]}).fetchall())])
+    with transaction(con):
         for name, values in ((table, rows), (pairs, paired)):
+            con.execute(f"DELETE FROM {name} WHERE campaign = $campaign AND task = $task "
+                        "AND list_contains($scopes, corpus)", {**key, "scopes": scopes})
             if values:
                 insert_rows(con, f"INSERT INTO {name} VALUES ({', '.join('?' * len(values[0]))})",
                             values)
-        ResampledTotals.forget(con, campaign.id, task.id)
+        for scope in scopes:
+            ResampledTotals.forget(con, campaign.id, task.id, scope)
         for cache in caches:
             cache.save()
-    replace_rows(con, {"campaign": campaign.id, "task": task.id}, (table, pairs), body)
