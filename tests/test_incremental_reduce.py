@@ -231,6 +231,56 @@ def test_one_changed_submission_same_tables_as_from_scratch(tmp_path, monkeypatc
         con.close()
 
 
+def _consensus_by_rows(con, key: list) -> bytes:
+    """The consensus file as it was written before, row by row in Python (the oracle)."""
+    rows = con.execute("""
+        WITH first AS (
+            SELECT u.sha256, u.tok, min(u.unit) AS unit FROM int_pos_ref_unit u
+            JOIN cat_input_current i ON i.sha256 = u.sha256 AND i.campaign = ? AND i.task = ?
+             AND i.corpus = ? AND i.system = '' AND i.role = 'reference' GROUP BY ALL)
+        SELECT u.doc, u.genre, u.sent, t.form, c.tag FROM first f
+        JOIN int_pos_ref_unit u ON u.sha256 = f.sha256 AND u.unit = f.unit
+        JOIN stg_pos_token t ON t.sha256 = f.sha256 AND t.tok = f.tok
+        LEFT JOIN mart_pos_consensus c ON c.campaign = ? AND c.task = ? AND c.corpus = ?
+         AND c.ref_unit = f.unit
+        ORDER BY f.tok""", key + key).fetchall()
+    doc = sent = None
+    lines = []
+    for d, genre, s, form, tag in rows:
+        if d != doc:
+            lines += ([""] if doc is not None else []) + [f"# doc = {d}"] + (
+                [f"# genre = {genre}"] if genre else [])
+            doc, sent = d, None
+        if s != sent:
+            if sent is not None:
+                lines.append("")
+            lines.append(f"# sent = {s}")
+            sent = s
+        lines.append(f"{form}\t{tag or 'X'}")
+    return ("".join(f"{line}\n" for line in lines) or "\n").encode()
+
+
+@pytest.mark.parametrize("batch", [7, 50_000])
+def test_consensus_file_is_the_row_by_row_one(tmp_path, monkeypatch, batch):
+    """write_consensus writes each batch in one piece, the document and sentence carried from
+    batch to batch: the bytes the row-by-row writing gave, a batch cutting sentences or not."""
+    from scorehouse.warehouse.families import pos_consensus
+
+    camp = write_demo_campaign(tmp_path / "campaign", scale=0.03).parent
+    db = tmp_path / "w.duckdb"
+    assert run(camp, db, None, quiet=True).exit_code == 0
+    monkeypatch.setattr(pos_consensus, "BATCH", batch)
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        key = list(con.execute("SELECT campaign, task, corpus FROM mart_pos_consensus "
+                               "LIMIT 1").fetchall()[0])
+        path = pos_consensus.write_consensus(con, *key, tmp_path / "consensus.grace")
+        assert path.read_bytes() == _consensus_by_rows(con, key)
+        assert path.read_bytes().count(b"# doc = ") > 1
+    finally:
+        con.close()
+
+
 def test_insert_rows_through_arrow_is_executemany():
     """insert_rows' Arrow path stores what executemany stores, and falls back on a value Arrow
     will not convert (a decimal column, a float in an integer column)."""
