@@ -198,6 +198,8 @@ def test_one_changed_submission_same_tables_as_from_scratch(tmp_path, monkeypatc
     monkeypatch.setattr(resampled.ResampledTotals, "save", counting)
     consensus, how = pos.consensus, []
     monkeypatch.setattr(pos, "consensus", lambda *a: how.append(consensus(*a)) or how[-1])
+    from scorehouse.warehouse.families import pos_kappa
+    monkeypatch.setattr(pos_kappa, "BATCH", 97)  # a system's cases over several batches
     kappa_pairs, again = pos.kappa_pairs, []
     monkeypatch.setattr(pos, "kappa_pairs", lambda *a: again.append(kappa_pairs(*a)) or again[-1])
     second = run(camp, db, None, quiet=True)

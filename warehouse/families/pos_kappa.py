@@ -7,8 +7,10 @@ kappa = (p_o - p_e) / (1 - p_e) on the reference units both systems tag strictly
 evaluation, one projected tag): p_o the share of those units on which they agree, p_e the sum
 over tags of the product of their two counts over the square of the units (Cohen, "A
 Coefficient of Agreement for Nominal Scales", 1960). Each system's strict tags are read once, as
-integer codes per reference unit, and the pairs are counted in NumPy (one comparison and two
-bincounts a pair), not by joining every system's cases with every other's."""
+integer codes per reference unit (in one pass over their cases, a batch at a time: the
+coordinator never holds every system's cases), and the pairs are counted in NumPy (one
+comparison and two bincounts a pair), not by joining every system's cases with every
+other's."""
 
 from __future__ import annotations
 
@@ -17,14 +19,15 @@ import polars as pl
 
 from scorehouse.warehouse.campaign import Task
 from scorehouse.warehouse.catalog import RunContext
-from scorehouse.warehouse.db import frame, insert_rows
+from scorehouse.warehouse.db import insert_rows
 
 _KEY = "campaign = $campaign AND task = $task AND corpus = $corpus"
-# each system's strict cases: the one tag it projects on a reference unit
+# the systems' strict cases: the one tag each projects on a reference unit
 _STRICT = f"""
     SELECT system, ref_unit, projected[1] AS tag
     FROM int_pos_case
     WHERE evaluation = 'absolute' AND noneval IS NULL AND len(projected) = 1 AND {_KEY}"""
+BATCH = 1_000_000  # strict cases read at a time
 
 
 def kappa_pairs(ctx: RunContext, task: Task, corpus: str, force: bool = False) -> list[str]:
@@ -48,34 +51,47 @@ def kappa_pairs(ctx: RunContext, task: Task, corpus: str, force: bool = False) -
         con.execute(f"DELETE FROM int_pos_kappa_pair WHERE {_KEY} AND (list_contains($drop, "
                     "system_a) OR list_contains($drop, system_b))", {**key, "drop": changed + gone})
     if changed:
+        codes: dict[str, int] = {}
+        vectors = tag_codes(con.sql(_STRICT, params=key).to_arrow_reader(BATCH), codes)
         rows = [[*key.values(), a, b, states.get(a), states.get(b), *figures]
-                for a, b, figures in pairs(frame(con, _STRICT, key), changed)]
+                for a, b, figures in pairs(vectors, changed, len(codes))]
         insert_rows(con, "INSERT INTO int_pos_kappa_pair VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     rows)
     return changed
 
 
-def pairs(strict: pl.DataFrame, systems: list[str]) -> list[tuple[str, str, tuple]]:
+def tag_codes(batches, codes: dict[str, int]) -> dict[str, np.ndarray]:
+    """Each system's tag code on each reference unit (-1: not a strict case) from batches of
+    strict cases (system, ref_unit, tag); ``codes`` gives each tag its code, new tags added."""
+    vectors: dict[str, np.ndarray] = {}
+    for batch in batches:
+        rows = pl.from_arrow(batch)
+        for tag in rows["tag"].unique().sort().to_list():
+            codes.setdefault(tag, len(codes))
+        rows = rows.with_columns(pl.col("tag").replace_strict(codes, return_dtype=pl.Int32))
+        for (system,), part in rows.partition_by("system", as_dict=True).items():
+            units = part["ref_unit"].to_numpy()
+            vector = vectors.get(system, np.empty(0, dtype=np.int32))
+            if units.max() >= len(vector):
+                vector = np.concatenate([vector, np.full(units.max() + 1 - len(vector), -1,
+                                                         dtype=np.int32)])
+            vector[units] = part["tag"].to_numpy()
+            vectors[system] = vector
+    return vectors
+
+
+def pairs(vectors: dict[str, np.ndarray], systems: list[str],
+          tags: int) -> list[tuple[str, str, tuple]]:
     """``(system_a, system_b, (cases, p_o, p_e, kappa))`` of every pair (a < b) with a system of
-    ``systems`` and at least one reference unit both tag strictly; ``strict``: (system,
-    ref_unit, tag), one row per system and unit. The figures are DuckDB's for the same sums:
+    ``systems`` and at least one reference unit both tag strictly; ``vectors``: each system's
+    :func:`tag_codes` (``tags`` codes in all). The figures are DuckDB's for the same sums:
     integer counts, then each ratio of two doubles (kappa None when p_e = 1)."""
-    if not strict.height:
-        return []
-    units = int(strict["ref_unit"].max()) + 1
-    coded = strict.select("system", "ref_unit",
-                          pl.col("tag").cast(pl.Categorical).to_physical().alias("code"))
-    tags = int(coded["code"].max()) + 1
-    vectors = {}  # system -> its tag code on each reference unit (-1: not strict)
-    for (system,), rows in coded.partition_by("system", as_dict=True).items():
-        vector = np.full(units, -1, dtype=np.int32)
-        vector[rows["ref_unit"].to_numpy()] = rows["code"].to_numpy()
-        vectors[system] = vector
     out = []
     for a, b in sorted({tuple(sorted((s, o))) for s in systems if s in vectors
                         for o in vectors if o != s}):
-        both = (vectors[a] >= 0) & (vectors[b] >= 0)
-        x, y = vectors[a][both], vectors[b][both]
+        n = min(len(vectors[a]), len(vectors[b]))
+        both = (vectors[a][:n] >= 0) & (vectors[b][:n] >= 0)
+        x, y = vectors[a][:n][both], vectors[b][:n][both]
         cases = len(x)
         if not cases:
             continue
