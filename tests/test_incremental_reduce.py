@@ -1,8 +1,9 @@
 """A changed submission costs its own columns: after one POS and one EASY submission change, the
 intervals and paired tests resample only the changed system's columns (the others' resampled
 totals are read from ``cat_resampled``, warehouse/resampled.py), the POS consensus moves by the
-changed system's votes alone (warehouse/families/pos_consensus.py), and every table is the same,
-byte for byte, as a from-scratch run on the same files."""
+changed system's votes alone (warehouse/families/pos_consensus.py), its kappa, unknown tags and
+residual forms are its unit's own rows (the views over every case they replace give the same
+rows), and every table is the same, byte for byte, as a from-scratch run on the same files."""
 
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ from scorehouse.warehouse.pipeline import run
 TABLES = ("mart_pos_interval", "mart_pos_paired", "mart_pos_consensus", "mart_pos_scores",
           "int_pos_vote", "int_pos_voter", "mart_pos_kappa_pairs", "int_pos_kappa_pair",
           "mart_parsing_interval", "mart_parsing_paired", "mart_parsing_consensus",
-          "mart_parsing_consensus_file", "cat_resampled")
+          "mart_parsing_consensus_file", "cat_resampled", "mart_pos_kappa", "mart_pos_unknown_tags",
+          "int_pos_residual", "fct_pos_kappa", "fct_pos_unknown_tag", "int_pos_residual_form")
 
 # mart_pos_kappa_pairs as a view over every case, as it was before the pairs were kept
 ALL_PAIRS = """
@@ -74,6 +76,59 @@ WITH cases AS (
 SELECT $campaign, $task, $corpus, w.ref_unit, w.tag, w.votes, v.voters, w.votes / v.voters
 FROM winner w JOIN voters v USING (ref_unit)
 """
+
+
+# the views a unit's own tables now hold (fct_pos_kappa, fct_pos_unknown_tag,
+# int_pos_residual_form), as they were over every case of every unit
+OVER_EVERY_CASE = {
+    "mart_pos_kappa": """
+WITH s AS (
+    SELECT campaign, task, corpus, system, projected[1] AS hyp, acceptable[1] AS ref
+    FROM int_pos_case
+    WHERE evaluation = 'absolute' AND noneval IS NULL AND len(projected) = 1 AND len(acceptable) = 1
+), n AS (
+    SELECT campaign, task, corpus, system, count(*) AS cases, avg((hyp = ref)::INTEGER) AS p_o
+    FROM s GROUP BY ALL
+), h AS (SELECT campaign, task, corpus, system, hyp AS tag, count(*) AS nh FROM s GROUP BY ALL),
+r AS (SELECT campaign, task, corpus, system, ref AS tag, count(*) AS nr FROM s GROUP BY ALL),
+e AS (
+    SELECT campaign, task, corpus, system, sum(nh * nr) AS pe_num
+    FROM h JOIN r USING (campaign, task, corpus, system, tag) GROUP BY ALL
+)
+SELECT n.campaign, n.task, n.corpus, n.system, n.cases, n.p_o,
+       coalesce(e.pe_num, 0) / (n.cases * n.cases) AS p_e,
+       (n.p_o - coalesce(e.pe_num, 0) / (n.cases * n.cases))
+         / nullif(1 - coalesce(e.pe_num, 0) / (n.cases * n.cases), 0) AS kappa
+FROM n LEFT JOIN e USING (campaign, task, corpus, system)
+""",
+    "mart_pos_unknown_tags": """
+SELECT campaign, task, corpus, system, evaluation, tag,
+       count(*) FILTER (WHERE noneval = 'unknown_tag') AS cases,
+       count(*) FILTER (WHERE noneval IS NULL) AS dropped
+FROM (SELECT campaign, task, corpus, system, evaluation, noneval, unnest(unknown_tags) AS tag
+      FROM int_pos_case WHERE noneval IS NULL OR noneval = 'unknown_tag')
+GROUP BY ALL
+""",
+    "int_pos_residual": """
+WITH ctx AS (
+    SELECT sha256, unit, unit_form, doc, sent,
+           string_agg(unit_form, ' ')
+               OVER (PARTITION BY sha256, doc, sent ORDER BY unit
+                     ROWS BETWEEN 3 PRECEDING AND 1 PRECEDING) AS left_context,
+           string_agg(unit_form, ' ')
+               OVER (PARTITION BY sha256, doc, sent ORDER BY unit
+                     ROWS BETWEEN 1 FOLLOWING AND 3 FOLLOWING) AS right_context
+    FROM int_pos_ref_unit
+)
+SELECT c.campaign, c.task, c.corpus, c.system, c.ref_unit AS unit, x.unit_form, x.left_context,
+       x.right_context, x.doc, x.sent
+FROM int_pos_case c
+JOIN cat_input_current i ON i.campaign = c.campaign AND i.task = c.task AND i.corpus = c.corpus
+ AND i.system = '' AND i.role = 'reference'
+JOIN ctx x ON x.sha256 = i.sha256 AND x.unit = c.ref_unit
+WHERE c.evaluation = 'absolute' AND c.noneval = 'residual'
+""",
+}
 
 
 def _dump(db) -> dict[str, list[tuple]]:
@@ -130,9 +185,17 @@ def test_one_changed_submission_same_tables_as_from_scratch(tmp_path, monkeypatc
     # the tally counted and moved a few dozen cases at a time: many slices of reference units
     monkeypatch.setattr(pos_consensus, "CASES_PER_SLICE", 40)
     assert run(camp, db, None, quiet=True).exit_code == 0
-    # one POS and one EASY submission change (another system's output in their place)
-    shutil.copy(camp / "pos" / "submissions" / "morpho-w.grace",
-                camp / "pos" / "submissions" / "morpho-a.grace")
+    # one POS and one EASY submission change: morpho-b writes SYM, a tag its table lacks, on
+    # every 7th token (unknown tags) and leaves out two tokens (residual forms); parseur-a
+    # another system's output
+    path = camp / "pos" / "submissions" / "morpho-b.grace"
+    lines = path.read_text(encoding="utf-8").split("\n")
+    tokens = [k for k, line in enumerate(lines) if line and not line.startswith("#")]
+    for k in tokens[::7]:
+        lines[k] = lines[k].split("\t")[0] + "\tSYM"
+    for k in (tokens[40], tokens[3]):
+        del lines[k]
+    path.write_text("\n".join(lines), encoding="utf-8")
     shutil.copy(camp / "parsing" / "parseur-b" / "questions.xml",
                 camp / "parsing" / "parseur-a" / "questions.xml")
     computed, read = [], []
@@ -145,6 +208,8 @@ def test_one_changed_submission_same_tables_as_from_scratch(tmp_path, monkeypatc
     monkeypatch.setattr(resampled.ResampledTotals, "save", counting)
     consensus, how = pos.consensus, []
     monkeypatch.setattr(pos, "consensus", lambda *a: how.append(consensus(*a)) or how[-1])
+    from scorehouse.warehouse.families import pos_kappa
+    monkeypatch.setattr(pos_kappa, "BATCH", 97)  # a system's cases over several batches
     kappa_pairs, again = pos.kappa_pairs, []
     monkeypatch.setattr(pos, "kappa_pairs", lambda *a: again.append(kappa_pairs(*a)) or again[-1])
     easy_intervals, scopes = parsing.intervals, []
@@ -154,7 +219,7 @@ def test_one_changed_submission_same_tables_as_from_scratch(tmp_path, monkeypatc
     assert second.exit_code == 0 and second.scored >= 2
     assert scopes == ["questions", None]  # the changed corpus's intervals and the task's
     assert how == ["incremental"]  # the changed system's old votes out, its new ones in
-    assert again == [["morpho-a"]]  # the pairs of the changed system alone
+    assert again == [["morpho-b"]]  # the pairs of the changed system alone
     assert sum(read) > 0 and sum(computed) > 0  # the unchanged systems' columns were read
     # the EASY submissions' consensus ranges kept in the store: the changed one added
     kept = list((tmp_path / "incremental.store" / "consensus").glob("*.parquet"))
@@ -177,6 +242,59 @@ def test_one_changed_submission_same_tables_as_from_scratch(tmp_path, monkeypatc
         key = dict(zip(("campaign", "task", "corpus"), incremental["mart_pos_consensus"][0]))
         assert con.execute(f"SELECT * FROM ({ALL_VOTES}) ORDER BY ALL", key).fetchall() == (
             incremental["mart_pos_consensus"])
+        for view, query in OVER_EVERY_CASE.items():  # each unit's rows: the old view's
+            assert con.execute(f"SELECT * FROM ({query}) ORDER BY ALL").fetchall() == (
+                incremental[view]), view
+    finally:
+        con.close()
+
+
+def _consensus_by_rows(con, key: list) -> bytes:
+    """The consensus file as it was written before, row by row in Python (the oracle)."""
+    rows = con.execute("""
+        WITH first AS (
+            SELECT u.sha256, u.tok, min(u.unit) AS unit FROM int_pos_ref_unit u
+            JOIN cat_input_current i ON i.sha256 = u.sha256 AND i.campaign = ? AND i.task = ?
+             AND i.corpus = ? AND i.system = '' AND i.role = 'reference' GROUP BY ALL)
+        SELECT u.doc, u.genre, u.sent, t.form, c.tag FROM first f
+        JOIN int_pos_ref_unit u ON u.sha256 = f.sha256 AND u.unit = f.unit
+        JOIN stg_pos_token t ON t.sha256 = f.sha256 AND t.tok = f.tok
+        LEFT JOIN mart_pos_consensus c ON c.campaign = ? AND c.task = ? AND c.corpus = ?
+         AND c.ref_unit = f.unit
+        ORDER BY f.tok""", key + key).fetchall()
+    doc = sent = None
+    lines = []
+    for d, genre, s, form, tag in rows:
+        if d != doc:
+            lines += ([""] if doc is not None else []) + [f"# doc = {d}"] + (
+                [f"# genre = {genre}"] if genre else [])
+            doc, sent = d, None
+        if s != sent:
+            if sent is not None:
+                lines.append("")
+            lines.append(f"# sent = {s}")
+            sent = s
+        lines.append(f"{form}\t{tag or 'X'}")
+    return ("".join(f"{line}\n" for line in lines) or "\n").encode()
+
+
+@pytest.mark.parametrize("batch", [7, 50_000])
+def test_consensus_file_is_the_row_by_row_one(tmp_path, monkeypatch, batch):
+    """write_consensus writes each batch in one piece, the document and sentence carried from
+    batch to batch: the bytes the row-by-row writing gave, a batch cutting sentences or not."""
+    from scorehouse.warehouse.families import pos_consensus
+
+    camp = write_demo_campaign(tmp_path / "campaign", scale=0.03).parent
+    db = tmp_path / "w.duckdb"
+    assert run(camp, db, None, quiet=True).exit_code == 0
+    monkeypatch.setattr(pos_consensus, "BATCH", batch)
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        key = list(con.execute("SELECT campaign, task, corpus FROM mart_pos_consensus "
+                               "LIMIT 1").fetchall()[0])
+        path = pos_consensus.write_consensus(con, *key, tmp_path / "consensus.grace")
+        assert path.read_bytes() == _consensus_by_rows(con, key)
+        assert path.read_bytes().count(b"# doc = ") > 1
     finally:
         con.close()
 

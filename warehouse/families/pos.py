@@ -56,7 +56,12 @@ EVALUATIONS = ("absolute", "relative")
 GRANULARITIES = ("full", "category")
 BASELINES = {"baseline-lexical": N_("Baseline: Lexical"),  # labels translated where shown
              "baseline-heur-rnd": N_("Baseline: Heur+Rnd")}
-_UNIT_TABLES = ("int_pos_sys_unit", "int_pos_case", "fct_pos_sentence")
+# a unit's tables: its own kappa, unknown tags and residual forms too, so that a page reads
+# small tables and a changed submission costs its own rows
+_UNIT_TABLES = ("int_pos_sys_unit", "int_pos_case", "int_pos_residual_form",
+                "fct_pos_sentence", "fct_pos_kappa", "fct_pos_unknown_tag")
+_UNIT_BUILDS = ("int_pos_residual_form", "fct_pos_sentence", "fct_pos_kappa",
+                "fct_pos_unknown_tag")
 _TOKEN_COLUMNS = ["tok", "line_no", "doc", "genre", "sent", "form", "tags", "loc", "loc_tags"]
 
 
@@ -321,7 +326,8 @@ def compute_unit(ids: dict, ref_sha: str, ref_tokens: pl.DataFrame, split: bool,
     minimal units re-aligned with the reference's units (LCS), its tokens judged against the
     segmentations the reference offers (:func:`reference_units`, derived once per process and
     reference), the cases of each evaluation, and the sentence counts ``fct_pos_sentence``
-    builds from them in SQL: the rows of every table it fills."""
+    builds from them in SQL (with its kappa against the reference, its unknown tags and its
+    residual forms): the rows of every table it fills."""
     offered, ref_units = _derived(ref_sha, ref_tokens, split)
     sys_units = scorer.units(sys_tokens, split=split)
     ref_codes, sys_codes = lcs.encode(pl.Series(ref_units["unit_form"]), sys_units["unit_form"])
@@ -340,9 +346,11 @@ def compute_unit(ids: dict, ref_sha: str, ref_tokens: pl.DataFrame, split: bool,
             "int_pos_case": cases}
 
     def write(con) -> None:  # the cases and the reference's units are registered: no copy
-        build(con, SQL_FOLDER, "fct_pos_sentence", **ids,
-              reference_sha=ref_units["sha256"][0].as_py() if ref_units.num_rows else "",
-              signatures=signatures)
+        sha = {"reference_sha": ref_units["sha256"][0].as_py() if ref_units.num_rows else ""}
+        extra = {"int_pos_residual_form": sha, "fct_pos_sentence": {**sha,
+                                                                    "signatures": signatures}}
+        for table in _UNIT_BUILDS:
+            build(con, SQL_FOLDER, table, **ids, **extra.get(table, {}))
     return written(SQL_FOLDER, _UNIT_TABLES, write, {"int_pos_ref_unit": ref_units}, rows)
 
 

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import polars as pl
+
 from scorehouse.warehouse import resident
 from scorehouse.warehouse.campaign import Task
 from scorehouse.warehouse.catalog import RunContext
@@ -24,6 +26,7 @@ from scorehouse.warehouse.store import unit_key
 SQL_FOLDER = "pos"
 _TABLES = ("int_pos_vote", "int_pos_voter", "int_pos_vote_source", "mart_pos_consensus")
 _KEY = "campaign = $campaign AND task = $task AND corpus = $corpus"
+BATCH = 50_000  # rows of the consensus file written at a time
 
 
 def _on(alias: str) -> str:
@@ -182,8 +185,10 @@ def _apply_slice(con, key: dict, added: str, removed: str) -> None:
 
 def write_consensus(con, campaign_id: str, task: str, corpus: str, path: Path) -> Path:
     """Write the consensus annotation in the GRACE reference format: one line per reference token
-    with the consensus tag of its first unit (the tag with most votes) and document headers.
-    The rows stream from DuckDB in batches: a corpus is never held in memory."""
+    with the consensus tag of its first unit (the tag with most votes; ``X`` without one) and
+    document headers. The rows stream from DuckDB in batches, each written by Polars in one
+    piece (the document and sentence of a batch's last row carried to the next): a corpus is
+    never held in memory, nor a Python object made per token."""
     key = [campaign_id, task, corpus]
     batches = con.sql("""
         WITH first AS (
@@ -198,23 +203,39 @@ def write_consensus(con, campaign_id: str, task: str, corpus: str, path: Path) -
         JOIN stg_pos_token t ON t.sha256 = f.sha256 AND t.tok = f.tok
         LEFT JOIN mart_pos_consensus c ON c.campaign = ? AND c.task = ? AND c.corpus = ?
          AND c.ref_unit = f.unit
-        ORDER BY f.tok""", params=key + key).to_arrow_reader(50_000)
-    doc = sent = None
+        ORDER BY f.tok""", params=key + key).to_arrow_reader(BATCH)
+    last = None  # (doc, sent) of the last row written
     with path.open("w", encoding="utf-8") as out:
         for batch in batches:
-            lines = []
-            for r in batch.to_pylist():
-                if r["doc"] != doc:
-                    lines += ([""] if doc is not None else []) + [f"# doc = {r['doc']}"] + (
-                        [f"# genre = {r['genre']}"] if r["genre"] else [])
-                    doc, sent = r["doc"], None
-                if r["sent"] != sent:
-                    if sent is not None:
-                        lines.append("")
-                    lines.append(f"# sent = {r['sent']}")
-                    sent = r["sent"]
-                lines.append(f"{r['form']}\t{r['tag'] or 'X'}")
-            out.write("".join(f"{line}\n" for line in lines))
-        if doc is None:
+            rows = pl.from_arrow(batch)
+            if rows.height:
+                out.write(_grace_lines(rows, last))
+                last = (rows["doc"][-1], rows["sent"][-1])
+        if last is None:
             out.write("\n")  # no token: one empty line, as before
     return path
+
+
+def _grace_lines(rows: pl.DataFrame, last: tuple[str, str] | None) -> str:
+    """The GRACE lines of consecutive rows (doc, genre, sent, form, tag), after a row of
+    document and sentence ``last`` (None: the file's first row): a blank line and the headers
+    where the document or the sentence changes, then ``form<TAB>tag``."""
+    col, lit = pl.col, pl.lit
+    doc, sent = (col(c).shift(1, fill_value=None if last is None else last[k])
+                 for k, c in enumerate(("doc", "sent")))
+    new_doc = doc.is_null() | (col("doc") != doc)
+    new_sent = new_doc | (col("sent") != sent)
+    none = lit("")
+    line = pl.concat_str([
+        pl.when(new_doc).then(pl.concat_str([
+            pl.when(doc.is_null()).then(none).otherwise(lit("\n")),
+            pl.format("# doc = {}\n", col("doc")),
+            pl.when(col("genre") != "").then(pl.format("# genre = {}\n", col("genre")))
+            .otherwise(none)])).otherwise(none),
+        pl.when(new_sent).then(pl.concat_str([
+            pl.when(new_doc).then(none).otherwise(lit("\n")),
+            pl.format("# sent = {}\n", col("sent"))])).otherwise(none),
+        col("form"), lit("\t"),
+        pl.when(col("tag").is_null() | (col("tag") == "")).then(lit("X")).otherwise(col("tag")),
+        lit("\n")])
+    return rows.select(line.alias("line"))["line"].str.join("").item()

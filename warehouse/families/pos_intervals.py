@@ -63,10 +63,14 @@ def intervals(ctx: RunContext, task: Task, corpus: str) -> None:
     rows, pairs = [], []
     stamp = [campaign.bootstrap, campaign.seed]
     cache = ResampledTotals(ctx.con, campaign.id, task.id, corpus)  # unchanged systems: read
+    stream = f"{task.id}/{corpus}"
+    # every measure's tables on one drawing of the weights (each table's totals are its own:
+    # the same as drawn measure by measure, a third of the drawing)
+    totals = cache.totals(tables, campaign.bootstrap, campaign.seed, stream)
     for m, measure in enumerate(MEASURES):
         ci = bootstrap.ratio_intervals_of(tables[2 * m], tables[2 * m + 1], campaign.bootstrap,
-                                          campaign.seed, stream=f"{task.id}/{corpus}",
-                                          totals=cache.totals)
+                                          campaign.seed, stream=stream,
+                                          totals=lambda *_, m=m: totals[2 * m:2 * m + 2])
         ranks: dict[int, tuple] = {}
         if measure in RANKED:  # the systems of each evaluation x granularity
             tested, ranks = ranking.rank_variants(variants, ci.point, ci.samples)
