@@ -34,13 +34,9 @@ def format_of(path: str | Path, declared: str = "auto") -> str:
         return suffix[1:]
     if declared != "auto":
         return declared
-    path = Path(path)
-    if path.suffix.lower() in (".jsonl", ".json"):
+    if suffix in (".jsonl", ".json"):
         return "jsonl"
-    if path.suffix.lower() in (".stm", ".ctm"):  # NIST's time-marked pair (etl/stm.py)
-        return path.suffix.lower()[1:]
-    return "kaldi" if path.suffix.lower() == ".kaldi" or path.name == "text" else "trn"
-
+    return "kaldi" if suffix == ".kaldi" or Path(path).name == "text" else "trn"
 
 
 def jsonl_rows(path: str | Path, text: str, id_field: str = "id",
