@@ -155,6 +155,8 @@ def _execute(ctx: RunContext, steps, out, force: bool, audience: Audience = PUBL
                     with logs.step(ctx, "score"):
                         for task in ctx.campaign.tasks:
                             family(task.family).score(ctx, task, force=force)
+                    if ctx.pools is not None:  # idle workers hand their memory back before
+                        ctx.pools.close()      # the pages are rendered
                 if "report" in steps and out is not None:
                     with (logs.step(ctx, "report") as figures,
                           publication_lock(Path(out))):
