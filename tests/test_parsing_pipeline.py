@@ -208,3 +208,28 @@ def test_a_warehouse_from_before_the_sums_per_type_gets_them(scored, tmp_path):
         open_warehouse(db).close()
         assert query(db, rows) == want
     assert query(db, scores) == want_scores
+
+
+def test_a_corpus_removed_then_declared_again_gets_its_results_back(campaign, tmp_path):
+    """A corpus dropped from campaign.toml loses its results; declared again, its units come
+    back from the store and every reduce of it (intervals, paired tests) is computed again,
+    though its units' states are those it had before: the same rows as a fresh warehouse's."""
+    import re
+
+    db = tmp_path / "w.duckdb"
+    toml = (campaign / "campaign.toml").read_text(encoding="utf-8")
+    assert run(campaign, db, None, quiet=True).exit_code == 0
+    block = re.search(r'\[\[tasks\.corpora\]\]\nid = "questions"\n(?:[^\[\n][^\n]*\n)*\n?', toml)
+    without = re.sub(r',? ?questions = "[^"]*"', "", toml.replace(block.group(0), ""))
+    (campaign / "campaign.toml").write_text(without, encoding="utf-8")
+    assert run(campaign, db, None, quiet=True).exit_code == 0
+    gone = "SELECT count(*) FROM mart_parsing_interval WHERE corpus = 'questions'"
+    assert query(db, gone) == [(0,)]
+    (campaign / "campaign.toml").write_text(toml, encoding="utf-8")
+    assert run(campaign, db, None, quiet=True).exit_code == 0
+    fresh = tmp_path / "fresh.duckdb"
+    assert run(campaign, fresh, None, quiet=True).exit_code == 0
+    for table in ("mart_parsing_interval", "mart_parsing_paired"):
+        rows = f"SELECT * FROM {table} ORDER BY ALL"
+        assert query(db, rows) == query(fresh, rows), table
+    assert query(db, gone)[0][0] > 0

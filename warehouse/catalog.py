@@ -148,7 +148,9 @@ def scoring_state(con, campaign: str, task: str) -> dict[tuple[str, str], str]:
 def drop_undeclared(ctx: RunContext, task: str, declared: set[tuple[str, str]],
                     tables: tuple[str, ...]) -> set[str]:
     """Remove from ``tables`` (and ``cat_scoring``) the results of (corpus, system) units no
-    longer declared in campaign.toml; return the corpora touched (their intervals are stale)."""
+    longer declared in campaign.toml, and forget the recorded reduces of their corpora (a
+    corpus declared again is reduced again, though its units' states are those it had);
+    return the corpora touched (their intervals are stale)."""
     gone = sorted(set(scoring_state(ctx.con, ctx.campaign.id, task)) - declared)
     if not gone:
         return set()
@@ -163,6 +165,9 @@ def drop_undeclared(ctx: RunContext, task: str, declared: set[tuple[str, str]],
                     resident.refresh(ctx.con, table)
         finally:
             ctx.con.unregister("undeclared")
+        for corpus in {corpus for corpus, _ in gone}:
+            ctx.con.execute("DELETE FROM cat_artifact WHERE campaign = ? AND kind = 'reduce' "
+                            "AND starts_with(key, ?)", [ctx.campaign.id, f"{task}/{corpus}/"])
     ctx.notes += [f"{task}/{corpus}/{system}: no longer declared, results removed"
                   for corpus, system in gone]
     return {corpus for corpus, _ in gone}
