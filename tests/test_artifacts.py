@@ -271,6 +271,16 @@ def test_a_schema_applied_is_not_applied_again_unless_it_changed(campaign, tmp_p
     applied.clear()
     open_warehouse(path).close()
     assert applied == []
+    # a view redefined by hand with the same columns (no rows): its statement is applied again
+    with duckdb.connect(str(path)) as con:
+        (sql,) = con.execute("SELECT sql FROM duckdb_views() "
+                             "WHERE view_name = 'mart_wer_scores'").fetchone()
+        body = sql.split(" AS ", 1)[1].rstrip().rstrip(";")
+        con.execute(f"CREATE OR REPLACE VIEW mart_wer_scores AS SELECT * FROM ({body}) "
+                    "WHERE false")
+    open_warehouse(path).close()
+    assert applied
+    assert query(path, "SELECT count(*) FROM mart_wer_scores") != [(0,)]
 
 
 def test_a_table_an_earlier_version_kept_becomes_the_view_this_one_declares(tmp_path):

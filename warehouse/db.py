@@ -188,11 +188,27 @@ def _applied(con, folders: list[str], digest: str) -> bool:
 
 def _shape(con) -> str:
     """A digest of every table and view of ``con``, its kind, and its columns with their
-    types."""
+    types, of every view's statement (but the resident views', which list the store's files
+    and change with them: warehouse/resident.py) and of every macro's definition: a view or
+    macro redefined by hand, or by another version, is applied again."""
     rows = con.execute("SELECT t.table_name, t.table_type, c.column_name, c.data_type "
                        "FROM information_schema.tables t JOIN information_schema.columns c "
                        "USING (table_catalog, table_schema, table_name) ORDER BY ALL").fetchall()
+    defined = con.execute("""
+        SELECT view_name, sql FROM duckdb_views() v
+        WHERE NOT internal AND NOT temporary AND NOT EXISTS (
+            SELECT 1 FROM duckdb_tables() t WHERE t.table_name = v.view_name || '_rows')
+        UNION ALL
+        SELECT function_name, macro_definition FROM duckdb_functions()
+        WHERE NOT internal AND function_type IN ('macro', 'table_macro')
+        ORDER BY ALL""").fetchall()
+    # DuckDB writes a view's EXCLUDE list in no fixed order from one process to the next
+    rows += [(name, _EXCLUDE.sub(lambda m: ", ".join(sorted(m.group(1).split(", "))), text))
+             for name, text in defined]
     return hashlib.sha256(repr(rows).encode()).hexdigest()
+
+
+_EXCLUDE = re.compile(r"(?<=EXCLUDE \()([^()]*)(?=\))")
 
 
 def _record_schema(con, folders: list[str], digest: str) -> None:
