@@ -125,3 +125,37 @@ def test_a_file_just_written_is_hashed_again(speech_campaign, tmp_path, reads):
     reads.clear()
     loaded(speech_campaign, db)
     assert len(reads) == files
+
+
+def test_a_file_replaced_by_a_rename_is_seen_by_its_inode(campaign, tmp_path):
+    """A file replaced by another (written beside it, renamed over it: a new inode) with the
+    same size and modification time is read again without --rehash."""
+    db = tmp_path / "w.duckdb"
+    loaded(campaign, db)
+    hyp = campaign / "submissions" / "gamma-asr" / "Test_I.trn"
+    copy = hyp.with_name("copy.tmp")
+    copy.write_bytes(hyp.read_bytes())
+    same_size_edit(copy, keep_time=False)
+    before = hyp.stat()
+    os.utime(copy, ns=(before.st_atime_ns, before.st_mtime_ns))
+    os.replace(copy, hyp)
+    after = hyp.stat()
+    assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    assert after.st_ino != before.st_ino
+    assert loaded(campaign, db) == 1
+
+
+def test_run_rehash_on_the_command_line(campaign, tmp_path):
+    """``scorehouse run --rehash`` (the guide's nightly form) finds the change stat cannot."""
+    db = tmp_path / "w.duckdb"
+    loaded(campaign, db)
+    same_size_edit(campaign / "submissions" / "gamma-asr" / "Test_I.trn", keep_time=True)
+    plain = CliRunner().invoke(main, ["run", str(campaign), "--db", str(db), "--out",
+                                      str(tmp_path / "out"), "--quiet"])
+    assert plain.exit_code == 0, plain.output
+    result = CliRunner().invoke(main, ["run", str(campaign), "--db", str(db), "--out",
+                                       str(tmp_path / "out"), "--rehash", "--quiet"])
+    assert result.exit_code == 0, result.output
+    with duckdb.connect(str(db), read_only=True) as con:
+        assert con.execute("SELECT loaded FROM cat_run ORDER BY run_id DESC LIMIT 2"
+                           ).fetchall() == [(1,), (0,)]
