@@ -33,6 +33,9 @@ def intervals(ctx: RunContext, task: Task, corpus: str) -> None:
     key = [campaign.id, task.id, corpus]
     sums = {f"{side}_{m}": " + ".join(f"-{c[1:]}" if c.startswith("-") else c for c in cols)
             for m, pair in MEASURES.items() for side, cols in zip(("num", "den"), pair)}
+    # each distinct sum once: D's numerator is P's denominator, Pmoy's denominator is D's
+    sides = list(dict.fromkeys(sums.values()))
+    side = {name: sides.index(sql) for name, sql in sums.items()}
     variants = ctx.con.execute(
         "SELECT DISTINCT system, evaluation, granularity FROM fct_pos_sentence "
         "WHERE campaign = ? AND task = ? AND corpus = ? ORDER BY ALL", key).fetchall()
@@ -51,15 +54,15 @@ def intervals(ctx: RunContext, task: Task, corpus: str) -> None:
         v AS (SELECT system, evaluation, granularity,
                      row_number() OVER (ORDER BY system, evaluation, granularity) - 1 AS variant
               FROM (SELECT DISTINCT system, evaluation, granularity FROM f))
-        SELECT unit, variant, {", ".join(f"({sql})::DOUBLE AS {name}"
-                                         for name, sql in sums.items())}
+        SELECT unit, variant, {", ".join(f"({sql})::DOUBLE AS s{i}"
+                                         for i, sql in enumerate(sides))}
         FROM f JOIN s USING (doc, sent) JOIN v USING (system, evaluation, granularity)""",
                           params=key).to_arrow_reader(100_000)  # numbers only, in batches
-    tables = [np.zeros((units, len(variants))) for _ in sums]  # sums of integers: exact
+    tables = [np.zeros((units, len(variants))) for _ in sides]  # sums of integers: exact
     for batch in batches:
         cells = batch.column("unit").to_numpy() * len(variants) + batch.column("variant").to_numpy()
-        for table, column in zip(tables, sums):
-            np.add.at(table.reshape(-1), cells, batch.column(column).to_numpy())
+        for i, table in enumerate(tables):
+            np.add.at(table.reshape(-1), cells, batch.column(f"s{i}").to_numpy())
     rows, pairs = [], []
     stamp = [campaign.bootstrap, campaign.seed]
     cache = ResampledTotals(ctx.con, campaign.id, task.id, corpus)  # unchanged systems: read
@@ -67,10 +70,11 @@ def intervals(ctx: RunContext, task: Task, corpus: str) -> None:
     # every measure's tables on one drawing of the weights (each table's totals are its own:
     # the same as drawn measure by measure, a third of the drawing)
     totals = cache.totals(tables, campaign.bootstrap, campaign.seed, stream)
-    for m, measure in enumerate(MEASURES):
-        ci = bootstrap.ratio_intervals_of(tables[2 * m], tables[2 * m + 1], campaign.bootstrap,
+    for measure in MEASURES:
+        num, den = side[f"num_{measure}"], side[f"den_{measure}"]
+        ci = bootstrap.ratio_intervals_of(tables[num], tables[den], campaign.bootstrap,
                                           campaign.seed, stream=stream,
-                                          totals=lambda *_, m=m: totals[2 * m:2 * m + 2])
+                                          totals=lambda *_, n=num, d=den: (totals[n], totals[d]))
         ranks: dict[int, tuple] = {}
         if measure in RANKED:  # the systems of each evaluation x granularity
             tested, ranks = ranking.rank_variants(variants, ci.point, ci.samples)
