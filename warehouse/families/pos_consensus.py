@@ -95,14 +95,26 @@ def consensus(ctx: RunContext, task: Task, corpus: str, force: bool = False) -> 
 
 
 def _count(con, key: dict) -> None:
-    """The tally and the voters of every voting case, counted again, a slice of reference units
-    at a time (:func:`_slices`)."""
+    """The tally and the voters of every voting case, counted again a slice of reference units
+    at a time (:func:`_slices`), each slice in one pass over its cases: each case gives its
+    votes and, on its first tag's row (a NULL tag for a case without one), one voter."""
     for lo, hi in _slices(con, _VOTING, key):
-        voting = _within(_VOTING, lo, hi)
+        con.execute(f"""
+            CREATE OR REPLACE TEMP TABLE pos_tally AS
+            SELECT ref_unit, tag, sum(vote::DECIMAL(38, 18)) AS votes,
+                   count(*) FILTER (WHERE first) AS voters
+            FROM (SELECT ref_unit,
+                         unnest(CASE WHEN len(projected) = 0 THEN [NULL] ELSE projected END)
+                           AS tag,
+                         CASE WHEN len(projected) > 0 THEN 1.0 / len(projected) END AS vote,
+                         unnest(range(greatest(len(projected), 1))) = 0 AS first
+                  FROM ({_within(_VOTING, lo, hi)}))
+            GROUP BY ALL""", key)
         con.execute("INSERT INTO int_pos_vote SELECT $campaign, $task, $corpus, ref_unit, tag, "
-                    f"sum(vote) FROM ({_votes(voting)}) GROUP BY ref_unit, tag", key)
+                    "votes FROM pos_tally WHERE tag IS NOT NULL", key)
         con.execute("INSERT INTO int_pos_voter SELECT $campaign, $task, $corpus, ref_unit, "
-                    f"count(*) FROM ({voting}) GROUP BY ref_unit", key)
+                    "sum(voters)::BIGINT FROM pos_tally GROUP BY ALL", key)
+    con.execute("DROP TABLE IF EXISTS pos_tally")
 
 
 # voting cases aggregated at once: a coarse tagset projects a case on several tags, and a
