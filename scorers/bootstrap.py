@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import warnings
 import zlib
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,19 +22,54 @@ def resampled_totals(tables: list[np.ndarray], resamples: int, seed: int, stream
     """Bootstrap totals ``w @ X`` of each ``n x k`` count table X (units x columns), all tables on
     the same resamples of the ``n`` units, reproducible from ``(seed, stream)``: ``resamples x k``
     per table. Weights are drawn ``chunk`` resamples at a time, so memory stays at ``chunk x n``
-    whatever the number of resamples."""
+    whatever the number of resamples (inside :func:`shared_weights`, they are kept for the next
+    call with the same draw)."""
     tables = [np.asarray(t, dtype=np.float64) for t in tables]
     n = tables[0].shape[0]
-    rng = np.random.default_rng([seed, zlib.crc32(stream.encode())])
     out = [np.empty((resamples, t.shape[1])) for t in tables]
+    for start, weights in _weights(n, resamples, seed, stream, chunk):
+        for table, total in zip(tables, out):
+            total[start:start + len(weights)] = weights @ table
+    return out
+
+
+_SHARED: ContextVar[dict | None] = ContextVar("shared_weights", default=None)
+
+
+@contextmanager
+def shared_weights(budget: int = 128 * 2**20):
+    """Within the block, the weights of one draw (units, resamples, seed, stream) are drawn once
+    and kept for every later :func:`resampled_totals` of the same draw, up to ``budget`` bytes of
+    weights: e.g. each system of a terminology corpus resampled apart on the same reference terms.
+    The same numbers, bit for bit, as drawing them again."""
+    token = _SHARED.set({"left": budget, "kept": {}})
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
+
+
+def _weights(n: int, resamples: int, seed: int, stream: str, chunk: int):
+    """``(first resample, weights)`` of each chunk of resamples: multinomial counts of the ``n``
+    units as float64 (``chunk x n``), drawn from ``(seed, stream)``."""
+    shared, key = _SHARED.get(), (n, resamples, seed, stream, chunk)
+    if shared is not None and key in shared["kept"]:
+        yield from shared["kept"][key]
+        return
+    keep = shared is not None and resamples * n * 8 <= shared["left"]
+    drawn = []
+    rng = np.random.default_rng([seed, zlib.crc32(stream.encode())])
     for start in range(0, resamples, chunk):
         size = min(chunk, resamples - start)
         draws = rng.integers(0, max(n, 1), size=(size, n))
         flat = (draws + np.arange(size)[:, None] * n).ravel()
         weights = np.bincount(flat, minlength=size * n).reshape(size, n).astype(np.float64)
-        for table, total in zip(tables, out):
-            total[start:start + size] = weights @ table
-    return out
+        if keep:
+            drawn.append((start, weights))
+        yield start, weights
+    if keep and len(drawn) * chunk >= resamples:  # every chunk drawn: kept for the next call
+        shared["kept"][key] = drawn
+        shared["left"] -= resamples * n * 8
 
 
 def ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:

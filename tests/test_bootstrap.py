@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from scorehouse.scorers import bootstrap
 from scorehouse.scorers.bootstrap import paired_p_value, percentile_interval, ratio_samples
 
 
@@ -40,6 +41,39 @@ def test_chunking_does_not_change_the_draws(chunk):
     reference = ratio_samples(errors[:, None], words[:, None], resamples=50, seed=3, chunk=50)
     np.testing.assert_allclose(ratio_samples(errors[:, None], words[:, None], 50, 3, chunk=chunk),
                                reference)
+
+
+def test_shared_weights_give_the_same_bits_and_keep_within_their_budget(monkeypatch):
+    """Inside shared_weights, a draw made again is read back, not drawn: the same bits as drawn
+    apart for each call, and a draw bigger than the budget is not kept."""
+    errors, words = units()
+    apart = [ratio_samples(errors[:, None] + k, words[:, None] + k, 300, seed=5, stream="ref")
+             for k in range(3)]
+    other = ratio_samples(errors[:40, None], words[:40, None], 300, seed=5, stream="ref")
+    drawn = []
+    real = np.random.default_rng
+    monkeypatch.setattr(bootstrap.np.random, "default_rng",
+                        lambda *a, **k: drawn.append(a) or real(*a, **k))
+    with bootstrap.shared_weights():
+        shared = [ratio_samples(errors[:, None] + k, words[:, None] + k, 300, seed=5,
+                                stream="ref") for k in range(3)]
+        assert len(drawn) == 1  # drawn once, read back twice
+        np.testing.assert_array_equal(  # 40 units: another draw, not the 300 units' one
+            ratio_samples(errors[:40, None], words[:40, None], 300, seed=5, stream="ref"), other)
+        assert len(drawn) == 2
+    for a, b in zip(apart, shared):
+        np.testing.assert_array_equal(a, b)
+    drawn.clear()
+    with bootstrap.shared_weights(budget=300 * len(words) * 8 - 1):  # one byte short: not kept
+        for k in range(2):
+            np.testing.assert_array_equal(
+                ratio_samples(errors[:, None] + k, words[:, None] + k, 300, seed=5, stream="ref"),
+                apart[k])
+    assert len(drawn) == 2
+    drawn.clear()
+    ratio_samples(errors[:, None], words[:, None], 300, seed=5, stream="ref")
+    ratio_samples(errors[:, None], words[:, None], 300, seed=5, stream="ref")
+    assert len(drawn) == 2  # outside the block: every call draws
 
 
 def test_seed_and_stream_matter():

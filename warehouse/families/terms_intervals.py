@@ -10,6 +10,7 @@ from typing import Callable
 
 import polars as pl
 
+from scorehouse.scorers import bootstrap
 from scorehouse.scorers import terms_slices as slicing
 from scorehouse.warehouse.catalog import RunContext, replace_rows
 from scorehouse.warehouse.db import frame, insert_arrow
@@ -25,18 +26,11 @@ def intervals(ctx: RunContext, task: str, corpus: str, o: dict, units: list,
     con, campaign = ctx.con, ctx.campaign
     key = {"campaign": campaign.id, "task": task, "corpus": corpus}
     parts = []
-    for unit in units if o["intervals"] else ():
-        ids = {**key, "system": unit.system}
-        aligned = frame(con, "SELECT term, rank, nearest, dt, exact, slice, reference "
-                             f"FROM int_terms_alignment WHERE {_UNIT} ORDER BY rank, term", ids)
-        sizes = frame(con, "SELECT slice, reference_terms, output_terms, reference "
-                           f"FROM fct_terms_slice WHERE {_UNIT}", ids)
-        if not sizes.height:  # not scored (its list rejected) or no reference at all
-            continue
-        table = slicing.intervals(aligned, sizes, references(unit), o["sigma"],
-                                  o["exclude_labels"], campaign.bootstrap, campaign.seed)
-        if table.height:
-            parts.append(table.with_columns(pl.lit(unit.system).alias("system")))
+    with bootstrap.shared_weights():  # the systems' reference terms: drawn once, every system
+        for unit in units if o["intervals"] else ():
+            table = _unit(con, {**key, "system": unit.system}, references(unit), o, campaign)
+            if table is not None:
+                parts.append(table.with_columns(pl.lit(unit.system).alias("system")))
 
     def write() -> None:
         for part in parts:
@@ -44,3 +38,17 @@ def intervals(ctx: RunContext, task: str, corpus: str, o: dict, units: list,
                          "$campaign, $task, $corpus, system, reference, slice, sigma, metric, "
                          "value, low, high, resample, resamples, seed", key)
     replace_rows(con, key, ("mart_terms_interval",), write)
+
+
+def _unit(con, ids: dict, references: dict, o: dict, campaign) -> pl.DataFrame | None:
+    """One unit's intervals (None when not scored: its list rejected, or no reference at all):
+    its alignment read back in the output list's rank order."""
+    aligned = frame(con, "SELECT term, rank, nearest, dt, exact, slice, reference "
+                         f"FROM int_terms_alignment WHERE {_UNIT} ORDER BY rank, term", ids)
+    sizes = frame(con, "SELECT slice, reference_terms, output_terms, reference "
+                       f"FROM fct_terms_slice WHERE {_UNIT}", ids)
+    if not sizes.height:
+        return None
+    table = slicing.intervals(aligned, sizes, references, o["sigma"], o["exclude_labels"],
+                              campaign.bootstrap, campaign.seed)
+    return table if table.height else None
