@@ -32,6 +32,7 @@ def votes(ranges_by_system: pl.DataFrame, systems: int, majority: float = 0.5) -
     return tally([system_units(part) for part in parts], systems, majority)
 
 
+ENGINE = "in-memory"
 ROLES_AT_MOST = max(len(names) for names in ROLES.values())
 # a unit's key in flat columns: its ranges as (length, first and last of each role), which
 # group and join faster than the list of structs they spell
@@ -41,42 +42,57 @@ _KEY = ["sent", "kind", "type", "n",
 
 def system_units(ranges: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     """One submission's part of :func:`tally`, from its HYP-mode ranges (one system's rows of
-    :func:`votes`' input): its units once each (what its vote counts: the unit key, ``ranges``)
-    and, per unit and attribute value, how many of its items carry that value (``attr``,
-    ``items``: what the attribute's majority counts). Computed one submission at a time, so that
-    a corpus's votes never hold every submission's ranges at once."""
+    :func:`votes`' input): its units once each (what its vote counts: the unit key, which
+    spells its ranges) and, per unit and attribute value, how many of its items carry that
+    value (``attr``, ``items``: what the attribute's majority counts). Computed one submission
+    at a time, so that a corpus's votes never hold every submission's ranges at once."""
     unplaced = (ranges.filter(~pl.col("empty") & pl.col("first").is_null())
                 .select("sent", "item").unique())
     units = (ranges.join(unplaced, on=["sent", "item"], how="anti").sort("role_no")
              .group_by("kind", "sent", "item", maintain_order=True)
-             .agg(pl.col("type").first(), pl.struct("first", "last").alias("ranges"),
-                  pl.col("attr").first(), pl.len().alias("n"),
+             .agg(pl.col("type").first(), pl.col("attr").first(), pl.len().alias("n"),
                   *(pl.col(end).get(i, null_on_oob=True).alias(f"{end}{i}")
                     for i in range(ROLES_AT_MOST) for end in ("first", "last"))))
     if units.height and units["n"].max() > ROLES_AT_MOST:
         raise ValueError(f"a relation with more than {ROLES_AT_MOST} roles")
-    voted = units.unique(_KEY).select(*_KEY, "ranges")
+    voted = units.unique(_KEY).select(_KEY)
     attr = units.drop_nulls("attr").group_by(*_KEY, "attr").len("items")
     return voted, attr
 
 
-def tally(parts: list[tuple[pl.DataFrame, pl.DataFrame]], systems: int,
-          majority: float = 0.5) -> pl.DataFrame:
+def tally(parts: list[tuple[pl.DataFrame | pl.LazyFrame, pl.DataFrame | pl.LazyFrame]],
+          systems: int, majority: float = 0.5) -> pl.DataFrame:
     """:func:`votes` from each submission's :func:`system_units`: the votes of a unit are the
     submissions that produced it, its ``attr`` the value most of their items carry (ties: the
-    smallest)."""
-    attr = (pl.concat([a for _, a in parts])
+    smallest). The parts may be lazy (the unit store's Parquet files, scanned): they are counted
+    by Polars' streaming engine, so the submissions' units are never all in memory at once (a
+    unit's ``ranges`` are spelled by its key, the same in every part)."""
+    attr = (pl.concat([a.lazy() for _, a in parts])
             .group_by(*_KEY, "attr").agg(pl.col("items").sum().alias("len"))
+            .collect(engine="streaming")
             .sort("len", "attr", descending=[True, False])
             .unique(_KEY, keep="first")
             .drop("len"))
-    out = (pl.concat([v for v, _ in parts]).group_by(_KEY)
-           .agg(pl.col("ranges").first(), pl.len().cast(pl.UInt32).alias("votes"))
-           .join(attr, on=_KEY, how="left", nulls_equal=True)
+    counted = (pl.concat([v.lazy() for v, _ in parts]).group_by(_KEY)
+               .agg(pl.len().cast(pl.UInt32).alias("votes"))
+               .collect(engine="streaming"))
+    counted = counted.with_columns(_ranges(counted))
+    out = (counted.join(attr, on=_KEY, how="left", nulls_equal=True)
            .with_columns((pl.col("votes") / systems).alias("share"))
            .with_columns((pl.col("share") > majority).alias("consensus")))
     return out.select("sent", "kind", "type", "ranges", "attr", "votes", "share", "consensus").sort(
         "sent", "kind", "type", "ranges")
+
+
+def _ranges(units: pl.DataFrame) -> pl.Series:
+    """The ``ranges`` (list of struct first/last, in role order) that the :data:`_KEY` columns
+    of ``units`` spell."""
+    spelled = [pl.concat_list([f"{end}{i}" for i in range(ROLES_AT_MOST)]).list.head(pl.col("n"))
+               .alias(end) for end in ("first", "last")]
+    return (units.select(pl.int_range(pl.len(), dtype=pl.UInt32).alias("unit"), *spelled)
+            .explode("first", "last")
+            .group_by("unit", maintain_order=True).agg(pl.struct("first", "last").alias("ranges"))
+            ["ranges"])
 
 
 def consensus_items(votes: pl.DataFrame, base: pl.DataFrame) -> pl.DataFrame:

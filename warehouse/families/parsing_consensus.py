@@ -55,24 +55,26 @@ def _votes(con, campaign_id: str, task: Task, corpus: str, majority: float, stor
 
 
 def _hyp_units(con, store, base: pl.DataFrame, base_sha: str, sha: str
-               ) -> tuple[pl.DataFrame, pl.DataFrame]:
+               ) -> tuple[pl.DataFrame | pl.LazyFrame, pl.DataFrame | pl.LazyFrame]:
     """A submission's units over the base text (:func:`system_units` of its HYP ranges); kept
     in a local unit store (Parquet, by base, submission and code), so a changed submission
-    re-aligns and re-counts itself only."""
+    re-aligns and re-counts itself only. Stored units are returned as scans of their files
+    (:func:`scorers.easy_consensus.tally` streams them)."""
     stem = Path(store.root) / "consensus" / fingerprint(
         {"base": base_sha, "hyp": sha, "code": code_version()}) if (
         store is not None and store.local) else None
     paths = [stem.with_suffix(f".{part}.parquet") for part in ("voted", "attr")] if stem else []
-    if paths and all(p.exists() for p in paths):
-        return pl.read_parquet(paths[0]), pl.read_parquet(paths[1])
-    hyp = staged(con, sha, False)
-    units = system_units(easy_scorer.hypothesis_ranges(hyp, easy_scorer.align_forms(base, hyp),
-                                                       base, "HYP"))
-    for path, part in zip(paths, units):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        part.write_parquet(path.with_suffix(".partial"))
-        path.with_suffix(".partial").replace(path)
-    return units
+    if not (paths and all(p.exists() for p in paths)):
+        hyp = staged(con, sha, False)
+        units = system_units(easy_scorer.hypothesis_ranges(
+            hyp, easy_scorer.align_forms(base, hyp), base, "HYP"))
+        if not paths:
+            return units
+        for path, part in zip(paths, units):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            part.write_parquet(path.with_suffix(".partial"))
+            path.with_suffix(".partial").replace(path)
+    return pl.scan_parquet(paths[0]), pl.scan_parquet(paths[1])
 
 
 def consensus(ctx: RunContext, task: Task, corpus, majority: float) -> None:
