@@ -47,7 +47,7 @@ from scorehouse.warehouse.db import build, frame, insert_arrow, one, written
 from scorehouse.warehouse.families import parsing_ud as ud
 from scorehouse.warehouse.families.parsing_intervals import intervals
 from scorehouse.warehouse.published import published_ids
-from scorehouse.warehouse.runner import Target, Unit, run_units, stale, unit_input
+from scorehouse.warehouse.runner import Query, Target, Unit, run_units, stale, unit_input
 from scorehouse.warehouse.staging import Slot, StageJob, stage_files
 
 SQL_FOLDER = "parsing"
@@ -214,12 +214,16 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
         return staged(con, sha, dependency)
 
     def prepare(u: Unit) -> tuple:
-        ref = reference(u.inputs["reference"])
-        hyp = staged(con, u.inputs["submissions"], dependency)
         if dependency:
+            ref = reference(u.inputs["reference"])
+            hyp = staged(con, u.inputs["submissions"], dependency)
             return True, ref, hyp, {k: options[k] for k in ("recover", "empty_nodes")}, \
                 ud.corpus_genre(u.corpus)
-        return False, ref, hyp, options["modes"], ud.corpus_genre(u.corpus)
+        # EASY items as queries: with workers, DuckDB copies them to the store as it reads them
+        # and the coordinator never holds a submission (warehouse/runner.py)
+        return (False, Query(_STAGED, (u.inputs["reference"],)),
+                Query(_STAGED, (u.inputs["submissions"],)), options["modes"],
+                ud.corpus_genre(u.corpus))
 
     todo = stale(units, states, force)
     if dependency:
@@ -251,9 +255,11 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
 def staged(con, sha: str, dependency: bool) -> pl.DataFrame:
     if dependency:
         return ud.staged_words(con, sha)
-    return frame(con, "SELECT " + ", ".join(f'"{c}"' for c in _ITEM_COLUMNS) +
-                 " FROM stg_parsing_easy_item WHERE sha256 = ? ORDER BY sent_no, line_no, role_no",
-                 [sha])
+    return frame(con, _STAGED, [sha])
+
+
+_STAGED = ("SELECT " + ", ".join(f'"{c}"' for c in _ITEM_COLUMNS) +
+           " FROM stg_parsing_easy_item WHERE sha256 = ? ORDER BY sent_no, line_no, role_no")
 
 
 def _reference_ranges(ctx: RunContext, task: Task, corpus: str, ref: pl.DataFrame) -> None:
