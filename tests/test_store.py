@@ -193,6 +193,37 @@ def test_a_query_input_is_streamed_to_the_store_by_duckdb_once_per_content(tmp_p
     assert sorted(p.suffix for p in files if p.is_file()) == [".parquet", ".parquet"]  # no partial
 
 
+def test_a_serial_run_holds_a_reference_and_one_submission_not_the_last_four(scored_once,
+                                                                              tmp_path,
+                                                                              monkeypatch):
+    """In one process a unit's query inputs are read as frames: a corpus's reference once for
+    all its units, and at most it and one submission alive when the next is read (a POS or
+    EASY submission is a big frame; four were kept before)."""
+    import gc
+    import weakref
+
+    from scorehouse.warehouse import runner
+
+    campaign, expected, scored = scored_once
+    reads, refs, alive = [], [], []
+    real = runner.frame
+
+    def counted(con, sql, params=()):
+        gc.collect()
+        alive.append(sum(r() is not None for r in refs))
+        out = real(con, sql, params)
+        reads.append((sql, tuple(params)))
+        refs.append(weakref.ref(out))
+        return out
+
+    monkeypatch.setattr(runner, "frame", counted)
+    result = run(campaign, tmp_path / "b.duckdb", None, quiet=True, workers=1)
+    assert result.exit_code == 0 and result.scored == scored
+    assert len(reads) > 4 and len(reads) == len(set(reads))  # the references read once
+    assert max(alive) == 2, alive
+    assert tables(tmp_path / "b.duckdb") == tables(expected)
+
+
 def test_a_run_whose_inputs_all_travel_by_the_store_gives_the_same_tables(scored_once, tmp_path,
                                                                          monkeypatch):
     from scorehouse.warehouse import runner

@@ -60,7 +60,12 @@ from scorehouse.warehouse.executors import (  # noqa: F401  (ExecutorError, pack
     stream,
     workers_default,
 )
-from scorehouse.warehouse.store import Query, StoreError, unit_key  # noqa: F401  (Query: re-exported)
+from scorehouse.warehouse.store import (  # noqa: F401  (Query: re-exported)
+    Query,
+    StoredInput,
+    StoreError,
+    unit_key,
+)
 
 
 class _Silent:
@@ -211,8 +216,10 @@ def run_units(
                     else frame(ctx.con, query.sql, list(query.params))
             except StoreError:
                 queried[key] = frame(ctx.con, query.sql, list(query.params))
-            if len(queried) > KEPT_INPUTS:
-                queried.popitem(last=False)
+            read_here = [k for k in queried if not isinstance(queried[k], StoredInput)]
+            if len(queried) > KEPT_INPUTS or len(read_here) > KEPT_FRAMES:
+                # frames held here cost memory: the reference and the unit being computed
+                queried.pop(read_here[0] if len(read_here) > KEPT_FRAMES else next(iter(queried)))
             return queried[key]
 
         def by_store(argument):
@@ -276,6 +283,7 @@ def run_units(
 
 INPUT_ROWS = 100_000  # a table argument this big goes to the workers through the store
 KEPT_INPUTS = 4  # big inputs the coordinator keeps stored or read, least recently used out
+KEPT_FRAMES = 2  # of which read as frames: a corpus's reference and the unit being computed
 
 
 def _key(ctx: RunContext, label: str, unit: Unit) -> dict:
