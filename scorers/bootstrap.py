@@ -12,6 +12,7 @@ import zlib
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 import polars as pl
@@ -22,8 +23,7 @@ def resampled_totals(tables: list[np.ndarray], resamples: int, seed: int, stream
     """Bootstrap totals ``w @ X`` of each ``n x k`` count table X (units x columns), all tables on
     the same resamples of the ``n`` units, reproducible from ``(seed, stream)``: ``resamples x k``
     per table. Weights are drawn ``chunk`` resamples at a time, so memory stays at ``chunk x n``
-    whatever the number of resamples (inside :func:`shared_weights`, they are kept for the next
-    call with the same draw)."""
+    whatever the number of resamples (but for the draws :func:`shared_weights` keeps)."""
     tables = [np.asarray(t, dtype=np.float64) for t in tables]
     n = tables[0].shape[0]
     out = [np.empty((resamples, t.shape[1])) for t in tables]
@@ -37,12 +37,14 @@ _SHARED: ContextVar[dict | None] = ContextVar("shared_weights", default=None)
 
 
 @contextmanager
-def shared_weights(budget: int = 128 * 2**20):
-    """Within the block, the weights of one draw (units, resamples, seed, stream) are drawn once
-    and kept for every later :func:`resampled_totals` of the same draw, up to ``budget`` bytes of
-    weights: e.g. each system of a terminology corpus resampled apart on the same reference terms.
-    The same numbers, bit for bit, as drawing them again."""
-    token = _SHARED.set({"left": budget, "kept": {}})
+def shared_weights(streams: Callable[[str], bool] = lambda stream: True,
+                   budget: int = 128 * 2**20):
+    """Within the block, the weights of one draw (units, resamples, seed, stream) whose stream
+    ``streams`` accepts are drawn once and kept for every later :func:`resampled_totals` of the
+    same draw, up to ``budget`` bytes of weights (held until the block ends): e.g. the reference
+    terms of a terminology corpus, resampled apart for each of its systems. The same numbers, bit
+    for bit, as drawing them again."""
+    token = _SHARED.set({"left": budget, "kept": {}, "streams": streams})
     try:
         yield
     finally:
@@ -56,7 +58,8 @@ def _weights(n: int, resamples: int, seed: int, stream: str, chunk: int):
     if shared is not None and key in shared["kept"]:
         yield from shared["kept"][key]
         return
-    keep = shared is not None and resamples * n * 8 <= shared["left"]
+    keep = (shared is not None and resamples * n * 8 <= shared["left"]
+            and shared["streams"](stream))
     drawn = []
     rng = np.random.default_rng([seed, zlib.crc32(stream.encode())])
     for start in range(0, resamples, chunk):

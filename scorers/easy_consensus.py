@@ -32,7 +32,6 @@ def votes(ranges_by_system: pl.DataFrame, systems: int, majority: float = 0.5) -
     return tally([system_units(part) for part in parts], systems, majority)
 
 
-ENGINE = "in-memory"
 ROLES_AT_MOST = max(len(names) for names in ROLES.values())
 # a unit's key in flat columns: its ranges as (length, first and last of each role), which
 # group and join faster than the list of structs they spell

@@ -45,34 +45,45 @@ def test_chunking_does_not_change_the_draws(chunk):
 
 def test_shared_weights_give_the_same_bits_and_keep_within_their_budget(monkeypatch):
     """Inside shared_weights, a draw made again is read back, not drawn: the same bits as drawn
-    apart for each call, and a draw bigger than the budget is not kept."""
+    apart for each call; another seed, stream or number of units is another draw; a draw that
+    the remaining budget cannot hold, or whose stream is not accepted, is not kept."""
     errors, words = units()
-    apart = [ratio_samples(errors[:, None] + k, words[:, None] + k, 300, seed=5, stream="ref")
-             for k in range(3)]
-    other = ratio_samples(errors[:40, None], words[:40, None], 300, seed=5, stream="ref")
+    size = 300 * len(words) * 8  # bytes of one draw's weights
+
+    def ratios(k=0, seed=5, stream="ref", n=len(words)):
+        return ratio_samples(errors[:n, None] + k, words[:n, None] + k, 300, seed=seed,
+                             stream=stream)
+
+    apart = [ratios(k) for k in range(3)]
+    others = {"seed": ratios(seed=6), "stream": ratios(stream="hyp"), "n": ratios(n=40)}
     drawn = []
     real = np.random.default_rng
     monkeypatch.setattr(bootstrap.np.random, "default_rng",
                         lambda *a, **k: drawn.append(a) or real(*a, **k))
     with bootstrap.shared_weights():
-        shared = [ratio_samples(errors[:, None] + k, words[:, None] + k, 300, seed=5,
-                                stream="ref") for k in range(3)]
+        shared = [ratios(k) for k in range(3)]
         assert len(drawn) == 1  # drawn once, read back twice
-        np.testing.assert_array_equal(  # 40 units: another draw, not the 300 units' one
-            ratio_samples(errors[:40, None], words[:40, None], 300, seed=5, stream="ref"), other)
-        assert len(drawn) == 2
-    for a, b in zip(apart, shared):
+        np.testing.assert_array_equal(ratios(seed=6), others["seed"])
+        np.testing.assert_array_equal(ratios(stream="hyp"), others["stream"])
+        np.testing.assert_array_equal(ratios(n=40), others["n"])
+        assert len(drawn) == 4  # each another draw, not the first one read back
+    for a, b in zip(apart, shared, strict=True):
         np.testing.assert_array_equal(a, b)
+    # two draws, each made twice: what fits the budget is kept and spends it
+    for budget, draws in ((size - 1, 4), (size, 3), (2 * size - 1, 3), (2 * size, 2)):
+        drawn.clear()
+        with bootstrap.shared_weights(budget=budget):
+            for _ in range(2):
+                np.testing.assert_array_equal(ratios(), apart[0])
+                np.testing.assert_array_equal(ratios(stream="hyp"), others["stream"])
+        assert len(drawn) == draws, (budget, drawn)
     drawn.clear()
-    with bootstrap.shared_weights(budget=300 * len(words) * 8 - 1):  # one byte short: not kept
-        for k in range(2):
-            np.testing.assert_array_equal(
-                ratio_samples(errors[:, None] + k, words[:, None] + k, 300, seed=5, stream="ref"),
-                apart[k])
-    assert len(drawn) == 2
+    with bootstrap.shared_weights(lambda stream: stream == "hyp"):  # streams chosen
+        for _ in range(2):
+            ratios(), ratios(stream="hyp")
+    assert [a[0][1] for a in drawn].count(drawn[0][0][1]) == 2 and len(drawn) == 3
     drawn.clear()
-    ratio_samples(errors[:, None], words[:, None], 300, seed=5, stream="ref")
-    ratio_samples(errors[:, None], words[:, None], 300, seed=5, stream="ref")
+    ratios(), ratios()
     assert len(drawn) == 2  # outside the block: every call draws
 
 

@@ -193,35 +193,57 @@ def test_a_query_input_is_streamed_to_the_store_by_duckdb_once_per_content(tmp_p
     assert sorted(p.suffix for p in files if p.is_file()) == [".parquet", ".parquet"]  # no partial
 
 
+def _frames_held(campaign: Path, db: Path, monkeypatch) -> tuple[list, list]:
+    """A serial run of ``campaign``: the query inputs the runner read as frames, and how many of
+    the frames read before (by the runner, or by the parsing family itself) are still alive at
+    each read."""
+    import gc
+    import weakref
+
+    from scorehouse.warehouse import runner
+    from scorehouse.warehouse.families import parsing
+
+    reads, refs, alive = [], [], []
+    real = runner.frame
+
+    def counted(con, sql, params=(), by_runner=True):
+        gc.collect()
+        alive.append(sum(r() is not None for r in refs))
+        out = real(con, sql, params)
+        if by_runner:
+            reads.append((sql, tuple(params)))
+        refs.append(weakref.ref(out))
+        return out
+
+    monkeypatch.setattr(runner, "frame", counted)
+    monkeypatch.setattr(parsing, "frame", lambda *a: counted(*a, by_runner=False))
+    assert run(campaign, db, None, quiet=True, workers=1).exit_code == 0
+    monkeypatch.undo()
+    return reads, alive
+
+
 def test_a_serial_run_holds_a_reference_and_one_submission_not_the_last_four(scored_once,
                                                                               tmp_path,
                                                                               monkeypatch):
     """In one process a unit's query inputs are read as frames: a corpus's reference once for
     all its units, and at most it and one submission alive when the next is read (a POS or
-    EASY submission is a big frame; four were kept before)."""
-    import gc
-    import weakref
-
-    from scorehouse.warehouse import runner
-
+    EASY submission is a big frame; four were kept before). POS here, EASY below."""
     campaign, expected, scored = scored_once
-    reads, refs, alive = [], [], []
-    real = runner.frame
-
-    def counted(con, sql, params=()):
-        gc.collect()
-        alive.append(sum(r() is not None for r in refs))
-        out = real(con, sql, params)
-        reads.append((sql, tuple(params)))
-        refs.append(weakref.ref(out))
-        return out
-
-    monkeypatch.setattr(runner, "frame", counted)
-    result = run(campaign, tmp_path / "b.duckdb", None, quiet=True, workers=1)
-    assert result.exit_code == 0 and result.scored == scored
+    reads, alive = _frames_held(campaign, tmp_path / "b.duckdb", monkeypatch)
     assert len(reads) > 4 and len(reads) == len(set(reads))  # the references read once
     assert max(alive) == 2, alive
     assert tables(tmp_path / "b.duckdb") == tables(expected)
+
+
+def test_a_serial_easy_run_holds_a_reference_and_one_submission(tmp_path, monkeypatch):
+    from scorehouse.demo.campaign import write_demo_campaign
+
+    campaign = write_demo_campaign(tmp_path / "campaign", scale=0.03, pos=False, coref=False,
+                                   terms=False, calls=False).parent
+    reads, alive = _frames_held(campaign, tmp_path / "w.duckdb", monkeypatch)
+    easy = [r for r in reads if "stg_parsing_easy_item" in r[0]]
+    assert len(easy) > 4 and len(easy) == len(set(easy))  # the references read once
+    assert max(alive) == 2, alive
 
 
 def test_a_run_whose_inputs_all_travel_by_the_store_gives_the_same_tables(scored_once, tmp_path,

@@ -232,6 +232,7 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
         target = Target(SQL_FOLDER, _EASY_TABLES, "hist_parsing_scores")
         for first in {u.corpus.id: u for u in todo}.values():  # the ranges units are matched with
             _reference_ranges(ctx, task, first.corpus.id, reference(first.inputs["reference"]))
+        reference.cache_clear()  # the units read their references themselves (queries)
     run_units(ctx, task.id, todo, prepare, compute_unit, target,
               (lambda u, rows: ud.notes(task.id, u, rows)) if dependency else None)
     for corpus in task.corpora:

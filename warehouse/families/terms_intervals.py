@@ -26,9 +26,11 @@ def intervals(ctx: RunContext, task: str, corpus: str, o: dict, units: list,
     con, campaign = ctx.con, ctx.campaign
     key = {"campaign": campaign.id, "task": task, "corpus": corpus}
     parts = []
-    with bootstrap.shared_weights():  # the systems' reference terms: drawn once, every system
+    # the reference terms' draw is the same for every system of the corpus: drawn once
+    with bootstrap.shared_weights(lambda stream: stream.endswith("/reference")):
         for unit in units if o["intervals"] else ():
-            table = _unit(con, {**key, "system": unit.system}, references(unit), o, campaign)
+            table = _unit(con, {**key, "system": unit.system}, lambda u=unit: references(u), o,
+                          campaign)
             if table is not None:
                 parts.append(table.with_columns(pl.lit(unit.system).alias("system")))
 
@@ -40,15 +42,17 @@ def intervals(ctx: RunContext, task: str, corpus: str, o: dict, units: list,
     replace_rows(con, key, ("mart_terms_interval",), write)
 
 
-def _unit(con, ids: dict, references: dict, o: dict, campaign) -> pl.DataFrame | None:
-    """One unit's intervals (None when not scored: its list rejected, or no reference at all):
-    its alignment read back in the output list's rank order."""
+def _unit(con, ids: dict, references: Callable[[], dict], o: dict,
+          campaign) -> pl.DataFrame | None:
+    """One unit's intervals (None when not scored: its list rejected, or no reference at all;
+    its reference lists, ``references()``, are then not read): its alignment read back in the
+    output list's rank order."""
     aligned = frame(con, "SELECT term, rank, nearest, dt, exact, slice, reference "
                          f"FROM int_terms_alignment WHERE {_UNIT} ORDER BY rank, term", ids)
     sizes = frame(con, "SELECT slice, reference_terms, output_terms, reference "
                        f"FROM fct_terms_slice WHERE {_UNIT}", ids)
     if not sizes.height:
         return None
-    table = slicing.intervals(aligned, sizes, references, o["sigma"], o["exclude_labels"],
+    table = slicing.intervals(aligned, sizes, references(), o["sigma"], o["exclude_labels"],
                               campaign.bootstrap, campaign.seed)
     return table if table.height else None
