@@ -235,15 +235,25 @@ def test_a_serial_run_holds_a_reference_and_one_submission_not_the_last_four(sco
     assert tables(tmp_path / "b.duckdb") == tables(expected)
 
 
-def test_a_serial_easy_run_holds_a_reference_and_one_submission(tmp_path, monkeypatch):
+def test_easy_inputs_travel_as_queries_when_big_as_frames_when_small(tmp_path, monkeypatch):
+    """A small EASY file goes to the workers with its task (nothing copied into the store); from
+    QUERY_ROWS items, as a query, which a serial run reads holding the corpus's reference and one
+    submission at most; both give the same tables."""
     from scorehouse.demo.campaign import write_demo_campaign
+    from scorehouse.warehouse.families import parsing
 
     campaign = write_demo_campaign(tmp_path / "campaign", scale=0.03, pos=False, coref=False,
                                    terms=False, calls=False).parent
-    reads, alive = _frames_held(campaign, tmp_path / "w.duckdb", monkeypatch)
+    small = run(campaign, tmp_path / "a.duckdb", None, quiet=True, workers=2,
+                store=str(tmp_path / "a.store"))
+    assert small.exit_code == 0
+    assert not [p for p in (tmp_path / "a.store").rglob("inputs/**/*") if p.is_file()]
+    monkeypatch.setattr(parsing, "QUERY_ROWS", 1)  # every EASY file a query
+    reads, alive = _frames_held(campaign, tmp_path / "b.duckdb", monkeypatch)
     easy = [r for r in reads if "stg_parsing_easy_item" in r[0]]
     assert len(easy) > 4 and len(easy) == len(set(easy))  # the references read once
     assert max(alive) == 2, alive
+    assert tables(tmp_path / "b.duckdb") == tables(tmp_path / "a.duckdb")
 
 
 def test_a_run_whose_inputs_all_travel_by_the_store_gives_the_same_tables(scored_once, tmp_path,

@@ -47,7 +47,15 @@ from scorehouse.warehouse.db import build, frame, insert_arrow, one, written
 from scorehouse.warehouse.families import parsing_ud as ud
 from scorehouse.warehouse.families.parsing_intervals import intervals
 from scorehouse.warehouse.published import published_ids
-from scorehouse.warehouse.runner import Query, Target, Unit, run_units, stale, unit_input
+from scorehouse.warehouse.runner import (
+    INPUT_ROWS,
+    Query,
+    Target,
+    Unit,
+    run_units,
+    stale,
+    unit_input,
+)
 from scorehouse.warehouse.staging import Slot, StageJob, stage_files
 
 SQL_FOLDER = "parsing"
@@ -219,11 +227,18 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
             hyp = staged(con, u.inputs["submissions"], dependency)
             return True, ref, hyp, {k: options[k] for k in ("recover", "empty_nodes")}, \
                 ud.corpus_genre(u.corpus)
-        # EASY items as queries: with workers, DuckDB copies them to the store as it reads them
-        # and the coordinator never holds a submission (warehouse/runner.py)
-        return (False, Query(_STAGED, (u.inputs["reference"],)),
-                Query(_STAGED, (u.inputs["submissions"],)), options["modes"],
-                ud.corpus_genre(u.corpus))
+        return (False, items(u.inputs["reference"], True), items(u.inputs["submissions"], False),
+                options["modes"], ud.corpus_genre(u.corpus))
+
+    def items(sha: str, shared: bool) -> pl.DataFrame | Query:
+        """A unit's EASY items: a big file as a query (with workers, DuckDB copies it to the
+        store as it reads it, and the coordinator never holds it: warehouse/runner.py), a small
+        one as a frame (sent with the task, small units together); a corpus's reference as the
+        same frame for all its units."""
+        if one(con, "SELECT count(*) FROM stg_parsing_easy_item WHERE sha256 = ?",
+               [sha])[0] >= QUERY_ROWS:
+            return Query(_STAGED, (sha,))
+        return reference(sha) if shared else staged(con, sha, False)
 
     todo = stale(units, states, force)
     if dependency:
@@ -232,7 +247,7 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
         target = Target(SQL_FOLDER, _EASY_TABLES, "hist_parsing_scores")
         for first in {u.corpus.id: u for u in todo}.values():  # the ranges units are matched with
             _reference_ranges(ctx, task, first.corpus.id, reference(first.inputs["reference"]))
-        reference.cache_clear()  # the units read their references themselves (queries)
+        reference.cache_clear()  # a big reference is read by the units themselves (queries)
     run_units(ctx, task.id, todo, prepare, compute_unit, target,
               (lambda u, rows: ud.notes(task.id, u, rows)) if dependency else None)
     for corpus in task.corpora:
@@ -259,6 +274,7 @@ def staged(con, sha: str, dependency: bool) -> pl.DataFrame:
     return frame(con, _STAGED, [sha])
 
 
+QUERY_ROWS = INPUT_ROWS  # EASY items from this many rows go to the units as queries
 _STAGED = ("SELECT " + ", ".join(f'"{c}"' for c in _ITEM_COLUMNS) +
            " FROM stg_parsing_easy_item WHERE sha256 = ? ORDER BY sent_no, line_no, role_no")
 
