@@ -1,0 +1,72 @@
+"""Cohen's kappa of the POS family on a worked example (Cohen, "A Coefficient of Agreement for
+Nominal Scales", 1960: kappa = (p_o - p_e) / (1 - p_e)), in both places it is computed: a unit
+against the reference in SQL (``sql/pos/fct_pos_kappa.sql``) and every two systems in NumPy
+(``warehouse/families/pos_kappa.py`` ``pairs``).
+
+The example is the usual two-rater, two-category table: 50 items, both say A on 20, both B on
+15, the first A and the second B on 5, the first B and the second A on 10. p_o = 35/50 = 0.7; the
+first says A 25 times, the second 30: p_e = (25 x 30 + 25 x 20) / 50^2 = 0.5; kappa = 0.4.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from scorehouse.warehouse.db import build, written
+from scorehouse.warehouse.families.pos_kappa import pairs
+
+FIRST = ["A"] * 20 + ["B"] * 15 + ["A"] * 5 + ["B"] * 10
+SECOND = ["A"] * 20 + ["B"] * 15 + ["B"] * 5 + ["A"] * 10
+IDS = {"campaign": "c", "task": "pos", "corpus": "k", "system": "s"}
+
+
+def test_kappa_between_two_systems_on_the_worked_example():
+    codes = {"A": 0, "B": 1}
+    vectors = {"x": np.array([codes[t] for t in FIRST] + [-1, 0], dtype=np.int32),
+               "y": np.array([codes[t] for t in SECOND] + [1, -1], dtype=np.int32)}
+    (a, b, (cases, p_o, p_e, kappa)), = pairs(vectors, ["y"], 2)  # -1: not a strict case
+    assert (a, b, cases) == ("x", "y", 50)
+    assert (p_o, p_e) == pytest.approx((0.7, 0.5)) and kappa == pytest.approx(0.4)
+
+
+def _cases(system: list[str], reference: list[str], extra: list[dict]) -> pa.Table:
+    rows = [{"evaluation": "absolute", "projected": [h], "acceptable": [r], "noneval": None}
+            for h, r in zip(system, reference, strict=True)] + extra
+    n = len(rows)
+    return pa.table({
+        **{k: [v] * n for k, v in IDS.items()},
+        "evaluation": [r["evaluation"] for r in rows], "case": list(range(n)),
+        "ref_unit": list(range(n)), "sys_tok": list(range(n)),
+        "sys_tags": [r["projected"] for r in rows], "projected": [r["projected"] for r in rows],
+        "acceptable": [r["acceptable"] for r in rows], "span": ["unit"] * n,
+        "noneval": [r["noneval"] for r in rows], "unknown_tags": [[] for _ in rows]})
+
+
+def test_kappa_against_the_reference_on_the_worked_example():
+    """The unit's own build counts strict cases only: a NONEVAL case, an ambiguous projection or
+    reference, and a relative case are left out."""
+    outside = [{"evaluation": "absolute", "projected": ["A"], "acceptable": ["B"],
+                "noneval": "segmentation"},
+               {"evaluation": "absolute", "projected": ["A", "B"], "acceptable": ["B"],
+                "noneval": None},
+               {"evaluation": "absolute", "projected": ["B"], "acceptable": ["A", "B"],
+                "noneval": None},
+               {"evaluation": "relative", "projected": ["B"], "acceptable": ["A"],
+                "noneval": None}]
+    out = written("pos", ("fct_pos_kappa",), lambda con: build(con, "pos", "fct_pos_kappa", **IDS),
+                  rows={"int_pos_case": _cases(FIRST, SECOND, outside)})
+    (row,) = out["fct_pos_kappa"].to_pylist()
+    assert row["cases"] == 50
+    assert (row["p_o"], row["p_e"], row["kappa"]) == pytest.approx((0.7, 0.5, 0.4))
+
+
+def test_kappa_is_null_when_chance_agreement_is_total():
+    """One tag on both sides: p_e = 1, kappa undefined (null), not a division error."""
+    out = written("pos", ("fct_pos_kappa",), lambda con: build(con, "pos", "fct_pos_kappa", **IDS),
+                  rows={"int_pos_case": _cases(["A"] * 4, ["A"] * 4, [])})
+    (row,) = out["fct_pos_kappa"].to_pylist()
+    assert (row["p_o"], row["p_e"], row["kappa"]) == (1.0, 1.0, None)
+    vectors = {"x": np.zeros(4, dtype=np.int32), "y": np.zeros(4, dtype=np.int32)}
+    assert pairs(vectors, ["x"], 1)[0][2][3] is None
