@@ -233,3 +233,26 @@ def test_a_corpus_removed_then_declared_again_gets_its_results_back(campaign, tm
         rows = f"SELECT * FROM {table} ORDER BY ALL"
         assert query(db, rows) == query(fresh, rows), table
     assert query(db, gone)[0][0] > 0
+
+
+def test_a_consensus_store_lost_mid_reduce_is_counted_again(scored, campaign, tmp_path,
+                                                           monkeypatch):
+    """The store may be deleted at any time: the submissions' consensus units deleted after
+    they were stored and before they are counted give the same consensus, counted without it."""
+    from scorehouse.warehouse.families import parsing_consensus
+
+    stored, lost = parsing_consensus._hyp_units, []
+
+    def then_lost(con, store, *args):
+        units = stored(con, store, *args)
+        if store is not None:  # the files the scans name, gone before the tally reads them
+            shutil.rmtree(Path(store.root) / "consensus", ignore_errors=True)
+            lost.append(store.root)
+        return units
+
+    monkeypatch.setattr(parsing_consensus, "_hyp_units", then_lost)
+    assert run(campaign, tmp_path / "w.duckdb", None, quiet=True).exit_code == 0
+    assert lost
+    rows = ("SELECT corpus, sent, kind, type, ranges, votes, share, consensus "
+            "FROM mart_parsing_consensus ORDER BY ALL")
+    assert query(tmp_path / "w.duckdb", rows) == query(scored, rows)

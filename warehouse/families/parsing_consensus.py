@@ -49,8 +49,16 @@ def _votes(con, campaign_id: str, task: Task, corpus: str, majority: float, stor
         parts = [system_units(part) for part in ranges.partition_by("system") or [ranges]]
         del ranges
     else:
-        parts = [_hyp_units(con, store, base, base_sha, inputs[(corpus, s, "submissions")])
-                 for s in systems]
+        def counted(kept) -> pl.DataFrame:
+            return tally([_hyp_units(con, kept, base, base_sha, inputs[(corpus, s, "submissions")])
+                          for s in systems], len(systems), majority)
+        try:
+            return counted(store), base
+        except (OSError, pl.exceptions.PolarsError):
+            if store is None:
+                raise
+            # the store lost under the run (it may be deleted at any time): counted without it
+            return counted(None), base
     return tally(parts, len(systems), majority), base
 
 
