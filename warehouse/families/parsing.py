@@ -235,10 +235,13 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
         store as it reads it, and the coordinator never holds it: warehouse/runner.py), a small
         one as a frame (sent with the task, small units together); a corpus's reference as the
         same frame for all its units."""
-        if one(con, "SELECT count(*) FROM stg_parsing_easy_item WHERE sha256 = ?",
-               [sha])[0] >= QUERY_ROWS:
+        if size(sha) >= QUERY_ROWS:
             return Query(_STAGED, (sha,))
         return reference(sha) if shared else staged(con, sha, False)
+
+    @lru_cache(maxsize=1)  # a corpus's reference: counted once for all its units
+    def size(sha: str) -> int:
+        return one(con, "SELECT count(*) FROM stg_parsing_easy_item WHERE sha256 = ?", [sha])[0]
 
     todo = stale(units, states, force)
     if dependency:
