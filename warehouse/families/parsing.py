@@ -239,7 +239,7 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
             return Query(_STAGED, (sha,))
         return reference(sha) if shared else staged(con, sha, False)
 
-    @lru_cache(maxsize=1)  # a corpus's reference: counted once for all its units
+    @lru_cache(maxsize=2)  # a corpus's reference (and the last submission): counted once
     def size(sha: str) -> int:
         return one(con, "SELECT count(*) FROM stg_parsing_easy_item WHERE sha256 = ?", [sha])[0]
 
