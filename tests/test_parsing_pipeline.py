@@ -91,15 +91,24 @@ def test_warehouse_counts_equal_the_scorer(pristine, scored):
     assert pairs == expected[("relation", "HYP")][2]
 
 
-def test_incremental_runs_equal_a_rebuild(campaign, tmp_path):
+def test_incremental_runs_equal_a_rebuild(campaign, tmp_path, monkeypatch):
+    from scorehouse.warehouse.families import parsing
+
+    derived, derive = [], parsing._reference_ranges
+    monkeypatch.setattr(parsing, "_reference_ranges",
+                        lambda ctx, task, corpus, ref: derived.append(corpus) or derive(
+                            ctx, task, corpus, ref))
     db = tmp_path / "w.duckdb"
     run(campaign, db, None, quiet=True)
+    assert sorted(derived) == ["litterature", "oral_delic", "parlement", "questions"]
     again = run(campaign, db, None, quiet=True)
     assert (again.loaded, again.scored) == (0, 0)
     changed = campaign / "parsing" / "parseur-a" / "questions.xml"
     shutil.copy(campaign / "parsing" / "parseur-b" / "questions.xml", changed)
+    derived.clear()
     third = run(campaign, db, None, quiet=True)
     assert (third.loaded, third.scored) == (1, 1)
+    assert derived == []  # the reference's ranges are those its last change derived
     fresh = tmp_path / "fresh.duckdb"
     run(campaign, fresh, None, quiet=True)
     assert query(db, SCORES) == query(fresh, SCORES)
@@ -117,6 +126,17 @@ def test_incremental_runs_equal_a_rebuild(campaign, tmp_path):
                            "AND previous_f1 IS NOT NULL",
                        (third.run_id,))[0]
     assert changes > 0
+    # a revised reference: its ranges derived again (and its units scored again), as fresh
+    reference = campaign / "parsing" / "questions.ref.xml"
+    text = reference.read_text(encoding="utf-8")
+    reference.write_text(text.replace('<Groupe type="GR"', '<Groupe type="GA"', 1),
+                         encoding="utf-8")
+    derived.clear()
+    assert run(campaign, db, None, quiet=True).scored == 5 and derived == ["questions"]
+    run(campaign, fresh, None, quiet=True)
+    ranges = "SELECT * FROM int_parsing_range ORDER BY ALL"
+    assert query(db, ranges) == query(fresh, ranges)
+    assert query(db, SCORES) == query(fresh, SCORES)
 
 
 def test_a_rejected_submission_keeps_the_previous_results(campaign, tmp_path):

@@ -55,22 +55,26 @@ def reduce(
     code: str,
     force: bool = False,
     extra: dict | None = None,
+    of_units: bool = True,
 ) -> bool:
     """Run ``compute`` (which replaces the reduce's rows) when what the reduce ``name`` of
     ``task`` and ``corpus`` (None: the whole task) is computed from changed since it last
     completed, and record its new state in the same transaction. ``code``: the family's code
-    version; ``extra``: anything else it depends on. Returns whether it ran."""
-    state = fingerprint(
-        {
-            "units": unit_states(ctx.con, ctx.campaign.id, task.id, corpus),
-            "name": name,
-            "seed": ctx.campaign.seed,
-            "resamples": ctx.campaign.bootstrap,
-            "code": code,
-            "options": task.options,
-            "extra": extra or {},
-        }
-    )
+    version; ``extra``: anything else it depends on; ``of_units`` False: a table derived from
+    the inputs ``extra`` names alone (a reference's ranges), which neither a changed unit nor
+    the seed touches. Returns whether it ran."""
+    recorded = {
+        "units": unit_states(ctx.con, ctx.campaign.id, task.id, corpus),
+        "name": name,
+        "seed": ctx.campaign.seed,
+        "resamples": ctx.campaign.bootstrap,
+        "code": code,
+        "options": task.options,
+        "extra": extra or {},
+    }
+    if not of_units:  # nor drawn from the seed
+        recorded = {k: v for k, v in recorded.items() if k not in ("units", "seed", "resamples")}
+    state = fingerprint(recorded)
     key = f"{task.id}/{'' if corpus is None else corpus}/{name}"
     if not force and artifact_states(ctx.con, ctx.campaign.id, "reduce").get(key) == state:
         return False

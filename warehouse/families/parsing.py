@@ -249,7 +249,10 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
     else:
         target = Target(SQL_FOLDER, _EASY_TABLES, "hist_parsing_scores")
         for first in {u.corpus.id: u for u in todo}.values():  # the ranges units are matched with
-            _reference_ranges(ctx, task, first.corpus.id, reference(first.inputs["reference"]))
+            sha = first.inputs["reference"]  # derived again when the reference or code changed
+            reduce(ctx, task, first.corpus.id, "ranges",
+                   lambda c=first.corpus.id, r=sha: _reference_ranges(ctx, task, c, reference(r)),
+                   code_version(), force, {"reference": sha}, of_units=False)
         reference.cache_clear()  # a big reference is read by the units themselves (queries)
     run_units(ctx, task.id, todo, prepare, compute_unit, target,
               (lambda u, rows: ud.notes(task.id, u, rows)) if dependency else None)
