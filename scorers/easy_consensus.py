@@ -26,10 +26,10 @@ def votes(ranges_by_system: pl.DataFrame, systems: int, majority: float = 0.5) -
     Returns ``sent, kind, type, ranges`` (list of struct first/last, in role order), ``attr`` (the
     most frequent s-o / a-propager value among the voters; ties: the smallest), ``votes``,
     ``share`` = votes / systems, ``consensus`` (share > majority), sorted by sent, kind, type,
-    ranges. The same as :func:`tally` of each system's :func:`system_units`.
+    ranges. :func:`spelled` of :func:`tally` of each system's :func:`system_units`.
     """
     parts = ranges_by_system.partition_by("system", maintain_order=True) or [ranges_by_system]
-    return tally([system_units(part) for part in parts], systems, majority)
+    return spelled(tally([system_units(part) for part in parts], systems, majority))
 
 
 ROLES_AT_MOST = max(len(names) for names in ROLES.values())
@@ -61,11 +61,14 @@ def system_units(ranges: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
 
 def tally(parts: list[tuple[pl.DataFrame | pl.LazyFrame, pl.DataFrame | pl.LazyFrame]],
           systems: int, majority: float = 0.5) -> pl.DataFrame:
-    """:func:`votes` from each submission's :func:`system_units`: the votes of a unit are the
-    submissions that produced it, its ``attr`` the value most of their items carry (ties: the
-    smallest). The parts may be lazy (the unit store's Parquet files, scanned): they are counted
-    by Polars' streaming engine, so the submissions' units are never all in memory at once (a
-    unit's ``ranges`` are spelled by its key, the same in every part)."""
+    """:func:`votes` from each submission's :func:`system_units`, each unit's ranges left as the
+    flat columns of its key (:data:`_KEY`; :func:`spelled` spells them as a list,
+    :func:`ranges_text` as text): the votes of a unit are the submissions that produced it, its
+    ``attr`` the value most of their items carry (ties: the smallest). Sorted as :func:`votes`:
+    the ends of the ranges in role order, then their number, order the units as their lists do
+    (an absent end, like an empty role's, first; a list before its longer extensions). The parts
+    may be lazy (the unit store's Parquet files, scanned): they are counted by Polars' streaming
+    engine, so the submissions' units are never all in memory at once."""
     attr = (pl.concat([a.lazy() for _, a in parts])
             .group_by(*_KEY, "attr").agg(pl.col("items").sum().alias("len"))
             .collect(engine="streaming")
@@ -75,23 +78,36 @@ def tally(parts: list[tuple[pl.DataFrame | pl.LazyFrame, pl.DataFrame | pl.LazyF
     counted = (pl.concat([v.lazy() for v, _ in parts]).group_by(_KEY)
                .agg(pl.len().cast(pl.UInt32).alias("votes"))
                .collect(engine="streaming"))
-    counted = counted.with_columns(_ranges(counted))
     out = (counted.join(attr, on=_KEY, how="left", nulls_equal=True)
            .with_columns((pl.col("votes") / systems).alias("share"))
            .with_columns((pl.col("share") > majority).alias("consensus")))
-    return out.select("sent", "kind", "type", "ranges", "attr", "votes", "share", "consensus").sort(
-        "sent", "kind", "type", "ranges")
+    return out.select(*_KEY, "attr", "votes", "share", "consensus").sort(*_KEY[:3], *_ENDS, "n")
 
 
-def _ranges(units: pl.DataFrame) -> pl.Series:
-    """The ``ranges`` (list of struct first/last, in role order) that the :data:`_KEY` columns
-    of ``units`` spell."""
-    spelled = [pl.concat_list([f"{end}{i}" for i in range(ROLES_AT_MOST)]).list.head(pl.col("n"))
-               .alias(end) for end in ("first", "last")]
-    return (units.select(pl.int_range(pl.len(), dtype=pl.UInt32).alias("unit"), *spelled)
-            .explode("first", "last")
-            .group_by("unit", maintain_order=True).agg(pl.struct("first", "last").alias("ranges"))
-            ["ranges"])
+_ENDS = _KEY[4:]  # first0, last0, first1, ...: the ranges' ends in role order
+
+
+def spelled(units: pl.DataFrame) -> pl.DataFrame:
+    """``units`` (of :func:`tally`) with their ``ranges`` (list of struct first/last, in role
+    order) in the place of the :data:`_KEY` columns that spell them."""
+    ends = [pl.concat_list([f"{end}{i}" for i in range(ROLES_AT_MOST)]).list.head(pl.col("n"))
+            .alias(end) for end in ("first", "last")]
+    ranges = (units.select(pl.int_range(pl.len(), dtype=pl.UInt32).alias("unit"), *ends)
+              .explode("first", "last")
+              .group_by("unit", maintain_order=True).agg(pl.struct("first", "last").alias("ranges"))
+              ["ranges"])
+    columns = [c for c in units.columns if c not in _ENDS and c != "n"]
+    return units.with_columns(ranges).select(*columns[:3], "ranges", *columns[3:])
+
+
+def ranges_text() -> pl.Expr:
+    """The ranges a :data:`_KEY` spells as text, ``first-last`` per role (``_``: an empty
+    role), e.g. ``"3-4 1-2 _"``."""
+    roles = [pl.when(pl.col("n") > i).then(
+        pl.when(pl.col(f"first{i}").is_null()).then(pl.lit("_"))
+        .otherwise(pl.format("{}-{}", f"first{i}", f"last{i}")))
+        for i in range(ROLES_AT_MOST)]
+    return pl.concat_str(roles, separator=" ", ignore_nulls=True)
 
 
 def consensus_items(votes: pl.DataFrame, base: pl.DataFrame) -> pl.DataFrame:

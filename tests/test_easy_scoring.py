@@ -28,7 +28,13 @@ from scorehouse.scorers.easy import (
     score,
     sentence_counts,
 )
-from scorehouse.scorers.easy_consensus import consensus_items, votes
+from scorehouse.scorers.easy_consensus import (
+    consensus_items,
+    ranges_text,
+    system_units,
+    tally,
+    votes,
+)
 from tests import easy_examples
 from tests.helpers import write
 
@@ -631,3 +637,10 @@ def test_votes_counted_per_submission_equal_all_at_once(seed):
         want = _votes_all_at_once(ranges, systems, majority)
         assert got.schema == want.schema
         assert got.equals(want)
+        # the text the warehouse stores, spelled from the flat key, is the list's
+        parts = [system_units(p) for p in ranges.partition_by("system")] or [
+            system_units(ranges)]
+        text = tally(parts, systems, majority).select(ranges_text())
+        assert text.to_series().to_list() == [
+            " ".join("_" if r["first"] is None else f"{r['first']}-{r['last']}" for r in units)
+            for units in want["ranges"].to_list()]

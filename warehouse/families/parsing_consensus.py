@@ -12,7 +12,13 @@ from pathlib import Path
 import polars as pl
 
 from scorehouse.scorers import easy as easy_scorer
-from scorehouse.scorers.easy_consensus import consensus_items, system_units, tally
+from scorehouse.scorers.easy_consensus import (
+    consensus_items,
+    ranges_text,
+    spelled,
+    system_units,
+    tally,
+)
 from scorehouse.warehouse.campaign import Task
 from scorehouse.warehouse.catalog import (
     RunContext,
@@ -28,7 +34,8 @@ from scorehouse.warehouse.published import published_ids
 def _votes(con, campaign_id: str, task: Task, corpus: str, majority: float, store=None
            ) -> tuple[pl.DataFrame, pl.DataFrame] | None:
     """The votes of every submission's units (HYP mode) over a corpus's base text (the full part
-    when declared, else the reference), and that base; None without base or submissions. Each
+    when declared, else the reference; :func:`scorers.easy_consensus.tally`, the ranges as the
+    flat columns of their key), and that base; None without base or submissions. Each
     submission's units are counted apart and its ranges let go (:func:`system_units`), so the
     corpus's ranges are never all in memory at once."""
     inputs = current_inputs(con, campaign_id, task.id)
@@ -92,7 +99,8 @@ def consensus(ctx: RunContext, task: Task, corpus, majority: float) -> None:
 
     def body():
         if voted is not None and voted[0].height:
-            rows = voted[0].with_columns(_ranges_text(pl.col("ranges")).alias("ranges"))
+            rows = voted[0].select("sent", "kind", "type", ranges_text().alias("ranges"),
+                                   "votes", "share", "consensus")
             insert_arrow(ctx.con, "mart_parsing_consensus", rows.to_arrow(),
                          "$campaign, $task, $corpus, sent, kind, type, ranges, votes, share, "
                          "consensus", key)
@@ -108,17 +116,9 @@ def _consensus_xml(voted: tuple[pl.DataFrame, pl.DataFrame]) -> bytes:
 
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "consensus.xml"
-        write_easy_xml(consensus_items(*voted), path)
+        units, base = voted
+        write_easy_xml(consensus_items(spelled(units.filter(pl.col("consensus"))), base), path)
         return path.read_bytes()
-
-
-def _ranges_text(ranges: pl.Expr) -> pl.Expr:
-    """``[{first: 3, last: 4}, {first: null, ...}]`` -> ``"3-4 _"``."""
-    return ranges.list.eval(
-        pl.when(pl.element().struct.field("first").is_null()).then(pl.lit("_"))
-        .otherwise(pl.format("{}-{}", pl.element().struct.field("first"),
-                             pl.element().struct.field("last")))
-    ).list.join(" ")
 
 
 def write_consensus(con, campaign, task: Task, corpus: str, path: Path) -> Path | None:
