@@ -1,6 +1,7 @@
 """Charts kept by content between editions: a page re-rendered because one submission changed
 redraws only the charts whose data changed (the EASY page's figure 2 draws one heatmap per
-system with matplotlib, about half a second each).
+system with matplotlib, about half a second each); so are the big files a page publishes
+(:func:`kept_file`: the consensus annotations), by a key naming their content.
 
 A chart function wrapped by :func:`kept` returns the SVG text it returned before for the same
 arguments, read from the folder :func:`chart_cache` names for the rendering (beside the
@@ -25,6 +26,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from importlib.metadata import version
 from pathlib import Path
+from typing import Callable
 
 _FOLDER: ContextVar[tuple[Path, set[str]] | None] = ContextVar("chart_cache", default=None)
 
@@ -64,12 +66,12 @@ def _read(path: Path) -> str | None:
         return None
 
 
-def _write(path: Path, svg: str) -> None:
+def _write(path: Path, svg: str | bytes) -> None:
     """Write ``svg`` under its key; a kill or a concurrent writer leaves no half-written chart
     under the key (the partial file's name is the writer's own)."""
     path.parent.mkdir(parents=True, exist_ok=True)  # the shared folder, made when first written
     partial = path.with_name(f"{path.stem}.{os.getpid()}.partial")
-    partial.write_bytes(svg.encode("utf-8"))
+    partial.write_bytes(svg.encode("utf-8") if isinstance(svg, str) else svg)
     partial.replace(path)
 
 
@@ -108,6 +110,40 @@ def kept(draw):
                 # reuse, never the publication
         return svg
     return wrapper
+
+
+def kept_file(key, produce: Callable[[], bytes | None], target: Path) -> bool:
+    """Write at ``target`` the bytes ``produce()`` gives (None: nothing to write; returns
+    whether a file was written), kept like a chart under ``key``, a value naming those bytes (the
+    same key, the same bytes): a later rendering with the same key links the kept file into its
+    edition (a hard link, else a copy) instead of producing it again (an EASY consensus file is
+    18 MB to read out of the warehouse and write again). Outside :func:`chart_cache` or without
+    a key (None), produced every time; the shared folder does not keep files."""
+    cache = _FOLDER.get()
+    kept = None
+    if cache is not None and key is not None:
+        name = hashlib.sha256(repr(("file", _code(), key)).encode()).hexdigest() + target.suffix
+        cache[1].add(name)
+        kept = cache[0] / name
+        if kept.exists():
+            _link(kept, target)
+            return True
+    data = produce()
+    if data is None:
+        return False
+    if kept is None:
+        target.write_bytes(data)
+    else:
+        _write(kept, data)
+        _link(kept, target)
+    return True
+
+
+def _link(source: Path, target: Path) -> None:
+    try:
+        os.link(source, target)
+    except OSError:  # a file system without hard links
+        target.write_bytes(source.read_bytes())
 
 
 @contextmanager

@@ -24,12 +24,14 @@ from pathlib import Path
 import polars as pl
 
 from scorehouse.reports import ranks
+from scorehouse.reports.chart_cache import kept_file
 from scorehouse.reports.charts import heatmap, way_lines
 from scorehouse.reports.i18n import N_, Language
 from scorehouse.reports.parsing_ud import ud_view
 from scorehouse.reports.render import rejected_inputs, stored_signature
 from scorehouse.reports.systems import front, grouped, in_order, only_published, published_systems
 from scorehouse.reports.tables import export_tables
+from scorehouse.warehouse.artifacts import artifact_states
 from scorehouse.warehouse.db import frame
 
 KINDS = (("constituent", N_("Constituents")), ("relation", N_("Relations")))
@@ -117,7 +119,7 @@ def _easy(con, campaign, task, out: Path, systems: pl.DataFrame, corpora: pl.Dat
         code_version,
         signature,
     )
-    from scorehouse.warehouse.families.parsing_consensus import write_consensus
+    from scorehouse.warehouse.families.parsing_consensus import consensus_xml
 
     key = [campaign.id, task.id]
     modes = [m for m in task.options.get("modes", MODES)]
@@ -238,12 +240,15 @@ def _easy(con, campaign, task, out: Path, systems: pl.DataFrame, corpora: pl.Dat
         FROM mart_parsing_consensus WHERE campaign = ? AND task = ? GROUP BY corpus""", key),
         "corpus", corpus_ids)
     files, links = [], {}
+    states = artifact_states(con, campaign.id, "reduce")
     for r in consensus.to_dicts():
         if r["constituents_consensus"] + r["relations_consensus"]:
-            path = write_consensus(con, campaign, task, r["corpus"],
-                                   out / f"consensus_{r['corpus']}.xml")
-            if path is not None:
-                links[r["corpus"]] = path.name
+            path, corpus = out / f"consensus_{r['corpus']}.xml", r["corpus"]
+            # the same consensus reduce state, the same file: linked from the last edition's
+            state = states.get(f"{task.id}/{corpus}/consensus")
+            if kept_file(("easy consensus", campaign.id, task.id, corpus, state) if state
+                         else None, lambda c=corpus: consensus_xml(con, campaign, task, c), path):
+                links[corpus] = path.name
                 files.append(path.name)
     version = code_version()
     sig = {"head": head_sig,

@@ -130,3 +130,36 @@ def test_templates_compiled_once_and_an_unusable_cache_costs_nothing(tmp_path, m
     (tmp_path / "taken").write_text("a file, not a folder")
     cache.directory = str(tmp_path / "taken")
     assert pages(cache) == plain
+
+
+def test_a_kept_file_is_produced_once_per_key(tmp_path):
+    """kept_file: the bytes produced for a key are linked into every later edition with that key
+    (the same file), another key produces again, None writes nothing, and the kept files a
+    rendering did not use are removed like charts."""
+    from scorehouse.reports.chart_cache import kept_file
+
+    produced = []
+
+    def produce(data):
+        return lambda: produced.append(data) or data
+    editions = [tmp_path / f"edition{i}" for i in range(4)]
+    for folder in editions:
+        folder.mkdir()
+    with chart_cache(tmp_path / "charts"):
+        assert kept_file(("consensus", "state-1"), produce(b"<one/>"), editions[0] / "c.xml")
+        assert not kept_file(("consensus", "none"), produce(None), editions[0] / "d.xml")
+    with chart_cache(tmp_path / "charts"):
+        assert kept_file(("consensus", "state-1"), produce(b"<other/>"), editions[1] / "c.xml")
+    assert produced == [b"<one/>", None]  # the second edition's file was kept, not produced
+    assert (editions[1] / "c.xml").read_bytes() == b"<one/>"
+    assert (editions[1] / "c.xml").stat().st_ino == (editions[0] / "c.xml").stat().st_ino
+    assert not (editions[0] / "d.xml").exists()
+    with chart_cache(tmp_path / "charts"):
+        kept_file(("consensus", "state-2"), produce(b"<two/>"), editions[2] / "c.xml")
+    assert (editions[2] / "c.xml").read_bytes() == b"<two/>"
+    assert [p.read_bytes() for p in (tmp_path / "charts").iterdir()] == [b"<two/>"]
+    # outside a rendering's cache, or without a key: produced every time
+    assert kept_file(("consensus", "state-2"), produce(b"<two/>"), editions[3] / "c.xml")
+    assert kept_file(None, produce(b"<three/>"), editions[3] / "e.xml")
+    assert produced[-2:] == [b"<two/>", b"<three/>"]
+    assert (editions[0] / "c.xml").read_bytes() == b"<one/>"  # an edition's file never changes

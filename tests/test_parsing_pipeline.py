@@ -195,6 +195,28 @@ def test_corpus_tables_and_consensus(pristine, scored, tmp_path):
     assert 0 < items.filter(pl.col("kind") == "relation")["item"].n_unique() <= relations
 
 
+def test_an_unchanged_consensus_file_is_linked_from_the_last_edition(campaign, tmp_path):
+    """The page publishes each corpus's consensus file; after one submission changed, the other
+    corpora's files are the previous edition's (one file, linked: their consensus reduce did not
+    run), the changed corpus's is written again, and each holds the bytes its reduce stored."""
+    db, out = tmp_path / "w.duckdb", tmp_path / "bulletins"
+    run(campaign, db, out, quiet=True)
+    first = out.resolve() / "easy"
+    before = {p.name: p.stat().st_ino for p in first.glob("consensus_*.xml")}
+    assert len(before) == 4
+    shutil.copy(campaign / "parsing" / "parseur-b" / "questions.xml",
+                campaign / "parsing" / "parseur-a" / "questions.xml")
+    assert run(campaign, db, out, quiet=True).scored == 1
+    second = out.resolve() / "easy"
+    assert second != first
+    after = {p.name: p.stat().st_ino for p in second.glob("consensus_*.xml")}
+    assert {name for name in after if after[name] != before[name]} == {"consensus_questions.xml"}
+    stored = dict(query(db, "SELECT corpus, xml FROM mart_parsing_consensus_file"))
+    for corpus, xml in stored.items():
+        assert (second / f"consensus_{corpus}.xml").read_bytes() == xml, corpus
+    assert (first / "consensus_questions.xml").read_bytes() != stored["questions"]
+
+
 def test_one_shot_on_the_paper_example(tmp_path):
     ref = tmp_path / "ref.xml"
     ref.write_text(PAPER_XML, encoding="utf-8")

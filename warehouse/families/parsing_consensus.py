@@ -121,14 +121,21 @@ def _consensus_xml(voted: tuple[pl.DataFrame, pl.DataFrame]) -> bytes:
         return path.read_bytes()
 
 
-def write_consensus(con, campaign, task: Task, corpus: str, path: Path) -> Path | None:
-    """Write the consensus annotation of a corpus as EASY XML (None when there is none): the
-    file its consensus reduce stored, else (a warehouse from before) voted again."""
+def consensus_xml(con, campaign, task: Task, corpus: str) -> bytes | None:
+    """The consensus annotation of a corpus as the bytes of an EASY XML file (None when there is
+    none): the file its consensus reduce stored, else (a warehouse from before) voted again."""
     stored = one(con, "SELECT xml FROM mart_parsing_consensus_file WHERE campaign = ? "
                       "AND task = ? AND corpus = ?", [campaign.id, task.id, corpus])
-    majority = task_options(task)["majority"]
-    voted = None if stored else _votes(con, campaign.id, task, corpus, majority)
-    if stored is None and voted is None:
+    if stored:
+        return stored[0]
+    voted = _votes(con, campaign.id, task, corpus, task_options(task)["majority"])
+    return None if voted is None else _consensus_xml(voted)
+
+
+def write_consensus(con, campaign, task: Task, corpus: str, path: Path) -> Path | None:
+    """Write :func:`consensus_xml` at ``path`` (None when there is none)."""
+    data = consensus_xml(con, campaign, task, corpus)
+    if data is None:
         return None
-    path.write_bytes(stored[0] if stored else _consensus_xml(voted))
+    path.write_bytes(data)
     return path
