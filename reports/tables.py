@@ -14,8 +14,9 @@ def export(frame: pl.DataFrame, out: Path, stem: str) -> list[Path]:
     paths = [out / f"{stem}.{ext}" for ext in ("csv", "parquet", "md", "tex")]
     frame.write_csv(paths[0])
     frame.write_parquet(paths[1])
-    paths[2].write_text(markdown(frame), encoding="utf-8")
-    paths[3].write_text(latex(frame), encoding="utf-8")
+    cells = _cells(frame)  # once for both texts
+    paths[2].write_text(markdown(frame, cells), encoding="utf-8")
+    paths[3].write_text(latex(frame, cells), encoding="utf-8")
     return paths
 
 
@@ -35,17 +36,28 @@ def export_tables(out: Path, tables: dict[str, pl.DataFrame], drop=("system", "g
     return files
 
 
-def _cells(frame: pl.DataFrame) -> list[list[str]]:
-    return [["" if v is None else (f"{v:.4g}" if isinstance(v, float) else str(v)) for v in row]
-            for row in frame.iter_rows()]
+def _cells(frame: pl.DataFrame) -> list[tuple[str, ...]]:
+    """Each row's cells as text: empty for null, 4 significant digits for a float, ``str`` of
+    any other value (integers and strings spelled by Polars, column by column: the same text)."""
+    columns = []
+    for name, dtype in frame.schema.items():
+        column = frame[name]
+        if dtype.is_integer() or dtype == pl.String:
+            columns.append(column.cast(pl.String).fill_null("").to_list())
+        elif dtype.is_float():
+            columns.append(["" if v is None else f"{v:.4g}" for v in column.to_list()])
+        else:
+            columns.append(["" if v is None else str(v) for v in column.to_list()])
+    return list(zip(*columns)) if columns else [() for _ in range(frame.height)]
 
 
-def markdown(frame: pl.DataFrame) -> str:
-    """A GitHub-flavoured Markdown table."""
+def markdown(frame: pl.DataFrame, cells: list[tuple[str, ...]] | None = None) -> str:
+    """A GitHub-flavoured Markdown table (``cells``: :func:`_cells` of ``frame``, if known)."""
     head = "| " + " | ".join(frame.columns) + " |"
     rule = "|" + "|".join("---:" if frame[c].dtype.is_numeric() else "---"
                           for c in frame.columns) + "|"
-    body = ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in _cells(frame)]
+    body = ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |"
+            for row in (_cells(frame) if cells is None else cells)]
     return "\n".join([head, rule, *body]) + "\n"
 
 
@@ -60,12 +72,14 @@ def latex_escape(text: str) -> str:
     return text.translate(_LATEX)
 
 
-def latex(frame: pl.DataFrame) -> str:
-    """A booktabs ``tabular`` (numbers right-aligned), special characters escaped."""
+def latex(frame: pl.DataFrame, cells: list[tuple[str, ...]] | None = None) -> str:
+    """A booktabs ``tabular`` (numbers right-aligned), special characters escaped (``cells``:
+    :func:`_cells` of ``frame``, if known)."""
     esc = latex_escape
     align = "".join("r" if frame[c].dtype.is_numeric() else "l" for c in frame.columns)
     lines = [f"\\begin{{tabular}}{{{align}}}", r"\toprule",
              " & ".join(esc(c) for c in frame.columns) + r" \\", r"\midrule"]
-    lines += [" & ".join(esc(c) for c in row) + r" \\" for row in _cells(frame)]
+    lines += [" & ".join(esc(c) for c in row) + r" \\"
+              for row in (_cells(frame) if cells is None else cells)]
     lines += [r"\bottomrule", r"\end{tabular}"]
     return "\n".join(lines) + "\n"
