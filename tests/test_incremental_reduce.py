@@ -215,8 +215,17 @@ def test_one_changed_submission_same_tables_as_from_scratch(tmp_path, monkeypatc
     easy_intervals, scopes = parsing.intervals, []
     monkeypatch.setattr(parsing, "intervals",
                         lambda *a: scopes.append(a[-1]) or easy_intervals(*a))
+    moved, apply_slice = [], pos_consensus._apply_slice  # the cases whose votes move the tally
+    monkeypatch.setattr(pos_consensus, "_apply_slice", lambda con, key, *cases: moved.append(
+        sum(con.execute(f"SELECT count(*) FROM ({c})").fetchall()[0][0] for c in cases))
+        or apply_slice(con, key, *cases))
+    with duckdb.connect(str(db), read_only=True) as con:
+        voting = con.execute("SELECT count(*) FROM int_pos_case WHERE system = 'morpho-b' AND "
+                             "evaluation = 'absolute' AND noneval IS NULL").fetchall()[0][0]
     second = run(camp, db, None, quiet=True)
     assert second.exit_code == 0 and second.scored >= 2
+    # the changed cases alone (its every 7th token and two left out), not all of them twice
+    assert 0 < sum(moved) < voting / 2, (moved, voting)
     assert scopes == ["questions", None]  # the changed corpus's intervals and the task's
     assert how == ["incremental"]  # the changed system's old votes out, its new ones in
     assert again == [["morpho-b"]]  # the pairs of the changed system alone
@@ -226,6 +235,7 @@ def test_one_changed_submission_same_tables_as_from_scratch(tmp_path, monkeypatc
     assert len(kept) > len({p.parent.name for p in (camp / "parsing").glob("*/questions.xml")})
     monkeypatch.setattr(resampled.ResampledTotals, "save", save)
     monkeypatch.setattr(pos, "consensus", consensus)
+    monkeypatch.setattr(pos_consensus, "_apply_slice", apply_slice)
     monkeypatch.setattr(pos, "kappa_pairs", kappa_pairs)
     monkeypatch.setattr(parsing, "intervals", easy_intervals)
     scratch = tmp_path / "scratch.duckdb"
