@@ -230,8 +230,15 @@ def test_one_changed_submission_same_tables_as_from_scratch(tmp_path, monkeypatc
     with duckdb.connect(str(db), read_only=True) as con:
         voting = con.execute("SELECT count(*) FROM int_pos_case WHERE system = 'morpho-b' AND "
                              "evaluation = 'absolute' AND noneval IS NULL").fetchall()[0][0]
+    from scorehouse.scorers import bootstrap
+    draws, weights = [], bootstrap._weights  # the streams whose weights are drawn
+    monkeypatch.setattr(bootstrap, "_weights", lambda n, resamples, seed, stream, chunk: (
+        draws.append(stream) or weights(n, resamples, seed, stream, chunk)))
     second = run(camp, db, None, quiet=True)
     assert second.exit_code == 0 and second.scored >= 2
+    # the POS intervals read the draw the first run kept in the store (the EASY ones draw)
+    assert draws and not [s for s in draws if s.startswith("pos/")], draws
+    monkeypatch.setattr(bootstrap, "_weights", weights)
     # the changed cases alone (its every 7th token and two left out), not all of them twice
     assert 0 < sum(moved) < voting / 2, (moved, voting)
     assert scopes == ["questions", None]  # the changed corpus's intervals and the task's
