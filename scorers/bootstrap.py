@@ -19,15 +19,20 @@ import polars as pl
 
 
 def resampled_totals(tables: list[np.ndarray], resamples: int, seed: int, stream: str = "",
-                     chunk: int = 100) -> list[np.ndarray]:
+                     chunk: int = 100, counts: np.ndarray | None = None) -> list[np.ndarray]:
     """Bootstrap totals ``w @ X`` of each ``n x k`` count table X (units x columns), all tables on
     the same resamples of the ``n`` units, reproducible from ``(seed, stream)``: ``resamples x k``
     per table. Weights are drawn ``chunk`` resamples at a time, so memory stays at ``chunk x n``
-    whatever the number of resamples (but for the draws :func:`shared_weights` keeps)."""
+    whatever the number of resamples (but for the draws :func:`shared_weights` keeps).
+    ``counts``: this draw's :func:`weight_counts` (kept by the caller), read instead of drawn:
+    the same weights, so the same bits."""
     tables = [np.asarray(t, dtype=np.float64) for t in tables]
     n = tables[0].shape[0]
     out = [np.empty((resamples, t.shape[1])) for t in tables]
-    for start, weights in _weights(n, resamples, seed, stream, chunk):
+    drawn = (_weights(n, resamples, seed, stream, chunk) if counts is None else
+             ((start, counts[start:start + chunk].astype(np.float64))
+              for start in range(0, resamples, chunk)))
+    for start, weights in drawn:
         for table, total in zip(tables, out):
             total[start:start + len(weights)] = weights @ table
     return out
@@ -73,6 +78,18 @@ def _weights(n: int, resamples: int, seed: int, stream: str, chunk: int):
     if keep and len(drawn) * chunk >= resamples:  # every chunk drawn: kept for the next call
         shared["kept"][key] = drawn
         shared["left"] -= resamples * n * 8
+
+
+def weight_counts(n: int, resamples: int, seed: int, stream: str = "",
+                  chunk: int = 100) -> np.ndarray:
+    """The weights :func:`resampled_totals` draws for ``n`` units from ``(seed, stream)``, as
+    ``resamples x n`` multinomial counts of the smallest unsigned type that holds them (a
+    resample draws a unit a few times at most: one byte each): what a caller keeps to resample
+    the same draw again without drawing it."""
+    counts = np.empty((resamples, n), dtype=np.min_scalar_type(max(n, 1)))
+    for start, weights in _weights(n, resamples, seed, stream, chunk):
+        counts[start:start + len(weights)] = weights
+    return counts.astype(np.min_scalar_type(int(counts.max()) if counts.size else 0))
 
 
 def ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:

@@ -186,3 +186,17 @@ def test_percentile_interval_of_other_shapes_as_before():
         for g, w in zip(got, want):
             assert np.asarray(g).dtype == np.asarray(w).dtype
             assert np.array_equal(g, w, equal_nan=True)
+
+
+def test_kept_weight_counts_give_the_same_bits():
+    """resampled_totals reading a draw's weight_counts gives the bits it draws (resamples not a
+    multiple of the chunk too); the counts take a byte each."""
+    errors, words = units()
+    tables = [errors[:, None] + np.arange(3), words[:, None] * 0.5]  # a fractional table too
+    for resamples in (300, 250):
+        counts = bootstrap.weight_counts(len(words), resamples, 5, "ref")
+        assert counts.dtype == np.uint8 and counts.shape == (resamples, len(words))
+        drawn = bootstrap.resampled_totals(tables, resamples, 5, "ref")
+        read = bootstrap.resampled_totals(tables, resamples, 5, "ref", counts=counts)
+        for a, b in zip(drawn, read, strict=True):
+            assert a.tobytes() == b.tobytes()

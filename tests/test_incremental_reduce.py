@@ -22,7 +22,8 @@ TABLES = ("mart_pos_interval", "mart_pos_paired", "mart_pos_consensus", "mart_po
           "int_pos_vote", "int_pos_voter", "mart_pos_kappa_pairs", "int_pos_kappa_pair",
           "mart_parsing_interval", "mart_parsing_paired", "mart_parsing_consensus",
           "mart_parsing_consensus_file", "cat_resampled", "mart_pos_kappa", "mart_pos_unknown_tags",
-          "int_pos_residual", "fct_pos_kappa", "fct_pos_unknown_tag", "int_pos_residual_form")
+          "int_pos_residual", "fct_pos_kappa", "fct_pos_unknown_tag", "int_pos_residual_form",
+          "int_pos_kappa_vector")
 
 # mart_pos_kappa_pairs as a view over every case, as it was before the pairs were kept
 ALL_PAIRS = """
@@ -212,21 +213,47 @@ def test_one_changed_submission_same_tables_as_from_scratch(tmp_path, monkeypatc
     monkeypatch.setattr(pos_kappa, "BATCH", 97)  # a system's cases over several batches
     kappa_pairs, again = pos.kappa_pairs, []
     monkeypatch.setattr(pos, "kappa_pairs", lambda *a: again.append(kappa_pairs(*a)) or again[-1])
+    tag_codes, strict = pos_kappa.tag_codes, set()  # the systems whose strict cases are read
+
+    def reading(batches, codes):
+        vectors = tag_codes(batches, codes)
+        strict.update(vectors)
+        return vectors
+    monkeypatch.setattr(pos_kappa, "tag_codes", reading)
     easy_intervals, scopes = parsing.intervals, []
     monkeypatch.setattr(parsing, "intervals",
                         lambda *a: scopes.append(a[-1]) or easy_intervals(*a))
+    moved, apply_slice = [], pos_consensus._apply_slice  # the cases whose votes move the tally
+    monkeypatch.setattr(pos_consensus, "_apply_slice", lambda con, key, *cases: moved.append(
+        sum(con.execute(f"SELECT count(*) FROM ({c})").fetchall()[0][0] for c in cases))
+        or apply_slice(con, key, *cases))
+    with duckdb.connect(str(db), read_only=True) as con:
+        voting = con.execute("SELECT count(*) FROM int_pos_case WHERE system = 'morpho-b' AND "
+                             "evaluation = 'absolute' AND noneval IS NULL").fetchall()[0][0]
+    from scorehouse.scorers import bootstrap
+    draws, weights = [], bootstrap._weights  # the streams whose weights are drawn
+    monkeypatch.setattr(bootstrap, "_weights", lambda n, resamples, seed, stream, chunk: (
+        draws.append(stream) or weights(n, resamples, seed, stream, chunk)))
     second = run(camp, db, None, quiet=True)
     assert second.exit_code == 0 and second.scored >= 2
+    # the POS intervals read the draw the first run kept in the store (the EASY ones draw)
+    assert draws and not [s for s in draws if s.startswith("pos/")], draws
+    monkeypatch.setattr(bootstrap, "_weights", weights)
+    # the changed cases alone (its every 7th token and two left out), not all of them twice
+    assert 0 < sum(moved) < voting / 2, (moved, voting)
     assert scopes == ["questions", None]  # the changed corpus's intervals and the task's
     assert how == ["incremental"]  # the changed system's old votes out, its new ones in
     assert again == [["morpho-b"]]  # the pairs of the changed system alone
+    assert strict == {"morpho-b"}  # from its cases, the others' from their kept vectors
     assert sum(read) > 0 and sum(computed) > 0  # the unchanged systems' columns were read
     # the EASY submissions' consensus ranges kept in the store: the changed one added
     kept = list((tmp_path / "incremental.store" / "consensus").glob("*.parquet"))
     assert len(kept) > len({p.parent.name for p in (camp / "parsing").glob("*/questions.xml")})
     monkeypatch.setattr(resampled.ResampledTotals, "save", save)
     monkeypatch.setattr(pos, "consensus", consensus)
+    monkeypatch.setattr(pos_consensus, "_apply_slice", apply_slice)
     monkeypatch.setattr(pos, "kappa_pairs", kappa_pairs)
+    monkeypatch.setattr(pos_kappa, "tag_codes", tag_codes)
     monkeypatch.setattr(parsing, "intervals", easy_intervals)
     scratch = tmp_path / "scratch.duckdb"
     assert run(camp, scratch, None, quiet=True).exit_code == 0

@@ -46,10 +46,20 @@ def pos_units(db: Path, run_id: int) -> set[tuple[str, str]]:
                      [run_id]))
 
 
-def test_incremental_pos(campaign, tmp_path):
+def test_incremental_pos(campaign, tmp_path, monkeypatch):
+    from scorehouse.scorers import pos as scorer
+    from scorehouse.warehouse import runner
+
+    spans, reference_spans = [], scorer.reference_spans  # what a reference offers, derived
+    monkeypatch.setattr(scorer, "reference_spans",
+                        lambda *a: spans.append(len(a[0])) or reference_spans(*a))
+    tokens, frame = [], runner.frame  # the token tables the units read
+    monkeypatch.setattr(runner, "frame", lambda con, sql, params=None: tokens.extend(
+        params if "stg_pos_token" in sql else []) or frame(con, sql, params))
     db = tmp_path / "w.duckdb"
     first = run(campaign, db, None, quiet=True)
     assert first.exit_code == 0, first.summary()
+    assert len(spans) == 1  # once for every unit of the reference
     systems = {s for (s,) in query(db, "SELECT system FROM cat_system WHERE task = 'pos'")}
     assert pos_units(db, first.run_id) == {("gsd", s) for s in systems}
     assert set(BASELINES) <= systems
@@ -58,8 +68,14 @@ def test_incremental_pos(campaign, tmp_path):
     # one submission changed: only that system
     sub = campaign / "pos" / "submissions" / "morpho-a.grace"
     sub.write_text(sub.read_text(encoding="utf-8").replace("\tSp\n", "\tRg\n", 3), encoding="utf-8")
+    spans.clear()
+    tokens.clear()
     third = run(campaign, db, None, quiet=True)
     assert pos_units(db, third.run_id) == {("gsd", "morpho-a")}
+    # the unit read the reference's spans its last change derived, not its tokens
+    assert spans == [] and tokens == [r for (r,) in query(
+        db, "SELECT sha256 FROM cat_input_current WHERE system = 'morpho-a' "
+            "AND role = 'submissions'")]
     changes = query(db, "SELECT DISTINCT system FROM mart_pos_changes WHERE run_id = ? "
                         "AND previous_P IS NOT NULL",
                     [third.run_id])
@@ -70,12 +86,22 @@ def test_incremental_pos(campaign, tmp_path):
                      encoding="utf-8")
     fourth = run(campaign, db, None, quiet=True)
     assert pos_units(db, fourth.run_id) == {("gsd", s) for s in BASELINES}
+    assert spans == []
     # reference revised: everything on it, and the history keeps both versions
     ref = campaign / "pos" / "gsd.grace"
     ref.write_text(ref.read_text(encoding="utf-8").replace("\tFs\n", "\tFs|Fw\n", 2),
                    encoding="utf-8")
     fifth = run(campaign, db, None, quiet=True)
     assert pos_units(db, fifth.run_id) == {("gsd", s) for s in systems}
+    assert len(spans) == 1  # the revised reference's, derived again
+    fresh = tmp_path / "fresh.duckdb"
+    assert run(campaign, fresh, None, quiet=True).exit_code == 0
+    current = ("SELECT * EXCLUDE (sha256) FROM {} WHERE sha256 IN (SELECT sha256 FROM "
+               "cat_input_current WHERE task = 'pos' AND role = 'reference') ORDER BY ALL")
+    assert query(db, current.format("int_pos_ref_unit")) == query(
+        fresh, current.format("int_pos_ref_unit"))
+    sentences = "SELECT * FROM fct_pos_sentence ORDER BY ALL"
+    assert query(db, sentences) == query(fresh, sentences)
     runs = query(
         db, "SELECT count(DISTINCT run_id) FROM hist_pos_scores WHERE system = 'morpho-b'")[0][0]
     assert runs == 2

@@ -13,11 +13,20 @@ Bit for bit: a cached column must come out the same whichever columns it was mul
 table of integer counts whose totals stay below 2**53 is summed exactly in float64, in any
 order, so its columns are cached one by one; any other table (a fractional count such as GRACE's
 ``SILOK_moy``) is resampled whole, every time, exactly as without the cache.
+
+The weights themselves can be kept too (a folder of a local unit store): a draw's multinomial
+counts (:func:`scorers.bootstrap.weight_counts`, a byte per unit and resample) are saved once
+per scope and stream, under the draw's key and the drawing's code and NumPy version, and read
+back instead of drawn while that key holds: the same weights, so the same bits.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
+import uuid
+from functools import cache
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -42,8 +51,8 @@ class ResampledTotals:
     read from ``cat_resampled`` once; :meth:`save` (inside the reduce's transaction) keeps the
     columns this reduce used and drops the rest."""
 
-    def __init__(self, con, campaign: str, task: str, scope: str):
-        self.con, self.key = con, [campaign, task, scope]
+    def __init__(self, con, campaign: str, task: str, scope: str, weights: str | None = None):
+        self.con, self.key, self.weights = con, [campaign, task, scope], weights
         rows = con.execute("SELECT key, totals FROM cat_resampled WHERE campaign = ? AND task = ? "
                            "AND scope = ?", self.key).fetchall()
         self.known: dict[str, bytes] = dict(rows)
@@ -81,7 +90,8 @@ class ResampledTotals:
                 where.append((t, absent, [keys[j] for j in absent]))
             self.used |= {k: self.known[k] for k in keys if k in self.known}
         if missing:
-            computed = bootstrap.resampled_totals(missing, resamples, seed, stream)
+            computed = bootstrap.resampled_totals(missing, resamples, seed, stream, counts=(
+                None if self.weights is None else self._counts(n, resamples, seed, stream)))
             for (t, columns, keys), values in zip(where, computed):
                 if columns is None:
                     out[t] = values
@@ -91,6 +101,33 @@ class ResampledTotals:
                     self.used[key] = self.known[key] = values[:, j].astype("<f8").tobytes()
                 self.computed += len(columns)
         return out
+
+    def _counts(self, n: int, resamples: int, seed: int, stream: str) -> np.ndarray:
+        """This draw's weight counts, read from the folder ``weights`` when kept there under its
+        key, else drawn and kept (in place of the scope and stream's previous draw)."""
+        name = hashlib.sha256("/".join([*self.key, stream]).encode()).hexdigest()[:32]
+        key = hashlib.sha256(f"{n}/{resamples}/{seed}/{stream}/{np.__version__}/"
+                             f"{_drawing()}".encode()).hexdigest()
+        path = Path(self.weights) / f"{name}.{key}.npy"
+        try:
+            counts = np.load(path, allow_pickle=False)
+            if counts.shape == (resamples, n) and counts.dtype.kind == "u":
+                return counts
+        except (OSError, ValueError, EOFError):
+            pass  # not kept (or unreadable): drawn again
+        counts = bootstrap.weight_counts(n, resamples, seed, stream)
+        partial = path.with_name(f".{uuid.uuid4().hex}.npy.partial")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with open(partial, "wb") as f:
+                np.save(f, counts, allow_pickle=False)
+            os.replace(partial, path)  # whole or absent
+            for old in path.parent.glob(f"{name}.*.npy"):
+                if old != path:
+                    old.unlink(missing_ok=True)
+        except OSError:
+            partial.unlink(missing_ok=True)  # not kept: drawn again next time
+        return counts
 
     @staticmethod
     def forget(con, campaign: str, task: str, scope: str | None = None) -> None:
@@ -114,3 +151,9 @@ class ResampledTotals:
             self.con.execute("INSERT INTO cat_resampled BY NAME SELECT * FROM resampled_rows")
         finally:
             self.con.unregister("resampled_rows")
+
+
+@cache
+def _drawing() -> str:
+    """A hash of the code that draws the weights (scorers/bootstrap.py)."""
+    return hashlib.sha256(Path(bootstrap.__file__).read_bytes()).hexdigest()

@@ -34,10 +34,9 @@ from scorehouse.warehouse.catalog import (
     drop_undeclared,
     fingerprint,
     scoring_state,
-    transaction,
 )
 from scorehouse.warehouse.catalog import code_version as catalog_code_version
-from scorehouse.warehouse.db import build, frame, insert_arrow, insert_rows, keyed, one, written
+from scorehouse.warehouse.db import build, frame, insert_arrow, insert_rows, keyed, written
 from scorehouse.warehouse.families.pos_consensus import consensus
 from scorehouse.warehouse.families.pos_intervals import intervals
 from scorehouse.warehouse.families.pos_kappa import kappa_pairs
@@ -253,18 +252,17 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
         table = None if u.inputs["table"] is None else frame(
             con, "SELECT tag, pivot_tag AS pivot FROM stg_pos_tagtable WHERE sha256 = ?",
             [u.inputs["table"]])
-        return (u.inputs["reference"], Query(_TOKENS, (u.inputs["reference"],)), _split(u.corpus),
+        sha = u.inputs["reference"]
+        return (sha, Query(_REFERENCE, (sha,)), _split(u.corpus),
                 Query(_SYS_TOKENS, (u.inputs["submissions"],)), table, options["evaluations"],
                 signatures)
 
     todo = stale(units, states, force)
-    for first in {u.corpus.id: u for u in todo}.values():  # the reference's units, once
-        sha = first.inputs["reference"]
-        if one(con, "SELECT count(*) FROM int_pos_ref_unit WHERE sha256 = ?", [sha])[0] == 0:
-            rows = reference_rows(sha, frame(con, _TOKENS, [sha]), _split(first.corpus))[1]
-            with transaction(con):
-                insert_arrow(con, "int_pos_ref_unit", rows, "*", by_name=True)
-            del rows
+    for first in {u.corpus.id: u for u in todo}.values():  # the units read what is derived
+        sha, split = first.inputs["reference"], _split(first.corpus)  # from the reference alone
+        reduce(ctx, task, first.corpus.id, "reference",
+               lambda r=sha, s=split: derive_reference(con, r, s), code_version(), force,
+               {"reference": sha, "split": split}, of_units=False)
     run_units(ctx, task.id, todo, prepare, compute_unit,
               Target(SQL_FOLDER, _UNIT_TABLES, "hist_pos_scores"))
     for corpus in task.corpora:
@@ -284,6 +282,9 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
 _TOKENS = ("SELECT tok, doc, genre, sent, form, tags, loc, loc_tags FROM stg_pos_token "
            "WHERE sha256 = ? ORDER BY tok")  # a staged reference's tokens, as a unit reads them
 _SYS_TOKENS = "SELECT tok, doc, sent, form, tags FROM stg_pos_token WHERE sha256 = ? ORDER BY tok"
+# a reference's units as a unit reads them, each with the spans it begins (derive_reference)
+_REFERENCE = ("SELECT unit, tok, unit_form, doc, genre, sent, spans FROM int_pos_ref_unit "
+              "WHERE sha256 = ? ORDER BY unit")
 
 
 def _split(corpus) -> bool:
@@ -291,44 +292,44 @@ def _split(corpus) -> bool:
     return corpus.options.get("format", "grace") != "conllu"
 
 
-def reference_rows(sha: str, tokens: pl.DataFrame, split: bool) -> tuple[pl.DataFrame, pa.Table]:
-    """The reference's units, and the same as ``int_pos_ref_unit`` rows (with the sentence of
-    each)."""
+def derive_reference(con, sha: str, split: bool) -> None:
+    """What the units of a reference need from it alone (the corpus's reduce 'reference', run
+    again when the reference or the code changes): its ``int_pos_ref_unit`` rows, each with
+    the segmentations it offers that begin at that unit (:func:`scorers.pos.reference_spans`)."""
+    tokens = frame(con, _TOKENS, [sha])
     units = scorer.units(tokens, split=split)
+    spans = (scorer.reference_spans(tokens, units).group_by("first")
+             .agg(pl.struct("last", "acceptable", "kind").sort_by("last").alias("spans")))
     rows = (units.join(tokens.select(pl.col("tok").cast(pl.Int64), "doc", "genre", "sent"),
                        on="tok")
+            .join(spans, left_on="unit", right_on="first", how="left")
             .sort("unit").select(pl.lit(sha).alias("sha256"), "unit", "tok", "unit_form", "doc",
-                                 "genre", "sent"))
-    return units, rows.to_arrow()
+                                 "genre", "sent", "spans"))
+    con.execute("DELETE FROM int_pos_ref_unit WHERE sha256 = ?", [sha])
+    insert_arrow(con, "int_pos_ref_unit", rows.to_arrow(), "*", by_name=True)
 
 
-def reference_units(sha: str, tokens: pl.DataFrame, split: bool) -> tuple[pl.DataFrame, pa.Table]:
-    """The reference's offered segmentations and its units as ``int_pos_ref_unit`` rows."""
-    units, rows = reference_rows(sha, tokens, split)
-    return scorer.reference_spans(tokens, units), rows
+def reference_parts(sha: str, reference: pl.DataFrame) -> tuple[pl.DataFrame, pa.Table]:
+    """A reference as :data:`_REFERENCE` reads it, apart: the segmentations it offers
+    (``first``, ``last``, ``acceptable``, ``kind``) and its ``int_pos_ref_unit`` rows."""
+    offered = (reference.select(pl.col("unit").alias("first"), "spans").explode("spans")
+               .drop_nulls("spans").unnest("spans"))
+    rows = reference.select(pl.lit(sha).alias("sha256"), "unit", "tok", "unit_form", "doc",
+                            "genre", "sent")
+    return offered, rows.to_arrow()
 
 
-_DERIVED: dict = {}  # (reference sha, split) -> reference_units(...): the last one, per process
-
-
-def _derived(sha: str, tokens: pl.DataFrame, split: bool) -> tuple[pl.DataFrame, pa.Table]:
-    """:func:`reference_units` of the corpus being scored, derived once per process."""
-    if (sha, split) not in _DERIVED:
-        _DERIVED.clear()
-        _DERIVED[sha, split] = reference_units(sha, tokens, split)
-    return _DERIVED[sha, split]
-
-
-def compute_unit(ids: dict, ref_sha: str, ref_tokens: pl.DataFrame, split: bool,
+def compute_unit(ids: dict, ref_sha: str, reference: pl.DataFrame, split: bool,
                  sys_tokens: pl.DataFrame, table: pl.DataFrame | None, evaluations: tuple,
                  signatures: dict) -> dict[str, pa.Table]:
     """One unit (``ids``: campaign, task, corpus, system), a pure function: the submission's
     minimal units re-aligned with the reference's units (LCS), its tokens judged against the
-    segmentations the reference offers (:func:`reference_units`, derived once per process and
-    reference), the cases of each evaluation, and the sentence counts ``fct_pos_sentence``
-    builds from them in SQL (with its kappa against the reference, its unknown tags and its
-    residual forms): the rows of every table it fills."""
-    offered, ref_units = _derived(ref_sha, ref_tokens, split)
+    segmentations the reference offers (:func:`derive_reference`, stored when the reference
+    or the code changed, read with its units: ``reference``), the cases of each evaluation,
+    and the sentence counts ``fct_pos_sentence`` builds from them in SQL (with its kappa
+    against the reference, its unknown tags and its residual forms): the rows of every table
+    it fills."""
+    offered, ref_units = reference_parts(ref_sha, reference)
     sys_units = scorer.units(sys_tokens, split=split)
     ref_codes, sys_codes = lcs.encode(pl.Series(ref_units["unit_form"]), sys_units["unit_form"])
     with unit_input(ids, "minimal units"):

@@ -65,7 +65,9 @@ def intervals(ctx: RunContext, task: Task, corpus: str) -> None:
             np.add.at(table.reshape(-1), cells, batch.column(f"s{i}").to_numpy())
     rows, pairs = [], []
     stamp = [campaign.bootstrap, campaign.seed]
-    cache = ResampledTotals(ctx.con, campaign.id, task.id, corpus)  # unchanged systems: read
+    store = ctx.store  # a local store keeps the weights' draw: read, not drawn, next time
+    cache = ResampledTotals(ctx.con, campaign.id, task.id, corpus, f"{store.root}/weights"
+                            if store is not None and store.local else None)
     stream = f"{task.id}/{corpus}"
     # every measure's tables on one drawing of the weights (each table's totals are its own:
     # the same as drawn measure by measure, a third of the drawing)

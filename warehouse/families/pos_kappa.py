@@ -10,7 +10,9 @@ Coefficient of Agreement for Nominal Scales", 1960). Each system's strict tags a
 integer codes per reference unit (in one pass over their cases, a batch at a time: the
 coordinator never holds every system's cases), and the pairs are counted in NumPy (one
 comparison and two bincounts a pair), not by joining every system's cases with every
-other's."""
+other's. Those codes are kept (``int_pos_kappa_vector``, under the unit state they were read
+from), so a changed submission's cases are the only ones read again: the figures depend on
+which units carry equal tags, not on the codes."""
 
 from __future__ import annotations
 
@@ -50,14 +52,66 @@ def kappa_pairs(ctx: RunContext, task: Task, corpus: str, force: bool = False) -
     if changed or gone:
         con.execute(f"DELETE FROM int_pos_kappa_pair WHERE {_KEY} AND (list_contains($drop, "
                     "system_a) OR list_contains($drop, system_b))", {**key, "drop": changed + gone})
+    _forget(con, key, [s for (s,) in con.execute(
+        f"SELECT system FROM int_pos_kappa_vector WHERE {_KEY}", key).fetchall()
+        if s not in states])  # the kept vectors of systems no longer scored
     if changed:
         codes: dict[str, int] = {}
-        vectors = tag_codes(con.sql(_STRICT, params=key).to_arrow_reader(BATCH), codes)
+        vectors = _vectors(con, key, states, force, codes)
         rows = [[*key.values(), a, b, states.get(a), states.get(b), *figures]
                 for a, b, figures in pairs(vectors, changed, len(codes))]
         insert_rows(con, "INSERT INTO int_pos_kappa_pair VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     rows)
     return changed
+
+
+def _vectors(con, key: dict, states: dict[str, str], force: bool,
+             codes: dict[str, int]) -> dict[str, np.ndarray]:
+    """Every system's :func:`tag_codes` vector (``codes`` filled): those kept under the
+    system's current unit state read back, the others from their cases and kept (each in its
+    own sorted tags, so the kept rows are those of a run from scratch)."""
+    rows = con.execute(f"SELECT system, state, tags, codes FROM int_pos_kappa_vector "
+                       f"WHERE {_KEY} ORDER BY system", key).fetchall()
+    kept = {s: (tags, blob) for s, state, tags, blob in rows
+            if not force and states.get(s) == state}
+    vectors = {}
+    for system, (tags, blob) in kept.items():  # their tags coded first, in a fixed order
+        vector = np.frombuffer(blob, dtype="<i4")
+        if len(vector):
+            index = np.array([codes.setdefault(t, len(codes)) for t in tags], dtype=np.int32)
+            vectors[system] = np.where(vector >= 0, index[np.maximum(vector, 0)], -1
+                                       ).astype(np.int32)
+    read = sorted(set(states) - set(kept))
+    if read:
+        vectors |= tag_codes(con.sql(_STRICT + " AND list_contains($systems, system)",
+                                     params={**key, "systems": read}).to_arrow_reader(BATCH),
+                             codes)
+    _forget(con, key, [s for s, *_ in rows if s not in kept])
+    tag_of = np.array(sorted(codes, key=codes.get), dtype=object)
+    insert_rows(con, "INSERT INTO int_pos_kappa_vector VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [[*key.values(), system, states[system], *_own(vectors.get(system), tag_of)]
+                 for system in read])
+    return vectors
+
+
+def _forget(con, key: dict, systems: list[str]) -> None:
+    """Drop the kept vectors of ``systems``."""
+    if systems:
+        con.execute(f"DELETE FROM int_pos_kappa_vector WHERE {_KEY} AND list_contains($drop, "
+                    "system)", {**key, "drop": systems})
+
+
+def _own(vector: np.ndarray | None, tag_of: np.ndarray) -> tuple[list[str], bytes]:
+    """A vector in its own tags, sorted (``tag_of``: the tag of each code): (tags, codes as
+    little-endian int32 bytes); None (no strict case) gives none."""
+    if vector is None:
+        return [], b""
+    used = np.unique(vector[vector >= 0])
+    tags = sorted(tag_of[used].tolist())
+    rank = {t: i for i, t in enumerate(tags)}
+    index = np.full(len(tag_of), -1, dtype=np.int32)
+    index[used] = [rank[t] for t in tag_of[used].tolist()]
+    return tags, np.where(vector >= 0, index[np.maximum(vector, 0)], -1).astype("<i4").tobytes()
 
 
 def tag_codes(batches, codes: dict[str, int]) -> dict[str, np.ndarray]:
