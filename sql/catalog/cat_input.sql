@@ -16,17 +16,19 @@ CREATE TABLE IF NOT EXISTS cat_input (
     run_id     INTEGER NOT NULL,
     seen_at    TIMESTAMP NOT NULL
 );
--- The latest version seen of each file, accepted or not (what the operator must look at).
+-- The latest version seen of each file, accepted or not (what the operator must look at); of
+-- two versions seen in the same second of the same run number (a failed run resumed at once,
+-- the file changed in between), the one recorded last (rowid: rows are only ever appended).
 CREATE OR REPLACE VIEW cat_input_latest AS
 SELECT * EXCLUDE (rn) FROM (
     SELECT *, row_number() OVER (PARTITION BY campaign, task, corpus, system, role
-                                 ORDER BY run_id DESC, seen_at DESC) AS rn
+                                 ORDER BY run_id DESC, seen_at DESC, rowid DESC) AS rn
     FROM cat_input
 ) WHERE rn = 1;
 -- The latest accepted version of each file: what the current results are computed from.
 CREATE OR REPLACE VIEW cat_input_current AS
 SELECT * EXCLUDE (rn) FROM (
     SELECT *, row_number() OVER (PARTITION BY campaign, task, corpus, system, role
-                                 ORDER BY run_id DESC, seen_at DESC) AS rn
+                                 ORDER BY run_id DESC, seen_at DESC, rowid DESC) AS rn
     FROM cat_input WHERE status = 'accepted'
 ) WHERE rn = 1;
