@@ -5,6 +5,7 @@ previous results, the combined treebank, and the one-shot command."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -195,6 +196,62 @@ def test_corpus_tables_and_consensus(pristine, scored, tmp_path):
     assert 0 < items.filter(pl.col("kind") == "relation")["item"].n_unique() <= relations
 
 
+RANGES = "SELECT * FROM int_parsing_range ORDER BY ALL"
+TYPES = "SELECT * FROM mart_parsing_relation_types ORDER BY ALL"
+
+
+def test_reference_ranges_follow_the_units_as_a_fresh_run(campaign, tmp_path, monkeypatch):
+    """The reference ranges are those a warehouse built from scratch holds: after a revised
+    reference whose run stopped between its ranges and its units, then the reference put back
+    (its units unchanged: the ranges derived again all the same); after a corpus is no longer
+    declared (its reference's ranges gone too, as from scratch); and after the full part alone
+    changed (the corpus's description and consensus, which read it, computed again)."""
+    from scorehouse.warehouse.families import parsing
+
+    db = tmp_path / "w.duckdb"
+    run(campaign, db, None, quiet=True)
+    reference = campaign / "parsing" / "questions.ref.xml"
+    text = reference.read_text(encoding="utf-8")
+    reference.write_text(text.replace('<Groupe type="GR"', '<Groupe type="GA"', 1),
+                         encoding="utf-8")
+
+    def crash(*args, **kwargs):
+        raise RuntimeError("the machine went away")
+    monkeypatch.setattr(parsing, "run_units", crash)
+    with pytest.raises(RuntimeError):
+        run(campaign, db, None, quiet=True)
+    monkeypatch.undo()
+    reference.write_text(text, encoding="utf-8")
+    assert run(campaign, db, None, quiet=True).scored == 0
+
+    def same_as_fresh(name: str) -> None:
+        fresh = tmp_path / f"{name}.duckdb"
+        run(campaign, fresh, None, quiet=True)
+        for sql in (RANGES, TYPES, SCORES, "SELECT * FROM mart_parsing_corpus ORDER BY ALL",
+                    "SELECT corpus, xml FROM mart_parsing_consensus_file ORDER BY corpus"):
+            assert query(db, sql) == query(fresh, sql), (name, sql)
+    same_as_fresh("reverted")
+    toml = campaign / "campaign.toml"
+    declared = toml.read_text(encoding="utf-8")
+    undeclared = re.sub(r'\[\[tasks.corpora\]\]\nid = "questions"\n.*?\n\n', "",
+                        re.sub(r', questions = "parsing/[a-z-]+/questions.xml"', "", declared),
+                        flags=re.DOTALL)
+    assert "questions" not in undeclared
+    toml.write_text(undeclared, encoding="utf-8")
+    run(campaign, db, None, quiet=True)
+    same_as_fresh("undeclared")
+    toml.write_text(declared, encoding="utf-8")
+    run(campaign, db, None, quiet=True)  # declared again: its reduces computed again
+    full = campaign / "parsing" / "questions.full.xml"
+    words = re.findall(r">([A-Za-zé]{6,})</F>", full.read_text(encoding="utf-8"))
+    full.write_text(full.read_text(encoding="utf-8").replace(f">{words[0]}<", ">Academie<", 1),
+                    encoding="utf-8")
+    run(campaign, db, None, quiet=True)
+    assert b"Academie" in dict(query(db, "SELECT corpus, xml FROM mart_parsing_consensus_file")
+                               )["questions"]
+    same_as_fresh("full part")
+
+
 def test_an_unchanged_consensus_file_is_linked_from_the_last_edition(campaign, tmp_path):
     """The page publishes each corpus's consensus file; after one submission changed, the other
     corpora's files are the previous edition's (one file, linked: their consensus reduce did not
@@ -215,6 +272,15 @@ def test_an_unchanged_consensus_file_is_linked_from_the_last_edition(campaign, t
     for corpus, xml in stored.items():
         assert (second / f"consensus_{corpus}.xml").read_bytes() == xml, corpus
     assert (first / "consensus_questions.xml").read_bytes() != stored["questions"]
+    # a file is kept by its bytes' hash, not by what its reduce recorded: other bytes stored
+    # under the same reduce state are the bytes published
+    with duckdb.connect(str(db)) as con:
+        con.execute("UPDATE mart_parsing_consensus_file SET xml = xml || '<!-- -->'::BLOB, "
+                    "sha256 = sha256(xml || '<!-- -->'::BLOB) WHERE corpus = 'litterature'")
+    run(campaign, db, out, steps=("report",), quiet=True, force=True)  # the pages alone
+    edited = dict(query(db, "SELECT corpus, xml FROM mart_parsing_consensus_file"))["litterature"]
+    assert edited.endswith(b"<!-- -->")
+    assert (out.resolve() / "easy" / "consensus_litterature.xml").read_bytes() == edited
 
 
 def test_one_shot_on_the_paper_example(tmp_path):

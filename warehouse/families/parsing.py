@@ -41,6 +41,7 @@ from scorehouse.warehouse.catalog import (
     fingerprint,
     replace_rows,
     scoring_state,
+    transaction,
 )
 from scorehouse.warehouse.catalog import code_version as catalog_code_version
 from scorehouse.warehouse.db import build, frame, insert_arrow, one, written
@@ -248,16 +249,19 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
         target = Target(SQL_FOLDER, ud.UD_TABLES, "hist_parsing_ud_scores")
     else:
         target = Target(SQL_FOLDER, _EASY_TABLES, "hist_parsing_scores")
-        for first in {u.corpus.id: u for u in todo}.values():  # the ranges units are matched with
-            sha = first.inputs["reference"]  # derived again when the reference or code changed
-            reduce(ctx, task, first.corpus.id, "ranges",
-                   lambda c=first.corpus.id, r=sha: _reference_ranges(ctx, task, c, reference(r)),
-                   code_version(), force, {"reference": sha}, of_units=False)
+        _ranges_of(ctx, task, {u.corpus.id: u.inputs["reference"] for u in units}, reference,
+                   force)
         reference.cache_clear()  # a big reference is read by the units themselves (queries)
     run_units(ctx, task.id, todo, prepare, compute_unit, target,
               (lambda u, rows: ud.notes(task.id, u, rows)) if dependency else None)
-    for corpus in task.corpora:
-        reference_sha = {"reference": inputs.get((corpus.id, "", "reference"))}
+    with transaction(con):  # a corpus no longer declared: its corpus-wide rows go too
+        for table, where in (("int_parsing_range", " AND system = ''"), ("mart_parsing_corpus", ""),
+                             ("mart_parsing_consensus", ""), ("mart_parsing_consensus_file", "")):
+            con.execute(f"DELETE FROM {table} WHERE campaign = ? AND task = ? AND NOT "
+                        f"list_contains(?, corpus){where}",
+                        [campaign, task.id, [c.id for c in task.corpora]])
+    for corpus in task.corpora:  # what a corpus's description and consensus read besides units
+        reference_sha = {role: inputs.get((corpus.id, "", role)) for role in ("reference", "full")}
         reduce(ctx, task, corpus.id, "corpus",
                lambda c=corpus: _describe_corpus(ctx, task, c, options["dependency"]),
                code_version(), force, reference_sha)
@@ -285,10 +289,24 @@ _STAGED = ("SELECT " + ", ".join(f'"{c}"' for c in _ITEM_COLUMNS) +
            " FROM stg_parsing_easy_item WHERE sha256 = ? ORDER BY sent_no, line_no, role_no")
 
 
-def _reference_ranges(ctx: RunContext, task: Task, corpus: str, ref: pl.DataFrame) -> None:
+def _ranges_of(ctx: RunContext, task: Task, references: dict[str, str], reference,
+               force: bool) -> None:
+    """The reference ranges the units of each corpus are matched with (``references``: the
+    reference of each corpus with units; ``reference(sha)``: its items), a reduce of the
+    reference alone: derived again when it or the code changed; none for a corpus without
+    units (as in a warehouse built from scratch)."""
+    for corpus in task.corpora:
+        sha = references.get(corpus.id)
+        reduce(ctx, task, corpus.id, "ranges",
+               lambda c=corpus.id, r=sha: _reference_ranges(ctx, task, c, r and reference(r)),
+               code_version(), force, {"reference": sha}, of_units=False)
+
+
+def _reference_ranges(ctx: RunContext, task: Task, corpus: str, ref: pl.DataFrame | None
+                      ) -> None:
     key = {"campaign": ctx.campaign.id, "task": task.id, "corpus": corpus, "system": ""}
-    ranges = easy_scorer.reference_ranges(ref)
-    replace_rows(ctx.con, key, ("int_parsing_range",), lambda: insert_arrow(
+    ranges = None if ref is None else easy_scorer.reference_ranges(ref)
+    replace_rows(ctx.con, key, ("int_parsing_range",), lambda: ranges is None or insert_arrow(
         ctx.con, "int_parsing_range", ranges.to_arrow(),
         "$campaign, $task, $corpus, $system, NULL, kind, sent, item, type, role_no, first, last, "
         "attr, empty", key))
