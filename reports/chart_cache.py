@@ -125,9 +125,11 @@ def kept_file(key, produce: Callable[[], bytes | None], target: Path) -> bool:
         name = hashlib.sha256(repr(("file", _code(), key)).encode()).hexdigest() + target.suffix
         cache[1].add(name)
         kept = cache[0] / name
-        if kept.exists():
+        try:
             _link(kept, target)
             return True
+        except FileNotFoundError:  # not kept, or gone since (the folder deleted): produced
+            pass
     data = produce()
     if data is None:
         return False
@@ -140,8 +142,12 @@ def kept_file(key, produce: Callable[[], bytes | None], target: Path) -> bool:
 
 
 def _link(source: Path, target: Path) -> None:
+    """A hard link at ``target`` to ``source``, else a copy; FileNotFoundError without
+    ``source``."""
     try:
         os.link(source, target)
+    except FileNotFoundError:
+        raise
     except OSError:  # a file system without hard links
         target.write_bytes(source.read_bytes())
 

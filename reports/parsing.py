@@ -31,7 +31,6 @@ from scorehouse.reports.parsing_ud import ud_view
 from scorehouse.reports.render import rejected_inputs, stored_signature
 from scorehouse.reports.systems import front, grouped, in_order, only_published, published_systems
 from scorehouse.reports.tables import export_tables
-from scorehouse.warehouse.artifacts import artifact_states
 from scorehouse.warehouse.db import frame
 
 KINDS = (("constituent", N_("Constituents")), ("relation", N_("Relations")))
@@ -240,14 +239,14 @@ def _easy(con, campaign, task, out: Path, systems: pl.DataFrame, corpora: pl.Dat
         FROM mart_parsing_consensus WHERE campaign = ? AND task = ? GROUP BY corpus""", key),
         "corpus", corpus_ids)
     files, links = [], {}
-    states = artifact_states(con, campaign.id, "reduce")
+    hashes = dict(frame(con, "SELECT corpus, sha256 FROM mart_parsing_consensus_file "
+                             "WHERE campaign = ? AND task = ?", key).iter_rows())
     for r in consensus.to_dicts():
         if r["constituents_consensus"] + r["relations_consensus"]:
             path, corpus = out / f"consensus_{r['corpus']}.xml", r["corpus"]
-            # the same consensus reduce state, the same file: linked from the last edition's
-            state = states.get(f"{task.id}/{corpus}/consensus")
-            if kept_file(("easy consensus", campaign.id, task.id, corpus, state) if state
-                         else None, lambda c=corpus: consensus_xml(con, campaign, task, c), path):
+            sha = hashes.get(corpus)  # the same bytes: linked from the last edition's file
+            if kept_file(("easy consensus", sha) if sha else None,
+                         lambda c=corpus: consensus_xml(con, campaign, task, c), path):
                 links[corpus] = path.name
                 files.append(path.name)
     version = code_version()

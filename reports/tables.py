@@ -46,8 +46,9 @@ def _cells(frame: pl.DataFrame) -> list[tuple[str, ...]]:
             columns.append(column.cast(pl.String).fill_null("").to_list())
         elif dtype.is_float():
             columns.append(["" if v is None else f"{v:.4g}" for v in column.to_list()])
-        else:
-            columns.append(["" if v is None else str(v) for v in column.to_list()])
+        else:  # any other value as it is spelled (an Object column may hold floats)
+            columns.append(["" if v is None else (f"{v:.4g}" if isinstance(v, float) else str(v))
+                            for v in column.to_list()])
     return list(zip(*columns)) if columns else [() for _ in range(frame.height)]
 
 

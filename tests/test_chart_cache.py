@@ -163,3 +163,10 @@ def test_a_kept_file_is_produced_once_per_key(tmp_path):
     assert kept_file(None, produce(b"<three/>"), editions[3] / "e.xml")
     assert produced[-2:] == [b"<two/>", b"<three/>"]
     assert (editions[0] / "c.xml").read_bytes() == b"<one/>"  # an edition's file never changes
+    # the kept folder deleted under a rendering: the file produced again, not an error
+    (editions[3] / "f").mkdir()
+    with chart_cache(tmp_path / "charts"):
+        for path in (tmp_path / "charts").iterdir():
+            path.unlink()
+        assert kept_file(("consensus", "state-2"), produce(b"<two/>"), editions[3] / "f" / "c.xml")
+    assert produced[-1] == b"<two/>" and (editions[3] / "f" / "c.xml").read_bytes() == b"<two/>"

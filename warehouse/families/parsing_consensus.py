@@ -6,6 +6,7 @@ file."""
 
 from __future__ import annotations
 
+import hashlib
 import tempfile
 from pathlib import Path
 
@@ -105,8 +106,10 @@ def consensus(ctx: RunContext, task: Task, corpus, majority: float) -> None:
                          "$campaign, $task, $corpus, sent, kind, type, ranges, votes, share, "
                          "consensus", key)
         if voted is not None:  # the file the bulletin publishes, written once per change
-            ctx.con.execute("INSERT INTO mart_parsing_consensus_file VALUES (?, ?, ?, ?)",
-                            [*key.values(), _consensus_xml(voted)])
+            xml = _consensus_xml(voted)
+            ctx.con.execute("INSERT INTO mart_parsing_consensus_file (campaign, task, corpus, "
+                            "xml, sha256) VALUES (?, ?, ?, ?, ?)",
+                            [*key.values(), xml, hashlib.sha256(xml).hexdigest()])
     replace_rows(ctx.con, key, ("mart_parsing_consensus", "mart_parsing_consensus_file"), body)
 
 
