@@ -620,7 +620,9 @@ def test_votes_counted_per_submission_equal_all_at_once(seed):
             rtype = ("SUJ-V", "MOD-N", "COORD", "ATB-SO")[rng.integers(0, 4)]
             attr = (None if rtype not in ("MOD-N", "ATB-SO") or rng.random() < 0.3
                     else ("faux", "vrai")[rng.integers(0, 2)])
-            for role_no in range(len(ROLES[rtype])):
+            # now and then a role left out at the end: units of one type with fewer ranges
+            # (their lists are prefixes of others': the order must put them first)
+            for role_no in range(len(ROLES[rtype]) - int(rng.random() < 0.2)):
                 empty = rtype == "COORD" and role_no == 1 and rng.random() < 0.3
                 unplaced = not empty and rng.random() < 0.05
                 first = None if empty or unplaced else int(rng.integers(1, 4))

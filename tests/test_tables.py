@@ -48,3 +48,14 @@ def test_cells_column_by_column_equal_value_by_value(rows):
     assert [list(row) for row in _cells(frame)] == want
     assert markdown(frame) == markdown(frame, _cells(frame))
     assert latex(frame) == latex(frame, _cells(frame))
+
+
+def test_cells_of_an_object_column_are_spelled_as_its_values():
+    """An Object column's floats keep their 4 significant digits, its other values their text."""
+    import polars as pl
+
+    from scorehouse.reports.tables import _cells
+
+    frame = pl.DataFrame({"o": pl.Series([1.23456, "x", None, 7], dtype=pl.Object)})
+    assert [list(row) for row in _cells(frame)] == _cells_row_by_row(frame)
+    assert [row[0] for row in _cells(frame)] == ["1.235", "x", "", "7"]
