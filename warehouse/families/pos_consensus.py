@@ -215,15 +215,16 @@ def write_consensus(con, campaign_id: str, task: str, corpus: str, path: Path) -
     never held in memory, nor a Python object made per token."""
     key = [campaign_id, task, corpus]
     batches = con.sql("""
-        WITH first AS (
-            SELECT u.sha256, u.tok, min(u.unit) AS unit
+        WITH first AS (  -- a token's first unit, with its place (one pass: joining the units
+            -- again to read it could not run within a 256 MB buffer at 1M tokens)
+            SELECT u.sha256, u.tok, min(u.unit) AS unit, arg_min(u.doc, u.unit) AS doc,
+                   arg_min(u.genre, u.unit) AS genre, arg_min(u.sent, u.unit) AS sent
             FROM int_pos_ref_unit u
             JOIN cat_input_current i ON i.sha256 = u.sha256 AND i.campaign = ? AND i.task = ?
              AND i.corpus = ? AND i.system = '' AND i.role = 'reference'
             GROUP BY ALL)
-        SELECT u.doc, u.genre, u.sent, t.form, c.tag
+        SELECT f.doc, f.genre, f.sent, t.form, c.tag
         FROM first f
-        JOIN int_pos_ref_unit u ON u.sha256 = f.sha256 AND u.unit = f.unit
         JOIN stg_pos_token t ON t.sha256 = f.sha256 AND t.tok = f.tok
         LEFT JOIN mart_pos_consensus c ON c.campaign = ? AND c.task = ? AND c.corpus = ?
          AND c.ref_unit = f.unit
