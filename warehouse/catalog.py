@@ -173,6 +173,36 @@ def drop_undeclared(ctx: RunContext, task: str, declared: set[tuple[str, str]],
     return {corpus for corpus, _ in gone}
 
 
+def drop_undeclared_corpora(ctx: RunContext, task: str, corpora: list[str]) -> None:
+    """Remove what the reduces of a task's corpora no longer declared wrote (``corpora``: those
+    declared) from every table keyed by corpus (a consensus, intervals, a corpus's description,
+    a reference's derived tables) and forget those reduces, in one transaction: the warehouse
+    then holds what one built from scratch holds. The corpora are those of the recorded reduces
+    (a small table: nothing is scanned while every corpus stays declared), so this runs before
+    :func:`drop_undeclared`, which forgets them; that one removes the units' own rows. The
+    history (``hist_``), the catalog, the staged files and the task-wide scopes (``*``) stay."""
+    gone = sorted({key.split("/")[1] for (key,) in ctx.con.execute(
+        "SELECT key FROM cat_artifact WHERE campaign = ? AND kind = 'reduce' "
+        "AND starts_with(key, ?)", [ctx.campaign.id, f"{task}/"]).fetchall()}
+        - {*corpora, "", "*"})
+    if not gone:
+        return
+    tables = [t for (t,) in ctx.con.execute(
+        "SELECT c.table_name FROM duckdb_columns() c JOIN duckdb_tables() t "
+        "ON t.table_name = c.table_name AND t.schema_name = c.schema_name "
+        "AND t.database_name = c.database_name WHERE c.database_name = current_database() "
+        "AND c.schema_name = 'main' AND c.column_name IN ('campaign', 'task', 'corpus') "
+        "GROUP BY ALL HAVING count(*) = 3 ORDER BY 1").fetchall()
+        if t.split("_")[0] in ("int", "fct", "mart") and not t.endswith("_rows")]
+    with transaction(ctx.con):
+        for t in tables:
+            ctx.con.execute(f"DELETE FROM {t} WHERE campaign = ? AND task = ? "
+                            "AND list_contains(?, corpus)", [ctx.campaign.id, task, gone])
+        for corpus in gone:
+            ctx.con.execute("DELETE FROM cat_artifact WHERE campaign = ? AND kind = 'reduce' "
+                            "AND starts_with(key, ?)", [ctx.campaign.id, f"{task}/{corpus}/"])
+
+
 def replace_rows(con, key: dict, tables: tuple[str, ...], body) -> None:
     """Replace the rows of ``tables`` that match every column of ``key`` by what ``body()``
     inserts, in one transaction: a unit's results (key campaign, task, corpus, system), a

@@ -25,7 +25,13 @@ from scorehouse.warehouse.campaign import (
     check_family_keys,
     load_campaign,
 )
-from scorehouse.warehouse.catalog import RunContext, finish_run, start_run, transaction
+from scorehouse.warehouse.catalog import (
+    RunContext,
+    drop_undeclared_corpora,
+    finish_run,
+    start_run,
+    transaction,
+)
 from scorehouse.warehouse.db import apply_schema, connect
 from scorehouse.warehouse.families import family, sql_folders
 from scorehouse.warehouse.locks import publication_lock
@@ -154,6 +160,7 @@ def _execute(ctx: RunContext, steps, out, force: bool, audience: Audience = PUBL
                 if "score" in steps:
                     with logs.step(ctx, "score"):
                         for task in ctx.campaign.tasks:
+                            drop_undeclared_corpora(ctx, task.id, [c.id for c in task.corpora])
                             family(task.family).score(ctx, task, force=force)
                     if ctx.pools is not None:  # idle workers hand their memory back before
                         ctx.pools.close()      # the pages are rendered

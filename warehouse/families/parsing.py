@@ -41,7 +41,6 @@ from scorehouse.warehouse.catalog import (
     fingerprint,
     replace_rows,
     scoring_state,
-    transaction,
 )
 from scorehouse.warehouse.catalog import code_version as catalog_code_version
 from scorehouse.warehouse.db import build, frame, insert_arrow, one, written
@@ -254,12 +253,6 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
         reference.cache_clear()  # a big reference is read by the units themselves (queries)
     run_units(ctx, task.id, todo, prepare, compute_unit, target,
               (lambda u, rows: ud.notes(task.id, u, rows)) if dependency else None)
-    with transaction(con):  # a corpus no longer declared: its corpus-wide rows go too
-        for table, where in (("int_parsing_range", " AND system = ''"), ("mart_parsing_corpus", ""),
-                             ("mart_parsing_consensus", ""), ("mart_parsing_consensus_file", "")):
-            con.execute(f"DELETE FROM {table} WHERE campaign = ? AND task = ? AND NOT "
-                        f"list_contains(?, corpus){where}",
-                        [campaign, task.id, [c.id for c in task.corpora]])
     for corpus in task.corpora:  # what a corpus's description and consensus read besides units
         reference_sha = {role: inputs.get((corpus.id, "", role)) for role in ("reference", "full")}
         reduce(ctx, task, corpus.id, "corpus",
