@@ -253,7 +253,7 @@ def _easy(con, campaign, task, out: Path, systems: pl.DataFrame, corpora: pl.Dat
     sig = {"head": head_sig,
            "ways": signature("easy", ",".join(modes), ",".join(functions)),
            "corpus": f"corpus|easy|units:word-forms|version:{version}",
-           "consensus": f"consensus|vote:share>{majority:g}|mode:HYP|submissions:all"
+           "consensus": f"consensus|vote:share>{majority:g}|mode:HYP|submissions:published"
                         f"|version:{version}"}
     files += export_tables(out, drop=("system", "group", "baseline"), tables={
         "parsing_corpora": corpora,

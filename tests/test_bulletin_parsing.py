@@ -323,6 +323,10 @@ def test_easy_consensus_and_exports(pages):
     assert data["consensus_links"] == {"monde": "consensus_monde.xml"}
     assert '<a href="consensus_monde.xml">' in html and "consensus_oral.xml" not in html
     assert "chat" in (folder / "consensus_monde.xml").read_text(encoding="utf-8")
+    # the votes are the published systems' (warehouse/families/parsing_consensus.py, audited in
+    # tests/test_publication_audit.py): the page and its signature say so
+    assert "submissions:published" in html and "published or not" not in html
+    assert "the systems published on this page" in " ".join(html.split())
     assert not (folder / "consensus_oral.xml").exists()
     consensus = {r["corpus"]: r for r in data["consensus"]}
     assert ((consensus["monde"]["constituents"], consensus["monde"]["constituents_consensus"])
