@@ -343,3 +343,38 @@ def test_insert_rows_through_arrow_is_executemany():
     got, want = (con.execute(f"SELECT *, b::VARCHAR FROM {t} ORDER BY ALL").fetchall()
                  for t in ("arrow", "many"))
     assert repr(got) == repr(want) and len(got) == 5
+
+
+def test_kept_weights_are_the_drawn_ones_and_a_damaged_file_is_drawn_again(tmp_path,
+                                                                            monkeypatch):
+    """ResampledTotals with a weights folder: the first reduce draws and keeps the weights, the
+    next reads them (nothing drawn), a damaged or truncated file is drawn again and replaced,
+    and a folder that cannot be written costs the keeping only: the totals are always the
+    bits of a draw without any folder."""
+    from scorehouse.scorers import bootstrap
+    from scorehouse.warehouse.db import apply_schema
+
+    rng = np.random.default_rng(5)
+    counts = rng.integers(0, 9, size=(40, 3)).astype(float)
+    want = bootstrap.resampled_totals([counts], 120, 11, "t/s")[0]
+    con = duckdb.connect()
+    apply_schema(con, ["catalog"])
+    folder = tmp_path / "weights"
+
+    def totals(where) -> np.ndarray:
+        return resampled.ResampledTotals(con, "c", "t", "s", str(where)).totals(
+            [counts], 120, 11, "t/s")[0]
+    drawn, draw = [], bootstrap.weight_counts
+    monkeypatch.setattr(bootstrap, "weight_counts", lambda *a: drawn.append(a) or draw(*a))
+    assert totals(folder).tobytes() == want.tobytes() and len(drawn) == 1
+    (kept,) = folder.glob("*.npy")
+    assert totals(folder).tobytes() == want.tobytes() and len(drawn) == 1  # read back
+    for damage in (b"not a numpy file", kept.read_bytes()[:-50]):
+        kept.write_bytes(damage)
+        assert totals(folder).tobytes() == want.tobytes()
+        assert [p.name for p in folder.glob("*.npy")] == [kept.name]
+        assert np.load(kept).shape == (120, 40)  # drawn again and kept whole
+    assert len(drawn) == 3
+    blocked = tmp_path / "a file"
+    blocked.write_text("not a folder")
+    assert totals(blocked).tobytes() == want.tobytes()

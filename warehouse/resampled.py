@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import os
 import uuid
+from contextlib import suppress
 from functools import cache
 from pathlib import Path
 
@@ -125,8 +126,9 @@ class ResampledTotals:
             for old in path.parent.glob(f"{name}.*.npy"):
                 if old != path:
                     old.unlink(missing_ok=True)
-        except OSError:
-            partial.unlink(missing_ok=True)  # not kept: drawn again next time
+        except OSError:  # not kept (the folder cannot be written): drawn again next time
+            with suppress(OSError):
+                partial.unlink(missing_ok=True)
         return counts
 
     @staticmethod
