@@ -14,6 +14,7 @@ significantly better or worse.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
@@ -33,35 +34,70 @@ class Paired:
     p_value: float
 
 
-def paired(point: np.ndarray, samples: np.ndarray, level: float = 0.95) -> list[Paired]:
+def paired(point: np.ndarray, samples: np.ndarray, level: float = 0.95,
+           ids: list[str | None] | None = None, kept: Kept | None = None) -> list[Paired]:
     """Every pair of systems (columns of the ``resamples x systems`` ``samples``, with their
     ``point`` scores) tested on the shared resamples. A pair whose score is undefined (NaN) on
     every resample gets NaN figures; the resamples where it is undefined are left out.
 
     The pairs' differences are tested as columns of one matrix, :data:`PAIRS` at a time (the
-    same numbers as one pair at a time: :func:`scorers.bootstrap.percentile_interval`)."""
+    same numbers as one pair at a time: :func:`scorers.bootstrap.percentile_interval`).
+
+    ``ids``: an identity of each column's samples (None: unknown), and ``kept``: the figures
+    of pairs tested before, by :func:`pair_key`: a pair whose two columns have identities is
+    read there when found, else tested and kept there. The figures depend on the two columns
+    of samples alone, so a changed system costs only its own pairs."""
     k = samples.shape[1]
     a_of, b_of = np.triu_indices(k, 1)
-    figures: list[tuple[float, float, float]] = []
-    for start in range(0, len(a_of), PAIRS):
-        a, b = a_of[start:start + PAIRS], b_of[start:start + PAIRS]
-        delta = samples[:, a] - samples[:, b]
-        undefined = np.isnan(delta)
-        clean = ~undefined.any(axis=0)
-        low, high = np.full(len(a), np.nan), np.full(len(a), np.nan)
-        p_value = np.full(len(a), np.nan)
-        if clean.any() and delta.shape[0]:
-            low[clean], high[clean] = percentile_interval(delta[:, clean], level)
-            p_value[clean] = paired_p_value(delta[:, clean])
-        for j in np.flatnonzero(~clean):  # some resamples undefined: those left out
-            defined = delta[~undefined[:, j], j]
-            if defined.size:
-                interval = percentile_interval(defined[:, None], level)
-                low[j], high[j] = interval[0][0], interval[1][0]
-                p_value[j] = paired_p_value(defined[:, None])[0]
-        figures += zip(low.tolist(), high.tolist(), p_value.tolist())
+    figures: list[tuple[float, float, float] | None] = [None] * len(a_of)
+    keys = ([None] * len(a_of) if ids is None or kept is None else
+            [pair_key(ids[a], ids[b], level) for a, b in zip(a_of.tolist(), b_of.tolist())])
+    for n, key in enumerate(keys):
+        if key is not None:
+            figures[n] = kept.get(key)
+    todo = np.array([n for n, f in enumerate(figures) if f is None], dtype=np.int64)
+    for start in range(0, len(todo), PAIRS):
+        batch = todo[start:start + PAIRS]
+        for n, f in zip(batch.tolist(), _tested(samples[:, a_of[batch]] - samples[:, b_of[batch]],
+                                                level)):
+            figures[n] = f
+            if keys[n] is not None:
+                kept[keys[n]] = f
     return [Paired(int(a), int(b), float(point[a] - point[b]), *f)
             for a, b, f in zip(a_of, b_of, figures)]
+
+
+def _tested(delta: np.ndarray, level: float) -> list[tuple[float, float, float]]:
+    """The (low, high, p_value) of each column of ``delta`` (resamples x pairs)."""
+    undefined = np.isnan(delta)
+    clean = ~undefined.any(axis=0)
+    low, high = np.full(delta.shape[1], np.nan), np.full(delta.shape[1], np.nan)
+    p_value = np.full(delta.shape[1], np.nan)
+    if clean.any() and delta.shape[0]:
+        low[clean], high[clean] = percentile_interval(delta[:, clean], level)
+        p_value[clean] = paired_p_value(delta[:, clean])
+    for j in np.flatnonzero(~clean):  # some resamples undefined: those left out
+        defined = delta[~undefined[:, j], j]
+        if defined.size:
+            interval = percentile_interval(defined[:, None], level)
+            low[j], high[j] = interval[0][0], interval[1][0]
+            p_value[j] = paired_p_value(defined[:, None])[0]
+    return list(zip(low.tolist(), high.tolist(), p_value.tolist()))
+
+
+def pair_key(a: str | None, b: str | None, level: float) -> str | None:
+    """The key of a pair's figures in ``kept``: its columns' identities and the level (None
+    when a column has none)."""
+    return None if a is None or b is None else f"{level!r}/{a}/{b}"
+
+
+class Kept(Protocol):
+    """Where :func:`paired` reads and keeps pairs' figures (e.g.
+    :class:`warehouse.resampled.ResampledTotals`'s ``pairs``)."""
+
+    def get(self, key: str) -> tuple[float, float, float] | None: ...
+
+    def __setitem__(self, key: str, figures: tuple[float, float, float]) -> None: ...
 
 
 PAIRS = 4096  # pairs tested at once (a resamples x PAIRS matrix of differences)
@@ -98,14 +134,16 @@ def rank_ranges(point: np.ndarray, tests: list[Paired], higher_is_better: bool =
 
 
 def rank_variants(keys: list[tuple], point: np.ndarray, samples: np.ndarray,
-                  higher_is_better: bool = True) -> tuple[list[tuple], dict[int, tuple]]:
+                  higher_is_better: bool = True, ids: list[str | None] | None = None,
+                  kept: Kept | None = None) -> tuple[list[tuple], dict[int, tuple]]:
     """Paired tests and rank ranges of the systems of every variant: ``keys`` are (system,
     *variant) per column of ``point`` and ``samples``. Returns the tests as ``(variant,
     system_a, system_b, figures)``, figures being (score_a, score_b, delta, low, high, p_value),
-    and each column's ``(best, worst)``."""
+    and each column's ``(best, worst)``. ``ids`` and ``kept``: as :func:`paired`'s, per column."""
     rows, ranks = [], {}
     for variant, cols in groups(keys).items():
-        tests = paired(point[cols], samples[:, cols])
+        tests = paired(point[cols], samples[:, cols],
+                       ids=None if ids is None else [ids[c] for c in cols], kept=kept)
         rows += [(variant, keys[cols[t.a]][0], keys[cols[t.b]][0],
                   (point[cols[t.a]], point[cols[t.b]], t.delta, t.low, t.high, t.p_value))
                  for t in tests]

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from scorehouse.demo.campaign import write_demo_campaign
+from scorehouse.scorers import ranking
 from scorehouse.warehouse import resampled
 from scorehouse.warehouse.families import parsing, pos, pos_consensus
 from scorehouse.warehouse.pipeline import run
@@ -220,9 +221,18 @@ def test_one_changed_submission_same_tables_as_from_scratch(tmp_path, monkeypatc
         strict.update(vectors)
         return vectors
     monkeypatch.setattr(pos_kappa, "tag_codes", reading)
-    easy_intervals, scopes = parsing.intervals, []
-    monkeypatch.setattr(parsing, "intervals",
-                        lambda *a: scopes.append(a[-1]) or easy_intervals(*a))
+    easy_intervals, scopes, easy_tests = parsing.intervals, [], []
+
+    def easy(*a):
+        scopes.append(a[-1])
+        monkeypatch.setattr(ranking, "_tested", lambda delta, level: easy_tests.append(
+            delta.shape[1]) or tested(delta, level))
+        try:
+            return easy_intervals(*a)
+        finally:
+            monkeypatch.setattr(ranking, "_tested", tested)
+    tested = ranking._tested  # the EASY pairs tested (not read where kept)
+    monkeypatch.setattr(parsing, "intervals", easy)
     moved, apply_slice = [], pos_consensus._apply_slice  # the cases whose votes move the tally
     monkeypatch.setattr(pos_consensus, "_apply_slice", lambda con, key, *cases: moved.append(
         sum(con.execute(f"SELECT count(*) FROM ({c})").fetchall()[0][0] for c in cases))
@@ -242,6 +252,12 @@ def test_one_changed_submission_same_tables_as_from_scratch(tmp_path, monkeypatc
     # the changed cases alone (its every 7th token and two left out), not all of them twice
     assert 0 < sum(moved) < voting / 2, (moved, voting)
     assert scopes == ["questions", None]  # the changed corpus's intervals and the task's
+    with duckdb.connect(str(db), read_only=True) as con:  # the changed system's pairs alone
+        pairs, changed = con.execute(
+            "SELECT count(*), count(*) FILTER ('parseur-a' IN (system_a, system_b)) "
+            "FROM mart_parsing_paired WHERE corpus IN ('questions', '*')").fetchall()[0]
+    # (fewer when a pair's samples are another pair's: parseur-a now has parseur-b's output)
+    assert 0 < sum(easy_tests) <= changed < pairs, (easy_tests, changed, pairs)
     assert how == ["incremental"]  # the changed system's old votes out, its new ones in
     assert again == [["morpho-b"]]  # the pairs of the changed system alone
     assert strict == {"morpho-b"}  # from its cases, the others' from their kept vectors

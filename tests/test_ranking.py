@@ -194,3 +194,44 @@ def test_paired_tests_at_once_equal_one_pair_at_a_time(seed, monkeypatch):
     for g, w in zip(got, want):
         assert np.array([g.delta, g.low, g.high, g.p_value]).tobytes() == \
             np.array([w.delta, w.low, w.high, w.p_value]).tobytes()
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_kept_pairs_are_read_and_only_a_changed_columns_pairs_tested(seed, monkeypatch):
+    """With column identities and a place to keep figures, a second test of the same columns
+    reads every pair; after one column changes (a new identity), only its pairs are tested, and
+    every figure is bit for bit that of testing all pairs afresh."""
+    rng = np.random.default_rng(seed)
+    k, n = int(rng.integers(3, 10)), int(rng.integers(1, 400))
+    samples = rng.random((n, k)).round(2)
+    samples[rng.random(n) < 0.1, 1] = np.nan
+    point = np.nanmean(samples, 0)
+    tested, _tested = [], ranking._tested
+    monkeypatch.setattr(ranking, "_tested", lambda delta, level: tested.append(delta.shape[1])
+                        or _tested(delta, level))
+    monkeypatch.setattr(ranking, "PAIRS", int(rng.integers(1, 6)))
+
+    def bits(tests):
+        return [np.array([t.a, t.b, t.delta, t.low, t.high, t.p_value]).tobytes() for t in tests]
+    ids, kept = [f"column {j}" for j in range(k)], {}
+    assert bits(ranking.paired(point, samples, ids=ids, kept=kept)) == bits(
+        ranking.paired(point, samples))
+    assert len(kept) == k * (k - 1) // 2
+    tested.clear()
+    assert bits(ranking.paired(point, samples, ids=ids, kept=kept)) == bits(
+        ranking.paired(point, samples))
+    assert sum(tested) == k * (k - 1) // 2  # the plain call's; the kept call tested none
+    changed = samples.copy()
+    changed[:, 2] = rng.random(n).round(2)
+    tested.clear()
+    got = ranking.paired(point, changed, ids=[*ids[:2], "column 2, revised", *ids[3:]],
+                         kept=kept)
+    assert sum(tested) == k - 1  # the changed column's pairs alone
+    assert bits(got) == bits(ranking.paired(point, changed))
+    # an identity is trusted: the same identity over other samples reads the kept figures
+    assert bits(ranking.paired(point, changed, ids=ids, kept=kept)) == bits(
+        ranking.paired(point, samples))
+    # no identity for a column: its pairs are tested every time, and nothing kept for them
+    tested.clear()
+    ranking.paired(point, samples, ids=[None, *ids[1:]], kept=kept)
+    assert sum(tested) == k - 1

@@ -14,6 +14,12 @@ table of integer counts whose totals stay below 2**53 is summed exactly in float
 order, so its columns are cached one by one; any other table (a fractional count such as GRACE's
 ``SILOK_moy``) is resampled whole, every time, exactly as without the cache.
 
+The paired tests (:func:`scorers.ranking.paired`) are kept the same way: a pair's interval
+and p-value depend on its two columns of resampled measures alone, and each such column is
+named by its formula and the keys of the totals it is computed from
+(:meth:`ResampledTotals.sample_ids`); a changed submission tests its own pairs, the others are
+read (rows ``pair/...``, under a hash of the testing code too).
+
 The weights themselves can be kept too (a folder of a local unit store): a draw's multinomial
 counts (:func:`scorers.bootstrap.weight_counts`, a byte per unit and resample) are saved once
 per scope and stream, under the draw's key and the drawing's code and NumPy version, and read
@@ -32,7 +38,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from scorehouse.scorers import bootstrap
+from scorehouse.scorers import bootstrap, ranking
 
 EXACT = 2.0 ** 53  # float64 integers below this are exact, whatever the order of the sums
 
@@ -59,6 +65,8 @@ class ResampledTotals:
         self.known: dict[str, bytes] = dict(rows)
         self.used: dict[str, bytes] = {}
         self.computed = 0  # columns resampled by this reduce (the others were read)
+        self.keys: list[list[str] | None] = []  # each table's column keys, last totals()
+        self.pairs = _KeptPairs(self)
 
     def totals(self, tables: list[np.ndarray], resamples: int, seed: int,
                stream: str = "") -> list[np.ndarray]:
@@ -70,14 +78,17 @@ class ResampledTotals:
         out: list[np.ndarray | None] = []
         missing: list[np.ndarray] = []  # what must be resampled: whole tables, or columns
         where: list[tuple[int, list[int] | None, list[str]]] = []
+        self.keys = []
         for t, table in enumerate(tables):
             if not exact(table):
+                self.keys.append(None)
                 out.append(None)
                 missing.append(table)
                 where.append((t, None, []))
                 continue
             keys = [hashlib.sha256(stamp + np.ascontiguousarray(table[:, j]).tobytes()
                                    ).hexdigest() for j in range(table.shape[1])]
+            self.keys.append(keys)
             found = np.empty((resamples, table.shape[1]))
             absent = []
             for j, key in enumerate(keys):
@@ -102,6 +113,17 @@ class ResampledTotals:
                     self.used[key] = self.known[key] = values[:, j].astype("<f8").tobytes()
                 self.computed += len(columns)
         return out
+
+    def sample_ids(self, measure: str, tables: tuple[int, ...]) -> list[str | None] | None:
+        """An identity of each column's resampled measure computed from the last
+        :meth:`totals`' ``tables`` (their indices) by the formula named ``measure``: the same
+        identity, the same samples (for :func:`scorers.ranking.paired`'s kept pairs). None when
+        a table was resampled whole (no column keys)."""
+        keyed = [self.keys[t] for t in tables]
+        if any(k is None for k in keyed):
+            return None
+        return [hashlib.sha256("/".join([measure, *column]).encode()).hexdigest()
+                for column in zip(*keyed)]
 
     def _counts(self, n: int, resamples: int, seed: int, stream: str) -> np.ndarray:
         """This draw's weight counts, read from the folder ``weights`` when kept there under its
@@ -153,6 +175,36 @@ class ResampledTotals:
             self.con.execute("INSERT INTO cat_resampled BY NAME SELECT * FROM resampled_rows")
         finally:
             self.con.unregister("resampled_rows")
+
+
+class _KeptPairs:
+    """The paired tests' figures kept with a scope's totals (:func:`scorers.ranking.paired`'s
+    ``kept``): (low, high, p-value) as three float64, under ``pair/`` + a hash of the pair's key
+    and of the testing code, so a changed test never reads old figures."""
+
+    def __init__(self, cache: ResampledTotals):
+        self.cache = cache
+
+    def _key(self, key: str) -> str:
+        return "pair/" + hashlib.sha256(f"{key}/{_testing()}".encode()).hexdigest()
+
+    def get(self, key: str) -> tuple[float, float, float] | None:
+        raw = self.cache.known.get(self._key(key))
+        if raw is None:
+            return None
+        self.cache.used[self._key(key)] = raw
+        return tuple(np.frombuffer(raw, dtype="<f8").tolist())
+
+    def __setitem__(self, key: str, figures: tuple[float, float, float]) -> None:
+        raw = np.asarray(figures, dtype="<f8").tobytes()
+        self.cache.known[self._key(key)] = self.cache.used[self._key(key)] = raw
+
+
+@cache
+def _testing() -> str:
+    """A hash of the code that tests pairs (scorers/ranking.py, scorers/bootstrap.py)."""
+    return hashlib.sha256(Path(ranking.__file__).read_bytes()
+                          + Path(bootstrap.__file__).read_bytes()).hexdigest()
 
 
 @cache

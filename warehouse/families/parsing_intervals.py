@@ -27,7 +27,9 @@ def intervals(ctx: RunContext, task: Task, dependency: bool, corpus: str | None)
     resamples (campaign seed). P, R, F = 2 matched / (hyp + ref) and the CoNLL F1 = 2 correct /
     (gold + system) are ratios of additive counts, so one draw of weights gives the resampled
     totals of every count and every measure. Each scope is a reduce of its own: one changed
-    submission recomputes its corpus and the whole task, not the other corpora."""
+    submission recomputes its corpus and the whole task, not the other corpora; within them,
+    the resampled totals and paired tests of the unchanged systems are read where kept
+    (:class:`warehouse.resampled.ResampledTotals`)."""
     campaign = ctx.campaign
     where, params = ("", []) if corpus is None else (" AND corpus = ?", [corpus])
     if dependency:
@@ -72,7 +74,11 @@ def intervals(ctx: RunContext, task: Task, dependency: bool, corpus: str | None)
             stamp = [campaign.bootstrap, campaign.seed]
             ranks: dict[int, tuple] = {}
             if dependency or measure[0] == "F":  # F: the systems of a variant, ranked
-                tested, ranks = ranking.rank_variants(variants, point, samples)
+                # the pairs of unchanged systems are read where kept (same samples, same tests)
+                ids = cache.sample_ids(repr((num, den, factor)), tuple(
+                    i for x in (num, den) for i in (x if isinstance(x, tuple) else (x,))))
+                tested, ranks = ranking.rank_variants(variants, point, samples, ids=ids,
+                                                      kept=cache.pairs)
                 paired += [[campaign.id, task.id, scope, *variant,
                             *(() if dependency else (measure[1],)), a, b,
                             *map(bootstrap.finite, figures), *stamp]
