@@ -4,6 +4,8 @@ previous results, the combined treebank, and the one-shot command."""
 
 from __future__ import annotations
 
+import gzip
+import hashlib
 import json
 import re
 import shutil
@@ -58,6 +60,13 @@ def scored(pristine, tmp_path_factory) -> Path:
 def query(db: Path, sql: str, params=()) -> list[tuple]:
     with duckdb.connect(str(db), read_only=True) as con:
         return con.execute(sql, list(params)).fetchall()
+
+
+def consensus_files(db: Path) -> dict[str, bytes]:
+    """Each corpus's consensus file as its reduce stored it (gzip-packed), unpacked."""
+    stored = dict(query(db, "SELECT corpus, xml FROM mart_parsing_consensus_file"))
+    assert all(blob[:2] == b"\x1f\x8b" for blob in stored.values())  # packed
+    return {corpus: gzip.decompress(blob) for corpus, blob in stored.items()}
 
 
 SCORES = ("SELECT system, kind, mode, function, corpus, genre, type, slice, hyp, ref, matched "
@@ -247,8 +256,7 @@ def test_reference_ranges_follow_the_units_as_a_fresh_run(campaign, tmp_path, mo
     full.write_text(full.read_text(encoding="utf-8").replace(f">{words[0]}<", ">Academie<", 1),
                     encoding="utf-8")
     run(campaign, db, None, quiet=True)
-    assert b"Academie" in dict(query(db, "SELECT corpus, xml FROM mart_parsing_consensus_file")
-                               )["questions"]
+    assert b"Academie" in consensus_files(db)["questions"]
     same_as_fresh("full part")
 
 
@@ -268,19 +276,27 @@ def test_an_unchanged_consensus_file_is_linked_from_the_last_edition(campaign, t
     assert second != first
     after = {p.name: p.stat().st_ino for p in second.glob("consensus_*.xml")}
     assert {name for name in after if after[name] != before[name]} == {"consensus_questions.xml"}
-    stored = dict(query(db, "SELECT corpus, xml FROM mart_parsing_consensus_file"))
+    stored = consensus_files(db)
     for corpus, xml in stored.items():
         assert (second / f"consensus_{corpus}.xml").read_bytes() == xml, corpus
     assert (first / "consensus_questions.xml").read_bytes() != stored["questions"]
     # a file is kept by its bytes' hash, not by what its reduce recorded: other bytes stored
     # under the same reduce state are the bytes published
+    edited = stored["litterature"] + b"<!-- -->"
     with duckdb.connect(str(db)) as con:
-        con.execute("UPDATE mart_parsing_consensus_file SET xml = xml || '<!-- -->'::BLOB, "
-                    "sha256 = sha256(xml || '<!-- -->'::BLOB) WHERE corpus = 'litterature'")
+        con.execute("UPDATE mart_parsing_consensus_file SET xml = ?, sha256 = ? "
+                    "WHERE corpus = 'litterature'",
+                    [gzip.compress(edited), hashlib.sha256(edited).hexdigest()])
     run(campaign, db, out, steps=("report",), quiet=True, force=True)  # the pages alone
-    edited = dict(query(db, "SELECT corpus, xml FROM mart_parsing_consensus_file"))["litterature"]
-    assert edited.endswith(b"<!-- -->")
+    assert consensus_files(db)["litterature"] == edited
     assert (out.resolve() / "easy" / "consensus_litterature.xml").read_bytes() == edited
+    # a row an earlier version stored plain (not packed) is published as it is
+    plain = stored["litterature"] + b"<!-- plain -->"
+    with duckdb.connect(str(db)) as con:
+        con.execute("UPDATE mart_parsing_consensus_file SET xml = ?, sha256 = ? "
+                    "WHERE corpus = 'litterature'", [plain, hashlib.sha256(plain).hexdigest()])
+    run(campaign, db, out, steps=("report",), quiet=True, force=True)
+    assert (out.resolve() / "easy" / "consensus_litterature.xml").read_bytes() == plain
 
 
 def test_one_shot_on_the_paper_example(tmp_path):

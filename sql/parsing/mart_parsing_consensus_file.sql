@@ -1,8 +1,10 @@
 -- mart_parsing_consensus_file: the consensus annotation of a corpus as the EASY XML file the
 -- bulletin publishes, written by the same reduce as mart_parsing_consensus (so a page re-rendered
 -- after another corpus's submission changed copies it instead of re-aligning every submission).
--- xml: the file's bytes; sha256: their hash, the key under which the page keeps the file
--- between editions (NULL in rows written before it was recorded: the page then writes the bytes).
+-- xml: the file's bytes, gzip-compressed (level 1, no timestamp: the same file packs to the
+-- same bytes; rows written before: the plain bytes); sha256: the plain bytes' hash, the key
+-- under which the page keeps the file between editions (NULL in rows written before it was
+-- recorded: the page then writes the bytes).
 -- Grain: campaign x task x corpus.
 CREATE TABLE IF NOT EXISTS mart_parsing_consensus_file (
     campaign   VARCHAR NOT NULL,

@@ -6,6 +6,7 @@ file."""
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import tempfile
 from pathlib import Path
@@ -109,7 +110,7 @@ def consensus(ctx: RunContext, task: Task, corpus, majority: float) -> None:
             xml = _consensus_xml(voted)
             ctx.con.execute("INSERT INTO mart_parsing_consensus_file (campaign, task, corpus, "
                             "xml, sha256) VALUES (?, ?, ?, ?, ?)",
-                            [*key.values(), xml, hashlib.sha256(xml).hexdigest()])
+                            [*key.values(), packed(xml), hashlib.sha256(xml).hexdigest()])
     replace_rows(ctx.con, key, ("mart_parsing_consensus", "mart_parsing_consensus_file"), body)
 
 
@@ -124,13 +125,27 @@ def _consensus_xml(voted: tuple[pl.DataFrame, pl.DataFrame]) -> bytes:
         return path.read_bytes()
 
 
+def packed(xml: bytes) -> bytes:
+    """The file's bytes as ``mart_parsing_consensus_file.xml`` keeps them: gzip (RFC 1952) at
+    level 1 without a timestamp, so the same file always packs to the same bytes. A corpus's
+    18 MB file stored as is cost each change's checkpoint 0.3 s (bench/parsing_easy_bench.py);
+    packed it is a tenth of that."""
+    return gzip.compress(xml, compresslevel=1, mtime=0)
+
+
+def unpacked(blob: bytes) -> bytes:
+    """The file's bytes from what :func:`packed` stored (a row of a warehouse from before, the
+    plain XML, is returned as it is: gzip's magic number never starts an XML file)."""
+    return gzip.decompress(blob) if blob[:2] == b"\x1f\x8b" else blob
+
+
 def consensus_xml(con, campaign, task: Task, corpus: str) -> bytes | None:
     """The consensus annotation of a corpus as the bytes of an EASY XML file (None when there is
     none): the file its consensus reduce stored, else (a warehouse from before) voted again."""
     stored = one(con, "SELECT xml FROM mart_parsing_consensus_file WHERE campaign = ? "
                       "AND task = ? AND corpus = ?", [campaign.id, task.id, corpus])
     if stored:
-        return stored[0]
+        return unpacked(stored[0])
     voted = _votes(con, campaign.id, task, corpus, task_options(task)["majority"])
     return None if voted is None else _consensus_xml(voted)
 
