@@ -21,6 +21,7 @@ the first met), then the earliest cross-reference error (ids, form texts, role t
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from xml.parsers import expat
 
@@ -255,6 +256,31 @@ def write_easy_xml(items: pa.Table | pl.DataFrame, path: str | Path) -> None:
     text = ('<?xml version="1.0" encoding="UTF-8"?>\n'
             f'<DOCUMENT xmlns:xlink="{XLINK}">\n{body}\n</DOCUMENT>\n')
     Path(path).write_bytes(text.encode("utf-8"))
+
+
+# a sentence's first line as write_easy_xml writes it (a form's text never holds a line break,
+# and "<" in any text is escaped: no other line starts so)
+_SENTENCE = re.compile(rb'^  <E id="([^"]*)">$', re.MULTILINE)
+
+
+def replace_sentences(old: bytes, new: bytes) -> bytes | None:
+    """The file ``old`` with each of its sentences that the file ``new`` also holds (by id)
+    replaced by ``new``'s: both written by :func:`write_easy_xml`, whose sentences are each
+    written from their own rows alone, so the result is the bytes of writing ``old``'s table
+    with those sentences' rows taken from ``new``'s. None when ``new`` holds a sentence
+    ``old`` lacks, or either holds none."""
+    def blocks(data: bytes) -> tuple[list[bytes], dict[bytes, bytes], int, int]:
+        found = list(_SENTENCE.finditer(data))
+        end = data.rfind(b"\n</DOCUMENT>")
+        bounds = [m.start() for m in found] + [end + 1]
+        return ([m.group(1) for m in found],
+                {m.group(1): data[m.start():after - 1] for m, after in zip(found, bounds[1:])},
+                bounds[0], end)
+    ids, kept, start, end = blocks(old)
+    _, replaced, _, _ = blocks(new)
+    if not ids or not replaced or not replaced.keys() <= kept.keys():
+        return None
+    return old[:start] + b"\n".join(replaced.get(i, kept[i]) for i in ids) + old[end:]
 
 
 def _escape(value: pl.Expr) -> pl.Expr:

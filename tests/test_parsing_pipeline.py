@@ -18,6 +18,7 @@ from click.testing import CliRunner
 
 from scorehouse.demo.parsing import write_parsing_task
 from scorehouse.etl.easy import read_easy_xml
+from scorehouse.etl.easy import replace_sentences as easy_xml_replace
 from scorehouse.scorers import easy
 from scorehouse.warehouse.campaign import load_campaign
 from scorehouse.warehouse.cli import main
@@ -258,6 +259,50 @@ def test_reference_ranges_follow_the_units_as_a_fresh_run(campaign, tmp_path, mo
     run(campaign, db, None, quiet=True)
     assert b"Academie" in consensus_files(db)["questions"]
     same_as_fresh("full part")
+
+
+def test_a_few_changed_sentences_are_written_again_in_the_consensus(campaign, tmp_path,
+                                                                    monkeypatch):
+    """The submissions change in one sentence: the consensus reduce writes the rows whose votes
+    changed and, in the file, that sentence again (spliced into the stored file, not the whole
+    file written); the rows and the file are a fresh warehouse's, byte for byte."""
+    from scorehouse.etl import easy as easy_xml
+
+    db = tmp_path / "w.duckdb"
+    run(campaign, db, None, quiet=True)
+    for path in (campaign / "parsing").glob("*/litterature.xml"):  # every group of E1 a PV
+        text = path.read_text(encoding="utf-8")
+        path.write_text(re.sub(r'type="\w+" id="E1G', 'type="PV" id="E1G', text),
+                        encoding="utf-8")
+    spliced, replace_sentences = [], easy_xml.replace_sentences
+    monkeypatch.setattr(easy_xml, "replace_sentences", lambda old, new: spliced.append(
+        (new.count(b"<E id="), replace_sentences(old, new))) or spliced[-1][1])
+    run(campaign, db, None, quiet=True)
+    assert [(n, out is not None) for n, out in spliced] == [(1, True)]
+    fresh = tmp_path / "fresh.duckdb"
+    run(campaign, fresh, None, quiet=True)
+    for sql in ("SELECT * FROM mart_parsing_consensus ORDER BY ALL",
+                "SELECT corpus, xml, sha256, base, version FROM mart_parsing_consensus_file "
+                "ORDER BY corpus"):
+        assert query(db, sql) == query(fresh, sql), sql
+    assert query(db, "SELECT count(*) FROM mart_parsing_consensus WHERE attr IS NOT NULL")[0][0]
+
+
+def test_replace_sentences_takes_the_sentences_of_the_second_file():
+    """The sentences of ``new`` take their places in ``old``; a sentence ``old`` lacks, or a
+    file without sentences, is None (the caller writes the whole file)."""
+    head = b'<?xml version="1.0" encoding="UTF-8"?>\n<DOCUMENT xmlns:xlink="x">\n'
+
+    def doc(*sentences: tuple[str, str]) -> bytes:
+        return head + b"\n".join(f'  <E id="{i}">\n    <constituants>{body}\n  </E>'.encode()
+                                 for i, body in sentences) + b"\n</DOCUMENT>\n"
+    old = doc(("a", "1"), ("b", "2"), ("c", "3"))
+    assert easy_xml_replace(old, doc(("b", "two"))) == doc(("a", "1"), ("b", "two"), ("c", "3"))
+    assert easy_xml_replace(old, doc(("c", "x"), ("a", "y"))) == doc(("a", "y"), ("b", "2"),
+                                                                     ("c", "x"))
+    assert easy_xml_replace(old, doc(("d", "4"))) is None
+    assert easy_xml_replace(old, head + b"</DOCUMENT>\n") is None
+    assert easy_xml_replace(head + b"</DOCUMENT>\n", old) is None
 
 
 def test_an_unchanged_consensus_file_is_linked_from_the_last_edition(campaign, tmp_path):

@@ -4,12 +4,17 @@
 -- xml: the file's bytes, gzip-compressed (level 1, no timestamp: the same file packs to the
 -- same bytes; rows written before: the plain bytes); sha256: the plain bytes' hash, the key
 -- under which the page keeps the file between editions (NULL in rows written before it was
--- recorded: the page then writes the bytes).
+-- recorded: the page then writes the bytes). base: the sha256 of the base text the file was
+-- written over; version: the code version that wrote it. After a change over the same base
+-- and code, the reduce writes again only the sentences whose consensus units changed (NULL
+-- in rows written before they were recorded: the whole file is written).
 -- Grain: campaign x task x corpus.
 CREATE TABLE IF NOT EXISTS mart_parsing_consensus_file (
     campaign   VARCHAR NOT NULL,
     task       VARCHAR NOT NULL,
     corpus     VARCHAR NOT NULL,
     xml        BLOB NOT NULL,
-    sha256     VARCHAR
+    sha256     VARCHAR,
+    base       VARCHAR,
+    version    VARCHAR
 );

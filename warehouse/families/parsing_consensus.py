@@ -27,6 +27,7 @@ from scorehouse.warehouse.catalog import (
     current_inputs,
     fingerprint,
     replace_rows,
+    transaction,
 )
 from scorehouse.warehouse.db import frame, insert_arrow, one
 from scorehouse.warehouse.families.parsing import code_version, staged, task_options
@@ -41,7 +42,7 @@ def _votes(con, campaign_id: str, task: Task, corpus: str, majority: float, stor
     submission's units are counted apart and its ranges let go (:func:`system_units`), so the
     corpus's ranges are never all in memory at once."""
     inputs = current_inputs(con, campaign_id, task.id)
-    base_sha = inputs.get((corpus, "", "full")) or inputs.get((corpus, "", "reference"))
+    base_sha = _base_sha(inputs, corpus)
     published = set(published_ids(con, campaign_id, task.id))  # the public's consensus
     systems = [s.id for s in task.systems
                if (corpus, s.id, "submissions") in inputs and s.id in published]
@@ -71,6 +72,12 @@ def _votes(con, campaign_id: str, task: Task, corpus: str, majority: float, stor
     return tally(parts, len(systems), majority), base
 
 
+def _base_sha(inputs: dict, corpus: str) -> str | None:
+    """The base text of a corpus's consensus: its full part when declared, else its
+    reference."""
+    return inputs.get((corpus, "", "full")) or inputs.get((corpus, "", "reference"))
+
+
 def _hyp_units(con, store, base: pl.DataFrame, base_sha: str, sha: str
                ) -> tuple[pl.DataFrame | pl.LazyFrame, pl.DataFrame | pl.LazyFrame]:
     """A submission's units over the base text (:func:`system_units` of its HYP ranges); kept
@@ -94,33 +101,85 @@ def _hyp_units(con, store, base: pl.DataFrame, base_sha: str, sha: str
     return pl.scan_parquet(paths[0]), pl.scan_parquet(paths[1])
 
 
+_ROWS = ["sent", "kind", "type", "ranges", "votes", "share", "consensus", "attr"]
+
+
 def consensus(ctx: RunContext, task: Task, corpus, majority: float) -> None:
-    """Rebuild the combined treebank of a corpus (``mart_parsing_consensus``)."""
+    """Rebuild the combined treebank of a corpus (``mart_parsing_consensus``) and its file
+    (``mart_parsing_consensus_file``). Over the same base, written by the same code, only what
+    changed is written: the rows whose unit or votes changed, and in the file the sentences
+    whose consensus units changed (each sentence of the file is written from its own units:
+    :func:`etl.easy.replace_sentences`); the same rows and bytes as writing them all."""
+    con = ctx.con
     key = {"campaign": ctx.campaign.id, "task": task.id, "corpus": corpus.id}
-    voted = _votes(ctx.con, ctx.campaign.id, task, corpus.id, majority, ctx.store)
+    voted = _votes(con, ctx.campaign.id, task, corpus.id, majority, ctx.store)
+    if voted is None:
+        replace_rows(con, key, ("mart_parsing_consensus", "mart_parsing_consensus_file"),
+                     lambda: None)
+        return
+    units, base = voted
+    base_sha = _base_sha(current_inputs(con, ctx.campaign.id, task.id), corpus.id)
+    rows = units.select(*_ROWS[:3], ranges_text().alias("ranges"), *_ROWS[4:])
+    stored = one(con, "SELECT xml FROM mart_parsing_consensus_file WHERE campaign = $campaign "
+                      "AND task = $task AND corpus = $corpus AND base = $base "
+                      "AND version = $version", {**key, "base": base_sha,
+                                                 "version": code_version()})
+    if stored is None:  # another base or code: every row and sentence written
+        gone, added, xml = None, rows, _consensus_xml(units, base)
+    else:
+        old = frame(con, f"SELECT {', '.join(_ROWS)} FROM mart_parsing_consensus "
+                         "WHERE campaign = $campaign AND task = $task AND corpus = $corpus",
+                    key).cast(dict(rows.schema))
+        gone = old.join(rows, on=_ROWS, how="anti", nulls_equal=True)
+        added = rows.join(old, on=_ROWS, how="anti", nulls_equal=True)
+        xml = _changed_xml(unpacked(stored[0]), units, base, pl.concat([gone, added]))
+    with transaction(con):
+        where = "campaign = $campaign AND task = $task AND corpus = $corpus"
+        if gone is None:
+            con.execute(f"DELETE FROM mart_parsing_consensus WHERE {where}", key)
+        elif gone.height:
+            con.register("gone_units", gone.select(*_ROWS[:4]).to_arrow())
+            try:
+                con.execute(f"DELETE FROM mart_parsing_consensus m USING gone_units g WHERE "
+                            f"{where} AND m.sent = g.sent AND m.kind = g.kind "
+                            "AND m.type = g.type AND m.ranges = g.ranges", key)
+            finally:
+                con.unregister("gone_units")
+        if added.height:
+            insert_arrow(con, "mart_parsing_consensus", added.to_arrow(),
+                         "$campaign, $task, $corpus, " + ", ".join(_ROWS), key)
+        con.execute(f"DELETE FROM mart_parsing_consensus_file WHERE {where}", key)
+        con.execute("INSERT INTO mart_parsing_consensus_file (campaign, task, corpus, xml, "
+                    "sha256, base, version) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    [*key.values(), packed(xml), hashlib.sha256(xml).hexdigest(), base_sha,
+                     code_version()])
 
-    def body():
-        if voted is not None and voted[0].height:
-            rows = voted[0].select("sent", "kind", "type", ranges_text().alias("ranges"),
-                                   "votes", "share", "consensus")
-            insert_arrow(ctx.con, "mart_parsing_consensus", rows.to_arrow(),
-                         "$campaign, $task, $corpus, sent, kind, type, ranges, votes, share, "
-                         "consensus", key)
-        if voted is not None:  # the file the bulletin publishes, written once per change
-            xml = _consensus_xml(voted)
-            ctx.con.execute("INSERT INTO mart_parsing_consensus_file (campaign, task, corpus, "
-                            "xml, sha256) VALUES (?, ?, ?, ?, ?)",
-                            [*key.values(), packed(xml), hashlib.sha256(xml).hexdigest()])
-    replace_rows(ctx.con, key, ("mart_parsing_consensus", "mart_parsing_consensus_file"), body)
+
+def _changed_xml(old: bytes, units: pl.DataFrame, base: pl.DataFrame, changed: pl.DataFrame
+                 ) -> bytes:
+    """The consensus file after the rows ``changed`` (gone or added): ``old`` with the sentences
+    where a consensus unit came, went or changed written again (all of them when that is most
+    of the file)."""
+    from scorehouse.etl.easy import replace_sentences
+
+    sents = changed.filter(pl.col("consensus")).select("sent").unique()
+    if not sents.height:
+        return old
+    if 2 * sents.height < base["sent"].n_unique():
+        part = _consensus_xml(units.join(sents, on="sent", how="semi"),
+                              base.join(sents, on="sent", how="semi"))
+        spliced = replace_sentences(old, part)
+        if spliced is not None:
+            return spliced
+    return _consensus_xml(units, base)
 
 
-def _consensus_xml(voted: tuple[pl.DataFrame, pl.DataFrame]) -> bytes:
-    """The bytes of the consensus annotation's EASY XML file."""
+def _consensus_xml(units: pl.DataFrame, base: pl.DataFrame) -> bytes:
+    """The bytes of the consensus annotation's EASY XML file (``units``: :func:`_votes`')."""
     from scorehouse.etl.easy import write_easy_xml
 
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "consensus.xml"
-        units, base = voted
         write_easy_xml(consensus_items(spelled(units.filter(pl.col("consensus"))), base), path)
         return path.read_bytes()
 
@@ -147,7 +206,7 @@ def consensus_xml(con, campaign, task: Task, corpus: str) -> bytes | None:
     if stored:
         return unpacked(stored[0])
     voted = _votes(con, campaign.id, task, corpus, task_options(task)["majority"])
-    return None if voted is None else _consensus_xml(voted)
+    return None if voted is None else _consensus_xml(*voted)
 
 
 def write_consensus(con, campaign, task: Task, corpus: str, path: Path) -> Path | None:
