@@ -36,9 +36,9 @@ def export_tables(out: Path, tables: dict[str, pl.DataFrame], drop=("system", "g
     return files
 
 
-def _cells(frame: pl.DataFrame) -> list[tuple[str, ...]]:
-    """Each row's cells as text: empty for null, 4 significant digits for a float, ``str`` of
-    any other value (integers and strings spelled by Polars, column by column: the same text)."""
+def _cells(frame: pl.DataFrame) -> list[list[str]]:
+    """Each column's cells as text: empty for null, 4 significant digits for a float, ``str`` of
+    any other value (integers and strings spelled by Polars: the same text)."""
     columns = []
     for name, dtype in frame.schema.items():
         column = frame[name]
@@ -49,16 +49,26 @@ def _cells(frame: pl.DataFrame) -> list[tuple[str, ...]]:
         else:  # any other value as it is spelled (an Object column may hold floats)
             columns.append(["" if v is None else (f"{v:.4g}" if isinstance(v, float) else str(v))
                             for v in column.to_list()])
-    return list(zip(*columns)) if columns else [() for _ in range(frame.height)]
+    return columns
 
 
-def markdown(frame: pl.DataFrame, cells: list[tuple[str, ...]] | None = None) -> str:
+def _rows(frame: pl.DataFrame, columns: list[list[str]], escape) -> list[tuple[str, ...]]:
+    """The rows of ``columns`` (:func:`_cells`), each cell of a column that is not numeric
+    passed through ``escape`` (a number's text holds no character any format escapes)."""
+    if not columns:
+        return [() for _ in range(frame.height)]
+    return list(zip(*(cells if dtype.is_numeric() else [escape(c) for c in cells]
+                      for cells, dtype in zip(columns, frame.dtypes))))
+
+
+def markdown(frame: pl.DataFrame, cells: list[list[str]] | None = None) -> str:
     """A GitHub-flavoured Markdown table (``cells``: :func:`_cells` of ``frame``, if known)."""
     head = "| " + " | ".join(frame.columns) + " |"
     rule = "|" + "|".join("---:" if frame[c].dtype.is_numeric() else "---"
                           for c in frame.columns) + "|"
-    body = ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |"
-            for row in (_cells(frame) if cells is None else cells)]
+    rows = _rows(frame, _cells(frame) if cells is None else cells,
+                 lambda c: c.replace("|", "\\|"))
+    body = ["| " + " | ".join(row) + " |" for row in rows]
     return "\n".join([head, rule, *body]) + "\n"
 
 
@@ -73,14 +83,14 @@ def latex_escape(text: str) -> str:
     return text.translate(_LATEX)
 
 
-def latex(frame: pl.DataFrame, cells: list[tuple[str, ...]] | None = None) -> str:
+def latex(frame: pl.DataFrame, cells: list[list[str]] | None = None) -> str:
     """A booktabs ``tabular`` (numbers right-aligned), special characters escaped (``cells``:
     :func:`_cells` of ``frame``, if known)."""
     esc = latex_escape
     align = "".join("r" if frame[c].dtype.is_numeric() else "l" for c in frame.columns)
     lines = [f"\\begin{{tabular}}{{{align}}}", r"\toprule",
              " & ".join(esc(c) for c in frame.columns) + r" \\", r"\midrule"]
-    lines += [" & ".join(esc(c) for c in row) + r" \\"
-              for row in (_cells(frame) if cells is None else cells)]
+    lines += [" & ".join(row) + r" \\"
+              for row in _rows(frame, _cells(frame) if cells is None else cells, esc)]
     lines += [r"\bottomrule", r"\end{tabular}"]
     return "\n".join(lines) + "\n"
