@@ -120,6 +120,7 @@ def _easy_facts(con, c: str) -> None:
                                  hyp, ref, *m, *(signature("easy", mode, f) for f in FUNCTIONS)])
     con.executemany("INSERT INTO fct_parsing_sentence VALUES (" + ", ".join("?" * 21) + ")", rows)
     build(con, "parsing", "fct_parsing_type")  # the units' sums per type, as scoring builds them
+    build(con, "parsing", "fct_parsing_sentence_total")
     con.executemany("INSERT INTO int_parsing_range VALUES (" + ", ".join("?" * 14) + ")",
                     [[*r, False] for r in ranges])
     con.execute("""INSERT INTO mart_parsing_interval

@@ -361,18 +361,20 @@ def test_one_shot_on_the_paper_example(tmp_path):
     assert strict.exit_code == 0 and "relation" in strict.output and "FUZZY" not in strict.output
 
 
-def test_a_warehouse_from_before_the_sums_per_type_gets_them(scored, tmp_path):
-    """A warehouse scored before fct_parsing_type existed has it filled from its sentences as it
-    is opened (the pages read it, even before the next scoring): the rows the units' own builds
-    made, once."""
+@pytest.mark.parametrize("table", ["fct_parsing_type", "fct_parsing_sentence_total"])
+def test_a_warehouse_from_before_the_sums_gets_them(scored, tmp_path, table):
+    """A warehouse scored before fct_parsing_type (the sums per type) or
+    fct_parsing_sentence_total (per sentence, kind and mode) existed has it filled from its
+    sentences as it is opened (the pages and intervals read it, even before the next scoring):
+    the rows the units' own builds made, once."""
     db = tmp_path / "old.duckdb"
     shutil.copyfile(scored, db)
-    rows, scores = ("SELECT * FROM fct_parsing_type ORDER BY ALL",
+    rows, scores = (f"SELECT * FROM {table} ORDER BY ALL",
                     "SELECT * FROM mart_parsing_scores ORDER BY ALL")
     want, want_scores = query(scored, rows), query(scored, scores)
     assert want and want_scores
     with duckdb.connect(str(db)) as con:
-        con.execute("DROP TABLE fct_parsing_type")
+        con.execute(f"DROP TABLE {table}")
     for _ in range(2):  # created and filled once; opened again, kept as it is
         open_warehouse(db).close()
         assert query(db, rows) == want

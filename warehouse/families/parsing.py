@@ -69,7 +69,7 @@ FORMATS = ("easy", "tsv", "conllu")
 MODES = easy_scorer.MODES
 FUNCTIONS = easy_scorer.FUNCTIONS
 _EASY_TABLES = ("int_parsing_form_alignment", "int_parsing_range", "int_parsing_candidate",
-                "fct_parsing_sentence", "fct_parsing_type")
+                "fct_parsing_sentence", "fct_parsing_type", "fct_parsing_sentence_total")
 _ITEM_COLUMNS = ["sent_no", "sent", "line_no", "kind", "item", "type", "form_no", "form",
                  "parent", "role", "role_no", "target", "attr"]
 
@@ -334,6 +334,7 @@ def compute_unit(ids: dict, dependency: bool, reference: pl.DataFrame, hyp: pl.D
                      "matched_barycenter, "
                      + ", ".join(f"$signatures[mode || '/{f}']" for f in FUNCTIONS), params)
         build(con, SQL_FOLDER, "fct_parsing_type")  # the page's sums, per type
+        build(con, SQL_FOLDER, "fct_parsing_sentence_total")  # the intervals' units
     return written(SQL_FOLDER, _EASY_TABLES, write)
 
 

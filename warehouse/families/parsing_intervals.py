@@ -41,11 +41,9 @@ def intervals(ctx: RunContext, task: Task, dependency: bool, corpus: str | None)
         columns = ["num", "den"]
     else:
         matched = [f"matched_{f.lower()}" for f in FUNCTIONS]
-        counts = frame(ctx.con, "SELECT corpus, system, kind, mode, sent, sum(hyp) AS hyp, "
-                                "sum(ref) AS ref, " +
-                       ", ".join(f"sum({m}) AS {m}" for m in matched) +
-                       " FROM fct_parsing_sentence WHERE campaign = ? AND task = ?" + where
-                       + " GROUP BY ALL", [campaign.id, task.id, *params])
+        counts = frame(ctx.con, "SELECT corpus, system, kind, mode, sent, hyp, ref, "
+                       + ", ".join(matched) + " FROM fct_parsing_sentence_total "
+                       "WHERE campaign = ? AND task = ?" + where, [campaign.id, task.id, *params])
         columns = ["hyp", "ref", *matched]
     rows, paired, caches = [], [], []
     whole = corpus is None and counts["corpus"].n_unique() > 1
