@@ -9,9 +9,8 @@ import math
 
 import polars as pl
 
-from scorehouse.scorers import ranking
-
 COLUMNS = {"rank_best": pl.Int64, "rank_worst": pl.Int64}
+ALPHA = 0.05  # a test separates two systems below this p-value (scorers.ranking.rank_ranges)
 
 
 def with_ranks(scores: pl.DataFrame, tests: pl.DataFrame, groups: list[str], score: str,
@@ -30,18 +29,43 @@ def with_ranks(scores: pl.DataFrame, tests: pl.DataFrame, groups: list[str], sco
                          maintain_order="left").drop("_row")
     if not scores.height:
         return scores.with_columns(*(pl.lit(None, t).alias(c) for c, t in COLUMNS.items()))
-    found = []
-    by_group = tests.partition_by(groups, as_dict=True) if tests.height else {}  # split once
-    for values, part in scores.group_by(groups, maintain_order=True):
-        index = {s: i for i, s in enumerate(part["system"])}
-        mine = by_group.get(tuple(values))
-        pairs = [ranking.Paired(index[t["system_a"]], index[t["system_b"]], t["delta"], 0, 0,
-                                math.nan if t["p_value"] is None else t["p_value"])
-                 for t in (mine.iter_rows(named=True) if mine is not None else ())
-                 if t["system_a"] in index and t["system_b"] in index and t["delta"] is not None]
-        point = part[score].cast(pl.Float64).fill_null(math.nan).to_numpy()
-        ranges = ranking.rank_ranges(point, pairs, higher_is_better)
-        found += [(*values, system, *r) for system, r in zip(part["system"], ranges)]
-    ranks = pl.DataFrame(found, orient="row", schema={
-        **{g: scores.schema[g] for g in groups}, "system": pl.String, **COLUMNS})
-    return scores.join(ranks, on=[*groups, "system"], how="left", maintain_order="left")
+    on = dict(on=groups, nulls_equal=True)
+    shown = scores.select(*groups, "system", pl.col(score).cast(pl.Float64).fill_null(math.nan)
+                          .is_nan().alias("unscored"))
+    # scorers.ranking.rank_ranges, for every group at once: i is better than j when a test
+    # between shown systems separates them (p < alpha, in the direction of delta; a NaN delta
+    # counts for the second system, as there), and every scored system is better than each
+    # unscored one; a system ranks 1 + the systems better than it, k - those worse.
+    edges = [shown.filter(~pl.col("unscored")).join(shown.filter(pl.col("unscored")), **on)
+             .select(*groups, pl.col("system").alias("winner"),
+                     pl.col("system_right").alias("loser"))]
+    if tests.height:
+        delta, p = pl.col("delta"), pl.col("p_value")
+        first = (1.0 if higher_is_better else -1.0) * delta > 0
+        names = shown.select(*groups, "system")
+        tested = (tests.select(*groups, "system_a", "system_b", "delta", "p_value")
+                  .cast({g: scores.schema[g] for g in groups})
+                  .join(names.rename({"system": "system_a"}), on=[*groups, "system_a"],
+                        how="semi", nulls_equal=True)
+                  .join(names.rename({"system": "system_b"}), on=[*groups, "system_b"],
+                        how="semi", nulls_equal=True)
+                  .filter(delta.is_not_null() & p.is_not_null() & ~p.is_nan()
+                          & (p < ALPHA) & (delta != 0)))
+        edges.append(tested.select(
+            *groups, pl.when(first & ~delta.is_nan()).then("system_a").otherwise("system_b")
+            .alias("winner"),
+            pl.when(first & ~delta.is_nan()).then("system_b").otherwise("system_a")
+            .alias("loser")))
+    edges = pl.concat(edges).unique()
+    above = edges.group_by(*groups, pl.col("loser").alias("system")).agg(pl.len().alias("_a"))
+    below = edges.group_by(*groups, pl.col("winner").alias("system")).agg(pl.len().alias("_b"))
+    size = scores.group_by(groups).agg(pl.len().alias("_k"))
+    return (scores.join(size, how="left", maintain_order="left", **on)
+            .join(above, on=[*groups, "system"], how="left", maintain_order="left",
+                  nulls_equal=True)
+            .join(below, on=[*groups, "system"], how="left", maintain_order="left",
+                  nulls_equal=True)
+            .with_columns((1 + pl.col("_a").fill_null(0)).cast(pl.Int64).alias("rank_best"),
+                          (pl.col("_k") - pl.col("_b").fill_null(0)).cast(pl.Int64)
+                          .alias("rank_worst"))
+            .drop("_k", "_a", "_b"))

@@ -235,3 +235,62 @@ def test_kept_pairs_are_read_and_only_a_changed_columns_pairs_tested(seed, monke
     tested.clear()
     ranking.paired(point, samples, ids=[None, *ids[1:]], kept=kept)
     assert sum(tested) == k - 1
+
+
+def _with_ranks_group_by_group(scores, tests, groups, score, higher_is_better=True):
+    """The rank ranges as first computed, one group after another through
+    scorers.ranking.rank_ranges (the reference for the frame-wide computation)."""
+    import math
+
+    import polars as pl
+
+    found = []
+    by_group = tests.partition_by(groups, as_dict=True) if tests.height else {}
+    for values, part in scores.group_by(groups, maintain_order=True):
+        index = {s: i for i, s in enumerate(part["system"])}
+        mine = by_group.get(tuple(values))
+        pairs = [ranking.Paired(index[t["system_a"]], index[t["system_b"]], t["delta"], 0, 0,
+                                math.nan if t["p_value"] is None else t["p_value"])
+                 for t in (mine.iter_rows(named=True) if mine is not None else ())
+                 if t["system_a"] in index and t["system_b"] in index and t["delta"] is not None]
+        point = part[score].cast(pl.Float64).fill_null(math.nan).to_numpy()
+        ranges = ranking.rank_ranges(point, pairs, higher_is_better)
+        found += [(*values, system, *r) for system, r in zip(part["system"], ranges)]
+    ranks = pl.DataFrame(found, orient="row", schema={
+        **{g: scores.schema[g] for g in groups}, "system": pl.String,
+        "rank_best": pl.Int64, "rank_worst": pl.Int64})
+    return scores.join(ranks, on=[*groups, "system"], how="left", maintain_order="left")
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data(), higher=st.booleans())
+def test_rank_ranges_of_every_group_at_once_equal_group_by_group(data, higher):
+    """reports.ranks.with_ranks ranks every group at once as rank_ranges ranks each group:
+    systems without a score, tests with NaN or missing p-values or deltas, zero deltas, tests
+    naming a system not shown, groups without tests."""
+    import polars as pl
+
+    from scorehouse.reports.ranks import with_ranks
+
+    systems = ["a", "b", "c", "d", "e"]
+    rows, tests = [], []
+    for corpus in data.draw(st.lists(st.sampled_from(["k", "l", "m"]), min_size=1, max_size=3,
+                                     unique=True)):
+        shown = data.draw(st.lists(st.sampled_from(systems[:4]), min_size=1, unique=True))
+        for s in shown:
+            rows.append((corpus, s, data.draw(st.none() | st.sampled_from(
+                [0.1, 0.5, 0.9, float("nan")]))))
+        for a, b in data.draw(st.lists(st.tuples(st.sampled_from(systems),
+                                                 st.sampled_from(systems)), max_size=8)):
+            tests.append((corpus, a, b, data.draw(st.none() | st.sampled_from(
+                [0.0, 0.2, -0.3, float("nan")])), data.draw(st.none() | st.sampled_from(
+                    [0.0, 0.01, 0.05, 0.5, float("nan")]))))
+    scores = pl.DataFrame(rows, orient="row", schema={"corpus": pl.String, "system": pl.String,
+                                                      "f": pl.Float64})
+    scores = scores.unique(["corpus", "system"], keep="first", maintain_order=True)
+    tested = pl.DataFrame(tests, orient="row", schema={
+        "corpus": pl.String, "system_a": pl.String, "system_b": pl.String,
+        "delta": pl.Float64, "p_value": pl.Float64})
+    got = with_ranks(scores, tested, ["corpus"], "f", higher_is_better=higher)
+    want = _with_ranks_group_by_group(scores, tested, ["corpus"], "f", higher)
+    assert got.equals(want), (got, want)
