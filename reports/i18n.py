@@ -151,13 +151,13 @@ def _symbols(locale: str) -> dict[int, str] | None:
     when, with it, Python's grouped figures (``f"{x:,.2f}"``) are Babel's ``#,##0.00`` ones on
     every probe; else None (Babel writes them: a locale with its own minus sign, or grouping
     rules the probes show)."""
-    try:
-        from babel import Locale
+    from babel import Locale, UnknownLocaleError
 
+    try:
         latin = Locale.parse(locale).number_symbols["latn"]
         table = str.maketrans({",": latin["group"], ".": latin["decimal"]})
-    except (KeyError, TypeError, ValueError, LookupError):
-        return None
+    except (KeyError, TypeError, ValueError, LookupError, UnknownLocaleError):
+        return None  # Babel writes them (or says why it cannot)
     for value, digits in _PROBES:
         fixed = Decimal(value).quantize(Decimal(1).scaleb(-digits))
         pattern = "#,##0" + ("." + "0" * digits if digits else "")

@@ -19,8 +19,10 @@ def with_ranks(scores: pl.DataFrame, tests: pl.DataFrame, groups: list[str], sco
     the systems of each group (``groups`` columns, e.g. corpus and method) ranked by ``score``
     with the tests of ``tests`` (the same group columns, ``system_a``, ``system_b``, ``delta`` =
     score(a) - score(b), ``p_value``) between shown systems. Rows whose group has no test get
-    ranks too (every shown system shares every rank). ``where``: the rows that are ranked (the
-    tests' slice, e.g. whole corpora); the others get no rank."""
+    ranks too (every shown system shares every rank); rows with a null group key get none.
+    One row out per row in (a system twice in a group is counted twice among its ``k``).
+    ``where``: the rows that are ranked (the tests' slice, e.g. whole corpora); the others get
+    no rank."""
     if where is not None and scores.height:
         index = pl.int_range(pl.len()).alias("_row")
         mine = scores.with_columns(index)
@@ -30,6 +32,7 @@ def with_ranks(scores: pl.DataFrame, tests: pl.DataFrame, groups: list[str], sco
     if not scores.height:
         return scores.with_columns(*(pl.lit(None, t).alias(c) for c, t in COLUMNS.items()))
     on = dict(on=groups, nulls_equal=True)
+    keyed = pl.all_horizontal(*(pl.col(g).is_not_null() for g in groups))  # a null key: no rank
     shown = scores.select(*groups, "system", pl.col(score).cast(pl.Float64).fill_null(math.nan)
                           .is_nan().alias("unscored"))
     # scorers.ranking.rank_ranges, for every group at once: i is better than j when a test
@@ -65,7 +68,8 @@ def with_ranks(scores: pl.DataFrame, tests: pl.DataFrame, groups: list[str], sco
                   nulls_equal=True)
             .join(below, on=[*groups, "system"], how="left", maintain_order="left",
                   nulls_equal=True)
-            .with_columns((1 + pl.col("_a").fill_null(0)).cast(pl.Int64).alias("rank_best"),
-                          (pl.col("_k") - pl.col("_b").fill_null(0)).cast(pl.Int64)
-                          .alias("rank_worst"))
+            .with_columns(*(pl.when(keyed).then(rank).cast(pl.Int64).alias(name)
+                            for name, rank in (("rank_best", 1 + pl.col("_a").fill_null(0)),
+                                               ("rank_worst",
+                                                pl.col("_k") - pl.col("_b").fill_null(0)))))
             .drop("_k", "_a", "_b"))

@@ -394,3 +394,37 @@ def test_kept_weights_are_the_drawn_ones_and_a_damaged_file_is_drawn_again(tmp_p
     blocked = tmp_path / "a file"
     blocked.write_text("not a folder")
     assert totals(blocked).tobytes() == want.tobytes()
+
+
+def test_kept_pairs_are_read_for_the_same_columns_and_formula_only():
+    """Paired tests kept with a scope's totals are read back by a later reduce whose columns
+    have the same totals and whose formula (naming its code) is the same; another formula or
+    code tests every pair again."""
+    from scorehouse.scorers import ranking
+    from scorehouse.warehouse.db import apply_schema
+
+    rng = np.random.default_rng(5)
+    counts = [rng.integers(1, 9, size=(40, 3)).astype(float) for _ in range(2)]
+    con = duckdb.connect()
+    apply_schema(con, ["catalog"])
+
+    def tested_pairs(formula: str) -> int:
+        cache = resampled.ResampledTotals(con, "c", "t", "s")
+        num, den = cache.totals(counts, 100, 3, "t/s")
+        samples = num / den
+        tests = []
+        original = ranking._tested
+        ranking._tested = lambda delta, level: tests.append(delta.shape[1]) or original(
+            delta, level)
+        try:
+            ranking.paired(samples.mean(0), samples, ids=cache.sample_ids(formula, (0, 1)),
+                           kept=cache.pairs)
+        finally:
+            ranking._tested = original
+        cache.save()
+        return sum(tests)
+    assert tested_pairs("code 1/F") == 3  # three systems, three pairs
+    assert tested_pairs("code 1/F") == 0  # read
+    assert tested_pairs("code 2/F") == 3  # another code: tested again
+    counts[1][:, 2] += 1  # the third system's denominators changed: its two pairs
+    assert tested_pairs("code 2/F") == 2

@@ -116,9 +116,10 @@ class ResampledTotals:
 
     def sample_ids(self, measure: str, tables: tuple[int, ...]) -> list[str | None] | None:
         """An identity of each column's resampled measure computed from the last
-        :meth:`totals`' ``tables`` (their indices) by the formula named ``measure``: the same
-        identity, the same samples (for :func:`scorers.ranking.paired`'s kept pairs). None when
-        a table was resampled whole (no column keys)."""
+        :meth:`totals`' ``tables`` (their indices) by the formula named ``measure`` (which
+        names the caller's code too, e.g. its family's code version): the same identity, the
+        same samples (for :func:`scorers.ranking.paired`'s kept pairs). None when a table was
+        resampled whole (no column keys)."""
         keyed = [self.keys[t] for t in tables]
         if any(k is None for k in keyed):
             return None
@@ -189,22 +190,26 @@ class _KeptPairs:
         return "pair/" + hashlib.sha256(f"{key}/{_testing()}".encode()).hexdigest()
 
     def get(self, key: str) -> tuple[float, float, float] | None:
-        raw = self.cache.known.get(self._key(key))
+        kept = self._key(key)
+        raw = self.cache.known.get(kept)
         if raw is None:
             return None
-        self.cache.used[self._key(key)] = raw
+        self.cache.used[kept] = raw
         return tuple(np.frombuffer(raw, dtype="<f8").tolist())
 
     def __setitem__(self, key: str, figures: tuple[float, float, float]) -> None:
-        raw = np.asarray(figures, dtype="<f8").tobytes()
-        self.cache.known[self._key(key)] = self.cache.used[self._key(key)] = raw
+        kept = self._key(key)
+        self.cache.known[kept] = self.cache.used[kept] = np.asarray(figures, "<f8").tobytes()
 
 
 @cache
 def _testing() -> str:
-    """A hash of the code that tests pairs (scorers/ranking.py, scorers/bootstrap.py)."""
+    """A hash of the code that tests pairs (scorers/ranking.py, scorers/bootstrap.py) and of
+    NumPy's version (its percentiles); what the columns hold is named by their identities
+    (:meth:`ResampledTotals.sample_ids`: the caller's formula and code)."""
     return hashlib.sha256(Path(ranking.__file__).read_bytes()
-                          + Path(bootstrap.__file__).read_bytes()).hexdigest()
+                          + Path(bootstrap.__file__).read_bytes()
+                          + np.__version__.encode()).hexdigest()
 
 
 @cache

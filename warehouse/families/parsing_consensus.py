@@ -166,8 +166,8 @@ def _changed_xml(old: bytes, units: pl.DataFrame, base: pl.DataFrame, changed: p
     if not sents.height:
         return old
     if 2 * sents.height < base["sent"].n_unique():
-        part = _consensus_xml(units.join(sents, on="sent", how="semi"),
-                              base.join(sents, on="sent", how="semi"))
+        changed_sents = pl.col("sent").is_in(sents["sent"].implode())  # rows kept in order
+        part = _consensus_xml(units.filter(changed_sents), base.filter(changed_sents))
         spliced = replace_sentences(old, part)
         if spliced is not None:
             return spliced

@@ -30,6 +30,8 @@ def intervals(ctx: RunContext, task: Task, dependency: bool, corpus: str | None)
     submission recomputes its corpus and the whole task, not the other corpora; within them,
     the resampled totals and paired tests of the unchanged systems are read where kept
     (:class:`warehouse.resampled.ResampledTotals`)."""
+    from scorehouse.warehouse.families.parsing import code_version  # (it imports this module)
+
     campaign = ctx.campaign
     where, params = ("", []) if corpus is None else (" AND corpus = ?", [corpus])
     if dependency:
@@ -73,7 +75,7 @@ def intervals(ctx: RunContext, task: Task, dependency: bool, corpus: str | None)
             ranks: dict[int, tuple] = {}
             if dependency or measure[0] == "F":  # F: the systems of a variant, ranked
                 # the pairs of unchanged systems are read where kept (same samples, same tests)
-                ids = cache.sample_ids(repr((num, den, factor)), tuple(
+                ids = cache.sample_ids(f"{code_version()}/{(num, den, factor)!r}", tuple(
                     i for x in (num, den) for i in (x if isinstance(x, tuple) else (x,))))
                 tested, ranks = ranking.rank_variants(variants, point, samples, ids=ids,
                                                       kept=cache.pairs)
