@@ -252,7 +252,7 @@ def run_units(
             stream(chunks(prepared, len(units), n),
                    lambda c: cluster.submit(compute_chunk, location, compute, jobs(c)),
                    done_chunk, 4 * n)
-        elif workers <= 1 or len(units) <= 1:
+        elif workers <= 1:  # with workers, a lone unit too: the coordinator holds the warehouse
             # the store is written by a thread (Parquet encoding releases the GIL) while the
             # next unit computes; a kill before it finishes leaves no manifest, nothing stale
             with Saver(store, ctx.notes) as saver:

@@ -206,13 +206,16 @@ def _input(location: str, key: str, polars: bool, fmt: str = "arrows"):
     store = opened(location)
     try:
         path = f"{store.root}/inputs/{key[:2]}/{key}.{fmt}"
+        if fmt == "parquet" and polars:  # read by Polars: no Arrow copy held beside the frame
+            with store.fs.open_input_file(path) as f:
+                return pl.read_parquet(f)
         if fmt == "parquet":
             with store.fs.open_input_file(path) as f:
                 table = pq.read_table(f)
         else:
             with store.fs.open_input_stream(path) as f:
                 table = pa.ipc.open_stream(f).read_all()
-    except (OSError, pa.ArrowException) as err:
+    except (OSError, pa.ArrowException, pl.exceptions.PolarsError) as err:
         raise StoreError(f"cannot read input {key} from the store {store.label}: {err}") from None
     return pl.from_arrow(table) if polars else table
 
