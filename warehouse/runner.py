@@ -212,7 +212,8 @@ def run_units(
                 queried.move_to_end(key)
                 return queried[key]
             try:
-                queried[key] = store.put_query(ctx.con, query.sql, query.params) if key[1] \
+                queried[key] = store.put_query(ctx.con, query.sql, query.params,
+                                                 query.version) if key[1] \
                     else frame(ctx.con, query.sql, list(query.params))
             except StoreError:
                 queried[key] = frame(ctx.con, query.sql, list(query.params))

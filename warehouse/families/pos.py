@@ -253,8 +253,11 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
             con, "SELECT tag, pivot_tag AS pivot FROM stg_pos_tagtable WHERE sha256 = ?",
             [u.inputs["table"]])
         sha = u.inputs["reference"]
-        return (sha, Query(_REFERENCE, (sha,)), _split(u.corpus),
-                Query(_SYS_TOKENS, (u.inputs["submissions"],)), table, options["evaluations"],
+        # the reference's derived rows and the staged tokens are those of the hash and code
+        version = f"{code_version()}|split:{_split(u.corpus)}"
+        return (sha, Query(_REFERENCE, (sha,), version), _split(u.corpus),
+                Query(_SYS_TOKENS, (u.inputs["submissions"],), version), table,
+                options["evaluations"],
                 signatures)
 
     todo = stale(units, states, force)
