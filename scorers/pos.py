@@ -180,7 +180,9 @@ def relative_cases(tokens: pl.DataFrame) -> pl.DataFrame:
     before, after = pl.col("last").forward_fill(), pl.col("first").backward_fill()
     within = [before.over(sentence), after.over(sentence)] if sentence else []
     placed = pl.coalesce("first", *within, before, pl.lit(0, dtype=pl.Int64))
-    return tokens.sort("tok").select(
+    if not tokens["tok"].is_sorted():  # judge_tokens gives them in order: no copy
+        tokens = tokens.sort("tok")
+    return tokens.select(
         pl.int_range(pl.len(), dtype=pl.Int64).alias("case"), placed.alias("ref_unit"),
         pl.col("tok").alias("sys_tok"), "sys_tags", pl.col("known").alias("projected"),
         pl.col("acceptable_own").alias("acceptable"), "span", "unknown_tags",
@@ -196,12 +198,12 @@ def _project(tokens: pl.DataFrame, table: pl.DataFrame | None) -> pl.DataFrame:
     table, sorted) and ``projected`` (union of the images of the known ones: unknown
     alternatives are dropped). Computed once per distinct tag list (a tagger emits a few
     hundred), then joined back to the tokens."""
-    if table is None:  # the identity, per distinct tag list too (a per-token sort is 10x slower)
-        own = pl.col("sys_tags").list.unique().list.sort()
-        distinct = tokens.select("sys_tags").unique().with_columns(
-            own.alias("known"), own.alias("projected"), _NO_TAGS.alias("unknown_tags"))
-        return tokens.join(distinct, on="sys_tags", how="left", maintain_order="left",
-                           nulls_equal=True)
+    if table is None:  # the identity: a one-tag list is its own (a per-token sort of every
+        # list was 10x slower than a join of the distinct lists; one-tag lists need neither)
+        tags = pl.col("sys_tags")
+        own = pl.when(tags.list.len() == 1).then(tags).otherwise(tags.list.unique().list.sort())
+        return tokens.with_columns(own.alias("known"), own.alias("projected"),
+                                   _NO_TAGS.alias("unknown_tags"))
     images = table.group_by("tag").agg(pl.col("pivot").unique().sort().alias("image"))
     keyed = tokens.with_columns(pl.col("sys_tags").list.join("\x1f").alias("_key"))
     long = (keyed.select("_key", "sys_tags").unique("_key").explode("sys_tags")

@@ -322,17 +322,24 @@ def _judged_by_joins(offered, sys_tokens, sys_units, partner):
     own = sys_tokens.select(pl.col("tok").cast(pl.Int64), pl.col("tags").alias("sys_tags"),
                             pl.col("doc").alias("sys_doc"), pl.col("sent").alias("sys_sent"))
     contiguous = pl.when(pl.col("contiguous"))
-    return (spans.join(offered, on=["first", "last"], how="left").join(own, on="tok")
-            .with_columns(contiguous.then(pl.col("acceptable")).alias("acceptable"),
-                          contiguous.then(pl.col("kind")).alias("span"))
-            .drop("kind", "n", "contiguous").sort("tok"))
+    tokens = (spans.join(offered, on=["first", "last"], how="left").join(own, on="tok")
+              .with_columns(contiguous.then(pl.col("acceptable")).alias("acceptable"),
+                            contiguous.then(pl.col("kind")).alias("span"))
+              .drop("kind", "n", "contiguous").sort("tok"))
+    mine = pl.col("sys_tags").list.unique().list.sort()  # the identity table, per distinct list
+    distinct = tokens.select("sys_tags").unique().with_columns(
+        mine.alias("known"), mine.alias("projected"),
+        pl.lit([], dtype=pl.List(pl.String)).alias("unknown_tags"))
+    return tokens.join(distinct, on="sys_tags", how="left", maintain_order="left",
+                       nulls_equal=True)
 
 
 @pytest.mark.parametrize("seed", range(40))
 def test_judged_tokens_equal_the_joins(seed):
     """judge_tokens finds each token's span by array lookups (units in token order, the
-    offered spans sorted): the rows of the plain joins, tokens numbered 0..n-1 or not, units
-    out of token order, offered spans unsorted or none."""
+    offered spans sorted) and sorts only the tag lists of more than one tag: the rows of the
+    plain joins, tokens numbered 0..n-1 or not, units out of token order, offered spans
+    unsorted or none, ambiguous tags in any order, repeated."""
     import polars as pl
 
     from scorehouse.scorers import lcs
@@ -351,7 +358,8 @@ def test_judged_tokens_equal_the_joins(seed):
     sys_tokens = pl.DataFrame({"tok": numbers.astype(np.int32),
                                "doc": ["d"] * n_sys, "sent": (numbers // 5).astype(str).tolist(),
                                "form": rng.choice(words, n_sys).astype(str).tolist(),
-                               "tags": [[t] for t in rng.choice(list("ABC"), n_sys).tolist()]},
+                               "tags": [rng.choice(list("ABC"), k).tolist() for k in
+                                        rng.choice([1, 1, 1, 2, 3], n_sys)]},
                               schema_overrides={"doc": pl.String, "sent": pl.String, **text})
     if seed % 4 == 1:
         sys_tokens = sys_tokens.sample(fraction=1.0, shuffle=True, seed=seed)
