@@ -33,7 +33,10 @@ def measure(label: str, cmd: list[str], stdout_path: Path | None = None,
             cwd: Path | None = None, env: dict | None = None) -> Measure:
     """Run ``cmd`` in a fresh process; wall time around the whole process, peak RSS of it
     (``/usr/bin/time -v`` when present, else ``getrusage`` of a wrapper's child); ``env``: the
-    child's environment (None: this process's)."""
+    child's environment (None: this process's, without the jemalloc setting Polars wrote into
+    it when it loaded here: the command runs as from a shell)."""
+    if env is None:
+        env = {k: v for k, v in os.environ.items() if k != "_RJEM_MALLOC_CONF"}
     with contextlib.ExitStack() as stack:
         out = stack.enter_context(open(stdout_path, "wb")) if stdout_path else subprocess.DEVNULL
         if os.access(TIME, os.X_OK):

@@ -922,7 +922,9 @@ def main(argv: list[str] | None = None) -> int:
         if not db.exists() or info.get("shape") != [n, len(models)]:
             parser.error(f"--incremental-only: no warehouse of {n:,} tokens x {len(models)} "
                          f"systems in {workdir}: run once without it")
-        data = {**info, "campaign": Path(info["campaign"])}
+        # this workdir's campaign: a copied workdir records its original's path, which the
+        # change below would have revised
+        data = {**info, "campaign": workdir / "campaign"}
         restore_submission(data["campaign"], changed_model, keep)
         # each try revises other lines: a unit the store does not hold from an earlier try
         revision = info.get("revision", 0) + 1

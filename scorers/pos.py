@@ -80,25 +80,67 @@ def judge_tokens(offered: pl.DataFrame, sys_tokens: pl.DataFrame, sys_units: pl.
     acceptable tags brought into the participant's tagset through the inverse table (relative
     evaluation). ``offered`` is :func:`reference_spans` of the reference. ``table`` maps
     participant ``tag`` to ``pivot`` (one row per image); None is the identity."""
-    ref_of_hyp = np.full(sys_units.height, -1, dtype=np.int64)
-    ref_of_hyp[partner[partner >= 0]] = np.flatnonzero(partner >= 0)
-    ref, paired = pl.col("ref_unit"), pl.col("ref_unit").filter(pl.col("ref_unit") >= 0)
-    spans = (sys_units.select("tok").with_columns(pl.Series("ref_unit", ref_of_hyp))
-             .group_by("tok")
-             .agg(paired.min().alias("first"), paired.max().alias("last"),
-                  (ref >= 0).sum().cast(pl.Int64).alias("paired"), pl.len().alias("n"))
-             .with_columns(((pl.col("paired") == pl.col("n"))
-                            & (pl.col("last") - pl.col("first") + 1 == pl.col("n")))
-                           .alias("contiguous")))
+    spans = _token_spans(sys_units["tok"].to_numpy(), partner)
     sentence = [pl.col(c).alias(f"sys_{c}") for c in ("doc", "sent") if c in sys_tokens.columns]
     own = sys_tokens.select(pl.col("tok").cast(pl.Int64), pl.col("tags").alias("sys_tags"),
                             *sentence)
-    contiguous = pl.when(pl.col("contiguous"))
-    tokens = (spans.join(offered, on=["first", "last"], how="left").join(own, on="tok")
-              .with_columns(contiguous.then(pl.col("acceptable")).alias("acceptable"),
-                            contiguous.then(pl.col("kind")).alias("span"))
-              .drop("kind", "n", "contiguous"))
-    return _inverse(_project(tokens, table), table).sort("tok")
+    if own["tok"].equals(pl.Series(np.arange(own.height, dtype=np.int64))):
+        own = own[spans["tok"].to_numpy()]  # tokens numbered 0 .. n - 1 in order, as read
+    else:
+        own = spans.select("tok").join(own, on="tok", maintain_order="left")
+    # the span the token's units cover, looked up among the spans the reference offers
+    # (sorted by first then last unit, as read): a binary search instead of a hash join
+    at, found = _lookup(offered, spans)
+    match = pl.Series(found & spans["contiguous"].to_numpy())
+    matched = offered.select("acceptable", "kind")
+    matched = matched[at] if matched.height else matched.clear(spans.height)
+    tokens = pl.concat([
+        spans.select("tok", "first", "last", "paired"),
+        matched.select(pl.when(match).then(pl.col("acceptable")).alias("acceptable")),
+        own.drop("tok", strict=False),
+        matched.select(pl.when(match).then(pl.col("kind")).alias("span"))], how="horizontal")
+    return _inverse(_project(tokens, table), table)
+
+
+def _token_spans(tok: np.ndarray, partner: np.ndarray) -> pl.DataFrame:
+    """Per participant token with units (``tok`` of each unit, in order): ``first`` and
+    ``last``, its first and last paired reference units (null when none is), ``paired`` and
+    ``contiguous`` (every unit paired, on consecutive reference units). The LCS pairs are
+    increasing, so a token's first paired unit has its smallest partner."""
+    ref_of_hyp = np.full(len(tok), -1, dtype=np.int64)
+    ref_of_hyp[partner[partner >= 0]] = np.flatnonzero(partner >= 0)
+    if not bool(np.all(tok[1:] >= tok[:-1])):  # a token's units together (read in order: are)
+        order = np.argsort(tok, kind="stable")
+        tok, ref_of_hyp = tok[order], ref_of_hyp[order]
+    starts = np.flatnonzero(np.r_[True, tok[1:] != tok[:-1]]) if len(tok) else np.zeros(0, int)
+    n = np.diff(np.r_[starts, len(tok)])
+    is_paired = ref_of_hyp >= 0
+    paired = np.add.reduceat(is_paired.astype(np.int64), starts) if len(tok) else n
+    big = np.iinfo(np.int64).max
+    first = np.minimum.reduceat(np.where(is_paired, ref_of_hyp, big), starts) if len(tok) else n
+    last = np.maximum.reduceat(ref_of_hyp, starts) if len(tok) else n
+    contiguous = (paired == n) & (last - first + 1 == n)
+    none = pl.Series(paired == 0)
+    return pl.DataFrame({"tok": tok[starts], "first": first, "last": last, "paired": paired,
+                         "contiguous": contiguous}).with_columns(
+        pl.when(~none).then(pl.col("first")).alias("first"),
+        pl.when(~none).then(pl.col("last")).alias("last"))
+
+
+def _lookup(offered: pl.DataFrame, spans: pl.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Where each token's (first, last) is among the reference's offered spans, and whether it
+    is there at all."""
+    width = int(max(offered["last"].max() or 0, spans["last"].max() or 0)) + 1
+    key = (offered["first"].to_numpy() * width + offered["last"].to_numpy())
+    order = None if bool(np.all(key[1:] > key[:-1])) else np.argsort(key, kind="stable")
+    if order is not None:
+        key = key[order]
+    wanted = (spans["first"].fill_null(-1).to_numpy() * width
+              + spans["last"].fill_null(-1).to_numpy())
+    at = np.minimum(np.searchsorted(key, wanted), max(len(key) - 1, 0))
+    found = (key[at] == wanted) & spans["first"].is_not_null().to_numpy() if len(key) else (
+        np.zeros(len(wanted), dtype=bool))
+    return (at if order is None else order[at]), found
 
 
 def absolute_cases(tokens: pl.DataFrame, sys_units: pl.DataFrame,
@@ -138,7 +180,9 @@ def relative_cases(tokens: pl.DataFrame) -> pl.DataFrame:
     before, after = pl.col("last").forward_fill(), pl.col("first").backward_fill()
     within = [before.over(sentence), after.over(sentence)] if sentence else []
     placed = pl.coalesce("first", *within, before, pl.lit(0, dtype=pl.Int64))
-    return tokens.sort("tok").select(
+    if not tokens["tok"].is_sorted():  # judge_tokens gives them in order: no copy
+        tokens = tokens.sort("tok")
+    return tokens.select(
         pl.int_range(pl.len(), dtype=pl.Int64).alias("case"), placed.alias("ref_unit"),
         pl.col("tok").alias("sys_tok"), "sys_tags", pl.col("known").alias("projected"),
         pl.col("acceptable_own").alias("acceptable"), "span", "unknown_tags",
@@ -154,12 +198,12 @@ def _project(tokens: pl.DataFrame, table: pl.DataFrame | None) -> pl.DataFrame:
     table, sorted) and ``projected`` (union of the images of the known ones: unknown
     alternatives are dropped). Computed once per distinct tag list (a tagger emits a few
     hundred), then joined back to the tokens."""
-    if table is None:  # the identity, per distinct tag list too (a per-token sort is 10x slower)
-        own = pl.col("sys_tags").list.unique().list.sort()
-        distinct = tokens.select("sys_tags").unique().with_columns(
-            own.alias("known"), own.alias("projected"), _NO_TAGS.alias("unknown_tags"))
-        return tokens.join(distinct, on="sys_tags", how="left", maintain_order="left",
-                           nulls_equal=True)
+    if table is None:  # the identity: a one-tag list is its own (a per-token sort of every
+        # list was 10x slower than a join of the distinct lists; one-tag lists need neither)
+        tags = pl.col("sys_tags")
+        own = pl.when(tags.list.len() == 1).then(tags).otherwise(tags.list.unique().list.sort())
+        return tokens.with_columns(own.alias("known"), own.alias("projected"),
+                                   _NO_TAGS.alias("unknown_tags"))
     images = table.group_by("tag").agg(pl.col("pivot").unique().sort().alias("image"))
     keyed = tokens.with_columns(pl.col("sys_tags").list.join("\x1f").alias("_key"))
     long = (keyed.select("_key", "sys_tags").unique("_key").explode("sys_tags")

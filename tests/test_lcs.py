@@ -164,3 +164,16 @@ def test_texts_too_different_for_the_budget_are_refused_before_the_diff(monkeypa
     assert (refused.value.n, refused.value.m, refused.value.d) == (4000, 4000, 8000)
     monkeypatch.setattr(lcs, "MAX_CELLS", 8000 * 8000)  # at the budget: aligned
     assert (lcs.align(ref, hyp) == -1).all()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 6), max_size=30), st.lists(st.integers(0, 6), max_size=30),
+       st.sampled_from([10**9, -(10**9), 2**40]))
+def test_small_codes_are_counted_as_any_other_values(a, b, shift):
+    """Small non-negative values (encode's codes) are their own ranks, counted without sorting;
+    shifted far away they are ranked by np.unique: the same pairs and the same bound."""
+    from scorehouse.scorers.lcs import fewest_differences
+
+    ref, hyp = np.array(a, dtype=np.int64), np.array(b, dtype=np.int64)
+    assert (align(ref, hyp) == align(ref + shift, hyp + shift)).all()
+    assert fewest_differences(ref, hyp) == fewest_differences(ref + shift, hyp + shift)

@@ -302,3 +302,78 @@ def test_a_submission_of_another_text_is_rejected_not_aligned_for_hours(tmp_path
            "deleted (100%)" in result.output
     same = CliRunner().invoke(main, ["pos", str(ref), str(ref), "--json"])
     assert same.exit_code == 0  # D = 0: within any budget
+
+
+def _judged_by_joins(offered, sys_tokens, sys_units, partner):
+    """judge_tokens' spans and matches written as plain joins (its first version): the oracle
+    of its array lookups."""
+    import polars as pl
+
+    ref_of_hyp = np.full(sys_units.height, -1, dtype=np.int64)
+    ref_of_hyp[partner[partner >= 0]] = np.flatnonzero(partner >= 0)
+    ref, paired = pl.col("ref_unit"), pl.col("ref_unit").filter(pl.col("ref_unit") >= 0)
+    spans = (sys_units.select("tok").with_columns(pl.Series("ref_unit", ref_of_hyp))
+             .group_by("tok").agg(paired.min().alias("first"), paired.max().alias("last"),
+                                  (ref >= 0).sum().cast(pl.Int64).alias("paired"),
+                                  pl.len().alias("n"))
+             .with_columns(((pl.col("paired") == pl.col("n"))
+                            & (pl.col("last") - pl.col("first") + 1 == pl.col("n")))
+                           .alias("contiguous")))
+    own = sys_tokens.select(pl.col("tok").cast(pl.Int64), pl.col("tags").alias("sys_tags"),
+                            pl.col("doc").alias("sys_doc"), pl.col("sent").alias("sys_sent"))
+    contiguous = pl.when(pl.col("contiguous"))
+    tokens = (spans.join(offered, on=["first", "last"], how="left").join(own, on="tok")
+              .with_columns(contiguous.then(pl.col("acceptable")).alias("acceptable"),
+                            contiguous.then(pl.col("kind")).alias("span"))
+              .drop("kind", "n", "contiguous").sort("tok"))
+    mine = pl.col("sys_tags").list.unique().list.sort()  # the identity table, per distinct list
+    distinct = tokens.select("sys_tags").unique().with_columns(
+        mine.alias("known"), mine.alias("projected"),
+        pl.lit([], dtype=pl.List(pl.String)).alias("unknown_tags"))
+    return tokens.join(distinct, on="sys_tags", how="left", maintain_order="left",
+                       nulls_equal=True)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_judged_tokens_equal_the_joins(seed):
+    """judge_tokens finds each token's span by array lookups (units in token order, the
+    offered spans sorted) and sorts only the tag lists of more than one tag: the rows of the
+    plain joins, tokens numbered 0..n-1 or not, units out of token order, offered spans
+    unsorted or none, ambiguous tags in any order, repeated."""
+    import polars as pl
+
+    from scorehouse.scorers import lcs
+    from scorehouse.scorers import pos as scorer
+
+    rng = np.random.default_rng(seed)
+    words = [f"w{k}" for k in range(6)] + ["l'", "a-b", "x y", ","]
+    n_ref, n_sys = int(rng.integers(0, 30)), int(rng.integers(0, 30))
+    text = {"form": pl.String, "tags": pl.List(pl.String)}
+    ref = pl.DataFrame({"tok": np.arange(n_ref, dtype=np.int32),
+                        "form": rng.choice(words, n_ref).astype(str).tolist(),
+                        "tags": [[t] for t in rng.choice(list("ABC"), n_ref).tolist()],
+                        "loc": [None] * n_ref, "loc_tags": [None] * n_ref},
+                       schema_overrides={"loc": pl.Int32, "loc_tags": pl.List(pl.String), **text})
+    numbers = np.arange(n_sys) * (1 if seed % 3 else 3) + (0 if seed % 3 else 7)
+    sys_tokens = pl.DataFrame({"tok": numbers.astype(np.int32),
+                               "doc": ["d"] * n_sys, "sent": (numbers // 5).astype(str).tolist(),
+                               "form": rng.choice(words, n_sys).astype(str).tolist(),
+                               "tags": [rng.choice(list("ABC"), k).tolist() for k in
+                                        rng.choice([1, 1, 1, 2, 3], n_sys)]},
+                              schema_overrides={"doc": pl.String, "sent": pl.String, **text})
+    if seed % 4 == 1:
+        sys_tokens = sys_tokens.sample(fraction=1.0, shuffle=True, seed=seed)
+    ref_units, sys_units = scorer.units(ref), scorer.units(sys_tokens)
+    offered = scorer.reference_spans(ref, ref_units)
+    if seed % 5 == 2:
+        offered = offered.sample(fraction=1.0, shuffle=True, seed=seed)
+    if seed % 7 == 3:
+        offered = offered.clear()
+    if ref_units.height and sys_units.height:
+        ref_codes, sys_codes = lcs.encode(ref_units["unit_form"], sys_units["unit_form"])
+        partner = lcs.align(ref_codes, sys_codes)
+    else:
+        partner = np.full(ref_units.height, -1, dtype=np.int64)
+    judged = scorer.judge_tokens(offered, sys_tokens, sys_units, partner, None)
+    expected = _judged_by_joins(offered, sys_tokens, sys_units, partner)
+    assert judged.select(expected.columns).equals(expected)

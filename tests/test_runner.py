@@ -81,6 +81,31 @@ def test_a_unit_rejected_in_a_worker_is_a_rejection(tmp_path):
     assert second.scored == 0  # the other corpora's units are not stale; Test_I's are rejected
 
 
+def test_a_lone_changed_unit_computes_in_a_worker(tmp_path, monkeypatch):
+    """With workers, one changed unit computes in a worker process too, not in the
+    coordinator (which holds the warehouse's buffer: a 1M-token POS unit there took its peak
+    from 0.8 to 1.4 GiB)."""
+    from scorehouse.warehouse import runner
+
+    source = write_demo_campaign(
+        tmp_path / "src", scale=0.03, pos=False, parsing=False, coref=False, terms=False,
+        calls=False
+    ).parent
+    camp = tmp_path / "campaign"
+    shutil.copytree(source, camp)
+    db = tmp_path / "w.duckdb"
+    assert run(camp, db, None, quiet=True, workers=2).exit_code == 0
+    changed = sorted((camp / "submissions").glob("*/Test_I.trn"))[0]
+    changed.write_text(changed.read_text(encoding="utf-8").replace(" ", "  ", 1),
+                       encoding="utf-8")
+
+    def here(*args, **kwargs):
+        raise AssertionError("a unit computed in the coordinator")
+    monkeypatch.setattr(runner, "Saver", here)
+    second = run(camp, db, None, quiet=True, workers=2)
+    assert second.exit_code == 0 and second.scored == 1
+
+
 def test_workers_setting(monkeypatch):
     monkeypatch.delenv("SCOREHOUSE_WORKERS", raising=False)
     assert workers_default() == 1

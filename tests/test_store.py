@@ -193,6 +193,29 @@ def test_a_query_input_is_streamed_to_the_store_by_duckdb_once_per_content(tmp_p
     assert sorted(p.suffix for p in files if p.is_file()) == [".parquet", ".parquet"]  # no partial
 
 
+def test_a_versioned_query_is_copied_once_while_its_file_is_kept(tmp_path):
+    """A query whose rows a version fixes (a family's code version: a reference's derived
+    units) is not run again for the same parameters and version; another version, other
+    parameters or a lost file run it again, with the same rows."""
+    import duckdb
+
+    from scorehouse.warehouse.store import Store, resolved
+
+    store = Store(str(tmp_path / "s"))
+    con = duckdb.connect()
+    con.execute("CREATE TABLE tok AS SELECT range AS tok, range % 2 AS sha FROM range(10)")
+    sql = "SELECT tok FROM tok WHERE sha = ? ORDER BY tok"
+    ref = store.put_query(con, sql, (1,), "v1")
+    con.execute("UPDATE tok SET tok = tok + 100")  # what a second run of the query would see
+    assert store.put_query(con, sql, (1,), "v1") == ref  # kept: not run again
+    assert resolved(ref)["tok"].to_list() == [1, 3, 5, 7, 9]
+    assert resolved(store.put_query(con, sql, (1,), "v2"))["tok"].to_list()[0] == 101
+    assert store.put_query(con, sql, (1,)) != ref  # without a version: run every time
+    for path in (tmp_path / "s" / "inputs").rglob(f"{ref.key}.parquet"):
+        path.unlink()
+    assert resolved(store.put_query(con, sql, (1,), "v1"))["tok"].to_list()[0] == 101
+
+
 def _frames_held(campaign: Path, db: Path, monkeypatch) -> tuple[list, list]:
     """A serial run of ``campaign``: the query inputs the runner read as frames, and how many of
     the frames read before (by the runner, or by the parsing family itself) are still alive at
@@ -264,8 +287,8 @@ def test_a_run_whose_inputs_all_travel_by_the_store_gives_the_same_tables(scored
     monkeypatch.setattr(runner, "INPUT_ROWS", 1)  # every table argument, however small
     copied = []  # each query input is copied into the store once (a corpus's reference too)
     put_query = Store.put_query
-    monkeypatch.setattr(Store, "put_query", lambda self, con, sql, params: (
-        copied.append((sql, params)), put_query(self, con, sql, params))[1])
+    monkeypatch.setattr(Store, "put_query", lambda self, con, sql, params, version="": (
+        copied.append((sql, params)), put_query(self, con, sql, params, version))[1])
     result = run(campaign, tmp_path / "b.duckdb", None, quiet=True, store=str(tmp_path / "t"),
                  workers=2)
     assert result.exit_code == 0 and result.scored == scored

@@ -212,7 +212,8 @@ def run_units(
                 queried.move_to_end(key)
                 return queried[key]
             try:
-                queried[key] = store.put_query(ctx.con, query.sql, query.params) if key[1] \
+                queried[key] = store.put_query(ctx.con, query.sql, query.params,
+                                                 query.version) if key[1] \
                     else frame(ctx.con, query.sql, list(query.params))
             except StoreError:
                 queried[key] = frame(ctx.con, query.sql, list(query.params))
@@ -252,7 +253,7 @@ def run_units(
             stream(chunks(prepared, len(units), n),
                    lambda c: cluster.submit(compute_chunk, location, compute, jobs(c)),
                    done_chunk, 4 * n)
-        elif workers <= 1 or len(units) <= 1:
+        elif workers <= 1:  # with workers, a lone unit too: the coordinator holds the warehouse
             # the store is written by a thread (Parquet encoding releases the GIL) while the
             # next unit computes; a kill before it finishes leaves no manifest, nothing stale
             with Saver(store, ctx.notes) as saver:
