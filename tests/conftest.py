@@ -83,6 +83,18 @@ def demo_build(tmp_path_factory):
     return _demo_build(tmp_path_factory, "en")
 
 
+@pytest.fixture
+def demo_copy(demo_build, tmp_path) -> Path:
+    """A copy of the session's demo build in the test's own folder, free to change:
+    ``campaign/``, its warehouse ``w.duckdb`` and the warehouse's unit store ``w.store``. The
+    warehouse knows its inputs by their content: a run of the copy finds nothing changed."""
+    assert not (demo_build / "w.duckdb.wal").exists()
+    for name in ("campaign", "w.store"):
+        shutil.copytree(demo_build / name, tmp_path / name)
+    shutil.copy(demo_build / "w.duckdb", tmp_path / "w.duckdb")
+    return tmp_path
+
+
 @pytest.fixture(scope="session")
 def demo_build_fr(tmp_path_factory):
     """The same demo campaign's French edition (``language = "fr"``), built once per session."""
