@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from helpers import built_once, published, run, run_root, tables
+from helpers import built_once, copy_warehouse, published, run, run_root, tables
 
 from scorehouse.warehouse.cli import main
 
@@ -103,10 +103,8 @@ def demo_copy(demo_build, tmp_path) -> Path:
     """A copy of the session's demo build in the test's own folder, free to change:
     ``campaign/``, its warehouse ``w.duckdb`` and the warehouse's unit store ``w.store``. The
     warehouse knows its inputs by their content: a run of the copy finds nothing changed."""
-    assert not (demo_build / "w.duckdb.wal").exists()
-    for name in ("campaign", "w.store"):
-        shutil.copytree(demo_build / name, tmp_path / name)
-    shutil.copy(demo_build / "w.duckdb", tmp_path / "w.duckdb")
+    shutil.copytree(demo_build / "campaign", tmp_path / "campaign")
+    copy_warehouse(demo_build / "w.duckdb", tmp_path / "w.duckdb")
     return tmp_path
 
 

@@ -37,6 +37,17 @@ def built_once(tmp_path_factory, name: str, build) -> pathlib.Path:
     return root
 
 
+def copy_warehouse(db: pathlib.Path, dest: pathlib.Path) -> pathlib.Path:
+    """A copy of the warehouse ``db`` (closed) and of the unit store beside it
+    (``<name>.store``) as ``dest`` and ``dest``'s store: a run of the copy on the same files
+    finds nothing changed (the warehouse knows its inputs by their content), so it stands for a
+    first run of the campaign into ``dest``. Returns ``dest``."""
+    assert not db.with_name(f"{db.name}.wal").exists(), f"{db} is open"
+    shutil.copyfile(db, dest)
+    shutil.copytree(db.with_suffix(".store"), dest.with_suffix(".store"))
+    return dest
+
+
 def write(tmp_path: pathlib.Path, name: str, data: bytes | str) -> pathlib.Path:
     """Write ``data`` (UTF-8 if text) to ``tmp_path / name`` and return the path."""
     path = tmp_path / name
