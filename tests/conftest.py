@@ -7,9 +7,24 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from helpers import built_once, published, run, run_root, tables
+from helpers import built_once, copy_warehouse, published, run, run_root, tables
 
 from scorehouse.warehouse.cli import main
+
+# The test files that take a minute or more of a worker (bench/suite_bench.py, the durations
+# summed per file), longest first. pytest-xdist hands out a file whole (--dist loadfile), in the
+# order of collection (--no-loadscope-reorder): these go first, so that the workers end together
+# instead of one running a long file alone at the end. A file missing here is only placed later.
+LONG_FILES = ("test_kill_resume.py", "test_store.py", "test_runner.py", "test_parsing_pipeline.py",
+              "test_wer_small.py", "test_publication_audit.py", "test_docs_check.py",
+              "test_resident.py", "test_page_contract.py", "test_ud_recovery.py",
+              "test_cluster_faults.py", "test_sclite_layouts.py", "test_undeclared.py")
+
+
+def pytest_collection_modifyitems(config, items):
+    """The long files first (:data:`LONG_FILES`), each file's tests in their order."""
+    rank = {name: k for k, name in enumerate(LONG_FILES)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(LONG_FILES)))
 
 
 def _no_nan(name):
@@ -81,6 +96,16 @@ def demo_build(tmp_path_factory):
     holding ``campaign/``, ``w.duckdb``, ``out/`` (the bulletins) and ``checkpoints.log``.
     Slow: share it rather than building another; never change it (copy it)."""
     return _demo_build(tmp_path_factory, "en")
+
+
+@pytest.fixture
+def demo_copy(demo_build, tmp_path) -> Path:
+    """A copy of the session's demo build in the test's own folder, free to change:
+    ``campaign/``, its warehouse ``w.duckdb`` and the warehouse's unit store ``w.store``. The
+    warehouse knows its inputs by their content: a run of the copy finds nothing changed."""
+    shutil.copytree(demo_build / "campaign", tmp_path / "campaign")
+    copy_warehouse(demo_build / "w.duckdb", tmp_path / "w.duckdb")
+    return tmp_path
 
 
 @pytest.fixture(scope="session")

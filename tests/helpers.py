@@ -37,6 +37,32 @@ def built_once(tmp_path_factory, name: str, build) -> pathlib.Path:
     return root
 
 
+def copy_warehouse(db: pathlib.Path, dest: pathlib.Path) -> pathlib.Path:
+    """A copy of the warehouse ``db`` (closed) and of the unit store beside it
+    (``<name>.store``) as ``dest`` and ``dest``'s store, the copy's resident tables reading the
+    copied store's files (``cat_unit_file``, warehouse/resident.py, records them by absolute
+    path): what a first run of the campaign into ``dest`` leaves, as a run of the copy on the
+    same files finds nothing changed (the warehouse knows its inputs by their content); the
+    original is never read or written through the copy. Returns ``dest``."""
+    from scorehouse.warehouse import resident
+
+    assert not db.with_name(f"{db.name}.wal").exists(), f"{db} is open"
+    old, new = db.with_suffix(".store"), dest.with_suffix(".store")
+    shutil.copyfile(db, dest)
+    shutil.copytree(old, new)
+    con = duckdb.connect(str(dest))
+    try:
+        files = con.execute("SELECT DISTINCT store, \"table\" FROM cat_unit_file").fetchall()
+        assert {pathlib.Path(s).resolve() for s, _ in files} <= {old.resolve()}, files
+        con.execute("UPDATE cat_unit_file SET path = $new || substr(path, length(store) + 1), "
+                    "store = $new", {"new": str(new.resolve())})
+        for table in sorted({t for _, t in files}):
+            resident.refresh(con, table)
+    finally:
+        con.close()
+    return dest
+
+
 def write(tmp_path: pathlib.Path, name: str, data: bytes | str) -> pathlib.Path:
     """Write ``data`` (UTF-8 if text) to ``tmp_path / name`` and return the path."""
     path = tmp_path / name

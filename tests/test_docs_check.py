@@ -1,6 +1,9 @@
 """The docs cannot drift from the program: every command shown in README.md, docs/guide.md and
 docs/api.md is run here, against the demo (``scorehouse demo``, at the scale a block names) or
 the small files in tests/fixtures/api, and what the docs show must be what it prints.
+The shell sessions read the demo's campaign files only: they run in the campaign folder as the
+demo leaves it, written without scoring it (a test holds it to the demo's own, byte for byte);
+the SQL and the API sessions read the scored demo.
 
 - a shell block's ``$ command`` lines run in order, in one folder per block (``cd`` moves it), as
   ``python -m scorehouse`` for ``scorehouse``; the lines after a command are its expected output:
@@ -58,7 +61,8 @@ def sessions(path: Path) -> list[tuple[int, str, str]]:
 
 @pytest.fixture(scope="module")
 def demos(tmp_path_factory):
-    """``scale -> the demo's folder``, each demo built once, when a block first needs it."""
+    """``scale -> the demo's folder`` (``scorehouse demo``: its campaign, warehouse and
+    bulletins), each demo built once, when a test first needs it."""
     root = tmp_path_factory.mktemp("docs")
     built: dict[str, Path] = {}
 
@@ -71,6 +75,33 @@ def demos(tmp_path_factory):
             built[scale] = out
         return built[scale]
     return demo
+
+
+def demo_campaign(dest: Path, scale: str) -> Path:
+    """The campaign folder ``scorehouse demo --scale S`` leaves, without scoring it
+    (warehouse/cli.py ``demo``: the campaign written in French, then its terminology reference
+    revised for the second run): ``dest``. The shell sessions read its files, never the
+    warehouse; test_the_demo_campaign_is_the_demos_own keeps it the demo's, byte for byte."""
+    from scorehouse.demo.campaign import write_demo_campaign
+    from scorehouse.demo.terms import revise_terms_reference
+
+    revise_terms_reference(write_demo_campaign(dest, scale=float(scale), language="fr").parent)
+    return dest
+
+
+@pytest.fixture(scope="module")
+def campaigns(tmp_path_factory):
+    """``scale -> a folder holding scorehouse-demo/campaign`` as the demo leaves it, each
+    written once, when a shell session first needs it."""
+    root = tmp_path_factory.mktemp("docs-campaigns")
+    written: dict[str, Path] = {}
+
+    def campaign(scale: str) -> Path:
+        if scale not in written:
+            written[scale] = root / f"scale-{scale}"
+            demo_campaign(written[scale] / "scorehouse-demo" / "campaign", scale)
+        return written[scale]
+    return campaign
 
 
 def session(text: str) -> list[tuple[str, list[str]]]:
@@ -102,11 +133,11 @@ SHELL = [(path.name, line, text, where) for path in DOCS[:2]
 
 @pytest.mark.parametrize("name, line, text, where", SHELL,
                          ids=[f"{n}:{ln}" for n, ln, _, _ in SHELL])
-def test_every_shell_session_prints_what_the_docs_show(name, line, text, where, demos,
+def test_every_shell_session_prints_what_the_docs_show(name, line, text, where, campaigns,
                                                        tmp_path):
     scale = re.search(r"scorehouse demo --scale ([\d.]+)", where)
     if where:
-        folder = demos(scale.group(1) if scale else "1.0").parent
+        folder = campaigns(scale.group(1) if scale else "1.0")
         if "cd scorehouse-demo/campaign" not in text:  # it goes on in the demo's campaign
             folder = folder / "scorehouse-demo" / "campaign"
     else:  # the files the guide's one-shot sessions name
@@ -129,6 +160,17 @@ def test_every_shell_session_prints_what_the_docs_show(name, line, text, where, 
         shown = done.stdout.splitlines()
         assert matches(expected, shown, "--json" in command), (
             f"{name}:{line}: {command}\n" + "\n".join(shown))
+
+
+def test_the_demo_campaign_is_the_demos_own(demos, tmp_path):
+    """The shell sessions' campaign folder (:func:`demo_campaign`) holds exactly the files
+    ``scorehouse demo`` leaves in its campaign folder, with the same bytes."""
+    demo = demos("1.0") / "campaign"
+    ours = demo_campaign(tmp_path / "campaign", "1.0")
+    files = sorted(p.relative_to(demo).as_posix() for p in demo.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(ours).as_posix() for p in ours.rglob("*") if p.is_file())
+    for name in files:
+        assert (demo / name).read_bytes() == (ours / name).read_bytes(), name
 
 
 def test_the_install_and_test_commands_name_what_exists():

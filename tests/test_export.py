@@ -14,10 +14,8 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from scorehouse.demo.campaign import write_demo_campaign
 from scorehouse.warehouse.cli import main
 from scorehouse.warehouse.export import codabench_folder, codabench_key
-from scorehouse.warehouse.pipeline import run
 from scorehouse.warehouse.query import open_locked
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -25,11 +23,9 @@ SCHEMA = json.loads((ROOT / "docs" / "leaderboard.schema.json").read_text(encodi
 
 
 @pytest.fixture(scope="module")
-def db(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("export")
-    campaign = write_demo_campaign(root / "campaign", scale=0.03).parent
-    run(campaign, root / "w.duckdb", None, steps=("load", "score"), quiet=True)
-    return root / "w.duckdb"
+def db(demo_build) -> Path:
+    """The session's scored demo (conftest.py: every family; exports only read it)."""
+    return demo_build / "w.duckdb"
 
 
 def export(db: Path, out: Path, *args: str) -> Path:

@@ -322,14 +322,13 @@ def _consensus_by_rows(con, key: list) -> bytes:
 
 
 @pytest.mark.parametrize("batch", [7, 50_000])
-def test_consensus_file_is_the_row_by_row_one(tmp_path, monkeypatch, batch):
+def test_consensus_file_is_the_row_by_row_one(demo_build, tmp_path, monkeypatch, batch):
     """write_consensus writes each batch in one piece, the document and sentence carried from
-    batch to batch: the bytes the row-by-row writing gave, a batch cutting sentences or not."""
+    batch to batch: the bytes the row-by-row writing gave, a batch cutting sentences or not (on
+    the session's scored demo, conftest.py, read only)."""
     from scorehouse.warehouse.families import pos_consensus
 
-    camp = write_demo_campaign(tmp_path / "campaign", scale=0.03).parent
-    db = tmp_path / "w.duckdb"
-    assert run(camp, db, None, quiet=True).exit_code == 0
+    db = demo_build / "w.duckdb"
     monkeypatch.setattr(pos_consensus, "BATCH", batch)
     con = duckdb.connect(str(db), read_only=True)
     try:

@@ -15,6 +15,7 @@ import duckdb
 import polars as pl
 import pytest
 from click.testing import CliRunner
+from helpers import copy_warehouse
 
 from scorehouse.demo.parsing import write_parsing_task
 from scorehouse.etl.easy import read_easy_xml
@@ -51,7 +52,8 @@ def campaign(pristine, tmp_path) -> Path:
 
 @pytest.fixture(scope="module")
 def scored(pristine, tmp_path_factory) -> Path:
-    """The pristine campaign scored once, for the tests that only read the warehouse."""
+    """The pristine campaign scored once, for the tests that only read the warehouse, or copy
+    it with its store (helpers.copy_warehouse) for a first run of their own copy."""
     db = tmp_path_factory.mktemp("scored") / "w.duckdb"
     result = run(pristine, db, None, quiet=True)
     assert result.rejections == [] and result.scored == 20
@@ -150,9 +152,8 @@ def test_incremental_runs_equal_a_rebuild(campaign, tmp_path, monkeypatch):
     assert query(db, SCORES) == query(fresh, SCORES)
 
 
-def test_a_rejected_submission_keeps_the_previous_results(campaign, tmp_path):
-    db = tmp_path / "w.duckdb"
-    run(campaign, db, None, quiet=True)
+def test_a_rejected_submission_keeps_the_previous_results(scored, campaign, tmp_path):
+    db = copy_warehouse(scored, tmp_path / "w.duckdb")  # the campaign scored once
     before = query(db, SCORES)
     path = campaign / "parsing" / "parseur-a" / "litterature.xml"
     text = path.read_text(encoding="utf-8")
@@ -210,7 +211,8 @@ RANGES = "SELECT * FROM int_parsing_range ORDER BY ALL"
 TYPES = "SELECT * FROM mart_parsing_relation_types ORDER BY ALL"
 
 
-def test_reference_ranges_follow_the_units_as_a_fresh_run(campaign, tmp_path, monkeypatch):
+def test_reference_ranges_follow_the_units_as_a_fresh_run(scored, campaign, tmp_path,
+                                                          monkeypatch):
     """The reference ranges are those a warehouse built from scratch holds: after a revised
     reference whose run stopped between its ranges and its units, then the reference put back
     (its units unchanged: the ranges derived again all the same); after a corpus is no longer
@@ -218,8 +220,7 @@ def test_reference_ranges_follow_the_units_as_a_fresh_run(campaign, tmp_path, mo
     changed (the corpus's description and consensus, which read it, computed again)."""
     from scorehouse.warehouse.families import parsing
 
-    db = tmp_path / "w.duckdb"
-    run(campaign, db, None, quiet=True)
+    db = copy_warehouse(scored, tmp_path / "w.duckdb")  # the campaign scored once
     reference = campaign / "parsing" / "questions.ref.xml"
     text = reference.read_text(encoding="utf-8")
     reference.write_text(text.replace('<Groupe type="GR"', '<Groupe type="GA"', 1),
@@ -234,13 +235,14 @@ def test_reference_ranges_follow_the_units_as_a_fresh_run(campaign, tmp_path, mo
     reference.write_text(text, encoding="utf-8")
     assert run(campaign, db, None, quiet=True).scored == 0
 
-    def same_as_fresh(name: str) -> None:
-        fresh = tmp_path / f"{name}.duckdb"
-        run(campaign, fresh, None, quiet=True)
+    def same_as_fresh(name: str, fresh: Path | None = None) -> None:
+        if fresh is None:
+            fresh = tmp_path / f"{name}.duckdb"
+            run(campaign, fresh, None, quiet=True)
         for sql in (RANGES, TYPES, SCORES, "SELECT * FROM mart_parsing_corpus ORDER BY ALL",
                     "SELECT corpus, xml FROM mart_parsing_consensus_file ORDER BY corpus"):
             assert query(db, sql) == query(fresh, sql), (name, sql)
-    same_as_fresh("reverted")
+    same_as_fresh("reverted", scored)  # the pristine files: the module's fresh warehouse
     toml = campaign / "campaign.toml"
     declared = toml.read_text(encoding="utf-8")
     undeclared = re.sub(r'\[\[tasks.corpora\]\]\nid = "questions"\n.*?\n\n', "",
@@ -381,15 +383,15 @@ def test_a_warehouse_from_before_the_sums_gets_them(scored, tmp_path, table):
     assert query(db, scores) == want_scores
 
 
-def test_a_corpus_removed_then_declared_again_gets_its_results_back(campaign, tmp_path):
+def test_a_corpus_removed_then_declared_again_gets_its_results_back(scored, campaign,
+                                                                    tmp_path):
     """A corpus dropped from campaign.toml loses its results; declared again, its units come
     back from the store and every reduce of it (intervals, paired tests) is computed again,
     though its units' states are those it had before: the same rows as a fresh warehouse's."""
     import re
 
-    db = tmp_path / "w.duckdb"
+    db = copy_warehouse(scored, tmp_path / "w.duckdb")  # the campaign scored once
     toml = (campaign / "campaign.toml").read_text(encoding="utf-8")
-    assert run(campaign, db, None, quiet=True).exit_code == 0
     block = re.search(r'\[\[tasks\.corpora\]\]\nid = "questions"\n(?:[^\[\n][^\n]*\n)*\n?', toml)
     without = re.sub(r',? ?questions = "[^"]*"', "", toml.replace(block.group(0), ""))
     (campaign / "campaign.toml").write_text(without, encoding="utf-8")
@@ -398,8 +400,7 @@ def test_a_corpus_removed_then_declared_again_gets_its_results_back(campaign, tm
     assert query(db, gone) == [(0,)]
     (campaign / "campaign.toml").write_text(toml, encoding="utf-8")
     assert run(campaign, db, None, quiet=True).exit_code == 0
-    fresh = tmp_path / "fresh.duckdb"
-    assert run(campaign, fresh, None, quiet=True).exit_code == 0
+    fresh = scored  # the campaign's files as declared at first: the module's fresh warehouse
     for table in ("mart_parsing_interval", "mart_parsing_paired"):
         rows = f"SELECT * FROM {table} ORDER BY ALL"
         assert query(db, rows) == query(fresh, rows), table

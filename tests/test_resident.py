@@ -12,7 +12,7 @@ from pathlib import Path
 import duckdb
 import pytest
 from click.testing import CliRunner
-from helpers import tables
+from helpers import copy_warehouse, tables
 
 from scorehouse.warehouse import resident
 from scorehouse.warehouse.cli import main
@@ -52,10 +52,11 @@ def test_resident_rows_stay_in_the_store_and_read_the_same(scored_once, tmp_path
     assert tables(tmp_path / "b.duckdb") == tables(kept)
 
 
-def test_a_deleted_store_is_recomputed_not_an_error(campaign, tmp_path):
-    db = tmp_path / "w.duckdb"
-    run(campaign, db, None, quiet=True)
+def test_a_deleted_store_is_recomputed_not_an_error(scored_once, tmp_path):
+    campaign, scored, _ = scored_once
+    db = copy_warehouse(scored, tmp_path / "w.duckdb")  # the campaign scored, its own store
     expected = tables(db)
+    assert counts(db)["cat_unit_file"] > 0  # the POS rows in the store's files
     shutil.rmtree(tmp_path / "w.store")
     result = run(campaign, db, None, quiet=True)
     assert result.exit_code == 0 and result.scored > 0

@@ -8,18 +8,15 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from scorehouse.demo.campaign import write_demo_campaign
 from scorehouse.warehouse.pipeline import run
 
 RANDOM = {"baseline-heur-rnd", "baseline-random"}
 
 
 @pytest.mark.slow
-def test_a_new_seed_recomputes_intervals_and_paired_tests_only(tmp_path):
-    toml = write_demo_campaign(tmp_path / "campaign", scale=0.03)
-    db = tmp_path / "w.duckdb"
-    first = run(toml.parent, db, None, quiet=True)
-    assert first.exit_code == 0
+def test_a_new_seed_recomputes_intervals_and_paired_tests_only(demo_copy):
+    # the demo campaign scored (conftest.py demo_build), copied with its warehouse and store
+    toml, db = demo_copy / "campaign" / "campaign.toml", demo_copy / "w.duckdb"
     text = toml.read_text(encoding="utf-8")
     assert "seed = 20261125" in text
     toml.write_text(text.replace("seed = 20261125", "seed = 7", 1), encoding="utf-8")
