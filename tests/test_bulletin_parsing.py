@@ -135,7 +135,7 @@ def _easy_facts(con, c: str) -> None:
                     [[c, "monde", "LE MONDE", "LLF", 10, 120, 21],
                      [c, "oral", "ORAL_DELIC", "DELIC", 8, 60, 15]])
     con.executemany("INSERT INTO mart_parsing_consensus VALUES "
-                    "(?, 'easy', ?, ?, ?, ?, ?, ?, ?, ?)", [
+                    "(?, 'easy', ?, ?, ?, ?, ?, ?, ?, ?, NULL)", [
         [c, "monde", "E1", "constituent", "GN", "1-2", 4, 1.0, True],
         [c, "monde", "E1", "constituent", "NV", "3-4", 1, 0.25, False],
         [c, "monde", "E1", "relation", "SUJ-V", "1-2 3-3", 3, 0.75, True],
