@@ -56,13 +56,19 @@ def test_workers_give_identical_results(uninterrupted, tmp_path, monkeypatch):
     assert published(out) == expected_files
 
 
-def test_a_unit_rejected_in_a_worker_is_a_rejection(tmp_path):
+def _wer_campaign(tmp_path: Path) -> Path:
+    """The demo's WER task alone, small, in a campaign folder of its own."""
     source = write_demo_campaign(
         tmp_path / "src", scale=0.03, pos=False, parsing=False, coref=False, terms=False,
         calls=False
     ).parent
     camp = tmp_path / "campaign"
     shutil.copytree(source, camp)
+    return camp
+
+
+def test_a_unit_rejected_in_a_worker_is_a_rejection(tmp_path):
+    camp = _wer_campaign(tmp_path)
     db = tmp_path / "w.duckdb"
     first = run(camp, db, None, quiet=True, workers=2)
     assert first.exit_code == 0
@@ -87,12 +93,7 @@ def test_a_lone_changed_unit_computes_in_a_worker(tmp_path, monkeypatch):
     from 0.8 to 1.4 GiB)."""
     from scorehouse.warehouse import runner
 
-    source = write_demo_campaign(
-        tmp_path / "src", scale=0.03, pos=False, parsing=False, coref=False, terms=False,
-        calls=False
-    ).parent
-    camp = tmp_path / "campaign"
-    shutil.copytree(source, camp)
+    camp = _wer_campaign(tmp_path)
     db = tmp_path / "w.duckdb"
     assert run(camp, db, None, quiet=True, workers=2).exit_code == 0
     changed = sorted((camp / "submissions").glob("*/Test_I.trn"))[0]
