@@ -35,8 +35,8 @@ def votes(ranges_by_system: pl.DataFrame, systems: int, majority: float = 0.5) -
 ROLES_AT_MOST = max(len(names) for names in ROLES.values())
 # a unit's key in flat columns: its ranges as (length, first and last of each role), which
 # group and join faster than the list of structs they spell
-_KEY = ["sent", "kind", "type", "n",
-        *(f"{end}{i}" for i in range(ROLES_AT_MOST) for end in ("first", "last"))]
+UNIT_KEY = ["sent", "kind", "type", "n",
+            *(f"{end}{i}" for i in range(ROLES_AT_MOST) for end in ("first", "last"))]
 
 
 def system_units(ranges: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -54,15 +54,15 @@ def system_units(ranges: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
                     for i in range(ROLES_AT_MOST) for end in ("first", "last"))))
     if units.height and units["n"].max() > ROLES_AT_MOST:
         raise ValueError(f"a relation with more than {ROLES_AT_MOST} roles")
-    voted = units.unique(_KEY).select(_KEY)
-    attr = units.drop_nulls("attr").group_by(*_KEY, "attr").len("items")
+    voted = units.unique(UNIT_KEY).select(UNIT_KEY)
+    attr = units.drop_nulls("attr").group_by(*UNIT_KEY, "attr").len("items")
     return voted, attr
 
 
 def tally(parts: list[tuple[pl.DataFrame | pl.LazyFrame, pl.DataFrame | pl.LazyFrame]],
           systems: int, majority: float = 0.5) -> pl.DataFrame:
     """:func:`votes` from each submission's :func:`system_units`, each unit's ranges left as the
-    flat columns of its key (:data:`_KEY`; :func:`spelled` spells them as a list,
+    flat columns of its key (:data:`UNIT_KEY`; :func:`spelled` spells them as a list,
     :func:`ranges_text` as text): the votes of a unit are the submissions that produced it, its
     ``attr`` the value most of their items carry (ties: the smallest). Sorted as :func:`votes`:
     the ends of the ranges in role order, then their number, order the units as their lists do
@@ -70,27 +70,27 @@ def tally(parts: list[tuple[pl.DataFrame | pl.LazyFrame, pl.DataFrame | pl.LazyF
     may be lazy (the unit store's Parquet files, scanned): they are counted by Polars' streaming
     engine, so the submissions' units are never all in memory at once."""
     attr = (pl.concat([a.lazy() for _, a in parts])
-            .group_by(*_KEY, "attr").agg(pl.col("items").sum().alias("len"))
+            .group_by(*UNIT_KEY, "attr").agg(pl.col("items").sum().alias("len"))
             .collect(engine="streaming")
             .sort("len", "attr", descending=[True, False])
-            .unique(_KEY, keep="first")
+            .unique(UNIT_KEY, keep="first")
             .drop("len"))
-    return (pl.concat([v.lazy() for v, _ in parts]).group_by(_KEY)  # one plan: 0.2 s less
+    return (pl.concat([v.lazy() for v, _ in parts]).group_by(UNIT_KEY)  # one plan: 0.2 s less
             .agg(pl.len().cast(pl.UInt32).alias("votes"))
-            .join(attr.lazy(), on=_KEY, how="left", nulls_equal=True)
+            .join(attr.lazy(), on=UNIT_KEY, how="left", nulls_equal=True)
             .with_columns((pl.col("votes") / systems).alias("share"))
             .with_columns((pl.col("share") > majority).alias("consensus"))
-            .select(*_KEY, "attr", "votes", "share", "consensus")
-            .sort(*_KEY[:3], *_ENDS, "n")
+            .select(*UNIT_KEY, "attr", "votes", "share", "consensus")
+            .sort(*UNIT_KEY[:3], *_ENDS, "n")
             .collect(engine="streaming"))
 
 
-_ENDS = _KEY[4:]  # first0, last0, first1, ...: the ranges' ends in role order
+_ENDS = UNIT_KEY[4:]  # first0, last0, first1, ...: the ranges' ends in role order
 
 
 def spelled(units: pl.DataFrame) -> pl.DataFrame:
     """``units`` (of :func:`tally`) with their ``ranges`` (list of struct first/last, in role
-    order) in the place of the :data:`_KEY` columns that spell them."""
+    order) in the place of the :data:`UNIT_KEY` columns that spell them."""
     ends = [pl.concat_list([f"{end}{i}" for i in range(ROLES_AT_MOST)]).list.head(pl.col("n"))
             .alias(end) for end in ("first", "last")]
     ranges = (units.select(pl.int_range(pl.len(), dtype=pl.UInt32).alias("unit"), *ends)
@@ -102,7 +102,7 @@ def spelled(units: pl.DataFrame) -> pl.DataFrame:
 
 
 def ranges_text() -> pl.Expr:
-    """The ranges a :data:`_KEY` spells as text, ``first-last`` per role (``_``: an empty
+    """The ranges a :data:`UNIT_KEY` spells as text, ``first-last`` per role (``_``: an empty
     role), e.g. ``"3-4 1-2 _"``."""
     roles = [pl.when(pl.col("n") > i).then(
         pl.when(pl.col(f"first{i}").is_null()).then(pl.lit("_"))

@@ -290,6 +290,49 @@ def test_a_few_changed_sentences_are_written_again_in_the_consensus(campaign, tm
     assert query(db, "SELECT count(*) FROM mart_parsing_consensus WHERE attr IS NOT NULL")[0][0]
 
 
+def test_a_changed_submission_counts_again_only_its_changed_sentences(scored, campaign,
+                                                                     tmp_path, monkeypatch):
+    """One submission changes a group's type in one sentence and an attribute in another: the
+    consensus reduce counts again only those two sentences (the votes and attributes of the
+    others are sums over units they do not hold); with that submission's previous units gone
+    from the store, everything is counted. Either way the rows and the file are a fresh
+    warehouse's, byte for byte."""
+    from scorehouse.warehouse.families import parsing_consensus
+
+    db = copy_warehouse(scored, tmp_path / "w.duckdb")
+    counted, tally = [], parsing_consensus.tally
+    monkeypatch.setattr(parsing_consensus, "tally", lambda parts, *args: counted.append(sorted(
+        set(pl.concat([v.lazy().select("sent") for v, _ in parts]).collect()["sent"])))
+        or tally(parts, *args))
+    changed = campaign / "parsing" / "parseur-a" / "litterature.xml"
+    text = changed.read_text(encoding="utf-8")
+    e2, e3 = text.index('<E id="E2">'), text.index('<E id="E3">')
+    assert 'booleen="faux"' in text[e2:e3] and '<Groupe type="GN" id="E3G' in text[e3:]
+    text = (text[:e2] + text[e2:e3].replace('booleen="faux"', 'booleen="vrai"', 1)
+            + text[e3:].replace('<Groupe type="GN" id="E3G', '<Groupe type="GA" id="E3G', 1))
+    changed.write_text(text, encoding="utf-8")
+    sql = ("SELECT * FROM mart_parsing_consensus ORDER BY ALL",
+           "SELECT corpus, xml, sha256, base, version, counted FROM mart_parsing_consensus_file "
+           "ORDER BY corpus")
+
+    def as_fresh(name: str) -> None:
+        fresh = tmp_path / f"{name}.duckdb"
+        run(campaign, fresh, None, quiet=True)
+        for q in sql:
+            assert query(db, q) == query(fresh, q), q
+
+    assert run(campaign, db, None, quiet=True).scored == 1
+    assert counted == [["E2", "E3"]]
+    as_fresh("fresh")
+    shutil.rmtree(db.with_suffix(".store") / "consensus")  # the previous units: gone
+    changed.write_text(text.replace('<Groupe type="GA" id="E3G', '<Groupe type="GN" id="E3G',
+                                    1), encoding="utf-8")
+    counted.clear()
+    assert run(campaign, db, None, quiet=True).scored == 1
+    assert len(counted) == 1 and len(counted[0]) > 2  # every sentence
+    as_fresh("fresh2")
+
+
 def test_replace_sentences_takes_the_sentences_of_the_second_file():
     """The sentences of ``new`` take their places in ``old``; a sentence ``old`` lacks, or a
     file without sentences, is None (the caller writes the whole file)."""

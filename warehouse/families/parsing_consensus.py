@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import json
 import tempfile
 from pathlib import Path
 
@@ -15,6 +16,7 @@ import polars as pl
 
 from scorehouse.scorers import easy as easy_scorer
 from scorehouse.scorers.easy_consensus import (
+    UNIT_KEY,
     consensus_items,
     ranges_text,
     spelled,
@@ -43,13 +45,11 @@ def _votes(con, campaign_id: str, task: Task, corpus: str, majority: float, stor
     corpus's ranges are never all in memory at once."""
     inputs = current_inputs(con, campaign_id, task.id)
     base_sha = _base_sha(inputs, corpus)
-    published = set(published_ids(con, campaign_id, task.id))  # the public's consensus
-    systems = [s.id for s in task.systems
-               if (corpus, s.id, "submissions") in inputs and s.id in published]
+    systems = list(_voters(con, campaign_id, task, corpus, inputs))
     if base_sha is None or not systems:
         return None
     base = staged(con, base_sha, False)
-    if (corpus, "", "full") not in inputs and "HYP" in task_options(task)["modes"]:
+    if _from_ranges(inputs, task, corpus):
         # the base is the reference: the scored units' HYP ranges are already in the warehouse
         ranges = frame(con, "SELECT system, kind, sent, item, type, role_no, first, last, attr, "
                             "empty FROM int_parsing_range WHERE campaign = ? AND task = ? "
@@ -72,6 +72,20 @@ def _votes(con, campaign_id: str, task: Task, corpus: str, majority: float, stor
     return tally(parts, len(systems), majority), base
 
 
+def _voters(con, campaign_id: str, task: Task, corpus: str, inputs: dict) -> dict[str, str]:
+    """The submissions a corpus's consensus counts: each published system's (the public's
+    consensus) over that corpus, system -> the submission's sha256, in the task's order."""
+    published = set(published_ids(con, campaign_id, task.id))
+    return {s.id: inputs[(corpus, s.id, "submissions")] for s in task.systems
+            if (corpus, s.id, "submissions") in inputs and s.id in published}
+
+
+def _from_ranges(inputs: dict, task: Task, corpus: str) -> bool:
+    """Whether the votes are counted from the scored units' HYP ranges (the base is the
+    reference), not from the units the store keeps per submission over a full part."""
+    return (corpus, "", "full") not in inputs and "HYP" in task_options(task)["modes"]
+
+
 def _base_sha(inputs: dict, corpus: str) -> str | None:
     """The base text of a corpus's consensus: its full part when declared, else its
     reference."""
@@ -84,10 +98,7 @@ def _hyp_units(con, store, base: pl.DataFrame, base_sha: str, sha: str
     in a local unit store (Parquet, by base, submission and code), so a changed submission
     re-aligns and re-counts itself only. Stored units are returned as scans of their files
     (:func:`scorers.easy_consensus.tally` streams them)."""
-    stem = Path(store.root) / "consensus" / fingerprint(
-        {"base": base_sha, "hyp": sha, "code": code_version()}) if (
-        store is not None and store.local) else None
-    paths = [stem.with_suffix(f".{part}.parquet") for part in ("voted", "attr")] if stem else []
+    paths = _kept_paths(store, base_sha, sha)
     if not (paths and all(p.exists() for p in paths)):
         hyp = staged(con, sha, False)
         units = system_units(easy_scorer.hypothesis_ranges(
@@ -101,6 +112,16 @@ def _hyp_units(con, store, base: pl.DataFrame, base_sha: str, sha: str
     return pl.scan_parquet(paths[0]), pl.scan_parquet(paths[1])
 
 
+def _kept_paths(store, base_sha: str, sha: str) -> list[Path]:
+    """The files where a local unit store keeps a submission's units over a base (none without
+    a local store)."""
+    if store is None or not store.local:
+        return []
+    stem = Path(store.root) / "consensus" / fingerprint(
+        {"base": base_sha, "hyp": sha, "code": code_version()})
+    return [stem.with_suffix(f".{part}.parquet") for part in ("voted", "attr")]
+
+
 _ROWS = ["sent", "kind", "type", "ranges", "votes", "share", "consensus", "attr"]
 
 
@@ -109,30 +130,104 @@ def consensus(ctx: RunContext, task: Task, corpus, majority: float) -> None:
     (``mart_parsing_consensus_file``). Over the same base, written by the same code, only what
     changed is written: the rows whose unit or votes changed, and in the file the sentences
     whose consensus units changed (each sentence of the file is written from its own units:
-    :func:`etl.easy.replace_sentences`); the same rows and bytes as writing them all."""
+    :func:`etl.easy.replace_sentences`); the same rows and bytes as writing them all. When the
+    same systems voted before with the same majority, only the sentences where a changed
+    submission's units differ are counted again (:func:`_recounted`)."""
     con = ctx.con
     key = {"campaign": ctx.campaign.id, "task": task.id, "corpus": corpus.id}
-    voted = _votes(con, ctx.campaign.id, task, corpus.id, majority, ctx.store)
-    if voted is None:
-        replace_rows(con, key, ("mart_parsing_consensus", "mart_parsing_consensus_file"),
-                     lambda: None)
-        return
-    units, base = voted
-    base_sha = _base_sha(current_inputs(con, ctx.campaign.id, task.id), corpus.id)
-    rows = units.select(*_ROWS[:3], ranges_text().alias("ranges"), *_ROWS[4:])
-    stored = one(con, "SELECT xml FROM mart_parsing_consensus_file WHERE campaign = $campaign "
-                      "AND task = $task AND corpus = $corpus AND base = $base "
-                      "AND version = $version", {**key, "base": base_sha,
-                                                 "version": code_version()})
-    if stored is None:  # another base or code: every row and sentence written
-        gone, added, xml = None, rows, _consensus_xml(units, base)
-    else:
-        old = frame(con, f"SELECT {', '.join(_ROWS)} FROM mart_parsing_consensus "
-                         "WHERE campaign = $campaign AND task = $task AND corpus = $corpus",
-                    key).cast(dict(rows.schema))
-        gone = old.join(rows, on=_ROWS, how="anti", nulls_equal=True)
-        added = rows.join(old, on=_ROWS, how="anti", nulls_equal=True)
-        xml = _changed_xml(unpacked(stored[0]), units, base, pl.concat([gone, added]))
+    inputs = current_inputs(con, ctx.campaign.id, task.id)
+    base_sha = _base_sha(inputs, corpus.id)
+    counted = {"majority": majority,
+               "systems": _voters(con, ctx.campaign.id, task, corpus.id, inputs)}
+    stored = one(con, "SELECT xml, counted FROM mart_parsing_consensus_file "
+                      "WHERE campaign = $campaign AND task = $task AND corpus = $corpus "
+                      "AND base = $base AND version = $version",
+                 {**key, "base": base_sha, "version": code_version()})
+    written = None
+    if stored is not None and stored[1] and not _from_ranges(inputs, task, corpus.id):
+        written = _recounted(con, ctx.store, key, base_sha, stored, counted)
+    if written is None:
+        voted = _votes(con, ctx.campaign.id, task, corpus.id, majority, ctx.store)
+        if voted is None:
+            replace_rows(con, key, ("mart_parsing_consensus", "mart_parsing_consensus_file"),
+                         lambda: None)
+            return
+        units, base = voted
+        rows = _rows(units)
+        if stored is None:  # another base or code: every row and sentence written
+            gone, added, xml = None, rows, None
+        else:
+            gone, added = _difference(_stored_rows(con, key, rows.schema), rows)
+            xml = _changed_xml(unpacked(stored[0]), units, base, pl.concat([gone, added]))
+        written = gone, added, xml or _consensus_xml(units, base)
+    _write(con, key, *written, base_sha, counted)
+
+
+def _rows(units: pl.DataFrame) -> pl.DataFrame:
+    """``mart_parsing_consensus``'s columns of :func:`tally`'s units."""
+    return units.select(*_ROWS[:3], ranges_text().alias("ranges"), *_ROWS[4:])
+
+
+def _stored_rows(con, key: dict, schema, sents: list[str] | None = None) -> pl.DataFrame:
+    """The rows ``mart_parsing_consensus`` holds for a corpus (of the sentences ``sents``)."""
+    return frame(con, f"SELECT {', '.join(_ROWS)} FROM mart_parsing_consensus "
+                      "WHERE campaign = $campaign AND task = $task AND corpus = $corpus"
+                 + ("" if sents is None else " AND list_contains($sents, sent)"),
+                 key if sents is None else {**key, "sents": sents}).cast(dict(schema))
+
+
+def _difference(old: pl.DataFrame, rows: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The rows gone (in ``old`` only) and added (in ``rows`` only)."""
+    return (old.join(rows, on=_ROWS, how="anti", nulls_equal=True),
+            rows.join(old, on=_ROWS, how="anti", nulls_equal=True))
+
+
+def _recounted(con, store, key: dict, base_sha: str, stored: tuple, counted: dict
+               ) -> tuple[pl.DataFrame, pl.DataFrame, bytes] | None:
+    """The rows gone and added and the file, counting again only the sentences where a
+    submission that changed since the stored consensus (``stored``: its file and what it
+    counted) has other units or attributes than before: a unit's votes and attribute are
+    sums over the submissions' units of its own sentence (:func:`tally`), so the other
+    sentences' rows are unchanged. None when that does not hold or cannot be known (other
+    systems or majority, a changed submission's previous units not in the local store, the
+    store lost under the run) or when most sentences changed: then everything is counted."""
+    before = json.loads(stored[1])
+    now = counted["systems"]
+    if before["majority"] != counted["majority"] or before["systems"].keys() != now.keys():
+        return None
+    changed = [s for s in now if before["systems"][s] != now[s]]
+    kept = [_kept_paths(store, base_sha, before["systems"][s]) for s in changed]
+    if not all(paths and all(p.exists() for p in paths) for paths in kept):
+        return None
+    try:
+        base = staged(con, base_sha, False)
+        parts = dict(zip(now, (_hyp_units(con, store, base, base_sha, sha)
+                               for sha in now.values())))
+        differ = []
+        for system, paths in zip(changed, kept):
+            for old, new, on in zip((pl.read_parquet(p) for p in paths), parts[system],
+                                    (UNIT_KEY, [*UNIT_KEY, "attr", "items"])):
+                new = new.lazy().collect()
+                differ += [old.join(new, on=on, how="anti", nulls_equal=True)["sent"],
+                           new.join(old, on=on, how="anti", nulls_equal=True)["sent"]]
+        sents = pl.concat(differ).unique().sort() if differ else pl.Series("sent", [], pl.String)
+        if 2 * sents.len() >= base["sent"].n_unique():
+            return None
+        within = pl.col("sent").is_in(sents.implode())
+        units = tally([(v.lazy().filter(within), a.lazy().filter(within))
+                       for v, a in parts.values()], len(now), counted["majority"])
+    except (OSError, pl.exceptions.PolarsError):
+        return None  # the store lost under the run: counted again as a whole
+    rows = _rows(units)
+    gone, added = _difference(_stored_rows(con, key, rows.schema, sents.to_list()), rows)
+    xml = _changed_xml(unpacked(stored[0]), units, base, pl.concat([gone, added]))
+    return None if xml is None else (gone, added, xml)
+
+
+def _write(con, key: dict, gone: pl.DataFrame | None, added: pl.DataFrame, xml: bytes,
+           base_sha: str, counted: dict) -> None:
+    """Delete the rows ``gone`` (every row of the corpus when None), insert ``added``, and
+    replace the corpus's file, with what it was counted from."""
     with transaction(con):
         where = "campaign = $campaign AND task = $task AND corpus = $corpus"
         if gone is None:
@@ -150,16 +245,17 @@ def consensus(ctx: RunContext, task: Task, corpus, majority: float) -> None:
                          "$campaign, $task, $corpus, " + ", ".join(_ROWS), key)
         con.execute(f"DELETE FROM mart_parsing_consensus_file WHERE {where}", key)
         con.execute("INSERT INTO mart_parsing_consensus_file (campaign, task, corpus, xml, "
-                    "sha256, base, version) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    "sha256, base, version, counted) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     [*key.values(), packed(xml), hashlib.sha256(xml).hexdigest(), base_sha,
-                     code_version()])
+                     code_version(), json.dumps(counted, sort_keys=True)])
 
 
 def _changed_xml(old: bytes, units: pl.DataFrame, base: pl.DataFrame, changed: pl.DataFrame
-                 ) -> bytes:
+                 ) -> bytes | None:
     """The consensus file after the rows ``changed`` (gone or added): ``old`` with the sentences
-    where a consensus unit came, went or changed written again (all of them when that is most
-    of the file)."""
+    where a consensus unit came, went or changed written again from ``units`` (which must hold
+    those sentences' units). None when the whole file must be written (most of it changed, or
+    the splice did not hold)."""
     from scorehouse.etl.easy import replace_sentences
 
     sents = changed.filter(pl.col("consensus")).select("sent").unique()
@@ -168,10 +264,8 @@ def _changed_xml(old: bytes, units: pl.DataFrame, base: pl.DataFrame, changed: p
     if 2 * sents.height < base["sent"].n_unique():
         changed_sents = pl.col("sent").is_in(sents["sent"].implode())  # rows kept in order
         part = _consensus_xml(units.filter(changed_sents), base.filter(changed_sents))
-        spliced = replace_sentences(old, part)
-        if spliced is not None:
-            return spliced
-    return _consensus_xml(units, base)
+        return replace_sentences(old, part)
+    return None
 
 
 def _consensus_xml(units: pl.DataFrame, base: pl.DataFrame) -> bytes:
