@@ -331,6 +331,14 @@ def test_a_changed_submission_counts_again_only_its_changed_sentences(scored, ca
     assert run(campaign, db, None, quiet=True).scored == 1
     assert len(counted) == 1 and len(counted[0]) > 2  # every sentence
     as_fresh("fresh2")
+    # --force counts and writes everything, whatever is stored (a damaged row is mended)
+    with duckdb.connect(str(db)) as con:
+        con.execute("UPDATE mart_parsing_consensus SET votes = votes + 1 "
+                    "WHERE corpus = 'litterature' AND sent = 'E1'")
+    counted.clear()
+    run(campaign, db, None, quiet=True, force=True)
+    assert all(len(sents) > 2 for sents in counted)
+    as_fresh("fresh3")
 
 
 def test_replace_sentences_takes_the_sentences_of_the_second_file():

@@ -260,7 +260,7 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
                code_version(), force, reference_sha)
         if not options["dependency"] and task.options.get("consensus", True):
             reduce(ctx, task, corpus.id, "consensus",
-                   lambda c=corpus: votes_of(ctx, task, c, options["majority"]),
+                   lambda c=corpus: votes_of(ctx, task, c, options["majority"], force),
                    code_version(), force,
                    {**reference_sha, "published": published_ids(ctx.con, ctx.campaign.id,
                                                                 task.id)})

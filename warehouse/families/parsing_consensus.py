@@ -125,14 +125,16 @@ def _kept_paths(store, base_sha: str, sha: str) -> list[Path]:
 _ROWS = ["sent", "kind", "type", "ranges", "votes", "share", "consensus", "attr"]
 
 
-def consensus(ctx: RunContext, task: Task, corpus, majority: float) -> None:
+def consensus(ctx: RunContext, task: Task, corpus, majority: float, force: bool = False
+              ) -> None:
     """Rebuild the combined treebank of a corpus (``mart_parsing_consensus``) and its file
     (``mart_parsing_consensus_file``). Over the same base, written by the same code, only what
     changed is written: the rows whose unit or votes changed, and in the file the sentences
     whose consensus units changed (each sentence of the file is written from its own units:
     :func:`etl.easy.replace_sentences`); the same rows and bytes as writing them all. When the
     same systems voted before with the same majority, only the sentences where a changed
-    submission's units differ are counted again (:func:`_recounted`)."""
+    submission's units differ are counted again (:func:`_recounted`). ``force``: every row
+    and sentence counted and written, whatever is stored."""
     con = ctx.con
     key = {"campaign": ctx.campaign.id, "task": task.id, "corpus": corpus.id}
     inputs = current_inputs(con, ctx.campaign.id, task.id)
@@ -142,7 +144,7 @@ def consensus(ctx: RunContext, task: Task, corpus, majority: float) -> None:
     stored = one(con, "SELECT xml, counted FROM mart_parsing_consensus_file "
                       "WHERE campaign = $campaign AND task = $task AND corpus = $corpus "
                       "AND base = $base AND version = $version",
-                 {**key, "base": base_sha, "version": code_version()})
+                 {**key, "base": base_sha, "version": code_version()}) if not force else None
     written = None
     if stored is not None and stored[1] and not _from_ranges(inputs, task, corpus.id):
         written = _recounted(con, ctx.store, key, base_sha, stored, counted)
@@ -196,6 +198,8 @@ def _recounted(con, store, key: dict, base_sha: str, stored: tuple, counted: dic
     if before["majority"] != counted["majority"] or before["systems"].keys() != now.keys():
         return None
     changed = [s for s in now if before["systems"][s] != now[s]]
+    if not changed:  # the same votes: the same rows and file
+        return pl.DataFrame(), pl.DataFrame(), unpacked(stored[0])
     kept = [_kept_paths(store, base_sha, before["systems"][s]) for s in changed]
     if not all(paths and all(p.exists() for p in paths) for paths in kept):
         return None
@@ -210,7 +214,7 @@ def _recounted(con, store, key: dict, base_sha: str, stored: tuple, counted: dic
                 new = new.lazy().collect()
                 differ += [old.join(new, on=on, how="anti", nulls_equal=True)["sent"],
                            new.join(old, on=on, how="anti", nulls_equal=True)["sent"]]
-        sents = pl.concat(differ).unique().sort() if differ else pl.Series("sent", [], pl.String)
+        sents = pl.concat(differ).unique().sort()
         if 2 * sents.len() >= base["sent"].n_unique():
             return None
         within = pl.col("sent").is_in(sents.implode())
