@@ -294,14 +294,17 @@ def test_a_changed_submission_counts_again_only_its_changed_sentences(scored, ca
                                                                      tmp_path, monkeypatch):
     """One submission changes a group's type in one sentence and an attribute in another: the
     consensus reduce counts again only those two sentences (the votes and attributes of the
-    others are sums over units they do not hold); with that submission's previous units gone
-    from the store, everything is counted. Either way the rows and the file are a fresh
-    warehouse's, byte for byte."""
+    others are sums over units they do not hold); a revision with the same units counts none
+    (another submission's damaged units in the store are derived again); with that
+    submission's previous units gone from the store, everything is counted, as with --force.
+    Each time the rows and the file are a fresh warehouse's, byte for byte."""
+    from types import SimpleNamespace
+
     from scorehouse.warehouse.families import parsing_consensus
 
     db = copy_warehouse(scored, tmp_path / "w.duckdb")
-    counted, tally = [], parsing_consensus.tally
-    monkeypatch.setattr(parsing_consensus, "tally", lambda parts, *args: counted.append(sorted(
+    tallied, tally = [], parsing_consensus.tally
+    monkeypatch.setattr(parsing_consensus, "tally", lambda parts, *args: tallied.append(sorted(
         set(pl.concat([v.lazy().select("sent") for v, _ in parts]).collect()["sent"])))
         or tally(parts, *args))
     changed = campaign / "parsing" / "parseur-a" / "litterature.xml"
@@ -311,9 +314,9 @@ def test_a_changed_submission_counts_again_only_its_changed_sentences(scored, ca
     text = (text[:e2] + text[e2:e3].replace('booleen="faux"', 'booleen="vrai"', 1)
             + text[e3:].replace('<Groupe type="GN" id="E3G', '<Groupe type="GA" id="E3G', 1))
     changed.write_text(text, encoding="utf-8")
-    sql = ("SELECT * FROM mart_parsing_consensus ORDER BY ALL",
-           "SELECT corpus, xml, sha256, base, version, counted FROM mart_parsing_consensus_file "
-           "ORDER BY corpus")
+    rows = "SELECT * FROM mart_parsing_consensus ORDER BY ALL"
+    sql = (rows, "SELECT corpus, xml, sha256, base, version, counted_from "
+                 "FROM mart_parsing_consensus_file ORDER BY corpus")
 
     def as_fresh(name: str) -> None:
         fresh = tmp_path / f"{name}.duckdb"
@@ -322,23 +325,66 @@ def test_a_changed_submission_counts_again_only_its_changed_sentences(scored, ca
             assert query(db, q) == query(fresh, q), q
 
     assert run(campaign, db, None, quiet=True).scored == 1
-    assert counted == [["E2", "E3"]]
+    assert tallied == [["E2", "E3"]]
     as_fresh("fresh")
+    # the same units in another revision: no sentence counted again; parseur-b's kept units,
+    # damaged, are derived again
+    (base, hyp), = query(db, "SELECT f.sha256, s.sha256 FROM cat_input_current f, "
+                             "cat_input_current s WHERE f.corpus = 'litterature' AND "
+                             "f.role = 'full' AND s.corpus = f.corpus AND s.system = 'parseur-b'")
+    store = SimpleNamespace(root=str(db.with_suffix(".store")), local=True)
+    damaged = parsing_consensus._kept_paths(store, base, hyp)[0]
+    damaged.write_bytes(b"not parquet")
+    changed.write_text(text.replace("\n", "\n<!-- revised -->\n", 1), encoding="utf-8")
+    tallied.clear()
+    assert run(campaign, db, None, quiet=True).scored == 1
+    assert tallied == [[]] and pl.read_parquet(damaged).height
+    assert query(db, rows) == query(tmp_path / "fresh.duckdb", rows)
     shutil.rmtree(db.with_suffix(".store") / "consensus")  # the previous units: gone
     changed.write_text(text.replace('<Groupe type="GA" id="E3G', '<Groupe type="GN" id="E3G',
                                     1), encoding="utf-8")
-    counted.clear()
+    tallied.clear()
     assert run(campaign, db, None, quiet=True).scored == 1
-    assert len(counted) == 1 and len(counted[0]) > 2  # every sentence
+    assert len(tallied) == 1 and len(tallied[0]) > 2  # every sentence
     as_fresh("fresh2")
     # --force counts and writes everything, whatever is stored (a damaged row is mended)
     with duckdb.connect(str(db)) as con:
         con.execute("UPDATE mart_parsing_consensus SET votes = votes + 1 "
                     "WHERE corpus = 'litterature' AND sent = 'E1'")
-    counted.clear()
+    tallied.clear()
     run(campaign, db, None, quiet=True, force=True)
-    assert all(len(sents) > 2 for sents in counted)
+    assert all(len(sents) > 2 for sents in tallied)
     as_fresh("fresh3")
+
+
+def test_a_damaged_stored_consensus_row_is_written_again():
+    """A stored consensus file that does not unpack, or a record of what its votes were
+    counted from that is not the expected JSON, reads as no stored file (every row and
+    sentence written again), not as an error."""
+    from scorehouse.warehouse.db import apply_schema
+    from scorehouse.warehouse.families.parsing import code_version
+    from scorehouse.warehouse.families.parsing_consensus import _stored_file, packed
+
+    con = duckdb.connect()
+    apply_schema(con, ["catalog", "parsing"])
+    key = {"campaign": "c", "task": "t", "corpus": "k"}
+    good = {"majority": 0.5, "source": "store", "systems": {"a": "1"}}
+    for blob, counted_from, readable in [
+            (packed(b"<DOCUMENT/>"), json.dumps(good), True),
+            (packed(b"<DOCUMENT/>"), None, True),
+            (packed(b"<DOCUMENT/>")[:12], json.dumps(good), False),  # truncated gzip
+            (packed(b"<DOCUMENT/>"), "{", False),
+            (packed(b"<DOCUMENT/>"), json.dumps({"majority": 0.5}), False),
+            (packed(b"<DOCUMENT/>"), json.dumps([1]), False)]:
+        con.execute("DELETE FROM mart_parsing_consensus_file")
+        con.execute("INSERT INTO mart_parsing_consensus_file (campaign, task, corpus, xml, base, "
+                    "version, counted_from) VALUES ('c', 't', 'k', ?, 'b', ?, ?)",
+                    [blob, code_version(), counted_from])
+        stored = _stored_file(con, key, "b")
+        assert (stored is not None) == readable, (blob, counted_from)
+        if readable:
+            assert stored == (b"<DOCUMENT/>", None if counted_from is None else good)
+    assert _stored_file(con, key, "another base") is None
 
 
 def test_replace_sentences_takes_the_sentences_of_the_second_file():

@@ -7,8 +7,9 @@
 -- recorded: the page then writes the bytes). base: the sha256 of the base text the file was
 -- written over; version: the code version that wrote it. After a change over the same base
 -- and code, the reduce writes again only the sentences whose consensus units changed (NULL
--- in rows written before they were recorded: the whole file is written). counted: what the
--- votes were counted from, as JSON: the majority and each voting system's submission sha256
+-- in rows written before they were recorded: the whole file is written). counted_from: what
+-- the votes were counted from, as JSON: the majority, the source of the submissions' units
+-- (the unit store, or the scored units' ranges) and each voting system's submission sha256
 -- (NULL in rows written before it was recorded); when the same systems vote again with the
 -- same majority, only the sentences where a changed submission's units differ are counted.
 -- Grain: campaign x task x corpus.
@@ -20,5 +21,5 @@ CREATE TABLE IF NOT EXISTS mart_parsing_consensus_file (
     sha256     VARCHAR,
     base       VARCHAR,
     version    VARCHAR,
-    counted    VARCHAR
+    counted_from VARCHAR
 );

@@ -10,6 +10,7 @@ import gzip
 import hashlib
 import json
 import tempfile
+import zlib
 from pathlib import Path
 
 import polars as pl
@@ -59,16 +60,16 @@ def _votes(con, campaign_id: str, task: Task, corpus: str, majority: float, stor
         parts = [system_units(part) for part in ranges.partition_by("system") or [ranges]]
         del ranges
     else:
-        def counted(kept) -> pl.DataFrame:
+        def tallied(kept) -> pl.DataFrame:
             return tally([_hyp_units(con, kept, base, base_sha, inputs[(corpus, s, "submissions")])
                           for s in systems], len(systems), majority)
         try:
-            return counted(store), base
-        except (OSError, pl.exceptions.PolarsError):
+            return tallied(store), base
+        except STORE_LOST:
             if store is None:
                 raise
             # the store lost under the run (it may be deleted at any time): counted without it
-            return counted(None), base
+            return tallied(None), base
     return tally(parts, len(systems), majority), base
 
 
@@ -99,7 +100,7 @@ def _hyp_units(con, store, base: pl.DataFrame, base_sha: str, sha: str
     re-aligns and re-counts itself only. Stored units are returned as scans of their files
     (:func:`scorers.easy_consensus.tally` streams them)."""
     paths = _kept_paths(store, base_sha, sha)
-    if not (paths and all(p.exists() for p in paths)):
+    if not _readable(paths):  # not kept (or damaged: written again)
         hyp = staged(con, sha, False)
         units = system_units(easy_scorer.hypothesis_ranges(
             hyp, easy_scorer.align_forms(base, hyp), base, "HYP"))
@@ -122,6 +123,18 @@ def _kept_paths(store, base_sha: str, sha: str) -> list[Path]:
     return [stem.with_suffix(f".{part}.parquet") for part in ("voted", "attr")]
 
 
+# a store's file deleted under the run (it may be, at any time), or unreadable
+STORE_LOST = (OSError, pl.exceptions.ComputeError)
+
+
+def _readable(paths: list[Path]) -> bool:
+    """Whether the files ``paths`` (none: False) exist with a readable Parquet footer."""
+    try:
+        return bool(paths) and all(pl.read_parquet_schema(p) is not None for p in paths)
+    except STORE_LOST:
+        return False
+
+
 _ROWS = ["sent", "kind", "type", "ranges", "votes", "share", "consensus", "attr"]
 
 
@@ -139,15 +152,17 @@ def consensus(ctx: RunContext, task: Task, corpus, majority: float, force: bool 
     key = {"campaign": ctx.campaign.id, "task": task.id, "corpus": corpus.id}
     inputs = current_inputs(con, ctx.campaign.id, task.id)
     base_sha = _base_sha(inputs, corpus.id)
-    counted = {"majority": majority,
-               "systems": _voters(con, ctx.campaign.id, task, corpus.id, inputs)}
-    stored = one(con, "SELECT xml, counted FROM mart_parsing_consensus_file "
-                      "WHERE campaign = $campaign AND task = $task AND corpus = $corpus "
-                      "AND base = $base AND version = $version",
-                 {**key, "base": base_sha, "version": code_version()}) if not force else None
+    counted_from = {"majority": majority,
+                    "source": "ranges" if _from_ranges(inputs, task, corpus.id) else "store",
+                    "systems": _voters(con, ctx.campaign.id, task, corpus.id, inputs)}
+    stored = None if force else _stored_file(con, key, base_sha)
     written = None
-    if stored is not None and stored[1] and not _from_ranges(inputs, task, corpus.id):
-        written = _recounted(con, ctx.store, key, base_sha, stored, counted)
+    if stored is not None:
+        old_xml, before = stored
+        if before == counted_from:  # the same votes: the same rows and file
+            return
+        if before is not None and counted_from["source"] == "store":
+            written = _recounted(con, ctx.store, key, base_sha, old_xml, before, counted_from)
     if written is None:
         voted = _votes(con, ctx.campaign.id, task, corpus.id, majority, ctx.store)
         if voted is None:
@@ -156,13 +171,35 @@ def consensus(ctx: RunContext, task: Task, corpus, majority: float, force: bool 
             return
         units, base = voted
         rows = _rows(units)
-        if stored is None:  # another base or code: every row and sentence written
+        if stored is None:  # another base or code, --force, or a damaged row: all written
             gone, added, xml = None, rows, None
         else:
             gone, added = _difference(_stored_rows(con, key, rows.schema), rows)
-            xml = _changed_xml(unpacked(stored[0]), units, base, pl.concat([gone, added]))
-        written = gone, added, xml or _consensus_xml(units, base)
-    _write(con, key, *written, base_sha, counted)
+            xml = _changed_xml(stored[0], units, base, pl.concat([gone, added]))
+        written = gone, added, (xml or _consensus_xml(units, base))
+    _write(con, key, *written, base_sha, counted_from)
+
+
+def _stored_file(con, key: dict, base_sha: str | None) -> tuple[bytes, dict | None] | None:
+    """The corpus's stored file (unpacked) and what its votes were counted from (None when not
+    recorded), if written over the base ``base_sha`` by this code; None when there is none or
+    its row is damaged (then every row and sentence is written again)."""
+    row = one(con, "SELECT xml, counted_from FROM mart_parsing_consensus_file "
+                   "WHERE campaign = $campaign AND task = $task AND corpus = $corpus "
+                   "AND base = $base AND version = $version",
+              {**key, "base": base_sha, "version": code_version()})
+    if row is None:
+        return None
+    try:
+        xml, counted_from = unpacked(row[0]), json.loads(row[1]) if row[1] else None
+    except (OSError, EOFError, zlib.error, ValueError):  # not gzip, or not JSON
+        return None
+    if counted_from is not None and not (
+            isinstance(counted_from, dict)
+            and counted_from.keys() == {"majority", "source", "systems"}
+            and isinstance(counted_from["systems"], dict)):
+        return None
+    return xml, counted_from
 
 
 def _rows(units: pl.DataFrame) -> pl.DataFrame:
@@ -184,29 +221,27 @@ def _difference(old: pl.DataFrame, rows: pl.DataFrame) -> tuple[pl.DataFrame, pl
             rows.join(old, on=_ROWS, how="anti", nulls_equal=True))
 
 
-def _recounted(con, store, key: dict, base_sha: str, stored: tuple, counted: dict
+def _recounted(con, store, key: dict, base_sha: str, old_xml: bytes, before: dict, now: dict
                ) -> tuple[pl.DataFrame, pl.DataFrame, bytes] | None:
     """The rows gone and added and the file, counting again only the sentences where a
-    submission that changed since the stored consensus (``stored``: its file and what it
-    counted) has other units or attributes than before: a unit's votes and attribute are
-    sums over the submissions' units of its own sentence (:func:`tally`), so the other
-    sentences' rows are unchanged. None when that does not hold or cannot be known (other
-    systems or majority, a changed submission's previous units not in the local store, the
-    store lost under the run) or when most sentences changed: then everything is counted."""
-    before = json.loads(stored[1])
-    now = counted["systems"]
-    if before["majority"] != counted["majority"] or before["systems"].keys() != now.keys():
+    submission that changed since the stored consensus (``old_xml``, counted from ``before``)
+    has other units or attributes than before: a unit's votes and attribute are sums over the
+    submissions' units of its own sentence (:func:`tally`), so the other sentences' rows are
+    unchanged. None when that does not hold or cannot be known (other systems or majority, a
+    changed submission's previous units not readable in the local store, the store lost under
+    the run) or when most sentences changed: then everything is counted."""
+    voters = now["systems"]
+    if (before["majority"], before["source"]) != (now["majority"], now["source"]) or \
+            before["systems"].keys() != voters.keys():
         return None
-    changed = [s for s in now if before["systems"][s] != now[s]]
-    if not changed:  # the same votes: the same rows and file
-        return pl.DataFrame(), pl.DataFrame(), unpacked(stored[0])
+    changed = [s for s in voters if before["systems"][s] != voters[s]]
     kept = [_kept_paths(store, base_sha, before["systems"][s]) for s in changed]
-    if not all(paths and all(p.exists() for p in paths) for paths in kept):
+    if not all(_readable(paths) for paths in kept):
         return None
     try:
         base = staged(con, base_sha, False)
-        parts = dict(zip(now, (_hyp_units(con, store, base, base_sha, sha)
-                               for sha in now.values())))
+        parts = dict(zip(voters, (_hyp_units(con, store, base, base_sha, sha)
+                                  for sha in voters.values())))
         differ = []
         for system, paths in zip(changed, kept):
             for old, new, on in zip((pl.read_parquet(p) for p in paths), parts[system],
@@ -214,22 +249,22 @@ def _recounted(con, store, key: dict, base_sha: str, stored: tuple, counted: dic
                 new = new.lazy().collect()
                 differ += [old.join(new, on=on, how="anti", nulls_equal=True)["sent"],
                            new.join(old, on=on, how="anti", nulls_equal=True)["sent"]]
-        sents = pl.concat(differ).unique().sort()
+        sents = pl.concat(differ).unique()
         if 2 * sents.len() >= base["sent"].n_unique():
             return None
         within = pl.col("sent").is_in(sents.implode())
         units = tally([(v.lazy().filter(within), a.lazy().filter(within))
-                       for v, a in parts.values()], len(now), counted["majority"])
-    except (OSError, pl.exceptions.PolarsError):
-        return None  # the store lost under the run: counted again as a whole
+                       for v, a in parts.values()], len(voters), now["majority"])
+    except STORE_LOST:
+        return None  # counted again as a whole
     rows = _rows(units)
     gone, added = _difference(_stored_rows(con, key, rows.schema, sents.to_list()), rows)
-    xml = _changed_xml(unpacked(stored[0]), units, base, pl.concat([gone, added]))
+    xml = _changed_xml(old_xml, units, base, pl.concat([gone, added]))
     return None if xml is None else (gone, added, xml)
 
 
 def _write(con, key: dict, gone: pl.DataFrame | None, added: pl.DataFrame, xml: bytes,
-           base_sha: str, counted: dict) -> None:
+           base_sha: str, counted_from: dict) -> None:
     """Delete the rows ``gone`` (every row of the corpus when None), insert ``added``, and
     replace the corpus's file, with what it was counted from."""
     with transaction(con):
@@ -249,9 +284,9 @@ def _write(con, key: dict, gone: pl.DataFrame | None, added: pl.DataFrame, xml: 
                          "$campaign, $task, $corpus, " + ", ".join(_ROWS), key)
         con.execute(f"DELETE FROM mart_parsing_consensus_file WHERE {where}", key)
         con.execute("INSERT INTO mart_parsing_consensus_file (campaign, task, corpus, xml, "
-                    "sha256, base, version, counted) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    "sha256, base, version, counted_from) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     [*key.values(), packed(xml), hashlib.sha256(xml).hexdigest(), base_sha,
-                     code_version(), json.dumps(counted, sort_keys=True)])
+                     code_version(), json.dumps(counted_from, sort_keys=True)])
 
 
 def _changed_xml(old: bytes, units: pl.DataFrame, base: pl.DataFrame, changed: pl.DataFrame
