@@ -24,7 +24,7 @@ TABLES = ("mart_pos_interval", "mart_pos_paired", "mart_pos_consensus", "mart_po
           "mart_parsing_interval", "mart_parsing_paired", "mart_parsing_consensus",
           "mart_parsing_consensus_file", "cat_resampled", "mart_pos_kappa", "mart_pos_unknown_tags",
           "int_pos_residual", "fct_pos_kappa", "fct_pos_unknown_tag", "int_pos_residual_form",
-          "int_pos_kappa_vector")
+          "int_pos_kappa_vector", "int_pos_ref_line")
 
 # mart_pos_kappa_pairs as a view over every case, as it was before the pairs were kept
 ALL_PAIRS = """
