@@ -24,7 +24,7 @@ TABLES = ("mart_pos_interval", "mart_pos_paired", "mart_pos_consensus", "mart_po
           "mart_parsing_interval", "mart_parsing_paired", "mart_parsing_consensus",
           "mart_parsing_consensus_file", "cat_resampled", "mart_pos_kappa", "mart_pos_unknown_tags",
           "int_pos_residual", "fct_pos_kappa", "fct_pos_unknown_tag", "int_pos_residual_form",
-          "int_pos_kappa_vector")
+          "int_pos_kappa_vector", "int_pos_ref_line")
 
 # mart_pos_kappa_pairs as a view over every case, as it was before the pairs were kept
 ALL_PAIRS = """
@@ -427,3 +427,36 @@ def test_kept_pairs_are_read_for_the_same_columns_and_formula_only():
     assert tested_pairs("code 2/F") == 3  # another code: tested again
     counts[1][:, 2] += 1  # the third system's denominators changed: its two pairs
     assert tested_pairs("code 2/F") == 2
+
+
+def test_pos_intervals_number_rows_by_hash_as_by_strings(demo_copy, monkeypatch):
+    """The POS intervals number each count row's sentence and variant by DuckDB's hash of their
+    keys: the intervals and paired tests the run wrote, and those of the numbering by strings
+    (taken when two keys share a hash), on a copy of the session's demo."""
+    from types import SimpleNamespace
+
+    from scorehouse.warehouse.campaign import load_campaign
+    from scorehouse.warehouse.families import pos_intervals
+
+    campaign = load_campaign(demo_copy / "campaign")
+    task = next(t for t in campaign.tasks if t.family == "pos")
+    con = duckdb.connect(str(demo_copy / "w.duckdb"))
+    try:
+        corpora = [c for (c,) in con.execute("SELECT DISTINCT corpus FROM fct_pos_sentence "
+                                             "ORDER BY 1").fetchall()]
+        dump = "SELECT * FROM {} ORDER BY ALL"
+        ran = {t: con.execute(dump.format(t)).fetchall()
+               for t in ("mart_pos_interval", "mart_pos_paired")}
+        assert corpora and ran["mart_pos_interval"] and ran["mart_pos_paired"]
+        ctx = SimpleNamespace(con=con, campaign=campaign, store=None)
+        numbered = pos_intervals._numbered
+        for by_strings in (False, True):
+            if by_strings:
+                monkeypatch.setattr(pos_intervals, "_numbered",
+                                    lambda *a: (numbered(*a)[0], None))
+            for corpus in corpora:
+                pos_intervals.intervals(ctx, task, corpus)
+            for table, rows in ran.items():
+                assert con.execute(dump.format(table)).fetchall() == rows, (table, by_strings)
+    finally:
+        con.close()

@@ -37,7 +37,7 @@ from scorehouse.warehouse.catalog import (
 )
 from scorehouse.warehouse.catalog import code_version as catalog_code_version
 from scorehouse.warehouse.db import build, frame, insert_arrow, insert_rows, keyed, written
-from scorehouse.warehouse.families.pos_consensus import consensus
+from scorehouse.warehouse.families.pos_consensus import consensus, line_prefixes
 from scorehouse.warehouse.families.pos_intervals import intervals
 from scorehouse.warehouse.families.pos_kappa import kappa_pairs
 from scorehouse.warehouse.published import published_ids
@@ -298,7 +298,8 @@ def _split(corpus) -> bool:
 def derive_reference(con, sha: str, split: bool) -> None:
     """What the units of a reference need from it alone (the corpus's reduce 'reference', run
     again when the reference or the code changes): its ``int_pos_ref_unit`` rows, each with
-    the segmentations it offers that begin at that unit (:func:`scorers.pos.reference_spans`)."""
+    the segmentations it offers that begin at that unit (:func:`scorers.pos.reference_spans`),
+    and the beginnings of its consensus lines (``int_pos_ref_line``)."""
     tokens = frame(con, _TOKENS, [sha])
     units = scorer.units(tokens, split=split)
     spans = (scorer.reference_spans(tokens, units).group_by("first")
@@ -308,8 +309,10 @@ def derive_reference(con, sha: str, split: bool) -> None:
             .join(spans, left_on="unit", right_on="first", how="left")
             .sort("unit").select(pl.lit(sha).alias("sha256"), "unit", "tok", "unit_form", "doc",
                                  "genre", "sent", "spans"))
-    con.execute("DELETE FROM int_pos_ref_unit WHERE sha256 = ?", [sha])
-    insert_arrow(con, "int_pos_ref_unit", rows.to_arrow(), "*", by_name=True)
+    lines = line_prefixes(tokens, units).select(pl.lit(sha).alias("sha256"), pl.all())
+    for table, derived in (("int_pos_ref_unit", rows), ("int_pos_ref_line", lines)):
+        con.execute(f"DELETE FROM {table} WHERE sha256 = ?", [sha])
+        insert_arrow(con, table, derived.to_arrow(), "*", by_name=True)
 
 
 def reference_parts(sha: str, reference: pl.DataFrame) -> tuple[pl.DataFrame, pa.Table]:

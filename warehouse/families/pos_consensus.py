@@ -20,7 +20,7 @@ import polars as pl
 from scorehouse.warehouse import resident
 from scorehouse.warehouse.campaign import Task
 from scorehouse.warehouse.catalog import RunContext
-from scorehouse.warehouse.db import build, insert_rows
+from scorehouse.warehouse.db import build, frame, insert_rows
 from scorehouse.warehouse.store import unit_key
 
 SQL_FOLDER = "pos"
@@ -207,51 +207,19 @@ def _apply_slice(con, key: dict, added: str, removed: str) -> None:
         con.execute(f"DROP TABLE {delta}")
 
 
-def write_consensus(con, campaign_id: str, task: str, corpus: str, path: Path) -> Path:
-    """Write the consensus annotation in the GRACE reference format: one line per reference token
-    with the consensus tag of its first unit (the tag with most votes; ``X`` without one) and
-    document headers. The rows stream from DuckDB in batches, each written by Polars in one
-    piece (the document and sentence of a batch's last row carried to the next): a corpus is
-    never held in memory, nor a Python object made per token."""
-    key = [campaign_id, task, corpus]
-    batches = con.sql("""
-        WITH first AS (  -- a token's first unit, with its place (one pass: joining the units
-            -- again to read it could not run within a 256 MB buffer at 1M tokens)
-            SELECT u.sha256, u.tok, min(u.unit) AS unit, arg_min(u.doc, u.unit) AS doc,
-                   arg_min(u.genre, u.unit) AS genre, arg_min(u.sent, u.unit) AS sent
-            FROM int_pos_ref_unit u
-            JOIN cat_input_current i ON i.sha256 = u.sha256 AND i.campaign = ? AND i.task = ?
-             AND i.corpus = ? AND i.system = '' AND i.role = 'reference'
-            GROUP BY ALL)
-        SELECT f.doc, f.genre, f.sent, t.form, c.tag
-        FROM first f
-        JOIN stg_pos_token t ON t.sha256 = f.sha256 AND t.tok = f.tok
-        LEFT JOIN mart_pos_consensus c ON c.campaign = ? AND c.task = ? AND c.corpus = ?
-         AND c.ref_unit = f.unit
-        ORDER BY f.tok""", params=key + key).to_arrow_reader(BATCH)
-    last = None  # (doc, sent) of the last row written
-    with path.open("w", encoding="utf-8") as out:
-        for batch in batches:
-            rows = pl.from_arrow(batch)
-            if rows.height:
-                out.write(_grace_lines(rows, last))
-                last = (rows["doc"][-1], rows["sent"][-1])
-        if last is None:
-            out.write("\n")  # no token: one empty line, as before
-    return path
-
-
-def _grace_lines(rows: pl.DataFrame, last: tuple[str, str] | None) -> str:
-    """The GRACE lines of consecutive rows (doc, genre, sent, form, tag), after a row of
-    document and sentence ``last`` (None: the file's first row): a blank line and the headers
-    where the document or the sentence changes, then ``form<TAB>tag``."""
-    col, lit = pl.col, pl.lit
-    doc, sent = (col(c).shift(1, fill_value=None if last is None else last[k])
-                 for k, c in enumerate(("doc", "sent")))
+def line_prefixes(tokens: pl.DataFrame, units: pl.DataFrame) -> pl.DataFrame:
+    """Each token of a reference (``tokens``: tok, doc, genre, sent, form) that has a minimal
+    unit (``units``: unit, tok) as its line of the consensus file begins: ``tok``, its first
+    ``unit`` and ``prefix``, the blank line and headers where the document or the sentence
+    changes, then ``form<TAB>`` (``int_pos_ref_line``; :func:`write_consensus` adds the tag)."""
+    col, lit, none = pl.col, pl.lit, pl.lit("")
+    first = units.group_by("tok").agg(col("unit").min())
+    rows = (tokens.select(col("tok").cast(pl.Int64), "doc", "genre", "sent", "form")
+            .join(first.with_columns(col("tok").cast(pl.Int64)), on="tok").sort("tok"))
+    doc, sent = col("doc").shift(1), col("sent").shift(1)
     new_doc = doc.is_null() | (col("doc") != doc)
     new_sent = new_doc | (col("sent") != sent)
-    none = lit("")
-    line = pl.concat_str([
+    return rows.select("tok", "unit", pl.concat_str([
         pl.when(new_doc).then(pl.concat_str([
             pl.when(doc.is_null()).then(none).otherwise(lit("\n")),
             pl.format("# doc = {}\n", col("doc")),
@@ -260,7 +228,40 @@ def _grace_lines(rows: pl.DataFrame, last: tuple[str, str] | None) -> str:
         pl.when(new_sent).then(pl.concat_str([
             pl.when(new_doc).then(none).otherwise(lit("\n")),
             pl.format("# sent = {}\n", col("sent"))])).otherwise(none),
-        col("form"), lit("\t"),
-        pl.when(col("tag").is_null() | (col("tag") == "")).then(lit("X")).otherwise(col("tag")),
-        lit("\n")])
-    return rows.select(line.alias("line"))["line"].str.join("").item()
+        col("form"), lit("\t")]).alias("prefix"))
+
+
+def write_consensus(con, campaign_id: str, task: str, corpus: str, path: Path) -> Path:
+    """Write the consensus annotation in the GRACE reference format: one line per reference token
+    with the consensus tag of its first unit (the tag with most votes; ``X`` without one) and
+    document headers. Each line's beginning is the reference's, derived with its units
+    (:func:`line_prefixes`, ``int_pos_ref_line``); the lines stream from DuckDB in batches,
+    each given its tags and written by Polars in one piece: a corpus's lines are never held in
+    memory, nor a Python object made per token (its tags are, a reference unit each)."""
+    key = [campaign_id, task, corpus]
+    tags = frame(con, "SELECT ref_unit, tag FROM mart_pos_consensus WHERE campaign = ? "
+                      "AND task = ? AND corpus = ? ORDER BY ref_unit", key)
+    batches = con.sql("""
+        SELECT l.unit, l.prefix FROM int_pos_ref_line l
+        JOIN cat_input_current i ON i.sha256 = l.sha256 AND i.campaign = ? AND i.task = ?
+         AND i.corpus = ? AND i.system = '' AND i.role = 'reference'
+        ORDER BY l.tok""", params=key).to_arrow_reader(BATCH)
+    col, written = pl.col, False
+    with path.open("w", encoding="utf-8") as out:
+        for batch in batches:
+            rows = pl.from_arrow(batch)
+            if not rows.height:
+                continue
+            # the tags of the batch's units: a slice of the sorted tags, not all of them
+            lo, hi = (tags["ref_unit"].search_sorted(rows["unit"].min(), "left"),
+                      tags["ref_unit"].search_sorted(rows["unit"].max(), "right"))
+            rows = rows.join(tags.slice(lo, hi - lo), left_on="unit", right_on="ref_unit",
+                             how="left", maintain_order="left")
+            out.write(rows.select(pl.concat_str([
+                col("prefix"),
+                pl.when(col("tag").is_null() | (col("tag") == "")).then(pl.lit("X"))
+                .otherwise(col("tag")), pl.lit("\n")]).str.join(""))[0, 0])
+            written = True
+        if not written:
+            out.write("\n")  # no token: one empty line, as before
+    return path

@@ -9,12 +9,14 @@ corpus once its units are scored.
 
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 
 from scorehouse.scorers import bootstrap, ranking
 from scorehouse.warehouse.campaign import Task
 from scorehouse.warehouse.catalog import RunContext, replace_rows
-from scorehouse.warehouse.db import insert_rows, one
+from scorehouse.warehouse.db import insert_rows
 from scorehouse.warehouse.resampled import ResampledTotals
 
 MEASURES = {  # measure -> (numerator columns, denominator columns) over fct_pos_sentence
@@ -27,8 +29,10 @@ RANKED = ("P", "Pmoy")  # D, the share of cases decided, is a trait of a system,
 
 def intervals(ctx: RunContext, task: Task, corpus: str) -> None:
     """95 % bootstrap intervals of P, D and Pmoy by sentence, every system and variant on the
-    same resamples (campaign seed). The sentences and variants come coded as integers and each
-    measure's numerator and denominator summed in SQL: the coordinator holds numbers only."""
+    same resamples (campaign seed). Each measure's numerator and denominator are summed in SQL
+    and each row's sentence and variant come as DuckDB's hash of their keys, numbered here
+    (:func:`_numbered`; joining the strings to number them cost twice the read): the
+    coordinator holds numbers only."""
     campaign = ctx.campaign
     key = [campaign.id, task.id, corpus]
     sums = {f"{side}_{m}": " + ".join(f"-{c[1:]}" if c.startswith("-") else c for c in cols)
@@ -36,31 +40,37 @@ def intervals(ctx: RunContext, task: Task, corpus: str) -> None:
     # each distinct sum once: D's numerator is P's denominator, Pmoy's denominator is D's
     sides = list(dict.fromkeys(sums.values()))
     side = {name: sides.index(sql) for name, sql in sums.items()}
-    variants = ctx.con.execute(
-        "SELECT DISTINCT system, evaluation, granularity FROM fct_pos_sentence "
-        "WHERE campaign = ? AND task = ? AND corpus = ? ORDER BY ALL", key).fetchall()
+    variants, variant_of = _numbered(ctx.con, key, "system, evaluation, granularity")
     if not variants:
         for table in ("mart_pos_interval", "mart_pos_paired"):
             ctx.con.execute(f"DELETE FROM {table} WHERE campaign = ? AND task = ? AND corpus = ?",
                             key)
         ResampledTotals.forget(ctx.con, *key)
         return
-    units = one(ctx.con, "SELECT count(*) FROM (SELECT DISTINCT doc, sent FROM fct_pos_sentence "
-                         "WHERE campaign = ? AND task = ? AND corpus = ?)", key)[0]
-    batches = ctx.con.sql(f"""
-        WITH f AS (FROM fct_pos_sentence WHERE campaign = ? AND task = ? AND corpus = ?),
-        s AS (SELECT doc, sent, row_number() OVER (ORDER BY doc, sent) - 1 AS unit
-              FROM (SELECT DISTINCT doc, sent FROM f)),
-        v AS (SELECT system, evaluation, granularity,
-                     row_number() OVER (ORDER BY system, evaluation, granularity) - 1 AS variant
-              FROM (SELECT DISTINCT system, evaluation, granularity FROM f))
-        SELECT unit, variant, {", ".join(f"({sql})::DOUBLE AS s{i}"
-                                         for i, sql in enumerate(sides))}
-        FROM f JOIN s USING (doc, sent) JOIN v USING (system, evaluation, granularity)""",
-                          params=key).to_arrow_reader(100_000)  # numbers only, in batches
-    tables = [np.zeros((units, len(variants))) for _ in sides]  # sums of integers: exact
-    for batch in batches:
-        cells = batch.column("unit").to_numpy() * len(variants) + batch.column("variant").to_numpy()
+    units, unit_of = _numbered(ctx.con, key, "doc, sent")
+    numbers = ", ".join(f"({sql})::DOUBLE AS s{i}" for i, sql in enumerate(sides))
+    if unit_of is not None and variant_of is not None:  # each row's sentence and variant by hash
+        batches = ctx.con.sql(f"SELECT hash(doc, sent) AS unit, hash(system, evaluation, "
+                              f"granularity) AS variant, {numbers} {_COUNTS}", params=key)
+    else:  # two share a hash: numbered by their strings (the same numbers, slower)
+        unit_of = variant_of = None
+        batches = ctx.con.sql(f"""
+            WITH f AS ({_COUNTS}),
+            s AS (SELECT doc, sent, row_number() OVER (ORDER BY doc, sent) - 1 AS unit
+                  FROM (SELECT DISTINCT doc, sent FROM f)),
+            v AS (SELECT system, evaluation, granularity,
+                         row_number() OVER (ORDER BY system, evaluation, granularity) - 1
+                         AS variant
+                  FROM (SELECT DISTINCT system, evaluation, granularity FROM f))
+            SELECT unit, variant, {numbers}
+            FROM f JOIN s USING (doc, sent) JOIN v USING (system, evaluation, granularity)""",
+                              params=key)
+    tables = [np.zeros((len(units), len(variants))) for _ in sides]  # sums of integers: exact
+    for batch in batches.to_arrow_reader(100_000):  # numbers only, in batches
+        unit, variant = (batch.column(c).to_numpy() for c in ("unit", "variant"))
+        if unit_of is not None:
+            unit, variant = unit_of(unit), variant_of(variant)
+        cells = unit * len(variants) + variant
         for i, table in enumerate(tables):
             np.add.at(table.reshape(-1), cells, batch.column(f"s{i}").to_numpy())
     rows, pairs = [], []
@@ -95,3 +105,20 @@ def intervals(ctx: RunContext, task: Task, corpus: str) -> None:
                              "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", pairs)
         cache.save()
     replace_rows(ctx.con, dict(zip(("campaign", "task", "corpus"), key)), tables_, write)
+
+
+_COUNTS = "FROM fct_pos_sentence WHERE campaign = ? AND task = ? AND corpus = ?"
+
+
+def _numbered(con, key: list, columns: str) -> tuple[list[tuple], Callable | None]:
+    """The distinct values of ``columns`` in a corpus's sentence counts, sorted (the tables'
+    rows or columns, in that order), and a function from DuckDB's ``hash`` of those columns
+    to each value's number there; None in its place when two values share a hash."""
+    rows = con.execute(f"SELECT {columns}, hash({columns}) FROM (SELECT DISTINCT {columns} "
+                       f"{_COUNTS}) ORDER BY ALL", key).fetchall()
+    hashes = np.array([r[-1] for r in rows], dtype=np.uint64)
+    order = np.argsort(hashes, kind="stable")
+    known = hashes[order]
+    if len(known) and bool(np.any(known[1:] == known[:-1])):
+        return [r[:-1] for r in rows], None
+    return [r[:-1] for r in rows], lambda h: order[np.searchsorted(known, h)]
