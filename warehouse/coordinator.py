@@ -5,13 +5,15 @@ which loads no Polars; a one-shot imports it before it opens its warehouse).
 A run's phases each hold a corpus-sized frame for a moment (the built-in baselines, the
 reference's units, the intervals' count matrices), and a one-shot command holds its inputs: with
 jemalloc's default decay, memory Polars has freed stays mapped for seconds and those moments add
-up. Here jemalloc returns freed pages at once (measured: a coref one-shot on 500 documents x 300
-mentions 539 -> 455 MiB peak), and Arrow allocates from the C library instead of its mimalloc
-pool, which kept what the unit outputs read back from the store had used (the largest share of
-the coordinator's memory before the POS consensus of ``bench/pos_bench.py``).
+up. Here jemalloc returns freed pages after 0.1 s (measured: a coref one-shot on 500 documents x
+300 mentions 539 -> 455 MiB peak with none kept; none kept cost an EASY run with one changed
+submission 0.6-0.8 s of system time, for 20-30 MiB less at its peak), and Arrow allocates from
+the C library instead of its mimalloc pool, which kept what the unit outputs read back from the
+store had used (the largest share of the coordinator's memory before the POS consensus of
+``bench/pos_bench.py``).
 
 jemalloc reads the variable when Polars loads; the variable stays set, so that the run's worker
-processes (spawned: each loads its own Polars) return freed pages at once too (measured: the POS
+processes (spawned: each loads its own Polars) return freed pages at once (measured: the POS
 bench's 1M-token unit in one process peaked at 1.0-1.07 GiB with Polars' defaults, 500 ms and
 1 s of decay, and 0.93 GiB with none, for the same CPU time). Arrow's pool and glibc's threshold
 stay this process's: a pool spawned by the ``scorehouse`` script imports this module again as it
@@ -26,6 +28,8 @@ import sys
 from multiprocessing import current_process
 
 _JEMALLOC = "_RJEM_MALLOC_CONF"  # Polars' jemalloc reads its options from this variable
+_OWN = "dirty_decay_ms:100,muzzy_decay_ms:0"  # this process: freed pages kept 0.1 s
+_WORKERS = "dirty_decay_ms:0,muzzy_decay_ms:0"  # the run's worker processes: none kept
 
 
 def _lean() -> None:
@@ -33,13 +37,12 @@ def _lean() -> None:
     # a process started by another Python (a benchmark, a test) would inherit that.
     if "polars" not in sys.modules:
         inherited = os.environ.get(_JEMALLOC)
-        os.environ[_JEMALLOC] = "dirty_decay_ms:0,muzzy_decay_ms:0"
+        os.environ[_JEMALLOC] = _OWN
         import polars  # noqa: F401  (jemalloc reads the variable as Polars loads)
 
         # Polars wrote its defaults in front of the value: the run's worker processes (spawned,
-        # a fresh Polars each) are to read these settings alone
-        os.environ[_JEMALLOC] = "dirty_decay_ms:0,muzzy_decay_ms:0" if inherited is None \
-            else inherited
+        # a fresh Polars each) are to read their settings alone
+        os.environ[_JEMALLOC] = _WORKERS if inherited is None else inherited
 
     # Arrow's buffers (Parquet reads of the store, query results) come from glibc: with the
     # threshold below, they go back to the system when freed.
