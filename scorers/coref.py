@@ -34,11 +34,11 @@ from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
-from scipy.optimize import linear_sum_assignment
 from scipy.sparse import coo_matrix, csr_matrix
 from scipy.sparse.csgraph import connected_components, min_weight_full_bipartite_matching
 
 from scorehouse.scorers import coref_paper as paper
+from scorehouse.scorers.assignment import linear_sum_assignment
 from scorehouse.scorers.coref_aggregation import (  # noqa: F401 (re-exported)
     CONVENTIONS,
     SCORE_ORDER,

@@ -34,9 +34,9 @@ from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 from scorehouse.etl.corefud import CorefUD, Mention
+from scorehouse.scorers.assignment import linear_sum_assignment
 
 MATCHES = ("head", "exact", "partial")
 ZEROS = ("dependent", "linear")

@@ -57,7 +57,8 @@ import numpy as np
 import polars as pl
 from rapidfuzz.distance import Levenshtein
 from rapidfuzz.process import cdist
-from scipy.optimize import linear_sum_assignment
+
+from scorehouse.scorers.assignment import linear_sum_assignment
 
 TIE = 1e-12          # dt values within TIE of the minimum are ties (first in reference order wins)
 SLACK = 1e-9         # margin of the pruning test LB <= U + SLACK (float noise of the bounds)

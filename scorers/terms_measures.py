@@ -22,10 +22,10 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 import polars as pl
-from scipy.optimize import linear_sum_assignment
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
+from scorehouse.scorers.assignment import linear_sum_assignment
 from scorehouse.scorers.terms import SLACK, within
 
 SIGMAS = tuple(round(0.05 * k, 2) for k in range(21))

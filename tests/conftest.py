@@ -77,25 +77,21 @@ def shared_charts(tmp_path_factory):
     os.environ.pop("SCOREHOUSE_CHART_CACHE", None)
 
 
-def _demo_build(tmp_path_factory, language: str):
-    from scorehouse.demo.campaign import write_demo_campaign
-
-    def build(root: Path) -> None:
-        campaign = write_demo_campaign(root / "campaign", scale=0.05, language=language).parent
-        done = run(campaign, root / "w.duckdb", root / "out",
-                   SCOREHOUSE_CHECKPOINT_LOG=root / "checkpoints.log")
-        assert done.returncode == 0, done.stderr
-
-    return built_once(tmp_path_factory, f"demo-build-{language}", build)
-
-
 @pytest.fixture(scope="session")
 def demo_build(tmp_path_factory):
     """One build of the demo campaign (scale 0.05, every family, in English) for the whole
     test run, by ``scorehouse run``, uninterrupted, its step boundaries logged: its folder,
     holding ``campaign/``, ``w.duckdb``, ``out/`` (the bulletins) and ``checkpoints.log``.
     Slow: share it rather than building another; never change it (copy it)."""
-    return _demo_build(tmp_path_factory, "en")
+    from scorehouse.demo.campaign import write_demo_campaign
+
+    def build(root: Path) -> None:
+        campaign = write_demo_campaign(root / "campaign", scale=0.05).parent
+        done = run(campaign, root / "w.duckdb", root / "out",
+                   SCOREHOUSE_CHECKPOINT_LOG=root / "checkpoints.log")
+        assert done.returncode == 0, done.stderr
+
+    return built_once(tmp_path_factory, "demo-build-en", build)
 
 
 @pytest.fixture
@@ -109,9 +105,22 @@ def demo_copy(demo_build, tmp_path) -> Path:
 
 
 @pytest.fixture(scope="session")
-def demo_build_fr(tmp_path_factory):
-    """The same demo campaign's French edition (``language = "fr"``), built once per session."""
-    return _demo_build(tmp_path_factory, "fr")
+def demo_build_fr(demo_build, tmp_path_factory):
+    """The same demo campaign's French edition (``language = "fr"``), built once per session:
+    the campaign written in French (its input files are the English one's, byte for byte; its
+    ``campaign.toml`` names the language and the phases in French), a copy of the English
+    build's warehouse, then ``scorehouse run``: nothing is scored again, the pages are rendered
+    in French (the same bytes as a build from scratch in French but for the edition's id). The
+    same folders as :func:`demo_build`."""
+    from scorehouse.demo.campaign import write_demo_campaign
+
+    def build(root: Path) -> None:
+        campaign = write_demo_campaign(root / "campaign", scale=0.05, language="fr").parent
+        copy_warehouse(demo_build / "w.duckdb", root / "w.duckdb")
+        done = run(campaign, root / "w.duckdb", root / "out")
+        assert done.returncode == 0 and "nothing loaded or scored" in done.stderr, done.stderr
+
+    return built_once(tmp_path_factory, "demo-build-fr", build)
 
 
 @pytest.fixture(scope="session")

@@ -86,7 +86,8 @@ def open_warehouse(db: str | Path | None, notes: list[str] | None = None,
     if db is not None:  # an in-memory warehouse (a one-shot's) is new: nothing of it is lost
         with transaction(con):
             lost = resident.check(con)
-    apply_schema(con, sql_folders() if families is None else sql_folders(families))
+    apply_schema(con, sql_folders() if families is None else sql_folders(families),
+                 in_memory=db is None)
     if notes is not None:
         notes += lost
     return con
