@@ -7,6 +7,7 @@ Usage (from the repository root, with the project's virtual environment)::
     .venv/bin/python bench/parsing_easy_bench.py                  # 40,000 sentences x 16 systems
     .venv/bin/python bench/parsing_easy_bench.py --annotated 1    # every sentence annotated
     .venv/bin/python bench/parsing_easy_bench.py --sentences 4000 --systems 3    # a quick run
+    .venv/bin/python bench/parsing_easy_bench.py --workers 2      # units in 2 worker processes
 
 As in EASY (paper tables 2 and 3: 4,241 of 40,260 sentences annotated), the systems parse every
 sentence (the full part, declared as ``full``) and the reference annotates a random 10.5 % of them
@@ -287,6 +288,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="share of the sentences in the reference (default 0.105, the paper's "
                              "4,241 of 40,260; 1 = every sentence annotated, the stress case)")
     parser.add_argument("--workdir", type=Path, default=ROOT / "bench" / "out" / "parsing_easy")
+    parser.add_argument("--workers", type=int, default=None,
+                        help="scorehouse run --workers N (default: not given, scorehouse's default: "
+                             "the files parsed in one process per core, the units in the run's own "
+                             "process)")
     parser.add_argument("--scorehouse", default=str(Path(sys.executable).parent / "scorehouse"))
     parser.add_argument("--reuse", action="store_true",
                         help="keep the campaign and warehouse an earlier run left in --workdir "
@@ -305,11 +310,13 @@ def main(argv: list[str] | None = None) -> int:
     log.unlink(missing_ok=True)
     # the coordinator's own peak printed at its exit (bench/measure.py COORDINATOR)
     run = [sys.executable, "-c", COORDINATOR, "run", str(camp), "--db", str(db), "--out",
-           str(args.workdir / "bulletins"), "--quiet", "--log-json", str(log)]
+           str(args.workdir / "bulletins"), "--quiet", "--log-json", str(log),
+           *(() if args.workers is None else ("--workers", str(args.workers)))]
     rows, steps = [], []
-    labels = ("from scratch", "nothing changed", "one submission changed")
+    labels = ("from scratch" + ("" if args.workers is None else f", --workers {args.workers}"),
+              "nothing changed", "one submission changed")
     for label in labels[1:] if args.reuse else labels:
-        if label == "one submission changed":
+        if label == labels[2]:
             changed = camp / "data" / "sys00.litterature.xml"
             changed.write_text(changed.read_text(encoding="utf-8").replace(">m1<", ">m1x<", 1),
                                encoding="utf-8")

@@ -121,3 +121,24 @@ def test_worker_processes_give_freed_memory_back_too(tmp_path):
     out = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True,
                          check=True).stdout.split()
     assert int(out[0]) > 200
+
+
+def test_the_warehouse_file_buffer_is_smaller_than_a_one_shots(tmp_path, monkeypatch):
+    """A warehouse file's DuckDB keeps less than a one-shot's in-memory one (which holds all its
+    rows): the file's buffer is most of a nightly run's floor (warehouse/db.py);
+    ``SCOREHOUSE_MEMORY_LIMIT`` sets both."""
+    from scorehouse.warehouse.db import connect
+
+    def limit(path) -> int:
+        con = connect(path)
+        try:
+            return con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
+        finally:
+            con.close()
+
+    monkeypatch.delenv("SCOREHOUSE_MEMORY_LIMIT", raising=False)
+    on_file, in_memory = limit(tmp_path / "w.duckdb"), limit(None)
+    assert on_file.endswith("MiB") and in_memory.endswith("MiB")
+    assert float(on_file.split()[0]) < float(in_memory.split()[0]) <= 512
+    monkeypatch.setenv("SCOREHOUSE_MEMORY_LIMIT", "100MB")
+    assert limit(tmp_path / "v.duckdb") == limit(None) != on_file
