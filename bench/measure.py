@@ -174,6 +174,23 @@ def step_seconds(log: Path) -> dict[str, float]:
     return steps
 
 
+def fmt_reduces(log: Path) -> str:
+    """``consensus 4 x 31.20 s, intervals 5 x 3.10 s`` for the last run logged in ``log``: the
+    reduce step broken down by name (the debug events ``reduce``, docs/log.schema.json), the
+    longest total first."""
+    totals: dict[str, list[float]] = {}
+    with contextlib.suppress(OSError):
+        for line in log.read_text(encoding="utf-8").splitlines():
+            with contextlib.suppress(ValueError):
+                record = json.loads(line)
+                if record.get("event") == "run":
+                    totals = {}
+                elif record.get("event") == "reduce":
+                    totals.setdefault(record["reduce"], []).append(float(record["seconds"]))
+    return ", ".join(f"{name} {len(times)} x {sum(times):.2f} s" for name, times in
+                     sorted(totals.items(), key=lambda kv: -sum(kv[1]))) or "none ran"
+
+
 def fmt_steps(m: Measure, log: Path) -> str:
     """``load 0.6 s, score 1.7 s, report 1.9 s, rest 1.1 s`` for a run measured with
     ``--log-json log``: the rest is start-up (imports, opening the warehouse) and finishing."""

@@ -41,6 +41,7 @@ from measure import (
     COORDINATOR,
     fmt_peak,
     fmt_processes,
+    fmt_reduces,
     fmt_steps,
     machine,
     measure,
@@ -289,9 +290,9 @@ def main(argv: list[str] | None = None) -> int:
                              "4,241 of 40,260; 1 = every sentence annotated, the stress case)")
     parser.add_argument("--workdir", type=Path, default=ROOT / "bench" / "out" / "parsing_easy")
     parser.add_argument("--workers", type=int, default=None,
-                        help="scorehouse run --workers N (default: not given, scorehouse's default: "
-                             "the files parsed in one process per core, the units in the run's own "
-                             "process)")
+                        help="scorehouse run --workers N (default: not given, scorehouse's "
+                             "default: the files parsed in one process per core, the units in the "
+                             "run's own process)")
     parser.add_argument("--scorehouse", default=str(Path(sys.executable).parent / "scorehouse"))
     parser.add_argument("--reuse", action="store_true",
                         help="keep the campaign and warehouse an earlier run left in --workdir "
@@ -323,7 +324,7 @@ def main(argv: list[str] | None = None) -> int:
         load = os.getloadavg()[0]
         rows.append(measure(f"scorehouse run, {label}", run))
         rows[-1].extra["load"] = load
-        steps.append(fmt_steps(rows[-1], log))
+        steps.append((fmt_steps(rows[-1], log), fmt_reduces(log)))
     print(f"EASY campaign: {args.sentences:,} sentences ({args.annotated:.1%} annotated) "
           f"x {args.systems} systems x 15 ways")
     print(*machine(("duckdb", "polars", "scipy")), sep="\n")
@@ -333,7 +334,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{m.label:42} {m.wall:8.2f} {fmt_peak(m):>10} "
               f"{'?' if coordinator is None else f'{coordinator / 1024:,.0f}':>10}  {m.rc}  "
               f"{summary_line(m.stderr)}")
-        print(f"{'':42} steps: {step}")
+        print(f"{'':42} steps: {step[0]}")
+        print(f"{'':42} reduces: {step[1]}")
         print(f"{'':42} peaks: {fmt_processes(m)}")
         cpu = m.extra.get("cpu")
         print(f"{'':42} load average {m.extra['load']:.1f} before the run"

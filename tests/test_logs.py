@@ -71,6 +71,11 @@ def test_a_nightly_run_logs_one_line_per_step_and_a_json_summary(campaign, tmp_p
     steps = [e for e in logged if e["event"] == "step"]
     assert sum(e["files_loaded"] for e in steps) == summary["files_loaded"]
     assert sum(e["units_scored"] for e in steps) == summary["units_scored"]
+    reduces = [e for e in logged if e["event"] == "reduce"]  # each reduce that ran, timed
+    assert {e["reduce"] for e in reduces} >= {"intervals"} and all(
+        e["level"] == "debug" for e in reduces)
+    assert sum(e["seconds"] for e in reduces) == pytest.approx(
+        summary["durations"]["reduce"], abs=0.01 + 0.001 * len(reduces))
 
     again = scorehouse("run", str(campaign), "--db", "w.duckdb", "--out", "out", "--quiet",
                        "--log-json", "-", cwd=tmp_path)

@@ -11,8 +11,11 @@ recomputes every reduce and no unit; nothing changed, nothing runs.
 
 from __future__ import annotations
 
+import logging
+from time import perf_counter
 from typing import Callable
 
+from scorehouse.warehouse import logs
 from scorehouse.warehouse.campaign import Task
 from scorehouse.warehouse.catalog import RunContext, fingerprint, transaction
 
@@ -62,7 +65,8 @@ def reduce(
     completed, and record its new state in the same transaction. ``code``: the family's code
     version; ``extra``: anything else it depends on; ``of_units`` False: a table derived from
     the inputs ``extra`` names alone (a reference's ranges), which neither a changed unit nor
-    the seed touches. Returns whether it ran."""
+    the seed touches. Returns whether it ran, and logs (a debug event ``reduce``: in
+    ``--log-json``) how long it took."""
     recorded = {
         "units": unit_states(ctx.con, ctx.campaign.id, task.id, corpus),
         "name": name,
@@ -80,7 +84,12 @@ def reduce(
         return False
     from scorehouse.warehouse.runs import step
 
+    start = perf_counter()
     with step(ctx, "reduce"), transaction(ctx.con):
         compute()
         record_artifact(ctx, "reduce", key, state)
+    seconds = round(perf_counter() - start, 3)
+    where = f"{task.id}/{name}" if corpus is None else key  # the whole task's: no corpus
+    logs.event("reduce", f"reduced {where} ({seconds:.1f} s)", logging.DEBUG, task=task.id,
+               corpus=corpus or "", reduce=name, seconds=seconds)
     return True
