@@ -302,17 +302,24 @@ def derive_reference(con, sha: str, split: bool) -> None:
     and the beginnings of its consensus lines (``int_pos_ref_line``)."""
     tokens = frame(con, _TOKENS, [sha])
     units = scorer.units(tokens, split=split)
-    spans = (scorer.reference_spans(tokens, units).group_by("first")
-             .agg(pl.struct("last", "acceptable", "kind").sort_by("last").alias("spans")))
-    rows = (units.join(tokens.select(pl.col("tok").cast(pl.Int64), "doc", "genre", "sent"),
-                       on="tok")
-            .join(spans, left_on="unit", right_on="first", how="left")
-            .sort("unit").select(pl.lit(sha).alias("sha256"), "unit", "tok", "unit_form", "doc",
-                                 "genre", "sent", "spans"))
-    lines = line_prefixes(tokens, units).select(pl.lit(sha).alias("sha256"), pl.all())
-    for table, derived in (("int_pos_ref_unit", rows), ("int_pos_ref_line", lines)):
+
+    def replace(table: str, derived: pl.DataFrame) -> None:
+        # the hash as a parameter: not 64 bytes on each of a million rows held here
         con.execute(f"DELETE FROM {table} WHERE sha256 = ?", [sha])
-        insert_arrow(con, table, derived.to_arrow(), "*", by_name=True)
+        insert_arrow(con, table, derived.to_arrow(), "$sha256 AS sha256, *", {"sha256": sha},
+                     by_name=True)
+
+    # one derived table at a time (a 1 M-token reference: each is hundreds of MB as Polars and
+    # Arrow columns), the tokens let go before the spans are grouped
+    replace("int_pos_ref_line", line_prefixes(tokens, units))
+    spans = scorer.reference_spans(tokens, units)
+    placed = units.join(tokens.select(pl.col("tok").cast(pl.Int64), "doc", "genre", "sent"),
+                        on="tok")
+    del tokens
+    spans = (spans.group_by("first")
+             .agg(pl.struct("last", "acceptable", "kind").sort_by("last").alias("spans")))
+    replace("int_pos_ref_unit", placed.join(spans, left_on="unit", right_on="first", how="left")
+            .sort("unit").select("unit", "tok", "unit_form", "doc", "genre", "sent", "spans"))
 
 
 def reference_parts(sha: str, reference: pl.DataFrame) -> tuple[pl.DataFrame, pa.Table]:
