@@ -142,3 +142,30 @@ def test_the_warehouse_file_buffer_is_smaller_than_a_one_shots(tmp_path, monkeyp
     assert float(on_file.split()[0]) < float(in_memory.split()[0]) <= 512
     monkeypatch.setenv("SCOREHOUSE_MEMORY_LIMIT", "100MB")
     assert limit(tmp_path / "v.duckdb") == limit(None) != on_file
+
+
+def test_an_in_memory_warehouse_spills_into_the_temporary_folder(tmp_path, monkeypatch):
+    """A one-shot's in-memory DuckDB spills where the system keeps temporary files, never into a
+    ``.tmp`` folder of the user's working folder (DuckDB's default); a file's beside its file."""
+    import tempfile
+
+    from scorehouse.warehouse.db import connect
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("SCOREHOUSE_MEMORY_LIMIT", "64MB")
+    con = connect(None)
+    try:
+        assert con.execute("SELECT current_setting('temp_directory')").fetchone()[0] == (
+            tempfile.gettempdir())
+        con.execute("CREATE TABLE t AS SELECT range AS i, repeat('x', 64) AS s "
+                    "FROM range(2000000)")
+        assert con.execute("SELECT count(DISTINCT s || i) FROM t").fetchone()[0] == 2_000_000
+    finally:
+        con.close()
+    assert not (tmp_path / ".tmp").exists()
+    on_file = connect(tmp_path / "w.duckdb")
+    try:
+        assert on_file.execute("SELECT current_setting('temp_directory')").fetchone()[0] == str(
+            tmp_path / "w.duckdb.tmp")
+    finally:
+        on_file.close()

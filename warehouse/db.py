@@ -55,6 +55,8 @@ def connect(path: str | Path | None = None) -> duckdb.DuckDBPyConnection:
     # units' own DuckDBs have their own limit (below).
     limit = os.environ.get("SCOREHOUSE_MEMORY_LIMIT", "512MB" if path is None else "256MB")
     con.execute(f"SET memory_limit = '{limit}'")
+    if path is None:  # DuckDB would spill into .tmp in the working folder: the user's
+        con.execute("SET temp_directory = $dir", {"dir": tempfile.gettempdir()})
     return con
 
 
