@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import duckdb
+import numpy as np
 import polars as pl
 import pyarrow as pa
 import pytest
@@ -40,6 +41,26 @@ def test_outputs_read_back_as_saved(tmp_path):
     assert back["z_first"].equals(arrow) and isinstance(back["z_first"], pa.Table)
     assert back["frame"].equals(frame) and back["frame"].schema == frame.schema
     assert back["none"] is None and back["empty"].schema == frame.schema
+
+
+def test_a_saved_table_is_cut_into_row_groups_a_range_query_can_skip(tmp_path):
+    """A unit's big table (a POS unit's cases, sorted by reference unit) is saved in row groups
+    of ROW_GROUP rows, each with its statistics: a query keeping a range of reference units
+    (the consensus tally, a slice at a time) reads the groups of that range, not the file."""
+    import pyarrow.parquet as pq
+
+    from scorehouse.warehouse.store import ROW_GROUP
+
+    store = Store(str(tmp_path / "s"))
+    key = unit_key("c", "t", "corpus", "sys", "state")
+    n = 2 * ROW_GROUP + 5
+    store.save(key, {"cases": pa.table({"ref_unit": np.arange(n, dtype=np.int64)})})
+    path = store.files(key, store.manifest(key))["cases"]
+    meta = pq.ParquetFile(path).metadata
+    assert meta.num_row_groups == 3
+    assert [meta.row_group(i).column(0).statistics.max for i in range(3)] == [
+        ROW_GROUP - 1, 2 * ROW_GROUP - 1, n - 1]
+    assert store.load(key)["cases"]["ref_unit"].to_pylist() == list(range(n))
 
 
 def test_an_output_cut_short_is_not_complete(tmp_path):
@@ -295,3 +316,36 @@ def test_a_run_whose_inputs_all_travel_by_the_store_gives_the_same_tables(scored
     assert list((tmp_path / "t" / "inputs").rglob("*.arrows"))
     assert copied and len(copied) == len(set(copied))
     assert tables(tmp_path / "b.duckdb") == tables(expected)
+
+
+def test_a_worker_keeps_shared_inputs_and_lets_a_units_own_go(scored_once, tmp_path,
+                                                             monkeypatch):
+    """A stored input read by several units (a corpus's reference) is read once per worker and
+    kept; one marked ``kept=False`` (a submission's tokens: one unit's) is read for its unit and
+    not held for the next ones (three 1M-token submissions held beside the reference made a
+    full re-score's worker peak); the POS family marks its submissions so, not its reference."""
+    import dataclasses
+
+    from scorehouse.warehouse import runner
+    from scorehouse.warehouse.families import pos
+    from scorehouse.warehouse.store import Query, resolved
+
+    store = Store(str(tmp_path / "s"))
+    con = duckdb.connect()
+    con.execute("CREATE TABLE tok AS SELECT range AS tok, range % 2 AS sha FROM range(10)")
+    ref = store.put_query(con, "SELECT tok FROM tok WHERE sha = ? ORDER BY tok", (1,))
+    assert ref.kept and resolved(ref) is resolved(ref)
+    once = dataclasses.replace(ref, kept=False)
+    assert resolved(once).equals(resolved(ref)) and resolved(once) is not resolved(once)
+    stored, prepared = [], []  # the POS units' queries, and what the runner sends for them
+    real_run_units = pos.run_units
+    monkeypatch.setattr(runner, "replace", lambda query, **changes: (
+        stored.append(dataclasses.replace(query, **changes)), stored[-1])[1])
+    monkeypatch.setattr(pos, "run_units", lambda ctx, label, todo, prepare, *a: real_run_units(
+        ctx, label, todo, lambda u: (prepared.append(prepare(u)), prepared[-1])[1], *a))
+    result = run(scored_once[0], tmp_path / "b.duckdb", None, quiet=True,
+                 store=str(tmp_path / "t"), workers=2)
+    assert result.exit_code == 0
+    queries = {a for arguments in prepared for a in arguments if isinstance(a, Query)}
+    assert {q.sql: q.kept for q in queries} == {pos._REFERENCE: True, pos._SYS_TOKENS: False}
+    assert sorted(a.kept for a in stored) == sorted(q.kept for q in queries)

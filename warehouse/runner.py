@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any, Callable
 
@@ -212,9 +212,9 @@ def run_units(
                 queried.move_to_end(key)
                 return queried[key]
             try:
-                queried[key] = store.put_query(ctx.con, query.sql, query.params,
-                                                 query.version) if key[1] \
-                    else frame(ctx.con, query.sql, list(query.params))
+                queried[key] = replace(store.put_query(ctx.con, query.sql, query.params,
+                                                       query.version), kept=query.kept) \
+                    if key[1] else frame(ctx.con, query.sql, list(query.params))
             except StoreError:
                 queried[key] = frame(ctx.con, query.sql, list(query.params))
             read_here = [k for k in queried if not isinstance(queried[k], StoredInput)]

@@ -256,7 +256,7 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
         # the reference's derived rows and the staged tokens are those of the hash and code
         version = f"{code_version()}|split:{_split(u.corpus)}"
         return (sha, Query(_REFERENCE, (sha,), version), _split(u.corpus),
-                Query(_SYS_TOKENS, (u.inputs["submissions"],), version), table,
+                Query(_SYS_TOKENS, (u.inputs["submissions"],), version, kept=False), table,
                 options["evaluations"],
                 signatures)
 
