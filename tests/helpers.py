@@ -179,3 +179,56 @@ def published(out: Path) -> dict[str, bytes]:
     return {
         str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
     }
+
+
+# ------------------------------------------- killing a run at a step boundary and resuming it
+
+
+def boundaries(log: Path) -> list[str]:
+    """The step boundaries' names, in order, of the ``SCOREHOUSE_CHECKPOINT_LOG`` ``log``."""
+    return [line.split("\t")[1] for line in log.read_text().splitlines()]
+
+
+def kill_point(names: list[str], point: str) -> int:
+    """The 1-based boundary of an uninterrupted run's log (``names``) named by ``point``: the
+    first commit, a third in, two thirds in, the last commit (of the commits: a staged file, a
+    unit, a reduce), a page (halfway through the pages), the edition written or published."""
+    commits = [i + 1 for i, n in enumerate(names) if n == "commit"]
+    pages = [i + 1 for i, n in enumerate(names) if n.startswith("page ")]
+    return {
+        "first commit": commits[0],
+        "a third in": commits[len(commits) // 3],
+        "two thirds in": commits[2 * len(commits) // 3],
+        "last commit": commits[-1],
+        "a page": pages[len(pages) // 2],
+        "edition written": names.index("edition written") + 1,
+        "edition published": names.index("edition published") + 1,
+    }[point]
+
+
+def killed_then_resumed(uninterrupted, tmp_path: Path, point: str) -> None:
+    """A run of ``uninterrupted``'s campaign (``(folder, campaign folder, boundaries, tables,
+    published files)``, conftest.py ``uninterrupted``) killed with SIGKILL at ``point``
+    (:func:`kill_point`), then run plainly, gives its every table and published file; a reader
+    after the kill sees one whole edition; a third run finds nothing changed."""
+    _, campaign, names, expected_tables, expected_files = uninterrupted
+    at = kill_point(names, point)
+    db, out = tmp_path / "b.duckdb", tmp_path / "b" / "bulletins"
+    killed = run(campaign, db, out, SCOREHOUSE_KILL_AT=at)
+    assert killed.returncode == -9, (
+        f"not killed at boundary {at} ({names[at - 1]}): {killed.stderr}"
+    )
+    if out.exists():  # whatever a reader sees after the kill is one whole edition
+        assert (out / "index.html").exists()
+    again = run(campaign, db, out)
+    assert again.returncode == 0, again.stderr
+    got = tables(db)
+    assert got.keys() == expected_tables.keys()
+    for name in got:
+        assert got[name] == expected_tables[name], (
+            f"{name} differs after a kill at {at} ({names[at - 1]})"
+        )
+    assert published(out) == expected_files
+    third = run(campaign, db, out)
+    said = third.stdout + third.stderr
+    assert "nothing changed" in said and "up to date" in said, said
