@@ -224,7 +224,7 @@ def _compute_per_unit(camp: Path, workdir: Path) -> float:
 
 def _same_tables(dbs: list[Path]) -> bool:
     sys.path.insert(0, str(ROOT / "tests"))
-    from test_kill_resume import tables
+    from helpers import tables
     first = tables(dbs[0])
     return all(tables(db) == first for db in dbs[1:])
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from helpers import built_once, copy_warehouse, published, run, run_root, tables
+from helpers import boundaries, built_once, copy_warehouse, published, run, run_root, tables
 
 from scorehouse.warehouse.cli import main
 
@@ -17,8 +17,9 @@ from scorehouse.warehouse.cli import main
 # instead of one running a long file alone at the end. A file missing here is only placed later.
 LONG_FILES = ("test_kill_resume.py", "test_store.py", "test_runner.py", "test_parsing_pipeline.py",
               "test_wer_small.py", "test_publication_audit.py", "test_docs_check.py",
-              "test_resident.py", "test_page_contract.py", "test_ud_recovery.py",
-              "test_cluster_faults.py", "test_sclite_layouts.py", "test_undeclared.py")
+              "test_resident.py", "test_page_contract.py", "test_kill_resume_nights.py",
+              "test_kill_resume_publish.py", "test_ud_recovery.py", "test_cluster_faults.py",
+              "test_sclite_layouts.py", "test_undeclared.py")
 
 
 def pytest_collection_modifyitems(config, items):
@@ -128,10 +129,8 @@ def uninterrupted(demo_build):
     """The demo build as an uninterrupted run: ``(folder, campaign folder, the boundaries' names
     in order, every result table, every published file)``; tests/test_kill_resume.py kills
     runs of its campaign, tests/test_runner.py compares the executors with it."""
-    names = [line.split("\t")[1]
-             for line in (demo_build / "checkpoints.log").read_text().splitlines()]
-    return (demo_build, demo_build / "campaign", names, tables(demo_build / "w.duckdb"),
-            published(demo_build / "out"))
+    return (demo_build, demo_build / "campaign", boundaries(demo_build / "checkpoints.log"),
+            tables(demo_build / "w.duckdb"), published(demo_build / "out"))
 
 
 @pytest.fixture(scope="session")
