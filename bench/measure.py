@@ -156,37 +156,38 @@ def machine(packages: tuple[str, ...]) -> list[str]:
             f"versions: {', '.join(versions)}"]
 
 
-def step_seconds(log: Path) -> dict[str, float]:
-    """Seconds of each step (load, score, report; and the reduces of the score step, which its
-    summary times apart) of the last run logged in ``log`` (``scorehouse run --log-json FILE``,
-    docs/log.schema.json)."""
-    steps: dict[str, float] = {}
+def last_run(log: Path) -> list[dict]:
+    """The events of the last run logged in ``log`` (``scorehouse run --log-json FILE``,
+    docs/log.schema.json), from its ``run`` event on; lines that are not JSON skipped."""
+    events: list[dict] = []
     with contextlib.suppress(OSError):
         for line in log.read_text(encoding="utf-8").splitlines():
             with contextlib.suppress(ValueError):
                 record = json.loads(line)
-                if record.get("event") == "run":
-                    steps = {}
-                elif record.get("event") == "step":
-                    steps[record["step"]] = float(record["seconds"])
-                elif record.get("event") == "summary":  # with the reduces, timed apart
-                    steps = {k: float(v) for k, v in record.get("durations", steps).items()}
+                events = [] if record.get("event") == "run" else events
+                events.append(record)
+    return events
+
+
+def step_seconds(log: Path) -> dict[str, float]:
+    """Seconds of each step (load, score, report; and the reduces of the score step, which its
+    summary times apart) of the last run logged in ``log``."""
+    steps: dict[str, float] = {}
+    for record in last_run(log):
+        if record.get("event") == "step":
+            steps[record["step"]] = float(record["seconds"])
+        elif record.get("event") == "summary":  # with the reduces, timed apart
+            steps = {k: float(v) for k, v in record.get("durations", steps).items()}
     return steps
 
 
 def fmt_reduces(log: Path) -> str:
     """``consensus 4 x 31.20 s, intervals 5 x 3.10 s`` for the last run logged in ``log``: the
-    reduce step broken down by name (the debug events ``reduce``, docs/log.schema.json), the
-    longest total first."""
+    reduce step broken down by name (the debug events ``reduce``), the longest total first."""
     totals: dict[str, list[float]] = {}
-    with contextlib.suppress(OSError):
-        for line in log.read_text(encoding="utf-8").splitlines():
-            with contextlib.suppress(ValueError):
-                record = json.loads(line)
-                if record.get("event") == "run":
-                    totals = {}
-                elif record.get("event") == "reduce":
-                    totals.setdefault(record["reduce"], []).append(float(record["seconds"]))
+    for record in last_run(log):
+        if record.get("event") == "reduce":
+            totals.setdefault(record["reduce"], []).append(float(record["seconds"]))
     return ", ".join(f"{name} {len(times)} x {sum(times):.2f} s" for name, times in
                      sorted(totals.items(), key=lambda kv: -sum(kv[1]))) or "none ran"
 
