@@ -164,8 +164,9 @@ def last_run(log: Path) -> list[dict]:
         for line in log.read_text(encoding="utf-8").splitlines():
             with contextlib.suppress(ValueError):
                 record = json.loads(line)
-                events = [] if record.get("event") == "run" else events
-                events.append(record)
+                if isinstance(record, dict):
+                    events = [] if record.get("event") == "run" else events
+                    events.append(record)
     return events
 
 
@@ -183,10 +184,11 @@ def step_seconds(log: Path) -> dict[str, float]:
 
 def fmt_reduces(log: Path) -> str:
     """``consensus 4 x 31.20 s, intervals 5 x 3.10 s`` for the last run logged in ``log``: the
-    reduce step broken down by name (the debug events ``reduce``), the longest total first."""
+    reduce step broken down by name (the debug events ``reduce``), each name's number of reduces
+    and their total time, the longest total first."""
     totals: dict[str, list[float]] = {}
     for record in last_run(log):
-        if record.get("event") == "reduce":
+        if record.get("event") == "reduce" and "reduce" in record and "seconds" in record:
             totals.setdefault(record["reduce"], []).append(float(record["seconds"]))
     return ", ".join(f"{name} {len(times)} x {sum(times):.2f} s" for name, times in
                      sorted(totals.items(), key=lambda kv: -sum(kv[1]))) or "none ran"

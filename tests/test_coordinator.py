@@ -138,6 +138,7 @@ def test_the_warehouse_file_buffer_is_smaller_than_a_one_shots(tmp_path, monkeyp
 
     monkeypatch.delenv("SCOREHOUSE_MEMORY_LIMIT", raising=False)
     on_file, in_memory = limit(tmp_path / "w.duckdb"), limit(None)
+    assert limit(":memory:") == in_memory
     assert on_file.endswith("MiB") and in_memory.endswith("MiB")
     assert float(on_file.split()[0]) < float(in_memory.split()[0]) <= 512
     monkeypatch.setenv("SCOREHOUSE_MEMORY_LIMIT", "100MB")
@@ -153,16 +154,17 @@ def test_an_in_memory_warehouse_spills_into_the_temporary_folder(tmp_path, monke
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("SCOREHOUSE_MEMORY_LIMIT", "64MB")
-    con = connect(None)
-    try:
-        assert con.execute("SELECT current_setting('temp_directory')").fetchone()[0] == (
-            tempfile.gettempdir())
-        con.execute("CREATE TABLE t AS SELECT range AS i, repeat('x', 64) AS s "
-                    "FROM range(2000000)")
-        assert con.execute("SELECT count(DISTINCT s || i) FROM t").fetchone()[0] == 2_000_000
-    finally:
-        con.close()
-    assert not (tmp_path / ".tmp").exists()
+    for name in (None, ":memory:"):  # --db :memory: is in memory too
+        con = connect(name)
+        try:
+            assert con.execute("SELECT current_setting('temp_directory')").fetchone()[0] == (
+                tempfile.gettempdir())
+            con.execute("CREATE TABLE t AS SELECT range AS i, repeat('x', 64) AS s "
+                        "FROM range(2000000)")  # spills: DuckDB removes its folder at close
+            assert not (tmp_path / ".tmp").exists()
+            assert con.execute("SELECT count(DISTINCT s || i) FROM t").fetchone()[0] == 2_000_000
+        finally:
+            con.close()
     on_file = connect(tmp_path / "w.duckdb")
     try:
         assert on_file.execute("SELECT current_setting('temp_directory')").fetchone()[0] == str(

@@ -81,8 +81,10 @@ def test_a_nightly_run_logs_one_line_per_step_and_a_json_summary(campaign, tmp_p
                        "--log-json", "-", cwd=tmp_path)
     assert again.returncode == 2  # the rejected file is still there
     assert again.stderr.splitlines()[0].startswith("run 2: ")  # --quiet: the summary only
-    last = events(again.stdout)[-1]  # stdout: JSON lines only
+    logged_again = events(again.stdout)  # stdout: JSON lines only
+    last = logged_again[-1]
     assert (last["run_id"], last["files_loaded"], last["units_scored"]) == (2, 0, 0)
+    assert not [e for e in logged_again if e["event"] == "reduce"]  # none ran: none logged
 
 
 def test_verbose_names_each_file_and_a_failure_ends_the_json_log(campaign, tmp_path):
@@ -90,6 +92,10 @@ def test_verbose_names_each_file_and_a_failure_ends_the_json_log(campaign, tmp_p
     assert done.returncode == 0, done.stderr
     loaded = [line for line in done.stderr.splitlines() if line.startswith("loaded ")]
     assert sorted(line.split(" ", 1)[1] for line in loaded) == sorted(map(str, inputs(campaign)))
+    scored = scorehouse("score", str(campaign), "--db", "w.duckdb", "--verbose", cwd=tmp_path)
+    reduced = [line for line in scored.stderr.splitlines() if line.startswith("reduced ")]
+    assert scored.returncode == 0 and reduced, scored.stderr  # a line per reduce run, timed
+    assert all(line.endswith(" s)") for line in reduced)
     log = tmp_path / "fail.jsonl"
     failed = scorehouse("score", str(campaign), "--db", "absent.duckdb", "--log-json", str(log),
                         cwd=tmp_path)

@@ -53,9 +53,10 @@ def connect(path: str | Path | None = None) -> duckdb.DuckDBPyConnection:
     # queries are written with operators that spill (aggregates, not windows over a corpus, the
     # POS consensus in slices). A one-shot's in-memory warehouse holds all its rows: 512 MB. The
     # units' own DuckDBs have their own limit (below).
-    limit = os.environ.get("SCOREHOUSE_MEMORY_LIMIT", "512MB" if path is None else "256MB")
+    in_memory = path is None or str(path) == ":memory:"
+    limit = os.environ.get("SCOREHOUSE_MEMORY_LIMIT", "512MB" if in_memory else "256MB")
     con.execute(f"SET memory_limit = '{limit}'")
-    if path is None:  # DuckDB would spill into .tmp in the working folder: the user's
+    if in_memory:  # DuckDB would spill into .tmp in the working folder: the user's
         con.execute("SET temp_directory = $dir", {"dir": tempfile.gettempdir()})
     return con
 

@@ -2,14 +2,15 @@
 
 Every event of a run is a record of the ``scorehouse`` logger carrying an ``event`` name and its
 fields (:func:`event`): ``run`` (started), ``step`` (a step done: its counts and duration),
-``rejected`` (an input, with its message), ``note``, ``file`` (one file loaded; debug), and
-``summary`` (the run's figures and exit code; written by the command, which knows the exit code).
+``rejected`` (an input, with its message), ``note``, ``file`` (one file loaded; debug),
+``reduce`` (a reduce run, its duration; debug) and ``summary`` (the run's figures and exit
+code; written by the command, which knows the exit code).
 A library user attaches handlers to ``logging.getLogger("scorehouse")`` as to any logger; the
 package adds none. The command line attaches two (:func:`configure`):
 
-- stderr, as text: one line per step and the summary; ``--verbose`` adds a line per file loaded,
-  ``--quiet`` keeps the summary and the warnings (a run waiting for a lost Dask worker or
-  scheduler). Progress bars are drawn only when stderr is a terminal.
+- stderr, as text: one line per step and the summary; ``--verbose`` adds a line per file loaded
+  and per reduce run, ``--quiet`` keeps the summary and the warnings (a run waiting for a lost
+  Dask worker or scheduler). Progress bars are drawn only when stderr is a terminal.
 - ``--log-json FILE`` (``-``: stdout): one JSON object per event and line, every level included,
   validated by ``docs/log.schema.json``.
 """
@@ -142,7 +143,7 @@ def options(func):
                         help="Append one JSON object per event, and the run's summary, to FILE "
                              "(-: stdout); docs/log.schema.json.")(func)
     func = click.option("--verbose", "-v", is_flag=True,
-                        help="A line per file loaded too.")(func)
+                        help="A line per file loaded and per reduce run too.")(func)
     return click.option("--quiet", "-q", is_flag=True,
                         help="No progress bars, no step lines: the summary and warnings "
                              "only.")(func)
