@@ -164,14 +164,11 @@ def apply_schema(con: duckdb.DuckDBPyConnection, folders: list[str],
         return
     existing = _base_tables(con)
     if not existing:  # a new warehouse: nothing to bring up to date; its statements in one
-        con.execute("BEGIN TRANSACTION")  # transaction, one write (one per statement: 0.5 s)
-        try:
+        from scorehouse.warehouse.catalog import transaction  # (catalog's rows need this module)
+
+        with transaction(con):  # one write (one per statement: 0.5 s)
             con.execute(ddl)
             _record_schema(con, folders, digest)
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
         return
     tables = {table: text.split(_BUILD)[0]
               for folder in folders for name, text in sql_files(folder).items()
