@@ -51,8 +51,11 @@ def align_forms(base: pl.DataFrame, hyp: pl.DataFrame) -> pl.DataFrame:
     b = _sequence(base, sents)
     h = _sequence(hyp, sents)
     b_codes, h_codes = encode(b["form"], h["form"])
-    b_codes = np.where(b["form_no"].to_numpy() == 0, -1 - b["k"].to_numpy(), b_codes)
-    h_codes = np.where(h["form_no"].to_numpy() == 0, -1 - h["k"].to_numpy(), h_codes)
+    # sentence k's sentinel: a code after every form's, so that the codes stay small
+    # non-negative numbers, which the LCS counts without sorting them (scorers.lcs._ranks)
+    after = int(max(b_codes.max(initial=-1), h_codes.max(initial=-1))) + 1
+    b_codes = np.where(b["form_no"].to_numpy() == 0, after + b["k"].to_numpy(), b_codes)
+    h_codes = np.where(h["form_no"].to_numpy() == 0, after + h["k"].to_numpy(), h_codes)
     partner = align(b_codes, h_codes)
     base_of_hyp = np.full(len(h_codes), -1, dtype=np.int64)
     base_of_hyp[partner[partner >= 0]] = np.flatnonzero(partner >= 0)

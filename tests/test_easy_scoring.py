@@ -318,6 +318,22 @@ def test_alignment_never_crosses_sentences():
         [("A", 1, 1), ("B", 1, None), ("B", 2, 1)]
 
 
+def test_the_sentence_sentinels_keep_the_codes_countable(monkeypatch):
+    """The forms' codes and the sentinel opening each sentence are small non-negative numbers,
+    which the LCS counts as they are: it never sorts them to rank them (``np.unique``: 40 % of
+    a 370,000-form file's alignment); the alignment is the one above."""
+    from scorehouse.scorers import lcs
+
+    def unique(*args, **kwargs):
+        raise AssertionError("the codes were sorted to be ranked")
+
+    monkeypatch.setattr(lcs.np, "unique", unique)
+    ref = items(sentence("A", "a b"), sentence("B", "c"))
+    hyp = items(sentence("A", "a"), sentence("B", "b c"))
+    assert align_forms(ref, hyp).select("sent", "hyp_form_no", "base_form_no").rows() == \
+        [("A", 1, 1), ("B", 1, None), ("B", 2, 1)]
+
+
 # ------------------------------------------------------------------------------------ properties
 
 
