@@ -90,21 +90,58 @@ def test_a_unit_rejected_in_a_worker_is_a_rejection(tmp_path):
 def test_a_lone_changed_unit_computes_in_a_worker(tmp_path, monkeypatch):
     """With workers, one changed unit computes in a worker process too, not in the
     coordinator (which holds the warehouse's buffer: a 1M-token POS unit there took its peak
-    from 0.8 to 1.4 GiB)."""
+    from 0.8 to 1.4 GiB), and takes every core: the workers share them when all compute."""
     from scorehouse.warehouse import runner
 
+    shares, real = [], runner.processes
+
+    @contextmanager
+    def recorded(pools, n):
+        with real(pools, n) as pool:
+            class Pool:
+                def submit(self, *args):
+                    shares.append(args[-1])
+                    return pool.submit(*args)
+            yield Pool()
+    monkeypatch.setattr(runner, "processes", recorded)
     camp = _wer_campaign(tmp_path)
     db = tmp_path / "w.duckdb"
     assert run(camp, db, None, quiet=True, workers=2).exit_code == 0
+    assert set(shares) == {max(1, os.cpu_count() // 2)}
     changed = sorted((camp / "submissions").glob("*/Test_I.trn"))[0]
-    changed.write_text(changed.read_text(encoding="utf-8").replace(" ", "  ", 1),
-                       encoding="utf-8")
+    before = changed.read_text(encoding="utf-8")
+    changed.write_text(before.replace(" ", "  ", 1), encoding="utf-8")
 
     def here(*args, **kwargs):
         raise AssertionError("a unit computed in the coordinator")
     monkeypatch.setattr(runner, "Saver", here)
+    shares.clear()
     second = run(camp, db, None, quiet=True, workers=2)
     assert second.exit_code == 0 and second.scored == 1
+    assert shares == [os.cpu_count()]
+    changed.write_text(before, encoding="utf-8")  # back: its unit is in the store, none computed
+    shares.clear()
+    third = run(camp, db, None, quiet=True, workers=2)
+    assert third.exit_code == 0 and third.scored == 1 and shares == []
+
+
+def _unit_threads() -> int:
+    """The threads of this process's private DuckDB once a unit has written through it."""
+    from scorehouse.warehouse.db import private, written
+
+    written("wer", (), lambda con: None)
+    return int(private("wer").execute("SELECT current_setting('threads')").fetchall()[0][0])
+
+
+def test_a_tasks_share_of_the_cores_is_its_units_duckdb_threads(monkeypatch):
+    """A task's share of the cores becomes the threads of the private DuckDB its units write
+    through; the next task's share replaces it."""
+    from scorehouse.warehouse.executors import compute_chunk
+
+    monkeypatch.setenv("SCOREHOUSE_UNIT_THREADS", "3")  # the process's own, back after the test
+    assert [compute_chunk(None, _unit_threads, [("k", ())], threads=n)[0]
+            for n in (1, 2, 1)] == [1, 2, 1]
+    compute_chunk(None, _unit_threads, [("k", ())], threads=os.cpu_count())  # as it was
 
 
 def test_workers_setting(monkeypatch):

@@ -106,11 +106,15 @@ def rows_of(argument) -> int:
     return 0
 
 
-def compute_chunk(location: str | None, compute: Callable, jobs: list[tuple[str, tuple]]) -> list:
+def compute_chunk(location: str | None, compute: Callable, jobs: list[tuple[str, tuple]],
+                  threads: int | None = None) -> list:
     """Worker side: compute each unit of a task (its big inputs read from the store, see
     :class:`warehouse.store.StoredInput`); each result is the unit's rows, or None once saved
     into the store at ``location`` (the rows themselves if the store cannot be written), or
-    the InputError that rejected the unit (the other units of the task go on)."""
+    the InputError that rejected the unit (the other units of the task go on). ``threads``:
+    the task's share of the cores (:func:`share_cores`), if given."""
+    if threads is not None:
+        share_cores(threads)
     out = []
     for key, arguments in jobs:
         try:
@@ -130,8 +134,10 @@ def compute_chunk(location: str | None, compute: Callable, jobs: list[tuple[str,
 
 
 def share_cores(threads: int) -> None:
-    """A worker process's start: its private DuckDB (:func:`warehouse.db.private`) takes its
-    share of the cores, not all of them, so that the workers do not fight over them."""
+    """A worker process's share of the cores, which its private DuckDB takes
+    (:func:`warehouse.db.private`): set as the worker starts (the cores over the pool's
+    workers, so that they do not fight over them) and by each task of the unit runner (the
+    cores over the units computed at once: a lone changed unit takes them all)."""
     os.environ["SCOREHOUSE_UNIT_THREADS"] = str(threads)
 
 

@@ -31,6 +31,7 @@ on its arguments only, and the tables do not depend on the order in which units 
 
 from __future__ import annotations
 
+import os
 from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -275,9 +276,10 @@ def run_units(
                         done(unit, lambda rows=tables: (rows, {}))
         else:
             n = min(workers, len(units))
+            share = max(1, (os.cpu_count() or 1) // max(1, n))  # the cores over the units
             with processes(ctx.pools, n) as pool:
                 stream(chunks(prepared, len(units), workers),
-                        lambda c: pool.submit(compute_chunk, location, compute, jobs(c)),
+                        lambda c: pool.submit(compute_chunk, location, compute, jobs(c), share),
                         done_chunk, 2 * workers)
         batch.flush()
 
