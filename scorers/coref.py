@@ -34,11 +34,13 @@ from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
-from scipy.sparse import coo_matrix, csr_matrix
-from scipy.sparse.csgraph import connected_components, min_weight_full_bipartite_matching
 
 from scorehouse.scorers import coref_paper as paper
-from scorehouse.scorers.assignment import linear_sum_assignment
+from scorehouse.scorers.assignment import (
+    connected_components,
+    linear_sum_assignment,
+    sparse_assignment,
+)
 from scorehouse.scorers.coref_aggregation import (  # noqa: F401 (re-exported)
     CONVENTIONS,
     SCORE_ORDER,
@@ -243,8 +245,7 @@ def _ceaf(c: _Cells, n, d, k, r, phi) -> np.ndarray:
     uk, ki = np.unique(k, return_inverse=True)
     ur, ri = np.unique(r, return_inverse=True)
     nk = len(uk)
-    graph = coo_matrix((np.ones(len(n)), (ki, nk + ri)), shape=(nk + len(ur),) * 2)
-    _, label = connected_components(graph, directed=False)
+    label = connected_components(nk + len(ur), ki, nk + ri)
     comp = label[ki]
     rows = np.bincount(label[:nk], minlength=label.max() + 1)
     cols = np.bincount(label[nk:], minlength=label.max() + 1)
@@ -275,11 +276,9 @@ def _assign(rows, cols, phi) -> float:
         return float(sim[a, b].sum())
     # Sparse: every row may also take its own dummy column (unassigned); costs C - φ > 0.
     top = float(phi.max()) + 1
-    cost = csr_matrix((np.concatenate([top - phi, np.full(nr, top)]),
-                       (np.concatenate([rows, np.arange(nr)]),
-                        np.concatenate([cols, nc + np.arange(nr)]))),
-                      shape=(nr, nc + nr))
-    a, b = min_weight_full_bipartite_matching(cost)
+    a, b = sparse_assignment((np.concatenate([top - phi, np.full(nr, top)]),
+                              np.concatenate([rows, np.arange(nr)]),
+                              np.concatenate([cols, nc + np.arange(nr)])), (nr, nc + nr))
     real = b < nc
     lookup = np.argsort(rows * nc + cols)
     where = np.searchsorted((rows * nc + cols)[lookup], a[real] * nc + b[real])

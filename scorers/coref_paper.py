@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 import polars as pl
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components
+
+from scorehouse.scorers.assignment import connected_components
 
 BASELINES = ("all_singletons", "all_merged", "random_profile")
 SPAN = ["doc", "start", "end"]
@@ -258,9 +258,7 @@ def superclass_partition(mentions, links, type: str) -> pl.DataFrame:
         raise ValueError(f"link {row['from_cluster']} -> {row['to_cluster']} in document "
                          f"{row['doc']!r} names a class absent from the mentions")
     count = len(classes)
-    graph = coo_matrix((np.ones(len(ends)), (ends["a"].to_numpy(), ends["b"].to_numpy())),
-                       shape=(count, count))
-    _, label = connected_components(graph, directed=False)
+    label = connected_components(count, ends["a"].to_numpy(), ends["b"].to_numpy())
     first = np.full(label.max() + 1 if count else 0, count, dtype=np.int64)
     np.minimum.at(first, label, np.arange(count))
     names = classes.with_columns(pl.Series("super", classes["cluster"].to_numpy()[first[label]]))

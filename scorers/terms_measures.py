@@ -22,10 +22,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 import polars as pl
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components
 
-from scorehouse.scorers.assignment import linear_sum_assignment
+from scorehouse.scorers.assignment import connected_components, linear_sum_assignment
 from scorehouse.scorers.terms import SLACK, within
 
 SIGMAS = tuple(round(0.05 * k, 2) for k in range(21))
@@ -172,8 +170,7 @@ def validation_edits(raw: Sequence[str], validated: Sequence[str], sigma: float)
     chosen = np.zeros(len(i), dtype=bool)
     if len(i):
         m = len(raw_only)
-        graph = coo_matrix((np.ones(len(i)), (i, m + j)), shape=(m + len(val_only),) * 2)
-        _, label = connected_components(graph, directed=False)
+        label = connected_components(m + len(val_only), i, m + j)
         component = label[i]
         order = np.argsort(component, kind="stable")
         bounds = np.flatnonzero(np.diff(component[order])) + 1

@@ -194,6 +194,17 @@ def test_import_scorehouse_is_light():
     assert out.stdout.strip() == "[]"
 
 
+def test_the_families_load_no_scipy_until_they_align():
+    # every `scorehouse` process and each of a run's workers loads every family: scipy's sparse
+    # graphs and assignment solvers (0.15-0.6 s of CPU) come on the first alignment only
+    code = ("import sys\nfrom scorehouse.warehouse import cli, families\nfamilies.FAMILIES\n"
+            "print('scipy' in sys.modules)\n"
+            "from scorehouse.scorers.assignment import connected_components\n"
+            "print(connected_components(4, [0, 2], [1, 2]).tolist(), 'scipy' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split("\n")[:2] == ["False", "[0, 0, 1, 2] True"]
+
+
 def test_parsing_and_coref_in_memory(tmp_path):
     text = conllu_sentences(6)
     lines = text.rstrip("\n").split("\n")
