@@ -17,6 +17,7 @@ import socket
 import subprocess
 import sys
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -262,12 +263,24 @@ def test_a_worker_with_other_code_refuses_the_units(tmp_path):
             run(camp, tmp_path / "w.duckdb", None, quiet=True, executor=address)
 
 
-def test_no_scheduler_is_a_clear_error(tmp_path):
-    camp = wer_campaign(tmp_path)
+def test_no_scheduler_is_a_clear_error(tmp_path, monkeypatch):
+    from scorehouse.warehouse import cluster
+
+    camp, waits = wer_campaign(tmp_path), []
+    connect = cluster.dask_client
+
+    def counted(address, timeout=10, really=True):
+        waits.append(timeout)
+        return connect(address, timeout) if really else None
+
+    monkeypatch.setattr(cluster, "dask_client", counted)
     with pytest.raises(ExecutorError, match="no Dask scheduler answers at tcp://127.0.0.1"):
-        run(
-            camp, tmp_path / "w.duckdb", None, quiet=True, executor=f"tcp://127.0.0.1:{free_port()}"
-        )
+        run(camp, tmp_path / "w.duckdb", None, quiet=True,
+            executor=f"tcp://127.0.0.1:{free_port()}", executor_wait=1)
+    # the first connection waits 10 s, or --executor-wait if shorter
+    monkeypatch.setattr(cluster, "dask_client", partial(counted, really=False))
+    cluster.Cluster("tcp://127.0.0.1:1").client()
+    assert waits == [1, 10]
 
 
 @pytest.mark.slow

@@ -77,8 +77,8 @@ class Cluster:
         self._noted: set[str] = set()  # workers named in the notes already
 
     def client(self):
-        if self._client is None:
-            self._client = dask_client(self.address)
+        if self._client is None:  # the first connection waits 10 s, or ``wait`` if shorter
+            self._client = dask_client(self.address, min(10, self.wait))
         return self._client
 
     def workers(self) -> int:
