@@ -85,20 +85,23 @@ def judge_tokens(offered: pl.DataFrame, sys_tokens: pl.DataFrame, sys_units: pl.
     own = sys_tokens.select(pl.col("tok").cast(pl.Int64), pl.col("tags").alias("sys_tags"),
                             *sentence)
     if own["tok"].equals(pl.Series(np.arange(own.height, dtype=np.int64))):
-        own = own[spans["tok"].to_numpy()]  # tokens numbered 0 .. n - 1 in order, as read
+        if spans.height < own.height:  # tokens numbered 0 .. n - 1 in order, as read; when
+            own = own[spans["tok"].to_numpy()]  # each has units, taken as they are (no copy)
     else:
         own = spans.select("tok").join(own, on="tok", maintain_order="left")
     # the span the token's units cover, looked up among the spans the reference offers
     # (sorted by first then last unit, as read): a binary search instead of a hash join
     at, found = _lookup(offered, spans)
-    match = pl.Series(found & spans["contiguous"].to_numpy())
-    matched = offered.select("acceptable", "kind")
-    matched = matched[at] if matched.height else matched.clear(spans.height)
-    tokens = pl.concat([
-        spans.select("tok", "first", "last", "paired"),
-        matched.select(pl.when(match).then(pl.col("acceptable")).alias("acceptable")),
-        own.drop("tok", strict=False),
-        matched.select(pl.when(match).then(pl.col("kind")).alias("span"))], how="horizontal")
+    # gathered once, null where the token matches no offered span (no masked second copy)
+    at = pl.Series(at, dtype=pl.Int64).set(pl.Series(~(found & spans["contiguous"].to_numpy())),
+                                           None)
+    matched = offered.select("acceptable", pl.col("kind").alias("span"))
+    matched = (matched.select(pl.all().gather(at)) if matched.height
+               else matched.clear(spans.height))
+    tokens = pl.concat([spans.select("tok", "first", "last", "paired"),
+                        matched.select("acceptable"), own.drop("tok", strict=False),
+                        matched.select("span")], how="horizontal")
+    del matched, own
     return _inverse(_project(tokens, table), table)
 
 
@@ -150,17 +153,22 @@ def absolute_cases(tokens: pl.DataFrame, sys_units: pl.DataFrame,
     (first that applies: ``residual`` unit without a partner, ``segmentation`` token span not
     offered by the reference, ``unknown_tag`` no alternative of the token in its table)."""
     covering = np.where(partner >= 0, sys_units["tok"].to_numpy()[np.maximum(partner, 0)], -1)
-    frame = pl.DataFrame({"case": np.arange(len(partner), dtype=np.int64),
-                          "ref_unit": np.arange(len(partner), dtype=np.int64),
-                          "sys_tok": pl.Series(covering).replace(-1, None)})
-    judged = tokens.select(pl.col("tok").alias("sys_tok"), "sys_tags", "known", "projected",
-                           "acceptable", "span", "unknown_tags")
-    frame = frame.join(judged, on="sys_tok", how="left", maintain_order="left")
+    # each unit's covering token's row (tokens are in token order): gathered, not joined
+    # (a hash join of a million tokens held its table and the dropped tags beside the cases)
+    at = np.searchsorted(tokens["tok"].to_numpy(), covering)
+    judged = tokens.select(pl.col("tok").alias("sys_tok"), "sys_tags", "projected", "acceptable",
+                           "span", "unknown_tags",
+                           (pl.col("known").list.len() == 0).alias("_unknown"))
+    frame = pl.concat([
+        pl.DataFrame({"case": np.arange(len(partner), dtype=np.int64),
+                      "ref_unit": np.arange(len(partner), dtype=np.int64)}),
+        judged.select(pl.all().gather(pl.Series(at, dtype=pl.Int64).set(
+            pl.Series(covering < 0), None)))], how="horizontal")
     return frame.with_columns(
         pl.when(pl.col("sys_tok").is_null()).then(pl.lit("residual"))
         .when(pl.col("acceptable").is_null()).then(pl.lit("segmentation"))
-        .when(pl.col("known").list.len() == 0).then(pl.lit("unknown_tag"))
-        .alias("noneval")).drop("known")
+        .when(pl.col("_unknown")).then(pl.lit("unknown_tag"))
+        .alias("noneval")).drop("_unknown")
 
 
 def relative_cases(tokens: pl.DataFrame) -> pl.DataFrame:
@@ -205,16 +213,19 @@ def _project(tokens: pl.DataFrame, table: pl.DataFrame | None) -> pl.DataFrame:
         return tokens.with_columns(own.alias("known"), own.alias("projected"),
                                    _NO_TAGS.alias("unknown_tags"))
     images = table.group_by("tag").agg(pl.col("pivot").unique().sort().alias("image"))
-    keyed = tokens.with_columns(pl.col("sys_tags").list.join("\x1f").alias("_key"))
-    long = (keyed.select("_key", "sys_tags").unique("_key").explode("sys_tags")
+    keyed = tokens.select(pl.col("sys_tags").list.join("\x1f").alias("_key"), "sys_tags")
+    long = (keyed.unique("_key").explode("sys_tags")
             .join(images, left_on="sys_tags", right_on="tag", how="left"))
     tag, known = pl.col("sys_tags"), pl.col("image").is_not_null()
     split = long.group_by("_key").agg(tag.filter(known).unique().sort().alias("known"),
                                       tag.filter(~known).unique().sort().alias("unknown_tags"))
     projected = (long.select("_key", "image").explode("image", keep_nulls=False)
                  .group_by("_key").agg(pl.col("image").unique().sort().alias("projected")))
-    return (keyed.join(split, on="_key", how="left").join(projected, on="_key", how="left")
-            .with_columns(pl.col("projected").fill_null(_NO_TAGS)).drop("_key"))
+    # joined to the keys alone, then set beside the tokens: their other columns are not copied
+    per_token = (keyed.select("_key").join(split.join(projected, on="_key", how="left"),
+                                           on="_key", how="left", maintain_order="left"))
+    return tokens.with_columns(per_token["known"], per_token["unknown_tags"],
+                               per_token["projected"].fill_null(_NO_TAGS))
 
 
 def _inverse(tokens: pl.DataFrame, table: pl.DataFrame | None) -> pl.DataFrame:
@@ -223,10 +234,11 @@ def _inverse(tokens: pl.DataFrame, table: pl.DataFrame | None) -> pl.DataFrame:
     if table is None:
         return tokens.with_columns(pl.col("acceptable").alias("acceptable_own"))
     inverse = table.select("pivot", "tag").unique()
-    keyed = tokens.with_columns(pl.col("acceptable").list.join("\x1f").alias("_key"))
-    own = (keyed.select("_key", "acceptable").drop_nulls("acceptable").unique("_key")
+    keyed = tokens.select(pl.col("acceptable").list.join("\x1f").alias("_key"), "acceptable")
+    own = (keyed.drop_nulls("acceptable").unique("_key")
            .explode("acceptable")
            .join(inverse, left_on="acceptable", right_on="pivot", how="left")
            .group_by("_key")
            .agg(pl.col("tag").drop_nulls().unique().sort().alias("acceptable_own")))
-    return keyed.join(own, on="_key", how="left", maintain_order="left").drop("_key")
+    return tokens.with_columns(keyed.select("_key").join(own, on="_key", how="left",
+                                                         maintain_order="left")["acceptable_own"])

@@ -145,6 +145,27 @@ def test_a_tasks_share_of_the_cores_is_its_units_duckdb_threads(monkeypatch):
     compute_chunk(None, _unit_threads, [("k", ())], threads=os.cpu_count())  # as it was
 
 
+def test_a_big_units_private_database_is_closed_and_its_rows_stay(monkeypatch):
+    """After a unit that registered 100,000 rows or more, its private DuckDB is closed (its
+    memory goes back; the next unit gets a new one, with its share of the cores); the rows it
+    returned are whole."""
+    import pyarrow as pa
+
+    from scorehouse.warehouse.db import private, written
+
+    monkeypatch.setenv("SCOREHOUSE_UNIT_THREADS", "1")
+    first = private("wer")
+    big = pa.table({"n": pa.array(range(100_000), pa.int64())})
+    rows = written("wer", ("counted",), lambda con: con.execute(
+        "CREATE OR REPLACE TEMP TABLE counted AS SELECT count(*) AS n, sum(n) AS s FROM big"),
+                   {"big": big})
+    assert rows["counted"].to_pylist() == [{"n": 100_000, "s": 4_999_950_000}]
+    assert private("wer") is not first
+    assert _unit_threads() == 1  # the new database took the task's share
+    small = written("wer", (), lambda con: None, {"few": big.slice(0, 10)})
+    assert small == {} and private("wer").execute("SELECT 1").fetchall() == [(1,)]
+
+
 def test_workers_setting(monkeypatch):
     monkeypatch.delenv("SCOREHOUSE_WORKERS", raising=False)
     assert workers_default() == 1

@@ -39,20 +39,17 @@ def connect(path: str | Path | None = None) -> duckdb.DuckDBPyConnection:
     # DuckDB draws a progress bar on stdout for queries over 2 s: stdout is for results (a
     # nightly run prints nothing there), and scorehouse shows its own progress on stderr
     con.execute("SET enable_progress_bar = false")
-    # A checkpoint rewrites the tables a commit touched; at DuckDB's default (16 MB of WAL) the
-    # many small unit transactions of a run each trigger one, and their cost grows with the
-    # tables (measured: commit 0.15 s -> 0.5 s over 16 EASY units). One checkpoint per GB of WAL
-    # (and at close) keeps every commit at ~0.1 s.
+    # A checkpoint rewrites the tables a commit touched; at DuckDB's default (16 MB of WAL) each
+    # small unit transaction triggers one, dearer as the tables grow (commit 0.15 s -> 0.5 s
+    # over 16 EASY units). One per GB of WAL (and at close) keeps every commit at ~0.1 s.
     con.execute("SET checkpoint_threshold = '1GB'")
     # DuckDB takes up to 80 % of the RAM by default; a bounded buffer makes big queries spill to
-    # disk instead, which keeps a nightly run within a predictable footprint. DuckDB fills its
-    # buffer with cached blocks and the rows not yet checkpointed, so the limit is the process's
-    # floor once a run has written enough: a warehouse file's 256 MB leave the run's Polars
-    # reduces (and, with one worker, the units computed here) room under 1 GiB (the 40,000-sentence
-    # EASY benchmark's coordinator: 1,106 MiB at 512 MB, 858 at 256, the same CPU). Its big
-    # queries are written with operators that spill (aggregates, not windows over a corpus, the
-    # POS consensus in slices). A one-shot's in-memory warehouse holds all its rows: 512 MB. The
-    # units' own DuckDBs have their own limit (below).
+    # disk instead. DuckDB fills it with cached blocks and the rows not yet checkpointed, so the
+    # limit is the process's floor once a run has written enough: 256 MB leave the run's Polars
+    # reduces room under 1 GiB (the EASY benchmark's coordinator: 1,106 MiB at 512 MB, 858 at
+    # 256, the same CPU). Big queries use operators that spill (aggregates, not windows over a
+    # corpus, the POS consensus in slices). A one-shot's in-memory warehouse holds all its rows:
+    # 512 MB. The units' own DuckDBs have their own limit (below).
     in_memory = path is None or str(path) == ":memory:"
     limit = os.environ.get("SCOREHOUSE_MEMORY_LIMIT", "512MB" if in_memory else "256MB")
     con.execute(f"SET memory_limit = '{limit}'")
@@ -299,12 +296,16 @@ def build(con: duckdb.DuckDBPyConnection, folder: str, table: str, **params) -> 
     con.execute(text.split(_BUILD)[1], params)
 
 
-@cache
+_PRIVATE: dict[str, duckdb.DuckDBPyConnection] = {}  # sql folder -> its private database
+
+
 def private(folder: str) -> duckdb.DuckDBPyConnection:
     """This process's private in-memory DuckDB holding the tables and views of ``sql/<folder>``
     (and the catalog's): where a unit's rows are written and its ``-- @build`` counts run,
     wherever the unit is computed, so that the SQL stays the single definition of a count."""
-    con = duckdb.connect(":memory:")
+    if folder in _PRIVATE:
+        return _PRIVATE[folder]
+    con = _PRIVATE[folder] = duckdb.connect(":memory:")
     con.execute("SET preserve_insertion_order = true")
     con.execute("SET enable_progress_bar = false")
     # a unit's builds are small aggregates; the warehouse keeps the big buffer
@@ -314,18 +315,13 @@ def private(folder: str) -> duckdb.DuckDBPyConnection:
     return con
 
 
-_SHARES: dict[int, str] = {}  # id(private connection) -> the threads it was last given
-
-
 def _take_share(con: duckdb.DuckDBPyConnection) -> None:
     """In a worker process, the private DuckDB takes the share of the cores its current task
     was given (``SCOREHOUSE_UNIT_THREADS``, :func:`warehouse.executors.share_cores`): one
     core each when every worker computes, all of them for a lone unit (a changed 1M-token POS
     unit's counts 1.6 -> 0.9 s). Elsewhere DuckDB's default, every core."""
-    threads = os.environ.get("SCOREHOUSE_UNIT_THREADS")
-    if threads and _SHARES.get(id(con)) != threads:
-        con.execute(f"SET threads = {int(threads)}")
-        _SHARES[id(con)] = threads
+    if threads := os.environ.get("SCOREHOUSE_UNIT_THREADS"):
+        con.execute(f"SET threads = {int(threads)}")  # 0.1 ms
 
 
 def written(folder: str, tables: tuple[str, ...], write, context: dict | None = None,
@@ -335,7 +331,7 @@ def written(folder: str, tables: tuple[str, ...], write, context: dict | None = 
     Arrow rows) what the builds read besides (a reference's units, staged metadata); both are
     registered under their table's name, so the statements read them without a copy. Then
     ``write(con)`` inserts the other rows and runs the builds. Returns ``{table: Arrow rows}``;
-    the private tables are emptied afterwards."""
+    the private tables are emptied afterwards (the database closed, after a big unit)."""
     con = private(folder)
     _take_share(con)
     given = {**(context or {}), **(rows or {})}
@@ -348,13 +344,16 @@ def written(folder: str, tables: tuple[str, ...], write, context: dict | None = 
     finally:
         for name in given:
             con.unregister(name)
-        for table in tables:
-            if table not in given:
-                con.execute(f"DELETE FROM {table}")
         if any(t.num_rows >= 100_000 for t in given.values()):
-            # an in-memory table keeps its deleted rows' memory until a checkpoint (measured:
-            # 37 MB after a 200,000-utterance WER unit, for the rest of the process)
-            con.execute("CHECKPOINT")
+            # closed, a new one made for the next unit (0.04 s): DuckDB kept a big unit's memory
+            # after its rows were deleted and checkpointed (a POS worker between 1M-token units:
+            # 560 MiB, 400 MiB after the close)
+            del _PRIVATE[folder]
+            con.close()
+        else:
+            for table in tables:
+                if table not in given:
+                    con.execute(f"DELETE FROM {table}")
 
 
 def keyed(ids: dict, table: pa.Table, columns: list[str], **constants) -> pa.Table:

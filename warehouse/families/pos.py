@@ -327,7 +327,8 @@ def reference_parts(sha: str, reference: pl.DataFrame) -> tuple[pl.DataFrame, pa
     (``first``, ``last``, ``acceptable``, ``kind``) and its ``int_pos_ref_unit`` rows."""
     offered = (reference.select(pl.col("unit").alias("first"), "spans").explode("spans")
                .drop_nulls("spans").unnest("spans"))
-    rows = reference.select("unit", "tok", "unit_form", "doc", "genre", "sent").to_arrow()
+    rows = reference.select("unit", "tok", "unit_form", "doc", "genre", "sent").to_arrow(
+        compat_level=_VIEWS)
     # the hash once, as a one-entry dictionary: not 64 bytes on each of a million rows
     return offered, keyed({"sha256": sha}, rows, rows.column_names)
 
@@ -369,10 +370,12 @@ def _judged(ids: dict, ref_sha: str, reference: pl.DataFrame, split: bool,
     del offered
     ref_of_sys = np.full(sys_units.height, -1, dtype=np.int64)
     ref_of_sys[partner[partner >= 0]] = np.flatnonzero(partner >= 0)
-    units = sys_units.with_columns(pl.Series("ref_unit", ref_of_sys).replace(-1, None)).to_arrow()
+    units = sys_units.with_columns(pl.Series("ref_unit", ref_of_sys).replace(-1, None)).to_arrow(
+        compat_level=_VIEWS)
     cases = pa.concat_tables([
         keyed(ids, (scorer.absolute_cases(tokens, sys_units, partner) if evaluation == "absolute"
-                    else scorer.relative_cases(tokens)).to_arrow(), _CASE_COLUMNS,
+                    else scorer.relative_cases(tokens)).to_arrow(compat_level=_VIEWS),
+              _CASE_COLUMNS,
               evaluation=evaluation)
         for evaluation in evaluations])
     return ref_units, {
@@ -380,6 +383,9 @@ def _judged(ids: dict, ref_sha: str, reference: pl.DataFrame, split: bool,
         "int_pos_case": cases}
 
 
+# a unit's frames become Arrow with their strings as Polars holds them (string views): no copy
+# of every string (the 1M-token unit's cases: 345 MiB copied, its peak 1.2 GiB -> ...)
+_VIEWS = pl.CompatLevel.newest()
 _CASE_COLUMNS = ["case", "ref_unit", "sys_tok", "sys_tags", "projected", "acceptable", "span",
                  "noneval", "unknown_tags"]
 
