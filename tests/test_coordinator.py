@@ -171,3 +171,48 @@ def test_an_in_memory_warehouse_spills_into_the_temporary_folder(tmp_path, monke
             tmp_path / "w.duckdb.tmp")
     finally:
         on_file.close()
+
+
+MAPPED = """
+import ctypes, sys
+from scorehouse.warehouse.executors import ProcessPools
+
+class Info(ctypes.Structure):  # glibc's struct mallinfo2
+    _fields_ = [(name, ctypes.c_size_t) for name in (
+        "arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks",
+        "fordblks", "keepcost")]
+
+def mapped_after_a_big_block_freed(_):
+    import numpy as np
+    info = ctypes.CDLL("libc.so.6").mallinfo2
+    info.restype = Info
+    big = np.ones(2 << 20)  # 16 MiB, mapped; once freed, glibc's own policy raises its threshold
+    del big
+    before = info().hblks
+    block = np.ones(2 << 17)  # 2 MiB: mapped only with the threshold kept at 1 MiB
+    return info().hblks - before
+
+if __name__ == "__main__":
+    pools = ProcessPools()
+    try:
+        print(*pools.get(1).map(mapped_after_a_big_block_freed, [0]))
+    finally:
+        pools.close()
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+    with ProcessPoolExecutor(1, mp_context=get_context("spawn")) as plain:
+        print(*plain.map(mapped_after_a_big_block_freed, [0]))
+"""
+
+
+def test_a_runs_worker_processes_keep_big_blocks_mapped(tmp_path):
+    """A run's worker gives a freed block of a few MB back to the system, as the coordinator
+    does (glibc's threshold fixed at 1 MiB, warehouse/coordinator.py big_blocks_mapped): a
+    plain spawned process, glibc's own policy, takes it from its heap and keeps it."""
+    script = tmp_path / "script.py"
+    script.write_text(MAPPED, encoding="utf-8")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    run_worker, plain_worker = subprocess.run([sys.executable, str(script)], env=env,
+                                              capture_output=True, text=True,
+                                              check=True).stdout.split()
+    assert (run_worker, plain_worker) == ("1", "0")

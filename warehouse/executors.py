@@ -141,6 +141,15 @@ def share_cores(threads: int) -> None:
     os.environ["SCOREHOUSE_UNIT_THREADS"] = str(threads)
 
 
+def _worker_starts(threads: int) -> None:
+    """A worker process's settings: its share of the cores (:func:`share_cores`) and glibc's
+    big blocks kept mapped, as in the coordinator (:mod:`warehouse.coordinator`)."""
+    from scorehouse.warehouse.coordinator import big_blocks_mapped
+
+    share_cores(threads)
+    big_blocks_mapped()
+
+
 class ProcessPools:
     """The run's worker processes, started when a step first needs them and kept for the next
     steps (parsing the changed files, computing each task's units): a spawned process imports
@@ -156,7 +165,7 @@ class ProcessPools:
         if fits:
             return self._pools[min(fits)]
         self._pools[n] = ProcessPoolExecutor(n, mp_context=get_context("spawn"),
-                                             initializer=share_cores,
+                                             initializer=_worker_starts,
                                              initargs=(max(1, (os.cpu_count() or 1) // n),))
         return self._pools[n]
 
