@@ -23,6 +23,7 @@ import tempfile
 import threading
 import time
 from dataclasses import replace
+from pathlib import Path
 
 import duckdb
 
@@ -62,9 +63,18 @@ def main() -> None:
     parser.add_argument("db", help="the warehouse bench/pos_bench.py left (read-only)")
     parser.add_argument("systems", nargs="+", help="the units to compute, in this order")
     args = parser.parse_args()
+    if not Path(args.db).is_file():
+        parser.error(f"{args.db}: no such warehouse (run bench/pos_bench.py first)")
     con = duckdb.connect(args.db, read_only=True)
-    ref_sha = one(con, "SELECT sha256 FROM cat_input_current WHERE system = '' AND role = "
-                  "'reference'")[0]
+    found = one(con, "SELECT sha256 FROM cat_input_current WHERE system = '' AND role = "
+                "'reference'")
+    systems = {s for (s,) in con.execute("SELECT system FROM cat_input_current WHERE role = "
+                                         "'submissions'").fetchall()}
+    if found is None or set(args.systems) - systems:
+        parser.error(f"{args.db}: no POS reference, or no submission of "
+                     f"{', '.join(sorted(set(args.systems) - systems)) or 'its units'} "
+                     f"(its systems: {', '.join(sorted(systems)) or 'none'})")
+    ref_sha = found[0]
     folder = tempfile.mkdtemp(prefix="pos-unit-memory-")
     store = opened(folder)
     variants = [f"{e}/{g}" for e in ("absolute", "relative") for g in ("full", "category")]
