@@ -96,7 +96,10 @@ def test_a_fresh_warehouse_takes_every_unit_from_the_store(scored_once, tmp_path
     store = first.with_suffix(".store")
     assert scored > 20 and (store / "units").is_dir()
     # the warehouse is lost; the store is kept: every unit is committed from it, none computed
-    second = run(campaign, tmp_path / "b.duckdb", None, quiet=True, store=str(store))
+    # (the score step alone with worker processes: none is started, nothing is left to compute)
+    assert run(campaign, tmp_path / "b.duckdb", None, ("load",), quiet=True).exit_code == 0
+    second = run(campaign, tmp_path / "b.duckdb", None, ("score",), quiet=True, store=str(store),
+                 workers=2)
     reused = sum(int(n.split(": ")[1].split(" ")[0]) for n in second.notes if "from the store" in n)
     assert second.scored == scored == reused
     assert tables(tmp_path / "b.duckdb") == tables(first)

@@ -274,7 +274,7 @@ def run_units(
                     else:
                         saver.save(keys[id(unit)], tables)
                         done(unit, lambda rows=tables: (rows, {}))
-        else:
+        elif units:  # none left when every stale unit was committed from the store
             n = min(workers, len(units))
             share = max(1, (os.cpu_count() or 1) // max(1, n))  # the cores over the units
             with processes(ctx.pools, n) as pool:
