@@ -37,10 +37,13 @@ class ExecutorError(Exception):
 def workers_default() -> int:
     """``SCOREHOUSE_WORKERS`` if set, else 1 (in this process).
 
-    Not every core yet: the coordinator's commits (inserts and the SQL builds of the counts)
-    take about as much CPU as the computes, so on two cores two workers ran the one-million-token
-    POS benchmark in 97 s instead of 82 s, with 2.9 GB instead of 2.1 GB (bench/pos_bench.py).
-    Worker processes pay when the computes dominate and there are cores to spare."""
+    Not every core: on two cores a run in one process already keeps 1.6 of them busy (DuckDB's
+    and Polars' threads), and two workers add the coordinator's copies of their inputs and
+    their own lean memory setting (:mod:`warehouse.coordinator`): from scratch, two workers ran
+    the one-million-token POS benchmark in 86.7 s against 84.5 s in one process, and the EASY
+    benchmark in 170.7 s against 167.1 s (bench/README.md, round eleven). What they do bring is
+    memory spread over processes (POS: 2,065 MiB in one process, 1,021 MiB for the coordinator
+    and 1,045-1,130 MiB per worker with two) and the cores of a bigger machine."""
     value = os.environ.get("SCOREHOUSE_WORKERS")
     if value is None:
         return 1
