@@ -303,6 +303,41 @@ def test_easy_inputs_travel_as_queries_when_big_as_frames_when_small(tmp_path, m
     assert tables(tmp_path / "b.duckdb") == tables(tmp_path / "a.duckdb")
 
 
+def test_easy_items_scored_again_are_found_in_the_store_not_copied(tmp_path, monkeypatch):
+    """An EASY file's items copied into the store for the workers are named by the family's
+    code version: when its units are scored again (``--force``, a reference changed), the copy
+    is found, not made again (a forced re-score of the EASY bench on two workers: the units
+    step 42.0 -> 29.9 s), and the tables are the same."""
+    from scorehouse.demo.campaign import write_demo_campaign
+    from scorehouse.warehouse.catalog import fingerprint
+    from scorehouse.warehouse.families import parsing
+
+    campaign = write_demo_campaign(tmp_path / "campaign", scale=0.03, pos=False, coref=False,
+                                   terms=False, calls=False).parent
+    monkeypatch.setattr(parsing, "QUERY_ROWS", 1)  # every EASY file a query
+    found, put_query = [], Store.put_query
+
+    def spied(self, con, sql, params, version=""):
+        if "stg_parsing_easy_item" in sql:
+            named = f"{self.root}/inputs/queries/" + fingerprint(
+                {"sql": sql, "params": list(params), "version": version})
+            found.append(bool(version) and os.path.isfile(named))
+        return put_query(self, con, sql, params, version)
+
+    monkeypatch.setattr(Store, "put_query", spied)
+    db, store = tmp_path / "w.duckdb", str(tmp_path / "w.store")
+    assert run(campaign, db, None, quiet=True, workers=2, store=store).exit_code == 0
+    def results() -> dict:  # a forced run adds its history rows: the rest is the same
+        return {t: rows for t, rows in tables(db).items()
+                if not t.startswith("hist_") and not t.endswith("_changes")}
+
+    first, found[:] = results(), []
+    assert run(campaign, db, None, quiet=True, workers=2, store=store,
+               force=True).exit_code == 0
+    assert len(found) > 4 and all(found), found
+    assert results() == first
+
+
 def test_a_run_whose_inputs_all_travel_by_the_store_gives_the_same_tables(scored_once, tmp_path,
                                                                          monkeypatch):
     from scorehouse.warehouse import runner

@@ -235,8 +235,8 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
         store as it reads it, and the coordinator never holds it: warehouse/runner.py), a small
         one as a frame (sent with the task, small units together); a corpus's reference as the
         same frame for all its units."""
-        if size(sha) >= QUERY_ROWS:
-            return Query(_STAGED, (sha,))
+        if size(sha) >= QUERY_ROWS:  # a content's staged items change with the code alone:
+            return Query(_STAGED, (sha,), code_version())  # found in the store if kept there
         return reference(sha) if shared else staged(con, sha, False)
 
     @lru_cache(maxsize=2)  # a corpus's reference (and the last submission): counted once
