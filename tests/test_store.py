@@ -307,10 +307,17 @@ def test_easy_items_scored_again_are_found_in_the_store_not_copied(tmp_path, mon
     """An EASY file's items copied into the store for the workers are named by the family's
     code version: when its units are scored again (``--force``, a reference changed), the copy
     is found, not made again (a forced re-score of the EASY bench on two workers: the units
-    step 42.0 -> 29.9 s), and the tables are the same."""
+    step 42.0 -> 29.9 s), and the tables are the same. A corpus's reference is kept by the
+    workers, a submission (one unit's input) let go (the bench's workers 611 -> 421 MiB)."""
     from scorehouse.demo.campaign import write_demo_campaign
     from scorehouse.warehouse.catalog import fingerprint
     from scorehouse.warehouse.families import parsing
+    from scorehouse.warehouse.store import Query
+
+    prepared, real_run_units = [], parsing.run_units
+    monkeypatch.setattr(parsing, "run_units", lambda ctx, label, todo, prepare, *a: (
+        real_run_units(ctx, label, todo, lambda u: (prepared.append((u, prepare(u))),
+                                                    prepared[-1][1])[1], *a)))
 
     campaign = write_demo_campaign(tmp_path / "campaign", scale=0.03, pos=False, coref=False,
                                    terms=False, calls=False).parent
@@ -331,6 +338,10 @@ def test_easy_items_scored_again_are_found_in_the_store_not_copied(tmp_path, mon
         return {t: rows for t, rows in tables(db).items()
                 if not t.startswith("hist_") and not t.endswith("_changes")}
 
+    easy = [(u, arguments) for u, arguments in prepared if not arguments[0]]  # not CoNLL-U
+    assert {(q.params[0], q.kept) for _, arguments in easy for q in arguments
+            if isinstance(q, Query)} == {(u.inputs[role], role == "reference")
+                                         for u, _ in easy for role in ("reference", "submissions")}
     first, found[:] = results(), []
     assert run(campaign, db, None, quiet=True, workers=2, store=store,
                force=True).exit_code == 0

@@ -235,8 +235,10 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
         store as it reads it, and the coordinator never holds it: warehouse/runner.py), a small
         one as a frame (sent with the task, small units together); a corpus's reference as the
         same frame for all its units."""
-        if size(sha) >= QUERY_ROWS:  # a content's staged items change with the code alone:
-            return Query(_STAGED, (sha,), code_version())  # found in the store if kept there
+        if size(sha) >= QUERY_ROWS:  # a content's staged items change with the code alone
+            # (found in the store when copied there before); a submission is one unit's input,
+            # let go by its worker once the unit is computed
+            return Query(_STAGED, (sha,), code_version(), kept=shared)
         return reference(sha) if shared else staged(con, sha, False)
 
     @lru_cache(maxsize=2)  # a corpus's reference (and the last submission): counted once
