@@ -409,3 +409,56 @@ def test_relative_cases_place_tokens_within_their_sentence_however_its_tokens_li
     by_keys = tokens.select(pl.coalesce("first", before.over(keys), after.over(keys), before,
                                         pl.lit(0, dtype=pl.Int64)))[:, 0]
     assert scorer.relative_cases(tokens)["ref_unit"].equals(by_keys)
+
+
+def _spans_by_hand(ref, ref_units) -> set:
+    """The segmentations a reference offers, from the definition, token by token: each token
+    with units its span (``unit`` for one unit, ``token`` for more) and tags; each locution the
+    span from its first token's first unit to its last token's last unit, with its first
+    token's locution tags, in place of a token's span it equals (the last locution of a span
+    wins)."""
+    units = {}
+    for tok, unit in zip(ref_units["tok"].to_list(), ref_units["unit"].to_list()):
+        units.setdefault(tok, []).append(unit)
+    spans, locutions = {}, {}
+    for row in ref.iter_rows(named=True):
+        mine = units.get(row["tok"])
+        if not mine:
+            continue
+        spans[(min(mine), max(mine))] = (tuple(row["tags"]), "unit" if len(mine) == 1 else "token")
+        if row["loc"] is not None:
+            first, last, tags = locutions.get(row["loc"], (min(mine), max(mine), row["loc_tags"]))
+            locutions[row["loc"]] = (min(first, min(mine)), max(last, max(mine)), tags)
+    for first, last, tags in locutions.values():
+        spans[(first, last)] = (tuple(tags), "locution")
+    return {(f, la, tags, kind) for (f, la), (tags, kind) in spans.items()}
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_reference_spans_are_the_definitions(seed):
+    """:func:`scorers.pos.reference_spans` (each token's run of units found in order, the
+    locutions joined in) gives the spans of the definition: tokens without units, one-token
+    and overlapping locutions, tokens numbered with gaps, units out of token order, none."""
+    import polars as pl
+
+    from scorehouse.scorers import pos as scorer
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(0, 25))
+    words = ["w", "l'", "a-b", "x y", ",", " ", "aujourd'hui"]
+    numbers = np.cumsum(rng.integers(1, 3, n)).astype(np.int32)  # gaps now and then
+    loc = [None] * n
+    for start in rng.integers(0, max(n, 1), int(rng.integers(0, 4))):  # a locution: 1-3 tokens
+        for k in range(int(start), min(n, int(start) + int(rng.integers(1, 4)))):
+            loc[k] = int(start)
+    ref = pl.DataFrame({"tok": numbers, "form": rng.choice(words, n).astype(str).tolist(),
+                        "tags": [[t] for t in rng.choice(list("ABC"), n).tolist()],
+                        "loc": loc, "loc_tags": [None if x is None else [f"L{x}"] for x in loc]},
+                       schema={"tok": pl.Int32, "form": pl.String, "tags": pl.List(pl.String),
+                               "loc": pl.Int32, "loc_tags": pl.List(pl.String)})
+    ref_units = scorer.units(ref)
+    if seed % 3 == 1:  # units out of token order: grouped instead
+        ref_units = ref_units.sample(fraction=1.0, shuffle=True, seed=seed)
+    offered = scorer.reference_spans(ref, ref_units)
+    got = {(f, la, tuple(t), k) for f, la, t, k in offered.iter_rows()}
+    assert len(got) == offered.height and got == _spans_by_hand(ref, ref_units)
