@@ -76,8 +76,9 @@ def _token_bounds(toks: np.ndarray, ref_units: pl.DataFrame) -> pl.DataFrame:
     """Per reference token (``toks``, in order): ``first`` and ``last``, its first and last
     unit, and ``n``, its number of units (nulls for a token without units). A reference's units
     come in token order (:func:`units`): each token's run of units is found without a hash
-    table of a million groups (a 1M-token reference's spans: 390 -> 220 MiB at their peak, by
-    hand); units in another order are grouped."""
+    table of a million groups (with the locutions joined in apart: a 1M-token reference's spans
+    0.69 -> 0.21 s, 335 -> 45-144 MiB at their peak, by hand); units in another order are
+    grouped."""
     tok, unit = ref_units["tok"].to_numpy(), ref_units["unit"].to_numpy()
     if len(tok) and bool(np.all(tok[1:] >= tok[:-1])) and bool(np.all(unit[1:] > unit[:-1])):
         starts = np.flatnonzero(np.r_[True, tok[1:] != tok[:-1]])
