@@ -41,9 +41,9 @@ def workers_default() -> int:
     and Polars' threads), and two workers add the coordinator's copies of their inputs and
     their own lean memory setting (:mod:`warehouse.coordinator`): from scratch, two workers ran
     the one-million-token POS benchmark in 86.7 s against 84.5 s in one process, and the EASY
-    benchmark in 170.7 s against 167.1 s (bench/README.md, round eleven). What they do bring is
-    memory spread over processes (POS: 2,065 MiB in one process, 1,021 MiB for the coordinator
-    and 1,045-1,130 MiB per worker with two) and the cores of a bigger machine."""
+    benchmark in 160.5-170.7 s against 167.1 s (bench/README.md, round eleven). What they bring
+    on two cores is memory spread over processes (POS: 2,065 MiB in one process; with two, the
+    coordinator 1,021 MiB and each worker 1,045-1,130 MiB); more cores were not measured."""
     value = os.environ.get("SCOREHOUSE_WORKERS")
     if value is None:
         return 1
