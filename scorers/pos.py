@@ -92,11 +92,17 @@ def _token_bounds(toks: np.ndarray, ref_units: pl.DataFrame) -> pl.DataFrame:
             pl.col("unit").min().alias("first"), pl.col("unit").max().alias("last"),
             pl.len().alias("n")).sort("tok")
     keys = bounds["tok"].to_numpy()
-    if not len(keys):
-        return bounds.select("first", "last", "n").clear(len(toks))
-    at = np.minimum(np.searchsorted(keys, toks), len(keys) - 1)
-    return bounds.select("first", "last", "n").select(pl.all().gather(
-        pl.Series(at, dtype=pl.Int64).set(pl.Series(keys[at] != toks), None)))
+    at = np.minimum(np.searchsorted(keys, toks), max(len(keys) - 1, 0))
+    missing = keys[at] != toks if len(keys) else np.ones(len(toks), dtype=bool)
+    return _rows_at(bounds.select("first", "last", "n"), at, missing)
+
+
+def _rows_at(frame: pl.DataFrame, at: np.ndarray, missing: np.ndarray) -> pl.DataFrame:
+    """The rows of ``frame`` at the positions ``at``, a row of nulls where ``missing`` (its
+    position then need not exist): one gather, in place of a hash join or of a gather then a
+    masked second copy."""
+    return frame.select(pl.all().gather(pl.Series(at, dtype=pl.Int64).set(pl.Series(missing),
+                                                                            None)))
 
 
 def judge_tokens(offered: pl.DataFrame, sys_tokens: pl.DataFrame, sys_units: pl.DataFrame,
@@ -123,12 +129,8 @@ def judge_tokens(offered: pl.DataFrame, sys_tokens: pl.DataFrame, sys_units: pl.
     # the span the token's units cover, looked up among the spans the reference offers
     # (sorted by first then last unit, as read): a binary search instead of a hash join
     at, found = _lookup(offered, spans)
-    # gathered once, null where the token matches no offered span (no masked second copy)
-    at = pl.Series(at, dtype=pl.Int64).set(pl.Series(~(found & spans["contiguous"].to_numpy())),
-                                           None)
-    matched = offered.select("acceptable", pl.col("kind").alias("span"))
-    matched = (matched.select(pl.all().gather(at)) if matched.height
-               else matched.clear(spans.height))
+    matched = _rows_at(offered.select("acceptable", pl.col("kind").alias("span")), at,
+                       ~(found & spans["contiguous"].to_numpy()))
     tokens = pl.concat([spans.select("tok", "first", "last", "paired"),
                         matched.select("acceptable"), own.drop("tok", strict=False),
                         matched.select("span")], how="horizontal")
@@ -193,8 +195,7 @@ def absolute_cases(tokens: pl.DataFrame, sys_units: pl.DataFrame,
     frame = pl.concat([
         pl.DataFrame({"case": np.arange(len(partner), dtype=np.int64),
                       "ref_unit": np.arange(len(partner), dtype=np.int64)}),
-        judged.select(pl.all().gather(pl.Series(at, dtype=pl.Int64).set(
-            pl.Series(covering < 0), None)))], how="horizontal")
+        _rows_at(judged, at, covering < 0)], how="horizontal")
     return frame.with_columns(
         pl.when(pl.col("sys_tok").is_null()).then(pl.lit("residual"))
         .when(pl.col("acceptable").is_null()).then(pl.lit("segmentation"))
