@@ -91,10 +91,17 @@ def test_a_unit_rejected_in_a_worker_is_a_rejection(tmp_path):
 def test_a_lone_changed_unit_computes_in_a_worker(tmp_path, monkeypatch):
     """With workers, one changed unit computes in a worker process too, not in the
     coordinator (which holds the warehouse's buffer: a 1M-token POS unit there took its peak
-    from 0.8 to 1.4 GiB), and takes every core: the workers share them when all compute."""
-    from scorehouse.warehouse import runner
+    from 0.8 to 1.4 GiB), and takes every core: the workers share them when all compute. Its
+    lone changed file is parsed in the coordinator, while the workers start (changed files
+    are parsed on the workers)."""
+    from scorehouse.warehouse import executors, runner, staging
 
     shares, real = [], runner.processes
+    parsed, started, submit, start = [], [], staging._Reader.submit, executors.ProcessPools.start
+    monkeypatch.setattr(staging._Reader, "submit", lambda self, job, data: parsed.append(
+        (job.path, self.pool is None)) or submit(self, job, data))  # (file, parsed here)
+    monkeypatch.setattr(executors.ProcessPools, "start",
+                        lambda self, n: started.append(n) or start(self, n))
 
     @contextmanager
     def recorded(pools, n):
@@ -109,6 +116,8 @@ def test_a_lone_changed_unit_computes_in_a_worker(tmp_path, monkeypatch):
     db = tmp_path / "w.duckdb"
     assert run(camp, db, None, quiet=True, workers=2).exit_code == 0
     assert set(shares) == {max(1, os.cpu_count() // 2)}
+    assert {here for _, here in parsed} == {False} and started == []  # on the workers
+    parsed.clear()
     changed = sorted((camp / "submissions").glob("*/Test_I.trn"))[0]
     before = changed.read_text(encoding="utf-8")
     changed.write_text(before.replace(" ", "  ", 1), encoding="utf-8")
@@ -120,6 +129,7 @@ def test_a_lone_changed_unit_computes_in_a_worker(tmp_path, monkeypatch):
     second = run(camp, db, None, quiet=True, workers=2)
     assert second.exit_code == 0 and second.scored == 1
     assert shares == [os.cpu_count()]
+    assert parsed == [(changed, True)] and started == [2]
     changed.write_text(before, encoding="utf-8")  # back: its unit is in the store, none computed
     shares.clear()
     third = run(camp, db, None, quiet=True, workers=2)

@@ -160,8 +160,18 @@ class ProcessPools:
     small campaign on two workers took 2.8 times the CPU of one). A step asking for ``n``
     processes gets the smallest pool of at least ``n``; :meth:`close` at the run's end."""
 
-    def __init__(self) -> None:
+    def __init__(self, units_follow: bool = False) -> None:
         self._pools: dict[int, ProcessPoolExecutor] = {}
+        self.units_follow = units_follow  # the run computes units in worker processes
+
+    def start(self, n: int) -> None:
+        """When units follow, the processes of a pool of ``n`` started now: they import the
+        families' modules while this process goes on (a pool starts a process per task it
+        waits for)."""
+        if self.units_follow:
+            pool = self.get(n)
+            for _ in range(n):
+                pool.submit(os.getpid)
 
     def get(self, n: int) -> ProcessPoolExecutor:
         fits = [size for size in self._pools if size >= n]

@@ -125,7 +125,8 @@ def run(campaign_dir: str | Path, db: str | Path, out: str | Path | None,
         ctx.workers, ctx.store, ctx.force, ctx.rehash = workers, unit_store, force, rehash
         from scorehouse.warehouse.executors import ProcessPools
 
-        ctx.pools = ProcessPools()  # worker processes started once for the whole run
+        # worker processes started once for the whole run
+        ctx.pools = ProcessPools(units_follow="score" in steps and not executor)
         if executor:  # one client for the whole run, opened at its first use
             from scorehouse.warehouse.cluster import Cluster
 

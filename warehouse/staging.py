@@ -120,6 +120,12 @@ def stage_files(ctx: RunContext, jobs: list[StageJob], workers: int | None = Non
                                  else None)
     workers = workers or configured or (
         min(os.cpu_count() or 1, len(changed)) if size > 32 * 2**20 else 1)
+    if len(changed) == 1 and workers > 1:  # a lone changed file is parsed here: a worker would
+        # start first (0.5 s), then send its table back; the run's workers start meanwhile, for
+        # its units (a POS bench change: the load step 1.7 -> 1.0 s)
+        if ctx.pools is not None and ctx.executor is None:
+            ctx.pools.start(workers)
+        workers = 1
     changed.reverse()  # popped from the end, in file order: submitted bytes are not held twice
     read_again: dict[int, tuple[str, str]] = {}  # id(job) -> (its hash, or why unreadable), as read
 
