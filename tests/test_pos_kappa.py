@@ -15,7 +15,7 @@ import pyarrow as pa
 import pytest
 
 from scorehouse.warehouse.db import build, written
-from scorehouse.warehouse.families.pos_kappa import pairs
+from scorehouse.warehouse.families.pos_kappa import _own, _read_own, pairs
 
 FIRST = ["A"] * 20 + ["B"] * 15 + ["A"] * 5 + ["B"] * 10
 SECOND = ["A"] * 20 + ["B"] * 15 + ["B"] * 5 + ["A"] * 10
@@ -29,6 +29,22 @@ def test_kappa_between_two_systems_on_the_worked_example():
     (a, b, (cases, p_o, p_e, kappa)), = pairs(vectors, ["y"], 2)  # -1: not a strict case
     assert (a, b, cases) == ("x", "y", 50)
     assert (p_o, p_e) == pytest.approx((0.7, 0.5)) and kappa == pytest.approx(0.4)
+
+
+@pytest.mark.parametrize("tags", [0, 1, 3, 255, 256, 70_000])
+def test_a_kept_vector_reads_back_its_tags_whatever_the_tagset(tags):
+    """A system's codes are kept in its own sorted tags, one byte a unit for fewer than 256
+    tags, more for more: read back, each unit has its tag again, and no strict case none."""
+    rng = np.random.default_rng(tags)
+    tag_of = np.array([f"t{k:06d}" for k in rng.permutation(max(tags, 1))], dtype=object)
+    vector = rng.integers(-1, tags, 5_000).astype(np.int32) if tags else np.full(9, -1, np.int32)
+    vector[:tags] = np.arange(min(tags, len(vector)))  # every tag used when it fits
+    own, blob = _own(vector, tag_of)
+    assert own == sorted(tag_of[np.unique(vector[vector >= 0])].tolist())
+    back = _read_own(own, blob)
+    assert len(blob) == len(vector) * (1 if len(own) < 256 else 2 if len(own) < 65_536 else 4)
+    assert ((back >= 0) == (vector >= 0)).all()
+    assert (np.array(own, dtype=object)[back[back >= 0]] == tag_of[vector[vector >= 0]]).all()
 
 
 def _cases(system: list[str], reference: list[str], extra: list[dict]) -> pa.Table:

@@ -76,7 +76,7 @@ def _vectors(con, key: dict, states: dict[str, str], force: bool,
             if not force and states.get(s) == state}
     vectors = {}
     for system, (tags, blob) in kept.items():  # their tags coded first, in a fixed order
-        vector = np.frombuffer(blob, dtype="<i4")
+        vector = _read_own(tags, blob)
         if len(vector):
             index = np.array([codes.setdefault(t, len(codes)) for t in tags], dtype=np.int32)
             vectors[system] = np.where(vector >= 0, index[np.maximum(vector, 0)], -1
@@ -101,9 +101,22 @@ def _forget(con, key: dict, systems: list[str]) -> None:
                     "system)", {**key, "drop": systems})
 
 
+def _stored(tags: list[str]) -> np.dtype:
+    """How a kept vector over ``tags`` stores each unit's code plus one (0: not a strict case):
+    the smallest unsigned little-endian integer that holds them, one byte for a tagset of
+    fewer than 256 tags (a 1M-unit vector: 1 MB, not 4; rewriting a changed system's vector
+    took the warehouse's checkpoint 0.15 s, by hand)."""
+    return np.dtype(np.min_scalar_type(len(tags))).newbyteorder("<")
+
+
+def _read_own(tags: list[str], blob: bytes) -> np.ndarray:
+    """A kept vector (:func:`_own`) as codes into ``tags`` (-1: not a strict case)."""
+    return np.frombuffer(blob, dtype=_stored(tags)).astype(np.int32) - 1
+
+
 def _own(vector: np.ndarray | None, tag_of: np.ndarray) -> tuple[list[str], bytes]:
-    """A vector in its own tags, sorted (``tag_of``: the tag of each code): (tags, codes as
-    little-endian int32 bytes); None (no strict case) gives none."""
+    """A vector in its own tags, sorted (``tag_of``: the tag of each code): (tags, its codes
+    plus one as :func:`_stored` bytes); None (no strict case) gives none."""
     if vector is None:
         return [], b""
     used = np.unique(vector[vector >= 0])
@@ -111,7 +124,8 @@ def _own(vector: np.ndarray | None, tag_of: np.ndarray) -> tuple[list[str], byte
     rank = {t: i for i, t in enumerate(tags)}
     index = np.full(len(tag_of), -1, dtype=np.int32)
     index[used] = [rank[t] for t in tag_of[used].tolist()]
-    return tags, np.where(vector >= 0, index[np.maximum(vector, 0)], -1).astype("<i4").tobytes()
+    own = np.where(vector >= 0, index[np.maximum(vector, 0)], -1) + 1
+    return tags, own.astype(_stored(tags)).tobytes()
 
 
 def tag_codes(batches, codes: dict[str, int]) -> dict[str, np.ndarray]:
