@@ -165,13 +165,11 @@ class ProcessPools:
         self.units_follow = units_follow  # the run computes units in worker processes
 
     def start(self, n: int) -> None:
-        """When units follow, the processes of a pool of ``n`` started now: they import the
-        families' modules while this process goes on (a pool starts a process per task it
-        waits for)."""
+        """When units follow, a process of the pool of ``n`` started now: it imports the
+        families' modules while this process goes on. The pool starts its other processes
+        when tasks wait for them (one changed unit needs one)."""
         if self.units_follow:
-            pool = self.get(n)
-            for _ in range(n):
-                pool.submit(os.getpid)
+            self.get(n).submit(os.getpid)
 
     def get(self, n: int) -> ProcessPoolExecutor:
         fits = [size for size in self._pools if size >= n]
