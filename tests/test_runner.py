@@ -134,6 +134,10 @@ def test_a_lone_changed_unit_computes_in_a_worker(tmp_path, monkeypatch):
     shares.clear()
     third = run(camp, db, None, quiet=True, workers=2)
     assert third.exit_code == 0 and third.scored == 1 and shares == []
+    changed.write_text("a line without its id\n", encoding="utf-8")  # rejected: no worker
+    started.clear()
+    fourth = run(camp, db, None, quiet=True, workers=2)
+    assert fourth.exit_code == 2 and fourth.scored == 0 and started == []
 
 
 def _unit_threads() -> int:

@@ -165,10 +165,10 @@ class ProcessPools:
         self.units_follow = units_follow  # the run computes units in worker processes
 
     def start(self, n: int) -> None:
-        """When units follow, a process of the pool of ``n`` started now: it imports the
-        families' modules while this process goes on. The pool starts its other processes
-        when tasks wait for them (one changed unit needs one)."""
-        if self.units_follow:
+        """When units follow and the run has no pool yet, a process of a pool of ``n`` started
+        now: it imports the families' modules while this process goes on. The pool starts its
+        other processes when tasks wait for them (one changed unit needs one)."""
+        if self.units_follow and not self._pools:
             self.get(n).submit(os.getpid)
 
     def get(self, n: int) -> ProcessPoolExecutor:

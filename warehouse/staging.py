@@ -120,12 +120,11 @@ def stage_files(ctx: RunContext, jobs: list[StageJob], workers: int | None = Non
                                  else None)
     workers = workers or configured or (
         min(os.cpu_count() or 1, len(changed)) if size > 32 * 2**20 else 1)
-    if len(changed) == 1 and workers > 1:  # a lone changed file is parsed here: a worker would
-        # start first (0.5 s), then send its table back; the run's workers start meanwhile, for
-        # its units (a POS bench change: the load step 1.7 -> 1.0 s)
-        if ctx.pools is not None and ctx.executor is None:
-            ctx.pools.start(workers)
-        workers = 1
+    # a lone changed file is parsed here: a worker would start first (0.5 s), then send its
+    # table back (a POS bench change: the load step 1.7 -> 1.0 s); once the file is accepted, a
+    # worker starts for its units while this process stages it (a rejected file starts none)
+    ahead = workers if len(changed) == 1 and ctx.executor is None else 1
+    workers = 1 if len(changed) == 1 else workers
     changed.reverse()  # popped from the end, in file order: submitted bytes are not held twice
     read_again: dict[int, tuple[str, str]] = {}  # id(job) -> (its hash, or why unreadable), as read
 
@@ -164,6 +163,9 @@ def stage_files(ctx: RunContext, jobs: list[StageJob], workers: int | None = Non
                 ctx.rejections.append(str(err))
                 out.append(True)
                 continue
+            if ahead > 1 and ctx.pools is not None:
+                ctx.pools.start(ahead)
+                ahead = 1
             _accept(ctx, job.slot, str(job.path), sha, table, job.stage)
             del table  # not alive while the next file is parsed
             out.append(True)
