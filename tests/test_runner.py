@@ -408,3 +408,24 @@ def test_a_broken_worker_pool_is_replaced_for_the_next_step():
             assert pool.submit(abs, -4).result() == 4
     finally:
         pools.close()
+
+
+def test_a_pool_is_started_ahead_only_for_units_and_only_once():
+    """``ProcessPools.start`` (a lone changed file's run, warehouse/staging.py): nothing when no
+    units follow (``scorehouse load``, a Dask executor); else one pool, whose first process is
+    started and then serves the units; a second call while the run has a pool starts none."""
+    from scorehouse.warehouse.executors import ProcessPools
+
+    idle = ProcessPools(units_follow=False)
+    idle.start(2)
+    assert idle._pools == {}
+    pools = ProcessPools(units_follow=True)
+    try:
+        pools.start(2)
+        pools.start(2)
+        assert list(pools._pools) == [2]
+        assert len(pools._pools[2]._processes) == 1  # one process ahead, not the whole pool
+        pool = pools.get(1)  # the units step's lone unit: the started pool
+        assert pool is pools._pools[2] and pool.submit(os.getpid).result() != os.getpid()
+    finally:
+        pools.close()
