@@ -30,6 +30,11 @@ import polars as pl
 UNIT = r"[^\s\p{P}\p{S}]+|[\p{P}\p{S}]"
 NONEVAL_REASONS = ("residual", "segmentation", "unknown_tag", "no_inverse_image")
 _NO_TAGS = pl.lit([], dtype=pl.List(pl.String))
+# a list of tags as the judged tokens and the cases hold it: codes into the tagset (Polars
+# categoricals, compared and sorted as their strings), 4 bytes a tag, not a 16-byte string
+# view each (a 1M-token unit's worker peak 980-1,083 -> 889-962 MiB, a lexical baseline's
+# 1,163 -> 1,033 MiB, bench/pos_unit_memory.py and by hand)
+TAGS = pl.List(pl.Categorical)
 
 
 def units(tokens: pl.DataFrame, form: str = "form", split: bool = True) -> pl.DataFrame:
@@ -116,11 +121,12 @@ def judge_tokens(offered: pl.DataFrame, sys_tokens: pl.DataFrame, sys_units: pl.
     it), the pivot images of the known ones ``projected``, and ``acceptable_own``: the
     acceptable tags brought into the participant's tagset through the inverse table (relative
     evaluation). ``offered`` is :func:`reference_spans` of the reference. ``table`` maps
-    participant ``tag`` to ``pivot`` (one row per image); None is the identity."""
+    participant ``tag`` to ``pivot`` (one row per image); None is the identity. Every list of
+    tags comes as :data:`TAGS`."""
     spans = _token_spans(sys_units["tok"].to_numpy(), partner)
     sentence = [pl.col(c).alias(f"sys_{c}") for c in ("doc", "sent") if c in sys_tokens.columns]
-    own = sys_tokens.select(pl.col("tok").cast(pl.Int64), pl.col("tags").alias("sys_tags"),
-                            *sentence)
+    own = sys_tokens.select(pl.col("tok").cast(pl.Int64), pl.col("tags").cast(TAGS).alias(
+        "sys_tags"), *sentence)
     if own["tok"].equals(pl.Series(np.arange(own.height, dtype=np.int64))):
         if spans.height < own.height:  # tokens numbered 0 .. n - 1 in order, as read; when
             own = own[spans["tok"].to_numpy()]  # each has units, taken as they are (no copy)
@@ -135,7 +141,8 @@ def judge_tokens(offered: pl.DataFrame, sys_tokens: pl.DataFrame, sys_units: pl.
                         matched.select("acceptable"), own.drop("tok", strict=False),
                         matched.select("span")], how="horizontal")
     del matched, own
-    return _inverse(_project(tokens, table), table)
+    return _inverse(_project(tokens, table), table).with_columns(
+        pl.col(pl.List(pl.String)).cast(TAGS))
 
 
 def _token_spans(tok: np.ndarray, partner: np.ndarray) -> pl.DataFrame:
@@ -258,8 +265,10 @@ def _project(tokens: pl.DataFrame, table: pl.DataFrame | None) -> pl.DataFrame:
         own = pl.when(tags.list.len() == 1).then(tags).otherwise(tags.list.unique().list.sort())
         return tokens.with_columns(own.alias("known"), own.alias("projected"),
                                    _NO_TAGS.alias("unknown_tags"))
-    images = table.group_by("tag").agg(pl.col("pivot").unique().sort().alias("image"))
-    keyed = tokens.select(pl.col("sys_tags").list.join("\x1f").alias("_key"), "sys_tags")
+    images = (table.group_by("tag").agg(pl.col("pivot").unique().sort().alias("image"))
+              .with_columns(pl.col("tag").cast(pl.Categorical)))  # joined to the codes
+    keyed = tokens.select(pl.col("sys_tags").cast(pl.List(pl.String)).list.join("\x1f")
+                          .alias("_key"), "sys_tags")
     long = (keyed.unique("_key").explode("sys_tags")
             .join(images, left_on="sys_tags", right_on="tag", how="left"))
     tag, known = pl.col("sys_tags"), pl.col("image").is_not_null()

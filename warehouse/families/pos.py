@@ -373,8 +373,8 @@ def _judged(ids: dict, ref_sha: str, reference: pl.DataFrame, split: bool,
     units = sys_units.with_columns(pl.Series("ref_unit", ref_of_sys).replace(-1, None)).to_arrow(
         compat_level=_VIEWS)
     cases = pa.concat_tables([
-        keyed(ids, (scorer.absolute_cases(tokens, sys_units, partner) if evaluation == "absolute"
-                    else scorer.relative_cases(tokens)).to_arrow(compat_level=_VIEWS),
+        keyed(ids, _coded(scorer.absolute_cases(tokens, sys_units, partner)
+                          if evaluation == "absolute" else scorer.relative_cases(tokens)),
               _CASE_COLUMNS,
               evaluation=evaluation)
         for evaluation in evaluations])
@@ -389,6 +389,15 @@ def _judged(ids: dict, ref_sha: str, reference: pl.DataFrame, split: bool,
 _VIEWS = pl.CompatLevel.newest()
 _CASE_COLUMNS = ["case", "ref_unit", "sys_tok", "sys_tags", "projected", "acceptable", "span",
                  "noneval", "unknown_tags"]
+
+
+def _coded(cases: pl.DataFrame) -> pa.Table:
+    """A unit's cases as Arrow: the lists of tags as dictionaries (Arrow's Parquet writer
+    takes no dictionary of string views), the other strings as views (no copy)."""
+    tags = [c for c, t in cases.schema.items() if t == scorer.TAGS]
+    coded = cases.select(tags).to_arrow(compat_level=pl.CompatLevel.oldest())
+    rest = cases.drop(tags).to_arrow(compat_level=_VIEWS)
+    return pa.table({c: coded[c] if c in tags else rest[c] for c in cases.columns})
 
 
 def _signatures(task: Task, options: dict) -> dict:
