@@ -392,6 +392,31 @@ def test_a_rejected_unit_does_not_cost_its_task_companions(tmp_path):
     assert Store(str(tmp_path / "s")).load("k3")["t"]["n"][0].as_py() == 3
 
 
+
+def test_a_worker_hands_back_what_arrows_pool_kept_after_each_unit(tmp_path, monkeypatch):
+    """A worker computes unit after unit: after each, saved or not, what Arrow's memory pool
+    kept of it goes back to the system (``release_unused``) before the next unit computes."""
+    import pyarrow as pa
+
+    from scorehouse.warehouse import executors
+
+    events = []
+
+    class Pool:  # the pool the worker's Arrow allocates from, as executors sees it
+        def release_unused(self):
+            events.append("released")
+
+    def compute(ids, n):
+        events.append(f"unit {n}")
+        return {"t": pa.table({"n": [n]})}
+
+    monkeypatch.setattr(executors.pa, "default_memory_pool", Pool)
+    for location in (None, str(tmp_path / "s")):
+        events.clear()
+        executors.compute_chunk(location, compute, [(f"k{n}", ({}, n)) for n in range(3)])
+        assert events == ["unit 0", "released", "unit 1", "released", "unit 2", "released"]
+
+
 def test_a_broken_worker_pool_is_replaced_for_the_next_step():
     """The run keeps its worker processes between steps (warehouse/executors.py); a worker that
     dies breaks its pool, and the next step must start a new one rather than fail too."""
