@@ -88,6 +88,34 @@ def test_a_unit_rejected_in_a_worker_is_a_rejection(tmp_path):
     assert second.scored == 0  # the other corpora's units are not stale; Test_I's are rejected
 
 
+
+def test_the_report_imports_its_charts_while_the_workers_compute(tmp_path, monkeypatch):
+    """A run that will publish imports its charts' modules (``reports.charts.warm``) in a
+    thread while it waits for its workers' units, once; a run that computes no unit, or
+    publishes nothing, or computes its units itself, does not."""
+    import threading
+
+    from scorehouse.reports import charts
+
+    warmed = []
+    monkeypatch.setattr(charts, "warm", lambda: warmed.append(threading.current_thread().name))
+
+    def runs(*args, **options) -> list[str]:
+        warmed.clear()
+        assert run(*args, quiet=True, **options).exit_code == 0
+        for thread in threading.enumerate():
+            if thread.name == "scorehouse-on-wait":
+                thread.join(30)
+        return list(warmed)
+
+    camp = _wer_campaign(tmp_path)
+    db, out = tmp_path / "w.duckdb", tmp_path / "bulletins"
+    assert runs(camp, db, out, workers=2) == ["scorehouse-on-wait"]
+    assert runs(camp, db, out, workers=2) == []  # nothing changed: no unit to wait for
+    assert runs(camp, tmp_path / "w2.duckdb", None, workers=2) == []  # no report step
+    assert runs(camp, tmp_path / "w3.duckdb", tmp_path / "b3", workers=1) == []  # no worker
+
+
 def test_a_lone_changed_unit_computes_in_a_worker(tmp_path, monkeypatch):
     """With workers, one changed unit computes in a worker process too, not in the
     coordinator (which holds the warehouse's buffer: a 1M-token POS unit there took its peak

@@ -45,6 +45,9 @@ class RunContext:
     executor: Any = None  # the run's Dask cluster (warehouse.cluster.Cluster), or None
     pools: Any = None  # the run's worker processes (warehouse.executors.ProcessPools), or None
     store: Any = None  # the unit store (warehouse.store.Store), None for an in-memory warehouse
+    # run once, in a thread, when the run first waits for worker processes or a cluster to
+    # compute its units (warehouse/runner.py): the report step's imports (warehouse/pipeline.py)
+    on_wait: Any = None
     force: bool = False  # recompute every unit, even one whose output is in the store
     rehash: bool = False  # read and hash every input file, even one its stat finds unchanged
     # the run took over the number of one that did not finish, or recomputes units it committed

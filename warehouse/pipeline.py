@@ -9,6 +9,7 @@ re-renders the pages whose data or publication settings changed (:mod:`warehouse
 from __future__ import annotations
 
 import logging
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -127,6 +128,8 @@ def run(campaign_dir: str | Path, db: str | Path, out: str | Path | None,
 
         # worker processes started once for the whole run
         ctx.pools = ProcessPools(units_follow="score" in steps and not executor)
+        if "report" in steps and out is not None:  # imported while the workers compute
+            ctx.on_wait = _warm_report
         if executor:  # one client for the whole run, opened at its first use
             from scorehouse.warehouse.cluster import Cluster
 
@@ -184,6 +187,16 @@ def _execute(ctx: RunContext, steps, out, force: bool, audience: Audience = PUBL
     status = finish_run(ctx)
     return RunResult(ctx.run_id, status, ctx.loaded, ctx.scored, ctx.rejections, ctx.notes,
                      bulletins, dict(ctx.steps))
+
+
+def _warm_report() -> None:
+    """What the report step's pages import first (matplotlib, for their charts), imported
+    while the run waits for its workers (:attr:`RunContext.on_wait`): a missing or broken
+    matplotlib is the report step's own error, not this thread's."""
+    with suppress(ImportError):
+        from scorehouse.reports.charts import warm
+
+        warm()
 
 
 STORE_LOSSES = 2  # unit store losses a run recovers from (then the error stops it)

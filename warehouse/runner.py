@@ -32,6 +32,7 @@ on its arguments only, and the tables do not depend on the order in which units 
 from __future__ import annotations
 
 import os
+import threading
 from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -251,6 +252,7 @@ def run_units(
         location = None if store is None else store.location
         if ctx.executor:  # the run's Dask cluster (warehouse/cluster.py), a window per worker
             cluster, n = ctx.executor, ctx.executor.workers()
+            _meanwhile(ctx)
             stream(chunks(prepared, len(units), n),
                    lambda c: cluster.submit(compute_chunk, location, compute, jobs(c)),
                    done_chunk, 4 * n)
@@ -278,10 +280,19 @@ def run_units(
             n = min(workers, len(units))
             share = max(1, (os.cpu_count() or 1) // max(1, n))  # the cores over the units
             with processes(ctx.pools, n) as pool:
+                _meanwhile(ctx)
                 stream(chunks(prepared, len(units), workers),
                         lambda c: pool.submit(compute_chunk, location, compute, jobs(c), share),
                         done_chunk, 2 * workers)
         batch.flush()
+
+
+def _meanwhile(ctx: RunContext) -> None:
+    """Start the run's :attr:`RunContext.on_wait` in a thread, once: this process is about to
+    wait for the workers' units (its own work there is committing them as they come)."""
+    if ctx.on_wait is not None:
+        threading.Thread(target=ctx.on_wait, name="scorehouse-on-wait", daemon=True).start()
+        ctx.on_wait = None
 
 
 INPUT_ROWS = 100_000  # a table argument this big goes to the workers through the store
