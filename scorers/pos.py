@@ -32,8 +32,8 @@ NONEVAL_REASONS = ("residual", "segmentation", "unknown_tag", "no_inverse_image"
 _NO_TAGS = pl.lit([], dtype=pl.List(pl.String))
 # a list of tags as the judged tokens and the cases hold it: codes into the tagset (Polars
 # categoricals, compared and sorted as their strings), 4 bytes a tag, not a 16-byte string
-# view each (a 1M-token unit's worker peak 980-1,083 -> 889-962 MiB, a lexical baseline's
-# 1,163 -> 1,033 MiB, bench/pos_unit_memory.py and by hand)
+# view each (a 1M-token POS unit's worker peak about 100-190 MiB lower, bench/README.md,
+# round thirteen)
 TAGS = pl.List(pl.Categorical)
 
 

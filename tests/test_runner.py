@@ -423,9 +423,11 @@ def test_a_rejected_unit_does_not_cost_its_task_companions(tmp_path):
 
 def test_a_worker_hands_back_what_arrows_pool_kept_after_each_unit(tmp_path, monkeypatch):
     """A worker computes unit after unit: after each, saved or not, what Arrow's memory pool
-    kept of it goes back to the system (``release_unused``) before the next unit computes."""
+    kept of it goes back to the system (``release_unused``) before the next unit computes, a
+    rejected unit's too."""
     import pyarrow as pa
 
+    from scorehouse.etl.errors import InputError
     from scorehouse.warehouse import executors
 
     events = []
@@ -436,6 +438,8 @@ def test_a_worker_hands_back_what_arrows_pool_kept_after_each_unit(tmp_path, mon
 
     def compute(ids, n):
         events.append(f"unit {n}")
+        if n == 1:
+            raise InputError("sys1.trn", 3, "an utterance id", "nothing")
         return {"t": pa.table({"n": [n]})}
 
     monkeypatch.setattr(executors.pa, "default_memory_pool", Pool)

@@ -124,19 +124,19 @@ def compute_chunk(location: str | None, compute: Callable, jobs: list[tuple[str,
             tables = compute(*(resolved(a) for a in arguments))
         except InputError as err:
             out.append(err)
-            continue
-        if location is None:
-            out.append(tables)
         else:
-            try:
-                opened(location).save(key, tables)
-                out.append(None)
-            except StoreError:  # the store is a cache: the rows come back the direct way
+            if location is None:
                 out.append(tables)
-        # what Arrow's pool kept of the unit goes back before the next one (a POS worker
-        # between 1M-token units 430-475 -> 375-410 MiB, its peak in each 897-1,015 ->
-        # 825-943 MiB: bench/pos_unit_memory.py)
-        del tables
+            else:
+                try:
+                    opened(location).save(key, tables)
+                    out.append(None)
+                except StoreError:  # the store is a cache: the rows come back the direct way
+                    out.append(tables)
+            del tables
+        # what Arrow's pool kept of the unit, computed or rejected, goes back before the next
+        # one (a POS worker between 1M-token units 430-475 -> 375-410 MiB, its peak in each
+        # 897-1,015 -> 825-943 MiB: bench/pos_unit_memory.py)
         pa.default_memory_pool().release_unused()
     return out
 

@@ -252,7 +252,8 @@ def run_units(
         location = None if store is None else store.location
         if ctx.executor:  # the run's Dask cluster (warehouse/cluster.py), a window per worker
             cluster, n = ctx.executor, ctx.executor.workers()
-            _meanwhile(ctx)
+            if units:
+                _meanwhile(ctx)
             stream(chunks(prepared, len(units), n),
                    lambda c: cluster.submit(compute_chunk, location, compute, jobs(c)),
                    done_chunk, 4 * n)
