@@ -49,36 +49,20 @@ def intervals(ctx: RunContext, task: Task, corpus: str) -> None:
         return
     units, unit_of = _numbered(ctx.con, key, "doc, sent")
     numbers = ", ".join(f"({sql})::DOUBLE AS s{i}" for i, sql in enumerate(sides))
-    if unit_of is not None and variant_of is not None:  # each row's sentence and variant by hash
+    tables = [np.zeros((len(units), len(variants))) for _ in sides]  # sums of integers: exact
+    hashed = unit_of is not None and variant_of is not None
+    if hashed:  # each row's sentence and variant numbered by its hash
         ctx.con.register("pos_interval_units", unit_of)
         ctx.con.register("pos_interval_variants", variant_of)
-        batches = ctx.con.sql(f"""
-            SELECT u.number AS unit, v.number AS variant, {numbers}
-            FROM ({_COUNTS}) f
-            JOIN pos_interval_units u ON u.hash = hash(f.doc, f.sent)
-            JOIN pos_interval_variants v ON v.hash = hash(f.system, f.evaluation, f.granularity)""",
-                              params=key)
-    else:  # two share a hash: numbered by their strings (the same numbers, slower)
-        batches = ctx.con.sql(f"""
-            WITH f AS ({_COUNTS}),
-            s AS (SELECT doc, sent, row_number() OVER (ORDER BY doc, sent) - 1 AS unit
-                  FROM (SELECT DISTINCT doc, sent FROM f)),
-            v AS (SELECT system, evaluation, granularity,
-                         row_number() OVER (ORDER BY system, evaluation, granularity) - 1
-                         AS variant
-                  FROM (SELECT DISTINCT system, evaluation, granularity FROM f))
-            SELECT unit, variant, {numbers}
-            FROM f JOIN s USING (doc, sent) JOIN v USING (system, evaluation, granularity)""",
-                              params=key)
-    tables = [np.zeros((len(units), len(variants))) for _ in sides]  # sums of integers: exact
     try:
+        batches = _counts(ctx.con, key, numbers, hashed)
         for batch in batches.to_arrow_reader(100_000):  # numbers only, in batches
             unit, variant = (batch.column(c).to_numpy() for c in ("unit", "variant"))
             cells = unit * len(variants) + variant
             for i, table in enumerate(tables):
                 np.add.at(table.reshape(-1), cells, batch.column(f"s{i}").to_numpy())
     finally:
-        if unit_of is not None and variant_of is not None:
+        if hashed:
             ctx.con.unregister("pos_interval_units")
             ctx.con.unregister("pos_interval_variants")
     rows, pairs = [], []
@@ -116,6 +100,31 @@ def intervals(ctx: RunContext, task: Task, corpus: str) -> None:
 
 
 _COUNTS = "FROM fct_pos_sentence WHERE campaign = ? AND task = ? AND corpus = ?"
+
+
+def _counts(con, key: list, numbers: str, hashed: bool):
+    """The corpus's sentence counts as (unit, variant, the sums ``numbers``), each row's
+    sentence and variant numbered by a join on its hash with the registered tables of
+    :func:`_numbered` (``hashed``), else, when two values share a hash, by their strings (the
+    same numbers, slower)."""
+    if hashed:
+        return con.sql(f"""
+            SELECT u.number AS unit, v.number AS variant, {numbers}
+            FROM ({_COUNTS}) f
+            JOIN pos_interval_units u ON u.hash = hash(f.doc, f.sent)
+            JOIN pos_interval_variants v ON v.hash = hash(f.system, f.evaluation, f.granularity)""",
+                       params=key)
+    return con.sql(f"""
+        WITH f AS ({_COUNTS}),
+        s AS (SELECT doc, sent, row_number() OVER (ORDER BY doc, sent) - 1 AS unit
+              FROM (SELECT DISTINCT doc, sent FROM f)),
+        v AS (SELECT system, evaluation, granularity,
+                     row_number() OVER (ORDER BY system, evaluation, granularity) - 1
+                     AS variant
+              FROM (SELECT DISTINCT system, evaluation, granularity FROM f))
+        SELECT unit, variant, {numbers}
+        FROM f JOIN s USING (doc, sent) JOIN v USING (system, evaluation, granularity)""",
+                   params=key)
 
 
 def _numbered(con, key: list, columns: str) -> tuple[list[tuple], pa.Table | None]:
