@@ -92,7 +92,8 @@ def test_a_unit_rejected_in_a_worker_is_a_rejection(tmp_path):
 def test_the_report_imports_its_charts_while_the_workers_compute(tmp_path, monkeypatch):
     """A run that will publish imports its charts' modules (``reports.charts.warm``) in a
     thread while it waits for its workers' units, once; a run that computes no unit, or
-    publishes nothing, or computes its units itself, does not."""
+    publishes nothing, or computes its units itself, does not; an import that fails there
+    prints no traceback (the report step says its own error)."""
     import threading
 
     from scorehouse.reports import charts
@@ -114,6 +115,16 @@ def test_the_report_imports_its_charts_while_the_workers_compute(tmp_path, monke
     assert runs(camp, db, out, workers=2) == []  # nothing changed: no unit to wait for
     assert runs(camp, tmp_path / "w2.duckdb", None, workers=2) == []  # no report step
     assert runs(camp, tmp_path / "w3.duckdb", tmp_path / "b3", workers=1) == []  # no worker
+
+    def broken():
+        warmed.append("broken")
+        raise RuntimeError("matplotlib cannot start")
+
+    escaped = []  # what a thread lets escape goes to threading.excepthook: a traceback
+    monkeypatch.setattr(threading, "excepthook", escaped.append)
+    monkeypatch.setattr(charts, "warm", broken)
+    assert runs(camp, tmp_path / "w4.duckdb", tmp_path / "b4", workers=2) == ["broken"]
+    assert escaped == []
 
 
 def test_a_lone_changed_unit_computes_in_a_worker(tmp_path, monkeypatch):

@@ -192,8 +192,9 @@ def _execute(ctx: RunContext, steps, out, force: bool, audience: Audience = PUBL
 def _warm_report() -> None:
     """What the report step's pages import first (matplotlib, for their charts), imported
     while the run waits for its workers (:attr:`RunContext.on_wait`): a missing or broken
-    matplotlib is the report step's own error, not this thread's."""
-    with suppress(ImportError):
+    matplotlib is the report step's own error, said there in one line, not a traceback from
+    this thread."""
+    with suppress(Exception):
         from scorehouse.reports.charts import warm
 
         warm()
