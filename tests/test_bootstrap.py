@@ -35,6 +35,23 @@ def test_weights_equal_an_explicit_resample():
     np.testing.assert_allclose(samples[:, 0], expected)
 
 
+@pytest.mark.parametrize("n", [0, 1, 5, bootstrap._ROWWISE - 1, bootstrap._ROWWISE, 9001])
+def test_weights_are_the_counts_of_numpys_int64_draws(n):
+    """Each chunk's weights are, exactly, how often each of the ``n`` units is drawn by the
+    seeded generator's int64 draws (whichever way they are counted, and in whatever type they
+    are drawn)."""
+    import zlib
+
+    rng = np.random.default_rng([11, zlib.crc32(b"s")])
+    for start, weights in bootstrap._weights(n, 23, 11, "s", 10):
+        draws = rng.integers(0, max(n, 1), size=(len(weights), n))
+        expected = np.zeros((len(weights), n))
+        for row, units_drawn in enumerate(draws):
+            np.add.at(expected[row], units_drawn, 1.0)
+        assert weights.dtype == np.float64 and weights.shape == (min(10, 23 - start), n)
+        np.testing.assert_array_equal(weights, expected)
+
+
 @pytest.mark.parametrize("chunk", [1, 7, 100, 1000])
 def test_chunking_does_not_change_the_draws(chunk):
     errors, words = units()
