@@ -360,6 +360,30 @@ def test_insert_rows_through_arrow_is_executemany():
     assert repr(got) == repr(want) and len(got) == 5
 
 
+def test_insert_or_replace_rows_through_arrow_is_executemany():
+    """``INSERT OR REPLACE`` through insert_rows' Arrow path leaves what executemany leaves: rows
+    already there replaced, a key given twice kept as its last row, a composite key; a table
+    without a primary key goes row by row, as the statement says."""
+    from scorehouse.warehouse.db import insert_rows
+
+    before = [["a", "x", 1], ["b", "x", 2]]
+    rows = [["a", "x", 10], ["c", "y", 3], ["c", "y", 4], ["a", "y", 5], ["c", "y", 6]]
+    con = duckdb.connect()
+    for name in ("arrow", "many"):
+        con.execute(f"CREATE TABLE {name} (p VARCHAR, s VARCHAR, n BIGINT, PRIMARY KEY (p, s))")
+        con.executemany(f"INSERT INTO {name} VALUES (?, ?, ?)", before)
+    insert_rows(con, "INSERT OR REPLACE INTO arrow VALUES (?, ?, ?)", rows)
+    insert_rows(con, "INSERT OR REPLACE INTO arrow VALUES (?, ?, ?)", [["b", "x", 7]])
+    for row in [*rows, ["b", "x", 7]]:
+        con.execute("INSERT OR REPLACE INTO many VALUES (?, ?, ?)", row)
+    got, want = (con.execute(f"SELECT * FROM {t} ORDER BY ALL").fetchall()
+                 for t in ("arrow", "many"))
+    assert got == want == [("a", "x", 10), ("a", "y", 5), ("b", "x", 7), ("c", "y", 6)]
+    con.execute("CREATE TABLE free (p VARCHAR, n BIGINT)")
+    with pytest.raises(duckdb.BinderException):  # no key: DuckDB's own error, as executemany's
+        insert_rows(con, "INSERT OR REPLACE INTO free VALUES (?, ?)", [["a", 1]])
+
+
 def test_kept_weights_are_the_drawn_ones_and_a_damaged_file_is_drawn_again(tmp_path,
                                                                             monkeypatch):
     """ResampledTotals with a weights folder: the first reduce draws and keeps the weights, the

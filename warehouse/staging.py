@@ -28,7 +28,7 @@ from scorehouse.etl import text
 from scorehouse.etl.errors import InputError, shorten
 from scorehouse.warehouse import logs
 from scorehouse.warehouse.catalog import RunContext, now, transaction
-from scorehouse.warehouse.db import one
+from scorehouse.warehouse.db import insert_rows, one
 
 
 @dataclass(frozen=True)
@@ -105,8 +105,8 @@ def stage_files(ctx: RunContext, jobs: list[StageJob], workers: int | None = Non
     with ThreadPoolExecutor(max(1, min(len(jobs), os.cpu_count() or 1))) as threads:
         keys = list(threads.map(hashed, jobs))
     if seen:
-        ctx.con.executemany("INSERT OR REPLACE INTO cat_input_stat VALUES (?, ?, ?, ?, ?, ?)",
-                            seen)
+        insert_rows(ctx.con, "INSERT OR REPLACE INTO cat_input_stat VALUES (?, ?, ?, ?, ?, ?)",
+                    seen)
     for job, (sha, size, unreadable) in zip(jobs, keys):
         latest = known.get((job.slot.task, job.slot.corpus, job.slot.system, job.slot.role))
         same = latest is not None and latest[0] == sha
