@@ -19,9 +19,12 @@ that cannot be written is not used for writing (the charts are drawn as without 
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import hashlib
 import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from contextvars import ContextVar
 from importlib.metadata import version
@@ -80,13 +83,21 @@ def _shared() -> Path | None:
     return Path(folder) if folder else None
 
 
+_DRAWING = threading.Lock()  # pyplot keeps one state per process: one chart drawn at a time
+
+
 def kept(draw):
-    """Wrap a chart function returning SVG text: read the SVG kept for the same arguments."""
+    """Wrap a chart function returning SVG text: read the SVG kept for the same arguments.
+    Charts are drawn one at a time, whichever thread asks (:func:`aside`)."""
+    def locked(*args, **kwargs):
+        with _DRAWING:
+            return draw(*args, **kwargs)
+
     @functools.wraps(draw)
     def wrapper(*args, **kwargs):
         cache, shared = _FOLDER.get(), _shared()
         if cache is None and shared is None:
-            return draw(*args, **kwargs)
+            return locked(*args, **kwargs)
         name = hashlib.sha256(repr((_code(), draw.__qualname__, _stable(args),
                                     sorted(_stable(kwargs).items()))).encode()).hexdigest()
         name += ".svg"
@@ -99,7 +110,7 @@ def kept(draw):
                 for missing in folders[:i]:
                     _write(missing / name, svg)
                 return svg
-        svg = draw(*args, **kwargs)
+        svg = locked(*args, **kwargs)
         for folder in folders:
             try:
                 _write(folder / name, svg)
@@ -110,6 +121,20 @@ def kept(draw):
                 # reuse, never the publication
         return svg
     return wrapper
+
+
+@functools.cache
+def _drawer() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(1, thread_name_prefix="charts")
+
+
+def aside(chart: Callable[..., str], *args, **kwargs) -> Callable[[], str]:
+    """Start ``chart(*args, **kwargs)`` in the charts' thread, in the caller's context (its
+    chart folder, its audience): returns what waits for its SVG text (raising what drawing
+    raised). A page starts its charts once their figures are read and reads its other tables
+    meanwhile: DuckDB and Polars let go of the GIL (a POS page's operating-zones chart, 0.3-0.5
+    s, drawn while its other tables are read)."""
+    return _drawer().submit(contextvars.copy_context().run, chart, *args, **kwargs).result
 
 
 def kept_file(key, produce: Callable[[], bytes | None], target: Path) -> bool:

@@ -19,6 +19,7 @@ from pathlib import Path
 import polars as pl
 
 from scorehouse.reports import ranks
+from scorehouse.reports.chart_cache import aside
 from scorehouse.reports.charts import operating_zones
 from scorehouse.reports.i18n import N_, Language
 from scorehouse.reports.render import rejected_inputs, stored_signature
@@ -111,6 +112,16 @@ def page_data(con, campaign, task, out: Path) -> dict:
          AND i.system = '' AND i.role = 'reference'
         LEFT JOIN int_pos_ref_unit u ON u.sha256 = i.sha256
         WHERE c.campaign = ? AND c.task = ? GROUP BY ALL ORDER BY c.corpus""", key)
+    language = Language(campaign.language)
+    # The headline variant: absolute evaluation on full tags, unless the task shows neither.
+    he = "absolute" if "absolute" in evaluations else evaluations[0]
+    hg = "full" if "full" in granularities else granularities[0]
+    heads = {corpus: scores.filter((pl.col("corpus") == corpus) & (pl.col("evaluation") == he)
+                                   & (pl.col("granularity") == hg) & (pl.col("slice") == "corpus"))
+             for corpus in corpora["corpus"].to_list()} if scores.height else {}
+    # each corpus's chart drawn aside while the page reads the rest
+    charts = {corpus: aside(_chart, head, corpus, he, hg, language)
+              for corpus, head in heads.items() if head.height}
     resamples = frame(con, "SELECT DISTINCT resamples, seed FROM mart_pos_interval "
                            "WHERE campaign = ? AND task = ?", key).to_dicts()
     boot_n, boot_seed = ((resamples[0]["resamples"], resamples[0]["seed"]) if len(resamples) == 1
@@ -164,12 +175,8 @@ def page_data(con, campaign, task, out: Path) -> dict:
         " FROM int_pos_residual WHERE campaign = ? AND task = ?) WHERE rn <= ?",
         [*key, RESIDUAL_EXAMPLES])
     rejected = rejected_inputs(con, campaign, task, labels)
-    language = Language(campaign.language)
 
     version = code_version()
-    # The headline variant: absolute evaluation on full tags, unless the task shows neither.
-    he = "absolute" if "absolute" in evaluations else evaluations[0]
-    hg = "full" if "full" in granularities else granularities[0]
     head_sig = variant_sig(he, hg)
     strict_sig = variant_sig("absolute", "full")  # kappa and consensus: fixed by their SQL
     sig = {
@@ -207,7 +214,7 @@ def page_data(con, campaign, task, out: Path) -> dict:
                   if sc.height else [])
         per_corpus.append({
             "id": corpus,
-            "chart": _chart(head, corpus, he, hg, language) if head.height else "",
+            "chart": charts[corpus]() if corpus in charts else "",
             "scores": grouped(head.to_dicts()),
             "genres": [(g or language._("(no genre)"),
                         grouped(variant(he, hg, "genre", g).to_dicts()))

@@ -7,6 +7,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from scorehouse.reports import charts
 from scorehouse.reports.chart_cache import chart_cache
 from scorehouse.reports.i18n import Language
@@ -170,3 +172,37 @@ def test_a_kept_file_is_produced_once_per_key(tmp_path):
             path.unlink()
         assert kept_file(("consensus", "state-2"), produce(b"<two/>"), editions[3] / "f" / "c.xml")
     assert produced[-1] == b"<two/>" and (editions[3] / "f" / "c.xml").read_bytes() == b"<two/>"
+
+
+def test_a_chart_drawn_aside_is_the_chart_drawn_here_one_drawing_at_a_time(tmp_path,
+                                                                           monkeypatch):
+    """``aside``: the chart drawn in the charts' thread is the one drawn in the caller's, byte
+    for byte; it is kept in the caller's chart folder (its context goes with it, so the
+    rendering does not prune it); what drawing raises is raised to the caller; and no two
+    charts are ever drawn at once, whichever threads ask."""
+    import threading
+
+    from scorehouse.reports.chart_cache import aside
+
+    monkeypatch.delenv("SCOREHOUSE_CHART_CACHE", raising=False)
+    plain = _draw(VALUES)
+    at_once, most = [0], [0]
+    original = charts._plt().subplots
+
+    def subplots(*a, **k):
+        at_once[0] += 1
+        most[0] = max(most[0], at_once[0])
+        try:
+            threading.Event().wait(0.05)  # a slow drawing: a second one would overlap it
+            return original(*a, **k)
+        finally:
+            at_once[0] -= 1
+    monkeypatch.setattr(charts._plt(), "subplots", subplots)
+    with chart_cache(tmp_path / "charts"):
+        later = aside(_draw, VALUES)
+        here = _draw([[0.5, None], [0.25, 0.75]])  # drawn here while the other is drawn aside
+        assert later() == plain and here != plain
+    assert most[0] == 1
+    assert len(list((tmp_path / "charts").iterdir())) == 2  # both kept, neither pruned
+    with pytest.raises(ValueError):  # a 1 x 1 matrix for 2 x 2 labels
+        aside(_draw, [[0.5]])()
