@@ -244,7 +244,6 @@ def _frames_held(campaign: Path, db: Path, monkeypatch) -> tuple[list, list]:
     """A serial run of ``campaign``: the query inputs the runner read as frames, and how many of
     the frames read before (by the runner, or by the parsing family itself) are still alive at
     each read."""
-    import gc
     import weakref
 
     from scorehouse.warehouse import runner
@@ -254,7 +253,8 @@ def _frames_held(campaign: Path, db: Path, monkeypatch) -> tuple[list, list]:
     real = runner.frame
 
     def counted(con, sql, params=(), by_runner=True):
-        gc.collect()
+        # counted without a collection (one per read: 7 s of the suite's CPU): a frame kept
+        # alive only by a cycle counts as held, as it holds its memory until one runs
         alive.append(sum(r() is not None for r in refs))
         out = real(con, sql, params)
         if by_runner:
