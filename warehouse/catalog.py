@@ -124,10 +124,10 @@ def _declare(con, campaign: Campaign, run_id: int) -> None:
         for table in ("cat_system", "cat_corpus"):
             con.execute(f"DELETE FROM {table} WHERE campaign = ?", [c])
         for task in campaign.tasks:
-            insert_rows(con, "INSERT INTO cat_system VALUES (?, ?, ?, ?, ?, ?, false, ?, ?)",
+            insert_rows(con, "INSERT INTO cat_system VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                             [[c, task.id, s.id, s.participant, campaign.label(s),
-                              campaign.participants[s.participant].organiser, s.description,
-                              json.dumps(s.options)] for s in task.systems])
+                              campaign.participants[s.participant].organiser, False,
+                              s.description, json.dumps(s.options)] for s in task.systems])
             insert_rows(con, "INSERT INTO cat_corpus VALUES (?, ?, ?, ?, ?)",
                             [[c, task.id, task.family, k.id, k.phase] for k in task.corpora])
 

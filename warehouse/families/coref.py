@@ -181,10 +181,9 @@ def declare(ctx: RunContext, task: Task) -> None:
     if _options(task)["baselines"]:
         insert_rows(
             ctx.con,
-            "INSERT OR REPLACE INTO cat_system VALUES "
-            "(?, ?, ?, 'baseline', ?, false, true, ?, '{}')",
-            [[ctx.campaign.id, task.id, sid, label, "built-in, from the key"]
-             for sid, (_, label) in BASELINES.items()])
+            "INSERT OR REPLACE INTO cat_system VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [[ctx.campaign.id, task.id, sid, "baseline", label, False, True,
+              "built-in, from the key", "{}"] for sid, (_, label) in BASELINES.items()])
 
 
 # ---------------------------------------------------------------- score

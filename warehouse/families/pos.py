@@ -159,9 +159,9 @@ def declare(ctx: RunContext, task: Task) -> None:
         return
     insert_rows(
         ctx.con,
-        "INSERT OR REPLACE INTO cat_system VALUES (?, ?, ?, 'baseline', ?, false, true, ?, '{}')",
-        [[ctx.campaign.id, task.id, sid, label, "built-in, from the training corpus"]
-         for sid, label in BASELINES.items()])
+        "INSERT OR REPLACE INTO cat_system VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [[ctx.campaign.id, task.id, sid, "baseline", label, False, True,
+          "built-in, from the training corpus", "{}"] for sid, label in BASELINES.items()])
 
 
 def _load_baselines(ctx: RunContext, task: Task, corpus: str) -> None:
