@@ -240,7 +240,7 @@ def test_a_warehouse_from_an_earlier_version_gains_new_columns(campaign, tmp_pat
     ) == [(1,)]
     with duckdb.connect(str(db)) as con:
         con.execute("ALTER TABLE cat_scoring ALTER state TYPE INTEGER USING 0")
-    from scorehouse.warehouse.db import SchemaError
+    from scorehouse.warehouse.dbfile import SchemaError
 
     with pytest.raises(
         SchemaError, match=r"table cat_scoring .*column state is INTEGER here, VARCHAR expected"

@@ -81,7 +81,7 @@ def failure_message(err: BaseException) -> str | None:
     missing permission), else None."""
     import duckdb
 
-    from scorehouse.warehouse.db import SchemaError
+    from scorehouse.warehouse.dbfile import SchemaError
     from scorehouse.warehouse.executors import ExecutorError
     from scorehouse.warehouse.locks import FolderBusy, in_use
     from scorehouse.warehouse.query import QueryError
@@ -170,7 +170,7 @@ def _run_steps(campaign_dir, db, out, steps, force, log, workers=None, executor=
 
 def _steps(campaign_dir, db, out, steps, force, quiet, workers=None, executor=None,
            store=None, audience=None, executor_wait=None, rehash=False):
-    from scorehouse.warehouse.db import SchemaError
+    from scorehouse.warehouse.dbfile import SchemaError
     from scorehouse.warehouse.executors import ExecutorError
     from scorehouse.warehouse.pipeline import run
     from scorehouse.warehouse.store import StoreError

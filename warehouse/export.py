@@ -29,7 +29,7 @@ from scorehouse.warehouse.codabench import (  # noqa: F401  (codabench_key: the 
     codabench_folder,
     codabench_key,
 )
-from scorehouse.warehouse.db import is_duckdb
+from scorehouse.warehouse.dbfile import is_duckdb
 from scorehouse.warehouse.families import NAMES
 from scorehouse.warehouse.query import QueryError, answer
 

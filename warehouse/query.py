@@ -18,7 +18,8 @@ import duckdb
 import polars as pl
 
 from scorehouse.warehouse import resident
-from scorehouse.warehouse.db import SchemaError, insert_rows, refuse_foreign, unreadable
+from scorehouse.warehouse.db import insert_rows
+from scorehouse.warehouse.dbfile import SchemaError, refuse_foreign, unreadable
 from scorehouse.warehouse.locks import in_use
 
 
