@@ -134,7 +134,7 @@ class ResampledTotals:
                              f"{_drawing()}".encode()).hexdigest()
         path = Path(self.weights) / f"{name}.{key}.npy"
         try:
-            counts = np.load(path, allow_pickle=False)
+            counts = np.load(path, mmap_mode="r", allow_pickle=False)  # read as multiplied
             if counts.shape == (resamples, n) and counts.dtype.kind == "u":
                 return counts
         except (OSError, ValueError, EOFError):
