@@ -155,3 +155,22 @@ def test_quiet_report_says_the_pages_published_in_one_line(campaign, tmp_path):
     assert sum(line.startswith("  bulletin: ") for line in loud.stderr.splitlines()) == pages
     helped = scorehouse("export", "--help", cwd=tmp_path)
     assert "leaderboards.yaml" in " ".join(helped.stdout.split())
+
+
+def test_a_run_ends_its_process_at_once_with_everything_said_and_closed(campaign, tmp_path):
+    """``scorehouse run`` ends its process without the interpreter's teardown
+    (scorehouse/__main__.py): its exit code is the run's, its JSON log ends with the summary,
+    its worker processes are gone without a word from multiprocessing, and the warehouse is
+    closed (no write-ahead log left; the next run opens it and finds nothing to do)."""
+    bad = campaign / "submissions" / "orga-baseline" / "Dev.trn"
+    bad.write_bytes(bad.read_bytes() + b"a line without any id\n")
+    log = tmp_path / "run.jsonl"
+    args = ("run", str(campaign), "--db", "w.duckdb", "--out", "out", "--workers", "2")
+    done = scorehouse(*args, "--log-json", str(log), cwd=tmp_path)
+    assert done.returncode == 2, done.stderr  # a rejected file
+    assert events(log.read_text(encoding="utf-8"))[-1]["event"] == "summary"
+    assert "leaked" not in done.stderr and "resource_tracker" not in done.stderr, done.stderr
+    assert not (tmp_path / "w.duckdb.wal").exists()
+    again = scorehouse(*args, "-q", cwd=tmp_path)
+    assert again.returncode == 2, again.stderr  # the rejection still said
+    assert "0 file(s) loaded, 0 unit(s) scored" in again.stderr and "up to date" in again.stderr
