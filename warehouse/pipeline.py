@@ -167,8 +167,8 @@ def _execute(ctx: RunContext, steps, out, force: bool, audience: Audience = PUBL
                         for task in ctx.campaign.tasks:
                             drop_undeclared_corpora(ctx, task.id, [c.id for c in task.corpora])
                             family(task.family).score(ctx, task, force=force)
-                    if ctx.pools is not None:  # idle workers hand their memory back before
-                        ctx.pools.close()      # the pages are rendered
+                    if ctx.pools is not None:  # idle workers hand their memory back while
+                        ctx.pools.close(wait=False)  # the pages are rendered
                 if "report" in steps and out is not None:
                     with (logs.step(ctx, "report") as figures,
                           publication_lock(Path(out))):
