@@ -74,6 +74,10 @@ def measure(label: str, cmd: list[str], stdout_path: Path | None = None,
                                          reverse=True)
         m.extra["largest_child_kib"] = next((int(k) for role, k in peaks
                                              if role == "workers-max"), None)
+        # every process's peak: a worker left ending when the command exits is not among the
+        # children /usr/bin/time waits for, but its sampled peak is
+        m.peak_kib = max([k for k in (m.peak_kib, own[0], *m.extra["children_kib"])
+                          if k is not None])
     return m
 
 
@@ -84,9 +88,9 @@ COORDINATOR = (
     f"sys.path.insert(0, {str(Path(__file__).resolve().parent)!r})\n"
     "import process_peaks\n"
     "process_peaks.watch()\n"
-    "from scorehouse.warehouse.cli import main\n"
+    "from scorehouse.__main__ import entry\n"  # what the installed script runs
     "sys.argv[0] = 'scorehouse'\n"
-    "main()\n"
+    "entry()\n"
 )
 
 

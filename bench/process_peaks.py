@@ -4,7 +4,8 @@ of the loading and of the units) from a thread and, at exit, prints one line per
 
     PROCESS_PEAK_KIB coordinator <pid> <kib>   (its own getrusage peak: exact)
     PROCESS_PEAK_KIB worker <pid> <kib>        (each descendant's VmHWM, read every 50 ms)
-    PROCESS_PEAK_KIB workers-max 0 <kib>       (getrusage of the waited-for children: exact)
+    PROCESS_PEAK_KIB workers-max 0 <kib>       (getrusage of the waited-for children: exact;
+                                                absent while a worker is still ending)
 
 A descendant's VmHWM is its peak so far; read until it ends, it misses only what the process
 would add in its last 50 ms. Linux only (``/proc``); elsewhere the workers' lines are absent."""
@@ -66,8 +67,20 @@ def watch(every: float = 0.05) -> dict[int, int]:
         for pid, kib in sorted(peaks.items()):
             write(f"PROCESS_PEAK_KIB worker {pid} {kib}\n")
         children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-        if children:
+        import multiprocessing
+
+        # exact only once every worker process has been waited for (a run ending at once may
+        # leave its workers ending: their sampled peaks above stand)
+        if children and not multiprocessing.active_children():
             write(f"PROCESS_PEAK_KIB workers-max 0 {children}\n")
     threading.Thread(target=sample, daemon=True, name="process-peaks").start()
     atexit.register(report)
+    # scorehouse's script ends a run with os._exit (scorehouse/__main__.py): no atexit then
+    real_exit = os._exit
+
+    def report_then_exit(code: int) -> None:
+        report()
+        sys.stderr.flush()
+        real_exit(code)
+    os._exit = report_then_exit
     return peaks
