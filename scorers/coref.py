@@ -333,15 +333,20 @@ def statistics(table: pl.DataFrame, convention: str = "conll",
     d_value, direction = paper.d_error(awx, aw, bwx, bw)
     values = {"kappa": paper.kappa(a, kl, rl, n, zero), "rcvt": np.where(size > 0, rcvt, zero),
               "d_error": d_value}
-    parts = []
-    for metric in METRICS:
-        rn, rd, pn, pd = counts.get(metric, (none, none, none, none))
-        parts.append(pl.DataFrame({
-            "doc": docs, "metric": [metric] * nd, "recall_num": rn, "recall_den": rd,
-            "precision_num": pn, "precision_den": pd, "value": values.get(metric, none),
-            "direction": direction if metric == "d_error" else [None] * nd, "mentions": size,
-        }, schema=_SCHEMA, nan_to_null=True))
-    return pl.concat(parts).sort("doc", maintain_order=True)
+    # one frame of every metric's rows (a frame per metric cost a tenth of a small unit)
+    sides = [counts.get(metric, (none, none, none, none)) for metric in METRICS]
+    columns = {name: np.concatenate([np.asarray(side[k], dtype=np.float64) for side in sides])
+               for k, name in enumerate(("recall_num", "recall_den", "precision_num",
+                                         "precision_den"))}
+    return pl.DataFrame({
+        "doc": list(docs) * len(METRICS), "metric": [m for m in METRICS for _ in range(nd)],
+        **columns,
+        "value": np.concatenate([np.asarray(values.get(m, none), dtype=np.float64)
+                                 for m in METRICS]),
+        "direction": [d for m in METRICS
+                      for d in (list(direction) if m == "d_error" else [None] * nd)],
+        "mentions": np.tile(size, len(METRICS)),
+    }, schema=_SCHEMA, nan_to_null=True).sort("doc", maintain_order=True)
 
 
 def _paper_singletons(recall_side: _Cells, precision_side: _Cells) -> dict[str, tuple]:
