@@ -131,6 +131,8 @@ class _Terms:
 def _normalised(lev: np.ndarray, la: np.ndarray, lb: np.ndarray) -> np.ndarray:
     """dch from int Levenshtein distances and the two length vectors (0 where both are empty)."""
     longer = np.maximum(la[:, None], lb[None, :])
+    if (la.size and la.min() > 0) or (lb.size and lb.min() > 0):  # no empty pair: no mask
+        return np.divide(lev, longer, dtype=np.float64)
     return np.divide(lev, longer, out=np.zeros(lev.shape), where=longer > 0)
 
 
@@ -187,23 +189,35 @@ class _Block:
         height, width = self.dch.shape
         # M1[w, r] = min over r's words of W[w, v]; M2[e, v] = min over e's words of W[w, v]
         # (1 if none)
-        m1 = np.ones((len(vocab), width))
+        # A first word every term has starts each matrix as its gather: W is in [0, 1], so
+        # min(1, W) and 0 + W are W, the same bits as folding it in (a whole-matrix copy less)
+        every = len(ref.having[0]) == width if ref.having else False
+        m1 = (self.words[:, ref.ids[:, 0]] if every else np.ones((len(vocab), width)))
         for k, cols in enumerate(ref.having):
-            m1[:, cols] = np.minimum(m1[:, cols], self.words[:, ref.ids[cols, k]])
-        m2 = np.ones((height, len(ref.vocab)))
-        row_bound = np.zeros((height, width))
-        for k in range(self.ids.shape[1]):
+            if k or not every:
+                m1[:, cols] = np.minimum(m1[:, cols], self.words[:, ref.ids[cols, k]])
+        mine = bool(height) and bool(n_e.min() > 0) and self.ids.shape[1] > 0
+        m2 = (self.words[self.ids[:, 0]] if mine else np.ones((height, len(ref.vocab))))
+        row_bound = m1[self.ids[:, 0]] if mine else np.zeros((height, width))
+        for k in range(1 if mine else 0, self.ids.shape[1]):
             have = np.flatnonzero(n_e > k)
             m2[have] = np.minimum(m2[have], self.words[self.ids[have, k]])
             row_bound[have] += m1[self.ids[have, k]]
-        col_bound = np.zeros((height, width))
+        col_bound = m2[:, ref.ids[:, 0]] if every else np.zeros((height, width))
         for k, cols in enumerate(ref.having):
-            col_bound[:, cols] += m2[:, ref.ids[cols, k]]
+            if k or not every:
+                col_bound[:, cols] += m2[:, ref.ids[cols, k]]
         ne, nr = n_e[:, None], ref.n[None, :]
-        total = np.maximum(row_bound + np.maximum(nr - ne, 0), col_bound + np.maximum(ne - nr, 0))
+        # max(row_bound + max(nr - ne, 0), col_bound + max(ne - nr, 0)), in place
+        gap = nr - ne
+        row_bound += np.maximum(gap, 0)
+        np.negative(gap, out=gap)
+        col_bound += np.maximum(gap, 0)
+        total = np.maximum(row_bound, col_bound, out=row_bound)
         longer = np.maximum(ne, nr)
-        self.dtc_bound = np.divide(total, longer, out=np.zeros(total.shape), where=longer > 0)
-        self.exact = np.minimum(ne, nr) <= 1
+        self.dtc_bound = (np.divide(total, longer, out=total) if every and mine else
+                          np.divide(total, longer, out=np.zeros(total.shape), where=longer > 0))
+        self.exact = (ne <= 1) | (nr <= 1)  # min(n_e, n_r) <= 1
 
     def dtc(self, i: np.ndarray, j: np.ndarray) -> np.ndarray:
         """Exact dtc of the pairs (row i of the block, reference term j), grouped by shape."""
