@@ -481,7 +481,8 @@ def test_a_broken_worker_pool_is_replaced_for_the_next_step():
 def test_a_pool_is_started_ahead_only_for_units_and_only_once():
     """``ProcessPools.start`` (a lone changed file's run, warehouse/staging.py): nothing when no
     units follow (``scorehouse load``, a Dask executor); else one pool, whose first process is
-    started and then serves the units; a second call while the run has a pool starts none."""
+    started and then serves the units; a second call starts none; a pool an earlier step made
+    without starting any process (it had no file to parse) gets its first process too."""
     from scorehouse.warehouse.executors import ProcessPools
 
     idle = ProcessPools(units_follow=False)
@@ -497,3 +498,11 @@ def test_a_pool_is_started_ahead_only_for_units_and_only_once():
         assert pool is pools._pools[2] and pool.submit(os.getpid).result() != os.getpid()
     finally:
         pools.close()
+    made = ProcessPools(units_follow=True)
+    try:
+        made.get(2)  # an earlier step's pool, no process started
+        assert len(made._pools[2]._processes) == 0
+        made.start(2)
+        assert list(made._pools) == [2] and len(made._pools[2]._processes) == 1
+    finally:
+        made.close()

@@ -11,6 +11,7 @@ worker makes (:func:`_guarded`; the run's Dask client is :mod:`warehouse.cluster
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
@@ -158,6 +159,13 @@ def _worker_starts(threads: int) -> None:
     big_blocks_mapped()
 
 
+def _imported(modules: tuple[str, ...]) -> int:
+    """Import ``modules`` in a worker process (its units' code, before its first unit)."""
+    for name in modules:
+        importlib.import_module(name)
+    return os.getpid()
+
+
 class ProcessPools:
     """The run's worker processes, started when a step first needs them and kept for the next
     steps (parsing the changed files, computing each task's units): a spawned process imports
@@ -168,13 +176,17 @@ class ProcessPools:
     def __init__(self, units_follow: bool = False) -> None:
         self._pools: dict[int, ProcessPoolExecutor] = {}
         self.units_follow = units_follow  # the run computes units in worker processes
+        self._ahead = False  # a process was started ahead (:meth:`start`)
 
-    def start(self, n: int) -> None:
-        """When units follow and the run has no pool yet, a process of a pool of ``n`` started
-        now: it imports the families' modules while this process goes on. The pool starts its
-        other processes when tasks wait for them (one changed unit needs one)."""
-        if self.units_follow and not self._pools:
-            self.get(n).submit(os.getpid)
+    def start(self, n: int, modules: tuple[str, ...] = ()) -> None:
+        """When units follow, once, a process of the run's pool (one of ``n`` made if none)
+        started now: it imports ``modules`` (the run's families) while this process goes on. The
+        pool starts its other processes when tasks wait for them (one changed unit needs one).
+        A pool an earlier step made without starting a process (it had nothing to parse) gets
+        one too."""
+        if self.units_follow and not self._ahead:
+            self._ahead = True
+            self.get(n).submit(_imported, modules)
 
     def get(self, n: int) -> ProcessPoolExecutor:
         fits = [size for size in self._pools if size >= n]

@@ -121,10 +121,11 @@ def stage_files(ctx: RunContext, jobs: list[StageJob], workers: int | None = Non
     workers = workers or configured or (
         min(os.cpu_count() or 1, len(changed)) if size > 32 * 2**20 else 1)
     # a lone changed file is parsed here: a worker would start first (0.5 s), then send its
-    # table back (a POS bench change: the load step 1.7 -> 1.0 s); once the file is accepted, a
-    # worker starts for its units while this process stages it (a rejected file starts none)
+    # table back (a POS bench change: the load step 1.7 -> 1.0 s); a worker for its units starts
+    # as it is parsed, and imports the run's families (1 s of CPU) while this process parses and
+    # stages it (a rejected file costs that start, on the other core)
     ahead = workers if len(changed) == 1 and ctx.executor is None else 1
-    workers = 1 if len(changed) == 1 else workers
+    workers = 1 if len(changed) <= 1 else workers  # nothing to parse: no pool made for it
     changed.reverse()  # popped from the end, in file order: submitted bytes are not held twice
     read_again: dict[int, tuple[str, str]] = {}  # id(job) -> (its hash, or why unreadable), as read
 
@@ -139,6 +140,9 @@ def stage_files(ctx: RunContext, jobs: list[StageJob], workers: int | None = Non
     with _Reader(workers, ctx.executor if len(changed) > 1 else None, ctx.pools) as reader:
         for _ in range(min(2 * workers, len(changed))):
             submit(changed.pop()[0])
+        if ahead > 1 and ctx.pools is not None:
+            ctx.pools.start(ahead, tuple(sorted({
+                f"scorehouse.warehouse.families.{task.family}" for task in ctx.campaign.tasks})))
         out = []
         for job, unreadable, sha, same, latest in todo:
             if same:
@@ -163,9 +167,6 @@ def stage_files(ctx: RunContext, jobs: list[StageJob], workers: int | None = Non
                 ctx.rejections.append(str(err))
                 out.append(True)
                 continue
-            if ahead > 1 and ctx.pools is not None:
-                ctx.pools.start(ahead)
-                ahead = 1
             _accept(ctx, job.slot, str(job.path), sha, table, job.stage)
             del table  # not alive while the next file is parsed
             out.append(True)
