@@ -131,16 +131,16 @@ def test_a_lone_changed_unit_computes_in_a_worker(tmp_path, monkeypatch):
     """With workers, one changed unit computes in a worker process too, not in the
     coordinator (which holds the warehouse's buffer: a 1M-token POS unit there took its peak
     from 0.8 to 1.4 GiB), and takes every core: the workers share them when all compute. Its
-    lone changed file is parsed in the coordinator, while the workers start (changed files
-    are parsed on the workers)."""
+    lone changed file is parsed in the coordinator, while a worker starts and imports the run's
+    families (changed files are parsed on the workers)."""
     from scorehouse.warehouse import executors, runner, staging
 
     shares, real = [], runner.processes
     parsed, started, submit, start = [], [], staging._Reader.submit, executors.ProcessPools.start
     monkeypatch.setattr(staging._Reader, "submit", lambda self, job, data: parsed.append(
         (job.path, self.pool is None)) or submit(self, job, data))  # (file, parsed here)
-    monkeypatch.setattr(executors.ProcessPools, "start",
-                        lambda self, n: started.append(n) or start(self, n))
+    monkeypatch.setattr(executors.ProcessPools, "start", lambda self, n, modules=(): (
+        started.append((n, modules)) or start(self, n, modules)))
 
     @contextmanager
     def recorded(pools, n):
@@ -168,15 +168,19 @@ def test_a_lone_changed_unit_computes_in_a_worker(tmp_path, monkeypatch):
     second = run(camp, db, None, quiet=True, workers=2)
     assert second.exit_code == 0 and second.scored == 1
     assert shares == [os.cpu_count()]
-    assert parsed == [(changed, True)] and started == [2]
+    assert parsed == [(changed, True)]  # the worker started ahead imports the run's family
+    assert started == [(2, ("scorehouse.warehouse.families.wer",))]
     changed.write_text(before, encoding="utf-8")  # back: its unit is in the store, none computed
     shares.clear()
     third = run(camp, db, None, quiet=True, workers=2)
     assert third.exit_code == 0 and third.scored == 1 and shares == []
-    changed.write_text("a line without its id\n", encoding="utf-8")  # rejected: no worker
+    # rejected: the worker started as it was parsed computes nothing (started before the
+    # verdict, so that it has imported by the time a unit comes)
+    changed.write_text("a line without its id\n", encoding="utf-8")
     started.clear()
     fourth = run(camp, db, None, quiet=True, workers=2)
-    assert fourth.exit_code == 2 and fourth.scored == 0 and started == []
+    assert fourth.exit_code == 2 and fourth.scored == 0 and shares == []
+    assert started == [(2, ("scorehouse.warehouse.families.wer",))]
 
 
 def _unit_threads() -> int:
