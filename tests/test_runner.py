@@ -510,3 +510,43 @@ def test_a_pool_is_started_ahead_only_for_units_and_only_once():
         assert list(made._pools) == [2] and len(made._pools[2]._processes) == 1
     finally:
         made.close()
+
+
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` exists and is not a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_a_killed_runs_workers_end_with_it():
+    """The run's process killed (SIGKILL: a cron timeout, an operator), its worker processes end
+    too, instead of waiting for tasks for good with their memory; a worker of a living run
+    stays."""
+    import subprocess
+    import sys
+    import time
+
+    code = ("import os, signal, sys, time\n"
+            "from scorehouse.warehouse.executors import ProcessPools\n"
+            "pools = ProcessPools(units_follow=True)\n"
+            "pool = pools.get(2)\n"
+            "print(pool.submit(os.getpid).result(), flush=True)\n"
+            "time.sleep(float(sys.argv[1]))\n"
+            "os.kill(os.getpid(), signal.SIGKILL)\n")
+    child = subprocess.Popen([sys.executable, "-c", code, "3"], stdout=subprocess.PIPE,
+                             text=True)
+    try:
+        worker = int(child.stdout.readline())
+        time.sleep(1.5)
+        assert _running(worker)  # the run lives: its worker waits for tasks
+        child.wait(timeout=60)
+        assert child.returncode == -9
+        deadline = time.monotonic() + 30
+        while _running(worker) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not _running(worker), "a killed run's worker is still there"
+    finally:
+        child.kill()
