@@ -83,7 +83,9 @@ def _shared() -> Path | None:
     return Path(folder) if folder else None
 
 
-_DRAWING = threading.Lock()  # pyplot keeps one state per process: one chart drawn at a time
+# pyplot keeps one state per process: one chart drawn at a time (reentrant: a chart that
+# drew another would wait for itself)
+_DRAWING = threading.RLock()
 
 
 def kept(draw):

@@ -363,8 +363,9 @@ def insert_rows(con: duckdb.DuckDBPyConnection, statement: str, rows: list) -> N
 def _primary_key(con: duckdb.DuckDBPyConnection, table: str) -> list[int] | None:
     """The column positions of ``table``'s primary key, or None."""
     found = con.execute("SELECT constraint_column_indexes FROM duckdb_constraints() "
-                        "WHERE table_name = ? AND constraint_type = 'PRIMARY KEY'",
-                        [table]).fetchall()
+                        "WHERE table_name = ? AND constraint_type = 'PRIMARY KEY' "
+                        "AND database_name = current_database() "
+                        "AND schema_name = current_schema()", [table]).fetchall()
     return list(found[0][0]) if found else None
 
 
