@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import duckdb
 import numpy as np
 import polars as pl
 import pytest
@@ -265,6 +266,15 @@ def test_page_figures(bulletin):
     assert b_rel["noneval_unknown_tag"] == 1 and b_rel["SIL"] == 0
     consensus = pl.read_csv(out / "pos" / "pos_consensus.csv").row(0, named=True)
     assert consensus["units"] == 22 and 0 < consensus["mean_agreement"] <= 1
+    # the page counts units and votes apart: the same as each reference unit joined with its vote
+    with duckdb.connect(str(bulletin[2]), read_only=True) as con:
+        joined = con.execute(
+            "SELECT count(u.unit), count(m.ref_unit), avg(m.agreement) FROM int_pos_ref_unit u "
+            "JOIN cat_input_current i ON i.sha256 = u.sha256 AND i.role = 'reference' "
+            "LEFT JOIN mart_pos_consensus m ON m.corpus = i.corpus AND m.ref_unit = u.unit"
+        ).fetchall()[0]
+    assert (consensus["units"], consensus["with_consensus"]) == joined[:2]
+    assert consensus["mean_agreement"] == pytest.approx(joined[2])
     assert consensus["share_half"] + consensus["share_low"] == pytest.approx(1)
     grace = (out / "pos" / "consensus_tiny.grace").read_text(encoding="utf-8")
     # "chat": the published voters tagger-a (Ncfs) and house (Ncms) tie (tagger-b's case spans
