@@ -22,28 +22,6 @@ LONG_FILES = ("test_kill_resume.py", "test_store.py", "test_runner.py", "test_pa
               "test_sclite_layouts.py", "test_undeclared.py")
 
 
-# the folders of the scorehouse package (pyproject.toml: the package and its package-dir map)
-PACKAGE_FOLDERS = ("scorehouse", "warehouse", "etl", "scorers", "reports", "sql", "demo")
-
-
-def pytest_configure(config):
-    """The package byte-compiled once, before the workers start: the tests start hundreds of
-    `scorehouse` processes and worker processes, each importing the package; where
-    PYTHONDONTWRITEBYTECODE is set (the reference machine sets it) none of them writes the
-    bytecode it compiles, so each compiled the whole package again (the suite 479.8 s and
-    768-925 s of CPU without, bench/README.md `suite_bench.py`, round fifteen). Only stale
-    files are compiled; a file edited during the run is compiled by whoever imports it (its
-    bytecode no longer matches the source). Not the tests' folder: fixtures are read as
-    folders."""
-    if hasattr(config, "workerinput"):  # a pytest-xdist worker: its controller did it
-        return
-    import compileall
-
-    root = Path(__file__).resolve().parents[1]
-    for folder in PACKAGE_FOLDERS:
-        compileall.compile_dir(root / folder, quiet=1)
-
-
 def pytest_collection_modifyitems(config, items):
     """The long files first (:data:`LONG_FILES`), each file's tests in their order."""
     rank = {name: k for k, name in enumerate(LONG_FILES)}
