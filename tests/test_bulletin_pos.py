@@ -206,6 +206,8 @@ def test_pos_page_in_chromium(bulletin):
     assert "pos|eval:absolute|granularity:full|units:minimal|align:lcs" in text
     assert "boot|unit:sentence|resamples:50|seed:3|interval:percentile-95" in text
     assert "Organisers (shown apart)" in text and "%NONEVAL = " in text
+    # the consensus note and the file's link are two sentences, not one glued
+    assert "is evaluable. The consensus annotation in the GRACE format:" in " ".join(text.split())
 
 
 def test_publication_flags_and_baselines(bulletin):
