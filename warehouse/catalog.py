@@ -132,6 +132,15 @@ def _declare(con, campaign: Campaign, run_id: int) -> None:
                             [[c, task.id, task.family, k.id, k.phase] for k in task.corpora])
 
 
+def declare_baselines(ctx: RunContext, task, labels: dict[str, str], origin: str) -> None:
+    """Declare a task's built-in baselines in ``cat_system`` (system id -> its label; ``origin``:
+    what they are built from, their description): participant ``baseline``, not organisers',
+    flagged as baselines, no options."""
+    insert_rows(ctx.con, "INSERT OR REPLACE INTO cat_system VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [[ctx.campaign.id, task.id, sid, "baseline", label, False, True,
+                  f"built-in, from {origin}", "{}"] for sid, label in labels.items()])
+
+
 def current_inputs(con, campaign: str, task: str) -> dict[tuple[str, str, str], str]:
     """(corpus, system, role) -> sha256 of the latest accepted version."""
     rows = con.execute("SELECT corpus, system, role, sha256 FROM cat_input_current "

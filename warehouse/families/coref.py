@@ -38,12 +38,13 @@ from scorehouse.warehouse.campaign import CampaignError, Task
 from scorehouse.warehouse.catalog import (
     RunContext,
     current_inputs,
+    declare_baselines,
     drop_undeclared,
     fingerprint,
     scoring_state,
 )
 from scorehouse.warehouse.catalog import code_version as catalog_code_version
-from scorehouse.warehouse.db import frame, insert_arrow, insert_rows, written
+from scorehouse.warehouse.db import frame, insert_arrow, written
 from scorehouse.warehouse.families import coref_corefud as corefud
 from scorehouse.warehouse.families.coref_intervals import intervals
 from scorehouse.warehouse.runner import Target, Unit, run_units, stale
@@ -179,11 +180,8 @@ def load(ctx: RunContext, task: Task) -> None:
 def declare(ctx: RunContext, task: Task) -> None:
     """Declare the built-in baselines in the catalog (every run, whatever its steps)."""
     if _options(task)["baselines"]:
-        insert_rows(
-            ctx.con,
-            "INSERT OR REPLACE INTO cat_system VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [[ctx.campaign.id, task.id, sid, "baseline", label, False, True,
-              "built-in, from the key", "{}"] for sid, (_, label) in BASELINES.items()])
+        declare_baselines(ctx, task, {sid: label for sid, (_, label) in BASELINES.items()},
+                          "the key")
 
 
 # ---------------------------------------------------------------- score

@@ -31,12 +31,13 @@ from scorehouse.warehouse.campaign import CampaignError, Task, resolve_file
 from scorehouse.warehouse.catalog import (
     RunContext,
     current_inputs,
+    declare_baselines,
     drop_undeclared,
     fingerprint,
     scoring_state,
 )
 from scorehouse.warehouse.catalog import code_version as catalog_code_version
-from scorehouse.warehouse.db import build, frame, insert_arrow, insert_rows, keyed, written
+from scorehouse.warehouse.db import build, frame, insert_arrow, keyed, written
 from scorehouse.warehouse.families.pos_consensus import consensus, line_prefixes
 from scorehouse.warehouse.families.pos_intervals import intervals
 from scorehouse.warehouse.families.pos_kappa import kappa_pairs
@@ -157,11 +158,7 @@ def declare(ctx: RunContext, task: Task) -> None:
     if not (task.options.get("baselines", True)
             and any("training" in c.files for c in task.corpora)):
         return
-    insert_rows(
-        ctx.con,
-        "INSERT OR REPLACE INTO cat_system VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [[ctx.campaign.id, task.id, sid, "baseline", label, False, True,
-          "built-in, from the training corpus", "{}"] for sid, label in BASELINES.items()])
+    declare_baselines(ctx, task, BASELINES, "the training corpus")
 
 
 def _load_baselines(ctx: RunContext, task: Task, corpus: str) -> None:
