@@ -68,6 +68,9 @@ def test_a_fresh_non_editable_install_imports_scorehouse_and_nothing_else(wheel,
                     wheel.filename], check=True, capture_output=True)
     installed = {p.name for p in Path(site).iterdir()}
     assert not installed & set(LAYERS)
+    # pip compiled the package as it installed it (the guide's advice for servers: no process
+    # compiles it again, even where PYTHONDONTWRITEBYTECODE is set)
+    assert list((Path(site) / "scorehouse" / "warehouse" / "__pycache__").glob("cli.*.pyc"))
     # the dependencies come from this environment's site-packages, added after the fresh one's
     # (a PYTHONPATH entry runs no .pth file, so this project's editable finder stays out)
     env = dict(os.environ, PYTHONPATH=sysconfig.get_path("purelib"))
