@@ -134,7 +134,8 @@ def fmt_peak(m: Measure) -> str:
 
 
 def machine(packages: tuple[str, ...]) -> list[str]:
-    """Machine, Python and package versions, as the first lines of a benchmark's report."""
+    """Machine, Python and package versions, and the host's speed at this hour
+    (:func:`host_speed`), as the first lines of a benchmark's report."""
     from importlib.metadata import PackageNotFoundError, version
 
     model = ""
@@ -157,7 +158,37 @@ def machine(packages: tuple[str, ...]) -> list[str]:
             f"CPU {model or platform.processor() or '?'}{mem}, "
             f"{platform.system()} {platform.release()}",
             f"python:   {platform.python_version()} ({sys.executable})",
-            f"versions: {', '.join(versions)}"]
+            f"versions: {', '.join(versions)}", host_speed()]
+
+
+# A fixed single-core workload (Python's loop, hashing, NumPy's sort): its time in a fresh
+# process says how fast the host is at that hour. This host's speed moved by 10 % within a
+# session (bench/README.md, round fifteen), so each bench prints it beside its figures.
+_REFERENCE = """
+import hashlib, time
+import numpy as np
+best = float("inf")
+for _ in range(3):
+    began = time.perf_counter()
+    x = 0
+    for i in range(2_000_000):
+        x += i * i % 7
+    hashlib.sha256(b"x" * 100_000_000).digest()
+    np.random.default_rng(0).random(4_000_000).sort()
+    best = min(best, time.perf_counter() - began)
+print(best)
+"""
+
+
+def host_speed() -> str:
+    """The host's speed now: the best of three runs of a fixed single-core workload, seconds
+    (a bigger figure: a slower host; compare a bench's figures across hours with it)."""
+    done = subprocess.run([sys.executable, "-c", _REFERENCE], capture_output=True, text=True)
+    try:
+        return (f"host:     reference workload {float(done.stdout):.3f} s (one core, best of 3; "
+                f"1-min load average {os.getloadavg()[0]:.2f})")
+    except ValueError:
+        return f"host:     reference workload failed ({tail(done.stderr, 1).strip()})"
 
 
 def last_run(log: Path) -> list[dict]:

@@ -5,7 +5,8 @@ pytest-xdist, as many worker processes as cores), with the slowest tests.
     .venv/bin/python bench/suite_bench.py --serial    # and again in one process (-n 0), to compare
 
 Issue 27's target: under 8 minutes on the reference machine (2 cores), idle. The 1-minute load
-average is printed before each run: a loaded machine's figure is not comparable.
+average is printed before each run: a loaded machine's figure is not comparable; so is the
+host's speed before and after (``measure.host_speed``: this host's moved by 10 % in an hour).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+from measure import host_speed
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET = 8 * 60
@@ -44,12 +47,14 @@ def main() -> None:
     args = parser.parse_args()
     runs = [("pytest -q (as CI)", [])] + ([("pytest -q -n 0 (one process)", ["-n", "0"])]
                                           if args.serial else [])
+    print(host_speed(), flush=True)
     print(f"{'command':32} {'wall s':>8}  target")
     for label, extra in runs:
         wall, summary, slowest = run(extra)
         verdict = "" if extra else (f"< {TARGET // 60} min: "
                                      + ("OK" if wall < TARGET else "MISSED"))
         print(f"{label:32} {wall:8.1f}  {verdict}\n  {summary}\n{slowest}")
+    print(host_speed(), "(after)")
 
 
 if __name__ == "__main__":
