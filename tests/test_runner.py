@@ -482,6 +482,32 @@ def test_a_broken_worker_pool_is_replaced_for_the_next_step():
         pools.close()
 
 
+ENDED_AT_ONCE = """
+import os, sys
+from scorehouse.warehouse.executors import ProcessPools
+
+if __name__ == "__main__":
+    pools = ProcessPools()
+    pools.get(2).submit(abs, -1).result()
+    pools.close(wait=False)  # after the units: told to end while the pages are rendered
+    pools.close()  # the run's end (warehouse/pipeline.py run)
+    sys.stderr.flush()
+    os._exit(0)  # the run's process ends at once (scorehouse/__main__.py)
+"""
+
+
+def test_workers_told_to_end_are_waited_for_before_the_process_ends(tmp_path):
+    """The workers a run tells to end without waiting (before its report step) are waited for
+    at its end: a process that then ends at once leaves multiprocessing nothing to warn of (a
+    pool still ending left its queues' semaphores to the tracker, which said so on stderr:
+    a run on a loaded machine, in the test suite)."""
+    script = tmp_path / "ended.py"
+    script.write_text(ENDED_AT_ONCE, encoding="utf-8")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+
+
 def test_a_pool_is_started_ahead_only_for_units_and_only_once():
     """``ProcessPools.start`` (a lone changed file's run, warehouse/staging.py): nothing when no
     units follow (``scorehouse load``, a Dask executor); else one pool, whose first process is

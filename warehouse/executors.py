@@ -191,6 +191,7 @@ class ProcessPools:
 
     def __init__(self, units_follow: bool = False) -> None:
         self._pools: dict[int, ProcessPoolExecutor] = {}
+        self._ending: list[threading.Thread] = []  # shutting pools down, not waited for
         self.units_follow = units_follow  # the run computes units in worker processes
         self._ahead = False  # a process was started ahead (:meth:`start`)
 
@@ -223,10 +224,23 @@ class ProcessPools:
 
     def close(self, wait: bool = True) -> None:
         """Shut the processes down; ``wait`` False: told to end, not waited for (they end
-        while this process goes on: 0.09 s of a one-change run's report step)."""
+        while this process goes on: 0.09 s of a one-change run's report step). A close that
+        waits also waits for those told before: a run ends its process at once
+        (scorehouse/__main__.py), and a pool still ending then left its queues' semaphores to
+        multiprocessing's tracker, which warned of them on stderr (a loaded machine's run)."""
         for pool in self._pools.values():
-            pool.shutdown(wait=wait, cancel_futures=True)
+            if wait:
+                pool.shutdown(wait=True, cancel_futures=True)
+            else:  # shut down by a thread of its own, joined by the next close that waits
+                self._ending.append(threading.Thread(
+                    target=pool.shutdown, kwargs={"wait": True, "cancel_futures": True},
+                    name="scorehouse-pool-end"))
+                self._ending[-1].start()
         self._pools.clear()
+        if wait:
+            for thread in self._ending:
+                thread.join()
+            self._ending.clear()
 
 
 @contextmanager
