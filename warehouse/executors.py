@@ -220,7 +220,7 @@ class ProcessPools:
         for size, kept in list(self._pools.items()):
             if kept is pool:
                 del self._pools[size]
-        pool.shutdown(wait=False, cancel_futures=True)
+        self._end(pool)
 
     def close(self, wait: bool = True) -> None:
         """Shut the processes down; ``wait`` False: told to end, not waited for (they end
@@ -231,16 +231,26 @@ class ProcessPools:
         for pool in self._pools.values():
             if wait:
                 pool.shutdown(wait=True, cancel_futures=True)
-            else:  # shut down by a thread of its own, joined by the next close that waits
-                self._ending.append(threading.Thread(
-                    target=pool.shutdown, kwargs={"wait": True, "cancel_futures": True},
-                    name="scorehouse-pool-end"))
-                self._ending[-1].start()
+            else:
+                self._end(pool)
         self._pools.clear()
         if wait:
             for thread in self._ending:
-                thread.join()
+                # bounded: an idle worker ends at once; one that does not is ended by its own
+                # watch once this process is gone (:func:`_orphaned`)
+                thread.join(ENDING_WAIT)
             self._ending.clear()
+
+
+    def _end(self, pool: ProcessPoolExecutor) -> None:
+        """Shut ``pool`` down in a thread of its own, joined by the next close that waits."""
+        self._ending.append(threading.Thread(
+            target=pool.shutdown, kwargs={"wait": True, "cancel_futures": True},
+            name="scorehouse-pool-end"))
+        self._ending[-1].start()
+
+
+ENDING_WAIT = 30  # seconds a run's end waits for the workers it told to end before
 
 
 @contextmanager
