@@ -241,7 +241,6 @@ class ProcessPools:
                 thread.join(ENDING_WAIT)
             self._ending.clear()
 
-
     def _end(self, pool: ProcessPoolExecutor) -> None:
         """Shut ``pool`` down in a thread of its own, joined by the next close that waits."""
         self._ending.append(threading.Thread(
