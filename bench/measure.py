@@ -162,8 +162,10 @@ def machine(packages: tuple[str, ...]) -> list[str]:
 
 
 # A fixed single-core workload (Python's loop, hashing, NumPy's sort): its time in a fresh
-# process says how fast the host is at that hour. This host's speed moved by 10 % within a
-# session (bench/README.md, round fifteen), so each bench prints it beside its figures.
+# process says how fast one core of the host is at that hour. This host's speed moved by 10 %
+# within a session (bench/README.md, round fifteen), so each bench prints it beside its
+# figures; it does not see every cause (round sixteen: 0.273-0.286 s all session while the
+# test suite took 492-544 s).
 _REFERENCE = """
 import hashlib, time
 import numpy as np
@@ -181,8 +183,9 @@ print(best)
 
 
 def host_speed() -> str:
-    """The host's speed now: the best of three runs of a fixed single-core workload, seconds
-    (a bigger figure: a slower host; compare a bench's figures across hours with it)."""
+    """One core's speed now: the best of three runs of a fixed single-core workload, seconds
+    (a bigger figure: a slower core; an equal one does not make two hours' figures
+    comparable)."""
     done = subprocess.run([sys.executable, "-c", _REFERENCE], capture_output=True, text=True)
     try:
         return (f"host:     reference workload {float(done.stdout):.3f} s (one core, best of 3; "

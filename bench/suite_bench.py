@@ -5,8 +5,9 @@ pytest-xdist, as many worker processes as cores), with the slowest tests.
     .venv/bin/python bench/suite_bench.py --serial    # and again in one process (-n 0), to compare
 
 Issue 27's target: under 8 minutes on the reference machine (2 cores), idle. The 1-minute load
-average is printed before each run: a loaded machine's figure is not comparable; so is the
-host's speed before and after (``measure.host_speed``: this host's moved by 10 % in an hour).
+average is printed before each run: a loaded machine's figure is not comparable; so is one
+core's speed before and after (``measure.host_speed``: this host's speed moves by 10 % from hour
+to hour, not always its single core's).
 """
 
 from __future__ import annotations
