@@ -235,21 +235,24 @@ class ProcessPools:
                 self._end(pool)
         self._pools.clear()
         if wait:
+            # bounded, for them all: an idle worker ends at once; one that does not is ended by
+            # its own watch once this process is gone (:func:`_orphaned`)
+            deadline = time.monotonic() + ENDING_WAIT
             for thread in self._ending:
-                # bounded: an idle worker ends at once; one that does not is ended by its own
-                # watch once this process is gone (:func:`_orphaned`)
-                thread.join(ENDING_WAIT)
+                thread.join(max(0.0, deadline - time.monotonic()))
             self._ending.clear()
 
     def _end(self, pool: ProcessPoolExecutor) -> None:
         """Shut ``pool`` down in a thread of its own, joined by the next close that waits."""
-        self._ending.append(threading.Thread(
-            target=pool.shutdown, kwargs={"wait": True, "cancel_futures": True},
-            name="scorehouse-pool-end"))
-        self._ending[-1].start()
+        thread = threading.Thread(target=pool.shutdown, name="scorehouse-pool-end",
+                                  kwargs={"wait": True, "cancel_futures": True})
+        thread.start()  # kept once started: a later close joins only what runs
+        self._ending.append(thread)
 
 
 ENDING_WAIT = 30  # seconds a run's end waits for the workers it told to end before
+WORKER_LOST = ("a worker process of the run ended abruptly (killed, or out of memory); the units "
+               "committed are kept: run again to resume")
 
 
 @contextmanager
@@ -260,9 +263,9 @@ def processes(pools: ProcessPools | None, n: int):
         pool = pools.get(n)
         try:
             yield pool
-        except BrokenExecutor:
+        except BrokenExecutor:  # a worker killed (by an operator, or the kernel out of memory)
             pools.discard(pool)
-            raise
+            raise ExecutorError(WORKER_LOST) from None
         return
     own = ProcessPools()
     try:
