@@ -11,6 +11,7 @@ for byte.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -481,6 +482,51 @@ def test_a_broken_worker_pool_is_replaced_for_the_next_step():
             assert pool.submit(abs, -4).result() == 4
     finally:
         pools.close()
+
+
+@pytest.mark.slow
+def test_a_worker_killed_mid_run_stops_it_in_one_line_and_the_next_run_resumes(tmp_path,
+                                                                                monkeypatch):
+    """A worker process of a ``--workers`` run killed while units are still running (as the
+    kernel's out-of-memory killer would): the command says so in one line and exits 1, the run
+    is listed as failed, no worker of it is left, and the next plain run gives the tables of an
+    uninterrupted one (docs/guide.md)."""
+    import multiprocessing
+    import signal
+
+    from click.testing import CliRunner
+
+    from scorehouse.warehouse import runner
+    from scorehouse.warehouse.cli import main
+    from scorehouse.warehouse.executors import WORKER_LOST
+
+    camp = write_demo_campaign(tmp_path / "campaign", scale=0.3, pos=False, parsing=False,
+                               coref=False, terms=False, calls=False).parent
+    assert run(camp, tmp_path / "one.duckdb", None, quiet=True, workers=1).scored == 15
+    commit, killed = runner._Batch.add, []
+
+    def kill_a_worker_first(*args):  # when the first result arrives, units are still running
+        if not killed:
+            victim = multiprocessing.active_children()[0]
+            os.kill(victim.pid, signal.SIGKILL)
+            victim.join()
+            killed.append(victim.pid)
+        commit(*args)
+
+    monkeypatch.setattr(runner._Batch, "add", kill_a_worker_first)
+    db = tmp_path / "w.duckdb"
+    out = CliRunner().invoke(main, ["run", str(camp), "--db", str(db), "--workers", "2",
+                                    "--quiet"])
+    assert killed and out.exit_code == 1, out.output
+    errors = [line for line in out.output.splitlines() if line.strip()]
+    assert errors == [f"Error: {WORKER_LOST}"] and "Traceback" not in out.output
+    assert multiprocessing.active_children() == []  # the other worker ended with the run
+    monkeypatch.setattr(runner._Batch, "add", commit)
+    listed = CliRunner().invoke(main, ["runs", "--db", str(db), "--format", "json"])
+    assert [(r["run"], r["status"]) for r in json.loads(listed.output)] == [(1, "failed")]
+    again = run(camp, db, None, quiet=True, workers=2)
+    assert again.exit_code == 0 and again.run_id == 1
+    assert tables(db) == tables(tmp_path / "one.duckdb")
 
 
 ENDED_AT_ONCE = """
