@@ -24,7 +24,7 @@ TABLES = ("mart_pos_interval", "mart_pos_paired", "mart_pos_consensus", "mart_po
           "mart_parsing_interval", "mart_parsing_paired", "mart_parsing_consensus",
           "mart_parsing_consensus_file", "cat_resampled", "mart_pos_kappa", "mart_pos_unknown_tags",
           "int_pos_residual", "fct_pos_kappa", "fct_pos_unknown_tag", "int_pos_residual_form",
-          "int_pos_kappa_vector", "int_pos_ref_line")
+          "int_pos_kappa_vector", "int_pos_ref_line", "fct_pos_slice")
 
 # mart_pos_kappa_pairs as a view over every case, as it was before the pairs were kept
 ALL_PAIRS = """
@@ -81,8 +81,41 @@ FROM winner w JOIN voters v USING (ref_unit)
 
 
 # the views a unit's own tables now hold (fct_pos_kappa, fct_pos_unknown_tag,
-# int_pos_residual_form), as they were over every case of every unit
+# int_pos_residual_form, fct_pos_slice), as they were over every case (or sentence) of every unit
 OVER_EVERY_CASE = {
+    "mart_pos_scores": """
+WITH sums AS (
+    SELECT campaign, task, corpus, system, evaluation, granularity,
+           CASE WHEN grouping(genre) = 1 THEN 'corpus' WHEN grouping(doc) = 1 THEN 'genre'
+                ELSE 'document' END AS slice,
+           CASE WHEN grouping(genre) = 0 THEN genre END AS genre,
+           CASE WHEN grouping(doc) = 0 THEN doc END AS doc,
+           sum(nbCas)::BIGINT AS nbCas, sum(NONEVAL)::BIGINT AS NONEVAL,
+           sum(noneval_residual)::BIGINT AS noneval_residual,
+           sum(noneval_segmentation)::BIGINT AS noneval_segmentation,
+           sum(noneval_unknown_tag)::BIGINT AS noneval_unknown_tag,
+           sum(noneval_no_inverse_image)::BIGINT AS noneval_no_inverse_image,
+           sum(OK)::BIGINT AS OK, sum(ERR)::BIGINT AS ERR, sum(SIL_ok)::BIGINT AS SIL_ok,
+           sum(SIL_err)::BIGINT AS SIL_err, sum(SIL_sil)::BIGINT AS SIL_sil,
+           sum(SILOK_moy::DECIMAL(38, 18))::DOUBLE AS SILOK_moy,
+           any_value(signature) AS signature
+    FROM fct_pos_sentence
+    GROUP BY GROUPING SETS (
+        (campaign, task, corpus, system, evaluation, granularity),
+        (campaign, task, corpus, system, evaluation, granularity, genre),
+        (campaign, task, corpus, system, evaluation, granularity, genre, doc))
+)
+SELECT * EXCLUDE (signature),
+       SIL_ok + SIL_err + SIL_sil AS SIL,
+       OK / nullif(OK + ERR, 0) AS P,
+       (OK + ERR) / nullif(nbCas - NONEVAL, 0) AS D,
+       (OK + SIL_ok) / nullif(nbCas - NONEVAL, 0) AS Pmin,
+       (OK + SILOK_moy) / nullif(nbCas - NONEVAL, 0) AS Pmoy,
+       (OK + SIL_ok + SIL_sil) / nullif(nbCas - NONEVAL, 0) AS Pmax,
+       100.0 * NONEVAL / nullif(nbCas, 0) AS pct_noneval,
+       signature
+FROM sums
+""",
     "mart_pos_kappa": """
 WITH s AS (
     SELECT campaign, task, corpus, system, projected[1] AS hyp, acceptable[1] AS ref

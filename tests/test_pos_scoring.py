@@ -19,7 +19,7 @@ import pytest
 from click.testing import CliRunner
 
 from scorehouse.warehouse.cli import main
-from scorehouse.warehouse.db import apply_schema, connect
+from scorehouse.warehouse.db import apply_schema, build, connect
 
 
 def write(path: Path, text: str) -> Path:
@@ -165,6 +165,8 @@ def test_scores_rebuild_the_counts():
                      int(noneval), 0, 0, 0, int(ok), int(err), int(sil_ok), int(sil_err),
                      int(sil_sil), float(silok_moy), "pos|test"])
     con.executemany("INSERT INTO fct_pos_sentence VALUES (" + ", ".join("?" * 22) + ")", rows)
+    for i in range(200):  # each unit's sums, as the unit builds them
+        build(con, "pos", "fct_pos_slice", campaign="c", task="t", corpus="k", system=f"s{i}")
     scores = con.execute("SELECT nbCas, NONEVAL, P, D, Pmin, Pmoy, Pmax, OK, ERR, SIL, SIL_ok, "
                          "SIL_err, SILOK_moy FROM mart_pos_scores WHERE slice = 'corpus' "
                          "ORDER BY system").fetchall()

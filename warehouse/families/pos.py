@@ -56,11 +56,11 @@ EVALUATIONS = ("absolute", "relative")
 GRANULARITIES = ("full", "category")
 BASELINES = {"baseline-lexical": N_("Baseline: Lexical"),  # labels translated where shown
              "baseline-heur-rnd": N_("Baseline: Heur+Rnd")}
-# a unit's tables: its own kappa, unknown tags and residual forms too, so that a page reads
-# small tables and a changed submission costs its own rows
+# a unit's tables: its own sums by slice, kappa, unknown tags and residual forms too, so that a
+# page reads small tables and a changed submission costs its own rows
 _UNIT_TABLES = ("int_pos_sys_unit", "int_pos_case", "int_pos_residual_form",
-                "fct_pos_sentence", "fct_pos_kappa", "fct_pos_unknown_tag")
-_UNIT_BUILDS = ("int_pos_residual_form", "fct_pos_sentence", "fct_pos_kappa",
+                "fct_pos_sentence", "fct_pos_slice", "fct_pos_kappa", "fct_pos_unknown_tag")
+_UNIT_BUILDS = ("int_pos_residual_form", "fct_pos_sentence", "fct_pos_slice", "fct_pos_kappa",
                 "fct_pos_unknown_tag")
 _TOKEN_COLUMNS = ["tok", "line_no", "doc", "genre", "sent", "form", "tags", "loc", "loc_tags"]
 
@@ -337,9 +337,9 @@ def compute_unit(ids: dict, ref_sha: str, reference: pl.DataFrame, split: bool,
     minimal units re-aligned with the reference's units (LCS), its tokens judged against the
     segmentations the reference offers (:func:`derive_reference`, stored when the reference
     or the code changed, read with its units: ``reference``), the cases of each evaluation,
-    and the sentence counts ``fct_pos_sentence`` builds from them in SQL (with its kappa
-    against the reference, its unknown tags and its residual forms): the rows of every table
-    it fills."""
+    and the sentence counts ``fct_pos_sentence`` builds from them in SQL (with their sums by
+    slice, its kappa against the reference, its unknown tags and its residual forms): the rows
+    of every table it fills."""
     ref_units, rows = _judged(ids, ref_sha, reference, split, sys_tokens, table, evaluations)
 
     def write(con) -> None:  # the cases and the reference's units are registered: no copy
