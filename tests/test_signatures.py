@@ -35,7 +35,7 @@ SCORE_TABLES = [(name, table) for name, module in FAMILIES.items()
                 if re.fullmatch(r"(mart|hist)_\w*scores\w*", table)]
 # The tables where a unit stores its signatures (the marts and histories read them from there).
 STORED = {"fct_wer_utterance": ["signature"], "fct_ier_utterance": ["signature"],
-          "fct_pos_sentence": ["signature"],
+          "fct_pos_sentence": ["signature"], "fct_pos_slice": ["signature"],
           "fct_parsing_sentence": [f"signature_{f.lower()}" for f in parsing.FUNCTIONS],
           "fct_parsing_type": [f"signature_{f.lower()}" for f in parsing.FUNCTIONS],
           "fct_parsing_ud_sentence": ["signature"], "fct_coref_document": ["signature"],
