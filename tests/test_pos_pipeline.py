@@ -13,7 +13,7 @@ from scorehouse.demo.pos import write_pos_task
 from scorehouse.etl.grace import read_grace_reference
 from scorehouse.warehouse.families.pos import BASELINES
 from scorehouse.warehouse.families.pos_consensus import write_consensus
-from scorehouse.warehouse.pipeline import run
+from scorehouse.warehouse.pipeline import open_warehouse, run
 from scorehouse.warehouse.toml_writer import toml_table
 
 
@@ -176,3 +176,23 @@ def test_consensus_file_reads_as_a_reference(campaign, tmp_path):
     assert consensus.column("form").to_pylist() == reference.column("form").to_pylist()
     agreement = query(db, "SELECT min(agreement), max(agreement) FROM mart_pos_consensus")[0]
     assert 0 < agreement[0] <= agreement[1] <= 1
+
+
+def test_a_warehouse_from_before_the_slice_sums_gets_them(scored_once, tmp_path):
+    """A warehouse scored before fct_pos_slice (each unit's sums by corpus, genre and document)
+    existed has it filled from its sentences as it is opened: the bulletin, the leaderboard and
+    mart_pos_scores show its scores even before the next scoring, the rows the units' own
+    builds made, once."""
+    _, scored, _ = scored_once
+    db = tmp_path / "old.duckdb"
+    shutil.copyfile(scored, db)
+    rows, scores = ("SELECT * FROM fct_pos_slice ORDER BY ALL",
+                    "SELECT * FROM mart_pos_scores ORDER BY ALL")
+    want, want_scores = query(scored, rows), query(scored, scores)
+    assert want and want_scores
+    with duckdb.connect(str(db)) as con:
+        con.execute("DROP TABLE fct_pos_slice")
+    for _ in range(2):  # created and filled once; opened again, kept as it is
+        open_warehouse(db).close()
+        assert query(db, rows) == want
+    assert query(db, scores) == want_scores

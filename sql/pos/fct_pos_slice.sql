@@ -1,9 +1,13 @@
 -- fct_pos_slice: a unit's GRACE counts summed over its corpus, each genre and each document
--- (column `slice`), from its own fct_pos_sentence rows, with the signature of the variant.
--- Computed with the unit (warehouse/families/pos.py `compute_unit`), so a page, the leaderboard
--- and the history read a few rows per unit, not every sentence, and a changed submission costs
--- its own sums; mart_pos_scores adds the scores. SILOK_moy is summed in fixed point, as
--- fct_pos_sentence's: the same bits whatever order the threads add them in.
+-- (column `slice`), from its fct_pos_sentence rows, with the signature of the variant. Built
+-- with the unit's other rows, wherever it is computed (in the unit's private database, which
+-- holds that unit's sentences only: warehouse/families/pos.py `compute_unit`), so that a page,
+-- the leaderboard and the history read a few rows per unit, not every sentence, and a changed
+-- submission costs its own sums; mart_pos_scores adds the scores. SILOK_moy is summed in fixed
+-- point, as fct_pos_sentence's: the same bits whatever order the threads add them in. In a
+-- warehouse scored before this table existed, built once over every unit's sentences as it is
+-- created:
+-- @backfill
 -- Grain: campaign x task x corpus x system x evaluation x granularity x slice (x genre x doc).
 CREATE TABLE IF NOT EXISTS fct_pos_slice (
     campaign     VARCHAR NOT NULL,
@@ -31,7 +35,7 @@ CREATE TABLE IF NOT EXISTS fct_pos_slice (
 );
 -- @build
 INSERT INTO fct_pos_slice
-SELECT $campaign, $task, $corpus, $system, evaluation, granularity,
+SELECT campaign, task, corpus, system, evaluation, granularity,
        CASE WHEN grouping(genre) = 1 THEN 'corpus' WHEN grouping(doc) = 1 THEN 'genre'
             ELSE 'document' END,
        CASE WHEN grouping(genre) = 0 THEN genre END,
@@ -43,7 +47,7 @@ SELECT $campaign, $task, $corpus, $system, evaluation, granularity,
        sum(SILOK_moy::DECIMAL(38, 18))::DOUBLE,
        any_value(signature)  -- one per unit and variant
 FROM fct_pos_sentence
-WHERE campaign = $campaign AND task = $task AND corpus = $corpus AND system = $system
--- the unit's own keys are constants: grouped by the others
-GROUP BY GROUPING SETS ((evaluation, granularity), (evaluation, granularity, genre),
-                        (evaluation, granularity, genre, doc));
+GROUP BY GROUPING SETS (
+    (campaign, task, corpus, system, evaluation, granularity),
+    (campaign, task, corpus, system, evaluation, granularity, genre),
+    (campaign, task, corpus, system, evaluation, granularity, genre, doc));

@@ -60,8 +60,8 @@ BASELINES = {"baseline-lexical": N_("Baseline: Lexical"),  # labels translated w
 # page reads small tables and a changed submission costs its own rows
 _UNIT_TABLES = ("int_pos_sys_unit", "int_pos_case", "int_pos_residual_form",
                 "fct_pos_sentence", "fct_pos_slice", "fct_pos_kappa", "fct_pos_unknown_tag")
-_UNIT_BUILDS = ("int_pos_residual_form", "fct_pos_sentence", "fct_pos_slice", "fct_pos_kappa",
-                "fct_pos_unknown_tag")
+_UNIT_BUILDS = ("int_pos_residual_form", "fct_pos_sentence", "fct_pos_kappa",
+                "fct_pos_unknown_tag")  # with the unit's keys; then fct_pos_slice, without
 _TOKEN_COLUMNS = ["tok", "line_no", "doc", "genre", "sent", "form", "tags", "loc", "loc_tags"]
 
 
@@ -348,6 +348,7 @@ def compute_unit(ids: dict, ref_sha: str, reference: pl.DataFrame, split: bool,
                                                                     "signatures": signatures}}
         for table in _UNIT_BUILDS:
             build(con, SQL_FOLDER, table, **ids, **extra.get(table, {}))
+        build(con, SQL_FOLDER, "fct_pos_slice")  # by slice: this database holds its rows only
     return written(SQL_FOLDER, _UNIT_TABLES, write, {"int_pos_ref_unit": ref_units}, rows)
 
 
