@@ -14,7 +14,6 @@ warehouse and printed "–".
 
 from __future__ import annotations
 
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import polars as pl
@@ -52,40 +51,7 @@ def _with_ranks(con, key: list, scores: pl.DataFrame) -> pl.DataFrame:
 
 
 def page_data(con, campaign, task, out: Path) -> dict:
-    """Everything the ``pos.html`` template shows, and the exported files. Each corpus's
-    consensus file is written in a thread of its own while the page reads its tables (a 1 M-token
-    corpus's file, 0.3 s of a one-change run's report step, is DuckDB's and Polars' work, which
-    lets go of the GIL), waited for before the page is returned."""
-    with ThreadPoolExecutor(1, thread_name_prefix="scorehouse-consensus") as pool:
-        return _page_data(con, campaign, task, out, _consensus_files(con, pool, campaign, task,
-                                                                     out))
-
-
-def _consensus_files(con, pool, campaign, task, out: Path) -> dict[str, Future]:
-    """The consensus file of each corpus with a consensus (a current reference with units and
-    votes: the page's ``with_consensus`` > 0), written by :func:`write_consensus` in ``pool``
-    through a cursor of its own: ``corpus -> its file's path, when written``."""
-    corpora = [c for (c,) in con.execute("""
-        SELECT c.corpus FROM cat_corpus c
-        JOIN cat_input_current i
-          ON i.campaign = c.campaign AND i.task = c.task AND i.corpus = c.corpus
-         AND i.system = '' AND i.role = 'reference'
-        WHERE c.campaign = $campaign AND c.task = $task
-          AND EXISTS (SELECT 1 FROM int_pos_ref_unit u WHERE u.sha256 = i.sha256)
-          AND EXISTS (SELECT 1 FROM mart_pos_consensus m WHERE m.campaign = c.campaign
-                      AND m.task = c.task AND m.corpus = c.corpus)
-        ORDER BY c.corpus""", {"campaign": campaign.id, "task": task.id}).fetchall()]
-
-    def write(cursor, corpus: str) -> Path:
-        try:
-            return write_consensus(cursor, campaign.id, task.id, corpus,
-                                   out / f"consensus_{corpus}.grace")
-        finally:
-            cursor.close()
-    return {c: pool.submit(write, con.cursor(), c) for c in corpora}
-
-
-def _page_data(con, campaign, task, out: Path, consensus_files: dict[str, Future]) -> dict:
+    """Everything the ``pos.html`` template shows, and the exported files."""
     key = [campaign.id, task.id]
     evaluations = [e for e in EVALUATIONS if e in task.options.get("evaluations", EVALUATIONS)]
     granularities = [g for g in GRANULARITIES
@@ -237,9 +203,11 @@ def _page_data(con, campaign, task, out: Path, consensus_files: dict[str, Future
     per_corpus = []
     for corpus in corpora["corpus"].to_list():
         consensus_file = None
-        if corpus in consensus_files:
-            consensus_file = consensus_files[corpus].result().name
-            files.append(consensus_file)
+        if consensus.filter((pl.col("corpus") == corpus) & (pl.col("with_consensus") > 0)).height:
+            path = write_consensus(con, campaign.id, task.id, corpus,
+                                   out / f"consensus_{corpus}.grace")
+            consensus_file = path.name
+            files.append(path.name)
         sc = scores.filter(pl.col("corpus") == corpus) if scores.height else scores
 
         def variant(evaluation, granularity, slice_="corpus", genre=None, frame_=sc):
