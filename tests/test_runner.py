@@ -482,6 +482,10 @@ def test_a_broken_worker_pool_is_replaced_for_the_next_step():
             assert pool.submit(abs, -4).result() == 4
     finally:
         pools.close()
+    with pytest.raises(ExecutorError) as lost:  # a step's own pool (no run's pools) alike
+        with processes(None, 1) as pool:
+            pool.submit(os._exit, 3).result()
+    assert str(lost.value) == WORKER_LOST
 
 
 @pytest.mark.slow

@@ -259,19 +259,17 @@ WORKER_LOST = ("a worker process of the run ended abruptly (killed, or out of me
 def processes(pools: ProcessPools | None, n: int):
     """``n`` worker processes: the run's (``pools``, kept for its next steps), or without them
     a pool of this step alone, shut down after it."""
-    if pools is not None:
-        pool = pools.get(n)
-        try:
-            yield pool
-        except BrokenExecutor:  # a worker killed (by an operator, or the kernel out of memory)
-            pools.discard(pool)
-            raise ExecutorError(WORKER_LOST) from None
-        return
-    own = ProcessPools()
+    own = ProcessPools() if pools is None else None
+    kept = pools if own is None else own
+    pool = kept.get(n)
     try:
-        yield own.get(n)
+        yield pool
+    except BrokenExecutor:  # a worker killed (by an operator, or the kernel out of memory)
+        kept.discard(pool)
+        raise ExecutorError(WORKER_LOST) from None
     finally:
-        own.close()
+        if own is not None:
+            own.close()
 
 
 class Saver:
