@@ -117,11 +117,11 @@ def _count(con, key: dict) -> None:
     con.execute("DROP TABLE IF EXISTS pos_tally")
 
 
-# voting cases aggregated at once: a coarse tagset projects a case on several tags, and all
-# of a corpus's votes grouped in one statement outgrew DuckDB's buffer. Each slice reads every
-# case file again: the POS bench's full count (10 M cases, 35 M votes) took 7.1 s in 42 slices
-# of 250,000, 5.1 s in 14 of 750,000, 6.1 s in 7 of 1.5 M (the buffer then spills), the same
-# tally and the run's process no bigger (by hand, on a copy of its warehouse)
+# voting cases aggregated at once: a coarse tagset projects a case on several tags, and a
+# million cases' votes grouped in one statement once outgrew DuckDB's 512 MB buffer. Each slice
+# reads every case file again: the POS bench's full count (10 M cases, 35 M votes) took 7.1 s
+# in 42 slices of 250,000, 5.1 s in 14 of 750,000, 6.1 s in 7 of 1.5 M (the buffer spills),
+# the same tally, the run's process no bigger (by hand, on a copy of its warehouse)
 CASES_PER_SLICE = 750_000
 
 
