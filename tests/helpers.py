@@ -39,11 +39,12 @@ def built_once(tmp_path_factory, name: str, build) -> pathlib.Path:
 
 def copy_warehouse(db: pathlib.Path, dest: pathlib.Path) -> pathlib.Path:
     """A copy of the warehouse ``db`` (closed) and of the unit store beside it
-    (``<name>.store``) as ``dest`` and ``dest``'s store, the copy's resident tables reading the
-    copied store's files (``cat_unit_file``, warehouse/resident.py, records them by absolute
-    path): what a first run of the campaign into ``dest`` leaves, as a run of the copy on the
-    same files finds nothing changed (the warehouse knows its inputs by their content); the
-    original is never read or written through the copy. Returns ``dest``."""
+    (``<name>.store``) as ``dest`` and ``dest``'s store, the copy's resident and staged tables
+    reading the copied store's files (``cat_unit_file`` and ``cat_staged_file``,
+    warehouse/resident.py, record them by absolute path): what a first run of the campaign into
+    ``dest`` leaves, as a run of the copy on the same files finds nothing changed (the
+    warehouse knows its inputs by their content); the original is never read or written
+    through the copy. Returns ``dest``."""
     from scorehouse.warehouse import resident
 
     assert not db.with_name(f"{db.name}.wal").exists(), f"{db} is open"
@@ -52,10 +53,12 @@ def copy_warehouse(db: pathlib.Path, dest: pathlib.Path) -> pathlib.Path:
     shutil.copytree(old, new)
     con = duckdb.connect(str(dest))
     try:
-        files = con.execute("SELECT DISTINCT store, \"table\" FROM cat_unit_file").fetchall()
+        files = []
+        for catalog in ("cat_unit_file", "cat_staged_file"):  # units' rows, staged inputs
+            files += con.execute(f"SELECT DISTINCT store, \"table\" FROM {catalog}").fetchall()
+            con.execute(f"UPDATE {catalog} SET path = $new || substr(path, length(store) + 1), "
+                        "store = $new", {"new": str(new.resolve())})
         assert {pathlib.Path(s).resolve() for s, _ in files} <= {old.resolve()}, files
-        con.execute("UPDATE cat_unit_file SET path = $new || substr(path, length(store) + 1), "
-                    "store = $new", {"new": str(new.resolve())})
         for table in sorted({t for _, t in files}):
             resident.refresh(con, table)
     finally:

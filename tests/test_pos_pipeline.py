@@ -11,6 +11,7 @@ import pytest
 
 from scorehouse.demo.pos import write_pos_task
 from scorehouse.etl.grace import read_grace_reference
+from scorehouse.warehouse import resident
 from scorehouse.warehouse.families.pos import BASELINES
 from scorehouse.warehouse.families.pos_consensus import write_consensus
 from scorehouse.warehouse.pipeline import open_warehouse, run
@@ -53,9 +54,12 @@ def test_incremental_pos(campaign, tmp_path, monkeypatch):
     spans, reference_spans = [], scorer.reference_spans  # what a reference offers, derived
     monkeypatch.setattr(scorer, "reference_spans",
                         lambda *a: spans.append(len(a[0])) or reference_spans(*a))
-    tokens, frame = [], runner.frame  # the token tables the units read
+    tokens, frame = [], runner.frame  # the token tables the units read from the warehouse
     monkeypatch.setattr(runner, "frame", lambda con, sql, params=None: tokens.extend(
         params if "stg_pos_token" in sql else []) or frame(con, sql, params))
+    in_place, resolved = [], runner.resolved  # and in place, as the store keeps them
+    monkeypatch.setattr(runner, "resolved", lambda a: in_place.append(
+        getattr(a, "key", None)) or resolved(a))
     db = tmp_path / "w.duckdb"
     first = run(campaign, db, None, quiet=True)
     assert first.exit_code == 0, first.summary()
@@ -70,12 +74,15 @@ def test_incremental_pos(campaign, tmp_path, monkeypatch):
     sub.write_text(sub.read_text(encoding="utf-8").replace("\tSp\n", "\tRg\n", 3), encoding="utf-8")
     spans.clear()
     tokens.clear()
+    in_place.clear()
     third = run(campaign, db, None, quiet=True)
     assert pos_units(db, third.run_id) == {("gsd", "morpho-a")}
-    # the unit read the reference's spans its last change derived, not its tokens
-    assert spans == [] and tokens == [r for (r,) in query(
-        db, "SELECT sha256 FROM cat_input_current WHERE system = 'morpho-a' "
-            "AND role = 'submissions'")]
+    # the unit read the reference's spans its last change derived, not its tokens, and its
+    # submission's tokens in place: the staged file the store keeps (warehouse/resident.py)
+    (sha,), = query(db, "SELECT sha256 FROM cat_input_current WHERE system = 'morpho-a' "
+                        "AND role = 'submissions'")
+    assert spans == [] and tokens == []
+    assert resident.staged_key("stg_pos_token", sha) in in_place
     changes = query(db, "SELECT DISTINCT system FROM mart_pos_changes WHERE run_id = ? "
                         "AND previous_P IS NOT NULL",
                     [third.run_id])

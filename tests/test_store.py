@@ -25,7 +25,13 @@ from helpers import tables
 
 from scorehouse.warehouse.cli import main
 from scorehouse.warehouse.pipeline import run
-from scorehouse.warehouse.store import Store, StoreError, default_location, unit_key
+from scorehouse.warehouse.store import (
+    Store,
+    StoredInput,
+    StoreError,
+    default_location,
+    unit_key,
+)
 
 
 def test_outputs_read_back_as_saved(tmp_path):
@@ -262,7 +268,17 @@ def _frames_held(campaign: Path, db: Path, monkeypatch) -> tuple[list, list]:
         refs.append(weakref.ref(out))
         return out
 
+    def resolved(argument):  # a submission staged into the store, read there in place
+        alive.append(sum(r() is not None for r in refs))
+        out = real_resolved(argument)
+        if isinstance(argument, StoredInput):
+            reads.append((argument.key, ()))
+            refs.append(weakref.ref(out))
+        return out
+
+    real_resolved = runner.resolved
     monkeypatch.setattr(runner, "frame", counted)
+    monkeypatch.setattr(runner, "resolved", resolved)
     monkeypatch.setattr(parsing, "frame", lambda *a: counted(*a, by_runner=False))
     assert run(campaign, db, None, quiet=True, workers=1).exit_code == 0
     monkeypatch.undo()
@@ -397,5 +413,8 @@ def test_a_worker_keeps_shared_inputs_and_lets_a_units_own_go(scored_once, tmp_p
                  store=str(tmp_path / "t"), workers=2)
     assert result.exit_code == 0
     queries = {a for arguments in prepared for a in arguments if isinstance(a, Query)}
-    assert {q.sql: q.kept for q in queries} == {pos._REFERENCE: True, pos._SYS_TOKENS: False}
+    assert {q.sql: q.kept for q in queries} == {pos._REFERENCE: True}
     assert sorted(a.kept for a in stored) == sorted(q.kept for q in queries)
+    # the submissions' tokens, staged into the store, are read there in place (resident.py)
+    in_place = [a for arguments in prepared for a in arguments if isinstance(a, StoredInput)]
+    assert len(in_place) >= 3 and not any(a.kept for a in in_place)

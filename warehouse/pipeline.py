@@ -151,17 +151,18 @@ def _execute(ctx: RunContext, steps, out, force: bool, audience: Audience = PUBL
     logs.event("run", f"run {ctx.run_id}: {'+'.join(steps)} of {ctx.campaign.id}",
                logging.DEBUG, run_id=ctx.run_id, campaign=ctx.campaign.id, steps=list(steps))
     try:
-        with logs.step(ctx, "load", shown="load" in steps):
-            for task in ctx.campaign.tasks:
-                declare = getattr(family(task.family), "declare", None)
-                if declare is not None:
-                    # built-in systems (baselines), which campaign.toml does not list
-                    declare(ctx, task)
-                if "load" in steps:
-                    family(task.family).load(ctx, task)
         for attempt in range(STORE_LOSSES + 1):
             rejected = len(ctx.rejections)
             try:
+                # again after a loss: the staged rows the store lost are parsed again
+                with logs.step(ctx, "load", shown="load" in steps):
+                    for task in ctx.campaign.tasks:
+                        declare = getattr(family(task.family), "declare", None)
+                        if declare is not None:
+                            # built-in systems (baselines), which campaign.toml does not list
+                            declare(ctx, task)
+                        if "load" in steps:
+                            family(task.family).load(ctx, task)
                 if "score" in steps:
                     with logs.step(ctx, "score"):
                         for task in ctx.campaign.tasks:

@@ -15,10 +15,17 @@ when its SQL file declares its rows as ``<table>_rows`` and ``<table>`` as a vie
 The warehouse then needs its store folder: a run first checks that every recorded file is still
 there (:func:`check`); the units whose files were lost are recomputed by that run.
 ``scorehouse sql`` reads them without opening any folder to queries (:func:`read_only`).
+
+A *staged* table (``stg_*``: the parsed input files, by content hash) declared the same way is
+kept in the store too: a file's rows are written once, when it is staged, as a Parquet input
+file of the store (:func:`keep_staged`, recorded in ``cat_staged_file``), which its units read
+in place (:func:`staged_input`) instead of the warehouse copying them out for each unit. A lost
+staged file is parsed again by the next load (:func:`lost_staged`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from functools import cache
 from importlib import resources
@@ -33,20 +40,27 @@ _UNIT = ("campaign", "task", "corpus", "system")
 
 
 @cache
-def declared() -> frozenset[str]:
-    """Every resident table of ``sql/``: a view ``T`` whose file also creates ``T_rows``."""
+def _kept() -> frozenset[str]:
+    """Every table of ``sql/`` kept in the store: a view ``T`` whose file also creates
+    ``T_rows``."""
     folders = [e.name for e in resources.files("scorehouse.sql").iterdir() if e.is_dir()
                and not e.name.startswith("_")]
     return frozenset(name for folder in folders for name, text in sql_files(folder).items()
                      if name in _ROWS_TABLE.findall(text))
 
 
+def declared() -> frozenset[str]:
+    """Every resident table of ``sql/``, its rows kept per unit (not a staged table)."""
+    return frozenset(t for t in _kept() if not t.startswith("stg_"))
+
+
 _ROWS_TABLE = re.compile(r"CREATE TABLE IF NOT EXISTS (\w+)_rows\b")  # one pattern, compiled once
 
 
 def rows_table(table: str) -> str:
-    """Where the warehouse's own rows of ``table`` go: ``T_rows`` for a resident table."""
-    return f"{table}_rows" if table in declared() else table
+    """Where the warehouse's own rows of ``table`` go: ``T_rows`` for a table kept in the
+    store (resident or staged)."""
+    return f"{table}_rows" if table in _kept() else table
 
 
 def forget(con, table: str, keys: str) -> None:
@@ -81,9 +95,20 @@ def refresh(con, table: str) -> None:
 
 
 def _files(con, table: str) -> list[str]:
+    catalog = "cat_staged_file" if table.startswith("stg_") else "cat_unit_file"
     return [p for (p,) in con.execute(
-        "SELECT path FROM cat_unit_file WHERE \"table\" = $t ORDER BY ALL", {"t": table}
-    ).fetchall()]
+        f"SELECT path FROM {catalog} WHERE \"table\" = $t AND path IS NOT NULL ORDER BY ALL",
+        {"t": table}).fetchall()]
+
+
+def _recorded(con) -> list[str]:
+    """The tables some of whose rows are recorded as files (unit or staged)."""
+    try:
+        return [t for (t,) in con.execute(
+            "SELECT DISTINCT \"table\" FROM cat_unit_file UNION SELECT DISTINCT \"table\" "
+            "FROM cat_staged_file WHERE path IS NOT NULL ORDER BY 1").fetchall()]
+    except duckdb.Error:  # a warehouse made before resident or staged files: none
+        return []
 
 
 def _union(con, table: str, files: str | None) -> str:
@@ -116,8 +141,12 @@ def _read(paths: list[str]) -> str:
 
 def check(con) -> list[str]:
     """Forget the units whose recorded files are gone (a deleted or moved store): their
-    states are dropped, so the run recomputes them. Returns a note per task, or nothing. Call
-    it inside a transaction."""
+    states are dropped, so the run recomputes them; and the staged contents whose files are gone
+    (:func:`lost_staged`). Returns a note per task, or nothing. Call it inside a transaction."""
+    return _check_staged(con) + _check_units(con)
+
+
+def _check_units(con) -> list[str]:
     try:
         rows = con.execute("SELECT DISTINCT campaign, task, corpus, system, path "
                            "FROM cat_unit_file").fetchall()
@@ -152,13 +181,8 @@ def read_only(con) -> dict[str, str]:
     files are gone (a deleted store; the next run recomputes them): path -> table."""
     import pyarrow.dataset as ds
 
-    try:
-        tables = [t for (t,) in con.execute(
-            "SELECT DISTINCT \"table\" FROM cat_unit_file ORDER BY 1").fetchall()]
-    except duckdb.Error:  # a warehouse made before resident tables: none
-        return {}
     gone = {}
-    for table in tables:
+    for table in _recorded(con):
         files = _files(con, table)
         try:
             con.register(f"{table}__files", ds.dataset(files, format="parquet"))
@@ -177,3 +201,81 @@ def gone_message(gone: dict[str, str], error: str) -> str | None:
         return None
     return (f"the unit store's files for {gone[found.group(1)]} are gone: run `scorehouse run` "
             "to recompute them")
+
+
+def _check_staged(con) -> list[str]:
+    """Mark the staged files that are gone as lost (their path NULL): the next load parses
+    those contents again (:func:`lost_staged`)."""
+    try:
+        rows = con.execute("SELECT sha256, \"table\", path FROM cat_staged_file "
+                           "WHERE path IS NOT NULL").fetchall()
+    except duckdb.CatalogException:  # a warehouse made before staged files
+        return []
+    lost = [(sha, table) for sha, table, path in rows if not Path(path).is_file()]
+    for sha, table in lost:
+        con.execute("UPDATE cat_staged_file SET path = NULL WHERE sha256 = $s AND \"table\" = $t",
+                    {"s": sha, "t": table})
+    for table in sorted({t for _, t in lost}):
+        refresh(con, table)
+    return [f"the staged rows of {len(lost)} input file(s) are gone from the store: they are "
+            "parsed again"] if lost else []
+
+
+def lost_staged(con) -> set[str]:
+    """The content hashes whose staged rows were kept in the store and found gone: staged
+    again by the next load, whatever their file's hash says."""
+    try:
+        return {s for (s,) in con.execute(
+            "SELECT sha256 FROM cat_staged_file WHERE path IS NULL").fetchall()}
+    except duckdb.CatalogException:
+        return set()
+
+
+def staged_key(table: str, sha: str) -> str:
+    """The store input key of the staged rows of content ``sha`` in ``table``."""
+    return hashlib.blake2b(f"{table}\0{sha}".encode(), digest_size=16).hexdigest()
+
+
+def keep_staged(con, store, table: str, sha: str, select: str, params: dict,
+                order: str = "") -> None:
+    """Stage the rows of content ``sha`` into the staged ``table`` (``stg_*``, kept in the
+    store when declared so and ``store`` is local): ``select`` gives them with the table's
+    column names (``sha256`` among them; it may read the view ``arrow_rows``), ``order`` sorts
+    them as their units read them. Kept: written as the store's input file
+    :func:`staged_key`, in the types of ``T_rows``, recorded in ``cat_staged_file``; else
+    inserted into the warehouse's own rows of the table."""
+    query = f"SELECT * FROM ({select})" + (f" ORDER BY {order}" if order else "")
+    if table in _kept() and store is not None and store.local:
+        from scorehouse.warehouse.store import StoreError
+
+        try:
+            path = store.put_rows(con, _cast(con, table, f"({query})"), params,
+                                  staged_key(table, sha))
+        except StoreError:  # a store that cannot be written: the rows go to the warehouse
+            path = None
+        if path is not None:
+            con.execute("INSERT OR REPLACE INTO cat_staged_file VALUES ($s, $t, $store, $p)",
+                        {"s": sha, "t": table, "store": store.root, "p": path})
+            refresh(con, table)
+            return
+    con.execute(f"INSERT INTO {rows_table(table)} BY NAME {query}", params)
+    if table in _kept():  # no longer lost: in the warehouse's own rows now
+        con.execute("DELETE FROM cat_staged_file WHERE sha256 = $s AND \"table\" = $t",
+                    {"s": sha, "t": table})
+
+
+def staged_input(con, store, table: str, sha: str, columns: tuple[str, ...]):
+    """The staged rows of content ``sha`` as a unit's input read in place from the store
+    (a :class:`~warehouse.store.StoredInput` of ``columns``, let go after the unit), or None
+    when they are the warehouse's own rows (or the file is not in ``store``)."""
+    if store is None or not store.local:
+        return None
+    found = con.execute("SELECT path FROM cat_staged_file WHERE sha256 = $s AND \"table\" = $t "
+                        "AND store = $root AND path IS NOT NULL",
+                        {"s": sha, "t": table, "root": store.root}).fetchall()
+    if not found:
+        return None
+    from scorehouse.warehouse.store import StoredInput
+
+    return StoredInput(store.location, staged_key(table, sha), True, "parquet", kept=False,
+                       columns=columns)

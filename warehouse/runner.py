@@ -66,6 +66,7 @@ from scorehouse.warehouse.store import (  # noqa: F401  (Query: re-exported)
     Query,
     StoredInput,
     StoreError,
+    resolved,
     unit_key,
 )
 
@@ -263,8 +264,8 @@ def run_units(
             with Saver(store, ctx.notes) as saver:
                 for unit, arguments in prepared:
                     try:
-                        tables = compute(*(read(a, False) if isinstance(a, Query) else a
-                                           for a in arguments))
+                        tables = compute(*(read(a, False) if isinstance(a, Query) else
+                                           resolved(a) for a in arguments))
                         arguments = None  # its inputs may go while the unit is committed
                     except InputError as err:
                         done(unit, partial(_raise, err))

@@ -17,6 +17,7 @@ import os
 import stat
 import time
 from concurrent.futures import ThreadPoolExecutor
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -26,7 +27,7 @@ import pyarrow as pa
 
 from scorehouse.etl import text
 from scorehouse.etl.errors import InputError, shorten
-from scorehouse.warehouse import logs
+from scorehouse.warehouse import logs, resident
 from scorehouse.warehouse.catalog import RunContext, now, transaction
 from scorehouse.warehouse.db import insert_rows, one
 
@@ -107,9 +108,10 @@ def stage_files(ctx: RunContext, jobs: list[StageJob], workers: int | None = Non
     if seen:
         insert_rows(ctx.con, "INSERT OR REPLACE INTO cat_input_stat VALUES (?, ?, ?, ?, ?, ?)",
                     seen)
+    lost = resident.lost_staged(ctx.con)  # staged rows gone from the store: parsed again
     for job, (sha, size, unreadable) in zip(jobs, keys):
         latest = known.get((job.slot.task, job.slot.corpus, job.slot.system, job.slot.role))
-        same = latest is not None and latest[0] == sha
+        same = latest is not None and latest[0] == sha and sha not in lost
         todo.append((job, unreadable, sha, same, latest))
         if not same and size is not None:
             changed.append((job, size))
@@ -295,7 +297,7 @@ def stage_table(ctx: RunContext, slot: Slot, label: str, sha: str, table: pa.Tab
     latest = one(con, "SELECT sha256 FROM cat_input_latest WHERE campaign = ? AND task = ? "
                       "AND corpus = ? AND system = ? AND role = ?",
                  [ctx.campaign.id, slot.task, slot.corpus, slot.system, slot.role])
-    if latest is not None and latest[0] == sha:
+    if latest is not None and latest[0] == sha and sha not in resident.lost_staged(con):
         return False
     _accept(ctx, slot, label, sha, table, stage, counted=False)
     return True
@@ -303,20 +305,43 @@ def stage_table(ctx: RunContext, slot: Slot, label: str, sha: str, table: pa.Tab
 
 def _accept(ctx: RunContext, slot: Slot, path: str, sha: str, table: pa.Table, stage,
             counted: bool = True) -> None:
-    """In one transaction: stage the rows (unless this content is staged already for this role)
-    and catalogue the version as accepted; ``counted``: a file (not a computed table) loaded."""
+    """In one transaction: stage the rows (unless this content is staged already for this role,
+    and not lost from the store since) and catalogue the version as accepted; ``counted``: a
+    file (not a computed table) loaded."""
     con = ctx.con
     with transaction(con):
-        if not one(con, "SELECT 1 FROM cat_input WHERE sha256 = ? AND status = 'accepted' "
-                        "AND role = ? LIMIT 1",
-                   [sha, slot.role]):
-            stage(con, sha, table)
+        if sha in resident.lost_staged(con) or not one(
+                con, "SELECT 1 FROM cat_input WHERE sha256 = ? AND status = 'accepted' "
+                "AND role = ? LIMIT 1", [sha, slot.role]):
+            kept = _STORE.set(ctx.store)
+            try:
+                stage(con, sha, table)
+            finally:
+                _STORE.reset(kept)
         _record(con, ctx, slot, path, sha, table.num_rows, "accepted", None)
     if counted and str(path) not in ctx.loaded_files:  # a file staged in two roles counts once
         ctx.loaded_files.add(str(path))
         ctx.loaded += 1
         logs.event("file", f"loaded {path}", logging.DEBUG, path=str(path), task=slot.task,
                    corpus=slot.corpus, system=slot.system, role=slot.role)
+
+
+# the run's unit store while a file's rows are staged: a staged table kept in the store
+# (warehouse/resident.py) writes them there (:func:`stage_rows`)
+_STORE: ContextVar = ContextVar("scorehouse_staging_store", default=None)
+
+
+def stage_rows(con, table: str, sha: str, rows: pa.Table, select: str,
+               order: str = "") -> None:
+    """A family's staging of ``rows`` (content ``sha``) into ``table``: ``select`` reads them
+    as ``arrow_rows``, with ``$sha`` its hash, and names the table's columns; kept as the
+    store's file when ``table`` is declared so and the run's store is local, else inserted
+    (:func:`warehouse.resident.keep_staged`)."""
+    con.register("arrow_rows", rows)
+    try:
+        resident.keep_staged(con, _STORE.get(), table, sha, select, {"sha": sha}, order)
+    finally:
+        con.unregister("arrow_rows")
 
 
 def _record(con, ctx, slot, path, sha, rows, status, error):

@@ -154,7 +154,7 @@ class Store:
             writer.write_table(arrow)
         data = sink.getvalue()
         key = hashlib.blake2b(data, digest_size=16).hexdigest()
-        path = f"{self.root}/inputs/{key[:2]}/{key}.arrows"
+        path = self.input_path(key, "arrows")
         try:
             if self.fs.get_file_info(path).type == pafs.FileType.NotFound:
                 self.fs.create_dir(path.rsplit("/", 1)[0], recursive=True)
@@ -164,6 +164,28 @@ class Store:
         except (OSError, pa.ArrowException) as err:
             raise StoreError(f"cannot write to the store {self.label}: {err}") from None
         return StoredInput(self.location, key, isinstance(table, pl.DataFrame))
+
+    def put_rows(self, con, sql: str, params: dict, name: str) -> str:
+        """Keep the rows of a warehouse query (a local store only) as the Parquet input file
+        ``name`` (a key: the same name, the same rows), written by DuckDB as it streams, whole
+        or absent. Returns the file's path (:meth:`input_path`)."""
+        path = self.input_path(name)
+        partial = f"{path}.{uuid.uuid4().hex}.partial"
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            con.execute(f"COPY ({sql}) TO '{partial.replace(chr(39), chr(39) * 2)}' "
+                        "(FORMAT parquet, COMPRESSION lz4)", params)
+            os.replace(partial, path)
+        except OSError as err:
+            raise StoreError(f"cannot write to the store {self.label}: {err}") from None
+        finally:
+            if os.path.exists(partial):
+                os.remove(partial)
+        return path
+
+    def input_path(self, key: str, fmt: str = "parquet") -> str:
+        """Where the input ``key`` lives (:class:`StoredInput`)."""
+        return f"{self.root}/inputs/{key[:2]}/{key}.{fmt}"
 
     def put_query(self, con, sql: str, params: tuple, version: str = "") -> "StoredInput":
         """Keep the result of a warehouse query (a local store only) under its content hash,
@@ -178,7 +200,7 @@ class Store:
             try:
                 with open(named, encoding="utf-8") as f:
                     key = f.read().strip()
-                if key and os.path.isfile(f"{folder}/{key[:2]}/{key}.parquet"):
+                if key and os.path.isfile(self.input_path(key)):
                     return StoredInput(self.location, key, True, "parquet")
             except OSError:  # not kept yet (or unreadable): the query runs
                 pass
@@ -192,7 +214,7 @@ class Store:
                 for block in iter(lambda: f.read(1 << 20), b""):
                     digest.update(block)
             key = digest.hexdigest()
-            path = f"{folder}/{key[:2]}/{key}.parquet"
+            path = self.input_path(key)
             os.makedirs(os.path.dirname(path), exist_ok=True)
             os.replace(partial, path)  # whole or absent; the same rows give the same file
             if named is not None:
@@ -216,8 +238,9 @@ class StoredInput:
     location: str
     key: str
     polars: bool
-    format: str = "arrows"  # Arrow IPC (put_input) or Parquet (put_query)
+    format: str = "arrows"  # Arrow IPC (put_input) or Parquet (put_query, put_rows)
     kept: bool = True  # kept by the worker for its next units (:func:`resolved`)
+    columns: tuple[str, ...] | None = None  # the columns read (Parquet; None: every one)
 
 
 @dataclass(frozen=True)
@@ -239,20 +262,21 @@ class Query:
 
 
 @lru_cache(maxsize=4)  # the corpus's reference, shared by its units, is read once per worker
-def _kept_input(location: str, key: str, polars: bool, fmt: str = "arrows"):
-    return _input(location, key, polars, fmt)
+def _kept_input(location: str, key: str, polars: bool, fmt: str = "arrows", columns=None):
+    return _input(location, key, polars, fmt, columns)
 
 
-def _input(location: str, key: str, polars: bool, fmt: str = "arrows"):
+def _input(location: str, key: str, polars: bool, fmt: str = "arrows", columns=None):
     store = opened(location)
+    columns = None if columns is None else list(columns)
     try:
-        path = f"{store.root}/inputs/{key[:2]}/{key}.{fmt}"
+        path = store.input_path(key, fmt)
         if fmt == "parquet" and polars:  # read by Polars: no Arrow copy held beside the frame
             with store.fs.open_input_file(path) as f:
-                return pl.read_parquet(f)
+                return pl.read_parquet(f, columns=columns)
         if fmt == "parquet":
             with store.fs.open_input_file(path) as f:
-                table = pq.read_table(f)
+                table = pq.read_table(f, columns=columns)
         else:
             with store.fs.open_input_stream(path) as f:
                 table = pa.ipc.open_stream(f).read_all()
@@ -266,7 +290,8 @@ def resolved(argument):
     (kept for the next units when :attr:`StoredInput.kept`)."""
     if isinstance(argument, StoredInput):
         read = _kept_input if argument.kept else _input
-        return read(argument.location, argument.key, argument.polars, argument.format)
+        return read(argument.location, argument.key, argument.polars, argument.format,
+                    argument.columns)
     return argument
 
 

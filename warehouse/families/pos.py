@@ -26,6 +26,7 @@ from scorehouse.etl.text import SIGNATURE as TEXT
 from scorehouse.reports.i18n import N_
 from scorehouse.scorers import lcs
 from scorehouse.scorers import pos as scorer
+from scorehouse.warehouse import resident
 from scorehouse.warehouse.artifacts import reduce
 from scorehouse.warehouse.campaign import CampaignError, Task, resolve_file
 from scorehouse.warehouse.catalog import (
@@ -43,7 +44,7 @@ from scorehouse.warehouse.families.pos_intervals import intervals
 from scorehouse.warehouse.families.pos_kappa import kappa_pairs
 from scorehouse.warehouse.published import published_ids
 from scorehouse.warehouse.runner import Query, Target, Unit, run_units, stale, unit_input
-from scorehouse.warehouse.staging import Slot, StageJob, stage_files, stage_table
+from scorehouse.warehouse.staging import Slot, StageJob, stage_files, stage_rows, stage_table
 
 SQL_FOLDER = "pos"
 CAMPAIGN_KEYS = {  # the keys campaign.toml may give a pos task (campaign.check_keys)
@@ -111,9 +112,12 @@ def _salt(fmt: dict, path: Path, reference: bool) -> str:
 
 
 def _stage_tokens(con, sha: str, table: pa.Table) -> None:
+    """A file's tokens into ``stg_pos_token``, in token order (as its unit reads them: kept in
+    a local store, the unit reads the staged file itself)."""
     names = set(table.column_names)
     select = ", ".join(c if c in names else f"NULL AS {c}" for c in _TOKEN_COLUMNS)
-    insert_arrow(con, "stg_pos_token", table, f"$sha, {select}", {"sha": sha})
+    stage_rows(con, "stg_pos_token", sha, table, f"SELECT $sha AS sha256, {select} FROM arrow_rows",
+               order="tok")
 
 
 def _stage_table(con, sha: str, table: pa.Table) -> None:
@@ -175,7 +179,8 @@ def _load_baselines(ctx: RunContext, task: Task, corpus: str) -> None:
     latest = dict(ctx.con.execute(
         "SELECT system, sha256 FROM cat_input_latest WHERE campaign = ? AND task = ? "
         "AND corpus = ? AND role = 'submissions'", [ctx.campaign.id, task.id, corpus]).fetchall())
-    if all(latest.get(sid) == sha for sid, sha in shas.items()):
+    lost = resident.lost_staged(ctx.con)
+    if all(latest.get(sid) == sha and sha not in lost for sid, sha in shas.items()):
         return  # the baselines of this reference and training corpus are staged already
     ref = frame(ctx.con, "SELECT tok, line_no, doc, genre, sent, form FROM stg_pos_token "
                          "WHERE sha256 = ? ORDER BY tok", [ref_sha])
@@ -252,8 +257,10 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
         sha = u.inputs["reference"]
         # the reference's derived rows and the staged tokens are those of the hash and code
         version = f"{code_version()}|split:{_split(u.corpus)}"
+        submission = u.inputs["submissions"]  # read in place when the store keeps it
         return (sha, Query(_REFERENCE, (sha,), version), _split(u.corpus),
-                Query(_SYS_TOKENS, (u.inputs["submissions"],), version, kept=False), table,
+                resident.staged_input(con, ctx.store, "stg_pos_token", submission, _SYS_COLUMNS)
+                or Query(_SYS_TOKENS, (submission,), version, kept=False), table,
                 options["evaluations"],
                 signatures)
 
@@ -281,7 +288,9 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
 
 _TOKENS = ("SELECT tok, doc, genre, sent, form, tags, loc, loc_tags FROM stg_pos_token "
            "WHERE sha256 = ? ORDER BY tok")  # a staged reference's tokens, as a unit reads them
-_SYS_TOKENS = "SELECT tok, doc, sent, form, tags FROM stg_pos_token WHERE sha256 = ? ORDER BY tok"
+_SYS_COLUMNS = ("tok", "doc", "sent", "form", "tags")  # a submission's tokens, as a unit reads them
+_SYS_TOKENS = (f"SELECT {', '.join(_SYS_COLUMNS)} FROM stg_pos_token WHERE sha256 = ? "
+               "ORDER BY tok")
 # a reference's units as a unit reads them, each with the spans it begins (derive_reference)
 _REFERENCE = ("SELECT unit, tok, unit_form, doc, genre, sent, spans FROM int_pos_ref_unit "
               "WHERE sha256 = ? ORDER BY unit")

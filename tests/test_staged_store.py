@@ -1,0 +1,109 @@
+"""Staged tables kept in the store (warehouse/resident.py): with a local unit store, each POS
+file's tokens are written once, when the file is staged, as a Parquet file of the store, which its
+unit reads in place; ``stg_pos_token`` then reads the same rows, and the runs give the same
+tables, as a warehouse holding the rows itself; a lost file is parsed again by the next load, its
+units left as they are; ``scorehouse sql`` reads the staged tokens with no folder open to
+queries."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner
+from helpers import tables
+
+from scorehouse.demo.campaign import write_demo_campaign
+from scorehouse.warehouse import resident
+from scorehouse.warehouse.cli import main
+from scorehouse.warehouse.pipeline import run
+from scorehouse.warehouse.store import Store, StoreError
+
+
+@pytest.fixture(scope="module")
+def campaign(tmp_path_factory) -> Path:
+    """The demo's speech and POS tasks (scale 0.03)."""
+    root = tmp_path_factory.mktemp("staged")
+    return write_demo_campaign(root / "campaign", scale=0.03, parsing=False, coref=False,
+                               terms=False, calls=False).parent
+
+
+def staged(db: Path) -> dict:
+    """The warehouse's own staged token rows, its staged files, the contents staged, and every
+    token as ``stg_pos_token`` reads it."""
+    with duckdb.connect(str(db), read_only=True) as con:
+        return {
+            "rows": con.execute("SELECT count(*) FROM stg_pos_token_rows").fetchall()[0][0],
+            "files": dict(con.execute("SELECT sha256, path FROM cat_staged_file "
+                                      "WHERE \"table\" = 'stg_pos_token'").fetchall()),
+            "contents": {s for (s,) in con.execute(
+                "SELECT DISTINCT sha256 FROM cat_input_current WHERE task = 'pos' "
+                "AND role <> 'table' AND status = 'accepted'").fetchall()},
+            "tokens": con.sql("SELECT * FROM stg_pos_token ORDER BY ALL").to_arrow_table()}
+
+
+def test_staged_tokens_live_in_the_store_and_read_as_the_warehouses_own(campaign, tmp_path,
+                                                                         monkeypatch):
+    kept, own = tmp_path / "kept.duckdb", tmp_path / "own.duckdb"
+    assert run(campaign, kept, None, quiet=True).exit_code == 0
+
+    def unwritable(self, *_):
+        raise StoreError(f"cannot write to the store {self.label}: No space left on device")
+
+    with monkeypatch.context() as patched:  # a store that cannot take them: the rows inserted
+        patched.setattr(Store, "put_rows", unwritable)
+        assert run(campaign, own, None, quiet=True).exit_code == 0
+    k, o = staged(kept), staged(own)
+    # every POS content (reference, training corpus, submissions, built-in baselines) a file
+    assert k["rows"] == 0 and set(k["files"]) == k["contents"] and len(k["contents"]) > 4
+    assert o["rows"] == k["tokens"].num_rows and o["files"] == {}
+    assert k["tokens"].equals(o["tokens"])
+    assert tables(kept) == tables(own)
+    for path in k["files"].values():  # in token order, as its unit reads it
+        tok = pq.read_table(path, columns=["tok"])["tok"].to_pylist()
+        assert tok == sorted(tok) and str(kept.with_suffix(".store")) in path
+
+
+def test_a_lost_staged_file_is_parsed_again_and_its_units_left_alone(campaign, tmp_path):
+    db = tmp_path / "w.duckdb"
+    assert run(campaign, db, None, quiet=True).exit_code == 0
+    before, results = staged(db), tables(db)
+    with duckdb.connect(str(db), read_only=True) as con:
+        ((submission, baseline),) = con.execute(
+            "SELECT min(sha256) FILTER (WHERE NOT starts_with(system, 'baseline')), "
+            "min(sha256) FILTER (WHERE starts_with(system, 'baseline')) FROM cat_input_current "
+            "WHERE task = 'pos' AND role = 'submissions'").fetchall()
+    for lost, loaded in ((submission, 1), (baseline, 0)):  # a baseline is made, not loaded
+        Path(before["files"][lost]).unlink()
+        again = run(campaign, db, None, quiet=True)
+        assert again.exit_code == 0, again.summary()
+        assert (again.loaded, again.scored) == (loaded, 0)
+        assert any("staged rows of 1 input file(s) are gone" in n for n in again.notes)
+        after = staged(db)
+        assert after["files"] == before["files"] and Path(after["files"][lost]).is_file()
+        assert after["tokens"].equals(before["tokens"])
+        assert tables(db) == results
+    quiet = run(campaign, db, None, quiet=True)
+    assert (quiet.loaded, quiet.scored) == (0, 0) and not quiet.notes
+
+
+def test_the_query_surface_reads_the_staged_tokens_and_says_when_they_are_gone(campaign,
+                                                                               tmp_path):
+    db = tmp_path / "w.duckdb"
+    assert run(campaign, db, None, quiet=True).exit_code == 0
+    tokens = staged(db)["tokens"].num_rows
+
+    def sql(query: str):
+        return CliRunner().invoke(main, ["sql", "--db", str(db), "--format", "csv", query])
+
+    ok = sql("SELECT count(*) AS n FROM stg_pos_token")
+    assert ok.exit_code == 0 and int(ok.output.split()[1]) == tokens, ok.output
+    path = next(iter(staged(db)["files"].values()))
+    refused = sql(f"SELECT count(*) FROM read_parquet('{path}')")
+    assert refused.exit_code == 1, refused.output
+    Path(path).unlink()
+    gone = sql("SELECT count(*) FROM stg_pos_token")
+    assert gone.exit_code == 1 and "run `scorehouse run`" in gone.output, gone.output
+    assert resident.lost_staged(duckdb.connect(str(db), read_only=True)) == set()  # not yet
