@@ -236,15 +236,14 @@ def staged_key(table: str, sha: str) -> str:
     return hashlib.blake2b(f"{table}\0{sha}".encode(), digest_size=16).hexdigest()
 
 
-def keep_staged(con, store, table: str, sha: str, select: str, params: dict,
-                order: str = "") -> None:
+def keep_staged(con, store, table: str, sha: str, select: str, params: dict) -> None:
     """Stage the rows of content ``sha`` into the staged ``table`` (``stg_*``, kept in the
     store when declared so and ``store`` is local): ``select`` gives them with the table's
-    column names (``sha256`` among them; it may read the view ``arrow_rows``), ``order`` sorts
-    them as their units read them. Kept: written as the store's input file
-    :func:`staged_key`, in the types of ``T_rows``, recorded in ``cat_staged_file``; else
-    inserted into the warehouse's own rows of the table."""
-    query = f"SELECT * FROM ({select})" + (f" ORDER BY {order}" if order else "")
+    column names (``sha256`` among them; it may read the view ``arrow_rows``), in the order
+    their units read them (kept as given: the warehouse preserves insertion order). Kept:
+    written as the store's input file :func:`staged_key`, in the types of ``T_rows``, recorded
+    in ``cat_staged_file``; else inserted into the warehouse's own rows of the table."""
+    query = f"SELECT * FROM ({select})"
     if table in _kept() and store is not None and store.local:
         from scorehouse.warehouse.store import StoreError
 

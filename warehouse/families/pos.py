@@ -112,12 +112,11 @@ def _salt(fmt: dict, path: Path, reference: bool) -> str:
 
 
 def _stage_tokens(con, sha: str, table: pa.Table) -> None:
-    """A file's tokens into ``stg_pos_token``, in token order (as its unit reads them: kept in
-    a local store, the unit reads the staged file itself)."""
+    """A file's tokens into ``stg_pos_token``, in token order as every reader gives them (and
+    as its unit reads them: kept in a local store, the unit reads the staged file itself)."""
     names = set(table.column_names)
     select = ", ".join(c if c in names else f"NULL AS {c}" for c in _TOKEN_COLUMNS)
-    stage_rows(con, "stg_pos_token", sha, table, f"SELECT $sha AS sha256, {select} FROM arrow_rows",
-               order="tok")
+    stage_rows(con, "stg_pos_token", sha, table, f"SELECT $sha AS sha256, {select} FROM arrow_rows")
 
 
 def _stage_table(con, sha: str, table: pa.Table) -> None:
