@@ -107,3 +107,45 @@ def test_the_query_surface_reads_the_staged_tokens_and_says_when_they_are_gone(c
     gone = sql("SELECT count(*) FROM stg_pos_token")
     assert gone.exit_code == 1 and "run `scorehouse run`" in gone.output, gone.output
     assert resident.lost_staged(duckdb.connect(str(db), read_only=True)) == set()  # not yet
+
+
+def test_easy_items_are_staged_into_the_store_in_the_order_their_units_read_them(tmp_path,
+                                                                                monkeypatch):
+    """The EASY items too: a big file's units read its staged file in place (nothing copied
+    out of the warehouse for them; a corpus's reference kept by the workers, a submission let
+    go), sorted as a unit reads them, with the tables of a warehouse holding the items itself."""
+    from scorehouse.warehouse.families import parsing
+    from scorehouse.warehouse.store import StoredInput
+
+    campaign = write_demo_campaign(tmp_path / "campaign", scale=0.03, pos=False, coref=False,
+                                   terms=False, calls=False).parent
+    monkeypatch.setattr(parsing, "QUERY_ROWS", 1)  # every EASY file as big
+    prepared, real_run_units = [], parsing.run_units
+    monkeypatch.setattr(parsing, "run_units", lambda ctx, label, todo, prepare, *a: (
+        real_run_units(ctx, label, todo, lambda u: (prepared.append((u, prepare(u))),
+                                                    prepared[-1][1])[1], *a)))
+    copied, put_query = [], Store.put_query
+    monkeypatch.setattr(Store, "put_query", lambda self, con, sql, *a: (
+        copied.append(sql), put_query(self, con, sql, *a))[1])
+    kept, own = tmp_path / "kept.duckdb", tmp_path / "own.duckdb"
+    assert run(campaign, kept, None, quiet=True, workers=2).exit_code == 0
+    easy = [(u, arguments) for u, arguments in prepared if not arguments[0]]  # not CoNLL-U
+    assert easy and not [sql for sql in copied if "stg_parsing_easy_item" in sql]
+    assert {(a.key, a.kept, a.folder) for _, arguments in easy for a in arguments
+            if isinstance(a, StoredInput)} == {
+        (resident.staged_key("stg_parsing_easy_item", u.inputs[role]), role == "reference",
+         "staged") for u, _ in easy for role in ("reference", "submissions")}
+    with duckdb.connect(str(kept), read_only=True) as con:
+        paths = [p for (p,) in con.execute("SELECT path FROM cat_staged_file WHERE \"table\" = "
+                                           "'stg_parsing_easy_item'").fetchall()]
+        assert con.execute("SELECT count(*) FROM stg_parsing_easy_item_rows").fetchall() == [(0,)]
+    for path in paths:
+        keys = pq.read_table(path, columns=["sent_no", "line_no", "role_no"]).to_pylist()
+        order = [(k["sent_no"], k["line_no"], -1 if k["role_no"] is None else k["role_no"])
+                 for k in keys]
+        assert order == sorted(order), path
+    prepared.clear()
+    monkeypatch.setattr(Store, "put_rows", lambda self, *_: (_ for _ in ()).throw(
+        StoreError(f"cannot write to the store {self.label}: No space left on device")))
+    assert run(campaign, own, None, quiet=True, workers=2).exit_code == 0
+    assert tables(kept) == tables(own)

@@ -236,14 +236,16 @@ def staged_key(table: str, sha: str) -> str:
     return hashlib.blake2b(f"{table}\0{sha}".encode(), digest_size=16).hexdigest()
 
 
-def keep_staged(con, store, table: str, sha: str, select: str, params: dict) -> None:
+def keep_staged(con, store, table: str, sha: str, select: str, params: dict,
+                order: str = "") -> None:
     """Stage the rows of content ``sha`` into the staged ``table`` (``stg_*``, kept in the
     store when declared so and ``store`` is local): ``select`` gives them with the table's
-    column names (``sha256`` among them; it may read the view ``arrow_rows``), in the order
-    their units read them (kept as given: the warehouse preserves insertion order). Kept:
-    written as the store's input file :func:`staged_key`, in the types of ``T_rows``, recorded
-    in ``cat_staged_file``; else inserted into the warehouse's own rows of the table."""
-    query = f"SELECT * FROM ({select})"
+    column names (``sha256`` among them; it may read the view ``arrow_rows``); ``order``, if
+    they do not come in the order their units read them, sorts them (else they keep theirs:
+    the warehouse preserves insertion order). Kept: written as the store's staged file
+    :func:`staged_key`, in the types of ``T_rows``, recorded in ``cat_staged_file``; else
+    inserted into the warehouse's own rows of the table."""
+    query = f"SELECT * FROM ({select})" + (f" ORDER BY {order}" if order else "")
     if table in _kept() and store is not None and store.local:
         from scorehouse.warehouse.store import StoreError
 
@@ -263,10 +265,12 @@ def keep_staged(con, store, table: str, sha: str, select: str, params: dict) -> 
                     {"s": sha, "t": table})
 
 
-def staged_input(con, store, table: str, sha: str, columns: tuple[str, ...]):
+def staged_input(con, store, table: str, sha: str, columns: tuple[str, ...],
+                 kept: bool = False):
     """The staged rows of content ``sha`` as a unit's input read in place from the store
-    (a :class:`~warehouse.store.StoredInput` of ``columns``, let go after the unit), or None
-    when they are the warehouse's own rows (or the file is not in ``store``)."""
+    (a :class:`~warehouse.store.StoredInput` of ``columns``; ``kept``: kept by a worker for its
+    next units, as a corpus's reference), or None when they are the warehouse's own rows (or
+    the file is not in ``store``)."""
     if store is None or not store.local:
         return None
     found = con.execute("SELECT path FROM cat_staged_file WHERE sha256 = $s AND \"table\" = $t "
@@ -276,5 +280,5 @@ def staged_input(con, store, table: str, sha: str, columns: tuple[str, ...]):
         return None
     from scorehouse.warehouse.store import StoredInput
 
-    return StoredInput(store.location, staged_key(table, sha), True, "parquet", kept=False,
-                       columns=columns)
+    return StoredInput(store.location, staged_key(table, sha), True, "parquet", kept=kept,
+                       columns=columns, folder="staged")

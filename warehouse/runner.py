@@ -207,19 +207,23 @@ def run_units(
         kept_inputs: OrderedDict[int, tuple] = OrderedDict()
         queried: OrderedDict[tuple, Any] = OrderedDict()  # (Query, remote) -> read or stored
 
-        def read(query: Query, remote: bool):
+        def read(query: Query | StoredInput, remote: bool):
             """A query argument: stored (``remote``: for a worker) when the store is local, else
-            a frame."""
+            a frame; a stored one (a staged file the store keeps), in this process, read as a
+            frame and held as a query's is."""
             key = (query, remote and store is not None and store.local)
             if key in queried:
                 queried.move_to_end(key)
                 return queried[key]
-            try:
-                queried[key] = replace(store.put_query(ctx.con, query.sql, query.params,
-                                                       query.version), kept=query.kept) \
-                    if key[1] else frame(ctx.con, query.sql, list(query.params))
-            except StoreError:
-                queried[key] = frame(ctx.con, query.sql, list(query.params))
+            if isinstance(query, StoredInput):  # gone: the run's store was lost (pipeline.py)
+                queried[key] = resolved(replace(query, kept=False))
+            else:
+                try:
+                    queried[key] = replace(store.put_query(ctx.con, query.sql, query.params,
+                                                           query.version), kept=query.kept) \
+                        if key[1] else frame(ctx.con, query.sql, list(query.params))
+                except StoreError:
+                    queried[key] = frame(ctx.con, query.sql, list(query.params))
             read_here = [k for k in queried if not isinstance(queried[k], StoredInput)]
             if len(queried) > KEPT_INPUTS or len(read_here) > KEPT_FRAMES:
                 # frames held here cost memory: the reference and the unit being computed
@@ -264,8 +268,8 @@ def run_units(
             with Saver(store, ctx.notes) as saver:
                 for unit, arguments in prepared:
                     try:
-                        tables = compute(*(read(a, False) if isinstance(a, Query) else
-                                           resolved(a) for a in arguments))
+                        tables = compute(*(read(a, False) if isinstance(a, (Query, StoredInput))
+                                           else a for a in arguments))
                         arguments = None  # its inputs may go while the unit is committed
                     except InputError as err:
                         done(unit, partial(_raise, err))

@@ -331,14 +331,16 @@ def _accept(ctx: RunContext, slot: Slot, path: str, sha: str, table: pa.Table, s
 _STORE: ContextVar = ContextVar("scorehouse_staging_store", default=None)
 
 
-def stage_rows(con, table: str, sha: str, rows: pa.Table, select: str) -> None:
+def stage_rows(con, table: str, sha: str, rows: pa.Table, select: str,
+               order: str = "") -> None:
     """A family's staging of ``rows`` (content ``sha``) into ``table``: ``select`` reads them
-    as ``arrow_rows``, with ``$sha`` its hash, and names the table's columns, in the order its
-    units read them; kept as the store's file when ``table`` is declared so and the run's store
-    is local, else inserted (:func:`warehouse.resident.keep_staged`)."""
+    as ``arrow_rows``, with ``$sha`` its hash, and names the table's columns; ``order`` sorts
+    them as their units read them, if they do not come so; kept as the store's file when
+    ``table`` is declared so and the run's store is local, else inserted
+    (:func:`warehouse.resident.keep_staged`)."""
     con.register("arrow_rows", rows)
     try:
-        resident.keep_staged(con, _STORE.get(), table, sha, select, {"sha": sha})
+        resident.keep_staged(con, _STORE.get(), table, sha, select, {"sha": sha}, order)
     finally:
         con.unregister("arrow_rows")
 

@@ -165,11 +165,11 @@ class Store:
             raise StoreError(f"cannot write to the store {self.label}: {err}") from None
         return StoredInput(self.location, key, isinstance(table, pl.DataFrame))
 
-    def put_rows(self, con, sql: str, params: dict, name: str) -> str:
-        """Keep the rows of a warehouse query (a local store only) as the Parquet input file
-        ``name`` (a key: the same name, the same rows), written by DuckDB as it streams, whole
-        or absent. Returns the file's path (:meth:`input_path`)."""
-        path = self.input_path(name)
+    def put_rows(self, con, sql: str, params: dict, name: str, folder: str = "staged") -> str:
+        """Keep the rows of a warehouse query (a local store only) as the Parquet file ``name``
+        (a key: the same name, the same rows) of ``folder``, written by DuckDB as it streams,
+        whole or absent. Returns the file's path (:meth:`input_path`)."""
+        path = self.input_path(name, folder=folder)
         partial = f"{path}.{uuid.uuid4().hex}.partial"
         try:
             os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -183,9 +183,10 @@ class Store:
                 os.remove(partial)
         return path
 
-    def input_path(self, key: str, fmt: str = "parquet") -> str:
-        """Where the input ``key`` lives (:class:`StoredInput`)."""
-        return f"{self.root}/inputs/{key[:2]}/{key}.{fmt}"
+    def input_path(self, key: str, fmt: str = "parquet", folder: str = "inputs") -> str:
+        """Where the input ``key`` lives (:class:`StoredInput`): ``inputs/`` for the tables
+        kept for units, ``staged/`` for the staged rows of input files (warehouse/resident.py)."""
+        return f"{self.root}/{folder}/{key[:2]}/{key}.{fmt}"
 
     def put_query(self, con, sql: str, params: tuple, version: str = "") -> "StoredInput":
         """Keep the result of a warehouse query (a local store only) under its content hash,
@@ -241,6 +242,7 @@ class StoredInput:
     format: str = "arrows"  # Arrow IPC (put_input) or Parquet (put_query, put_rows)
     kept: bool = True  # kept by the worker for its next units (:func:`resolved`)
     columns: tuple[str, ...] | None = None  # the columns read (Parquet; None: every one)
+    folder: str = "inputs"  # or "staged": an input file's staged rows (put_rows)
 
 
 @dataclass(frozen=True)
@@ -262,15 +264,17 @@ class Query:
 
 
 @lru_cache(maxsize=4)  # the corpus's reference, shared by its units, is read once per worker
-def _kept_input(location: str, key: str, polars: bool, fmt: str = "arrows", columns=None):
-    return _input(location, key, polars, fmt, columns)
+def _kept_input(location: str, key: str, polars: bool, fmt: str = "arrows", columns=None,
+                folder: str = "inputs"):
+    return _input(location, key, polars, fmt, columns, folder)
 
 
-def _input(location: str, key: str, polars: bool, fmt: str = "arrows", columns=None):
+def _input(location: str, key: str, polars: bool, fmt: str = "arrows", columns=None,
+           folder: str = "inputs"):
     store = opened(location)
     columns = None if columns is None else list(columns)
     try:
-        path = store.input_path(key, fmt)
+        path = store.input_path(key, fmt, folder)
         if fmt == "parquet" and polars:  # read by Polars: no Arrow copy held beside the frame
             with store.fs.open_input_file(path) as f:
                 return pl.read_parquet(f, columns=columns)
@@ -291,7 +295,7 @@ def resolved(argument):
     if isinstance(argument, StoredInput):
         read = _kept_input if argument.kept else _input
         return read(argument.location, argument.key, argument.polars, argument.format,
-                    argument.columns)
+                    argument.columns, argument.folder)
     return argument
 
 

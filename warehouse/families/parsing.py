@@ -32,6 +32,7 @@ from scorehouse.etl.text import SIGNATURE as TEXT
 from scorehouse.etl.ud import read_ud
 from scorehouse.scorers import easy as easy_scorer
 from scorehouse.scorers import ud as ud_scorer
+from scorehouse.warehouse import resident
 from scorehouse.warehouse.artifacts import reduce
 from scorehouse.warehouse.campaign import CampaignError, Task
 from scorehouse.warehouse.catalog import (
@@ -56,7 +57,7 @@ from scorehouse.warehouse.runner import (
     stale,
     unit_input,
 )
-from scorehouse.warehouse.staging import Slot, StageJob, stage_files
+from scorehouse.warehouse.staging import Slot, StageJob, stage_files, stage_rows
 
 SQL_FOLDER = "parsing"
 CAMPAIGN_KEYS = {  # the keys campaign.toml may give a parsing task (campaign.check_keys)
@@ -146,13 +147,18 @@ def _reader(fmt: str):
 
 
 def _stager(fmt: str):
-    table, columns = (("stg_parsing_ud_word", ud.UD_COLUMNS) if fmt == "conllu"
-                      else ("stg_parsing_easy_item", _ITEM_COLUMNS))
+    if fmt == "conllu":
+        def stage(con, sha: str, rows: pa.Table) -> None:
+            insert_arrow(con, "stg_parsing_ud_word", rows,
+                         "$sha, " + ", ".join(f'"{c}"' for c in ud.UD_COLUMNS), {"sha": sha})
+        return stage
 
-    def stage(con, sha: str, rows: pa.Table) -> None:
-        insert_arrow(con, table, rows, "$sha, " + ", ".join(f'"{c}"' for c in columns),
-                     {"sha": sha})
-    return stage
+    def stage_items(con, sha: str, rows: pa.Table) -> None:
+        """An EASY file's items, in the order its units read them (:data:`_STAGED`): kept in
+        a local store, a big file's unit reads the staged file itself."""
+        stage_rows(con, "stg_parsing_easy_item", sha, rows,
+                   f"SELECT $sha AS sha256, {_ITEM_SELECT} FROM arrow_rows", order=_ITEM_ORDER)
+    return stage_items
 
 
 # ---------------------------------------------------------------- load
@@ -238,7 +244,9 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
         if size(sha) >= QUERY_ROWS:  # a content's staged items change with the code alone
             # (found in the store when copied there before); a submission is one unit's input,
             # let go by its worker once the unit is computed
-            return Query(_STAGED, (sha,), code_version(), kept=shared)
+            return (resident.staged_input(con, ctx.store, "stg_parsing_easy_item", sha,
+                                          tuple(_ITEM_COLUMNS), kept=shared)
+                    or Query(_STAGED, (sha,), code_version(), kept=shared))
         return reference(sha) if shared else staged(con, sha, False)
 
     @lru_cache(maxsize=2)  # a corpus's reference (and the last submission): counted once
@@ -280,8 +288,10 @@ def staged(con, sha: str, dependency: bool) -> pl.DataFrame:
 
 
 QUERY_ROWS = INPUT_ROWS  # EASY items from this many rows go to the units as queries
-_STAGED = ("SELECT " + ", ".join(f'"{c}"' for c in _ITEM_COLUMNS) +
-           " FROM stg_parsing_easy_item WHERE sha256 = ? ORDER BY sent_no, line_no, role_no")
+_ITEM_SELECT = ", ".join(f'"{c}"' for c in _ITEM_COLUMNS)
+_ITEM_ORDER = "sent_no, line_no, role_no"  # as a unit reads a file's items
+_STAGED = (f"SELECT {_ITEM_SELECT} FROM stg_parsing_easy_item WHERE sha256 = ? "
+           f"ORDER BY {_ITEM_ORDER}")
 
 
 def _ranges_of(ctx: RunContext, task: Task, references: dict[str, str], reference,
