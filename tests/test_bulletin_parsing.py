@@ -149,9 +149,9 @@ def _easy_facts(con, c: str) -> None:
              (1, "E1", 6, "form", "E1F4", None, 4, ".", None, None, None, None, None),
              (1, "E1", 7, "relation", "E1R1", "SUJ-V", None, None, None, "sujet", 0, "E1G1", None),
              (1, "E1", 7, "relation", "E1R1", "SUJ-V", None, None, None, "verbe", 1, "E1G2", None)]
-    for sha in ("ref-monde", "sub-monde"):
-        con.executemany("INSERT INTO stg_parsing_easy_item VALUES (" + ", ".join("?" * 14) + ")",
-                        [[sha, *row] for row in items])
+    for sha in ("ref-monde", "sub-monde"):  # the warehouse's own staged rows (no store here)
+        con.executemany("INSERT INTO stg_parsing_easy_item_rows VALUES ("
+                        + ", ".join("?" * 14) + ")", [[sha, *row] for row in items])
     inputs = ([("", "reference", "ref-monde")]
               + [(s, "submissions", "sub-monde") for s, _ in SYSTEMS])
     con.executemany("INSERT INTO cat_input VALUES (?, 'easy', 'monde', ?, ?, ?, 'x', 8, "
