@@ -58,6 +58,7 @@ def test_incremental_pos(campaign, tmp_path, monkeypatch):
     monkeypatch.setattr(runner, "frame", lambda con, sql, params=None: tokens.extend(
         params if "stg_pos_token" in sql else []) or frame(con, sql, params))
     in_place, resolved = [], runner.resolved  # and in place, as the store keeps them
+    monkeypatch.setattr(resident, "STAGED_ROWS", 1)  # every file's tokens kept in the store
     monkeypatch.setattr(runner, "resolved", lambda a: in_place.append(
         getattr(a, "key", None)) or resolved(a))
     db = tmp_path / "w.duckdb"

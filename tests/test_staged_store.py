@@ -1,12 +1,13 @@
-"""Staged tables kept in the store (warehouse/resident.py): with a local unit store, each POS
+"""Staged tables kept in the store (warehouse/resident.py): with a local unit store, each big POS
 file's tokens are written once, when the file is staged, as a Parquet file of the store, which its
-unit reads in place; ``stg_pos_token`` then reads the same rows, and the runs give the same
-tables, as a warehouse holding the rows itself; a lost file is parsed again by the next load, its
-units left as they are; ``scorehouse sql`` reads the staged tokens with no folder open to
-queries."""
+unit reads in place (every file here: the threshold is lowered); ``stg_pos_token`` then reads the
+same rows, and the runs give the same tables, as a warehouse holding the rows itself; a lost
+file is parsed again by the next load, its units left as they are; ``scorehouse sql`` reads the
+staged tokens with no folder open to queries."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import duckdb
@@ -20,6 +21,12 @@ from scorehouse.warehouse import resident
 from scorehouse.warehouse.cli import main
 from scorehouse.warehouse.pipeline import run
 from scorehouse.warehouse.store import Store, StoreError
+
+
+@pytest.fixture(autouse=True)
+def every_file_kept(monkeypatch):
+    """Every file's rows kept in the store, not only those of STAGED_ROWS rows or more."""
+    monkeypatch.setattr(resident, "STAGED_ROWS", 1)
 
 
 @pytest.fixture(scope="module")
@@ -149,3 +156,32 @@ def test_easy_items_are_staged_into_the_store_in_the_order_their_units_read_them
         StoreError(f"cannot write to the store {self.label}: No space left on device")))
     assert run(campaign, own, None, quiet=True, workers=2).exit_code == 0
     assert tables(kept) == tables(own)
+
+
+@pytest.mark.parametrize("workers", (1, 2))
+def test_a_store_deleted_during_a_run_is_parsed_again_not_an_error(campaign, tmp_path,
+                                                                    monkeypatch, workers):
+    """The store deleted right after the first POS units are committed: the units still to come
+    would read their staged files there. The run loads again what the store lost, recomputes
+    what it must and says so; its tables are an undisturbed run's."""
+    from scorehouse.warehouse import runner
+
+    expected = tmp_path / "expected.duckdb"
+    assert run(campaign, expected, None, quiet=True).exit_code == 0
+    flush, deleted = runner._Batch.flush, []
+
+    def flush_then_delete(batch):
+        flush(batch)
+        if not deleted and batch.label == "pos":
+            while (tmp_path / "w.store").exists():  # a worker may be writing into it meanwhile
+                shutil.rmtree(tmp_path / "w.store", ignore_errors=True)
+            deleted.append(True)
+
+    monkeypatch.setattr(runner._Batch, "flush", flush_then_delete)
+    monkeypatch.setattr(runner, "BATCH_UNITS", 1)  # the POS units committed one by one
+    done = run(campaign, tmp_path / "w.duckdb", None, quiet=True, workers=workers)
+    assert deleted and done.exit_code == 0, done.summary()
+    assert any("lost files during the run" in note for note in done.notes), done.notes
+    assert any("staged rows of" in n and "parsed again" in n for n in done.notes), done.notes
+    assert tables(tmp_path / "w.duckdb", run_ids=True) == tables(expected, run_ids=True)
+    assert staged(tmp_path / "w.duckdb")["tokens"].equals(staged(expected)["tokens"])

@@ -23,6 +23,7 @@ import pytest
 from click.testing import CliRunner
 from helpers import tables
 
+from scorehouse.warehouse import resident
 from scorehouse.warehouse.cli import main
 from scorehouse.warehouse.pipeline import run
 from scorehouse.warehouse.store import (
@@ -314,8 +315,7 @@ def test_easy_inputs_travel_as_queries_when_big_as_frames_when_small(tmp_path, m
     assert not [p for p in (tmp_path / "a.store").rglob("inputs/**/*") if p.is_file()]
     monkeypatch.setattr(parsing, "QUERY_ROWS", 1)  # every EASY file a query
     reads, alive = _frames_held(campaign, tmp_path / "b.duckdb", monkeypatch)
-    # read in place: the files' staged items, which the store keeps (no POS task here)
-    easy = [r for r in reads if r[0].startswith("staged/")]
+    easy = [r for r in reads if "stg_parsing_easy_item" in r[0]]  # small files: in the warehouse
     assert len(easy) > 4 and len(easy) == len(set(easy))  # the references read once
     assert max(alive) == 2, alive
     assert tables(tmp_path / "b.duckdb") == tables(tmp_path / "a.duckdb")
@@ -408,6 +408,7 @@ def test_a_worker_keeps_shared_inputs_and_lets_a_units_own_go(scored_once, tmp_p
     assert ref.kept and resolved(ref) is resolved(ref)
     once = dataclasses.replace(ref, kept=False)
     assert resolved(once).equals(resolved(ref)) and resolved(once) is not resolved(once)
+    monkeypatch.setattr(resident, "STAGED_ROWS", 1)  # every file's tokens kept in the store
     stored, prepared = [], []  # the POS units' queries, and what the runner sends for them
     real_run_units = pos.run_units
     monkeypatch.setattr(runner, "replace", lambda query, **changes: (

@@ -236,17 +236,21 @@ def staged_key(table: str, sha: str) -> str:
     return hashlib.blake2b(f"{table}\0{sha}".encode(), digest_size=16).hexdigest()
 
 
-def keep_staged(con, store, table: str, sha: str, select: str, params: dict,
+STAGED_ROWS = 100_000  # a file staged with this many rows or more is kept in a local store
+
+
+def keep_staged(con, store, table: str, sha: str, rows: int, select: str, params: dict,
                 order: str = "") -> None:
-    """Stage the rows of content ``sha`` into the staged ``table`` (``stg_*``, kept in the
-    store when declared so and ``store`` is local): ``select`` gives them with the table's
-    column names (``sha256`` among them; it may read the view ``arrow_rows``); ``order``, if
+    """Stage the ``rows`` rows of content ``sha`` into the staged ``table`` (``stg_*``, kept in
+    the store when declared so, ``store`` is local and they are :data:`STAGED_ROWS` or more:
+    a small file costs less inserted than written as a file): ``select`` gives them with the
+    table's column names (``sha256`` among them; it may read the view ``arrow_rows``); ``order``, if
     they do not come in the order their units read them, sorts them (else they keep theirs:
     the warehouse preserves insertion order). Kept: written as the store's staged file
     :func:`staged_key`, in the types of ``T_rows``, recorded in ``cat_staged_file``; else
     inserted into the warehouse's own rows of the table."""
     query = f"SELECT * FROM ({select})" + (f" ORDER BY {order}" if order else "")
-    if table in _kept() and store is not None and store.local:
+    if table in _kept() and store is not None and store.local and rows >= STAGED_ROWS:
         from scorehouse.warehouse.store import StoreError
 
         try:

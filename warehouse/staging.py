@@ -336,11 +336,12 @@ def stage_rows(con, table: str, sha: str, rows: pa.Table, select: str,
     """A family's staging of ``rows`` (content ``sha``) into ``table``: ``select`` reads them
     as ``arrow_rows``, with ``$sha`` its hash, and names the table's columns; ``order`` sorts
     them as their units read them, if they do not come so; kept as the store's file when
-    ``table`` is declared so and the run's store is local, else inserted
+    ``table`` is declared so, the run's store is local and the file is big, else inserted
     (:func:`warehouse.resident.keep_staged`)."""
     con.register("arrow_rows", rows)
     try:
-        resident.keep_staged(con, _STORE.get(), table, sha, select, {"sha": sha}, order)
+        resident.keep_staged(con, _STORE.get(), table, sha, rows.num_rows, select,
+                             {"sha": sha}, order)
     finally:
         con.unregister("arrow_rows")
 
