@@ -185,3 +185,37 @@ def test_a_store_deleted_during_a_run_is_parsed_again_not_an_error(campaign, tmp
     assert any("staged rows of" in n and "parsed again" in n for n in done.notes), done.notes
     assert tables(tmp_path / "w.duckdb", run_ids=True) == tables(expected, run_ids=True)
     assert staged(tmp_path / "w.duckdb")["tokens"].equals(staged(expected)["tokens"])
+
+
+@pytest.mark.slow
+def test_dask_workers_read_the_staged_files_in_place(campaign, tmp_path):
+    """On a Dask cluster (its workers on this machine, sharing the store folder) the units read
+    the staged files as the worker processes do: the same tables as one process."""
+    from distributed import Client, LocalCluster
+
+    one, dask = tmp_path / "one.duckdb", tmp_path / "dask.duckdb"
+    assert run(campaign, one, None, quiet=True, workers=1).exit_code == 0
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=":0") as cluster, Client(cluster):
+        done = run(campaign, dask, None, quiet=True, executor=cluster.scheduler_address)
+    assert done.exit_code == 0, done.summary()
+    assert staged(dask)["files"] and staged(dask)["rows"] == 0
+    assert tables(dask) == tables(one)
+
+
+def test_an_older_warehouses_staged_tokens_become_the_rows_under_the_view(tmp_path):
+    from scorehouse.warehouse.db import apply_schema
+    from scorehouse.warehouse.families import sql_folders
+
+    con = duckdb.connect(str(tmp_path / "old.duckdb"))
+    con.execute("CREATE TABLE stg_pos_token (sha256 VARCHAR NOT NULL, tok INTEGER NOT NULL, "
+                "line_no INTEGER NOT NULL, doc VARCHAR NOT NULL, genre VARCHAR NOT NULL, "
+                "sent VARCHAR NOT NULL, form VARCHAR NOT NULL, tags VARCHAR[] NOT NULL, "
+                "loc INTEGER, loc_tags VARCHAR[])")
+    con.execute("INSERT INTO stg_pos_token VALUES ('s', 0, 1, 'd', 'g', 'd-1', 'le', ['DET'], "
+                "NULL, NULL)")
+    apply_schema(con, sql_folders())
+    assert con.execute("SELECT form, tags FROM stg_pos_token").fetchall() == [("le", ["DET"])]
+    assert con.execute("SELECT table_type FROM information_schema.tables WHERE table_name = "
+                       "'stg_pos_token'").fetchall() == [("VIEW",)]
+    con.close()
