@@ -219,3 +219,18 @@ def test_an_older_warehouses_staged_tokens_become_the_rows_under_the_view(tmp_pa
     assert con.execute("SELECT table_type FROM information_schema.tables WHERE table_name = "
                        "'stg_pos_token'").fetchall() == [("VIEW",)]
     con.close()
+
+
+def test_a_score_step_without_its_load_stops_on_lost_staged_rows(campaign, tmp_path):
+    """``scorehouse score`` (no load) cannot parse again what the store lost: it says so in one
+    line instead of scoring units on rows that are gone; the next full run mends it."""
+    from scorehouse.warehouse.store import StoreError
+
+    db = tmp_path / "w.duckdb"
+    assert run(campaign, db, None, quiet=True).exit_code == 0
+    Path(next(iter(staged(db)["files"].values()))).unlink()
+    with pytest.raises(StoreError, match=r"staged rows of 1 input file\(s\) are gone .* load"):
+        run(campaign, db, None, steps=("score",), quiet=True, force=True)
+    again = run(campaign, db, None, quiet=True)
+    assert again.exit_code == 0 and again.loaded == 1
+    assert run(campaign, db, None, steps=("score",), quiet=True).exit_code == 0

@@ -164,6 +164,8 @@ def _execute(ctx: RunContext, steps, out, force: bool, audience: Audience = PUBL
                         if "load" in steps:
                             family(task.family).load(ctx, task)
                 if "score" in steps:
+                    if "load" not in steps:
+                        _refuse_lost_staged(ctx)
                     with logs.step(ctx, "score"):
                         for task in ctx.campaign.tasks:
                             drop_undeclared_corpora(ctx, task.id, [c.id for c in task.corpora])
@@ -210,6 +212,19 @@ def _store_lost(ctx: RunContext, err: BaseException) -> bool:
     store, text = ctx.store, str(err)
     return store is not None and store.local and store.root in text and any(
         gone in text for gone in ("No files found", "No such file", "no complete output"))
+
+
+def _refuse_lost_staged(ctx: RunContext) -> None:
+    """A score step without its load stops when the store lost the staged rows of a current
+    input file (warehouse/resident.py): its units would read nothing of it. The load parses the
+    file again."""
+    (gone,), = ctx.con.execute(
+        "SELECT count(DISTINCT s.sha256) FROM cat_staged_file s JOIN cat_input_current c "
+        "USING (sha256) WHERE s.path IS NULL AND c.campaign = ?", [ctx.campaign.id]).fetchall()
+    if gone:
+        raise StoreError(f"the staged rows of {gone} input file(s) are gone from the store "
+                         f"{ctx.store.label if ctx.store else ''}: run the load step first "
+                         "(`scorehouse run`), which parses them again")
 
 
 def _forget_lost(ctx: RunContext) -> None:
