@@ -82,8 +82,11 @@ def test_a_lost_staged_file_is_parsed_again_and_its_units_left_alone(campaign, t
             "SELECT min(sha256) FILTER (WHERE NOT starts_with(system, 'baseline')), "
             "min(sha256) FILTER (WHERE starts_with(system, 'baseline')) FROM cat_input_current "
             "WHERE task = 'pos' AND role = 'submissions'").fetchall()
-    for lost, loaded in ((submission, 1), (baseline, 0)):  # a baseline is made, not loaded
-        Path(before["files"][lost]).unlink()
+    for lost, loaded, how in ((submission, 1, "gone"), (baseline, 0, "cut")):  # a baseline is
+        if how == "gone":  # made, not loaded; a file cut short counts as gone
+            Path(before["files"][lost]).unlink()
+        else:
+            Path(before["files"][lost]).write_bytes(Path(before["files"][lost]).read_bytes()[:99])
         again = run(campaign, db, None, quiet=True)
         assert again.exit_code == 0, again.summary()
         assert (again.loaded, again.scored) == (loaded, 0)
@@ -113,7 +116,14 @@ def test_the_query_surface_reads_the_staged_tokens_and_says_when_they_are_gone(c
     Path(path).unlink()
     gone = sql("SELECT count(*) FROM stg_pos_token")
     assert gone.exit_code == 1 and "run `scorehouse run`" in gone.output, gone.output
-    assert resident.lost_staged(duckdb.connect(str(db), read_only=True)) == set()  # not yet
+    # found lost by a run that does not load (nothing parsed again): still a clear error, never
+    # the rows of the other files alone
+    with pytest.raises(StoreError, match="gone from the store"):
+        run(campaign, db, None, steps=("score",), quiet=True)
+    refused = sql("SELECT count(*) FROM stg_pos_token")
+    assert refused.exit_code == 1 and "parse them again" in refused.output, refused.output
+    assert run(campaign, db, None, quiet=True).loaded == 1
+    assert int(sql("SELECT count(*) AS n FROM stg_pos_token").output.split()[1]) == tokens
 
 
 def test_easy_items_are_staged_into_the_store_in_the_order_their_units_read_them(tmp_path,
@@ -234,3 +244,22 @@ def test_a_score_step_without_its_load_stops_on_lost_staged_rows(campaign, tmp_p
     again = run(campaign, db, None, quiet=True)
     assert again.exit_code == 0 and again.loaded == 1
     assert run(campaign, db, None, steps=("score",), quiet=True).exit_code == 0
+
+
+def test_a_store_whose_disk_refuses_the_staged_file_costs_the_insert(campaign, tmp_path,
+                                                                      monkeypatch):
+    """DuckDB's own write of a staged file failing (a full disk, a folder it may not write: its
+    IOException, not an OSError) leaves the load's transaction whole: the rows are inserted into
+    the warehouse instead, and the run gives the tables of a run without the store."""
+    from scorehouse.warehouse import store as store_module
+
+    expected = tmp_path / "expected.duckdb"
+    assert run(campaign, expected, None, quiet=True).exit_code == 0
+    monkeypatch.setattr(store_module.os, "makedirs", lambda *a, **k: None)
+    monkeypatch.setattr(Store, "input_path", lambda self, key, fmt="parquet", folder="inputs": (
+        f"/dev/full/{key}.{fmt}" if folder == "staged" else f"{self.root}/{folder}/{key}.{fmt}"))
+    done = run(campaign, tmp_path / "w.duckdb", None, quiet=True)
+    assert done.exit_code == 0, done.summary()
+    got = staged(tmp_path / "w.duckdb")
+    assert got["files"] == {} and got["rows"] == got["tokens"].num_rows > 0
+    assert tables(tmp_path / "w.duckdb") == tables(expected)

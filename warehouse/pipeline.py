@@ -218,9 +218,7 @@ def _refuse_lost_staged(ctx: RunContext) -> None:
     """A score step without its load stops when the store lost the staged rows of a current
     input file (warehouse/resident.py): its units would read nothing of it. The load parses the
     file again."""
-    (gone,), = ctx.con.execute(
-        "SELECT count(DISTINCT s.sha256) FROM cat_staged_file s JOIN cat_input_current c "
-        "USING (sha256) WHERE s.path IS NULL AND c.campaign = ?", [ctx.campaign.id]).fetchall()
+    gone = sum(resident.lost_current(ctx.con).values())
     if gone:
         raise StoreError(f"the staged rows of {gone} input file(s) are gone from the store "
                          f"{ctx.store.label if ctx.store else ''}: run the load step first "

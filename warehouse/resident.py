@@ -182,7 +182,14 @@ def read_only(con) -> dict[str, str]:
     import pyarrow.dataset as ds
 
     gone = {}
-    for table in _recorded(con):
+    lost = lost_current(con)
+    for table in sorted(set(_recorded(con)) | set(lost)):
+        if table in lost:  # its rows would be read without those files': a clear error instead
+            message = (f"the staged rows of {lost[table]} input file(s) of {table} are gone from "
+                       "the unit store: run `scorehouse run` to parse them again")
+            con.execute(f"CREATE TEMP VIEW {table} AS SELECT * FROM {table}_rows "
+                        f"WHERE (SELECT error('{message}')) IS NULL")  # no quote in it
+            continue
         files = _files(con, table)
         try:
             con.register(f"{table}__files", ds.dataset(files, format="parquet"))
@@ -211,14 +218,40 @@ def _check_staged(con) -> list[str]:
                            "WHERE path IS NOT NULL").fetchall()
     except duckdb.CatalogException:  # a warehouse made before staged files
         return []
-    lost = [(sha, table) for sha, table, path in rows if not Path(path).is_file()]
+    lost = [(sha, table) for sha, table, path in rows if not _whole_parquet(path)]
     for sha, table in lost:
         con.execute("UPDATE cat_staged_file SET path = NULL WHERE sha256 = $s AND \"table\" = $t",
                     {"s": sha, "t": table})
     for table in sorted({t for _, t in lost}):
         refresh(con, table)
-    return [f"the staged rows of {len(lost)} input file(s) are gone from the store: they are "
-            "parsed again"] if lost else []
+    if not lost:
+        return []
+    current = sum(lost_current(con).values())
+    return [f"the staged rows of {len(lost)} input file(s) are gone from the store (or cut "
+            f"short): the {current} still current are parsed again by the next load"]
+
+
+def _whole_parquet(path: str) -> bool:
+    """Whether ``path`` is there and ends as a Parquet file does (a file cut short or
+    overwritten is not: it is parsed again, like a lost one)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4)
+            f.seek(-4, 2)
+            return head == b"PAR1" and f.read(4) == b"PAR1"
+    except OSError:  # gone, or shorter than its marks
+        return False
+
+
+def lost_current(con) -> dict[str, int]:
+    """Staged table -> how many current input files' staged rows are lost (their path NULL)."""
+    try:
+        return dict(con.execute(
+            "SELECT s.\"table\", count(DISTINCT s.sha256) FROM cat_staged_file s "
+            "JOIN cat_input_current c USING (sha256) WHERE s.path IS NULL "
+            "GROUP BY ALL").fetchall())
+    except duckdb.CatalogException:
+        return {}
 
 
 def lost_staged(con) -> set[str]:
@@ -239,31 +272,42 @@ def staged_key(table: str, sha: str) -> str:
 STAGED_ROWS = 100_000  # a file staged with this many rows or more is kept in a local store
 
 
-def keep_staged(con, store, table: str, sha: str, rows: int, select: str, params: dict,
+def keep_staged(con, store, table: str, sha: str, rows: pa.Table, select: str, params: dict,
                 order: str = "") -> None:
-    """Stage the ``rows`` rows of content ``sha`` into the staged ``table`` (``stg_*``, kept in
-    the store when declared so, ``store`` is local and they are :data:`STAGED_ROWS` or more:
-    a small file costs less inserted than written as a file): ``select`` gives them with the
-    table's column names (``sha256`` among them; it may read the view ``arrow_rows``); ``order``, if
-    they do not come in the order their units read them, sorts them (else they keep theirs:
-    the warehouse preserves insertion order). Kept: written as the store's staged file
-    :func:`staged_key`, in the types of ``T_rows``, recorded in ``cat_staged_file``; else
-    inserted into the warehouse's own rows of the table."""
+    """Stage the Arrow ``rows`` of content ``sha`` into the staged ``table`` (``stg_*``, kept
+    in the store when declared so, ``store`` is local and they are :data:`STAGED_ROWS` or
+    more: a small file costs less inserted than written as a file): ``select`` gives them with
+    the table's column names (``sha256`` among them), reading them as ``arrow_rows``;
+    ``order``, if they do not come in the order their units read them, sorts them (else they
+    keep theirs: the warehouse preserves insertion order). Kept: written as the store's staged
+    file :func:`staged_key`, in the types of ``T_rows``, recorded in ``cat_staged_file``; else
+    (or when the store cannot take them: a full disk, a read-only folder) inserted into the
+    warehouse's own rows of the table."""
     query = f"SELECT * FROM ({select})" + (f" ORDER BY {order}" if order else "")
-    if table in _kept() and store is not None and store.local and rows >= STAGED_ROWS:
+    if (table in _kept() and store is not None and store.local
+            and rows.num_rows >= STAGED_ROWS):
         from scorehouse.warehouse.store import StoreError
 
+        # written by a connection of its own: a failed write leaves this one's transaction whole
+        writer = con.cursor()
+        writer.register("arrow_rows", rows)
         try:
-            path = store.put_rows(con, _cast(con, table, f"({query})"), params,
+            path = store.put_rows(writer, _cast(con, table, f"({query})"), params,
                                   staged_key(table, sha))
-        except StoreError:  # a store that cannot be written: the rows go to the warehouse
+        except StoreError:
             path = None
+        finally:
+            writer.close()
         if path is not None:
             con.execute("INSERT OR REPLACE INTO cat_staged_file VALUES ($s, $t, $store, $p)",
                         {"s": sha, "t": table, "store": store.root, "p": path})
             refresh(con, table)
             return
-    con.execute(f"INSERT INTO {rows_table(table)} BY NAME {query}", params)
+    con.register("arrow_rows", rows)
+    try:
+        con.execute(f"INSERT INTO {rows_table(table)} BY NAME {query}", params)
+    finally:
+        con.unregister("arrow_rows")
     if table in _kept():  # no longer lost: in the warehouse's own rows now
         con.execute("DELETE FROM cat_staged_file WHERE sha256 = $s AND \"table\" = $t",
                     {"s": sha, "t": table})

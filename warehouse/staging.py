@@ -338,12 +338,7 @@ def stage_rows(con, table: str, sha: str, rows: pa.Table, select: str,
     them as their units read them, if they do not come so; kept as the store's file when
     ``table`` is declared so, the run's store is local and the file is big, else inserted
     (:func:`warehouse.resident.keep_staged`)."""
-    con.register("arrow_rows", rows)
-    try:
-        resident.keep_staged(con, _STORE.get(), table, sha, rows.num_rows, select,
-                             {"sha": sha}, order)
-    finally:
-        con.unregister("arrow_rows")
+    resident.keep_staged(con, _STORE.get(), table, sha, rows, select, {"sha": sha}, order)
 
 
 def _record(con, ctx, slot, path, sha, rows, status, error):

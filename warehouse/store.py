@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
 
+import duckdb
 import polars as pl
 import pyarrow as pa
 import pyarrow.fs as pafs
@@ -176,7 +177,7 @@ class Store:
             con.execute(f"COPY ({sql}) TO '{partial.replace(chr(39), chr(39) * 2)}' "
                         "(FORMAT parquet, COMPRESSION lz4)", params)
             os.replace(partial, path)
-        except OSError as err:
+        except (OSError, duckdb.Error) as err:  # DuckDB's own write: a full disk, a folder
             raise StoreError(f"cannot write to the store {self.label}: {err}") from None
         finally:
             if os.path.exists(partial):
