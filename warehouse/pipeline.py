@@ -218,7 +218,7 @@ def _refuse_lost_staged(ctx: RunContext) -> None:
     """A score step without its load stops when the store lost the staged rows of a current
     input file (warehouse/resident.py): its units would read nothing of it. The load parses the
     file again."""
-    gone = sum(resident.lost_current(ctx.con).values())
+    gone = sum(resident.lost_current(ctx.con, ctx.campaign.id).values())
     if gone:
         raise StoreError(f"the staged rows of {gone} input file(s) are gone from the store "
                          f"{ctx.store.label if ctx.store else ''}: run the load step first "

@@ -243,13 +243,14 @@ def _whole_parquet(path: str) -> bool:
         return False
 
 
-def lost_current(con) -> dict[str, int]:
-    """Staged table -> how many current input files' staged rows are lost (their path NULL)."""
+def lost_current(con, campaign: str | None = None) -> dict[str, int]:
+    """Staged table -> how many current input files' staged rows are lost (their path NULL),
+    of ``campaign`` (None: of any campaign)."""
     try:
         return dict(con.execute(
             "SELECT s.\"table\", count(DISTINCT s.sha256) FROM cat_staged_file s "
             "JOIN cat_input_current c USING (sha256) WHERE s.path IS NULL "
-            "GROUP BY ALL").fetchall())
+            "AND ($c IS NULL OR c.campaign = $c) GROUP BY ALL", {"c": campaign}).fetchall())
     except duckdb.CatalogException:
         return {}
 
