@@ -424,3 +424,19 @@ def test_a_worker_keeps_shared_inputs_and_lets_a_units_own_go(scored_once, tmp_p
     # the submissions' tokens, staged into the store, are read there in place (resident.py)
     in_place = [a for arguments in prepared for a in arguments if isinstance(a, StoredInput)]
     assert len(in_place) >= 3 and not any(a.kept for a in in_place)
+
+
+def test_a_copy_duckdb_cannot_write_is_a_store_error(tmp_path, monkeypatch):
+    """DuckDB's own write failing (its IOException: a full disk, a folder it may not write) is
+    a StoreError like an OSError, for a unit's input copied out and for a file's staged rows
+    (the callers then keep the rows in the warehouse), and no partial file stays."""
+    from scorehouse.warehouse import store as store_module
+
+    store, con = Store(str(tmp_path / "s")), duckdb.connect()
+    monkeypatch.setattr(store_module.os, "makedirs", lambda *a, **k: None)
+    monkeypatch.setattr(store, "root", "/dev/full")  # DuckDB cannot open a file under it
+    with pytest.raises(StoreError, match="cannot write to the store"):
+        store.put_query(con, "SELECT range AS n FROM range(3)", ())
+    with pytest.raises(StoreError, match="cannot write to the store"):
+        store.put_rows(con, "SELECT range AS n FROM range(3)", {}, "k" * 32)
+    assert con.execute("SELECT 42").fetchall() == [(42,)]  # the connection goes on

@@ -26,6 +26,7 @@ import json
 import os
 import uuid
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
@@ -172,17 +173,24 @@ class Store:
         whole or absent. Returns the file's path (:meth:`input_path`)."""
         path = self.input_path(name, folder=folder)
         partial = f"{path}.{uuid.uuid4().hex}.partial"
-        try:
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            con.execute(f"COPY ({sql}) TO '{partial.replace(chr(39), chr(39) * 2)}' "
-                        "(FORMAT parquet, COMPRESSION lz4)", params)
+        with self._writing(partial):
+            _copy(con, sql, params, partial)
             os.replace(partial, path)
-        except (OSError, duckdb.Error) as err:  # DuckDB's own write: a full disk, a folder
+        return path
+
+    @contextmanager
+    def _writing(self, partial: str):
+        """A file written as ``partial`` in its folder, then moved into place: a write that
+        fails (the disk full, a folder that may not be written: an OSError, or DuckDB's own
+        IOException for a COPY) is a :class:`StoreError`, and no partial file stays."""
+        try:
+            os.makedirs(os.path.dirname(partial), exist_ok=True)
+            yield
+        except (OSError, duckdb.Error) as err:
             raise StoreError(f"cannot write to the store {self.label}: {err}") from None
         finally:
             if os.path.exists(partial):
                 os.remove(partial)
-        return path
 
     def input_path(self, key: str, fmt: str = "parquet", folder: str = "inputs") -> str:
         """Where the input ``key`` lives (:class:`StoredInput`): ``inputs/`` for the tables
@@ -207,10 +215,8 @@ class Store:
             except OSError:  # not kept yet (or unreadable): the query runs
                 pass
         partial = f"{folder}/.{uuid.uuid4().hex}.parquet.partial"
-        try:
-            os.makedirs(folder, exist_ok=True)
-            con.execute(f"COPY ({sql}) TO '{partial.replace(chr(39), chr(39) * 2)}' "
-                        "(FORMAT parquet, COMPRESSION lz4)", list(params))
+        with self._writing(partial):
+            _copy(con, sql, list(params), partial)
             digest = hashlib.blake2b(digest_size=16)
             with open(partial, "rb") as f:
                 for block in iter(lambda: f.read(1 << 20), b""):
@@ -224,12 +230,13 @@ class Store:
                 with open(f"{named}.partial", "w", encoding="utf-8") as f:
                     f.write(key)
                 os.replace(f"{named}.partial", named)
-        except OSError as err:
-            raise StoreError(f"cannot write to the store {self.label}: {err}") from None
-        finally:
-            if os.path.exists(partial):
-                os.remove(partial)
         return StoredInput(self.location, key, True, "parquet")
+
+
+def _copy(con, sql: str, params, path: str) -> None:
+    """DuckDB writes the rows of ``sql`` to the Parquet file ``path`` as it streams them."""
+    con.execute(f"COPY ({sql}) TO '{path.replace(chr(39), chr(39) * 2)}' "
+                "(FORMAT parquet, COMPRESSION lz4)", params)
 
 
 @dataclass(frozen=True)
