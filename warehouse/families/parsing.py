@@ -58,6 +58,7 @@ from scorehouse.warehouse.runner import (
     unit_input,
 )
 from scorehouse.warehouse.staging import Slot, StageJob, stage_files, stage_rows
+from scorehouse.warehouse.store import StoredInput
 
 SQL_FOLDER = "parsing"
 CAMPAIGN_KEYS = {  # the keys campaign.toml may give a parsing task (campaign.check_keys)
@@ -236,17 +237,20 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
         return (False, items(u.inputs["reference"], True), items(u.inputs["submissions"], False),
                 options["modes"], ud.corpus_genre(u.corpus))
 
-    def items(sha: str, shared: bool) -> pl.DataFrame | Query:
-        """A unit's EASY items: a big file as a query (with workers, DuckDB copies it to the
-        store as it reads it, and the coordinator never holds it: warehouse/runner.py), a small
-        one as a frame (sent with the task, small units together); a corpus's reference as the
-        same frame for all its units."""
+    def items(sha: str, shared: bool) -> pl.DataFrame | Query | StoredInput:
+        """A unit's EASY items: a big file's as the store keeps them, read in place
+        (warehouse/resident.py; not counted first: counting reads every staged file's footer),
+        else as a query (with workers, DuckDB copies it to the store as it reads it, and the
+        coordinator never holds it: warehouse/runner.py); a small one as a frame (sent with the
+        task, small units together); a corpus's reference as the same frame for all its units.
+        A submission is one unit's input, let go by its worker once the unit is computed."""
+        in_place = resident.staged_input(con, ctx.store, "stg_parsing_easy_item", sha,
+                                         tuple(_ITEM_COLUMNS), kept=shared)
+        if in_place is not None:
+            return in_place
         if size(sha) >= QUERY_ROWS:  # a content's staged items change with the code alone
-            # (found in the store when copied there before); a submission is one unit's input,
-            # let go by its worker once the unit is computed
-            return (resident.staged_input(con, ctx.store, "stg_parsing_easy_item", sha,
-                                          tuple(_ITEM_COLUMNS), kept=shared)
-                    or Query(_STAGED, (sha,), code_version(), kept=shared))
+            # (found in the store when copied there before)
+            return Query(_STAGED, (sha,), code_version(), kept=shared)
         return reference(sha) if shared else staged(con, sha, False)
 
     @lru_cache(maxsize=2)  # a corpus's reference (and the last submission): counted once
