@@ -238,6 +238,9 @@ def _svg_text(fig, rect=(0, 0, 1, 1)) -> str:
     """The figure as SVG text (the ``<svg>`` element only), its titles fitted
     (:func:`_fit_titles`); the figure is closed."""
     _fit_titles(fig, rect)
+    # laid out already: without this, savefig draws the whole figure once more first, for the
+    # placeholder layout engine tight_layout leaves (a third of a chart's time; the same bytes)
+    fig.set_layout_engine(None)
     buffer = io.StringIO()
     fig.savefig(buffer, format="svg", metadata={"Date": None})
     _plt().close(fig)
