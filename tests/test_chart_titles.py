@@ -27,19 +27,41 @@ OUTSIDE = """() => [...document.querySelectorAll('svg')].flatMap((svg, k) => {
 })"""
 
 
-def _charts(language: Language) -> list[str]:
+def _calls(language: Language) -> list[tuple]:
+    """Each chart function with its arguments: ``(function, args, keywords)``."""
     labels = ["m1", "m2"]
     matrix = [[1.0, 0.5], [0.5, 1.0]]
     zone = {"label": "sys-a", "OK": 80, "ERR": 10, "SIL_ok": 2, "SIL_err": 3, "SIL": 10,
             "P": 0.89, "D": 0.9, "Pmin": 0.8, "Pmoy": 0.85, "Pmax": 0.9, "pct_noneval": 1.0}
+    given = {"language": language}
     return [
-        charts.grouped_bars(labels, SYSTEMS, SYSTEMS, SYSTEMS, "WER", LONG, language=language),
-        charts.heatmap(matrix, labels, labels, LONG, language=language),
-        charts.way_lines(labels, SYSTEMS, "F", LONG, language=language),
-        charts.label_bars(labels, SYSTEMS, "F", LONG, language=language),
-        charts.correlation_heatmap(matrix, labels, "CorefUD: " + LONG, language=language),
-        charts.operating_zones([zone], LONG, language=language),
+        (charts.grouped_bars, (labels, SYSTEMS, SYSTEMS, SYSTEMS, "WER", LONG), given),
+        (charts.heatmap, (matrix, labels, labels, LONG), given),
+        (charts.way_lines, (labels, SYSTEMS, "F", LONG), given),
+        (charts.label_bars, (labels, SYSTEMS, "F", LONG), given),
+        (charts.correlation_heatmap, (matrix, labels, "CorefUD: " + LONG), given),
+        (charts.operating_zones, ([zone], LONG), given),
     ]
+
+
+def _charts(language: Language) -> list[str]:
+    return [chart(*args, **keywords) for chart, args, keywords in _calls(language)]
+
+
+def test_each_chart_is_drawn_once(monkeypatch):
+    """A chart laid out (``tight_layout``, then its long title wrapped and laid out again) is
+    drawn once, by ``savefig``: the layout engine ``tight_layout`` leaves in place made
+    ``savefig`` draw the whole figure a first time for nothing (a third of a chart's time)."""
+    from matplotlib.figure import Figure
+
+    drawn = []
+    draw = Figure.draw
+    monkeypatch.setattr(Figure, "draw", lambda fig, renderer: drawn.append(fig)
+                        or draw(fig, renderer))
+    for chart, args, keywords in _calls(Language("en")):
+        drawn.clear()
+        svg = chart.__wrapped__(*args, **keywords)  # drawn, not read from the chart folder
+        assert svg.startswith("<svg") and len(drawn) == 1, (chart.__name__, len(drawn))
 
 
 @pytest.mark.parametrize("tag", ["en", "fr"])
