@@ -122,7 +122,7 @@ def test_the_query_surface_reads_the_staged_tokens_and_says_when_they_are_gone(c
     assert gone.exit_code == 1 and "run `scorehouse run`" in gone.output, gone.output
     # found lost by a run that does not load (nothing parsed again): still a clear error, never
     # the rows of the other files alone
-    with pytest.raises(StoreError, match="gone from the store"):
+    with pytest.raises(StoreError, match=r"gone from the store \S+: run the load step first"):
         run(campaign, db, None, steps=("score",), quiet=True)
     refused = sql("SELECT count(*) FROM stg_pos_token")
     assert refused.exit_code == 1 and "parse them again" in refused.output, refused.output

@@ -220,9 +220,10 @@ def _refuse_lost_staged(ctx: RunContext) -> None:
     file again."""
     gone = sum(resident.lost_current(ctx.con, ctx.campaign.id).values())
     if gone:
-        raise StoreError(f"the staged rows of {gone} input file(s) are gone from the store "
-                         f"{ctx.store.label if ctx.store else ''}: run the load step first "
-                         "(`scorehouse run`), which parses them again")
+        where = f" {ctx.store.label}" if ctx.store is not None else ""
+        raise StoreError(f"the staged rows of {gone} input file(s) are gone from the store"
+                         f"{where}: run the load step first (`scorehouse run`), which parses "
+                         "them again")
 
 
 def _forget_lost(ctx: RunContext) -> None:
