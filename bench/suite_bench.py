@@ -4,8 +4,9 @@ pytest-xdist, as many worker processes as cores), with the slowest tests.
     .venv/bin/python bench/suite_bench.py             # the suite as CI runs it
     .venv/bin/python bench/suite_bench.py --serial    # and again in one process (-n 0), to compare
 
-Issue 27's target: under 8 minutes on the reference machine (2 cores), idle. The CPU time of
-every process the suite ran is printed too: two cores cannot run more than 960 s of it in 8
+Issue 27's target: under 8 minutes on the reference machine (2 cores), idle. The suite's CPU
+time is printed too, as ``/usr/bin/time`` counts it (the processes that ended and were waited
+for: pytest's, its workers', and theirs): two cores cannot run more than 960 s of it in 8
 minutes. The 1-minute load average is printed before each run: a loaded machine's figure is not
 comparable; so is one core's speed before and after (``measure.host_speed``: this host's speed
 moves by 10 % from hour to hour, not always its single core's).
@@ -29,7 +30,8 @@ TARGET = 8 * 60
 
 
 def _children_cpu() -> tuple[float, float]:
-    """User and system CPU seconds of this process's children that have ended (and theirs)."""
+    """User and system CPU seconds of this process's children that have ended and been waited
+    for, with those of their own children they waited for (``getrusage``)."""
     used = resource.getrusage(resource.RUSAGE_CHILDREN)
     return used.ru_utime, used.ru_stime
 
