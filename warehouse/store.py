@@ -47,6 +47,15 @@ _FORMAT = 1
 ROW_GROUP = 65_536
 
 
+def _ranged(schema: pa.Schema) -> list[str]:
+    """The columns whose row groups keep statistics: the numbers a range query keeps (reference
+    units, tokens, sentences). A unit's strings and lists of tags are never a range, and their
+    minima and maxima cost a quarter of the time to write a 1M-token POS unit's cases (0.58 ->
+    0.43 s, by hand)."""
+    return [field.name for field in schema
+            if pa.types.is_integer(field.type) or pa.types.is_floating(field.type)]
+
+
 class StoreError(Exception):
     """The store cannot be opened or written: one line naming it and the reason, exit 1."""
 
@@ -106,7 +115,8 @@ class Store:
         def write(i: int, table) -> None:
             arrow = table.to_arrow() if isinstance(table, pl.DataFrame) else table
             with self.fs.open_output_stream(f"{folder}/{i}.parquet") as f:
-                pq.write_table(arrow, f, compression="lz4", row_group_size=ROW_GROUP)
+                pq.write_table(arrow, f, compression="lz4", row_group_size=ROW_GROUP,
+                               write_statistics=_ranged(arrow.schema))
         try:
             self.fs.create_dir(folder, recursive=True)
             # the files encoded at once, on every core (pyarrow lets go of the GIL): a lone
