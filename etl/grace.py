@@ -204,28 +204,34 @@ def _read_grace(path: Path, data: bytes | None, reference: bool) -> pa.Table:
         parts.struct.field("field_2").fill_null("").alias("loc_field"),
     )
     kind = pl.col("kind")
-    tokens = frame.filter(kind == _TOKEN)
-    meta = frame.filter(kind.is_in([_DOC, _GENRE, _SENT]))
-    _line_errors(path, tokens, meta, reference)
-    if tokens.height == 0:
+    _line_errors(path, frame.filter(kind == _TOKEN),
+                 frame.filter(kind.is_in([_DOC, _GENRE, _SENT])), reference)
+    if not frame.select((kind == _TOKEN).any()).item():
         empty = frame.filter(kind != _BLANK).height == 0
         raise InputError(path, None, "at least one token",
                          "an empty file" if empty
                          else "no token line (only comments and blank lines)")
 
-    # --- the skeleton: token lines, sentence boundaries and metadata, in file order
-    value = pl.col("raw").str.extract(_META_LINE, 2).str.strip_chars()
-    skeleton = frame.filter(kind != _COMMENT).with_columns(
+    # --- the skeleton: token lines, sentence boundaries and metadata, in file order; each
+    # frame below keeps only the columns read after it (a line's text only on '# sent' lines,
+    # for their message), and is let go once read: a 1M-token file's reading held 500 MB
+    value = pl.col("value")
+    skeleton = frame.filter(kind != _COMMENT).select(
+        "line_no", "kind", "form", "tags", "loc_field",
+        pl.col("raw").str.extract(_META_LINE, 2).str.strip_chars().alias("value"),
+        pl.when(kind == _SENT).then(pl.col("raw")).alias("raw"),
+    ).with_columns(
         pl.when(kind == _DOC).then(value).forward_fill().fill_null(path.stem).alias("doc"),
     )
+    del frame
     candidates: list[tuple[int, str, str]] = []
 
     # documents: unique ids; one genre each
-    docs = skeleton.filter(kind == _DOC).with_columns(value.alias("value"))
-    again = docs.filter(~pl.col("value").is_first_distinct()).head(1)
+    docs = skeleton.filter(kind == _DOC)
+    again = docs.filter(~value.is_first_distinct()).head(1)
     if again.height:
         row = again.row(0, named=True)
-        first = docs.filter(pl.col("value") == row["value"])["line_no"][0]
+        first = docs.filter(value == row["value"])["line_no"][0]
         candidates.append((row["line_no"], "a new document id",
                            f"{row['value']!r} again (first on line {first})"))
     genres = skeleton.filter(kind == _GENRE).select("line_no", "doc", value.alias("genre"))
@@ -239,11 +245,13 @@ def _read_grace(path: Path, data: bytes | None, reference: bool) -> pa.Table:
     genre_of = genres.group_by("doc", maintain_order=True).agg(pl.col("genre").first())
 
     # '# sent' lines must be followed by tokens
-    named = skeleton.filter(kind != _BLANK).with_columns(
+    named = skeleton.filter(kind != _BLANK).select(
+        "kind", "line_no", "raw",
         kind.shift(-1).alias("next_kind"), pl.col("line_no").shift(-1).alias("next_line"))
     next_kind = pl.col("next_kind")
     orphan = named.filter((kind == _SENT)
                           & (next_kind.is_null() | next_kind.is_in([_DOC, _SENT]))).head(1)
+    del named
     if orphan.height:
         row = orphan.row(0, named=True)
         if row["next_kind"] is None:
@@ -254,15 +262,16 @@ def _read_grace(path: Path, data: bytes | None, reference: bool) -> pa.Table:
         candidates.append((row["line_no"], f"token lines after {shorten(row['raw'])}", found))
 
     # sentences: a maximal run of token lines (genre lines are transparent)
-    body = skeleton.filter(kind != _GENRE).with_columns(
+    tokens = skeleton.filter(kind != _GENRE).select(
+        "line_no", "kind", "doc", "form", "tags", "loc_field",
         pl.when(kind == _SENT).then(value).when(kind.is_in([_TOKEN, _DOC])).then(pl.lit(""))
         .shift(1).forward_fill().alias("pending"),
         pl.when(kind == _SENT).then(pl.col("line_no")).shift(1).forward_fill()
         .alias("pending_line"),
         ((kind == _TOKEN) & (kind.shift(1) != _TOKEN).fill_null(True)).alias("new_sent"),
-    )
-    tokens = body.filter(kind == _TOKEN).with_columns(
+    ).filter(kind == _TOKEN).with_columns(
         pl.col("new_sent").cum_sum().cast(pl.Int32).alias("sent_idx"))
+    del skeleton
     sentences = name_sentences(tokens, candidates)
 
     # locutions
