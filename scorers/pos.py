@@ -258,7 +258,7 @@ def _project(tokens: pl.DataFrame, table: pl.DataFrame | None) -> pl.DataFrame:
     """Add ``known`` and ``unknown_tags`` (the distinct tags of ``sys_tags`` in and out of the
     table, sorted) and ``projected`` (union of the images of the known ones: unknown
     alternatives are dropped). Computed once per distinct tag list (a tagger emits a few
-    hundred), then joined back to the tokens."""
+    hundred), then gathered back to the tokens (:func:`_distinct_lists`)."""
     if table is None:  # the identity: a one-tag list is its own (a per-token sort of every
         # list was 10x slower than a join of the distinct lists; one-tag lists need neither)
         tags = pl.col("sys_tags")
@@ -267,33 +267,46 @@ def _project(tokens: pl.DataFrame, table: pl.DataFrame | None) -> pl.DataFrame:
                                    _NO_TAGS.alias("unknown_tags"))
     images = (table.group_by("tag").agg(pl.col("pivot").unique().sort().alias("image"))
               .with_columns(pl.col("tag").cast(pl.Categorical)))  # joined to the codes
-    keyed = tokens.select(pl.col("sys_tags").cast(pl.List(pl.String)).list.join("\x1f")
-                          .alias("_key"), "sys_tags")
-    long = (keyed.unique("_key").explode("sys_tags")
+    lists, at = _distinct_lists(tokens["sys_tags"])
+    long = (lists.drop_nulls("sys_tags").explode("sys_tags")  # a null list: null, as joined
             .join(images, left_on="sys_tags", right_on="tag", how="left"))
     tag, known = pl.col("sys_tags"), pl.col("image").is_not_null()
-    split = long.group_by("_key").agg(tag.filter(known).unique().sort().alias("known"),
-                                      tag.filter(~known).unique().sort().alias("unknown_tags"))
-    projected = (long.select("_key", "image").explode("image", keep_nulls=False)
-                 .group_by("_key").agg(pl.col("image").unique().sort().alias("projected")))
-    # joined to the keys alone, then set beside the tokens: their other columns are not copied
-    per_token = (keyed.select("_key").join(split.join(projected, on="_key", how="left"),
-                                           on="_key", how="left", maintain_order="left"))
-    return tokens.with_columns(per_token["known"], per_token["unknown_tags"],
-                               per_token["projected"].fill_null(_NO_TAGS))
+    split = long.group_by("_at").agg(tag.filter(known).unique().sort().alias("known"),
+                                     tag.filter(~known).unique().sort().alias("unknown_tags"))
+    projected = (long.select("_at", "image").explode("image", keep_nulls=False)
+                 .group_by("_at").agg(pl.col("image").unique().sort().alias("projected")))
+    per_list = (lists.select("_at").join(split, on="_at", how="left")
+                .join(projected, on="_at", how="left", maintain_order="left")
+                .with_columns(pl.col("projected").fill_null(_NO_TAGS)))
+    return tokens.with_columns(per_list[name].gather(at)
+                               for name in ("known", "unknown_tags", "projected"))
 
 
 def _inverse(tokens: pl.DataFrame, table: pl.DataFrame | None) -> pl.DataFrame:
     """Add ``acceptable_own``: every participant tag whose image contains an acceptable tag
-    (once per distinct acceptable set, joined back)."""
+    (once per distinct acceptable set, gathered back: :func:`_distinct_lists`)."""
     if table is None:
         return tokens.with_columns(pl.col("acceptable").alias("acceptable_own"))
     inverse = table.select("pivot", "tag").unique()
-    keyed = tokens.select(pl.col("acceptable").list.join("\x1f").alias("_key"), "acceptable")
-    own = (keyed.drop_nulls("acceptable").unique("_key")
-           .explode("acceptable")
+    lists, at = _distinct_lists(tokens["acceptable"])
+    own = (lists.drop_nulls("acceptable").explode("acceptable")
            .join(inverse, left_on="acceptable", right_on="pivot", how="left")
-           .group_by("_key")
+           .group_by("_at")
            .agg(pl.col("tag").drop_nulls().unique().sort().alias("acceptable_own")))
-    return tokens.with_columns(keyed.select("_key").join(own, on="_key", how="left",
-                                                         maintain_order="left")["acceptable_own"])
+    per_list = lists.select("_at").join(own, on="_at", how="left", maintain_order="left")
+    return tokens.with_columns(per_list["acceptable_own"].gather(at))
+
+
+def _distinct_lists(column: pl.Series) -> tuple[pl.DataFrame, pl.Series]:
+    """The distinct lists of a column of tag lists (``_at``: their number, from 0, and the
+    column's name), and each row's number among them, to gather what is computed once per
+    list back to every row. A list is known by its tags joined with U+001F (no tag holds a
+    control character), a null list by null. Where a join of the million rows on those keys
+    kept each one's key and row pairs, the numbers are the only per-row column made: a
+    1M-token unit's projection 0.31 -> 0.23 s, +260 -> +154 MiB at its peak (by hand)."""
+    keys = column.cast(pl.List(pl.String)).list.join("\x1f").alias("_key")
+    distinct = keys.to_frame().with_columns(column).unique("_key", maintain_order=True)
+    distinct = distinct.with_row_index("_at")
+    at = keys.to_frame().join(distinct.select("_key", "_at"), on="_key", how="left",
+                              nulls_equal=True, maintain_order="left")["_at"]
+    return distinct.drop("_key"), at
