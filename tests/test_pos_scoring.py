@@ -467,3 +467,49 @@ def test_reference_spans_are_the_definitions(seed):
     offered = scorer.reference_spans(ref, ref_units)
     got = {(f, la, tuple(t), k) for f, la, t, k in offered.iter_rows()}
     assert len(got) == offered.height and got == _spans_by_hand(ref, ref_units)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_projection_and_inverse_images_are_the_definitions(seed):
+    """Each token's ``known``, ``unknown_tags`` and ``projected`` tags and its acceptable tags'
+    inverse images ``acceptable_own``, which the scorer computes once per distinct tag list and
+    gathers back, are those of its own list through the correspondence table, taken token by
+    token: lists of one tag and of several, repeated or null (a reader gives no empty list), tags
+    the table lacks, an empty table."""
+    import polars as pl
+
+    from scorehouse.scorers import pos as scorer
+
+    rng = np.random.default_rng(seed)
+    own, pivot = ["ADJ", "NOUN", "VERB", "X", "ZZ"], ["A1", "A2", "N", "V", "W"]
+
+    def tag_list(tags):
+        draw = rng.random()
+        if draw < 0.1:
+            return None
+        return rng.choice(tags, int(rng.integers(1, 4)) if draw < 0.5 else 1).tolist()
+
+    n, m = int(rng.integers(0, 40)), int(rng.integers(0, 9))
+    table = pl.DataFrame({"tag": rng.choice(own, m).tolist(),
+                          "pivot": rng.choice(pivot, m).tolist()},
+                         schema={"tag": pl.String, "pivot": pl.String})
+    tokens = pl.DataFrame(
+        {"sys_tags": [tag_list(own) for _ in range(n)],
+         "acceptable": [tag_list(pivot) for _ in range(n)]},
+        schema={"sys_tags": pl.List(pl.String), "acceptable": pl.List(pl.String)},
+    ).with_columns(pl.col("sys_tags").cast(scorer.TAGS))
+    got = scorer._inverse(scorer._project(tokens, table), table)
+    image = {}
+    for tag, target in table.iter_rows():
+        image.setdefault(tag, set()).add(target)
+    for row in got.iter_rows(named=True):
+        tags, acceptable = row["sys_tags"], row["acceptable"]
+        if tags is None:
+            assert (row["known"], row["unknown_tags"], row["projected"]) == (None, None, [])
+        else:
+            assert row["known"] == sorted({t for t in tags if t in image})
+            assert row["unknown_tags"] == sorted({t for t in tags if t not in image})
+            assert row["projected"] == sorted(set().union(*(image.get(t, set()) for t in tags)))
+        expected_own = (None if acceptable is None else
+                        sorted({t for t, targets in image.items() if targets & set(acceptable)}))
+        assert row["acceptable_own"] == expected_own
