@@ -66,6 +66,7 @@ def measure(label: str, cmd: list[str], stdout_path: Path | None = None,
     m = Measure(label, wall, peak, proc.returncode, proc.stderr.decode(errors="replace"))
     if os.access(TIME, os.X_OK) and len(cpu) == 2:
         m.extra["cpu"] = float(cpu[0]) + float(cpu[1])  # user + system seconds, children included
+        m.extra["system"] = float(cpu[1])  # the kernel's share: page faults, thread wake-ups
     peaks = re.findall(r"^PROCESS_PEAK_KIB (\S+) \d+ (\d+)$", m.stderr, re.MULTILINE)
     own = [int(k) for role, k in peaks if role == "coordinator"]
     if own:  # bench/process_peaks.py's lines

@@ -339,7 +339,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{'':42} peaks: {fmt_processes(m)}")
         cpu = m.extra.get("cpu")
         print(f"{'':42} load average {m.extra['load']:.1f} before the run"
-              + ("" if cpu is None else f"; CPU {cpu:.1f} s (user + system, all processes)"))
+              + ("" if cpu is None else f"; CPU {cpu:.1f} s (user + system, all processes; "
+                                        f"{m.extra['system']:.1f} s of it the kernel's)"))
         if m.rc not in (0,):
             print(tail(m.stderr))
     print("peak MiB: the biggest process of the run (/usr/bin/time: the coordinator or a worker); "

@@ -1014,7 +1014,8 @@ def main(argv: list[str] | None = None) -> int:
                      f"{fmt_peak(m)} MiB; each process: {fmt_processes(m)}")
         summary = summary_line(m.stderr)
         notes.append(f"{label}: exit {m.rc}; {summary}" if summary else f"{label}: exit {m.rc}")
-        cpu = f", {m.extra['cpu']:.1f} s of CPU" if "cpu" in m.extra else ""
+        cpu = (f", {m.extra['cpu']:.1f} s of CPU, {m.extra['system']:.1f} s of it the kernel's"
+               if "cpu" in m.extra else "")
         notes[-1] += f" (wall {m.wall:.1f} s{cpu}; 1-min load average before: {load:.2f})"
         if m.rc:
             notes.append(tail(m.stderr))
