@@ -212,3 +212,45 @@ def test_a_runs_worker_processes_keep_big_blocks_mapped(tmp_path):
     run_worker = subprocess.run([sys.executable, str(script)], env=env, capture_output=True,
                                 text=True, check=True).stdout.split()
     assert run_worker == ["1"]
+
+
+
+WORKER_FREES = """
+import os, time
+import scorehouse.warehouse.cli  # as the scorehouse script does, before a command
+scorehouse.warehouse.cli.main.get_command(None, "run")
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
+
+def freed(_):
+    import polars as pl
+
+    def rss():
+        return int(open("/proc/self/statm").read().split()[1]) * 4096 >> 20
+
+    blocks = [pl.Series(range(k, k + 100_000)) * 2 for k in range(300)]  # 300 x 800 kB
+    held = rss()
+    del blocks
+    time.sleep(0.6)
+    return held - rss(), os.environ["_RJEM_MALLOC_CONF"]
+
+if __name__ == "__main__":
+    with ProcessPoolExecutor(1, mp_context=get_context("spawn")) as pool:
+        print(*next(pool.map(freed, [0])))
+"""
+
+
+def test_worker_processes_hand_freed_memory_back_within_a_second(tmp_path):
+    """A run's worker process keeps freed pages a quarter of a second, for the frames that
+    follow, then hands them back: Polars' own defaults (a second and a half, the last second
+    still counted in the process's memory) or jemalloc's (ten seconds) would not."""
+    from scorehouse.warehouse.coordinator import _WORKERS
+
+    script = tmp_path / "script.py"
+    script.write_text(WORKER_FREES, encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "_RJEM_MALLOC_CONF"}
+    env["PYTHONPATH"] = str(ROOT)
+    gone, setting = subprocess.run([sys.executable, str(script)], env=env, capture_output=True,
+                                   text=True, check=True).stdout.split()
+    assert setting.endswith(_WORKERS)
+    assert int(gone) > 200  # of about 240 MiB
