@@ -474,19 +474,23 @@ def test_projection_and_inverse_images_are_the_definitions(seed):
     """Each token's ``known``, ``unknown_tags`` and ``projected`` tags and its acceptable tags'
     inverse images ``acceptable_own``, which the scorer computes once per distinct tag list and
     gathers back, are those of its own list through the correspondence table, taken token by
-    token: lists of one tag and of several, repeated or null (a reader gives no empty list), tags
-    the table lacks, an empty table."""
+    token: lists of one tag and of several, repeated, empty or null, tags the table lacks, an
+    empty table, and a tag holding U+001F, which the lists' keys once joined tags with (the tag
+    ``NOUN\x1fX`` then shared the projection of the list ``NOUN``, ``X``)."""
     import polars as pl
 
     from scorehouse.scorers import pos as scorer
 
     rng = np.random.default_rng(seed)
-    own, pivot = ["ADJ", "NOUN", "VERB", "X", "ZZ"], ["A1", "A2", "N", "V", "W"]
+    own = ["ADJ", "NOUN", "VERB", "X", "ZZ", "NOUN\x1fX"]
+    pivot = ["A1", "A2", "N", "V", "W", "N\x1fV"]
 
     def tag_list(tags):
         draw = rng.random()
         if draw < 0.1:
             return None
+        if draw < 0.15:
+            return []
         return rng.choice(tags, int(rng.integers(1, 4)) if draw < 0.5 else 1).tolist()
 
     n, m = int(rng.integers(0, 40)), int(rng.integers(0, 9))
