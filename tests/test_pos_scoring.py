@@ -517,3 +517,14 @@ def test_projection_and_inverse_images_are_the_definitions(seed):
         expected_own = (None if acceptable is None else
                         sorted({t for t, targets in image.items() if targets & set(acceptable)}))
         assert row["acceptable_own"] == expected_own
+
+
+def test_a_tag_holding_a_unit_separator_is_not_a_list_of_tags(tmp_path):
+    """A participant's tag ``DET<U+001F>NC`` is one tag, unknown to the table, not the ambiguous
+    list ``DET|NC``: the two once shared a key (their tags joined with U+001F), and the token was
+    scored as the list (silence, no unknown tag)."""
+    out = pos(tmp_path, "le\tDET\nchat\tNC\n", "le\tDET|NC\nchat\tDET\x1fNC\n",
+              "DET\tDET\nNC\tNC\n")
+    assert out["counts"]["NONEVAL_by_reason"]["unknown_tag"] == 1
+    assert out["unknown_tags"] == {"DET\x1fNC": 1}
+    assert out["counts"]["SIL"] == 1  # le's DET|NC alone
