@@ -14,7 +14,9 @@ store had used (the largest share of the coordinator's memory before the POS con
 
 jemalloc reads the variable when Polars loads; the variable stays set, so that the run's worker
 processes (spawned: each loads its own Polars) keep freed pages a quarter of a second, and put
-blocks of 256 KiB and more in jemalloc's arena for big blocks. A unit builds and drops frame
+blocks of 256 KiB and more in jemalloc's arena for big blocks (measured to help, a million faults
+and 1.5-2 s fewer; why is not clear, as it does not hand their pages back at once either: a
+throwaway test in bench/README.md). A unit builds and drops frame
 after frame, and a page handed back is faulted in again by the next one: with none kept (an
 earlier setting, for the workers' peaks), the POS bench's run from scratch spent 29 s of its 104
 s of CPU in the kernel, on 14 million page faults. With this setting (four runs, by hand):
