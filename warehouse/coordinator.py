@@ -14,17 +14,18 @@ store had used (the largest share of the coordinator's memory before the POS con
 
 jemalloc reads the variable when Polars loads; the variable stays set, so that the run's worker
 processes (spawned: each loads its own Polars) keep freed pages a quarter of a second, and put
-blocks of 256 KiB and more in jemalloc's arena for big blocks (measured to help, a million faults
-and 1.5-2 s fewer; why is not clear, as it does not hand their pages back at once either: a
-throwaway test in bench/README.md). A unit builds and drops frame
-after frame, and a page handed back is faulted in again by the next one: with none kept (an
-earlier setting, for the workers' peaks), the POS bench's run from scratch spent 29 s of its 104
-s of CPU in the kernel, on 14 million page faults. With this setting (four runs, by hand):
-50.8-52.3 s against 54.6-58.4 s, 8.9 million faults, the workers' peaks 941-973 MiB against
-905-971 MiB; 0.25 s alone, 53.3-53.8 s and 9.8 million; the EASY bench's run 126.3 -> 114.7 s,
-67 -> 48 s in the kernel, its workers 460 -> 505 MiB. Longer, the POS workers reach or pass
-1 GiB (1 s: 1,038-1,044 MiB; 0.3 s without the arena for big blocks: 1,052 MiB; the table is in
-bench/README.md). Polars' own defaults, 500 ms and 1 s of decay, made the 1M-token unit
+blocks of 256 KiB and more in jemalloc's arena for big blocks (measured to help, a million
+faults and 1.5-2 s fewer; why is not clear, as it does not hand their pages back at once either:
+a throwaway test in bench/README.md). A unit builds and drops frame after frame, and a page
+handed back is faulted in again by the next one: with none kept (an earlier setting, for the
+workers' peaks), the POS bench's run from scratch spent 29 s of its 104 s of CPU in the kernel,
+on 14 million page faults. With this setting (four runs, by hand): 50.8-52.3 s against
+54.6-58.4 s, 8.9 million faults, the biggest worker 955-973 MiB against 905-971 MiB; 0.25 s
+alone, 53.3-53.8 s and 9.8 million; the EASY bench's run 126.3 -> 114.7 s, 67 -> 48 s in the
+kernel, its workers 460 -> 505 MiB. A worker's peak moves by 50-80 MiB from run to run with one
+setting (0.1 s alone: 956-1,033 MiB), and the longer settings measured reached 994 MiB or more
+(1 s: 1,038-1,044 MiB; the table is in bench/README.md). Polars' own defaults, 500 ms and 1 s
+of decay, made the 1M-token unit
 peak at 1.0-1.07 GiB in one process. Arrow's pool stays this process's: a
 pool spawned by the ``scorehouse`` script imports this module again as it loads the script, and
 the settings are skipped there (the process is not ``MainProcess``); glibc's threshold is set in
