@@ -252,6 +252,30 @@ def test_a_versioned_query_is_copied_once_while_its_file_is_kept(tmp_path):
     assert resolved(store.put_query(con, sql, (1,), "v1"))["tok"].to_list()[0] == 101
 
 
+def test_a_query_whose_pointer_cannot_be_written_leaves_no_partial_file(tmp_path, monkeypatch):
+    """A versioned query's pointer to its file that cannot be written (a full disk) is a
+    StoreError, and leaves no partial file behind; the next try writes it."""
+    from scorehouse.warehouse import store as store_module
+    from scorehouse.warehouse.store import Store, StoreError, resolved
+
+    store = Store(str(tmp_path / "s"))
+    con = duckdb.connect()
+    con.execute("CREATE TABLE tok AS SELECT range AS tok FROM range(10)")
+    replace = os.replace
+
+    def full(source, target):
+        if "queries" in str(target):
+            raise OSError(28, "No space left on device")
+        replace(source, target)
+    monkeypatch.setattr(store_module.os, "replace", full)
+    with pytest.raises(StoreError, match="No space left on device"):
+        store.put_query(con, "SELECT tok FROM tok", (), "v1")
+    assert not [p for p in (tmp_path / "s").rglob("*") if p.name.endswith(".partial")]
+    monkeypatch.setattr(store_module.os, "replace", replace)
+    assert resolved(store.put_query(con, "SELECT tok FROM tok", (), "v1"))["tok"].len() == 10
+    assert len(list((tmp_path / "s" / "inputs" / "queries").iterdir())) == 1  # the pointer
+
+
 def _frames_held(campaign: Path, db: Path, monkeypatch) -> tuple[list, list]:
     """A serial run of ``campaign``: the query inputs the runner read as frames, and how many of
     the frames read before (by the runner, or by the parsing family itself) are still alive at

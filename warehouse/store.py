@@ -235,11 +235,14 @@ class Store:
             path = self.input_path(key)
             os.makedirs(os.path.dirname(path), exist_ok=True)
             os.replace(partial, path)  # whole or absent; the same rows give the same file
-            if named is not None:
-                os.makedirs(os.path.dirname(named), exist_ok=True)
-                with open(f"{named}.partial", "w", encoding="utf-8") as f:
+        if named is not None:
+            # the pointer to it likewise, from a partial file of this writer's own, removed when
+            # the write fails (a full disk): no stray partial, no pointer half written
+            pointer = f"{named}.{uuid.uuid4().hex}.partial"
+            with self._writing(pointer):
+                with open(pointer, "w", encoding="utf-8") as f:
                     f.write(key)
-                os.replace(f"{named}.partial", named)
+                os.replace(pointer, named)
         return StoredInput(self.location, key, True, "parquet")
 
 
