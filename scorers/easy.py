@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from scorehouse.scorers.codes import numbered
 from scorehouse.scorers.lcs import align, encode
 
 FUNCTIONS = ("EQUAL", "FUZZY", "INCLUDE", "INTERSECTION", "BARYCENTER")
@@ -279,10 +280,7 @@ def one_to_one(cands: pl.DataFrame) -> pl.DataFrame:
     out = cands.sort(*keys, "hyp_item", "ref_item", nulls_last=True)
     ids = []
     for side in ("hyp_item", "ref_item"):
-        uniq = out.select(*keys, side).unique(maintain_order=True).with_row_index("_id")
-        ids.append(out.select(*keys, side).join(uniq, on=[*keys, side], how="left",
-                                                nulls_equal=True, maintain_order="left")["_id"]
-                   .to_numpy().astype(np.int64))
+        ids.append(numbered(out.select(*keys, side))[1].to_numpy().astype(np.int64))
     rows, cols = ids
     n_rows = int(rows.max()) + 1 if len(rows) else 0
     n_cols = int(cols.max()) + 1 if len(cols) else 0
