@@ -25,11 +25,10 @@ alone, 53.3-53.8 s and 9.8 million; the EASY bench's run 126.3 -> 114.7 s, 67 ->
 kernel, its workers 460 -> 505 MiB. A worker's peak moves by 50-80 MiB from run to run with one
 setting (0.1 s alone: 956-1,033 MiB), and the longer settings measured reached 994 MiB or more
 (1 s: 1,038-1,044 MiB; the table is in bench/README.md). Polars' own defaults, 500 ms and 1 s
-of decay, made the 1M-token unit
-peak at 1.0-1.07 GiB in one process. Arrow's pool stays this process's: a
-pool spawned by the ``scorehouse`` script imports this module again as it loads the script, and
-the settings are skipped there (the process is not ``MainProcess``); glibc's threshold is set in
-each worker as it starts (:func:`big_blocks_mapped`).
+of decay, made the 1M-token unit peak at 1.0-1.07 GiB in one process. Arrow's pool stays this
+process's: a pool spawned by the ``scorehouse`` script imports this module again as it loads the
+script, and the settings are skipped there (the process is not ``MainProcess``); glibc's
+threshold is set in each worker as it starts (:func:`big_blocks_mapped`).
 ``SCOREHOUSE_MEMORY_LIMIT`` bounds this process's DuckDB (``warehouse/db.py``).
 """
 
