@@ -3,13 +3,14 @@
 A sentence (``E``) is a sequence of word forms (``F``, addresses ``E1F1``...), some grouped in small
 constituents (``Groupe``: GA GN GP GR NV PV, contiguous, never nested) and linked by relations (14
 types, each with its roles in a fixed order; a role names a form or a group of the same sentence).
-Two formats carry the same content: the EASY XML (here: read with expat, one pass, columns built in
-plain lists) and a line-oriented TSV (``F``/``G``/``R`` lines, read with Polars:
-:mod:`etl.easy_tsv`). Both give the *items table* (:data:`etl.easy_items.SCHEMA`: one row per
-form, per group and per relation role, in file order) and apply the same checks with the same
-messages (these, the vocabulary, the table, the cross-reference checks and the writers' table
-helpers, shared by both formats, are in :mod:`etl.easy_items`); the writers give back files that
-read to the same table. Formats, every check and its message: docs/formats_parsing.md.
+Two formats carry the same content: the EASY XML (here: a file in its writer's layout read line
+by line with Polars, :mod:`etl.easy_layout`, any other with expat in one pass) and a
+line-oriented TSV (``F``/``G``/``R`` lines, read with Polars: :mod:`etl.easy_tsv`). Both give
+the *items table* (:data:`etl.easy_items.SCHEMA`: one row per form, per group and per relation
+role, in file order) and apply the same checks with the same messages (these, the vocabulary,
+the table, the cross-reference checks and the writers' table helpers, shared by both formats,
+are in :mod:`etl.easy_items`); the writers give back files that read to the same table.
+Formats, every check and its message: docs/formats_parsing.md.
 
 Decisions: ids (sentences and items) are any text without whitespace or ``=`` other than ``_``;
 item ids are unique in the file (not necessarily prefixed by their sentence id), sentence ids too.
@@ -48,6 +49,7 @@ from scorehouse.etl.easy_items import (
     type_error,
     value_error,
 )
+from scorehouse.etl.easy_layout import read_layout
 from scorehouse.etl.errors import InputError, shorten
 
 XLINK = "http://www.w3.org/1999/xlink"
@@ -64,10 +66,20 @@ def read_easy_xml(path: str | Path, data: bytes | None = None) -> pa.Table:
     :data:`etl.easy_items.SCHEMA`.
 
     The paper's annotation: constituents (``Groupe``, 6 types) over word forms (``F``) and relations
-    (14 types) whose roles name forms or constituents of the sentence (``xlink:href``). Parsed with
-    expat in one pass, the columns built in plain lists; raises :class:`InputError` naming the
-    offending element's line.
+    (14 types) whose roles name forms or constituents of the sentence (``xlink:href``). A file in
+    its writer's layout is read line by line with Polars (:func:`etl.easy_layout.read_layout`),
+    any other parsed with expat in one pass (:func:`read_with_expat`): the same table, or the
+    same :class:`InputError` naming the offending element's line.
     """
+    path = Path(path)
+    data = path.read_bytes() if data is None else data
+    table = read_layout(path, data)
+    return read_with_expat(path, data) if table is None else table
+
+
+def read_with_expat(path: str | Path, data: bytes | None = None) -> pa.Table:
+    """:func:`read_easy_xml` of any EASY XML file, parsed with expat in one pass, the columns
+    built in plain lists."""
     path = Path(path)
     parser = expat.ParserCreate()
     parser.buffer_text = True
@@ -191,6 +203,9 @@ def read_easy_xml(path: str | Path, data: bytes | None = None) -> pa.Table:
         parser.Parse(path.read_bytes() if data is None else data, True)
     except expat.ExpatError as err:
         raise InputError(path, err.lineno, "well-formed XML", expat.ErrorString(err.code)) from None
+    except LookupError as err:  # the declaration names an encoding Python does not know
+        raise InputError(path, 1, "an encoding Python knows (UTF-8 for EASY files)",
+                         str(err)) from None
     finally:
         # the handlers hold the parser (its line number) and the parser holds them: a cycle that
         # kept a whole file's columns alive until the garbage collector's next full pass (a

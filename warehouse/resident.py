@@ -32,6 +32,7 @@ from importlib import resources
 from pathlib import Path
 
 import duckdb
+import polars as pl
 import pyarrow as pa
 
 from scorehouse.warehouse.db import sql_files
@@ -284,6 +285,8 @@ def keep_staged(con, store, table: str, sha: str, rows: pa.Table, select: str, p
     file :func:`staged_key`, in the types of ``T_rows``, recorded in ``cat_staged_file``; else
     (or when the store cannot take them: a full disk, a read-only folder) inserted into the
     warehouse's own rows of the table."""
+    if order and in_order(rows, [column.strip() for column in order.split(",")]):
+        order = ""  # a sort of 0.1 s of CPU a 370,000-row EASY file, for nothing
     query = f"SELECT * FROM ({select})" + (f" ORDER BY {order}" if order else "")
     if (table in _kept() and store is not None and store.local
             and rows.num_rows >= STAGED_ROWS):
@@ -312,6 +315,20 @@ def keep_staged(con, store, table: str, sha: str, rows: pa.Table, select: str, p
     if table in _kept():  # no longer lost: in the warehouse's own rows now
         con.execute("DELETE FROM cat_staged_file WHERE sha256 = $s AND \"table\" = $t",
                     {"s": sha, "t": table})
+
+
+def in_order(rows: pa.Table, columns: list[str]) -> bool:
+    """Whether ``rows`` come sorted on ``columns`` as SQL's ``ORDER BY`` sorts them (ascending,
+    nulls last; rows equal on them in any order): then they need no sort, and keep the order
+    they came in among equals."""
+    frame = pl.from_arrow(rows.select(columns))
+    after = pl.lit(True)  # the row does not sort before the previous one on the later columns
+    for column in reversed(columns):  # lexicographic: the first column decides first
+        value, previous = pl.col(column), pl.col(column).shift(1)
+        after = (pl.when(value.is_null()).then(previous.is_not_null() | after)
+                 .when(previous.is_null()).then(pl.lit(False))
+                 .otherwise((value > previous) | ((value == previous) & after)))
+    return bool(frame.select((after | (pl.int_range(pl.len()) == 0)).all()).item())
 
 
 def staged_input(con, store, table: str, sha: str, columns: tuple[str, ...],
