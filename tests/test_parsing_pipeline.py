@@ -525,3 +525,29 @@ def test_a_consensus_store_lost_mid_reduce_is_counted_again(scored, campaign, tm
     rows = ("SELECT corpus, sent, kind, type, ranges, votes, share, consensus "
             "FROM mart_parsing_consensus ORDER BY ALL")
     assert query(tmp_path / "w.duckdb", rows) == query(scored, rows)
+
+
+def test_consensus_units_kept_ahead_on_workers_give_the_same_consensus(scored, campaign,
+                                                                       tmp_path, monkeypatch):
+    """With worker processes, each submission's units over a corpus's full text are aligned and
+    kept there, several at once (parsing_consensus._kept_ahead): the consensus rows and files
+    are those of a run in one process, and this process aligned none of them. Every staged
+    file is kept in the store (the threshold lowered), so the workers also read the items in
+    place."""
+    from scorehouse.warehouse import resident
+    from scorehouse.warehouse.families import parsing_consensus
+
+    monkeypatch.setattr(resident, "STAGED_ROWS", 1)
+    here = []
+    aligned = parsing_consensus._units_of
+    monkeypatch.setattr(parsing_consensus, "_units_of",
+                        lambda *a: here.append(1) or aligned(*a))
+    assert run(campaign, tmp_path / "w.duckdb", None, quiet=True, workers=2).exit_code == 0
+    assert here == []  # every submission's units were kept by a worker
+    kept = list((tmp_path / "w.store" / "consensus").glob("*.parquet"))
+    assert len(kept) == 2 * query(scored, "SELECT count(DISTINCT sha256) FROM cat_input "
+                                          "WHERE role = 'submissions'")[0][0]
+    rows = ("SELECT corpus, sent, kind, type, ranges, votes, share, consensus, attr "
+            "FROM mart_parsing_consensus ORDER BY ALL")
+    assert query(tmp_path / "w.duckdb", rows) == query(scored, rows)
+    assert consensus_files(tmp_path / "w.duckdb") == consensus_files(scored)

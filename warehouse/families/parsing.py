@@ -72,7 +72,7 @@ MODES = easy_scorer.MODES
 FUNCTIONS = easy_scorer.FUNCTIONS
 _EASY_TABLES = ("int_parsing_form_alignment", "int_parsing_range", "int_parsing_candidate",
                 "fct_parsing_sentence", "fct_parsing_type", "fct_parsing_sentence_total")
-_ITEM_COLUMNS = ["sent_no", "sent", "line_no", "kind", "item", "type", "form_no", "form",
+ITEM_COLUMNS = ["sent_no", "sent", "line_no", "kind", "item", "type", "form_no", "form",
                  "parent", "role", "role_no", "target", "attr"]
 
 
@@ -245,7 +245,7 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
         task, small units together); a corpus's reference as the same frame for all its units.
         A submission is one unit's input, let go by its worker once the unit is computed."""
         in_place = resident.staged_input(con, ctx.store, "stg_parsing_easy_item", sha,
-                                         tuple(_ITEM_COLUMNS), kept=shared)
+                                         tuple(ITEM_COLUMNS), kept=shared)
         if in_place is not None:
             return in_place
         if size(sha) >= QUERY_ROWS:  # a content's staged items change with the code alone
@@ -292,7 +292,7 @@ def staged(con, sha: str, dependency: bool) -> pl.DataFrame:
 
 
 QUERY_ROWS = INPUT_ROWS  # EASY items from this many rows go to the units as queries
-_ITEM_SELECT = ", ".join(f'"{c}"' for c in _ITEM_COLUMNS)
+_ITEM_SELECT = ", ".join(f'"{c}"' for c in ITEM_COLUMNS)
 _ITEM_ORDER = "sent_no, line_no, role_no"  # as a unit reads a file's items
 _STAGED = (f"SELECT {_ITEM_SELECT} FROM stg_parsing_easy_item WHERE sha256 = ? "
            f"ORDER BY {_ITEM_ORDER}")
