@@ -77,6 +77,35 @@ def test_staged_tokens_live_in_the_store_and_read_as_the_warehouses_own(campaign
         assert tok == sorted(tok) and str(kept.with_suffix(".store")) in path
 
 
+def test_worker_processes_stage_the_files_they_parse(campaign, plain, tmp_path, monkeypatch):
+    """With worker processes and a local store, each file's staged rows are written into the
+    store by the worker that parsed it, as this process would write them: this process writes
+    only the built-in baselines' (computed here, not parsed), and the run gives the staged
+    tokens and tables of a run holding every row itself. A worker that cannot write them
+    (the store's staged folder is a file) sends the rows back, and they are staged here."""
+    written, put_rows = [], Store.put_rows
+    monkeypatch.setattr(Store, "put_rows", lambda self, *a, **k: (
+        written.append(a[-1]), put_rows(self, *a, **k))[1])
+    kept = tmp_path / "kept.duckdb"
+    assert run(campaign, kept, None, quiet=True, workers=2).exit_code == 0
+    k, o = staged(kept), staged(plain)
+    assert k["rows"] == 0 and set(k["files"]) == k["contents"]
+    assert k["tokens"].equals(o["tokens"]) and tables(kept) == tables(plain)
+    with duckdb.connect(str(kept), read_only=True) as con:
+        baselines = {s for (s,) in con.execute(
+            "SELECT sha256 FROM cat_input_current WHERE task = 'pos' "
+            "AND starts_with(system, 'baseline')").fetchall()}
+    assert baselines and sorted(written) == sorted(
+        resident.staged_key("stg_pos_token", s) for s in baselines)
+    refused = tmp_path / "refused.duckdb"
+    refused.with_suffix(".store").mkdir()
+    (refused.with_suffix(".store") / "staged").write_text("not a folder")
+    assert run(campaign, refused, None, quiet=True, workers=2).exit_code == 0
+    r = staged(refused)
+    assert r["files"] == {} and r["rows"] == o["rows"] and r["tokens"].equals(o["tokens"])
+    assert tables(refused) == tables(plain)
+
+
 def test_a_lost_staged_file_is_parsed_again_and_its_units_left_alone(campaign, tmp_path):
     db = tmp_path / "w.duckdb"
     assert run(campaign, db, None, quiet=True).exit_code == 0

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -122,10 +123,18 @@ def _union(con, table: str, files: str | None) -> str:
 
 def _cast(con, table: str, files: str) -> str:
     """The rows of the relation ``files`` cast to ``T_rows``' column types."""
-    columns = con.execute(
+    return _cast_to(row_types(con, table), files)
+
+
+def row_types(con, table: str) -> tuple[tuple[str, str], ...]:
+    """``T_rows``' columns and their types, in order."""
+    return tuple(con.execute(
         "SELECT column_name, data_type FROM information_schema.columns "
-        "WHERE table_name = $t ORDER BY ordinal_position", {"t": f"{table}_rows"}).fetchall()
-    select = ", ".join(f'"{c}"::{kind} AS "{c}"' for c, kind in columns)
+        "WHERE table_name = $t ORDER BY ordinal_position", {"t": f"{table}_rows"}).fetchall())
+
+
+def _cast_to(types: tuple[tuple[str, str], ...], files: str) -> str:
+    select = ", ".join(f'"{c}"::{kind} AS "{c}"' for c, kind in types)
     return f"SELECT {select} FROM {files}"
 
 
@@ -284,12 +293,13 @@ def keep_staged(con, store, table: str, sha: str, rows: pa.Table, select: str, p
     keep theirs: the warehouse preserves insertion order). Kept: written as the store's staged
     file :func:`staged_key`, in the types of ``T_rows``, recorded in ``cat_staged_file``; else
     (or when the store cannot take them: a full disk, a read-only folder) inserted into the
-    warehouse's own rows of the table."""
-    if order and in_order(rows, [column.strip() for column in order.split(",")]):
-        order = ""  # a sort of 0.1 s of CPU a 370,000-row EASY file, for nothing
-    query = f"SELECT * FROM ({select})" + (f" ORDER BY {order}" if order else "")
-    if (table in _kept() and store is not None and store.local
-            and rows.num_rows >= STAGED_ROWS):
+    warehouse's own rows of the table. ``rows`` may be the file a worker process wrote
+    (:class:`KeptRows`): then it is recorded."""
+    if isinstance(rows, KeptRows):  # written into the store by the worker that parsed them
+        _record_staged(con, table, sha, store, rows.path)
+        return
+    query = _staged_query(rows, select, order)
+    if keeps_staged(store, table) and rows.num_rows >= STAGED_ROWS:
         from scorehouse.warehouse.store import StoreError
 
         # written by a connection of its own: a failed write leaves this one's transaction whole
@@ -303,9 +313,7 @@ def keep_staged(con, store, table: str, sha: str, rows: pa.Table, select: str, p
         finally:
             writer.close()
         if path is not None:
-            con.execute("INSERT OR REPLACE INTO cat_staged_file VALUES ($s, $t, $store, $p)",
-                        {"s": sha, "t": table, "store": store.root, "p": path})
-            refresh(con, table)
+            _record_staged(con, table, sha, store, path)
             return
     con.register("arrow_rows", rows)
     try:
@@ -315,6 +323,61 @@ def keep_staged(con, store, table: str, sha: str, rows: pa.Table, select: str, p
     if table in _kept():  # no longer lost: in the warehouse's own rows now
         con.execute("DELETE FROM cat_staged_file WHERE sha256 = $s AND \"table\" = $t",
                     {"s": sha, "t": table})
+
+
+def keeps_staged(store, table: str) -> bool:
+    """Whether the staged ``table``'s big files are kept in ``store`` (declared so, and the
+    store local)."""
+    return table in _kept() and store is not None and store.local
+
+
+def _staged_query(rows: pa.Table, select: str, order: str) -> str:
+    """The staged rows of ``rows`` (registered as ``arrow_rows``): ``select`` of them, sorted on
+    ``order`` unless they come so."""
+    if order and in_order(rows, [column.strip() for column in order.split(",")]):
+        order = ""  # a sort of 0.1 s of CPU a 370,000-row EASY file, for nothing
+    return f"SELECT * FROM ({select})" + (f" ORDER BY {order}" if order else "")
+
+
+def _record_staged(con, table: str, sha: str, store, path: str) -> None:
+    con.execute("INSERT OR REPLACE INTO cat_staged_file VALUES ($s, $t, $store, $p)",
+                {"s": sha, "t": table, "store": store.root, "p": path})
+    refresh(con, table)
+
+
+@dataclass(frozen=True)
+class KeptRows:
+    """A file's staged rows written into the store by the worker process that parsed them
+    (:func:`write_staged`), in place of the rows: the file and how many rows it holds."""
+
+    path: str
+    num_rows: int
+
+
+def write_staged(location: str, table: str, types: tuple, min_rows: int, select,
+                 order: str, sha: str, rows: pa.Table) -> KeptRows | None:
+    """Worker side of :func:`keep_staged`: write the staged rows of ``rows`` (the query
+    ``select(column names)`` of them, sorted on ``order``, cast to ``types``: ``T_rows``'
+    columns) as the store's staged file, as the coordinator would; None when they are fewer
+    than ``min_rows`` or the store cannot take them (then the rows go back to the coordinator,
+    which stages them). Saves the coordinator receiving the rows and writing them (an EASY
+    submission of 370,000 rows: 0.2 s of CPU for the write alone)."""
+    from scorehouse.warehouse.store import StoreError, opened
+
+    if rows.num_rows < min_rows:
+        return None
+    con = duckdb.connect(":memory:")
+    try:
+        con.execute("SET threads = 1")  # every worker parses: a core each
+        con.register("arrow_rows", rows)
+        query = _staged_query(rows, select(tuple(rows.column_names)), order)
+        query = _cast_to(types, f"({query})")
+        path = opened(location).put_rows(con, query, {"sha": sha}, staged_key(table, sha))
+    except StoreError:
+        return None
+    finally:
+        con.close()
+    return KeptRows(path, rows.num_rows)
 
 
 def in_order(rows: pa.Table, columns: list[str]) -> bool:

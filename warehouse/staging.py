@@ -43,6 +43,25 @@ class Slot:
 
 
 @dataclass(frozen=True)
+class StagedRows:
+    """A family's staging of a file's rows into the staged ``table``: ``select(columns)`` (a
+    module-level function of the rows' column names) is the SQL query of ``arrow_rows`` that
+    names the table's columns, ``$sha`` the content hash; ``order`` sorts them, if they do
+    not come so. Called as a job's ``stage``; a worker process that parsed a big file writes
+    its rows into a local store itself (:func:`warehouse.resident.write_staged`)."""
+
+    table: str
+    select: Callable[[tuple[str, ...]], str]
+    order: str = ""
+
+    def __call__(self, con, sha: str, rows) -> None:
+        kept = isinstance(rows, resident.KeptRows)
+        resident.keep_staged(con, _STORE.get(), self.table, sha, rows,
+                             "" if kept else self.select(tuple(rows.column_names)),
+                             {"sha": sha}, self.order)
+
+
+@dataclass(frozen=True)
 class StageJob:
     """One input file to stage: where it belongs, its reader, its staging function, an optional
     check against other inputs, and the salt of its content hash (see :func:`stage_file`)."""
@@ -96,7 +115,7 @@ def stage_files(ctx: RunContext, jobs: list[StageJob], workers: int | None = Non
             return hit[1], before[0], ""
         read_at = time.time_ns()
         data, unreadable = _bytes(job.path)
-        sha = _content_key(job, data)
+        sha = _content_key(_salt(job), data)
         if data is not None and before is not None and before == _stat(job.path) and (
                 before[1] < read_at - RACY_NS):
             seen.append([*where, *before, sha])
@@ -129,15 +148,9 @@ def stage_files(ctx: RunContext, jobs: list[StageJob], workers: int | None = Non
     ahead = workers if len(changed) == 1 and ctx.executor is None else 1
     workers = 1 if len(changed) <= 1 else workers  # nothing to parse: no pool made for it
     changed.reverse()  # popped from the end, in file order: submitted bytes are not held twice
-    read_again: dict[int, tuple[str, str]] = {}  # id(job) -> (its hash, or why unreadable), as read
 
     def submit(job: StageJob) -> None:
-        """Read ``job``'s file again (what is parsed is what is hashed: it may have changed
-        since) and hand its bytes to the reader."""
-        data, unreadable = _bytes(job.path)
-        read_again[id(job)] = (_content_key(job, data), unreadable)
-        if data is not None:
-            reader.submit(job, data)
+        reader.submit(job, _keeps(ctx, job))
 
     with _Reader(workers, ctx.executor if len(changed) > 1 else None, ctx.pools) as reader:
         for _ in range(min(2 * workers, len(changed))):
@@ -154,12 +167,11 @@ def stage_files(ctx: RunContext, jobs: list[StageJob], workers: int | None = Non
                 continue
             if not unreadable and changed:
                 submit(changed.pop()[0])
-            if not unreadable:
-                sha, unreadable = read_again.pop(id(job))
             try:
+                if not unreadable:  # what is parsed is what is hashed: read again since
+                    sha, unreadable, table = reader.result(job)
                 if unreadable:
                     raise InputError(job.path, None, "a readable file", unreadable)
-                table = reader.result(job)
                 if job.check is not None:
                     outcome = _guarded(lambda _, t: job.check(t), job.path, table)
                     if isinstance(outcome, tuple):
@@ -205,21 +217,37 @@ def _salt(job: StageJob) -> str:
     return f"{job.slot.role}\0{job.salt}\0{text.VERSION}"
 
 
-def _content_key(job: StageJob, data: bytes | None) -> str:
+def _content_key(salt: str, data: bytes | None) -> str:
     """The content hash of a file's bytes in its role ("" when unreadable). The role is hashed
     with the content: one file given in two roles (the same file as reference and hypothesis) is
     two inputs, each staged once, never the same rows twice; so is the way every reader prepares
     the bytes (etl/text.py)."""
     if data is None:
         return ""
-    digest = hashlib.sha256(_salt(job).encode() + b"\0")
+    digest = hashlib.sha256(salt.encode() + b"\0")
     digest.update(data)  # not salt + data: a copy of every file's bytes
     return digest.hexdigest()
 
 
+def _keeps(ctx: RunContext, job: StageJob) -> tuple | None:
+    """What a worker process needs to write a big file's staged rows into the run's local store
+    itself (:func:`warehouse.resident.write_staged`'s first arguments), or None: the job's
+    rows go back to this process (its stage is not a :class:`StagedRows`, its rows are
+    checked here first, or the store does not keep them)."""
+    rows = job.stage
+    if not isinstance(rows, StagedRows) or job.check is not None or not resident.keeps_staged(
+            ctx.store, rows.table):
+        return None
+    return (ctx.store.location, rows.table, resident.row_types(ctx.con, rows.table),
+            resident.STAGED_ROWS, rows.select, rows.order)
+
+
 class _Reader:
     """Parse files in worker processes, on the workers of the run's Dask cluster (``cluster``,
-    :mod:`warehouse.cluster`), or in this process (one worker); results in order."""
+    :mod:`warehouse.cluster`), or in this process (one worker); results in order, each as
+    ``(content key, why unreadable, table)``. A worker process reads the file itself (this
+    process does not send its bytes) and may stage a big file's rows itself
+    (:func:`_read_file`); the other ways, this process reads the file again and sends it."""
 
     def __init__(self, workers: int, cluster=None, pools=None):
         from scorehouse.warehouse.executors import processes
@@ -228,6 +256,7 @@ class _Reader:
         self.processes = processes(pools, workers) if workers > 1 and cluster is None else None
         self.pool = None
         self.pending: dict[int, object] = {}
+        self.read: dict[int, tuple[str, str]] = {}  # id(job) -> (content key, why unreadable)
 
     def __enter__(self):
         if self.processes is not None:  # the run's worker processes (warehouse/executors.py)
@@ -238,20 +267,50 @@ class _Reader:
         if self.processes is not None:
             self.processes.__exit__(*exc)
 
-    def submit(self, job: StageJob, data: bytes) -> None:
-        if self.cluster is not None:
+    def submit(self, job: StageJob, keep: tuple | None = None) -> None:
+        """Start parsing ``job``'s file (``keep``: see :func:`_keeps`)."""
+        if self.pool is not None:
+            self.pending[id(job)] = self.pool.submit(_read_file, job.read, job.path, _salt(job),
+                                                     keep)
+            return
+        data, unreadable = _bytes(job.path)
+        self.read[id(job)] = (_content_key(_salt(job), data), unreadable)
+        if data is None:
+            self.pending[id(job)] = None
+        elif self.cluster is not None:
             self.pending[id(job)] = self.cluster.submit(_read, job.read, job.path, data)
         else:
-            self.pending[id(job)] = data if self.pool is None else self.pool.submit(
-                _read, job.read, job.path, data)
+            self.pending[id(job)] = data
 
-    def result(self, job: StageJob) -> pa.Table:
+    def result(self, job: StageJob) -> tuple[str, str, pa.Table | resident.KeptRows | None]:
+        """``job``'s content key, why its file is unreadable (""), and its table (or the file
+        of its staged rows a worker kept); raises the InputError that rejects it."""
         pending = self.pending.pop(id(job))
-        outcome = pending.result() if self.pool or self.cluster else _read(
-            job.read, job.path, pending)
+        if self.pool is not None:
+            sha, unreadable, outcome = pending.result()
+        else:
+            sha, unreadable = self.read.pop(id(job))
+            outcome = None if pending is None else (
+                pending.result() if self.cluster else _read(job.read, job.path, pending))
         if isinstance(outcome, tuple):  # an InputError, sent back as its parts
             raise InputError(*outcome)
-        return outcome
+        return sha, unreadable, outcome
+
+
+def _read_file(read, path: Path, salt: str, keep: tuple | None):
+    """Worker process side of :class:`_Reader`: the file read here, its content key, why it is
+    unreadable (""), and what :func:`_read` gives of it; with ``keep``, a table of a family's
+    big staged rows written into the local store here (:func:`warehouse.resident.write_staged`:
+    not sent back, not written by the run's process) and given back as the file it wrote."""
+    data, unreadable = _bytes(path)
+    sha = _content_key(salt, data)
+    if data is None:
+        return sha, unreadable, None
+    outcome = _read(read, path, data)
+    del data
+    if keep is not None and isinstance(outcome, pa.Table):
+        outcome = resident.write_staged(*keep, sha, outcome) or outcome
+    return sha, "", outcome
 
 
 def _bytes(path: Path) -> tuple[bytes | None, str]:
@@ -327,18 +386,8 @@ def _accept(ctx: RunContext, slot: Slot, path: str, sha: str, table: pa.Table, s
 
 
 # the run's unit store while a file's rows are staged: a staged table kept in the store
-# (warehouse/resident.py) writes them there (:func:`stage_rows`)
+# (warehouse/resident.py) writes them there (:class:`StagedRows`)
 _STORE: ContextVar = ContextVar("scorehouse_staging_store", default=None)
-
-
-def stage_rows(con, table: str, sha: str, rows: pa.Table, select: str,
-               order: str = "") -> None:
-    """A family's staging of ``rows`` (content ``sha``) into ``table``: ``select`` reads them
-    as ``arrow_rows``, with ``$sha`` its hash, and names the table's columns; ``order`` sorts
-    them as their units read them, if they do not come so; kept as the store's file when
-    ``table`` is declared so, the run's store is local and the file is big, else inserted
-    (:func:`warehouse.resident.keep_staged`)."""
-    resident.keep_staged(con, _STORE.get(), table, sha, rows, select, {"sha": sha}, order)
 
 
 def _record(con, ctx, slot, path, sha, rows, status, error):

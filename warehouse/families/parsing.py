@@ -57,7 +57,7 @@ from scorehouse.warehouse.runner import (
     stale,
     unit_input,
 )
-from scorehouse.warehouse.staging import Slot, StageJob, stage_files, stage_rows
+from scorehouse.warehouse.staging import Slot, StagedRows, StageJob, stage_files
 from scorehouse.warehouse.store import StoredInput
 
 SQL_FOLDER = "parsing"
@@ -154,12 +154,14 @@ def _stager(fmt: str):
                          "$sha, " + ", ".join(f'"{c}"' for c in ud.UD_COLUMNS), {"sha": sha})
         return stage
 
-    def stage_items(con, sha: str, rows: pa.Table) -> None:
-        """An EASY file's items, in the order its units read them (:data:`_STAGED`): kept in
-        a local store, a big file's unit reads the staged file itself."""
-        stage_rows(con, "stg_parsing_easy_item", sha, rows,
-                   f"SELECT $sha AS sha256, {_ITEM_SELECT} FROM arrow_rows", order=_ITEM_ORDER)
-    return stage_items
+    # an EASY file's items, in the order its units read them (:data:`_STAGED`): kept in a local
+    # store, a big file's unit reads the staged file itself
+    return StagedRows("stg_parsing_easy_item", _item_select, _ITEM_ORDER)
+
+
+def _item_select(columns: tuple[str, ...]) -> str:
+    """The staged items of a file's items table (:class:`warehouse.staging.StagedRows`)."""
+    return f"SELECT $sha AS sha256, {_ITEM_SELECT} FROM arrow_rows"
 
 
 # ---------------------------------------------------------------- load

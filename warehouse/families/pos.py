@@ -44,7 +44,7 @@ from scorehouse.warehouse.families.pos_intervals import intervals
 from scorehouse.warehouse.families.pos_kappa import kappa_pairs
 from scorehouse.warehouse.published import published_ids
 from scorehouse.warehouse.runner import Query, Target, Unit, run_units, stale, unit_input
-from scorehouse.warehouse.staging import Slot, StageJob, stage_files, stage_rows, stage_table
+from scorehouse.warehouse.staging import Slot, StagedRows, StageJob, stage_files, stage_table
 
 SQL_FOLDER = "pos"
 CAMPAIGN_KEYS = {  # the keys campaign.toml may give a pos task (campaign.check_keys)
@@ -111,12 +111,15 @@ def _salt(fmt: dict, path: Path, reference: bool) -> str:
             f"|{Path(path).stem}")
 
 
-def _stage_tokens(con, sha: str, table: pa.Table) -> None:
-    """A file's tokens into ``stg_pos_token``, in token order as every reader gives them (and
-    as its unit reads them: kept in a local store, the unit reads the staged file itself)."""
-    names = set(table.column_names)
-    select = ", ".join(c if c in names else f"NULL AS {c}" for c in _TOKEN_COLUMNS)
-    stage_rows(con, "stg_pos_token", sha, table, f"SELECT $sha AS sha256, {select} FROM arrow_rows")
+def _token_select(columns: tuple[str, ...]) -> str:
+    """A file's tokens as ``stg_pos_token`` holds them (a column its reader does not give:
+    null), in token order as every reader gives them (and as its unit reads them: kept in a
+    local store, the unit reads the staged file itself)."""
+    select = ", ".join(c if c in columns else f"NULL AS {c}" for c in _TOKEN_COLUMNS)
+    return f"SELECT $sha AS sha256, {select} FROM arrow_rows"
+
+
+_stage_tokens = StagedRows("stg_pos_token", _token_select)
 
 
 def _stage_table(con, sha: str, table: pa.Table) -> None:
