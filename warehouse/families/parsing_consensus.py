@@ -136,19 +136,19 @@ def _kept_ahead(ctx: RunContext, base_sha: str, shas: list[str]) -> None:
     """Align the submissions ``shas`` not kept yet with the base and keep their units
     (:func:`_hyp_units`), on the run's worker processes, several at once, where this process
     would align them one by one while the workers wait (a corpus of 16 submissions of 23 MB:
-    5.8 s here). Only with worker processes (``--workers``) and a local store; whatever a
-    worker could not keep, :func:`_hyp_units` computes as before."""
+    5.8 s here). Only with worker processes (``--workers``), a local store and the items kept
+    in it; whatever a worker could not keep, :func:`_hyp_units` computes as before."""
     store, workers = ctx.store, ctx.workers or workers_default()
     if workers <= 1 or ctx.executor is not None or store is None or not store.local:
         return
-    todo = {sha: paths for sha in dict.fromkeys(shas)
-            if not _readable(paths := _kept_paths(store, base_sha, sha))}
-    if len(todo) < 2:
-        return
     base = _items_input(ctx, base_sha, kept=True)
+    todo = {sha: (hyp, paths) for sha in dict.fromkeys(shas)
+            if not _readable(paths := _kept_paths(store, base_sha, sha))
+            and (hyp := _items_input(ctx, sha)) is not None}
+    if len(todo) < 2 or base is None:
+        return
     with processes(ctx.pools, min(workers, len(todo))) as pool:
-        futures = [pool.submit(_keep_units, base, _items_input(ctx, sha), paths)
-                   for sha, paths in todo.items()]
+        futures = [pool.submit(_keep_units, base, hyp, paths) for hyp, paths in todo.values()]
         for future in futures:
             try:
                 future.result()
@@ -159,10 +159,11 @@ def _kept_ahead(ctx: RunContext, base_sha: str, shas: list[str]) -> None:
 
 
 def _items_input(ctx: RunContext, sha: str, kept: bool = False):
-    """An EASY file's staged items for a worker: read there from the store's file when kept in
-    it (``kept``: by the worker for its next tasks), else the frame."""
+    """An EASY file's staged items for a worker, read there from the store's file (``kept``: by
+    the worker for its next tasks); None when they are the warehouse's own rows (a small file,
+    or a warehouse loaded without the score step): those are not copied out for the workers."""
     return resident.staged_input(ctx.con, ctx.store, "stg_parsing_easy_item", sha,
-                                 tuple(ITEM_COLUMNS), kept=kept) or staged(ctx.con, sha, False)
+                                 tuple(ITEM_COLUMNS), kept=kept)
 
 
 def _keep_units(base, hyp, paths: list[Path]) -> None:
