@@ -203,8 +203,11 @@ def read_with_expat(path: str | Path, data: bytes | None = None) -> pa.Table:
         parser.Parse(path.read_bytes() if data is None else data, True)
     except expat.ExpatError as err:
         raise InputError(path, err.lineno, "well-formed XML", expat.ErrorString(err.code)) from None
-    except LookupError as err:  # the declaration names an encoding Python does not know
-        raise InputError(path, 1, "an encoding Python knows (UTF-8 for EASY files)",
+    except InputError:
+        raise  # a handler's (an InputError is a ValueError)
+    except (LookupError, ValueError) as err:  # the declaration names an encoding Python
+        # does not know, or one expat cannot take from it (multi-byte: UTF-32, Shift JIS)
+        raise InputError(path, 1, "an encoding expat reads (UTF-8 for EASY files)",
                          str(err)) from None
     finally:
         # the handlers hold the parser (its line number) and the parser holds them: a cycle that

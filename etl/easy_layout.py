@@ -60,6 +60,8 @@ _ELEMENTS = {shape: name for shape, (_, name) in _SHAPES.items() if name}
 # of what expat's pass accepts
 _GRAMMAR = re.compile(r"X?D(?:E(?:C(?:F|GF+g)*c|F|GF+g)*(?:R(?:LO+A?l)*r)*e)+d")
 _NO_FORM = re.compile(r"E[^Fe]*e")  # a sentence without a form
+# numbered in 32 bits until they are counted: a relation's lines may hold more roles than 127
+_ROLE_NUMBERS = ROLE_FRAME.with_columns(pl.col("role_no").cast(pl.Int32))
 _CONTROLS = bytes(c for c in range(32) if c != 10)  # TAB and CR among them
 _ENTITIES = (b"&amp;", b"&lt;", b"&gt;", b"&quot;", b"&apos;")
 
@@ -167,11 +169,11 @@ def _frames(lines: pl.DataFrame) -> tuple | None:
                                             pl.col("v3").alias("type"))
     roles = (lines.filter(kind == "O")
              .select(pl.col("rel").alias("seq"),
-                     pl.int_range(pl.len(), dtype=pl.Int8).over("rel").alias("role_no"),
+                     pl.int_range(pl.len(), dtype=pl.Int32).over("rel").alias("role_no"),
                      pl.when(pl.col("v3") != "").then(pl.col("v3")).alias("target"),
                      pl.col("line_no").alias("err_line"), "name")
              .join(rels.select("seq", "type"), on="seq", how="left", maintain_order="left")
-             .join(ROLE_FRAME, on=["type", "role_no"], how="left", maintain_order="left"))
+             .join(_ROLE_NUMBERS, on=["type", "role_no"], how="left", maintain_order="left"))
     attrs = (lines.filter(kind == "A").select(pl.col("rel").alias("seq"), "name",
                                               pl.col("v1").alias("attr")))
     rels = rels.join(attrs, on="seq", how="left", maintain_order="left")
@@ -207,4 +209,4 @@ def _frames(lines: pl.DataFrame) -> tuple | None:
             forms.cast({"parent": s}),
             groups,
             rels.select("seq", "sent_no", "line_no", "item", "type", "attr"),
-            roles.select("seq", "role_no", "target", "err_line"))
+            roles.select("seq", pl.col("role_no").cast(pl.Int8), "target", "err_line"))

@@ -183,3 +183,25 @@ def test_the_schema_is_the_items_schema(tmp_path):
     data = written(tmp_path, random.Random(2), 3)
     table = easy_layout.read_layout(tmp_path / "c.xml", data)
     assert isinstance(table, pa.Table) and table.num_rows > 0
+
+
+@pytest.mark.parametrize("encoding", ["UTF-s-o", "UTF-32", "Shift_JIS", "idna"])
+def test_a_declared_encoding_expat_cannot_read_is_an_input_error(tmp_path, encoding):
+    """Unknown to Python (LookupError) or unreadable by expat's decoder (multi-byte codecs:
+    ValueError; idna: UnicodeError): an input error on line 1, whichever way reads it."""
+    data = (f'<?xml version="1.0" encoding="{encoding}"?>\n<DOCUMENT>\n<E id="E1">\n'
+            '<F id="E1F1">a</F>\n</E>\n</DOCUMENT>\n').encode("ascii")
+    with pytest.raises(InputError, match=r":1: expected an encoding expat reads"):
+        read_easy_xml(tmp_path / "e.xml", data)
+
+
+def test_a_relation_of_hundreds_of_roles_gets_expats_answer(tmp_path):
+    """Role lines numbered past a byte's range (found by a review): the same error as expat's."""
+    roles = '<sujet xlink:type="locator" xlink:href="E1F1"/>\n' * 200
+    data = ('<DOCUMENT>\n<E id="E1">\n<F id="E1F1">a</F>\n<relations>\n'
+            '<relation xlink:type="extended" type="SUJ-V" id="R">\n' + roles
+            + '</relation>\n</relations>\n</E>\n</DOCUMENT>\n').encode("utf-8")
+    expected = answer(read_with_expat, tmp_path / "r.xml", data)
+    assert expected[0] == "error" and "role 'sujet' twice" in expected[1]
+    assert answer(easy_layout.read_layout, tmp_path / "r.xml", data) in (None, expected)
+    assert answer(read_easy_xml, tmp_path / "r.xml", data) == expected

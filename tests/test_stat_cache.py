@@ -159,3 +159,34 @@ def test_run_rehash_on_the_command_line(campaign, tmp_path):
     with duckdb.connect(str(db), read_only=True) as con:
         assert con.execute("SELECT loaded FROM cat_run ORDER BY run_id DESC LIMIT 2"
                            ).fetchall() == [(1,), (0,)]
+
+
+@pytest.mark.parametrize("workers", (1, 2))
+def test_a_file_rewritten_before_it_is_parsed_is_judged_on_what_was_parsed(campaign, tmp_path,
+                                                                          monkeypatch, workers):
+    """A file hashed, then rewritten into a bad one before it is parsed (found by a review, in
+    this process and on worker processes, which read the file themselves): its rejection is
+    recorded under the content parsed, not the content hashed; so the next load, the good file
+    back, accepts it rather than keeping the rejection of what it no longer holds."""
+    path = sorted((campaign).rglob("*.trn"))[-1]
+    good = path.read_bytes()
+    real, real_cache, armed = staging.resident.lost_staged, staging._stat_cache, []
+
+    def cache(con, jobs):  # called before a load's files are hashed: is ``path`` among them?
+        armed[:] = [any(Path(job.path) == path for job in jobs)]
+        return real_cache(con, jobs)
+
+    def rewritten(con):  # called after they are hashed, before any is parsed
+        if armed == [True] and path.read_bytes() == good:
+            path.write_bytes(b"\xff\xfe not UTF-8 (x)\n")
+        return real(con)
+    monkeypatch.setattr(staging, "_stat_cache", cache)
+    monkeypatch.setattr(staging.resident, "lost_staged", rewritten)
+    db = tmp_path / "w.duckdb"
+    first = run(campaign, db, None, steps=("load",), quiet=True, workers=workers)
+    assert len(first.rejections) == 1 and path.name in first.rejections[0]
+    assert "undecodable byte 0xff" in first.rejections[0]
+    monkeypatch.setattr(staging.resident, "lost_staged", real)
+    path.write_bytes(good)
+    again = run(campaign, db, None, steps=("load",), quiet=True, workers=workers)
+    assert again.rejections == [] and again.loaded == 1

@@ -168,10 +168,13 @@ def stage_files(ctx: RunContext, jobs: list[StageJob], workers: int | None = Non
             if not unreadable and changed:
                 submit(changed.pop()[0])
             try:
-                if not unreadable:  # what is parsed is what is hashed: read again since
+                if not unreadable:  # what is parsed is what is hashed: read again since (a
+                    # rejection too is recorded under the content that was parsed)
                     sha, unreadable, table = reader.result(job)
                 if unreadable:
                     raise InputError(job.path, None, "a readable file", unreadable)
+                if isinstance(table, tuple):  # an InputError, sent back as its parts
+                    raise InputError(*table)
                 if job.check is not None:
                     outcome = _guarded(lambda _, t: job.check(t), job.path, table)
                     if isinstance(outcome, tuple):
@@ -282,19 +285,16 @@ class _Reader:
         else:
             self.pending[id(job)] = data
 
-    def result(self, job: StageJob) -> tuple[str, str, pa.Table | resident.KeptRows | None]:
-        """``job``'s content key, why its file is unreadable (""), and its table (or the file
-        of its staged rows a worker kept); raises the InputError that rejects it."""
+    def result(self, job: StageJob) -> tuple[str, str, pa.Table | resident.KeptRows | tuple]:
+        """``job``'s content key, why its file is unreadable (""), and what :func:`_read` gave:
+        its table (or the file of its staged rows a worker kept), or the parts of the
+        InputError that rejects it."""
         pending = self.pending.pop(id(job))
         if self.pool is not None:
-            sha, unreadable, outcome = pending.result()
-        else:
-            sha, unreadable = self.read.pop(id(job))
-            outcome = None if pending is None else (
-                pending.result() if self.cluster else _read(job.read, job.path, pending))
-        if isinstance(outcome, tuple):  # an InputError, sent back as its parts
-            raise InputError(*outcome)
-        return sha, unreadable, outcome
+            return pending.result()
+        sha, unreadable = self.read.pop(id(job))
+        return sha, unreadable, None if pending is None else (
+            pending.result() if self.cluster else _read(job.read, job.path, pending))
 
 
 def _read_file(read, path: Path, salt: str, keep: tuple | None):
