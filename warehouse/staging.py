@@ -93,7 +93,8 @@ def stage_files(ctx: RunContext, jobs: list[StageJob], workers: int | None = Non
     """:func:`stage_file` for several files, in order, the changed ones parsed ahead in up to
     ``workers`` processes (default: ``SCOREHOUSE_WORKERS``, else one per CPU when the changed files
     weigh more than 32 MB; a lone changed file in this process): parsing is the slow part of a
-    load, staging stays sequential (one transaction per file).
+    load, staging stays sequential (one transaction per file). A worker process reads the file
+    itself, and writes a big file's :class:`StagedRows` into a local store itself.
     Readers must then be module-level functions (they are pickled)."""
     todo, changed = [], []
     known = {tuple(row[:4]): tuple(row[4:]) for row in ctx.con.execute(
