@@ -5,15 +5,16 @@ its time spent in the shared checks (size, line length, UTF-8, NFC: ``etl/text.p
     .venv/bin/python bench/readers_bench.py [--scale 3] [--repeat 3] [--keep DIR]
 
 The files are the demo campaign's (``scorehouse demo``: seeded, byte-identical for equal
-arguments), ``--scale`` times its size; the Kaldi and JSON-lines transcripts are the trn
-reference rewritten in those formats, the EASY TSV file the EASY XML reference rewritten by
-``etl.easy_tsv.write_easy_tsv``. Each reader is called as the warehouse calls it
-(``reader(path, text.prepared(path, bytes))``, the bytes already read); its time is the best of
-``--repeat`` calls, taking turns with the peers' (the same load for both). The checks' share
-comes from ``cProfile`` runs of the same call (the median of three): the time inside the
-functions of ``etl/text.py`` and ``etl/errors.py`` called from outside them, over the whole
-call (``prepared``, ``latin1``, ``check_lines``, ``decode_utf8``; not ``blank_lines``, which
-splits lines into words). Peers, each given the same file's text:
+arguments), ``--scale`` times its size; the Kaldi and JSON-lines transcripts are the trn reference
+rewritten in those formats, the EASY TSV file the EASY XML reference rewritten by
+``etl.easy_tsv.write_easy_tsv``, a 20 MB EASY XML file (a submission's size) the reference repeated
+(ids suffixed) and written by ``etl.easy.write_easy_xml``, read both ways. Each reader is called as
+the warehouse calls it (``reader(path, text.prepared(path, bytes))``, the bytes already read); its
+time is the best of ``--repeat`` calls, taking turns with the peers' (the same load for both). The
+checks' share comes from ``cProfile`` runs of the same call (the median of three): the time inside
+the functions of ``etl/text.py`` and ``etl/errors.py`` called from outside them, over the whole
+call (``prepared``, ``latin1``, ``check_lines``, ``decode_utf8``; not ``blank_lines``, which splits
+lines into words). Peers, each given the same file's text:
 
 - trn: jiwer's reading path as ``bench/wer_bench.py`` times it (one regular expression per line,
   ``(text, id)`` pairs into a dict); jiwer's command line reads plain lines the same way;
@@ -106,11 +107,14 @@ def udtools_read(text: str):
     return udeval.load_conllu(io.StringIO(text), "file", {})
 
 
-def derived(demo: Path, work: Path, transcript_mb: float) -> dict[str, Path]:
+def derived(demo: Path, work: Path, transcript_mb: float, easy_mb: float = 20.0
+            ) -> dict[str, Path]:
     """The trn, Kaldi, JSON-lines and EASY TSV files written from the demo's trn and EASY XML:
     the transcripts repeat the trn reference's utterances (ids suffixed ``-k``, the k-th copy)
     to about ``transcript_mb`` MB of trn."""
-    from scorehouse.etl.easy import read_easy_xml
+    import polars as pl
+
+    from scorehouse.etl.easy import read_easy_xml, write_easy_xml
     from scorehouse.etl.easy_tsv import write_easy_tsv
     from scorehouse.etl.trn import read_trn
 
@@ -126,8 +130,20 @@ def derived(demo: Path, work: Path, transcript_mb: float) -> dict[str, Path]:
                                         ensure_ascii=False) + "\n" for r in trn),
                      encoding="utf-8")
     easy_tsv = work / "litterature.ref.tsv"
-    write_easy_tsv(read_easy_xml(demo / "parsing" / "litterature.ref.xml"), easy_tsv)
-    return {"trn": big, "kaldi": kaldi, "jsonl": jsonl, "easy_tsv": easy_tsv}
+    items = read_easy_xml(demo / "parsing" / "litterature.ref.xml")
+    write_easy_tsv(items, easy_tsv)
+    # the EASY reference repeated (ids suffixed -k) to a submission's size: the line reading
+    # of the writer's layout is for big files (etl.easy.LAYOUT_BYTES)
+    frame = pl.from_arrow(items)
+    size = (demo / "parsing" / "litterature.ref.xml").stat().st_size
+    ids = ("sent", "item", "parent", "target")
+    renamed = [frame.with_columns(pl.col(c) + f"-{k}" for c in ids)
+               .with_columns(pl.col("sent_no") + k * (frame["sent_no"].max() + 1))
+               for k in range(max(1, round(easy_mb * 1e6 / size)))]
+    easy_xml = work / "big.easy.xml"
+    write_easy_xml(pl.concat(renamed), easy_xml)
+    return {"trn": big, "kaldi": kaldi, "jsonl": jsonl, "easy_tsv": easy_tsv,
+            "easy_xml": easy_xml}
 
 
 def cases(demo: Path, extra: dict[str, Path]) -> list[tuple[str, Path, object, list]]:
@@ -135,7 +151,7 @@ def cases(demo: Path, extra: dict[str, Path]) -> list[tuple[str, Path, object, l
     from scorehouse.etl.conllu import read_conllu
     from scorehouse.etl.coref import read_conll2012, read_coref_jsonl
     from scorehouse.etl.corefud import read_corefud
-    from scorehouse.etl.easy import read_easy_xml
+    from scorehouse.etl.easy import read_easy_xml, read_with_expat
     from scorehouse.etl.easy_tsv import read_easy_tsv
     from scorehouse.etl.grace import read_grace_reference, read_grace_submission
     from scorehouse.etl.stm import read_ctm, read_segments, read_stm
@@ -164,6 +180,10 @@ def cases(demo: Path, extra: dict[str, Path]) -> list[tuple[str, Path, object, l
         ("CoNLL-U (POS)", demo / "dependency" / "gsd-test.conllu", read_conllu, ud_peers),
         ("CoNLL-U (UD parsing)", demo / "dependency" / "gsd-test.conllu", read_ud, ud_peers),
         ("EASY XML", demo / "parsing" / "litterature.ref.xml", read_easy_xml, []),
+        # a submission's size, read line by line (the writer's layout), then through expat's
+        # pass, which read_easy_xml keeps for small files and other layouts
+        ("EASY XML, 20 MB", extra["easy_xml"], read_easy_xml, []),
+        ("EASY XML, 20 MB, expat", extra["easy_xml"], read_with_expat, []),
         ("EASY TSV", extra["easy_tsv"], read_easy_tsv, []),
         ("CoNLL-2012", demo / "coref" / "synth.conll", read_conll2012, []),
         ("coref JSON lines", demo / "coref" / "guide.jsonl", read_coref_jsonl, []),

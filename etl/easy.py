@@ -67,14 +67,21 @@ def read_easy_xml(path: str | Path, data: bytes | None = None) -> pa.Table:
 
     The paper's annotation: constituents (``Groupe``, 6 types) over word forms (``F``) and relations
     (14 types) whose roles name forms or constituents of the sentence (``xlink:href``). A file in
-    its writer's layout is read line by line with Polars (:func:`etl.easy_layout.read_layout`),
-    any other parsed with expat in one pass (:func:`read_with_expat`): the same table, or the
-    same :class:`InputError` naming the offending element's line.
+    its writer's layout of :data:`LAYOUT_BYTES` or more is read line by line with Polars
+    (:func:`etl.easy_layout.read_layout`), any other parsed with expat in one pass
+    (:func:`read_with_expat`): the same table, or the same :class:`InputError` naming the
+    offending element's line.
     """
     path = Path(path)
     data = path.read_bytes() if data is None else data
-    table = read_layout(path, data)
+    table = read_layout(path, data) if len(data) >= LAYOUT_BYTES else None
     return read_with_expat(path, data) if table is None else table
+
+
+# the line reading pays from this size on: Polars' fixed costs make it slower than expat's pass
+# on a small file (by hand, CPU: 11.0 against 4.0 ms for 50 kB, 14.4 against 12.1 ms for 230 kB,
+# 28.2 against 37.6 ms for 940 kB; bench/readers_bench.py prints both on one file)
+LAYOUT_BYTES = 512 * 1024
 
 
 def read_with_expat(path: str | Path, data: bytes | None = None) -> pa.Table:

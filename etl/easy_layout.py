@@ -8,7 +8,9 @@ come in one layout: one element per line (``<F id="...">text</F>`` on its line),
 fixed order, double quotes. :func:`read_layout` reads a file in that layout as columns (each
 line split at its quotes, then matched whole against the layout's line shapes) and builds the
 frames expat's pass builds, which the same cross-reference checks turn into the items table
-(:func:`etl.easy_items.finish_items`): 0.6 s of CPU for that submission.
+(:func:`etl.easy_items.finish_items`): 33.8 MB/s against expat's 26.1 on a 21 MB file
+(bench/readers_bench.py); :func:`etl.easy.read_easy_xml` tries it from
+:data:`etl.easy.LAYOUT_BYTES` on.
 
 It accepts a file only when it can tell that expat's pass would accept it and build those very
 frames: every line is a known shape, the elements nest as EASY's grammar wants, every type,

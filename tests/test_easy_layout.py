@@ -13,7 +13,7 @@ import pytest
 
 from scorehouse.etl import easy, easy_layout
 from scorehouse.etl.easy import read_easy_xml, read_with_expat, write_easy_xml
-from scorehouse.etl.easy_items import GROUP_TYPES, ROLES
+from scorehouse.etl.easy_items import GROUP_TYPES, ROLES, SCHEMA
 from scorehouse.etl.easy_tsv import read_easy_tsv
 from scorehouse.etl.errors import InputError
 
@@ -165,13 +165,18 @@ def test_hand_written_layouts(tmp_path, text):
 
 
 def test_big_files_take_the_line_reading(tmp_path, monkeypatch):
-    """read_easy_xml reads a written file without expat, and another layout with it."""
+    """read_easy_xml reads a written file without expat, and another layout with it; a file
+    under LAYOUT_BYTES goes to expat (the line reading's fixed costs would not pay)."""
     data = written(tmp_path, random.Random(5), 50)
     expected = read_with_expat(tmp_path / "c.xml", data)
 
     def refused(*_):
         raise AssertionError("expat was used")
     monkeypatch.setattr(easy, "read_with_expat", refused)
+    with pytest.raises(AssertionError, match="expat was used"):  # too small
+        read_easy_xml(tmp_path / "c.xml")
+    assert len(data) < easy.LAYOUT_BYTES
+    monkeypatch.setattr(easy, "LAYOUT_BYTES", len(data))
     assert read_easy_xml(tmp_path / "c.xml").equals(expected)
     other = data.replace(b'<F id="', b'<F  id="')  # two spaces: not the writer's layout
     with pytest.raises(AssertionError, match="expat was used"):
@@ -182,6 +187,7 @@ def test_the_schema_is_the_items_schema(tmp_path):
     data = written(tmp_path, random.Random(2), 3)
     table = easy_layout.read_layout(tmp_path / "c.xml", data)
     assert isinstance(table, pa.Table) and table.num_rows > 0
+    assert table.schema == SCHEMA
 
 
 @pytest.mark.parametrize("encoding", ["UTF-s-o", "UTF-32", "Shift_JIS", "idna"])
