@@ -64,6 +64,17 @@ _GRAMMAR = re.compile(r"X?D(?:E(?:C(?:F|GF+g)*c|F|GF+g)*(?:R(?:LO+A?l)*r)*e)+d")
 _NO_FORM = re.compile(r"E[^Fe]*e")  # a sentence without a form
 # numbered in 32 bits until they are counted: a relation's lines may hold more roles than 127
 _ROLE_NUMBERS = ROLE_FRAME.with_columns(pl.col("role_no").cast(pl.Int32))
+# what expat's pass accepts of a relation, as tables to join: per type its number of roles, its
+# attribute element and whether it is required; the attribute values; the roles that may be empty
+_RELATION_TYPES = pl.DataFrame(
+    [(t, len(names), ATTRIBUTES.get(t, (None,))[0], t in REQUIRED_ATTRIBUTES)
+     for t, names in ROLES.items()],
+    schema={"type": pl.String, "expected": pl.UInt32, "element": pl.String,
+            "required": pl.Boolean}, orient="row")
+_ATTRIBUTE_VALUES = pl.DataFrame([(t, v) for t, vs in ATTRIBUTE_VALUES.items() for v in vs],
+                                 schema=["type", "attr"], orient="row").with_columns(ok=True)
+_EMPTY_ROLES = pl.DataFrame([list(pair) for pair in EMPTY_ROLES], schema=["type", "role"],
+                            orient="row").with_columns(may_be_empty=True)
 _CONTROLS = bytes(c for c in range(32) if c != 10)  # TAB and CR among them
 _ENTITIES = (b"&amp;", b"&lt;", b"&gt;", b"&quot;", b"&apos;")
 
@@ -179,18 +190,9 @@ def _frames(lines: pl.DataFrame) -> tuple | None:
     attrs = (lines.filter(kind == "A").select(pl.col("rel").alias("seq"), "name",
                                               pl.col("v1").alias("attr")))
     rels = rels.join(attrs, on="seq", how="left", maintain_order="left")
-    empty = pl.DataFrame([list(pair) for pair in EMPTY_ROLES], schema=["type", "role"],
-                         orient="row").with_columns(pl.lit(True).alias("may_be_empty"))
     counted = roles.group_by("seq").len("roles")
-    allowed = pl.DataFrame(
-        [(t, len(names), ATTRIBUTES.get(t, (None,))[0], t in REQUIRED_ATTRIBUTES)
-         for t, names in ROLES.items()],
-        schema={"type": s, "expected": pl.UInt32, "element": s, "required": pl.Boolean},
-        orient="row")
-    checked = (rels.join(counted, on="seq", how="left").join(allowed, on="type", how="left")
+    checked = (rels.join(counted, on="seq", how="left").join(_RELATION_TYPES, on="type", how="left")
                .with_columns(pl.col("roles").fill_null(0)))
-    values = pl.DataFrame([(t, v) for t, vs in ATTRIBUTE_VALUES.items() for v in vs],
-                          schema=["type", "attr"], orient="row").with_columns(ok=pl.lit(True))
     bad = (
         groups.filter(~pl.col("type").is_in(GROUP_TYPES)).height
         or sents.filter(pl.col("sent") == "").height
@@ -199,10 +201,10 @@ def _frames(lines: pl.DataFrame) -> tuple | None:
                           | (pl.col("attr").is_not_null()
                              & (pl.col("name") != pl.col("element")).fill_null(True))).height
         or checked.filter(pl.col("attr").is_not_null())
-        .join(values, on=["type", "attr"], how="left")["ok"].null_count()
+        .join(_ATTRIBUTE_VALUES, on=["type", "attr"], how="left")["ok"].null_count()
         or roles.filter((pl.col("role") != pl.col("name")).fill_null(True)).height
         or roles.filter(pl.col("target").is_null())
-        .join(empty, on=["type", "role"], how="left")["may_be_empty"].null_count())
+        .join(_EMPTY_ROLES, on=["type", "role"], how="left")["may_be_empty"].null_count())
     if bad:
         return None
     forms = lines.filter(kind == "F").select(*at, pl.col("v1").alias("item"),
