@@ -86,3 +86,40 @@ def test_kappa_is_null_when_chance_agreement_is_total():
     assert (row["p_o"], row["p_e"], row["kappa"]) == (1.0, 1.0, None)
     vectors = {"x": np.zeros(4, dtype=np.int32), "y": np.zeros(4, dtype=np.int32)}
     assert pairs(vectors, ["x"], 1)[0][2][3] is None
+
+
+def test_a_units_vector_is_the_one_the_reduce_reads_from_its_cases():
+    """:func:`unit_vector` (made where the unit is computed, from its cases in memory) is the
+    row the kappa reduce makes from the same cases read back by ``_STRICT`` (``tag_codes``,
+    then ``_own``), on random cases: both evaluations, every kind of NONEVAL, projected sets of
+    0 to 3 tags, reference units out of order, and a unit without a strict case."""
+    import duckdb
+    import polars as pl
+
+    from scorehouse.warehouse.families.pos_kappa import _STRICT, tag_codes, unit_vector
+
+    for seed in range(40):
+        rng = np.random.default_rng(seed)
+        n = int(rng.integers(0, 300))
+        tags = [f"T{k}" for k in range(int(rng.integers(1, 300)))]
+        rows = []
+        for unit in rng.permutation(n + int(rng.integers(0, 5))).tolist()[:n]:
+            for evaluation in ("absolute", "relative"):
+                size = int(rng.choice([0, 1, 1, 1, 2, 3]))
+                rows.append({"evaluation": evaluation, "projected": [
+                    tags[k] for k in rng.choice(len(tags), min(size, len(tags)), replace=False)],
+                    "acceptable": ["A"], "noneval": None if rng.random() < 0.8 else "residual",
+                    "ref_unit": unit})
+        cases = pl.DataFrame(rows, schema={"evaluation": pl.String, "projected": pl.List(
+            pl.String), "acceptable": pl.List(pl.String), "noneval": pl.String,
+            "ref_unit": pl.Int64}).with_columns(**{k: pl.lit(v) for k, v in IDS.items()},
+                                                case=pl.int_range(pl.len()))
+        mine = unit_vector(IDS, "st", cases.to_arrow()).to_pylist()
+        con = duckdb.connect()
+        con.register("int_pos_case", cases.to_arrow())
+        key = {k: IDS[k] for k in ("campaign", "task", "corpus")}
+        codes: dict[str, int] = {}
+        vectors = tag_codes(con.sql(_STRICT, params=key).to_arrow_reader(7), codes)
+        tag_of = np.array(sorted(codes, key=codes.get), dtype=object)
+        own, blob = _own(vectors.get("s"), tag_of)
+        assert mine == [{**IDS, "state": "st", "tags": own, "codes": blob}], seed

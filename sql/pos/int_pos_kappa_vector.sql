@@ -1,8 +1,10 @@
 -- int_pos_kappa_vector: each system's strict tags on the reference units of a corpus, as the
 -- kappa between systems reads them (warehouse/families/pos_kappa.py): `codes` holds one
--- little-endian int32 per reference unit (-1: not a strict case), the index of its tag in
--- `tags` (the system's distinct strict tags, sorted). Kept under the unit `state` it was read
--- from, so that after a changed submission only that system's cases are read again.
+-- little-endian unsigned integer per reference unit, of the smallest width that holds them
+-- (one byte for fewer than 256 tags): 0 for no strict case, else 1 + the index of its tag in
+-- `tags` (the system's distinct strict tags, sorted). A unit writes its row as it is computed,
+-- from its own cases, under its unit `state` (`unit_vector`); the reduce reads a system's
+-- cases again only for a row missing or of another state (a warehouse of an earlier version).
 -- Grain: campaign x task x corpus x system.
 CREATE TABLE IF NOT EXISTS int_pos_kappa_vector (
     campaign  VARCHAR NOT NULL,

@@ -41,7 +41,7 @@ from scorehouse.warehouse.catalog import code_version as catalog_code_version
 from scorehouse.warehouse.db import build, frame, insert_arrow, keyed, written
 from scorehouse.warehouse.families.pos_consensus import consensus, line_prefixes
 from scorehouse.warehouse.families.pos_intervals import intervals
-from scorehouse.warehouse.families.pos_kappa import kappa_pairs
+from scorehouse.warehouse.families.pos_kappa import kappa_pairs, unit_vector
 from scorehouse.warehouse.published import published_ids
 from scorehouse.warehouse.runner import Query, Target, Unit, run_units, stale, unit_input
 from scorehouse.warehouse.staging import Slot, StagedRows, StageJob, stage_files, stage_table
@@ -60,7 +60,8 @@ BASELINES = {"baseline-lexical": N_("Baseline: Lexical"),  # labels translated w
 # a unit's tables: its own sums by slice, kappa, unknown tags and residual forms too, so that a
 # page reads small tables and a changed submission costs its own rows
 _UNIT_TABLES = ("int_pos_sys_unit", "int_pos_case", "int_pos_residual_form",
-                "fct_pos_sentence", "fct_pos_slice", "fct_pos_kappa", "fct_pos_unknown_tag")
+                "fct_pos_sentence", "fct_pos_slice", "fct_pos_kappa", "fct_pos_unknown_tag",
+                "int_pos_kappa_vector")
 _UNIT_BUILDS = ("int_pos_residual_form", "fct_pos_sentence", "fct_pos_kappa",
                 "fct_pos_unknown_tag")  # with the unit's keys; then fct_pos_slice, without
 _TOKEN_COLUMNS = ["tok", "line_no", "doc", "genre", "sent", "form", "tags", "loc", "loc_tags"]
@@ -264,7 +265,7 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
                 resident.staged_input(con, ctx.store, "stg_pos_token", submission, _SYS_COLUMNS)
                 or Query(_SYS_TOKENS, (submission,), version, kept=False), table,
                 options["evaluations"],
-                signatures)
+                signatures, u.state)
 
     todo = stale(units, states, force)
     for first in {u.corpus.id: u for u in todo}.values():  # the units read what is derived
@@ -343,15 +344,17 @@ def reference_parts(sha: str, reference: pl.DataFrame) -> tuple[pl.DataFrame, pa
 
 def compute_unit(ids: dict, ref_sha: str, reference: pl.DataFrame, split: bool,
                  sys_tokens: pl.DataFrame, table: pl.DataFrame | None, evaluations: tuple,
-                 signatures: dict) -> dict[str, pa.Table]:
+                 signatures: dict, state: str) -> dict[str, pa.Table]:
     """One unit (``ids``: campaign, task, corpus, system), a pure function: the submission's
     minimal units re-aligned with the reference's units (LCS), its tokens judged against the
     segmentations the reference offers (:func:`derive_reference`, stored when the reference
     or the code changed, read with its units: ``reference``), the cases of each evaluation,
     and the sentence counts ``fct_pos_sentence`` builds from them in SQL (with their sums by
-    slice, its kappa against the reference, its unknown tags and its residual forms): the rows
+    slice, its kappa against the reference, its unknown tags and its residual forms), and its
+    strict tags as the kappa between systems reads them, kept under its ``state``: the rows
     of every table it fills."""
     ref_units, rows = _judged(ids, ref_sha, reference, split, sys_tokens, table, evaluations)
+    rows["int_pos_kappa_vector"] = unit_vector(ids, state, rows["int_pos_case"])
 
     def write(con) -> None:  # the cases and the reference's units are registered: no copy
         sha = {"reference_sha": ref_sha if ref_units.num_rows else ""}
