@@ -55,7 +55,7 @@ def inputs(con, store, system: str, ref_sha: str, signatures: dict) -> tuple:
                          kept=False)
     ids = {"campaign": "memory-bench", "task": "pos", "corpus": "bench", "system": system}
     return (ids, ref_sha, reference, True, submission, table, ("absolute", "relative"),
-            signatures)
+            signatures, f"memory-bench/{system}")  # the unit's state: its kappa vector's key
 
 
 def main() -> None:

@@ -88,38 +88,60 @@ def test_kappa_is_null_when_chance_agreement_is_total():
     assert pairs(vectors, ["x"], 1)[0][2][3] is None
 
 
+NONEVAL = [None, None, None, None, "residual", "segmentation", "unknown_tag", "no_inverse_image"]
+
+
+def _random_cases(seed: int, tags: int | None = None):
+    """Cases of both evaluations on up to 300 reference units (some skipped, out of order):
+    projected sets of 0 to 3 tags among ``tags`` (random: 1-299), every kind of NONEVAL."""
+    import polars as pl
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(0, 300)) if tags is None else tags
+    names = [f"T{k}" for k in range(int(rng.integers(1, 300)) if tags is None else tags)]
+    rows = []
+    for unit in rng.permutation(n + int(rng.integers(0, 5))).tolist()[:n]:
+        for evaluation in ("absolute", "relative"):
+            size = 1 if tags is not None else int(rng.choice([0, 1, 1, 1, 2, 3]))
+            rows.append({"evaluation": evaluation, "projected": [
+                names[k] for k in rng.choice(len(names), min(size, len(names)), replace=False)],
+                "noneval": None if tags is not None else NONEVAL[int(rng.integers(8))],
+                "ref_unit": unit})
+    if tags is not None:  # each tag on one unit: every one of them strict
+        rows = [{**r, "projected": [names[k // 2]]} for k, r in enumerate(rows)]
+    return pl.DataFrame(rows, schema={"evaluation": pl.String, "projected": pl.List(pl.String),
+                                      "noneval": pl.String, "ref_unit": pl.Int64})
+
+
 def test_a_units_vector_is_the_one_the_reduce_reads_from_its_cases():
     """:func:`unit_vector` (made where the unit is computed, from its cases in memory) is the
     row the kappa reduce makes from the same cases read back by ``_STRICT`` (``tag_codes``,
-    then ``_own``), on random cases: both evaluations, every kind of NONEVAL, projected sets of
-    0 to 3 tags, reference units out of order, and a unit without a strict case."""
+    then ``_own``): on random cases (both evaluations, every kind of NONEVAL, projected sets of
+    0 to 3 tags, reference units skipped and out of order), with the tags as a unit's cases
+    hold them (``pos._coded``: lists of categoricals) or as plain strings, on 300 strict tags
+    (two bytes a unit), and on units without a strict case."""
     import duckdb
     import polars as pl
 
+    from scorehouse.warehouse.families import pos
     from scorehouse.warehouse.families.pos_kappa import _STRICT, tag_codes, unit_vector
 
-    for seed in range(40):
-        rng = np.random.default_rng(seed)
-        n = int(rng.integers(0, 300))
-        tags = [f"T{k}" for k in range(int(rng.integers(1, 300)))]
-        rows = []
-        for unit in rng.permutation(n + int(rng.integers(0, 5))).tolist()[:n]:
-            for evaluation in ("absolute", "relative"):
-                size = int(rng.choice([0, 1, 1, 1, 2, 3]))
-                rows.append({"evaluation": evaluation, "projected": [
-                    tags[k] for k in rng.choice(len(tags), min(size, len(tags)), replace=False)],
-                    "acceptable": ["A"], "noneval": None if rng.random() < 0.8 else "residual",
-                    "ref_unit": unit})
-        cases = pl.DataFrame(rows, schema={"evaluation": pl.String, "projected": pl.List(
-            pl.String), "acceptable": pl.List(pl.String), "noneval": pl.String,
-            "ref_unit": pl.Int64}).with_columns(**{k: pl.lit(v) for k, v in IDS.items()},
-                                                case=pl.int_range(pl.len()))
-        mine = unit_vector(IDS, "st", cases.to_arrow()).to_pylist()
-        con = duckdb.connect()
-        con.register("int_pos_case", cases.to_arrow())
-        key = {k: IDS[k] for k in ("campaign", "task", "corpus")}
-        codes: dict[str, int] = {}
-        vectors = tag_codes(con.sql(_STRICT, params=key).to_arrow_reader(7), codes)
-        tag_of = np.array(sorted(codes, key=codes.get), dtype=object)
-        own, blob = _own(vectors.get("s"), tag_of)
-        assert mine == [{**IDS, "state": "st", "tags": own, "codes": blob}], seed
+    tables = [_random_cases(seed) for seed in range(40)] + [_random_cases(7, tags=300)]
+    tables += [tables[0].with_columns(noneval=pl.lit("residual")), tables[0].clear()]
+    widths = set()
+    for k, cases in enumerate(tables):
+        cases = cases.with_columns(**{c: pl.lit(v) for c, v in IDS.items()},
+                                   case=pl.int_range(pl.len()))
+        for arrow in (cases.to_arrow(), pos._coded(cases.with_columns(
+                pl.col("projected").cast(pl.List(pl.Categorical))))):
+            mine = unit_vector(IDS, "st", arrow).to_pylist()
+            con = duckdb.connect()
+            con.register("int_pos_case", cases.to_arrow())
+            key = {c: IDS[c] for c in ("campaign", "task", "corpus")}
+            codes: dict[str, int] = {}
+            vectors = tag_codes(con.sql(_STRICT, params=key).to_arrow_reader(7), codes)
+            tag_of = np.array(sorted(codes, key=codes.get), dtype=object)
+            own, blob = _own(vectors.get("s"), tag_of)
+            assert mine == [{**IDS, "state": "st", "tags": own, "codes": blob}], k
+            widths.add(len(blob) // max(len(_read_own(own, blob)), 1) if own else 0)
+    assert widths == {0, 1, 2}  # no strict case, one byte a unit, two

@@ -4,7 +4,7 @@
 -- (one byte for fewer than 256 tags): 0 for no strict case, else 1 + the index of its tag in
 -- `tags` (the system's distinct strict tags, sorted). A unit writes its row as it is computed,
 -- from its own cases, under its unit `state` (`unit_vector`); the reduce reads a system's
--- cases again only for a row missing or of another state (a warehouse of an earlier version).
+-- cases again only under `--force`, or for a row missing or of another state.
 -- Grain: campaign x task x corpus x system.
 CREATE TABLE IF NOT EXISTS int_pos_kappa_vector (
     campaign  VARCHAR NOT NULL,

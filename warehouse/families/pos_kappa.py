@@ -6,14 +6,14 @@ computed again (the others are the same rows, from the same cases).
 kappa = (p_o - p_e) / (1 - p_e) on the reference units both systems tag strictly (absolute
 evaluation, one projected tag): p_o the share of those units on which they agree, p_e the sum
 over tags of the product of their two counts over the square of the units (Cohen, "A
-Coefficient of Agreement for Nominal Scales", 1960). Each system's strict tags are read once, as
-integer codes per reference unit (in one pass over their cases, a batch at a time: the
-coordinator never holds every system's cases), and the pairs are counted in NumPy (one
-comparison and two bincounts a pair), not by joining every system's cases with every
-other's. Those codes are kept (``int_pos_kappa_vector``, under the unit state they were read
-from); each unit writes its own as it is computed, from its cases in memory
-(:func:`unit_vector`), so the reduce reads no case but for a vector missing or of another
-state: the figures depend on which units carry equal tags, not on the codes."""
+Coefficient of Agreement for Nominal Scales", 1960). Each system's strict tags are integer
+codes per reference unit, kept (``int_pos_kappa_vector``) under the unit state they come from:
+each unit writes its own as it is computed, from its cases in memory (:func:`unit_vector`).
+The pairs are counted in NumPy (one comparison and two bincounts a pair), not by joining every
+system's cases with every other's. Under ``--force``, or for a vector missing or of another
+state, the reduce reads the system's strict cases instead, in one pass, a batch at a time (the
+coordinator never holds every system's cases). The figures depend on which units carry equal
+tags, not on the codes."""
 
 from __future__ import annotations
 
@@ -135,8 +135,7 @@ def unit_vector(ids: dict, state: str, cases: pa.Table) -> pa.Table:
     unit ``state``), made from its own ``cases`` (``int_pos_case``'s columns) where they are
     computed, on the worker: the strict cases of :data:`_STRICT`, as :func:`_own` keeps them
     (a system without one: no tag, no code). The reduce then finds every vector kept under
-    its unit's state and reads no case again (the POS bench's 12 systems: 1.2 s less of the
-    run's process)."""
+    its unit's state and reads no case again (the POS bench's kappa reduce 1.6 -> 0.6 s)."""
     rows = pl.from_arrow(cases.select(["evaluation", "ref_unit", "projected", "noneval"]))
     strict = rows.filter((pl.col("evaluation") == "absolute") & pl.col("noneval").is_null()
                          & (pl.col("projected").list.len() == 1))
