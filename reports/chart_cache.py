@@ -72,10 +72,10 @@ def _read(path: Path) -> str | None:
 def _write(path: Path, svg: str | bytes) -> None:
     """Write ``svg`` under its key; a kill or a concurrent writer leaves no half-written chart
     under the key (the partial file's name is the writer's own)."""
-    path.parent.mkdir(parents=True, exist_ok=True)  # the shared folder, made when first written
-    partial = path.with_name(f"{path.stem}.{os.getpid()}.partial")
-    partial.write_bytes(svg.encode("utf-8") if isinstance(svg, str) else svg)
-    partial.replace(path)
+    from scorehouse.warehouse.store import whole_file  # (its folder made when first written)
+
+    with whole_file(path) as partial, open(partial, "wb") as f:
+        f.write(svg.encode("utf-8") if isinstance(svg, str) else svg)
 
 
 def _shared() -> Path | None:

@@ -469,3 +469,20 @@ def test_a_copy_duckdb_cannot_write_is_a_store_error(tmp_path, monkeypatch):
     with pytest.raises(StoreError, match="cannot write to the store"):
         store.put_rows(con, "SELECT range AS n FROM range(3)", {}, "k" * 32)
     assert con.execute("SELECT 42").fetchall() == [(42,)]  # the connection goes on
+
+
+def test_a_file_is_written_whole_or_not_at_all(tmp_path):
+    """``whole_file``: the block's partial file moved into place when it ends; a block that
+    fails leaves what was at the path, and no partial file; the folder is made."""
+    from scorehouse.warehouse.store import whole_file
+
+    target = tmp_path / "a" / "b.bin"
+    with whole_file(target) as partial:
+        Path(partial).write_bytes(b"first")
+        assert not target.exists()  # not before the block ends
+    assert target.read_bytes() == b"first"
+    with pytest.raises(RuntimeError), whole_file(target) as partial:
+        Path(partial).write_bytes(b"half")
+        raise RuntimeError("the disk is full")
+    assert target.read_bytes() == b"first"
+    assert sorted(p.name for p in target.parent.iterdir()) == ["b.bin"]

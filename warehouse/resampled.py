@@ -29,9 +29,6 @@ back instead of drawn while that key holds: the same weights, so the same bits.
 from __future__ import annotations
 
 import hashlib
-import os
-import uuid
-from contextlib import suppress
 from functools import cache
 from pathlib import Path
 
@@ -39,6 +36,7 @@ import numpy as np
 import pyarrow as pa
 
 from scorehouse.scorers import bootstrap, ranking
+from scorehouse.warehouse.store import whole_file
 
 EXACT = 2.0 ** 53  # float64 integers below this are exact, whatever the order of the sums
 
@@ -140,18 +138,14 @@ class ResampledTotals:
         except (OSError, ValueError, EOFError):
             pass  # not kept (or unreadable): drawn again
         counts = bootstrap.weight_counts(n, resamples, seed, stream)
-        partial = path.with_name(f".{uuid.uuid4().hex}.npy.partial")
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with open(partial, "wb") as f:
+            with whole_file(path) as partial, open(partial, "wb") as f:
                 np.save(f, counts, allow_pickle=False)
-            os.replace(partial, path)  # whole or absent
             for old in path.parent.glob(f"{name}.*.npy"):
                 if old != path:
                     old.unlink(missing_ok=True)
         except OSError:  # not kept (the folder cannot be written): drawn again next time
-            with suppress(OSError):
-                partial.unlink(missing_ok=True)
+            pass
         return counts
 
     @staticmethod

@@ -182,22 +182,28 @@ class Store:
         (a key: the same name, the same rows) of ``folder``, written by DuckDB as it streams,
         whole or absent. Returns the file's path (:meth:`input_path`)."""
         path = self.input_path(name, folder=folder)
-        partial = f"{path}.{uuid.uuid4().hex}.partial"
-        with self._writing(partial):
+        with self._failing(), whole_file(path) as partial:
             _copy(con, sql, params, partial)
-            os.replace(partial, path)
         return path
 
     @contextmanager
-    def _writing(self, partial: str):
-        """A file written as ``partial`` in its folder, then moved into place: a write that
-        fails (the disk full, a folder that may not be written: an OSError, or DuckDB's own
-        IOException for a COPY) is a :class:`StoreError`, and no partial file stays."""
+    def _failing(self):
+        """A write that fails (the disk full, a folder that may not be written: an OSError, or
+        DuckDB's own IOException for a COPY) is a :class:`StoreError`."""
         try:
-            os.makedirs(os.path.dirname(partial), exist_ok=True)
             yield
         except (OSError, duckdb.Error) as err:
             raise StoreError(f"cannot write to the store {self.label}: {err}") from None
+
+    @contextmanager
+    def _writing(self, partial: str):
+        """A file written as ``partial`` in its folder, which the block moves into place: a
+        write that fails is a :class:`StoreError` (:meth:`_failing`), and no partial file
+        stays."""
+        try:
+            with self._failing():
+                os.makedirs(os.path.dirname(partial), exist_ok=True)
+                yield
         finally:
             if os.path.exists(partial):
                 os.remove(partial)
@@ -238,12 +244,28 @@ class Store:
         if named is not None:
             # the pointer to it likewise, from a partial file of this writer's own, removed when
             # the write fails (a full disk): no stray partial, no pointer half written
-            pointer = f"{named}.{uuid.uuid4().hex}.partial"
-            with self._writing(pointer):
+            with self._failing(), whole_file(named) as pointer:
                 with open(pointer, "w", encoding="utf-8") as f:
                     f.write(key)
-                os.replace(pointer, named)
         return StoredInput(self.location, key, True, "parquet")
+
+
+@contextmanager
+def whole_file(path: str | Path):
+    """Write the file ``path`` whole or not at all: the block writes the partial file it is
+    given (a name of this writer's own beside ``path``, its folder made), moved into place when
+    the block ends; when the block fails, or a kill ends it, no file is at ``path`` but what was
+    there, and the partial file is removed (but after a kill). Two writers of the same ``path``
+    never mix their bytes."""
+    path = os.fspath(path)
+    partial = f"{path}.{uuid.uuid4().hex}.partial"
+    try:
+        os.makedirs(os.path.dirname(partial) or ".", exist_ok=True)
+        yield partial
+        os.replace(partial, path)
+    finally:
+        if os.path.exists(partial):
+            os.remove(partial)
 
 
 def _copy(con, sql: str, params, path: str) -> None:

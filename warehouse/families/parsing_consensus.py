@@ -10,7 +10,6 @@ import gzip
 import hashlib
 import json
 import tempfile
-import uuid
 import zlib
 from concurrent.futures.process import BrokenProcessPool as BrokenExecutor
 from pathlib import Path
@@ -39,7 +38,7 @@ from scorehouse.warehouse.db import frame, insert_arrow, one
 from scorehouse.warehouse.executors import processes, workers_default
 from scorehouse.warehouse.families.parsing import ITEM_COLUMNS, code_version, staged, task_options
 from scorehouse.warehouse.published import published_ids
-from scorehouse.warehouse.store import resolved
+from scorehouse.warehouse.store import resolved, whole_file
 
 
 def _votes(con, campaign_id: str, task: Task, corpus: str, majority: float, store=None
@@ -123,13 +122,8 @@ def _keep(units: tuple[pl.DataFrame, pl.DataFrame], paths: list[Path]) -> None:
     """Write a submission's units at ``paths``, each whole or absent (a partial file of the
     writer's own, moved into place: two processes may write the same one)."""
     for path, part in zip(paths, units):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_suffix(f".{uuid.uuid4().hex}.partial")
-        try:
+        with whole_file(path) as partial:
             part.write_parquet(partial)
-            partial.replace(path)
-        finally:
-            partial.unlink(missing_ok=True)
 
 
 def _kept_ahead(ctx: RunContext, base_sha: str, shas: list[str]) -> None:
