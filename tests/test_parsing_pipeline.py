@@ -104,6 +104,43 @@ def test_warehouse_counts_equal_the_scorer(pristine, scored):
     assert pairs == expected[("relation", "HYP")][2]
 
 
+RESIDENT = ("int_parsing_form_alignment", "int_parsing_range", "int_parsing_candidate",
+            "fct_parsing_sentence")
+
+
+def test_a_units_rows_stay_in_the_store_and_read_as_if_inserted(pristine, scored, tmp_path,
+                                                                   monkeypatch):
+    """The EASY units' big tables are resident (warehouse/resident.py): scored with a local
+    store, a unit's rows stay in its files there (the rows tables hold the references' ranges
+    alone, a reduce's), and every table reads as in a warehouse whose store could not be
+    written, where the same rows were inserted."""
+    from helpers import tables
+
+    from scorehouse.warehouse import resident
+    from scorehouse.warehouse.store import Store, StoreError
+
+    assert set(RESIDENT) <= resident.declared()
+    for table in RESIDENT:
+        (own,) = query(scored, f"SELECT count(*) FILTER (WHERE system <> '') "
+                               f"FROM {table}_rows")[0]
+        (files, units) = query(scored, "SELECT count(*), count(DISTINCT (corpus, system)) "
+                                       "FROM cat_unit_file WHERE \"table\" = ?", [table])[0]
+        assert own == 0 and files == units == 20, table
+    (references,) = query(scored, "SELECT count(*) FROM int_parsing_range_rows")[0]
+    assert references > 0
+
+    def full(self, key, tables):
+        raise StoreError(f"cannot write to the store {self.label}: No space left on device")
+
+    monkeypatch.setattr(Store, "save", full)
+    inserted = tmp_path / "inserted.duckdb"
+    assert run(pristine, inserted, None, quiet=True).scored == 20
+    assert query(inserted, "SELECT count(*) FROM cat_unit_file")[0][0] == 0
+    for table in RESIDENT:
+        assert query(inserted, f"SELECT count(*) FROM {table}_rows WHERE system <> ''")[0][0]
+    assert tables(inserted) == tables(scored)
+
+
 def test_incremental_runs_equal_a_rebuild(campaign, tmp_path, monkeypatch):
     from scorehouse.warehouse.families import parsing
 
@@ -530,7 +567,7 @@ def test_a_consensus_store_lost_mid_reduce_is_counted_again(scored, campaign, tm
 def test_consensus_units_kept_ahead_on_workers_give_the_same_consensus(scored, campaign,
                                                                        tmp_path, monkeypatch):
     """With worker processes, each submission's units over a corpus's full text are aligned and
-    kept there, several at once (parsing_consensus._kept_ahead): the consensus rows and files
+    kept there, several at once (parsing_consensus.kept_ahead): the consensus rows and files
     are those of a run in one process, and this process aligned none of them. Every staged
     file is kept in the store (the threshold lowered), so the workers also read the items in
     place."""

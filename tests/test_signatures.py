@@ -34,9 +34,10 @@ SCORE_TABLES = [(name, table) for name, module in FAMILIES.items()
                 for table in sql_files(module.SQL_FOLDER)
                 if re.fullmatch(r"(mart|hist)_\w*scores\w*", table)]
 # The tables where a unit stores its signatures (the marts and histories read them from there).
+# the tables whose signatures a page prints (fct_parsing_sentence, resident in the store's
+# files, is read by no page: fct_parsing_type holds its sums)
 STORED = {"fct_wer_utterance": ["signature"], "fct_ier_utterance": ["signature"],
           "fct_pos_sentence": ["signature"], "fct_pos_slice": ["signature"],
-          "fct_parsing_sentence": [f"signature_{f.lower()}" for f in parsing.FUNCTIONS],
           "fct_parsing_type": [f"signature_{f.lower()}" for f in parsing.FUNCTIONS],
           "fct_parsing_ud_sentence": ["signature"], "fct_coref_document": ["signature"],
           "mart_terms_scores": ["signature"], "mart_terms_link_scores": ["signature"]}

@@ -188,8 +188,9 @@ def drop_undeclared(ctx: RunContext, task: str, declared: set[tuple[str, str]],
 def drop_undeclared_corpora(ctx: RunContext, task: str, corpora: list[str]) -> None:
     """Remove what the reduces of a task's corpora no longer declared wrote (``corpora``: those
     declared) from every table keyed by corpus (a consensus, intervals, a corpus's description,
-    a reference's derived tables) and forget those reduces, in one transaction: the warehouse
-    then holds what one built from scratch holds. The corpora are those of the recorded reduces
+    a reference's derived tables, the rows a reduce wrote into a resident table's rows table,
+    as a reference's ranges) and forget those reduces, in one transaction: the warehouse then
+    holds what one built from scratch holds. The corpora are those of the recorded reduces
     (a small table: nothing is scanned while every corpus stays declared), so this runs before
     :func:`drop_undeclared`, which forgets them; that one removes the units' own rows. The
     history (``hist_``), the catalog, the staged files and the task-wide scopes (``*``) stay."""
@@ -205,7 +206,7 @@ def drop_undeclared_corpora(ctx: RunContext, task: str, corpora: list[str]) -> N
         "AND t.database_name = c.database_name WHERE c.database_name = current_database() "
         "AND c.schema_name = 'main' AND c.column_name IN ('campaign', 'task', 'corpus') "
         "GROUP BY ALL HAVING count(*) = 3 ORDER BY 1").fetchall()
-        if t.split("_")[0] in ("int", "fct", "mart") and not t.endswith("_rows")]
+        if t.split("_")[0] in ("int", "fct", "mart")]  # a resident table's own rows too
     with transaction(ctx.con):
         for t in tables:
             ctx.con.execute(f"DELETE FROM {t} WHERE campaign = ? AND task = ? "

@@ -6,7 +6,7 @@
 -- it names the code version that produced the row). Grain: campaign x task x corpus x system x
 -- sentence x kind x type x mode (functions as columns; fct_parsing_sentence_way has one row per
 -- function).
-CREATE TABLE IF NOT EXISTS fct_parsing_sentence (
+CREATE TABLE IF NOT EXISTS fct_parsing_sentence_rows (
     campaign      VARCHAR NOT NULL,
     task          VARCHAR NOT NULL,
     corpus        VARCHAR NOT NULL,
@@ -29,3 +29,7 @@ CREATE TABLE IF NOT EXISTS fct_parsing_sentence (
     signature_intersection  VARCHAR NOT NULL,
     signature_barycenter    VARCHAR NOT NULL
 );
+-- A resident table (warehouse/resident.py): rows committed into the warehouse go to
+-- fct_parsing_sentence_rows; each run rebuilds this view over them and over the Parquet
+-- files of the units kept in a local store (cat_unit_file).
+CREATE VIEW IF NOT EXISTS fct_parsing_sentence AS SELECT * FROM fct_parsing_sentence_rows;

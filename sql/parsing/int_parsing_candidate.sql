@@ -3,7 +3,7 @@
 -- per function; for a relation, role by role), and whether the pair belongs to the one-to-one
 -- maximum matching of that function (m_*). Grain: campaign x task x corpus x system x mode x
 -- hypothesis item x reference item (constituents: mode NULL).
-CREATE TABLE IF NOT EXISTS int_parsing_candidate (
+CREATE TABLE IF NOT EXISTS int_parsing_candidate_rows (
     campaign      VARCHAR NOT NULL,
     task          VARCHAR NOT NULL,
     corpus        VARCHAR NOT NULL,
@@ -25,3 +25,7 @@ CREATE TABLE IF NOT EXISTS int_parsing_candidate (
     m_intersection  BOOLEAN NOT NULL,
     m_barycenter    BOOLEAN NOT NULL
 );
+-- A resident table (warehouse/resident.py): rows committed into the warehouse go to
+-- int_parsing_candidate_rows; each run rebuilds this view over them and over the Parquet
+-- files of the units kept in a local store (cat_unit_file).
+CREATE VIEW IF NOT EXISTS int_parsing_candidate AS SELECT * FROM int_parsing_candidate_rows;

@@ -3,7 +3,7 @@
 -- as form positions; int_parsing_form_pair adds the forms' texts. Grain: campaign x task x corpus
 -- x system x sentence x hypothesis form. `ref_form_no` NULL: the form could not be aligned (an
 -- inserted or re-tokenised form), so ranges ignore it.
-CREATE TABLE IF NOT EXISTS int_parsing_form_alignment (
+CREATE TABLE IF NOT EXISTS int_parsing_form_alignment_rows (
     campaign     VARCHAR NOT NULL,
     task         VARCHAR NOT NULL,
     corpus       VARCHAR NOT NULL,
@@ -12,3 +12,7 @@ CREATE TABLE IF NOT EXISTS int_parsing_form_alignment (
     hyp_form_no  INTEGER NOT NULL,
     ref_form_no  INTEGER
 );
+-- A resident table (warehouse/resident.py): rows committed into the warehouse go to
+-- int_parsing_form_alignment_rows; each run rebuilds this view over them and over the Parquet
+-- files of the units kept in a local store (cat_unit_file).
+CREATE VIEW IF NOT EXISTS int_parsing_form_alignment AS SELECT * FROM int_parsing_form_alignment_rows;

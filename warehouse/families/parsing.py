@@ -25,6 +25,7 @@ from functools import cache, lru_cache
 
 import polars as pl
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from scorehouse.etl.easy import read_easy_xml
 from scorehouse.etl.easy_tsv import read_easy_tsv
@@ -44,7 +45,7 @@ from scorehouse.warehouse.catalog import (
     scoring_state,
 )
 from scorehouse.warehouse.catalog import code_version as catalog_code_version
-from scorehouse.warehouse.db import build, frame, insert_arrow, one, written
+from scorehouse.warehouse.db import build, frame, insert_arrow, keyed, one, written
 from scorehouse.warehouse.families import parsing_ud as ud
 from scorehouse.warehouse.families.parsing_intervals import intervals
 from scorehouse.warehouse.published import published_ids
@@ -204,6 +205,7 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
     units, seed or options changed since it last completed (:func:`warehouse.artifacts.reduce`):
     per corpus its description and combined treebank (EASY), and the task's intervals."""
     from scorehouse.warehouse.families.parsing_consensus import consensus as votes_of
+    from scorehouse.warehouse.families.parsing_consensus import kept_ahead
 
     options = task_options(task)
     con, campaign = ctx.con, ctx.campaign.id
@@ -269,14 +271,19 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
         reference.cache_clear()  # a big reference is read by the units themselves (queries)
     run_units(ctx, task.id, todo, prepare, compute_unit, target,
               (lambda u, rows: ud.notes(task.id, u, rows)) if dependency else None)
+    voting = not options["dependency"] and task.options.get("consensus", True)
+    # the consensus's submissions aligned on the workers while each corpus is counted here
+    # (none to align when no unit changed: a run with nothing to do reads no store file)
+    ahead = kept_ahead(ctx, task, task.corpora) if voting and todo else {}
     for corpus in task.corpora:  # what a corpus's description and consensus read besides units
         reference_sha = {role: inputs.get((corpus.id, "", role)) for role in ("reference", "full")}
         reduce(ctx, task, corpus.id, "corpus",
                lambda c=corpus: _describe_corpus(ctx, task, c, options["dependency"]),
                code_version(), force, reference_sha)
-        if not options["dependency"] and task.options.get("consensus", True):
+        if voting:
             reduce(ctx, task, corpus.id, "consensus",
-                   lambda c=corpus: votes_of(ctx, task, c, options["majority"], force),
+                   lambda c=corpus: votes_of(ctx, task, c, options["majority"], force,
+                                             ahead.get(c.id)),
                    code_version(), force,
                    {**reference_sha, "published": published_ids(ctx.con, ctx.campaign.id,
                                                                 task.id)})
@@ -317,8 +324,9 @@ def _reference_ranges(ctx: RunContext, task: Task, corpus: str, ref: pl.DataFram
                       ) -> None:
     key = {"campaign": ctx.campaign.id, "task": task.id, "corpus": corpus, "system": ""}
     ranges = None if ref is None else easy_scorer.reference_ranges(ref)
-    replace_rows(ctx.con, key, ("int_parsing_range",), lambda: ranges is None or insert_arrow(
-        ctx.con, "int_parsing_range", ranges.to_arrow(),
+    table = resident.rows_table("int_parsing_range")  # the reference's rows: not a unit's
+    replace_rows(ctx.con, key, (table,), lambda: ranges is None or insert_arrow(
+        ctx.con, table, ranges.to_arrow(),
         "$campaign, $task, $corpus, $system, NULL, kind, sent, item, type, role_no, first, last, "
         "attr, empty", key))
 
@@ -334,34 +342,40 @@ def compute_unit(ids: dict, dependency: bool, reference: pl.DataFrame, hyp: pl.D
                                option["empty_nodes"])
     with unit_input(ids, "forms"):
         result = easy_scorer.score(reference, hyp, modes=option)
-    params = {**ids, "genre": genre, "signatures": _signatures()}
+    counts = result.counts.to_arrow()
+    # the unit's complete rows, with no SQL (warehouse/db.py keyed): the resident tables
+    # (warehouse/resident.py), which a local store keeps as the unit's files
+    rows = {
+        "int_parsing_form_alignment": keyed(
+            ids, result.alignment.rename({"base_form_no": "ref_form_no"}).to_arrow(),
+            ["sent", "hyp_form_no", "ref_form_no"]),
+        "int_parsing_range": keyed(ids, result.ranges.to_arrow(), _RANGE_COLUMNS),
+        "int_parsing_candidate": keyed(ids, result.candidates.to_arrow(), _CANDIDATE_COLUMNS),
+        "fct_parsing_sentence": _with_signatures(keyed(ids, counts, _COUNT_COLUMNS,
+                                                       genre=genre))}
 
     def write(con) -> None:
-        insert_arrow(con, "int_parsing_form_alignment", result.alignment.to_arrow(),
-                     "$campaign, $task, $corpus, $system, sent, hyp_form_no, base_form_no", ids)
-        insert_arrow(con, "int_parsing_range", result.ranges.to_arrow(),
-                     "$campaign, $task, $corpus, $system, mode, kind, sent, item, type, role_no, "
-                     "first, last, attr, empty", ids)
-        insert_arrow(con, "int_parsing_candidate", result.candidates.to_arrow(),
-                     "$campaign, $task, $corpus, $system, mode, kind, sent, type, hyp_item, "
-                     "ref_item, equal, fuzzy, include, intersection, barycenter, m_equal, m_fuzzy, "
-                     "m_include, m_intersection, m_barycenter", ids)
-        insert_arrow(con, "fct_parsing_sentence", result.counts.to_arrow(),
-                     "$campaign, $task, $corpus, $system, $genre, sent, kind, type, mode, hyp, "
-                     "ref, matched_equal, matched_fuzzy, matched_include, matched_intersection, "
-                     "matched_barycenter, "
-                     + ", ".join(f"$signatures[mode || '/{f}']" for f in FUNCTIONS), params)
         build(con, SQL_FOLDER, "fct_parsing_type")  # the page's sums, per type
         build(con, SQL_FOLDER, "fct_parsing_sentence_total")  # the intervals' units
-    return written(SQL_FOLDER, _EASY_TABLES, write)
+    return written(SQL_FOLDER, _EASY_TABLES, write, rows=rows)
 
 
-def _signatures() -> dict:
-    """The signature of every mode x function way, as a DuckDB MAP parameter keyed
-    ``MODE/FUNCTION`` (a unit's rows look theirs up by their mode)."""
-    ways = [(m, f) for m in MODES for f in FUNCTIONS]
-    return {"key": [f"{m}/{f}" for m, f in ways],
-            "value": [signature("easy", m, f) for m, f in ways]}
+_RANGE_COLUMNS = ["mode", "kind", "sent", "item", "type", "role_no", "first", "last", "attr",
+                  "empty"]
+_CANDIDATE_COLUMNS = ["mode", "kind", "sent", "type", "hyp_item", "ref_item",
+                      *(f.lower() for f in FUNCTIONS), *(f"m_{f.lower()}" for f in FUNCTIONS)]
+_COUNT_COLUMNS = ["sent", "kind", "type", "mode", "hyp", "ref",
+                  *(f"matched_{f.lower()}" for f in FUNCTIONS)]
+
+
+def _with_signatures(counts: pa.Table) -> pa.Table:
+    """``counts`` with ``signature_<function>`` (:func:`signature` of the row's mode and the
+    function), each column a dictionary of the modes' signatures: no string per row."""
+    where = pc.index_in(counts["mode"], value_set=pa.array(MODES)).combine_chunks()
+    for f in FUNCTIONS:
+        counts = counts.append_column(f"signature_{f.lower()}", pa.DictionaryArray.from_arrays(
+            where, pa.array([signature("easy", m, f) for m in MODES])))
+    return counts
 
 
 # ---------------------------------------------------------------- per corpus
