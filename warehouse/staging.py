@@ -103,14 +103,23 @@ def stage_files(ctx: RunContext, jobs: list[StageJob], workers: int | None = Non
         [ctx.campaign.id, sorted({job.slot.task for job in jobs})]).fetchall()}
     cached = {} if ctx.rehash else _stat_cache(ctx.con, jobs)
     seen: list[list] = []  # new rows of the stat cache
+    parsed: list[list] = []  # those of the files hashed as they were parsed
 
-    def hashed(job: StageJob) -> tuple[str, int | None, str]:
+    deferred: dict[int, tuple] = {}  # id(job) -> (where, stat, time): hashed where parsed
+
+    def hashed(job: StageJob) -> tuple[str | None, int | None, str]:
         """A file's content key, size and why it is unreadable: the key the stat cache holds
         for a file ``stat`` finds as it was, else its bytes hashed and let go (read again when
         submitted: every changed file's bytes at once were the coordinator's peak, 1.4 GB of
-        EASY XML)."""
+        EASY XML). A file of a slot never loaded is changed whatever its bytes: no key here
+        (its parse hashes it; 64 EASY submissions of 23 MB hashed here first: 0.5 s before
+        the workers had a file)."""
         where = (os.path.abspath(job.path), json.dumps(_salt(job).split("\0")))
         before = _stat(job.path)
+        if before is not None and (job.slot.task, job.slot.corpus, job.slot.system,
+                                       job.slot.role) not in known:
+            deferred[id(job)] = (where, before, time.time_ns())
+            return None, before[0], ""
         hit = cached.get(where)
         if before is not None and hit is not None and hit[0] == before:
             return hit[1], before[0], ""
@@ -172,6 +181,8 @@ def stage_files(ctx: RunContext, jobs: list[StageJob], workers: int | None = Non
                 if not unreadable:  # what is parsed is what is hashed: read again since (a
                     # rejection too is recorded under the content that was parsed)
                     sha, unreadable, table = reader.result(job)
+                    if id(job) in deferred and not unreadable:
+                        parsed += _unchanged(deferred[id(job)], job.path, sha)
                 if unreadable:
                     raise InputError(job.path, None, "a readable file", unreadable)
                 if isinstance(table, tuple):  # an InputError, sent back as its parts
@@ -188,7 +199,19 @@ def stage_files(ctx: RunContext, jobs: list[StageJob], workers: int | None = Non
             _accept(ctx, job.slot, str(job.path), sha, table, job.stage)
             del table  # not alive while the next file is parsed
             out.append(True)
+    if parsed:  # the files hashed as they were parsed
+        insert_rows(ctx.con, "INSERT OR REPLACE INTO cat_input_stat VALUES (?, ?, ?, ?, ?, ?)",
+                    parsed)
     return out
+
+
+def _unchanged(deferred: tuple, path: Path, sha: str) -> list[list]:
+    """The stat cache's row of a file hashed where it was parsed (``deferred``: where, its stat
+    and the time before it was submitted), when ``stat`` finds it as it was then and it had
+    not been modified for :data:`RACY_NS` by then: the parse read those bytes."""
+    where, before, submitted_at = deferred
+    return [[*where, *before, sha]] if before == _stat(path) and (
+        before[1] < submitted_at - RACY_NS) else []
 
 
 # a file modified this recently (ns) when read is hashed again at the next run: a rewrite of the
