@@ -118,7 +118,8 @@ def _easy_facts(con, c: str) -> None:
                     m = base if kind == "constituent" else _matched(rng, min(hyp, ref))
                     rows.append([c, "easy", corpus, system, CORPORA[corpus][0], sent, kind, t, mode,
                                  hyp, ref, *m, *(signature("easy", mode, f) for f in FUNCTIONS)])
-    con.executemany("INSERT INTO fct_parsing_sentence_rows VALUES (" + ", ".join("?" * 21) + ")", rows)
+    con.executemany("INSERT INTO fct_parsing_sentence_rows VALUES ("
+                    + ", ".join("?" * 21) + ")", rows)
     build(con, "parsing", "fct_parsing_type")  # the units' sums per type, as scoring builds them
     build(con, "parsing", "fct_parsing_sentence_total")
     con.executemany("INSERT INTO int_parsing_range_rows VALUES (" + ", ".join("?" * 14) + ")",

@@ -337,7 +337,7 @@ def test_a_changed_submission_counts_again_only_its_changed_sentences(scored, ca
     Each time the rows and the file are a fresh warehouse's, byte for byte."""
     from types import SimpleNamespace
 
-    from scorehouse.warehouse.families import parsing_consensus
+    from scorehouse.warehouse.families import parsing_consensus, parsing_kept
 
     db = copy_warehouse(scored, tmp_path / "w.duckdb")
     tallied, tally = [], parsing_consensus.tally
@@ -370,7 +370,7 @@ def test_a_changed_submission_counts_again_only_its_changed_sentences(scored, ca
                              "cat_input_current s WHERE f.corpus = 'litterature' AND "
                              "f.role = 'full' AND s.corpus = f.corpus AND s.system = 'parseur-b'")
     store = SimpleNamespace(root=str(db.with_suffix(".store")), local=True)
-    damaged = parsing_consensus._kept_paths(store, base, hyp)[0]
+    damaged = parsing_kept.kept_paths(store, base, hyp)[0]
     damaged.write_bytes(b"not parquet")
     changed.write_text(text.replace("\n", "\n<!-- revised -->\n", 1), encoding="utf-8")
     tallied.clear()
@@ -547,7 +547,7 @@ def test_a_consensus_store_lost_mid_reduce_is_counted_again(scored, campaign, tm
     they were stored and before they are counted give the same consensus, counted without it."""
     from scorehouse.warehouse.families import parsing_consensus
 
-    stored, lost = parsing_consensus._hyp_units, []
+    stored, lost = parsing_consensus.hyp_units, []
 
     def then_lost(con, store, *args):
         units = stored(con, store, *args)
@@ -556,7 +556,7 @@ def test_a_consensus_store_lost_mid_reduce_is_counted_again(scored, campaign, tm
             lost.append(store.root)
         return units
 
-    monkeypatch.setattr(parsing_consensus, "_hyp_units", then_lost)
+    monkeypatch.setattr(parsing_consensus, "hyp_units", then_lost)
     assert run(campaign, tmp_path / "w.duckdb", None, quiet=True).exit_code == 0
     assert lost
     rows = ("SELECT corpus, sent, kind, type, ranges, votes, share, consensus "
@@ -572,12 +572,12 @@ def test_consensus_units_kept_ahead_on_workers_give_the_same_consensus(scored, c
     file is kept in the store (the threshold lowered), so the workers also read the items in
     place."""
     from scorehouse.warehouse import resident
-    from scorehouse.warehouse.families import parsing_consensus
+    from scorehouse.warehouse.families import parsing_kept
 
     monkeypatch.setattr(resident, "STAGED_ROWS", 1)
     here = []
-    aligned = parsing_consensus._units_of
-    monkeypatch.setattr(parsing_consensus, "_units_of",
+    aligned = parsing_kept.units_of
+    monkeypatch.setattr(parsing_kept, "units_of",
                         lambda *a: here.append(1) or aligned(*a))
     assert run(campaign, tmp_path / "w.duckdb", None, quiet=True, workers=2).exit_code == 0
     assert here == []  # every submission's units were kept by a worker

@@ -15,4 +15,5 @@ CREATE TABLE IF NOT EXISTS int_parsing_form_alignment_rows (
 -- A resident table (warehouse/resident.py): rows committed into the warehouse go to
 -- int_parsing_form_alignment_rows; each run rebuilds this view over them and over the Parquet
 -- files of the units kept in a local store (cat_unit_file).
-CREATE VIEW IF NOT EXISTS int_parsing_form_alignment AS SELECT * FROM int_parsing_form_alignment_rows;
+CREATE VIEW IF NOT EXISTS int_parsing_form_alignment AS
+    SELECT * FROM int_parsing_form_alignment_rows;

@@ -1,8 +1,8 @@
 """The EASY consensus of a parsing task's corpus: the published systems' votes on every
 constituent and relation (Paroubek et al., the EASY campaign's combined treebank), counted from
 each submission's units over the corpus text (kept in the unit store, re-aligned and re-counted
-only when the submission changed), stored as a reduce of the corpus, and written as an EASY XML
-file."""
+only when the submission changed: :mod:`warehouse.families.parsing_kept`), stored as a reduce
+of the corpus, and written as an EASY XML file."""
 
 from __future__ import annotations
 
@@ -11,14 +11,10 @@ import hashlib
 import json
 import tempfile
 import zlib
-from concurrent.futures.process import BrokenProcessPool as BrokenExecutor
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import polars as pl
 
-from scorehouse.scorers import easy as easy_scorer
 from scorehouse.scorers.easy_consensus import (
     UNIT_KEY,
     consensus_items,
@@ -27,20 +23,24 @@ from scorehouse.scorers.easy_consensus import (
     system_units,
     tally,
 )
-from scorehouse.warehouse import resident
 from scorehouse.warehouse.campaign import Task
 from scorehouse.warehouse.catalog import (
     RunContext,
     current_inputs,
-    fingerprint,
     replace_rows,
     transaction,
 )
 from scorehouse.warehouse.db import frame, insert_arrow, one
-from scorehouse.warehouse.executors import WORKER_LOST, ExecutorError, workers_default
-from scorehouse.warehouse.families.parsing import ITEM_COLUMNS, code_version, staged, task_options
+from scorehouse.warehouse.families.parsing import code_version, staged, task_options
+from scorehouse.warehouse.families.parsing_kept import (
+    STORE_LOST,
+    Ahead,
+    hyp_units,
+    kept_paths,
+    readable,
+    started,
+)
 from scorehouse.warehouse.published import published_ids
-from scorehouse.warehouse.store import resolved, whole_file
 
 
 def _votes(con, campaign_id: str, task: Task, corpus: str, majority: float, store=None
@@ -67,7 +67,7 @@ def _votes(con, campaign_id: str, task: Task, corpus: str, majority: float, stor
         del ranges
     else:
         def tallied(kept) -> pl.DataFrame:
-            return tally([_hyp_units(con, kept, base, base_sha, inputs[(corpus, s, "submissions")])
+            return tally([hyp_units(con, kept, base, base_sha, inputs[(corpus, s, "submissions")])
                           for s in systems], len(systems), majority)
         try:
             return tallied(store), base
@@ -99,39 +99,10 @@ def _base_sha(inputs: dict, corpus: str) -> str | None:
     return inputs.get((corpus, "", "full")) or inputs.get((corpus, "", "reference"))
 
 
-def _hyp_units(con, store, base: pl.DataFrame, base_sha: str, sha: str
-               ) -> tuple[pl.DataFrame | pl.LazyFrame, pl.DataFrame | pl.LazyFrame]:
-    """A submission's units over the base text (:func:`system_units` of its HYP ranges); kept
-    in a local unit store (Parquet, by base, submission and code), so a changed submission
-    re-aligns and re-counts itself only. Stored units are returned as scans of their files
-    (:func:`scorers.easy_consensus.tally` streams them)."""
-    paths = _kept_paths(store, base_sha, sha)
-    if not _readable(paths):  # not kept (or damaged: written again)
-        units = _units_of(base, staged(con, sha, False))
-        if not paths:
-            return units
-        _keep(units, paths)
-    return pl.scan_parquet(paths[0]), pl.scan_parquet(paths[1])
-
-
-def _units_of(base: pl.DataFrame, hyp: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """A submission's units over the base text: :func:`system_units` of its HYP ranges."""
-    return system_units(easy_scorer.hypothesis_ranges(hyp, easy_scorer.align_forms(base, hyp),
-                                                      base, "HYP"))
-
-
-def _keep(units: tuple[pl.DataFrame, pl.DataFrame], paths: list[Path]) -> None:
-    """Write a submission's units at ``paths``, each whole or absent (a partial file of the
-    writer's own, moved into place: two processes may write the same one)."""
-    for path, part in zip(paths, units):
-        with whole_file(path) as partial:
-            part.write_parquet(partial)
-
-
 def kept_ahead(ctx: RunContext, task: Task, corpora) -> dict[str, Ahead]:
     """Start aligning, on the run's worker processes, the submissions whose units the
     consensus of each of ``corpora`` counts over a full part and the store does not keep yet
-    (:func:`_hyp_units`), corpus after corpus, without waiting: the consensus of a corpus
+    (:func:`hyp_units`), corpus after corpus, without waiting: the consensus of a corpus
     waits for its own (:func:`consensus` ``ahead``) and is counted here while the workers align
     the next corpus's (four corpora of 16 submissions of 23 MB: 4 x 5.3 s counted one corpus
     at a time). Returns per corpus id what was started; nothing without worker processes, a
@@ -140,83 +111,7 @@ def kept_ahead(ctx: RunContext, task: Task, corpora) -> dict[str, Ahead]:
     wanted = {c.id: (base, list(_voters(ctx.con, ctx.campaign.id, task, c.id, inputs).values()))
               for c in corpora if not _from_ranges(inputs, task, c.id)
               and (base := _base_sha(inputs, c.id)) is not None}
-    return _started(ctx, wanted)
-
-
-def _started(ctx: RunContext, wanted: dict[str, tuple[str, list[str]]]) -> dict[str, Ahead]:
-    """Each corpus's submissions (its base and their shas) not kept yet, started on the run's
-    worker processes (:func:`kept_ahead`)."""
-    store, workers = ctx.store, ctx.workers or workers_default()
-    if workers <= 1 or ctx.executor is not None or ctx.pools is None or store is None \
-            or not store.local:
-        return {}
-    todo = {}
-    for corpus, (base_sha, shas) in wanted.items():
-        base = _items_input(ctx, base_sha, kept=True)
-        todo[corpus] = [(base, hyp, paths) for sha in dict.fromkeys(shas)
-                        if not _readable(paths := _kept_paths(store, base_sha, sha))
-                        and (hyp := _items_input(ctx, sha)) is not None] if base else []
-    count = sum(len(jobs) for jobs in todo.values())
-    if count < 2:
-        return {}
-    pool = ctx.pools.get(min(workers, count))
-    return {corpus: Ahead(pool, [pool.submit(_keep_units, *job) for job in jobs])
-            for corpus, jobs in todo.items() if jobs}
-
-
-@dataclass
-class Ahead:
-    """A corpus's submissions being aligned on the run's worker processes (:func:`kept_ahead`)."""
-
-    pool: Any
-    futures: list
-
-    def wait(self, ctx: RunContext) -> None:
-        """Wait for them all: whatever a worker could not keep, :func:`_hyp_units` computes as
-        before; a worker killed stops the run, as for its units (run again to resume)."""
-        for future in self.futures:
-            try:
-                future.result()
-            except BrokenExecutor:
-                ctx.pools.discard(self.pool)
-                raise ExecutorError(WORKER_LOST) from None
-            except Exception:  # noqa: BLE001 - kept ahead or not: _hyp_units computes the rest
-                pass
-
-
-def _items_input(ctx: RunContext, sha: str, kept: bool = False):
-    """An EASY file's staged items for a worker, read there from the store's file (``kept``: by
-    the worker for its next tasks); None when they are the warehouse's own rows (a small file,
-    or a warehouse loaded without the score step): those are not copied out for the workers."""
-    return resident.staged_input(ctx.con, ctx.store, "stg_parsing_easy_item", sha,
-                                 tuple(ITEM_COLUMNS), kept=kept)
-
-
-def _keep_units(base, hyp, paths: list[Path]) -> None:
-    """Worker side of :func:`_kept_ahead`: one submission's units kept."""
-    _keep(_units_of(resolved(base), resolved(hyp)), paths)
-
-
-def _kept_paths(store, base_sha: str, sha: str) -> list[Path]:
-    """The files where a local unit store keeps a submission's units over a base (none without
-    a local store)."""
-    if store is None or not store.local:
-        return []
-    stem = Path(store.root) / "consensus" / fingerprint(
-        {"base": base_sha, "hyp": sha, "code": code_version()})
-    return [stem.with_suffix(f".{part}.parquet") for part in ("voted", "attr")]
-
-
-# a store's file deleted under the run (it may be, at any time), or unreadable
-STORE_LOST = (OSError, pl.exceptions.ComputeError)
-
-
-def _readable(paths: list[Path]) -> bool:
-    """Whether the files ``paths`` (none: False) exist with a readable Parquet footer."""
-    try:
-        return bool(paths) and all(pl.read_parquet_schema(p) is not None for p in paths)
-    except STORE_LOST:
-        return False
+    return started(ctx, wanted)
 
 
 _ROWS = ["sent", "kind", "type", "ranges", "votes", "share", "consensus", "attr"]
@@ -251,7 +146,7 @@ def consensus(ctx: RunContext, task: Task, corpus, majority: float, force: bool 
     if written is None:
         if counted_from["source"] == "store" and base_sha is not None:
             if ahead is None:  # not started by the step: started here, one corpus
-                ahead = _started(ctx, {corpus.id: (base_sha, list(
+                ahead = started(ctx, {corpus.id: (base_sha, list(
                     counted_from["systems"].values()))}).get(corpus.id)
             if ahead is not None:
                 ahead.wait(ctx)
@@ -326,12 +221,12 @@ def _recounted(con, store, key: dict, base_sha: str, old_xml: bytes, before: dic
             before["systems"].keys() != voters.keys():
         return None
     changed = [s for s in voters if before["systems"][s] != voters[s]]
-    kept = [_kept_paths(store, base_sha, before["systems"][s]) for s in changed]
-    if not all(_readable(paths) for paths in kept):
+    kept = [kept_paths(store, base_sha, before["systems"][s]) for s in changed]
+    if not all(readable(paths) for paths in kept):
         return None
     try:
         base = staged(con, base_sha, False)
-        parts = dict(zip(voters, (_hyp_units(con, store, base, base_sha, sha)
+        parts = dict(zip(voters, (hyp_units(con, store, base, base_sha, sha)
                                   for sha in voters.values())))
         differ = []
         for system, paths in zip(changed, kept):
