@@ -94,11 +94,25 @@ def align_forms(base: pl.DataFrame, hyp: pl.DataFrame) -> pl.DataFrame:
 
 def _sequence(items: pl.DataFrame, sents: pl.DataFrame) -> pl.DataFrame:
     """Forms of the paired sentences in base sentence order, a sentinel row (form_no 0) first."""
-    forms = (items.filter(pl.col("kind") == "form")
-             .select("sent", pl.col("form_no").cast(POSITION), "form").join(sents, on="sent"))
+    forms = items.filter(pl.col("kind") == "form").select("sent", pl.col("form_no").cast(POSITION),
+                                                            "form")
+    forms = _by_sentence(forms, sents.select("sent", "k"), "k").drop_nulls("k")
     opening = sents.select("sent", pl.lit(0, POSITION).alias("form_no"), pl.lit("").alias("form"),
                            "k")
     return pl.concat([opening, forms]).sort("k", "form_no")
+
+
+def _by_sentence(rows: pl.DataFrame, per_sentence: pl.DataFrame, column: str) -> pl.DataFrame:
+    """``rows`` with ``column`` of ``per_sentence`` (one row per ``sent``; null for a sentence
+    it lacks), in their order: the left join on ``sent``, made once per run of rows of one
+    sentence (an items table comes sentence by sentence: a 372,000-row submission has 10,000
+    runs) and spread by position, where a join hashed every row's sentence id (0.057 -> 0.01 s
+    of CPU that submission)."""
+    start = (pl.col("sent") != pl.col("sent").shift()).fill_null(True)
+    run = rows.select(start.cum_sum().alias("run") - 1)["run"]
+    firsts = rows.filter(start).select("sent").join(per_sentence, on="sent", how="left",
+                                                    maintain_order="left")
+    return rows.with_columns(firsts[column].gather(run))
 
 
 def _forms(items: pl.DataFrame) -> pl.DataFrame:
@@ -188,7 +202,8 @@ def _prepare(hyp: pl.DataFrame, alignment: pl.DataFrame, ref: pl.DataFrame) -> t
     """What every mode shares: the hyp items of ref sentences, the hyp group ranges, the ref group
     cover, and each hyp form with its base position ``pos``, its hyp group's range ``h_first,
     h_last`` and the range ``c_first, c_last`` of the ref group covering ``pos``."""
-    hyp = hyp.join(ref.select("sent").unique(), on="sent", how="semi", maintain_order="left")
+    hyp = _by_sentence(hyp, ref.select("sent").unique().with_columns(kept=True), "kept")
+    hyp = hyp.filter(pl.col("kept").is_not_null()).drop("kept")
     pos = alignment.select("sent", pl.col("hyp_form_no").cast(POSITION).alias("form_no"),
                            pl.col("base_form_no").cast(POSITION).alias("pos"))
     forms = _forms(hyp).join(pos, on=["sent", "form_no"], how="left", maintain_order="left")

@@ -662,3 +662,21 @@ def test_votes_counted_per_submission_equal_all_at_once(seed):
         assert text.to_series().to_list() == [
             " ".join("_" if r["first"] is None else f"{r['first']}-{r['last']}" for r in units)
             for units in want["ranges"].to_list()]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_a_join_by_sentence_runs_is_the_join_on_every_row(seed):
+    """easy._by_sentence joins once per run of rows of one sentence: the rows and their order
+    are those of the left join on ``sent`` of every row, whether a sentence's rows come together
+    (an items table) or not, with sentences the other side lacks, and no rows at all."""
+    rng = np.random.default_rng(seed)
+    for n in (0, 1, 50, 400):
+        sents = [f"E{i}" for i in rng.integers(0, 12, size=n)]
+        if seed % 2:
+            sents.sort()  # runs of one sentence, as in an items table
+        rows = pl.DataFrame({"sent": sents, "x": np.arange(n)}, schema={"sent": pl.String,
+                                                                        "x": pl.Int64})
+        per_sentence = pl.DataFrame({"sent": [f"E{i}" for i in range(0, 12, 2)],
+                                     "k": list(range(6))})
+        expected = rows.join(per_sentence, on="sent", how="left", maintain_order="left")
+        assert easy._by_sentence(rows, per_sentence, "k").equals(expected)
