@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 CODE = """
 import os, time
@@ -220,3 +222,41 @@ def test_a_runs_worker_processes_keep_big_blocks_mapped(tmp_path):
     run_worker = subprocess.run([sys.executable, str(script)], env=env, capture_output=True,
                                 text=True, check=True).stdout.split()
     assert run_worker == ["1"]
+
+
+WORKERS_SETTING = """
+import os
+from scorehouse.warehouse import coordinator  # the settings, as the command applies them first
+from scorehouse.warehouse.executors import ProcessPools
+
+if __name__ == "__main__":
+    for lean in (True, False):
+        pools = ProcessPools(lean=lean)
+        try:
+            print(pools.get(1).submit(os.getenv, "_RJEM_MALLOC_CONF").result())
+        finally:
+            pools.close()
+"""
+
+
+@pytest.mark.parametrize("inherited", [None, "dirty_decay_ms:5"])
+def test_the_workers_keep_freed_pages_longer_unless_a_family_wants_them_lean(tmp_path,
+                                                                            inherited):
+    """A run's worker processes read the lean setting (freed pages kept 0.25 s) when a family
+    of the run declares LEAN_WORKERS (POS), else freed pages kept 1 s; a setting the command
+    inherited is what its workers read, whatever the run's families."""
+    from scorehouse.warehouse.coordinator import _ROOMY_WORKERS, _WORKERS
+    from scorehouse.warehouse.families import NAMES, family
+
+    assert [n for n in sorted(NAMES) if getattr(family(n), "LEAN_WORKERS", False)] == ["pos"]
+    script = tmp_path / "script.py"
+    script.write_text(WORKERS_SETTING, encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "_RJEM_MALLOC_CONF"}
+    env["PYTHONPATH"] = str(ROOT)
+    if inherited is not None:
+        env["_RJEM_MALLOC_CONF"] = inherited
+    lean, roomy = subprocess.run([sys.executable, str(script)], env=env, capture_output=True,
+                                 text=True, check=True).stdout.split()
+    # (a worker's Polars writes its own defaults in front of the value it read, as it loads)
+    expected = (_WORKERS, _ROOMY_WORKERS) if inherited is None else (inherited, inherited)
+    assert lean.endswith("," + expected[0]) and roomy.endswith("," + expected[1])

@@ -13,7 +13,8 @@ store had used (the largest share of the coordinator's memory before the POS con
 ``bench/pos_bench.py``).
 
 jemalloc reads the variable when Polars loads; the variable stays set, so that the run's worker
-processes (spawned: each loads its own Polars) keep freed pages a quarter of a second, and put
+processes (spawned: each loads its own Polars) keep freed pages a quarter of a second (a second
+when no family of the run asks for lean workers: :func:`workers_allocator`), and put
 blocks of 256 KiB and more in jemalloc's arena for big blocks (measured to help, a million
 faults and 1.5-2 s fewer; why is not clear, as it does not hand their pages back at once either:
 a throwaway test in bench/README.md). A unit builds and drops frame after frame, and a page
@@ -42,6 +43,9 @@ _JEMALLOC = "_RJEM_MALLOC_CONF"  # Polars' jemalloc reads its options from this 
 _OWN = "dirty_decay_ms:100,muzzy_decay_ms:0"  # this process: freed pages kept 0.1 s
 # the run's worker processes: freed pages kept 0.25 s, big blocks in an arena of their own
 _WORKERS = "dirty_decay_ms:250,muzzy_decay_ms:0,oversize_threshold:262144"
+# the same, freed pages kept 1 s: the workers of a run whose families all allow it
+_ROOMY_WORKERS = "dirty_decay_ms:1000,muzzy_decay_ms:0,oversize_threshold:262144"
+_chosen = False  # the workers' setting is this module's to choose (none was inherited)
 
 
 def _lean() -> None:
@@ -55,6 +59,8 @@ def _lean() -> None:
         # Polars wrote its defaults in front of the value: the run's worker processes (spawned,
         # a fresh Polars each) are to read their settings alone
         os.environ[_JEMALLOC] = _WORKERS if inherited is None else inherited
+        global _chosen
+        _chosen = inherited is None
 
     # Arrow's buffers (Parquet reads of the store, query results) come from glibc: with the
     # threshold below, they go back to the system when freed.
@@ -63,6 +69,17 @@ def _lean() -> None:
     pyarrow.set_memory_pool(pyarrow.system_memory_pool())
 
     big_blocks_mapped()
+
+
+def workers_allocator(lean: bool) -> None:
+    """The setting the run's worker processes read as they start: :data:`_WORKERS` when
+    ``lean`` (a family of the run declares ``LEAN_WORKERS``: a POS unit holds a million-token
+    corpus, and its workers peaked at 1,038-1,044 MiB with freed pages kept 1 s), else freed
+    pages kept 1 s (the EASY bench's run from scratch 60.2 -> 58.5 s, 24.9 -> 18.5 s of
+    system CPU, its workers' peaks the same, 646-650 MiB: bench/README.md). A setting the
+    command inherited is kept as given."""
+    if _chosen:
+        os.environ[_JEMALLOC] = _WORKERS if lean else _ROOMY_WORKERS
 
 
 def big_blocks_mapped() -> None:

@@ -189,8 +189,10 @@ class ProcessPools:
     small campaign on two workers took 2.8 times the CPU of one). A step asking for ``n``
     processes gets the smallest pool of at least ``n``; :meth:`close` at the run's end."""
 
-    def __init__(self, units_follow: bool = False) -> None:
+    def __init__(self, units_follow: bool = False, lean: bool = True) -> None:
         self._pools: dict[int, ProcessPoolExecutor] = {}
+        # the workers hand freed memory back soon (warehouse/coordinator.py workers_allocator)
+        self.lean = lean
         self._ending: list[threading.Thread] = []  # shutting pools down, not waited for
         self.units_follow = units_follow  # the run computes units in worker processes
         self._ahead = False  # a process was started ahead (:meth:`start`)
@@ -210,6 +212,9 @@ class ProcessPools:
         if fits:
             return self._pools[min(fits)]
         share = max(1, (os.cpu_count() or 1) // n)
+        from scorehouse.warehouse.coordinator import workers_allocator
+
+        workers_allocator(self.lean)  # read by the processes the pool spawns
         self._pools[n] = ProcessPoolExecutor(n, mp_context=get_context("spawn"),
                                              initializer=_worker_starts,
                                              initargs=(share, os.getpid()))

@@ -127,7 +127,9 @@ def run(campaign_dir: str | Path, db: str | Path, out: str | Path | None,
         from scorehouse.warehouse.executors import ProcessPools
 
         # worker processes started once for the whole run
-        ctx.pools = ProcessPools(units_follow="score" in steps and not executor)
+        ctx.pools = ProcessPools(units_follow="score" in steps and not executor,
+                                 lean=any(getattr(family(task.family), "LEAN_WORKERS", False)
+                                          for task in campaign.tasks))
         if "report" in steps and out is not None:  # imported while the workers compute
             ctx.on_wait = _warm_report
         if executor:  # one client for the whole run, opened at its first use

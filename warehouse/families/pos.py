@@ -6,8 +6,7 @@ built-in baselines). Per system: ``submissions = { corpus = path }``, option ``t
 correspondence table; identity when absent), options ``format`` / ``tag`` for CoNLL-U.
 Task options: ``evaluations`` (absolute, relative), ``granularities`` (full, category: shown in
 bulletins; both are always in the warehouse), ``baselines`` (default true when a training corpus
-is given). The bootstrap intervals and paired tests of every corpus are in
-``warehouse/families/pos_intervals.py``.
+is given). The bootstrap intervals and paired tests of every corpus: ``pos_intervals.py``.
 """
 
 from __future__ import annotations
@@ -47,6 +46,7 @@ from scorehouse.warehouse.runner import Query, Target, Unit, run_units, stale, u
 from scorehouse.warehouse.staging import Slot, StagedRows, StageJob, stage_files, stage_table
 
 SQL_FOLDER = "pos"
+LEAN_WORKERS = True  # a unit holds a million-token corpus (coordinator.py workers_allocator)
 CAMPAIGN_KEYS = {  # the keys campaign.toml may give a pos task (campaign.check_keys)
     "task": ("evaluations", "granularities", "baselines", "intervals"),
     "corpus": ("reference", "training", "format", "tag"),
