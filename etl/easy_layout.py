@@ -85,7 +85,7 @@ def read_layout(path: str | Path, data: bytes) -> pa.Table | None:
     """The items table of an EASY XML file in its writer's layout, as
     :func:`etl.easy.read_easy_xml` reads it (or its error, the same); None when the file is
     not in that layout, or holds anything this reading could read otherwise than expat."""
-    if not _plain(data) or data.startswith(b"\xef\xbb\xbf"):  # a BOM: left to expat
+    if not data or not _plain(data) or data.startswith(b"\xef\xbb\xbf"):  # a BOM: to expat
         return None
     lines = _classified(data)
     if lines is None:

@@ -260,3 +260,21 @@ def test_the_workers_keep_freed_pages_longer_unless_a_family_wants_them_lean(tmp
     # (a worker's Polars writes its own defaults in front of the value it read, as it loads)
     expected = (_WORKERS, _ROOMY_WORKERS) if inherited is None else (inherited, inherited)
     assert lean.endswith("," + expected[0]) and roomy.endswith("," + expected[1])
+
+
+@pytest.mark.parametrize("fixture, lean", [("speech_pristine", False), ("scored_once", True)])
+def test_a_run_asks_for_lean_workers_when_a_family_of_its_campaign_does(fixture, lean, request,
+                                                                        tmp_path, monkeypatch):
+    """The run's pools are lean when one of its tasks is of a family declaring LEAN_WORKERS
+    (the demo's POS task), not for a speech campaign."""
+    from scorehouse.warehouse import executors
+    from scorehouse.warehouse.pipeline import run
+
+    found = request.getfixturevalue(fixture)
+    campaign = found[0] if isinstance(found, tuple) else found
+    asked = []
+    made = executors.ProcessPools.__init__
+    monkeypatch.setattr(executors.ProcessPools, "__init__",
+                        lambda self, *a, **k: asked.append(k.get("lean")) or made(self, *a, **k))
+    run(campaign, tmp_path / "w.duckdb", None, steps=("load",), quiet=True)
+    assert asked == [lean]

@@ -237,3 +237,8 @@ def test_the_possessive_grammar_matches_what_the_greedy_one_matches():
         assert found == (greedy.fullmatch(word) is not None), word
         accepted += found
     assert 500 < accepted < 2900  # both answers met
+
+
+def test_no_bytes_go_to_expat():
+    """An empty file is not the layout's to read (expat names what is missing)."""
+    assert easy_layout.read_layout("empty.xml", b"") is None

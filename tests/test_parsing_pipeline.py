@@ -588,3 +588,66 @@ def test_consensus_units_kept_ahead_on_workers_give_the_same_consensus(scored, c
             "FROM mart_parsing_consensus ORDER BY ALL")
     assert query(tmp_path / "w.duckdb", rows) == query(scored, rows)
     assert consensus_files(tmp_path / "w.duckdb") == consensus_files(scored)
+
+
+def test_the_consensus_aligns_ahead_only_what_its_reduces_count(scored, campaign, tmp_path,
+                                                                monkeypatch):
+    """With worker processes, the submissions aligned ahead are those of the consensus reduces
+    that will run, and every one is counted from what the workers kept: two revised submissions
+    of a corpus are aligned there, and the corpus counted again only where they differ (here
+    nowhere: a comment added), not aligned a second time here; a store deleted (the units
+    recomputed, their states the same: no consensus to count) starts nothing."""
+    from scorehouse.warehouse import resident
+    from scorehouse.warehouse.families import parsing_consensus, parsing_kept
+
+    monkeypatch.setattr(resident, "STAGED_ROWS", 1)  # every staged file kept in the store
+    db = tmp_path / "w.duckdb"
+    assert run(campaign, db, None, quiet=True, workers=2).exit_code == 0
+    wanted, here, recounted = [], [], []
+    started = parsing_kept.started
+    monkeypatch.setattr(parsing_consensus, "started", lambda ctx, corpora: wanted.append(
+        sorted(corpora)) or started(ctx, corpora))
+    aligned = parsing_kept.units_of
+    monkeypatch.setattr(parsing_kept, "units_of", lambda *a: here.append(1) or aligned(*a))
+    recount = parsing_consensus._recounted
+    monkeypatch.setattr(parsing_consensus, "_recounted",
+                        lambda *a: (lambda w: recounted.append(w is not None) or w)(recount(*a)))
+    for system in ("parseur-a", "parseur-b"):
+        path = campaign / "parsing" / system / "litterature.xml"
+        path.write_text(path.read_text(encoding="utf-8").replace("\n", "\n<!-- revised -->\n", 1),
+                        encoding="utf-8")
+    assert run(campaign, db, None, quiet=True, workers=2).scored == 2
+    assert (wanted, here, recounted) == ([["litterature"]], [], [True])
+    rows = "SELECT corpus, sent, kind, type, ranges, votes, share, consensus, attr " \
+           "FROM mart_parsing_consensus ORDER BY ALL"
+    assert query(db, rows) == query(scored, rows)
+    wanted.clear()
+    shutil.rmtree(tmp_path / "w.store")
+    result = run(campaign, db, None, quiet=True, workers=2)
+    assert result.exit_code == 0 and result.scored > 0
+    assert wanted == [[]]
+
+
+def test_a_worker_killed_before_the_consensus_is_aligned_stops_the_run_as_for_the_units():
+    """A pool whose worker died since the units (submitting raises BrokenProcessPool) is let go
+    and the run stops with the units' own error, not a traceback."""
+    from concurrent.futures.process import BrokenProcessPool
+    from types import SimpleNamespace
+
+    from scorehouse.warehouse.executors import WORKER_LOST, ExecutorError
+    from scorehouse.warehouse.families import parsing_kept
+
+    class Broken:
+        def submit(self, *args):
+            raise BrokenProcessPool("a worker died")
+
+    broken, discarded = Broken(), []
+    pools = SimpleNamespace(get=lambda n: broken, discard=discarded.append)
+    ctx = SimpleNamespace(store=SimpleNamespace(local=True, root="/nowhere"), workers=2,
+                          executor=None, pools=pools, con=None)
+    jobs = [("base", f"hyp{i}", [f"/nowhere/{i}.parquet"]) for i in range(2)]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(parsing_kept, "_jobs", lambda ctx, wanted: {"c": jobs})
+        with pytest.raises(ExecutorError, match=WORKER_LOST[:20]):
+            parsing_kept.started(ctx, {"c": ("base", ["hyp0", "hyp1"])})
+    assert discarded == [broken]

@@ -49,6 +49,31 @@ def unit_states(
     return rows.fetchall()
 
 
+def _reduce_state(ctx: RunContext, task: Task, corpus: str | None, name: str, code: str,
+                  extra: dict | None, of_units: bool) -> tuple[str, str]:
+    """A reduce's key and the fingerprint of what it is computed from (:func:`reduce`)."""
+    recorded = {
+        "units": unit_states(ctx.con, ctx.campaign.id, task.id, corpus),
+        "name": name,
+        "seed": ctx.campaign.seed,
+        "resamples": ctx.campaign.bootstrap,
+        "code": code,
+        "options": task.options,
+        "extra": extra or {},
+    }
+    if not of_units:  # nor drawn from the seed
+        recorded = {k: v for k, v in recorded.items() if k not in ("units", "seed", "resamples")}
+    return f"{task.id}/{'' if corpus is None else corpus}/{name}", fingerprint(recorded)
+
+
+def pending(ctx: RunContext, task: Task, corpus: str | None, name: str, code: str,
+            force: bool = False, extra: dict | None = None, of_units: bool = True) -> bool:
+    """Whether :func:`reduce` with these arguments would run now (what it is computed from
+    changed since it last completed, or ``force``): for work started ahead of it."""
+    key, state = _reduce_state(ctx, task, corpus, name, code, extra, of_units)
+    return force or artifact_states(ctx.con, ctx.campaign.id, "reduce").get(key) != state
+
+
 def reduce(
     ctx: RunContext,
     task: Task,
@@ -67,19 +92,7 @@ def reduce(
     the inputs ``extra`` names alone (a reference's ranges), which neither a changed unit nor
     the seed touches. Returns whether it ran, and logs (a debug event ``reduce``: in
     ``--log-json``) how long it took."""
-    recorded = {
-        "units": unit_states(ctx.con, ctx.campaign.id, task.id, corpus),
-        "name": name,
-        "seed": ctx.campaign.seed,
-        "resamples": ctx.campaign.bootstrap,
-        "code": code,
-        "options": task.options,
-        "extra": extra or {},
-    }
-    if not of_units:  # nor drawn from the seed
-        recorded = {k: v for k, v in recorded.items() if k not in ("units", "seed", "resamples")}
-    state = fingerprint(recorded)
-    key = f"{task.id}/{'' if corpus is None else corpus}/{name}"
+    key, state = _reduce_state(ctx, task, corpus, name, code, extra, of_units)
     if not force and artifact_states(ctx.con, ctx.campaign.id, "reduce").get(key) == state:
         return False
     from scorehouse.warehouse.runs import step

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import sys
 import threading
 import time
 from collections import deque
@@ -212,9 +213,10 @@ class ProcessPools:
         if fits:
             return self._pools[min(fits)]
         share = max(1, (os.cpu_count() or 1) // n)
-        from scorehouse.warehouse.coordinator import workers_allocator
-
-        workers_allocator(self.lean)  # read by the processes the pool spawns
+        # the allocator setting the pool's processes read, when this process applied the
+        # command's (importing the module here would apply them to a caller, e.g. the API's)
+        if (coordinator := sys.modules.get("scorehouse.warehouse.coordinator")) is not None:
+            coordinator.workers_allocator(self.lean)
         self._pools[n] = ProcessPoolExecutor(n, mp_context=get_context("spawn"),
                                              initializer=_worker_starts,
                                              initargs=(share, os.getpid()))

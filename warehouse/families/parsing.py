@@ -34,7 +34,7 @@ from scorehouse.etl.ud import read_ud
 from scorehouse.scorers import easy as easy_scorer
 from scorehouse.scorers import ud as ud_scorer
 from scorehouse.warehouse import resident
-from scorehouse.warehouse.artifacts import reduce
+from scorehouse.warehouse.artifacts import pending, reduce
 from scorehouse.warehouse.campaign import CampaignError, Task
 from scorehouse.warehouse.catalog import (
     RunContext,
@@ -272,21 +272,28 @@ def score(ctx: RunContext, task: Task, force: bool = False) -> None:
     run_units(ctx, task.id, todo, prepare, compute_unit, target,
               (lambda u, rows: ud.notes(task.id, u, rows)) if dependency else None)
     voting = not options["dependency"] and task.options.get("consensus", True)
-    # the consensus's submissions aligned on the workers while each corpus is counted here
-    # (none to align when no unit changed: a run with nothing to do reads no store file)
-    ahead = kept_ahead(ctx, task, task.corpora) if voting and todo else {}
-    for corpus in task.corpora:  # what a corpus's description and consensus read besides units
-        reference_sha = {role: inputs.get((corpus.id, "", role)) for role in ("reference", "full")}
-        reduce(ctx, task, corpus.id, "corpus",
-               lambda c=corpus: _describe_corpus(ctx, task, c, options["dependency"]),
-               code_version(), force, reference_sha)
-        if voting:
-            reduce(ctx, task, corpus.id, "consensus",
-                   lambda c=corpus: votes_of(ctx, task, c, options["majority"], force,
-                                             ahead.get(c.id)),
-                   code_version(), force,
-                   {**reference_sha, "published": published_ids(ctx.con, ctx.campaign.id,
-                                                                task.id)})
+    # what a corpus's description and consensus read besides units
+    read = {c.id: {role: inputs.get((c.id, "", role)) for role in ("reference", "full")}
+            for c in task.corpora}
+    published = published_ids(con, campaign, task.id)
+    voters = {c.id: {**read[c.id], "published": published} for c in task.corpora}
+    # the submissions of the consensus reduces that will run, aligned on the workers while
+    # this process counts each corpus in turn
+    ahead = kept_ahead(ctx, task, [c for c in task.corpora if pending(
+        ctx, task, c.id, "consensus", code_version(), force, voters[c.id])]) if voting else {}
+    try:
+        for corpus in task.corpora:
+            reduce(ctx, task, corpus.id, "corpus",
+                   lambda c=corpus: _describe_corpus(ctx, task, c, options["dependency"]),
+                   code_version(), force, read[corpus.id])
+            if voting:
+                reduce(ctx, task, corpus.id, "consensus",
+                       lambda c=corpus: votes_of(ctx, task, c, options["majority"], force,
+                                                 ahead.get(c.id)),
+                       code_version(), force, voters[corpus.id])
+    finally:
+        for started in ahead.values():  # a consensus that did not need them all
+            started.cancel()
     if task.options.get("intervals", True):  # each corpus's, then the whole task's
         for corpus in [*(c.id for c in task.corpora), None]:
             reduce(ctx, task, corpus, "intervals",

@@ -137,17 +137,19 @@ def consensus(ctx: RunContext, task: Task, corpus, majority: float, force: bool 
                     "systems": _voters(con, ctx.campaign.id, task, corpus.id, inputs)}
     stored = None if force else _stored_file(con, key, base_sha)
     written = None
+    if stored is not None and stored[1] == counted_from:  # the same votes: the same rows, file
+        return
+    if ahead is not None:  # whichever way it is counted, from the units the workers kept
+        ahead.wait(ctx)
     if stored is not None:
         old_xml, before = stored
-        if before == counted_from:  # the same votes: the same rows and file
-            return
         if before is not None and counted_from["source"] == "store":
             written = _recounted(con, ctx.store, key, base_sha, old_xml, before, counted_from)
     if written is None:
-        if counted_from["source"] == "store" and base_sha is not None:
-            if ahead is None:  # not started by the step: started here, one corpus
-                ahead = started(ctx, {corpus.id: (base_sha, list(
-                    counted_from["systems"].values()))}).get(corpus.id)
+        if counted_from["source"] == "store" and base_sha is not None and ahead is None:
+            # not started by the step: started here, this corpus's
+            ahead = started(ctx, {corpus.id: (base_sha, list(
+                counted_from["systems"].values()))}).get(corpus.id)
             if ahead is not None:
                 ahead.wait(ctx)
         voted = _votes(con, ctx.campaign.id, task, corpus.id, majority, ctx.store)

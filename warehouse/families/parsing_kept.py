@@ -58,18 +58,29 @@ def started(ctx: RunContext, wanted: dict[str, tuple[str, list[str]]]) -> dict[s
     if workers <= 1 or ctx.executor is not None or ctx.pools is None or store is None \
             or not store.local:
         return {}
-    todo = {}
-    for corpus, (base_sha, shas) in wanted.items():
-        base = _items_input(ctx, base_sha, kept=True)
-        todo[corpus] = [(base, hyp, paths) for sha in dict.fromkeys(shas)
-                        if not readable(paths := kept_paths(store, base_sha, sha))
-                        and (hyp := _items_input(ctx, sha)) is not None] if base else []
+    todo = _jobs(ctx, wanted)
     count = sum(len(jobs) for jobs in todo.values())
     if count < 2:
         return {}
     pool = ctx.pools.get(min(workers, count))
-    return {corpus: Ahead(pool, [pool.submit(_keep_units, *job) for job in jobs])
-            for corpus, jobs in todo.items() if jobs}
+    try:
+        return {corpus: Ahead(pool, [pool.submit(_keep_units, *job) for job in jobs])
+                for corpus, jobs in todo.items() if jobs}
+    except BrokenExecutor:  # a worker killed since the units: the run stops, as for them
+        ctx.pools.discard(pool)
+        raise ExecutorError(WORKER_LOST) from None
+
+
+def _jobs(ctx: RunContext, wanted: dict[str, tuple[str, list[str]]]) -> dict[str, list[tuple]]:
+    """Per corpus, the (base, submission, files) of each submission not kept yet whose items
+    the workers can read in the store."""
+    todo = {}
+    for corpus, (base_sha, shas) in wanted.items():
+        base = _items_input(ctx, base_sha, kept=True)
+        todo[corpus] = [(base, hyp, paths) for sha in dict.fromkeys(shas)
+                        if not readable(paths := kept_paths(ctx.store, base_sha, sha))
+                        and (hyp := _items_input(ctx, sha)) is not None] if base else []
+    return todo
 
 
 @dataclass
@@ -90,6 +101,11 @@ class Ahead:
                 raise ExecutorError(WORKER_LOST) from None
             except Exception:  # noqa: BLE001 - kept ahead or not: hyp_units computes the rest
                 pass
+
+    def cancel(self) -> None:
+        """Let go of those not started yet (a consensus counted without them all)."""
+        for future in self.futures:
+            future.cancel()
 
 
 def _items_input(ctx: RunContext, sha: str, kept: bool = False):
