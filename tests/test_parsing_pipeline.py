@@ -651,3 +651,24 @@ def test_a_worker_killed_before_the_consensus_is_aligned_stops_the_run_as_for_th
         with pytest.raises(ExecutorError, match=WORKER_LOST[:20]):
             parsing_kept.started(ctx, {"c": ("base", ["hyp0", "hyp1"])})
     assert discarded == [broken]
+
+
+def test_a_consensus_over_the_reference_counts_the_units_ranges_as_aligning_would(
+        campaign, tmp_path, monkeypatch):
+    """Without full parts, the consensus counts the scored units' HYP ranges over the reference,
+    one system at a time: the same rows and file as each submission aligned with the reference
+    again (the way a full part is counted)."""
+    from scorehouse.warehouse.families import parsing_consensus
+
+    toml = campaign / "campaign.toml"
+    toml.write_text(re.sub(r'full = "parsing/[a-z_]+\.full\.xml"\n', "",
+                           toml.read_text(encoding="utf-8")), encoding="utf-8")
+    assert "full =" not in toml.read_text(encoding="utf-8")
+    from_ranges = tmp_path / "ranges.duckdb"
+    assert run(campaign, from_ranges, None, quiet=True).exit_code == 0
+    monkeypatch.setattr(parsing_consensus, "_from_ranges", lambda *a: False)
+    aligned = tmp_path / "aligned.duckdb"
+    assert run(campaign, aligned, None, quiet=True).exit_code == 0
+    rows = "SELECT * FROM mart_parsing_consensus ORDER BY ALL"
+    assert query(from_ranges, rows) and query(from_ranges, rows) == query(aligned, rows)
+    assert consensus_files(from_ranges) == consensus_files(aligned)
