@@ -58,7 +58,7 @@ def _votes(con, campaign_id: str, task: Task, corpus: str, majority: float, stor
     base = staged(con, base_sha, False)
     if _from_ranges(inputs, task, corpus):
         # the base is the reference: the scored units' HYP ranges are already in the warehouse,
-        # read one system at a time (all at once, a stress campaign's coordinator: 1.8 GiB)
+        # read one system at a time
         parts = [system_units(frame(
             con, "SELECT kind, sent, item, type, role_no, first, last, attr, empty "
                  "FROM int_parsing_range WHERE campaign = ? AND task = ? AND corpus = ? "
