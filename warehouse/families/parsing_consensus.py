@@ -126,7 +126,7 @@ def consensus(ctx: RunContext, task: Task, corpus, majority: float, force: bool 
     same systems voted before with the same majority, only the sentences where a changed
     submission's units differ are counted again (:func:`_recounted`). ``force``: every row
     and sentence counted and written, whatever is stored. ``ahead``: its submissions' units being
-    kept on the workers (:func:`kept_ahead`)."""
+    kept on the workers (:func:`kept_ahead`); None: whatever is not kept is aligned here."""
     con = ctx.con
     key = {"campaign": ctx.campaign.id, "task": task.id, "corpus": corpus.id}
     inputs = current_inputs(con, ctx.campaign.id, task.id)
@@ -145,12 +145,6 @@ def consensus(ctx: RunContext, task: Task, corpus, majority: float, force: bool 
         if before is not None and counted_from["source"] == "store":
             written = _recounted(con, ctx.store, key, base_sha, old_xml, before, counted_from)
     if written is None:
-        if counted_from["source"] == "store" and base_sha is not None and ahead is None:
-            # not started by the step: started here, this corpus's
-            ahead = started(ctx, {corpus.id: (base_sha, list(
-                counted_from["systems"].values()))}).get(corpus.id)
-            if ahead is not None:
-                ahead.wait(ctx)
         voted = _votes(con, ctx.campaign.id, task, corpus.id, majority, ctx.store)
         if voted is None:
             replace_rows(con, key, ("mart_parsing_consensus", "mart_parsing_consensus_file"),
