@@ -242,3 +242,14 @@ def test_the_possessive_grammar_matches_what_the_greedy_one_matches():
 def test_no_bytes_go_to_expat():
     """An empty file is not the layout's to read (expat names what is missing)."""
     assert easy_layout.read_layout("empty.xml", b"") is None
+
+
+def test_a_byte_order_mark_goes_to_expat(tmp_path, monkeypatch):
+    """A file opening with a UTF-8 byte order mark is not the layout's to read: expat reads it,
+    as the same file without one."""
+    data = written(tmp_path, random.Random(3), 40)
+    marked = b"\xef\xbb\xbf" + data
+    assert easy_layout.read_layout(tmp_path / "b.xml", marked) is None
+    monkeypatch.setattr(easy, "LAYOUT_BYTES", 0)
+    assert read_easy_xml(tmp_path / "b.xml", marked).equals(
+        easy_layout.read_layout(tmp_path / "b.xml", data))
