@@ -13,5 +13,7 @@ def numbered(frame: pl.DataFrame, name: str = "_id") -> tuple[pl.DataFrame, pl.S
     in the order first met), and each row's number, in row order (a null equals a null; a list
     is compared whole)."""
     distinct = frame.unique(maintain_order=True).with_row_index(name)
-    return distinct, frame.join(distinct, on=frame.columns, how="left", nulls_equal=True,
-                                maintain_order="left")[name]
+    # lazily: the join gives the numbers alone, not a copy of every row's keys beside them
+    return distinct, frame.lazy().join(distinct.lazy(), on=frame.columns, how="left",
+                                       nulls_equal=True, maintain_order="left").select(
+        name).collect()[name]

@@ -304,8 +304,9 @@ def keyed(ids: dict, table: pa.Table, columns: list[str], **constants) -> pa.Tab
 
 
 def constant(value, n: int) -> pa.Array:
-    """``value`` ``n`` times, as a one-entry dictionary: no string per row."""
-    return pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, dtype=np.int32)), pa.array([value]))
+    """``value`` ``n`` times, as a one-entry dictionary: no string per row, one byte (the
+    five keys of a 1M-token POS unit's 2.1 M cases: 10 MiB, not 42)."""
+    return pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, dtype=np.int8)), pa.array([value]))
 
 
 def frame(con: duckdb.DuckDBPyConnection, query: str, params=None) -> pl.DataFrame:

@@ -1,7 +1,9 @@
 -- fct_pos_sentence: the seven GRACE counts per sentence (nbCas, NONEVAL, OK, ERR,
 -- SIL_ok, SIL_err, SILOK_moy, plus SIL_sil and NONEVAL by reason), additive over any slice, and
 -- the signature of the variant (warehouse/families/pos.py `signature`, written when the unit is
--- scored: it names the code version that produced the row).
+-- scored: it names the code version that produced the row). Counted by the unit from its cases
+-- (scorers/pos_judgement.py, the judgement of the view int_pos_judgement: the tests hold the
+-- two equal); SILOK_moy is the double nearest the exact sum of the sentence's c/k.
 -- Grain: campaign x task x corpus x system x evaluation x granularity x sentence.
 CREATE TABLE IF NOT EXISTS fct_pos_sentence (
     campaign     VARCHAR NOT NULL,
@@ -27,27 +29,3 @@ CREATE TABLE IF NOT EXISTS fct_pos_sentence (
     SILOK_moy    DOUBLE NOT NULL,
     signature    VARCHAR NOT NULL
 );
--- @build
-INSERT INTO fct_pos_sentence
-SELECT $campaign, $task, $corpus, $system, j.evaluation, j.granularity, u.doc, u.genre, u.sent,
-       count(*),
-       count(*) FILTER (WHERE j.noneval IS NOT NULL),
-       count(*) FILTER (WHERE j.noneval = 'residual'),
-       count(*) FILTER (WHERE j.noneval = 'segmentation'),
-       count(*) FILTER (WHERE j.noneval = 'unknown_tag'),
-       count(*) FILTER (WHERE j.noneval = 'no_inverse_image'),
-       count(*) FILTER (WHERE j.judgement = 'OK'),
-       count(*) FILTER (WHERE j.judgement = 'ERR'),
-       count(*) FILTER (WHERE j.judgement = 'SIL_ok'),
-       count(*) FILTER (WHERE j.judgement = 'SIL_err'),
-       count(*) FILTER (WHERE j.judgement = 'SIL_sil'),
-       -- fixed-point sum of the c/k: exact, so the same bits whatever order the threads add them in
-       coalesce(sum(CASE WHEN j.judgement LIKE 'SIL%' THEN (j.c / j.k)::DECIMAL(38, 18) END),
-                0)::DOUBLE,
-       $signatures[j.evaluation || '/' || j.granularity]  -- a MAP keyed 'evaluation/granularity'
-FROM int_pos_judgement j
-JOIN int_pos_ref_unit u ON u.sha256 = $reference_sha AND u.unit = j.ref_unit
-WHERE j.campaign = $campaign AND j.task = $task AND j.corpus = $corpus AND j.system = $system
--- the unit's own keys are constants: grouped by the five others (the strings of nine keys
--- cost the grouping twice the time)
-GROUP BY j.evaluation, j.granularity, u.doc, u.genre, u.sent;

@@ -22,28 +22,32 @@ from scorehouse.etl.conllu import read_conllu
 from scorehouse.etl.grace import read_grace_reference, read_grace_submission
 from scorehouse.etl.tagtable import read_tag_table
 from scorehouse.etl.text import SIGNATURE as TEXT
-from scorehouse.reports.i18n import N_
 from scorehouse.scorers import lcs
 from scorehouse.scorers import pos as scorer
+from scorehouse.scorers import pos_judgement as judgement
 from scorehouse.warehouse import resident
 from scorehouse.warehouse.artifacts import reduce
 from scorehouse.warehouse.campaign import CampaignError, Task, resolve_file
 from scorehouse.warehouse.catalog import (
     RunContext,
     current_inputs,
-    declare_baselines,
     drop_undeclared,
     fingerprint,
     scoring_state,
 )
 from scorehouse.warehouse.catalog import code_version as catalog_code_version
 from scorehouse.warehouse.db import build, frame, insert_arrow, keyed, written
+from scorehouse.warehouse.families.pos_baselines import (
+    BASELINES,
+    declare,  # noqa: F401  (the family's hook)
+    load_baselines,
+)
 from scorehouse.warehouse.families.pos_consensus import consensus, line_prefixes
 from scorehouse.warehouse.families.pos_intervals import intervals
 from scorehouse.warehouse.families.pos_kappa import kappa_pairs, unit_vector
 from scorehouse.warehouse.published import published_ids
 from scorehouse.warehouse.runner import Query, Target, Unit, run_units, stale, unit_input
-from scorehouse.warehouse.staging import Slot, StagedRows, StageJob, stage_files, stage_table
+from scorehouse.warehouse.staging import Slot, StagedRows, StageJob, stage_files
 
 SQL_FOLDER = "pos"
 LEAN_WORKERS = True  # a unit holds a million-token corpus (coordinator.py workers_allocator)
@@ -55,14 +59,12 @@ CAMPAIGN_KEYS = {  # the keys campaign.toml may give a pos task (campaign.check_
 }
 EVALUATIONS = ("absolute", "relative")
 GRANULARITIES = ("full", "category")
-BASELINES = {"baseline-lexical": N_("Baseline: Lexical"),  # labels translated where shown
-             "baseline-heur-rnd": N_("Baseline: Heur+Rnd")}
 # a unit's tables: its own sums by slice, kappa, unknown tags and residual forms too, so that a
 # page reads small tables and a changed submission costs its own rows
 _UNIT_TABLES = ("int_pos_sys_unit", "int_pos_case", "int_pos_residual_form",
                 "fct_pos_sentence", "fct_pos_slice", "fct_pos_kappa", "fct_pos_unknown_tag",
                 "int_pos_kappa_vector")
-_UNIT_BUILDS = ("int_pos_residual_form", "fct_pos_sentence", "fct_pos_kappa",
+_UNIT_BUILDS = ("int_pos_residual_form", "fct_pos_kappa",
                 "fct_pos_unknown_tag")  # with the unit's keys; then fct_pos_slice, without
 _TOKEN_COLUMNS = ["tok", "line_no", "doc", "genre", "sent", "form", "tags", "loc", "loc_tags"]
 
@@ -157,64 +159,7 @@ def load(ctx: RunContext, task: Task) -> None:
                                      salt=_salt(sys_fmt, path, False)))
         stage_files(ctx, jobs)
         if task.options.get("baselines", True) and "training" in corpus.files:
-            _load_baselines(ctx, task, corpus.id)
-
-
-def declare(ctx: RunContext, task: Task) -> None:
-    """Declare the built-in baselines in the catalog (every run, whatever its steps)."""
-    if not (task.options.get("baselines", True)
-            and any("training" in c.files for c in task.corpora)):
-        return
-    declare_baselines(ctx, task, BASELINES, "the training corpus")
-
-
-def _load_baselines(ctx: RunContext, task: Task, corpus: str) -> None:
-    """Lexical (every tag the training lexicon gives the form) and Heur+Rnd (one of them drawn with
-    the campaign seed), on the reference's tokenisation; unknown forms get the most frequent tag."""
-    inputs = current_inputs(ctx.con, ctx.campaign.id, task.id)
-    ref_sha, train_sha = inputs.get((corpus, "", "reference")), inputs.get((corpus, "", "training"))
-    if ref_sha is None or train_sha is None:
-        return
-    shas = {sid: fingerprint({"baseline": sid, "reference": ref_sha, "training": train_sha,
-                              # the seed draws Heur+Rnd's tags; Lexical does not depend on it
-                              "seed": ctx.campaign.seed if sid == "baseline-heur-rnd" else None})
-            for sid in BASELINES}
-    latest = dict(ctx.con.execute(
-        "SELECT system, sha256 FROM cat_input_latest WHERE campaign = ? AND task = ? "
-        "AND corpus = ? AND role = 'submissions'", [ctx.campaign.id, task.id, corpus]).fetchall())
-    lost = resident.lost_staged(ctx.con)
-    if all(latest.get(sid) == sha and sha not in lost for sid, sha in shas.items()):
-        return  # the baselines of this reference and training corpus are staged already
-    ref = frame(ctx.con, "SELECT tok, line_no, doc, genre, sent, form FROM stg_pos_token "
-                         "WHERE sha256 = ? ORDER BY tok", [ref_sha])
-    train = frame(ctx.con, "SELECT form, tags FROM stg_pos_token WHERE sha256 = ?", [train_sha])
-    for sid, table in lexical_baselines(ref, train, ctx.campaign.seed).items():
-        stage_table(ctx, Slot(task.id, corpus, sid, "submissions"), f"(built-in {BASELINES[sid]})",
-                    shas[sid], table.to_arrow(), _stage_tokens)
-
-
-def lexical_baselines(ref: pl.DataFrame, train: pl.DataFrame, seed: int) -> dict[str, pl.DataFrame]:
-    """The GRACE "minimalist approaches" as submissions: ``baseline-lexical`` (ambiguous lexicon
-    lookup: the form, else its lower-cased form, else the most frequent tag) and
-    ``baseline-heur-rnd`` (one of those tags drawn at random, seeded)."""
-    long = train.explode("tags")
-    most_frequent = long.group_by("tags").len().sort(
-        ["len", "tags"], descending=[True, False])["tags"][0]
-    exact = long.group_by("form").agg(pl.col("tags").unique().sort().alias("lex"))
-    lower = (long.with_columns(pl.col("form").str.to_lowercase()).group_by("form")
-             .agg(pl.col("tags").unique().sort().alias("lex_lower")))
-    looked = (ref.join(exact, on="form", how="left")
-              .join(lower, left_on=pl.col("form").str.to_lowercase(), right_on="form", how="left",
-                    suffix="_l")
-              .with_columns(pl.coalesce("lex", "lex_lower", pl.lit([most_frequent])).alias("tags"))
-              .select("tok", "line_no", "doc", "genre", "sent", "form", "tags").sort("tok"))
-    rng = np.random.default_rng([seed, 20260])
-    lengths = looked["tags"].list.len().to_numpy()
-    pick = (rng.random(len(lengths)) * lengths).astype(np.int64)
-    random = (looked
-              .with_columns(pl.col("tags").list.get(pl.Series(pick)).cast(pl.String).alias("one"))
-              .with_columns(pl.concat_list("one").alias("tags")).drop("one"))
-    return {"baseline-lexical": looked, "baseline-heur-rnd": random}
+            load_baselines(ctx, task, corpus.id, _stage_tokens)
 
 
 # ---------------------------------------------------------------- score
@@ -348,30 +293,31 @@ def compute_unit(ids: dict, ref_sha: str, reference: pl.DataFrame, split: bool,
     """One unit (``ids``: campaign, task, corpus, system), a pure function: the submission's
     minimal units re-aligned with the reference's units (LCS), its tokens judged against the
     segmentations the reference offers (:func:`derive_reference`, stored when the reference
-    or the code changed, read with its units: ``reference``), the cases of each evaluation,
-    and the sentence counts ``fct_pos_sentence`` builds from them in SQL (with their sums by
-    slice, its kappa against the reference, its unknown tags and its residual forms), and its
+    or the code changed, read with its units: ``reference``), the cases of each evaluation
+    and their counts by sentence (:mod:`scorers.pos_judgement`), then in SQL their sums by
+    slice, its kappa against the reference, its unknown tags and its residual forms, and its
     strict tags as the kappa between systems reads them, kept under its ``state``: the rows
     of every table it fills."""
-    ref_units, rows = _judged(ids, ref_sha, reference, split, sys_tokens, table, evaluations)
+    ref_units, rows = _judged(ids, ref_sha, reference, split, sys_tokens, table, evaluations,
+                              dict(zip(signatures["key"], signatures["value"], strict=True)))
     rows["int_pos_kappa_vector"] = unit_vector(ids, state, rows["int_pos_case"])
 
     def write(con) -> None:  # the cases and the reference's units are registered: no copy
         sha = {"reference_sha": ref_sha if ref_units.num_rows else ""}
-        extra = {"int_pos_residual_form": sha, "fct_pos_sentence": {**sha,
-                                                                    "signatures": signatures}}
         for table in _UNIT_BUILDS:
-            build(con, SQL_FOLDER, table, **ids, **extra.get(table, {}))
+            build(con, SQL_FOLDER, table, **ids, **(sha if table == "int_pos_residual_form"
+                                                    else {}))
         build(con, SQL_FOLDER, "fct_pos_slice")  # by slice: this database holds its rows only
     return written(SQL_FOLDER, _UNIT_TABLES, write, {"int_pos_ref_unit": ref_units}, rows)
 
 
 def _judged(ids: dict, ref_sha: str, reference: pl.DataFrame, split: bool,
-            sys_tokens: pl.DataFrame, table: pl.DataFrame | None,
-            evaluations: tuple) -> tuple[pa.Table, dict[str, pa.Table]]:
+            sys_tokens: pl.DataFrame, table: pl.DataFrame | None, evaluations: tuple,
+            signatures: dict[str, str]) -> tuple[pa.Table, dict[str, pa.Table]]:
     """:func:`compute_unit`'s rows made without SQL, and the reference's units its builds
     read; the frames made on the way (the judged tokens, the offered spans) are freed on
     return, before the builds run (the 1M-token unit's peak: 1.19 -> 1.1 GiB)."""
+    sentence, heads = judgement.sentence_numbers(reference)
     offered, ref_units = reference_parts(ref_sha, reference)
     sys_units = scorer.units(sys_tokens, split=split)
     ref_codes, sys_codes = lcs.encode(pl.Series(ref_units["unit_form"]), sys_units["unit_form"])
@@ -384,29 +330,46 @@ def _judged(ids: dict, ref_sha: str, reference: pl.DataFrame, split: bool,
     ref_of_sys[partner[partner >= 0]] = np.flatnonzero(partner >= 0)
     units = sys_units.with_columns(pl.Series("ref_unit", ref_of_sys).replace(-1, None)).to_arrow(
         compat_level=_VIEWS)
-    cases = pa.concat_tables([
-        keyed(ids, _coded(scorer.absolute_cases(tokens, sys_units, partner)
-                          if evaluation == "absolute" else scorer.relative_cases(tokens)),
-              _CASE_COLUMNS,
-              evaluation=evaluation)
-        for evaluation in evaluations])
+    cases, counted = [], []
+    for evaluation in evaluations:
+        judged = (scorer.absolute_cases(tokens, sys_units, partner) if evaluation == "absolute"
+                  else scorer.relative_cases(tokens))
+        counted.append((evaluation, judgement.coded(judged, reference["unit"].to_numpy(),
+                                                    sentence)))
+        cases.append(keyed(ids, _coded(judged), _CASE_COLUMNS, evaluation=evaluation))
+        del judged
+    del tokens, sys_units, partner  # counted without them: a lower peak
+    sentences = [
+        keyed(ids, counts.to_arrow(compat_level=_VIEWS), _SENTENCE_COLUMNS,
+              evaluation=evaluation, granularity=granularity,
+              signature=signatures[f"{evaluation}/{granularity}"])
+        for evaluation, coded in counted
+        for granularity, counts in judgement.sentence_frame(coded, heads).items()]
     return ref_units, {
         "int_pos_sys_unit": keyed(ids, units, ["unit", "tok", "unit_form", "ref_unit"]),
-        "int_pos_case": cases}
+        "int_pos_case": pa.concat_tables(cases),
+        "fct_pos_sentence": pa.concat_tables(sentences).select(_SENTENCE_ORDER)}
 
 
 # a unit's frames become Arrow with their strings as Polars holds them (string views): no copy
 # of every string (a coarse 1M-token unit's cases: 345 MiB copied, its worker's peak 1,232 ->
 # 1,113 MiB, by hand)
 _VIEWS = pl.CompatLevel.newest()
+_SENTENCE_COLUMNS = ["doc", "genre", "sent", *judgement.COUNTS, "SILOK_moy"]
+_SENTENCE_ORDER = ["campaign", "task", "corpus", "system", "evaluation", "granularity",
+                   *_SENTENCE_COLUMNS, "signature"]  # fct_pos_sentence's
 _CASE_COLUMNS = ["case", "ref_unit", "sys_tok", "sys_tags", "projected", "acceptable", "span",
                  "noneval", "unknown_tags"]
 
 
 def _coded(cases: pl.DataFrame) -> pa.Table:
-    """A unit's cases as Arrow: the lists of tags as dictionaries (Arrow's Parquet writer
-    takes no dictionary of string views), the other strings as views (no copy)."""
-    tags = [c for c, t in cases.schema.items() if t == scorer.TAGS]
+    """A unit's cases as Arrow: the lists of tags and the few words of ``span`` and
+    ``noneval`` as dictionaries (Arrow's Parquet writer takes no dictionary of string views;
+    words as views: 16 bytes a case, 68 MiB of a 1M-token unit's cases), the other strings
+    as views (no copy)."""
+    cases = cases.with_columns(pl.col(c).cast(pl.Categorical) for c in ("span", "noneval")
+                               if c in cases.columns)
+    tags = [c for c, t in cases.schema.items() if t in (scorer.TAGS, pl.Categorical)]
     coded = cases.select(tags).to_arrow(compat_level=pl.CompatLevel.oldest())
     rest = cases.drop(tags).to_arrow(compat_level=_VIEWS)
     return pa.table({c: coded[c] if c in tags else rest[c] for c in cases.columns})
