@@ -16,10 +16,10 @@ import polars as pl
 import pytest
 
 from scorehouse.scorers import pos_judgement as judgement
-from scorehouse.scorers.pos import NONEVAL_REASONS
+from scorehouse.scorers.pos import NONEVAL_REASONS, TAGS
 from scorehouse.warehouse.db import sql_files
 
-_TAGS = ["Ncms", "Ncfs", "Np", "Vmip", "Afp", "Sp", "", "éT", "ÉX", "N"]
+_TAGS = ["Ncms", "Ncfs", "Np", "Vmip", "Afp", "Sp", "", "éT", "ÉX", "N", "e\u0301X"]
 
 
 def _tags(rng, most: int) -> list | None:
@@ -75,7 +75,9 @@ GROUP BY j.granularity, u.doc, u.genre, u.sent
 
 
 def by_sql(cases: pl.DataFrame, reference: pl.DataFrame) -> pl.DataFrame:
-    """The counts as the view ``int_pos_judgement`` judges the cases, SILOK_moy summed exactly."""
+    """The counts as the view ``int_pos_judgement`` judges the cases, SILOK_moy summed exactly
+    over the silences with a c/k: not those of an empty projected set (k = 0, SIL_ok), whose
+    c/k is NaN in the view and nothing in the unit's sum (:func:`judgement.judge`)."""
     con = duckdb.connect()
     int_pos_case = cases.with_row_index("case").with_columns(  # noqa: F841  (read by DuckDB)
         pl.lit("c").alias("campaign"), pl.lit("t").alias("task"), pl.lit("k").alias("corpus"),
@@ -110,6 +112,22 @@ def same(a: pl.DataFrame, b: pl.DataFrame) -> None:
 def test_sentence_counts_equal_the_sql_judgement(seed):
     cases, reference = generated(seed)
     same(by_sql(cases, reference), by_unit(cases, reference))
+
+
+def test_tags_as_the_units_hold_them_count_the_same():
+    """The cases' tags as codes into the tagset (``scorers.pos.TAGS``), as a unit holds them."""
+    cases, reference = generated(5)
+    coded = cases.with_columns(pl.col("projected", "acceptable").cast(TAGS))
+    same(by_sql(cases, reference), by_unit(coded, reference))
+
+
+def test_no_case_no_row_and_an_unsorted_reference_refused():
+    cases, reference = generated(1)
+    sentence, heads = judgement.sentence_numbers(reference)
+    assert all(f.height == 0 for f in judgement.sentence_frame(
+        judgement.coded(cases.head(0), reference["unit"].to_numpy(), sentence), heads).values())
+    with pytest.raises(ValueError, match="sorted"):
+        judgement.coded(cases, reference["unit"].to_numpy()[::-1], sentence)
 
 
 def test_many_denominators_summed_exactly_per_sentence():
@@ -147,3 +165,4 @@ def test_judge_follows_grace_section_3():
     assert judgement.judge(["Ncms", "Vmip", "Afp"], ["Afp"], False) == (
         sil_sil, Fraction(1, 3))
     assert judgement.judge(["Ncms", "Ncfs"], ["Np"], True) == (ok, None)  # one category: N
+    assert judgement.judge([], ["Np"], False) == (sil_ok, None)  # k = 0: c = k, no c/k

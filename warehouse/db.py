@@ -242,7 +242,9 @@ _PRIVATE: dict[str, duckdb.DuckDBPyConnection] = {}  # sql folder -> its private
 def private(folder: str) -> duckdb.DuckDBPyConnection:
     """This process's private in-memory DuckDB holding the tables and views of ``sql/<folder>``
     (and the catalog's): where a unit's rows are written and its ``-- @build`` counts run,
-    wherever the unit is computed, so that the SQL stays the single definition of a count."""
+    wherever the unit is computed, so that the SQL stays the single definition of a count
+    (but POS's sentence counts, made in numpy by the rule of a view the tests hold them to:
+    scorers/pos_judgement.py)."""
     if folder in _PRIVATE:
         return _PRIVATE[folder]
     con = _PRIVATE[folder] = duckdb.connect(":memory:")
@@ -304,9 +306,10 @@ def keyed(ids: dict, table: pa.Table, columns: list[str], **constants) -> pa.Tab
 
 
 def constant(value, n: int) -> pa.Array:
-    """``value`` ``n`` times, as a one-entry dictionary: no string per row, one byte (the
-    five keys of a 1M-token POS unit's 2.1 M cases: 10 MiB, not 42)."""
-    return pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, dtype=np.int8)), pa.array([value]))
+    """``value`` ``n`` times, as a one-entry dictionary: no string per row. Its indices stay
+    32-bit: a table of many such chunks written to Parquet keeps one dictionary per column,
+    which narrower indices could not number when read back (one byte: 127 chunks)."""
+    return pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, dtype=np.int32)), pa.array([value]))
 
 
 def frame(con: duckdb.DuckDBPyConnection, query: str, params=None) -> pl.DataFrame:

@@ -10,7 +10,9 @@ fills, its history table) and two functions:
   corpus, system) and its arguments returning the unit's rows, ``{table: Arrow table}``, for the
   target's tables. It never touches the warehouse: it writes its rows and runs the ``-- @build``
   statements of its counts in the worker's private in-memory DuckDB (:func:`warehouse.db.written`),
-  so that the SQL stays the single definition of a count wherever the unit runs.
+  so that the SQL stays the single definition of a count wherever the unit runs (POS's
+  sentence counts are made in numpy by the rule of the view ``int_pos_judgement``, which the
+  tests hold them to: :mod:`scorers.pos_judgement`).
 
 :func:`run_units` runs ``compute`` on an executor and commits the results as they arrive, in a
 bounded window, so the coordinator never holds every unit's output at once. Small units are

@@ -4,7 +4,8 @@
 -- holds that unit's sentences only: warehouse/families/pos.py `compute_unit`), so that a page,
 -- the leaderboard and the history read a few rows per unit, not every sentence, and a changed
 -- submission costs its own sums; mart_pos_scores adds the scores. SILOK_moy is summed in fixed
--- point, as fct_pos_sentence's: the same bits whatever order the threads add them in. In a
+-- point (the sentences' each the double nearest its exact sum): the same bits whatever order
+-- the threads add them in. In a
 -- warehouse scored before this table existed, built once over every unit's sentences as it is
 -- created:
 -- @backfill

@@ -3,7 +3,10 @@
 -- k = 1: OK if c = 1 else ERR; k > 1: SIL_ok if c = k, SIL_err if c = 0, else SIL_sil.
 -- Grain: ... x evaluation x granularity x case.
 -- One-tag lists (most cases) take a direct path: the list functions cost more than the rest
--- of a unit's counts together (bench/pos_bench.py).
+-- of the view. A unit counts its cases by this rule without SQL (scorers/pos_judgement.py,
+-- held equal to this view by tests/test_pos_judgement.py); an empty projected set (k = 0, not
+-- met in practice: a case without a known tag is NONEVAL) is SIL_ok there and adds nothing to
+-- SILOK_moy, where here c/k is NaN.
 CREATE OR REPLACE VIEW int_pos_judgement AS
 WITH g AS (
     SELECT *, 'full' AS granularity, projected AS p, acceptable AS a FROM int_pos_case
