@@ -58,7 +58,7 @@ CAMPAIGN_KEYS = {  # the keys campaign.toml may give a pos task (campaign.check_
     "system_paths": ("table",),  # checked with the other files when the campaign is read
 }
 EVALUATIONS = ("absolute", "relative")
-GRANULARITIES = ("full", "category")
+GRANULARITIES = judgement.GRANULARITIES  # full tags, their first letter
 # a unit's tables: its own sums by slice, kappa, unknown tags and residual forms too, so that a
 # page reads small tables and a changed submission costs its own rows
 _UNIT_TABLES = ("int_pos_sys_unit", "int_pos_case", "int_pos_residual_form",
@@ -330,15 +330,14 @@ def _judged(ids: dict, ref_sha: str, reference: pl.DataFrame, split: bool,
     ref_of_sys[partner[partner >= 0]] = np.flatnonzero(partner >= 0)
     units = sys_units.with_columns(pl.Series("ref_unit", ref_of_sys).replace(-1, None)).to_arrow(
         compat_level=_VIEWS)
-    cases, counted = [], []
+    cases, counted, ref_unit = [], [], reference["unit"].to_numpy()
     for evaluation in evaluations:
         judged = (scorer.absolute_cases(tokens, sys_units, partner) if evaluation == "absolute"
                   else scorer.relative_cases(tokens))
-        counted.append((evaluation, judgement.coded(judged, reference["unit"].to_numpy(),
-                                                    sentence)))
+        counted.append((evaluation, judgement.coded(judged, ref_unit, sentence)))
         cases.append(keyed(ids, _coded(judged), _CASE_COLUMNS, evaluation=evaluation))
         del judged
-    del tokens, sys_units, partner  # counted without them: a lower peak
+    del tokens, sys_units, partner  # not needed by the counts: let go before them
     sentences = [
         keyed(ids, counts.to_arrow(compat_level=_VIEWS), _SENTENCE_COLUMNS,
               evaluation=evaluation, granularity=granularity,
