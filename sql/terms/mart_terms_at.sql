@@ -7,30 +7,43 @@
 -- sigma counts as within it. Empty denominators give 0.
 -- Use it ad hoc: SELECT * FROM mart_terms_at([0.3], [0]) WHERE system = 'x' AND slice = 'all'.
 -- Grain of its rows: campaign x task x corpus x system x reference x slice x top x sigma.
+-- How: a part of P(S) is either an aligned reference term r (the output terms with
+-- d(e) <= sigma whose nearest is r; Pert = 1 - min d(e), the smallest distance of all the output
+-- terms whose nearest is r, aligned once it is within sigma) or an unaligned output term alone
+-- (Pert 0): each r's smallest distance is found once per cut-off, then compared with each sigma
+-- (grouping the output terms by part at each sigma instead: 4-5x the time for the same bits).
 CREATE OR REPLACE MACRO mart_terms_at(sigmas, tops) AS TABLE
-WITH grid AS (
-    SELECT f.*, t.top::INTEGER AS top, s.sigma::DOUBLE AS sigma
-    FROM fct_terms_slice f, (SELECT unnest(tops) AS top) t, (SELECT unnest(sigmas) AS sigma) s
-), terms AS (
-    SELECT g.campaign, g.task, g.corpus, g.system, g.reference, g.slice, g.top, g.sigma, a.term,
-           a.nearest, a.dt, a.exact, coalesce(a.dt <= g.sigma + 1e-9, false) AS aligned
-    FROM grid g
+WITH terms AS (  -- the output terms within each cut-off
+    SELECT f.campaign, f.task, f.corpus, f.system, f.reference, f.slice, t.top::INTEGER AS top,
+           a.nearest, a.dt, a.exact
+    FROM fct_terms_slice f
     JOIN int_terms_alignment a USING (campaign, task, corpus, system, reference, slice)
-    WHERE g.top = 0 OR a.rank <= g.top
-), parts AS (  -- one row per part p of P(S)
-    SELECT campaign, task, corpus, system, reference, slice, top, sigma,
-           max(CASE WHEN aligned THEN 1 - dt ELSE 0 END) AS pert, count(*) AS n,
-           bool_or(aligned) AS aligned, count(*) FILTER (WHERE exact) AS matches
-    FROM terms
-    GROUP BY campaign, task, corpus, system, reference, slice, top, sigma,
-             CASE WHEN aligned THEN 'r' || nearest ELSE 'e' || term END
+    CROSS JOIN (SELECT unnest(tops) AS top) t
+    WHERE t.top = 0 OR a.rank <= t.top
+), nearest AS (  -- each reference term's nearest output term: the part it heads at any sigma
+    SELECT campaign, task, corpus, system, reference, slice, top, min(dt) AS dt
+    FROM terms WHERE dt IS NOT NULL
+    GROUP BY campaign, task, corpus, system, reference, slice, top, nearest
+), sigma AS (SELECT unnest(sigmas)::DOUBLE AS sigma),
+by_term AS (
+    SELECT campaign, task, corpus, system, reference, slice, top, s.sigma,
+           count(*) AS output_terms, count(*) FILTER (WHERE dt <= s.sigma + 1e-9) AS aligned_terms,
+           count(*) FILTER (WHERE exact) AS matches
+    FROM terms, sigma s
+    GROUP BY campaign, task, corpus, system, reference, slice, top, s.sigma
+), by_part AS (
+    SELECT campaign, task, corpus, system, reference, slice, top, s.sigma, count(*) AS heads,
+           sum((1 - dt)::DECIMAL(38, 18))::DOUBLE AS pert
+    FROM nearest, sigma s WHERE dt <= s.sigma + 1e-9
+    GROUP BY campaign, task, corpus, system, reference, slice, top, s.sigma
 ), totals AS (
-    SELECT campaign, task, corpus, system, reference, slice, top, sigma, count(*) AS parts,
-           sum(pert::DECIMAL(38, 18))::DOUBLE AS pert,  -- exact: the same bits in any order
-           sum(n) AS output_terms, coalesce(sum(n) FILTER (WHERE aligned), 0) AS aligned_terms,
-           sum(matches) AS matches
-    FROM parts
-    GROUP BY campaign, task, corpus, system, reference, slice, top, sigma
+    SELECT t.*, t.output_terms - t.aligned_terms + coalesce(p.heads, 0) AS parts,
+           coalesce(p.pert, 0) AS pert
+    FROM by_term t LEFT JOIN by_part p
+        USING (campaign, task, corpus, system, reference, slice, top, sigma)
+), grid AS (
+    SELECT f.*, t.top::INTEGER AS top, s.sigma
+    FROM fct_terms_slice f, (SELECT unnest(tops) AS top) t, sigma s
 ), scores AS (
     SELECT g.campaign, g.task, g.corpus, g.system, g.reference, g.slice, g.top, g.sigma,
            coalesce(t.output_terms, 0)::INTEGER AS output_terms, g.reference_terms,

@@ -1,0 +1,100 @@
+"""The table macro ``mart_terms_at`` (sql/terms/mart_terms_at.sql), which finds each reference
+term's smallest distance once and compares it with every sigma, gives the same bits as the
+Termometer paper's partition P(S) built at each sigma (Termometer paper §6.1: output terms with
+d(e) <= sigma grouped by their nearest reference term r(e), every other term a part alone;
+Pert(p) = max over p of 1 - d(e)), written here as the definition reads, on generated alignments:
+distances on and beside the sigmas (within the 1e-9 tolerance and just outside it), no
+distance at all (an empty reference slice), several output terms sharing a nearest term,
+cut-offs, slices with no output term."""
+
+from __future__ import annotations
+
+import duckdb
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scorehouse.warehouse.db import sql_files
+
+# the definition: P(S) grouped at each sigma (the macro's statement before it found each r's
+# smallest distance once)
+BY_DEFINITION = """
+WITH grid AS (
+    SELECT f.*, t.top::INTEGER AS top, s.sigma::DOUBLE AS sigma
+    FROM fct_terms_slice f, (SELECT unnest($tops) AS top) t, (SELECT unnest($sigmas) AS sigma) s
+), terms AS (
+    SELECT g.campaign, g.task, g.corpus, g.system, g.reference, g.slice, g.top, g.sigma, a.term,
+           a.nearest, a.dt, a.exact, coalesce(a.dt <= g.sigma + 1e-9, false) AS aligned
+    FROM grid g
+    JOIN int_terms_alignment a USING (campaign, task, corpus, system, reference, slice)
+    WHERE g.top = 0 OR a.rank <= g.top
+), parts AS (
+    SELECT campaign, task, corpus, system, reference, slice, top, sigma,
+           max(CASE WHEN aligned THEN 1 - dt ELSE 0 END) AS pert, count(*) AS n,
+           bool_or(aligned) AS aligned, count(*) FILTER (WHERE exact) AS matches
+    FROM terms
+    GROUP BY campaign, task, corpus, system, reference, slice, top, sigma,
+             CASE WHEN aligned THEN 'r' || nearest ELSE 'e' || term END
+), totals AS (
+    SELECT campaign, task, corpus, system, reference, slice, top, sigma, count(*) AS parts,
+           sum(pert::DECIMAL(38, 18))::DOUBLE AS pert, sum(n) AS output_terms,
+           coalesce(sum(n) FILTER (WHERE aligned), 0) AS aligned_terms, sum(matches) AS matches
+    FROM parts
+    GROUP BY campaign, task, corpus, system, reference, slice, top, sigma
+), scores AS (
+    SELECT g.campaign, g.task, g.corpus, g.system, g.reference, g.slice, g.top, g.sigma,
+           coalesce(t.output_terms, 0)::INTEGER AS output_terms, g.reference_terms,
+           coalesce(t.aligned_terms, 0)::INTEGER AS aligned_terms,
+           coalesce(t.parts, 0)::INTEGER AS parts,
+           CASE WHEN t.parts > 0 THEN t.pert / t.parts ELSE 0 END AS tp,
+           CASE WHEN g.reference_terms > 0 THEN coalesce(t.pert, 0) / g.reference_terms
+                ELSE 0 END AS tr,
+           CASE WHEN t.output_terms > 0 THEN t.matches / t.output_terms ELSE 0 END AS precision,
+           CASE WHEN g.reference_terms > 0 THEN coalesce(t.matches, 0) / g.reference_terms
+                ELSE 0 END AS recall
+    FROM grid g
+    LEFT JOIN totals t USING (campaign, task, corpus, system, reference, slice, top, sigma)
+)
+SELECT campaign, task, corpus, system, reference, slice, top, sigma, output_terms, reference_terms,
+       aligned_terms, parts, tp, tr,
+       CASE WHEN tp + tr > 0 THEN 2 * tp * tr / (tp + tr) ELSE 0 END AS f,
+       precision, recall,
+       CASE WHEN precision + recall > 0 THEN 2 * precision * recall / (precision + recall)
+            ELSE 0 END AS f_exact
+FROM scores ORDER BY ALL
+"""
+
+SIGMAS = [round(0.05 * k, 2) for k in range(21)]
+# distances on a sigma, within the tolerance above it, just beyond it, and between sigmas
+DISTANCES = st.one_of(st.none(), st.sampled_from(
+    [s + d for s in SIGMAS for d in (0.0, 5e-10, 2e-9)] + [1 / 3, 2 / 7, 0.999]))
+TERM = st.tuples(DISTANCES, st.sampled_from(["r1", "r2", "r3", "r4"]), st.booleans())
+
+
+@settings(max_examples=60, deadline=None)
+@given(slices=st.lists(st.lists(TERM, max_size=12), min_size=1, max_size=3),
+       tops=st.lists(st.integers(1, 8), max_size=2, unique=True),
+       sizes=st.lists(st.integers(0, 6), min_size=3, max_size=3))
+def test_the_macro_gives_the_partitions_bits_at_every_sigma(slices, tops, sizes):
+    con = duckdb.connect()
+    try:
+        for name, text in sql_files("terms").items():
+            if name in ("fct_terms_slice", "int_terms_alignment", "mart_terms_at"):
+                con.execute(text.split("-- @build")[0])
+        for k, terms in enumerate(slices):
+            slice_ = f"label:{k}"
+            con.execute("INSERT INTO fct_terms_slice VALUES "
+                        "('c', 't', 'k', 's', 'reference', ?, ?, ?)",
+                        [slice_, sizes[k], len(terms)])
+            for rank, (dt, nearest, exact) in enumerate(terms, 1):
+                con.execute("INSERT INTO int_terms_alignment VALUES ('c', 't', 'k', 's', "
+                            "'reference', ?, ?, ?, NULL, ?, NULL, ?, NULL, NULL, ?)",
+                            [slice_, f"e{rank}", rank, None if dt is None else nearest, dt,
+                             exact])
+        params = {"sigmas": SIGMAS, "tops": [0, *tops]}
+        got = con.execute("SELECT * FROM mart_terms_at($sigmas, $tops) ORDER BY ALL",
+                          params).fetchall()
+        want = con.execute(BY_DEFINITION, params).fetchall()
+    finally:
+        con.close()
+    assert len(got) == len(want) == len(slices) * (1 + len(tops)) * len(SIGMAS)
+    assert [tuple(map(repr, row)) for row in got] == [tuple(map(repr, row)) for row in want]
