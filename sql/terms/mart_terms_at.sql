@@ -4,7 +4,8 @@
 -- terms with d(e) <= sigma grouped by their nearest reference term r(e), every other term a part
 -- alone), Pert(p) = max over p of 1 - d(e), TP = sum Pert / |P(S)|, TR = sum Pert / |R|,
 -- F = 2 TP TR / (TP + TR); and the classical exact-match P, R, F. A distance within 1e-9 of
--- sigma counts as within it. Empty denominators give 0.
+-- sigma counts as within it. Empty denominators give 0. A cut-off or sigma given twice counts
+-- once; a cut-off is an integer (cast first, as its label).
 -- Use it ad hoc: SELECT * FROM mart_terms_at([0.3], [0]) WHERE system = 'x' AND slice = 'all'.
 -- Grain of its rows: campaign x task x corpus x system x reference x slice x top x sigma.
 -- How: a part of P(S) is either an aligned reference term r (the output terms with
@@ -13,19 +14,20 @@
 -- (Pert 0): each r's smallest distance is found once per cut-off, then compared with each sigma
 -- (grouping the output terms by part at each sigma instead: 4-5x the time for the same bits).
 CREATE OR REPLACE MACRO mart_terms_at(sigmas, tops) AS TABLE
-WITH terms AS (  -- the output terms within each cut-off
-    SELECT f.campaign, f.task, f.corpus, f.system, f.reference, f.slice, t.top::INTEGER AS top,
+WITH cut AS (SELECT DISTINCT unnest(tops)::INTEGER AS top),  -- each cut-off and sigma once
+sigma AS (SELECT DISTINCT unnest(sigmas)::DOUBLE AS sigma),
+terms AS (  -- the output terms within each cut-off
+    SELECT f.campaign, f.task, f.corpus, f.system, f.reference, f.slice, t.top,
            a.nearest, a.dt, a.exact
     FROM fct_terms_slice f
     JOIN int_terms_alignment a USING (campaign, task, corpus, system, reference, slice)
-    CROSS JOIN (SELECT unnest(tops) AS top) t
+    CROSS JOIN cut t
     WHERE t.top = 0 OR a.rank <= t.top
 ), nearest AS (  -- each reference term's nearest output term: the part it heads at any sigma
     SELECT campaign, task, corpus, system, reference, slice, top, min(dt) AS dt
     FROM terms WHERE dt IS NOT NULL
     GROUP BY campaign, task, corpus, system, reference, slice, top, nearest
-), sigma AS (SELECT unnest(sigmas)::DOUBLE AS sigma),
-by_term AS (
+), by_term AS (
     SELECT campaign, task, corpus, system, reference, slice, top, s.sigma,
            count(*) AS output_terms, count(*) FILTER (WHERE dt <= s.sigma + 1e-9) AS aligned_terms,
            count(*) FILTER (WHERE exact) AS matches
@@ -33,7 +35,7 @@ by_term AS (
     GROUP BY campaign, task, corpus, system, reference, slice, top, s.sigma
 ), by_part AS (
     SELECT campaign, task, corpus, system, reference, slice, top, s.sigma, count(*) AS heads,
-           sum((1 - dt)::DECIMAL(38, 18))::DOUBLE AS pert
+           sum((1 - dt)::DECIMAL(38, 18))::DOUBLE AS pert  -- exact: the same bits in any order
     FROM nearest, sigma s WHERE dt <= s.sigma + 1e-9
     GROUP BY campaign, task, corpus, system, reference, slice, top, s.sigma
 ), totals AS (
@@ -42,8 +44,8 @@ by_term AS (
     FROM by_term t LEFT JOIN by_part p
         USING (campaign, task, corpus, system, reference, slice, top, sigma)
 ), grid AS (
-    SELECT f.*, t.top::INTEGER AS top, s.sigma
-    FROM fct_terms_slice f, (SELECT unnest(tops) AS top) t, sigma s
+    SELECT f.*, t.top, s.sigma
+    FROM fct_terms_slice f, cut t, sigma s
 ), scores AS (
     SELECT g.campaign, g.task, g.corpus, g.system, g.reference, g.slice, g.top, g.sigma,
            coalesce(t.output_terms, 0)::INTEGER AS output_terms, g.reference_terms,
