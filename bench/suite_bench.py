@@ -9,12 +9,12 @@ time is printed too, as ``/usr/bin/time`` counts it (the processes that ended an
 for: pytest's, its workers', and theirs): two cores cannot run more than 960 s of it in 8
 minutes. The 1-minute load average is printed before each run: a loaded machine's figure is not
 comparable; so is one core's speed before and after (``measure.host_speed``: this host's speed
-moves by 10 % from hour to hour, not always its single core's). So is the CPU time of a small
-campaign scored (:func:`campaign_speed`: the suite is made of such runs): on one morning the
-suite took 532-545 s at one hour and 449-453 s an hour later (one small query change between),
-the single core's figure unmoved (0.255-0.286 s), while a run of the demo campaign at scale
-0.05 in one process, the same code, took 9.2-9.6 s of CPU at the first hour and 8.1 s at the
-second (by hand).
+moves by 10 % from hour to hour, not always its single core's), and the CPU time of a small
+campaign scored (``measure.campaign_speed``: the suite is made of such runs). On one morning
+the suite took 532-543 s at one hour and 449-453 s an hour later (one small query change
+between), the single core's figure unmoved (0.255-0.286 s), while a run of the demo campaign
+at scale 0.05 in one process, the same code, took 9.2-9.6 s of CPU at the first hour and
+8.1 s at the second (by hand).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import sys
 import time
 from pathlib import Path
 
-from measure import host_speed
+from measure import campaign_speed, host_speed
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET = 8 * 60
@@ -58,38 +58,6 @@ def run(extra: list[str]) -> tuple[float, str, str]:
     return wall, (f"load {load:.2f} before; {summary.strip('= ')}; CPU {user + system:,.0f} s "
                   f"(user {user:,.0f} + system {system:,.0f}: every process of the suite)"
                   ), "\n".join(failed + slowest)
-
-
-_CAMPAIGN = """
-import resource, sys, tempfile
-from pathlib import Path
-from scorehouse.demo.campaign import write_demo_campaign
-from scorehouse.warehouse.pipeline import run
-best = float("inf")
-with tempfile.TemporaryDirectory() as folder:
-    campaign = write_demo_campaign(Path(folder) / "campaign", scale=0.05).parent
-    for k in range(2):
-        before = resource.getrusage(resource.RUSAGE_SELF)
-        done = run(campaign, Path(folder) / f"w{k}.duckdb", None, steps=("load", "score"),
-                   quiet=True, workers=1)
-        after = resource.getrusage(resource.RUSAGE_SELF)
-        assert done.exit_code == 0, done.summary()
-        best = min(best, sum(getattr(after, f) - getattr(before, f)
-                             for f in ("ru_utime", "ru_stime")))
-print(best)
-"""
-
-
-def campaign_speed() -> str:
-    """The CPU seconds of the demo campaign at scale 0.05 (every family, 76 units) loaded and
-    scored in one process, best of 2: a reference shaped like the suite's runs (DuckDB, Polars,
-    small units), which moves with the host when the single core's workload does not."""
-    done = subprocess.run([sys.executable, "-c", _CAMPAIGN], capture_output=True, text=True)
-    try:
-        return f"campaign: demo at scale 0.05 loaded and scored in one process, " \
-               f"{float(done.stdout):.2f} s of CPU (best of 2)"
-    except ValueError:
-        return f"campaign: failed ({done.stderr.strip().splitlines()[-1:]})"
 
 
 def main() -> None:

@@ -3,7 +3,6 @@ made once per test run (shared by the pytest-xdist workers, :func:`helpers.built
 import json
 import os
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
@@ -11,15 +10,6 @@ from click.testing import CliRunner
 from helpers import boundaries, built_once, copy_warehouse, published, run, run_root, tables
 
 from scorehouse.warehouse.cli import main
-
-# The suite keeps Python's bytecode caches (``__pycache__``, ignored by git) even where the
-# environment says not to write them (``PYTHONDONTWRITEBYTECODE``, set in some container images),
-# its subprocesses too (they inherit the environment): otherwise each xdist worker rewrote every
-# test module's asserts again at each run (its collection 4.7 s, 1.4 s from the caches) and each
-# of the suite's few hundred Python processes compiled the package's modules it imports
-# (0.05-0.1 s of CPU each, by hand; on the whole suite within the host's hourly swing).
-if os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
-    sys.dont_write_bytecode = False
 
 # The test files that take a minute or more of a worker (bench/suite_bench.py, the durations
 # summed per file), longest first. pytest-xdist hands out a file whole (--dist loadfile), in the

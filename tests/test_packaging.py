@@ -65,7 +65,8 @@ def test_a_fresh_non_editable_install_imports_scorehouse_and_nothing_else(wheel,
                            "import sysconfig; print(sysconfig.get_path('purelib'))"],
                           check=True, capture_output=True, text=True).stdout.strip()
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", site,
-                    wheel.filename], check=True, capture_output=True)
+                    wheel.filename], check=True, capture_output=True,
+                   env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
     installed = {p.name for p in Path(site).iterdir()}
     assert not installed & set(LAYERS)
     # pip compiled the package as it installed it (the guide's advice for servers: no process
