@@ -12,7 +12,9 @@ import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import duckdb
@@ -211,6 +213,57 @@ def test_inputs_go_to_the_workers_through_the_store_once(tmp_path):
     assert resolved(ref).equals(frame) and resolved(7) == 7
     arrow = pa.table({"n": [1, 2, 3]})
     assert resolved(store.put_input(arrow)).equals(arrow)
+
+
+class _Gated:
+    """A store's file system whose first output stream, once open, waits for ``go``; and whose
+    moves fail while ``failing`` is set."""
+
+    def __init__(self, fs):
+        self.fs, self.failing = fs, False
+        self.opened, self.go = threading.Event(), threading.Event()
+
+    def __getattr__(self, name):
+        return getattr(self.fs, name)
+
+    def open_output_stream(self, path):
+        stream = self.fs.open_output_stream(path)
+        if not self.opened.is_set():
+            self.opened.set()
+            self.go.wait(30)
+        return stream
+
+    def move(self, src, dest):
+        if self.failing:
+            raise OSError("no space left on device")
+        return self.fs.move(src, dest)
+
+
+def test_two_writers_of_one_input_at_once_both_succeed_and_leave_no_partial_file(tmp_path):
+    """Two runs may keep the same input at the same moment (a shared store): each writes a
+    partial file of its own and moves it into place, so the one that opened first and wrote
+    last neither fails nor mixes bytes; a write that fails leaves no partial file behind."""
+    from scorehouse.warehouse.store import StoreError, resolved
+
+    frame = pl.DataFrame({"tok": list(range(1000)), "form": ["f"] * 1000})
+    first, second = Store(str(tmp_path / "s")), Store(str(tmp_path / "s"))
+    first.fs = _Gated(first.fs)
+    with ThreadPoolExecutor(1) as pool:
+        slow = pool.submit(first.put_input, frame)
+        assert first.fs.opened.wait(30)
+        ref = second.put_input(frame)  # all of it while the first writer holds its file open
+        first.fs.go.set()
+        assert slow.result() == ref
+    assert resolved(ref).equals(frame)
+    files = [p for p in (tmp_path / "s").rglob("*") if p.is_file()]
+    assert [p.suffix for p in files] == [".arrows"]
+    failing = Store(str(tmp_path / "f"))
+    failing.fs = _Gated(failing.fs)
+    failing.fs.opened.set()
+    failing.fs.failing = True
+    with pytest.raises(StoreError, match="no space left"):
+        failing.put_input(frame)
+    assert not [p for p in (tmp_path / "f").rglob("*") if p.is_file()]
 
 
 def test_a_query_input_is_streamed_to_the_store_by_duckdb_once_per_content(tmp_path):

@@ -26,7 +26,7 @@ import json
 import os
 import uuid
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
@@ -167,12 +167,18 @@ class Store:
         data = sink.getvalue()
         key = hashlib.blake2b(data, digest_size=16).hexdigest()
         path = self.input_path(key, "arrows")
+        partial = f"{path}.{uuid.uuid4().hex}.partial"  # this writer's own: two never mix
         try:
             if self.fs.get_file_info(path).type == pafs.FileType.NotFound:
                 self.fs.create_dir(path.rsplit("/", 1)[0], recursive=True)
-                with self.fs.open_output_stream(f"{path}.partial") as f:
-                    f.write(data)
-                self.fs.move(f"{path}.partial", path)  # whole or absent
+                try:
+                    with self.fs.open_output_stream(partial) as f:
+                        f.write(data)
+                    self.fs.move(partial, path)  # whole or absent
+                except BaseException:
+                    with suppress(OSError, pa.ArrowException):
+                        self.fs.delete_file(partial)
+                    raise
         except (OSError, pa.ArrowException) as err:
             raise StoreError(f"cannot write to the store {self.label}: {err}") from None
         return StoredInput(self.location, key, isinstance(table, pl.DataFrame))
