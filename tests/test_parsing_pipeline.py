@@ -653,6 +653,29 @@ def test_a_worker_killed_before_the_consensus_is_aligned_stops_the_run_as_for_th
     assert discarded == [broken]
 
 
+def test_submissions_a_worker_could_not_keep_are_said_in_the_runs_notes():
+    """A worker's task that raised (not a worker lost) costs its submission a second alignment
+    in the run's process, and the run's notes say so once per corpus: how many, and the first
+    error; tasks that all succeeded add no note."""
+    from concurrent.futures import Future
+    from types import SimpleNamespace
+
+    from scorehouse.warehouse.families.parsing_kept import Ahead
+
+    def done(error=None):
+        future = Future()
+        future.set_exception(error) if error else future.set_result(None)
+        return future
+
+    ctx = SimpleNamespace(notes=[], pools=None)
+    Ahead(None, [done(), done()], "litterature").wait(ctx)
+    assert ctx.notes == []
+    Ahead(None, [done(OSError("disk full\nsecond line")), done(), done(ValueError("other"))],
+          "litterature").wait(ctx)
+    assert ctx.notes == ["litterature: 2 of 3 submissions' consensus units were not kept on a "
+                         "worker process (OSError: disk full); this process aligned them"]
+
+
 def test_a_consensus_over_the_reference_counts_the_units_ranges_as_aligning_would(
         campaign, tmp_path, monkeypatch):
     """Without full parts, the consensus counts the scored units' HYP ranges over the reference,

@@ -64,7 +64,7 @@ def started(ctx: RunContext, wanted: dict[str, tuple[str, list[str]]]) -> dict[s
         return {}
     pool = ctx.pools.get(min(workers, count))
     try:
-        return {corpus: Ahead(pool, [pool.submit(_keep_units, *job) for job in jobs])
+        return {corpus: Ahead(pool, [pool.submit(_keep_units, *job) for job in jobs], corpus)
                 for corpus, jobs in todo.items() if jobs}
     except BrokenExecutor:  # a worker killed since the units: the run stops, as for them
         ctx.pools.discard(pool)
@@ -89,18 +89,27 @@ class Ahead:
 
     pool: Any
     futures: list
+    corpus: str = ""
 
     def wait(self, ctx: RunContext) -> None:
         """Wait for them all: whatever a worker could not keep, :func:`hyp_units` computes as
-        before; a worker killed stops the run, as for its units (run again to resume)."""
+        before, and the run's notes say how many and the first error (a worker that always
+        fails is seen, not only paid for); a worker killed stops the run, as for its units
+        (run again to resume)."""
+        failed = []
         for future in self.futures:
             try:
                 future.result()
             except BrokenExecutor:
                 ctx.pools.discard(self.pool)
                 raise ExecutorError(WORKER_LOST) from None
-            except Exception:  # noqa: BLE001 - kept ahead or not: hyp_units computes the rest
-                pass
+            except Exception as err:  # noqa: BLE001 - kept ahead or not: hyp_units computes it
+                failed.append(err)
+        if failed:
+            first = f"{type(failed[0]).__name__}: {failed[0]}".strip().splitlines()[0][:300]
+            ctx.notes.append(f"{self.corpus}: {len(failed)} of {len(self.futures)} "
+                             f"submissions' consensus units were not kept on a worker process "
+                             f"({first}); this process aligned them")
 
     def cancel(self) -> None:
         """Let go of those not started yet (a consensus counted without them all)."""
