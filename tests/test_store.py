@@ -243,16 +243,18 @@ def test_two_writers_of_one_input_at_once_both_succeed_and_leave_no_partial_file
     """Two runs may keep the same input at the same moment (a shared store): each writes a
     partial file of its own and moves it into place, so the one that opened first and wrote
     last neither fails nor mixes bytes; a write that fails leaves no partial file behind."""
-    from scorehouse.warehouse.store import StoreError, resolved
+    from scorehouse.warehouse.store import resolved
 
     frame = pl.DataFrame({"tok": list(range(1000)), "form": ["f"] * 1000})
     first, second = Store(str(tmp_path / "s")), Store(str(tmp_path / "s"))
     first.fs = _Gated(first.fs)
     with ThreadPoolExecutor(1) as pool:
         slow = pool.submit(first.put_input, frame)
-        assert first.fs.opened.wait(30)
-        ref = second.put_input(frame)  # all of it while the first writer holds its file open
-        first.fs.go.set()
+        try:
+            assert first.fs.opened.wait(30)
+            ref = second.put_input(frame)  # all of it while the first writer holds its file open
+        finally:
+            first.fs.go.set()
         assert slow.result() == ref
     assert resolved(ref).equals(frame)
     files = [p for p in (tmp_path / "s").rglob("*") if p.is_file()]

@@ -107,14 +107,17 @@ class Store:
         return self.manifest(key) is not None
 
     def save(self, key: str, tables: dict) -> None:
-        """Write a unit's ``{name: Arrow table | Polars frame | None}``; the manifest goes last,
-        so an output cut short by a kill is never taken for a complete one."""
+        """Write a unit's ``{name: Arrow table | Polars frame | None}``, each file whole or
+        absent (:func:`whole_file`: two writers of one unit never cut each other's files short
+        under a reader); the manifest goes last, so an output cut short by a kill is never
+        taken for a complete one."""
         kinds = [[name, _kind(name, table)] for name, table in tables.items()]  # file order
         folder = self._folder(key)
 
         def write(i: int, table) -> None:
             arrow = table.to_arrow() if isinstance(table, pl.DataFrame) else table
-            with self.fs.open_output_stream(f"{folder}/{i}.parquet") as f:
+            with whole_file(f"{folder}/{i}.parquet", self.fs) as partial, \
+                    self.fs.open_output_stream(partial) as f:
                 pq.write_table(arrow, f, compression="lz4", row_group_size=ROW_GROUP,
                                write_statistics=_ranged(arrow.schema))
         try:
@@ -126,7 +129,8 @@ class Store:
                              for i, table in enumerate(tables.values()) if table is not None]:
                     done.result()
             manifest = json.dumps({"format": _FORMAT, "tables": kinds}, sort_keys=True)
-            with self.fs.open_output_stream(f"{folder}/manifest.json") as f:
+            with whole_file(f"{folder}/manifest.json", self.fs) as partial, \
+                    self.fs.open_output_stream(partial) as f:
                 f.write(manifest.encode())
         except (OSError, pa.ArrowException) as err:
             raise StoreError(f"cannot write to the store {self.label}: {err}") from None
@@ -167,18 +171,12 @@ class Store:
         data = sink.getvalue()
         key = hashlib.blake2b(data, digest_size=16).hexdigest()
         path = self.input_path(key, "arrows")
-        partial = f"{path}.{uuid.uuid4().hex}.partial"  # this writer's own: two never mix
         try:
             if self.fs.get_file_info(path).type == pafs.FileType.NotFound:
                 self.fs.create_dir(path.rsplit("/", 1)[0], recursive=True)
-                try:
-                    with self.fs.open_output_stream(partial) as f:
-                        f.write(data)
-                    self.fs.move(partial, path)  # whole or absent
-                except BaseException:
-                    with suppress(OSError, pa.ArrowException):
-                        self.fs.delete_file(partial)
-                    raise
+                with whole_file(path, self.fs) as partial, self.fs.open_output_stream(
+                        partial) as f:
+                    f.write(data)
         except (OSError, pa.ArrowException) as err:
             raise StoreError(f"cannot write to the store {self.label}: {err}") from None
         return StoredInput(self.location, key, isinstance(table, pl.DataFrame))
@@ -257,21 +255,25 @@ class Store:
 
 
 @contextmanager
-def whole_file(path: str | Path):
+def whole_file(path: str | Path, fs=None):
     """Write the file ``path`` whole or not at all: the block writes the partial file it is
-    given (a name of this writer's own beside ``path``, its folder made), moved into place when
-    the block ends; when the block fails, or a kill ends it, no file is at ``path`` but what was
-    there, and the partial file is removed (but after a kill). Two writers of the same ``path``
-    never mix their bytes."""
+    given (a name of this writer's own beside ``path``), moved into place when the block ends;
+    when the block fails, or a kill ends it, no file is at ``path`` but what was there, and the
+    partial file is removed (but after a kill). Two writers of the same ``path`` never mix their
+    bytes, nor fail on each other's move. ``fs``: the pyarrow file system to write in (the
+    caller makes the folder), else the local one (the folder made)."""
     path = os.fspath(path)
     partial = f"{path}.{uuid.uuid4().hex}.partial"
-    try:
+    move, remove = (os.replace, os.remove) if fs is None else (fs.move, fs.delete_file)
+    if fs is None:
         os.makedirs(os.path.dirname(partial) or ".", exist_ok=True)
+    try:
         yield partial
-        os.replace(partial, path)
-    finally:
-        if os.path.exists(partial):
-            os.remove(partial)
+        move(partial, path)
+    except BaseException:
+        with suppress(OSError, pa.ArrowException):
+            remove(partial)
+        raise
 
 
 def _copy(con, sql: str, params, path: str) -> None:
