@@ -668,12 +668,12 @@ def test_submissions_a_worker_could_not_keep_are_said_in_the_runs_notes():
         return future
 
     ctx = SimpleNamespace(notes=[], pools=None)
-    Ahead(None, [done(), done()], "litterature").wait(ctx)
+    Ahead(None, [done(), done()], "easy/litterature").wait(ctx)
     assert ctx.notes == []
-    Ahead(None, [done(OSError("disk full\nsecond line")), done(), done(ValueError("other"))],
-          "litterature").wait(ctx)
-    assert ctx.notes == ["litterature: 2 of 3 submissions' consensus units were not kept on a "
-                         "worker process (OSError: disk full); this process aligned them"]
+    Ahead(None, [done(OSError("\ndisk full\nsecond line")), done(), done(ValueError("other"))],
+          "easy/litterature").wait(ctx)
+    assert ctx.notes == ["easy/litterature: 2 of the 3 submissions aligned ahead were not kept by "
+                         "a worker process (OSError: disk full); this process aligned them"]
 
 
 def test_a_consensus_over_the_reference_counts_the_units_ranges_as_aligning_would(

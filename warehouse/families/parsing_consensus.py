@@ -11,6 +11,7 @@ import hashlib
 import json
 import tempfile
 import zlib
+from dataclasses import replace
 from pathlib import Path
 
 import polars as pl
@@ -110,7 +111,8 @@ def kept_ahead(ctx: RunContext, task: Task, corpora) -> dict[str, Ahead]:
     wanted = {c.id: (base, list(_voters(ctx.con, ctx.campaign.id, task, c.id, inputs).values()))
               for c in corpora if not _from_ranges(inputs, task, c.id)
               and (base := _base_sha(inputs, c.id)) is not None}
-    return started(ctx, wanted)
+    return {corpus: replace(ahead, where=f"{task.id}/{corpus}")
+            for corpus, ahead in started(ctx, wanted).items()}
 
 
 _ROWS = ["sent", "kind", "type", "ranges", "votes", "share", "consensus", "attr"]

@@ -64,7 +64,7 @@ def started(ctx: RunContext, wanted: dict[str, tuple[str, list[str]]]) -> dict[s
         return {}
     pool = ctx.pools.get(min(workers, count))
     try:
-        return {corpus: Ahead(pool, [pool.submit(_keep_units, *job) for job in jobs], corpus)
+        return {corpus: Ahead(pool, [pool.submit(_keep_units, *job) for job in jobs])
                 for corpus, jobs in todo.items() if jobs}
     except BrokenExecutor:  # a worker killed since the units: the run stops, as for them
         ctx.pools.discard(pool)
@@ -89,7 +89,7 @@ class Ahead:
 
     pool: Any
     futures: list
-    corpus: str = ""
+    where: str = ""  # task/corpus, for the run's notes
 
     def wait(self, ctx: RunContext) -> None:
         """Wait for them all: whatever a worker could not keep, :func:`hyp_units` computes as
@@ -106,10 +106,11 @@ class Ahead:
             except Exception as err:  # noqa: BLE001 - kept ahead or not: hyp_units computes it
                 failed.append(err)
         if failed:
-            first = f"{type(failed[0]).__name__}: {failed[0]}".strip().splitlines()[0][:300]
-            ctx.notes.append(f"{self.corpus}: {len(failed)} of {len(self.futures)} "
-                             f"submissions' consensus units were not kept on a worker process "
-                             f"({first}); this process aligned them")
+            error = next((line for line in str(failed[0]).splitlines() if line.strip()), "")
+            ctx.notes.append(f"{self.where}: {len(failed)} of the {len(self.futures)} "
+                             f"submissions aligned ahead were not kept by a worker process "
+                             f"({type(failed[0]).__name__}: {error.strip()[:300]}); this "
+                             f"process aligned them")
 
     def cancel(self) -> None:
         """Let go of those not started yet (a consensus counted without them all)."""
