@@ -268,6 +268,28 @@ def test_two_writers_of_one_input_at_once_both_succeed_and_leave_no_partial_file
     assert not [p for p in (tmp_path / "f").rglob("*") if p.is_file()]
 
 
+def test_a_unit_saved_again_while_it_is_read_is_read_whole(tmp_path):
+    """A unit's output saved a second time (a Dask task run twice, two warehouses on one store)
+    while a reader reads the first: the second writer's files are its own until moved into
+    place, so the reader finds every file whole, never one the second writer has just opened."""
+    tables = {"a": pa.table({"n": list(range(5000))}), "b": pl.DataFrame({"s": ["x"] * 300})}
+    Store(str(tmp_path / "s")).save("0123abcd", tables)
+    again = Store(str(tmp_path / "s"))
+    again.fs = _Gated(again.fs)
+    with ThreadPoolExecutor(1) as pool:
+        saving = pool.submit(again.save, "0123abcd", tables)
+        try:
+            assert again.fs.opened.wait(30)  # a file of the second save open, nothing written
+            read = Store(str(tmp_path / "s")).load("0123abcd")
+        finally:
+            again.fs.go.set()
+        saving.result()
+    assert read["a"].equals(tables["a"]) and read["b"].equals(tables["b"])
+    assert Store(str(tmp_path / "s")).load("0123abcd")["a"].equals(tables["a"])
+    files = [p for p in (tmp_path / "s").rglob("*") if p.is_file()]
+    assert sorted(p.name for p in files) == ["0.parquet", "1.parquet", "manifest.json"]
+
+
 def test_a_query_input_is_streamed_to_the_store_by_duckdb_once_per_content(tmp_path):
     from scorehouse.warehouse.store import resolved
 
