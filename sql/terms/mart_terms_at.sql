@@ -12,7 +12,7 @@
 -- d(e) <= sigma whose nearest is r; Pert = 1 - min d(e), the smallest distance of all the output
 -- terms whose nearest is r, aligned once it is within sigma) or an unaligned output term alone
 -- (Pert 0): each r's smallest distance is found once per cut-off, then compared with each sigma
--- (grouping the output terms by part at each sigma instead: 4-5x the time for the same bits).
+-- (the same bits as grouping the output terms by part at each sigma, with less work).
 CREATE OR REPLACE MACRO mart_terms_at(sigmas, tops) AS TABLE
 WITH cut AS (SELECT DISTINCT unnest(tops)::INTEGER AS top),  -- each cut-off and sigma once
 sigma AS (SELECT DISTINCT unnest(sigmas)::DOUBLE AS sigma),
