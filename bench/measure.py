@@ -187,12 +187,22 @@ def host_speed() -> str:
     """One core's speed now: the best of three runs of a fixed single-core workload, seconds
     (a bigger figure: a slower core; an equal one does not make two hours' figures
     comparable)."""
-    done = subprocess.run([sys.executable, "-c", _REFERENCE], capture_output=True, text=True)
+    seconds = _snippet(_REFERENCE)
+    if isinstance(seconds, str):
+        return f"host:     reference workload failed ({seconds})"
+    return (f"host:     reference workload {seconds:.3f} s (one core, best of 3; "
+            f"1-min load average {os.getloadavg()[0]:.2f})")
+
+
+def _snippet(code: str) -> float | str:
+    """The number a Python snippet prints, run in a fresh process from the repository's root;
+    or, when it prints none, the last line of its stderr."""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=Path(__file__).resolve().parents[1])
     try:
-        return (f"host:     reference workload {float(done.stdout):.3f} s (one core, best of 3; "
-                f"1-min load average {os.getloadavg()[0]:.2f})")
+        return float(done.stdout)
     except ValueError:
-        return f"host:     reference workload failed ({tail(done.stderr, 1).strip()})"
+        return tail(done.stderr, 1).strip()
 
 
 # The demo campaign at scale 0.05 (every family, small units) loaded and scored twice in one
@@ -223,13 +233,11 @@ print(best)
 def campaign_speed() -> str:
     """The CPU seconds of the demo campaign at scale 0.05 loaded and scored in one process, the
     best of two runs in that process (in practice the second, warm one): :data:`_CAMPAIGN`."""
-    done = subprocess.run([sys.executable, "-c", _CAMPAIGN], capture_output=True, text=True,
-                          cwd=Path(__file__).resolve().parents[1])
-    try:
-        return (f"campaign: demo at scale 0.05 loaded and scored in one process, "
-                f"{float(done.stdout):.2f} s of CPU (best of 2)")
-    except ValueError:
-        return f"campaign: failed ({tail(done.stderr, 1).strip()})"
+    seconds = _snippet(_CAMPAIGN)
+    if isinstance(seconds, str):
+        return f"campaign: failed ({seconds})"
+    return (f"campaign: demo at scale 0.05 loaded and scored in one process, "
+            f"{seconds:.2f} s of CPU (best of 2)")
 
 
 def last_run(log: Path) -> list[dict]:
