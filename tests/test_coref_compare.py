@@ -1,6 +1,7 @@
 """The comparisons of coreference systems across measures (scorers/coref_compare.py): Kendall's
-tau-b against a brute-force count of concordant and discordant pairs, the differential and the
-pairs on constructed cases."""
+tau-b against a brute-force count of concordant and discordant pairs, and with its p-value
+against scipy's ``kendalltau`` (the peer); the differential and the pairs on constructed
+cases."""
 
 from __future__ import annotations
 
@@ -42,6 +43,37 @@ def test_agreement_is_kendalls_tau_b_with_ties(seed):
             assert found.tau[i][j] == pytest.approx(tau_b(scores[:, i], scores[:, j]))
             assert 0 <= found.p_value[i][j] <= 1
     assert all(found.tau[3][j] is None for j in range(4))
+
+
+def _rankings(kind: str, n: int, rng) -> tuple[np.ndarray, np.ndarray]:
+    """Two rankings of n items: with many ties, without ties, or one the other with a swap or
+    two (at most a couple of discordant pairs: the exact p-value past 33 items)."""
+    if kind == "ties":
+        return tuple(rng.integers(0, 5, size=(2, n)).astype(float))
+    if kind == "distinct":
+        return tuple(rng.random((2, n)))
+    x = np.arange(n, dtype=float)
+    y = x.copy()
+    for i in rng.integers(0, n - 1, size=int(rng.integers(0, 3))):
+        y[i], y[i + 1] = y[i + 1], y[i]
+    return x, (-y if rng.random() < 0.5 else y)
+
+
+@pytest.mark.parametrize("kind", ["ties", "distinct", "nearly sorted"])
+def test_kendall_tau_b_and_its_p_value_are_scipys(kind):
+    """The exact p-value (no ties, at most 33 items or at most one discordant or concordant
+    pair) and the normal one with ties, against the peer on 2-45 items."""
+    from scipy.stats import kendalltau
+
+    rng = np.random.default_rng(len(kind))
+    for _ in range(300):
+        x, y = _rankings(kind, int(rng.integers(2, 46)), rng)
+        peer, (tau, p_value) = kendalltau(x, y), compare.kendall_tau_b(x, y)
+        if math.isnan(peer.statistic):
+            assert math.isnan(tau) and math.isnan(p_value)
+            continue
+        assert tau == pytest.approx(peer.statistic, rel=1e-12, abs=1e-15), (x, y)
+        assert p_value == pytest.approx(peer.pvalue, rel=1e-9, abs=0), (x, y)
 
 
 def test_agreement_needs_three_systems_scored_under_every_measure():
