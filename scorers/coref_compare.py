@@ -71,7 +71,7 @@ def agreement(scores: np.ndarray, minimum: int = 3) -> Agreement:
     return Agreement(tau, p_value, used)
 
 
-EXACT_UP_TO = 33  # systems: the exact null distribution below this many (without ties)
+EXACT_UP_TO = 33  # systems: the exact null distribution up to this many (without ties)
 
 
 def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
