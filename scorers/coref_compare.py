@@ -77,17 +77,22 @@ EXACT_UP_TO = 33  # systems: the exact null distribution up to this many (withou
 def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     """Kendall's tau-b of two rankings of the same n items and its two-sided p-value under
     independence (Kendall, *Rank Correlation Methods*, 1970, chapters 3-4), NaN for both when
-    either ranks nothing: tau_b = S / sqrt((n0 - n1)(n0 - n2)), S the concordant pairs minus the
-    discordant, n0 = n(n - 1)/2 the pairs, n1 and n2 those tied in x and in y (equal values).
+    either ranks nothing or holds a NaN: tau_b = S / sqrt((n0 - n1)(n0 - n2)), S the concordant
+    pairs minus the discordant, n0 = n(n - 1)/2 the pairs, n1 and n2 those tied in x and in y
+    (equal values).
     Without ties and with at most :data:`EXACT_UP_TO` items (or at most one discordant or
     concordant pair), the p-value is exact: the discordant pairs of a random order are the
     inversions of a random permutation (:func:`_inversions_at_most`). Otherwise S is taken as
     normal with Kendall's variance corrected for ties. The same figures as
     ``scipy.stats.kendalltau`` (tests/test_coref_compare.py), whose import costs every process
     rendering a coreference page 0.4 s."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if np.isnan(x).any() or np.isnan(y).any():
+        return math.nan, math.nan
     n = len(x)
-    product = (np.sign(x[:, None] - x[None, :]) * np.sign(y[:, None] - y[None, :]))[
-        np.triu_indices(n, 1)]
+    # signs by comparison: no subtraction to overflow or give inf - inf (equal infinities tie)
+    order = [(v[:, None] > v[None, :]).astype(np.int64) - (v[:, None] < v[None, :]) for v in (x, y)]
+    product = (order[0] * order[1])[np.triu_indices(n, 1)]
     s, discordant = int(product.sum()), int((product < 0).sum())
     tx, ty = (np.unique(v, return_counts=True)[1].astype(np.int64) for v in (x, y))
     n0, n1, n2 = n * (n - 1) // 2, int((tx * (tx - 1)).sum()) // 2, int((ty * (ty - 1)).sum()) // 2

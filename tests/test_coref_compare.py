@@ -65,15 +65,31 @@ def test_kendall_tau_b_and_its_p_value_are_scipys(kind):
     pair) and the normal one with ties, against the peer on 2-45 items."""
     from scipy.stats import kendalltau
 
-    rng = np.random.default_rng(len(kind))
+    rng = np.random.default_rng(["ties", "distinct", "nearly sorted"].index(kind))
     for _ in range(300):
         x, y = _rankings(kind, int(rng.integers(2, 46)), rng)
         peer, (tau, p_value) = kendalltau(x, y), compare.kendall_tau_b(x, y)
         if math.isnan(peer.statistic):
             assert math.isnan(tau) and math.isnan(p_value)
             continue
-        assert tau == pytest.approx(peer.statistic, rel=1e-12, abs=1e-15), (x, y)
+        assert tau == peer.statistic, (x, y)  # the same operations: the same bits
         assert p_value == pytest.approx(peer.pvalue, rel=1e-9, abs=0), (x, y)
+
+
+def test_kendall_tau_b_takes_infinities_integers_and_nan_as_scipy_does():
+    """Equal infinities tie (no inf - inf), unsigned integers do not wrap around, lists are
+    arrays, a NaN gives NaN."""
+    from scipy.stats import kendalltau
+
+    cases = [([math.inf, math.inf, 2.0, 3.0], [1.0, 2.0, 3.0, 4.0]),
+             ([-math.inf, 0.0, -0.0, 1e308, -1e308], [5.0, 4.0, 3.0, 2.0, 1.0]),
+             (np.array([3, 1, 2], dtype=np.uint8), np.array([1, 2, 3], dtype=np.uint8))]
+    for x, y in cases:
+        peer = kendalltau(x, y)
+        assert compare.kendall_tau_b(x, y) == pytest.approx(  # lists too
+            (peer.statistic, peer.pvalue), rel=1e-9, abs=0), (x, y)
+    tau, p_value = compare.kendall_tau_b(np.array([1.0, math.nan, 3.0]), np.array([1.0, 2, 3]))
+    assert math.isnan(tau) and math.isnan(p_value)
 
 
 def test_agreement_needs_three_systems_scored_under_every_measure():
