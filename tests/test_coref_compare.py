@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import itertools
 import math
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -74,6 +76,37 @@ def test_kendall_tau_b_and_its_p_value_are_scipys(kind):
             continue
         assert tau == peer.statistic, (x, y)  # the same operations: the same bits
         assert p_value == pytest.approx(peer.pvalue, rel=1e-9, abs=0), (x, y)
+
+
+def test_kendall_tau_b_exact_p_values_counted_by_hand():
+    """Four items in the same order: S = 6, one permutation of the 4! has no inversion, so the
+    two-sided p-value is 2/24. Five items but one adjacent pair: D = 1, the permutations of 5
+    with at most one inversion are 1 + 4, so p = 2 x 5/120. Seven items, one order reversed:
+    tau = -1, p = 2/7!. Three items, one pair tied in x (n0 = 3, n1 = 1, S = 2): tau_b =
+    2 / sqrt(2 x 3), and the normal law, Kendall's variance (3 x 2 x 11 - 2 x 1 x 9) / 18 +
+    0 + 0 = 8/3."""
+    assert compare.kendall_tau_b(np.arange(4.0), np.arange(4.0)) == (1.0, 2 / 24)
+    assert compare.kendall_tau_b(np.arange(5.0), np.array([0.0, 2, 1, 3, 4])) == (
+        pytest.approx(0.8), pytest.approx(10 / 120, rel=1e-15))
+    assert compare.kendall_tau_b(np.arange(7.0), -np.arange(7.0)) == (
+        -1.0, pytest.approx(2 / math.factorial(7), rel=1e-15))
+    tau, p_value = compare.kendall_tau_b(np.array([1.0, 1, 2]), np.array([1.0, 2, 3]))
+    assert tau == pytest.approx(2 / math.sqrt(6), rel=1e-15)
+    assert p_value == pytest.approx(math.erfc(2 / math.sqrt(8 / 3) / math.sqrt(2)), rel=1e-15)
+
+
+def test_a_coreference_page_compares_measures_without_scipy_stats():
+    """The page's module and its comparisons import no ``scipy.stats`` (its import cost each
+    process rendering the page more than every tau it computes)."""
+    code = ("import sys, numpy as np\n"
+            "from scorehouse.reports import coref\n"
+            "from scorehouse.scorers import coref_compare as c\n"
+            "found = c.agreement(np.random.default_rng(1).random((6, 4)))\n"
+            "assert found.tau[0][1] is not None\n"
+            "print('scipy.stats' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"
 
 
 def test_kendall_tau_b_takes_infinities_integers_and_nan_as_scipy_does():
