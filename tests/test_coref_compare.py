@@ -158,3 +158,19 @@ def test_pairs_count_the_measures_that_prefer_each_system():
     assert found[1, 2].b_better == 1 and found[1, 2].a_better == 1
     clear = compare.pairs(np.array([[0.9, 0.8], [0.1, 0.2]]))[0]
     assert clear.covariant == "a"
+
+
+def test_kendall_tau_b_with_large_tie_groups_is_scipys():
+    """Ties' variance terms past int64 (a tie group of 1,450 items in each ranking: t(t-1)(t-2)
+    about 3e9 in each, their product about 9e18) are computed without wrapping around; and two
+    rankings of different lengths are refused in one line."""
+    from scipy.stats import kendalltau
+
+    rng = np.random.default_rng(5)
+    x = np.concatenate([np.zeros(1450), rng.random(50) + 1])
+    y = np.concatenate([rng.random(25) + 1, np.zeros(1450), rng.random(25) + 1])
+    peer = kendalltau(x, y)
+    assert compare.kendall_tau_b(x, y) == pytest.approx((peer.statistic, peer.pvalue),
+                                                       rel=1e-9, abs=0)
+    with pytest.raises(ValueError, match="the same number of items: 3 and 2"):
+        compare.kendall_tau_b([1.0, 2.0, 3.0], [1.0, 2.0])
