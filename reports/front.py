@@ -4,7 +4,9 @@ per corpus, read from the family's leaderboard view (``mart_<family>_leaderboard
 interval and rank range, the participants first (best first), then the built-in baselines and
 the organisers' systems, shown apart. The official measure of each family:
 
-- speech (WER): the task's headline method (``headline_method``, else M3);
+- speech (WER): the task's headline method (``headline_method``, else M3), every system on it
+  (the methods' scores do not compare); a note names the systems whose own official method is
+  another, M4 for a run with comment detection (:func:`official_method`, :func:`notes`);
 - coreference: the CoNLL average under the task's first variant (convention, singletons);
 - parsing: EASY constituents and relations F in the task's first mode x function; CoNLL-U LAS;
 - POS: precision P, absolute evaluation on full tags (else the first declared);
@@ -24,14 +26,51 @@ def _identity(text: str) -> str:
     return text
 
 
+def official_method(options: dict, methods: list[str], headline: str) -> str:
+    """A WER system's official method: M4 for a run with comment detection (option
+    ``comment_detection``), else the task's headline method (M3): Méthode 3 "dans les évaluations
+    où la détection des commentaires n'est pas réalisée et la Méthode 4 dans le cas contraire"
+    (the thesis on the deployed dialogue service, section 4.4)."""
+    return "m4" if options.get("comment_detection") and "m4" in methods else headline
+
+
+def wer_methods(options: dict) -> tuple[list[str], str]:
+    """A WER task's normalisation methods and its headline method (``headline_method``, else M3,
+    else its last method)."""
+    methods = list(options.get("methods", ["m1", "m2", "m3", "m4"]))
+    return methods, options.get("headline_method", "m3" if "m3" in methods else methods[-1])
+
+
+def notes(task, boards: list[dict], labels: dict[str, str], _=_identity) -> list[str]:
+    """What the front page says under a task's boards: for speech, the systems shown whose
+    official method (:func:`official_method`) is not the boards' (their figures are on the task
+    page), by the names the boards show (``labels``: system id -> the name its audience sees, an
+    anonymous participant's code), so that the front page and the task page agree on what is
+    official."""
+    if task.family != "wer" or not boards:
+        return []
+    methods, headline = wer_methods(task.options)
+    own = {labels[s.id]: official_method(s.options, methods, headline)
+           for s in task.systems if s.id in labels}
+    apart: dict[str, list[str]] = {}
+    for label in (r["label"] for b in boards for r in b["rows"]):
+        method = own.get(label, headline)
+        if method != headline and label not in apart.setdefault(method, []):
+            apart[method].append(label)
+    return [_("Official method {method} for {systems} (comment detection), whose figures are "
+              "on the task page. The scores of {method} do not compare with those of "
+              "{headline}, the references being normalised otherwise.").format(
+                  method=method.upper(), systems=", ".join(labels), headline=headline.upper())
+            for method, labels in apart.items()]
+
+
 def official(task, _=_identity) -> list[tuple[str, list[str], str]]:
     """The task's official leaderboards: (what it shows, the variants of its family's view in
     order of preference: the first that has rows is shown, metric). ``_``: the page language's
     gettext."""
     o = task.options
     if task.family == "wer":
-        methods = o.get("methods", ["m3"])
-        method = o.get("headline_method", "m3" if "m3" in methods else methods[-1])
+        method = wer_methods(o)[1]
         return [(f"WER, {method.upper()}", [method], "WER")]
     if task.family == "coref":
         first = "singletons" if o.get("singletons", [True])[0] else "no-singletons"

@@ -27,7 +27,7 @@ from scorehouse.reports.i18n import (
 )
 from scorehouse.warehouse.db import frame
 from scorehouse.warehouse.families import page_module
-from scorehouse.warehouse.published import current, visible_participants
+from scorehouse.warehouse.published import current, visible_participants, visible_systems
 
 
 class _CompiledTemplates(FileSystemBytecodeCache):
@@ -147,7 +147,7 @@ def render_index(con, campaign, out: Path, env: Environment, common: dict) -> Pa
     """Write the campaign's index page (its tasks, each task's official leaderboards per corpus
     (reports/front.py) and the published participants, in the campaign language's
     alphabetical order) into ``out``."""
-    from scorehouse.reports.front import campaign_boards, leaderboards
+    from scorehouse.reports.front import campaign_boards, leaderboards, notes
     from scorehouse.warehouse.published import leaderboards_as_seen
 
     _ = gettext_for(campaign.language)
@@ -156,6 +156,11 @@ def render_index(con, campaign, out: Path, env: Environment, common: dict) -> Pa
         pages = [{"task": task, "href": f"{task.id}/index.html",
                   "boards": leaderboards(con, campaign, task, _, boards)}
                  for task in campaign.tasks]
+        labels: dict[str, dict[str, str]] = {}  # task -> system id -> the name shown
+        for row in visible_systems(con, campaign.id).iter_rows(named=True):
+            labels.setdefault(row["task"], {})[row["system"]] = row["label"]
+    for page in pages:
+        page["notes"] = notes(page["task"], page["boards"], labels.get(page["task"].id, {}), _)
     participants = sort_collated(con, visible_participants(con, campaign.id), "shown",
                                  campaign.language, "organiser").to_dicts()
     index = out / "index.html"

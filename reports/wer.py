@@ -14,6 +14,7 @@ import polars as pl
 
 from scorehouse.reports import ranks
 from scorehouse.reports.charts import grouped_bars
+from scorehouse.reports.front import official_method, wer_methods
 from scorehouse.reports.i18n import N_, Language, sort_collated
 from scorehouse.reports.render import rejected_inputs, stored_signature
 from scorehouse.reports.tables import export_tables
@@ -32,9 +33,8 @@ def page_data(con, campaign, task, out: Path) -> dict:
                                             "WHERE campaign = ? AND task = ?", key)
                             .join(visible_systems(con, *key), on="system"), "label",
                             campaign.language, "organiser")
-    methods = list(task.options.get("methods", ["m1", "m2", "m3", "m4"]))
-    headline = task.options.get("headline_method", "m3" if "m3" in methods else methods[-1])
-    official = {r["system"]: _official(json.loads(r["options"] or "{}"), methods, headline)
+    methods, headline = wer_methods(task.options)
+    official = {r["system"]: official_method(json.loads(r["options"] or "{}"), methods, headline)
                 for r in systems.iter_rows(named=True)}
     visible = systems.select("system", "label", "organiser").with_row_index("_order")
 
@@ -127,11 +127,6 @@ def page_data(con, campaign, task, out: Path) -> dict:
             "sig": signatures,
             "per_corpus": per_corpus, "rejected": rejected, "files": files,
             "resamples": campaign.bootstrap, "seed": campaign.seed}
-
-
-def _official(options: dict, methods: list[str], headline: str) -> str:
-    """M4 for a run with comment detection, else the headline method (M3), as in the thesis."""
-    return "m4" if options.get("comment_detection") and "m4" in methods else headline
 
 
 def _chart(scores: pl.DataFrame, methods: list[str], corpus: str, language: Language) -> str:
