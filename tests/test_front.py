@@ -76,3 +76,19 @@ def test_the_demo_front_page_and_its_speech_page_agree(demo_build):
     rows = re.findall(r'<tr class="official"><td class="text">parole-sud-com</td>\s*'
                       r'<td class="text">(\w+)</td>', page)
     assert rows and set(rows) == {"M4"}, rows  # one per corpus
+
+
+def test_the_readmes_front_page_example_is_the_demos(demo_build):
+    """The README's example board (the dependency task of ``scorehouse demo --scale 0.05``, in
+    English) is the demo's front page board, row for row, as the page shows it."""
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    lines = readme[readme.index("| gsd-test: LAS |"):].split("\n\n")[0].splitlines()
+    header, example = lines[0], [[c.strip() for c in line.strip("|").split("|")]
+                                 for line in lines[2:]]
+    front = (Path(demo_build) / "out" / "index.html").read_text(encoding="utf-8")
+    caption = header.strip("|").split("|")[0].strip()
+    board = re.search(rf"<caption>{re.escape(caption)}</caption>(.*?)</table>", front, re.S)
+    shown = [[re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", cell)).strip()
+              for cell in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
+             for row in re.findall(r"<tr class=.*?</tr>", board.group(1), re.S)]
+    assert example == shown
