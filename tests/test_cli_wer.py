@@ -96,6 +96,15 @@ def test_help_of_every_command(command):
     assert {"wer", "pos", "parsing", "coref", "terms"} <= set(COMMANDS)
 
 
+def test_every_commands_summary_is_a_whole_phrase():
+    """``scorehouse --help`` lists each command with the first sentence of its help, cut at
+    click's width: never a sentence cut short at an abbreviation or a colon ("e.g.")."""
+    ctx = click.Context(main)
+    for name in COMMANDS:
+        summary = main.get_command(ctx, name).get_short_help_str(limit=200)
+        assert not summary.endswith(("e.g.", "i.e.", ":", ",")), (name, summary)
+
+
 def test_the_same_file_as_reference_and_hypothesis(write_trn, wer_json):
     """One file in two roles is two inputs (the role is hashed with the content), never one
     staged table read twice."""

@@ -61,6 +61,17 @@ def test_the_adversary_is_refused(db, tmp_path, query):
     assert not (tmp_path / "stolen.csv").exists() and not (tmp_path / "dump").exists()
 
 
+@pytest.mark.parametrize("query, hint", [
+    ("SELECT * FROM mart_y", 'Did you mean "mart_x"?'),
+    ("SELECT m FROM mart_x", 'Candidate bindings: "n"'),
+])
+def test_a_mistyped_name_gets_duckdbs_hint_in_its_one_line(db, query, hint):
+    result = sql(db, query)
+    assert result.exit_code == 1, result.output
+    [line] = result.output.strip().splitlines()
+    assert hint in line and line.startswith("Error: "), line
+
+
 def test_allow_files_opens_a_folder_on_purpose(db, tmp_path):
     shared = tmp_path / "shared"
     shared.mkdir()

@@ -282,7 +282,7 @@ def campaign_schema_command():
               help="A folder the query may read and write (repeatable). Without it the query "
                    "sees the warehouse's tables only.")
 def sql_command(query, db, fmt, max_rows, allow):
-    """Answer an ad hoc query on the warehouse, e.g.
+    """Answer an ad hoc SQL query on the warehouse, read-only. For instance:
 
     scorehouse sql "SELECT corpus, system, method, wer FROM mart_wer_scores ORDER BY wer"
 

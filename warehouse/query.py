@@ -64,7 +64,16 @@ def answer(con: duckdb.DuckDBPyConnection, query: str) -> pl.DataFrame:
         return relation.pl() if relation is not None else pl.DataFrame()
     except duckdb.Error as err:
         raise QueryError(resident.gone_message(_GONE.get(id(con), {}), str(err))
-                         or str(err).splitlines()[0]) from None
+                         or one_line(str(err))) from None
+
+
+def one_line(message: str) -> str:
+    """A DuckDB error in one line: its first, and its hints (``Did you mean "mart_wer_scores"?``,
+    ``Candidate bindings: ...``), which name only what the query may read anyway."""
+    lines = message.splitlines()
+    return " ".join([lines[0], *(line.strip() for line in lines[1:]
+                                 if line.startswith(("Did you mean", "Candidate bindings")))]
+                    if lines else [message])
 
 
 _GONE: dict[int, dict[str, str]] = {}  # id(connection) -> the gone files of its resident tables
