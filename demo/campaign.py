@@ -29,6 +29,7 @@ from scorehouse.demo.corefud import write_corefud_task
 from scorehouse.demo.parsing import write_parsing_task
 from scorehouse.demo.pos import write_pos_task
 from scorehouse.demo.terms import write_terms_task
+from scorehouse.demo.texts import DESCRIPTION, NAME, in_english
 from scorehouse.demo.ud import write_dependency_task
 from scorehouse.warehouse.draws import Draws
 from scorehouse.warehouse.toml_writer import toml_table
@@ -36,21 +37,6 @@ from scorehouse.warehouse.toml_writer import toml_table
 SEED = 20261125
 NOISE, REJECT, SPR, OOV = "[bruit]", "<REJET>", "SPR", "OOV"
 COM_OPEN, COM_CLOSE, COMMENT = "[com:]", "[:com]", "<COMMENTAIRE>"
-DESCRIPTION = (
-    "Campagne de démonstration (données synthétiques) sur le modèle du service vocal de "
-    "la thèse, chapitre 4 : énoncés courts d'appelants, bruits, faux départs, mots hors "
-    "vocabulaire et commentaires. Test_I contient les cinq énoncés de l'exemple du tableau 4.4. "
-    "La tâche d'étiquetage reprend la moitié du test UD French GSD (CC BY-SA 4.0) avec un jeu "
-    "d'étiquettes positionnel pivot et cinq étiqueteurs simulés. La tâche EASY convertit le test "
-    "GSD en constituants et relations EASY, répartis en quatre genres (répartition synthétique), "
-    "avec cinq analyseurs simulés ; la tâche en dépendances note trois analyseurs simulés avec "
-    "les mesures de CoNLL 2018. La tâche de coréférence reprend le texte du guide de haute "
-    "montagne de l'article (17 mentions) et des documents générés, avec quatre systèmes simulés "
-    "et les systèmes de référence (tout singleton, tout fusionné, profil aléatoire). La tâche de "
-    "terminologie note quatre extracteurs simulés sur les listes françaises d'ACTER v1.5 (énergie "
-    "éolienne, insuffisance cardiaque ; CC BY-NC-SA 4.0), la référence éolienne passant de la "
-    "version 1.0 (reconstruite) à la version 1.1 entre deux exécutions."
-)
 
 # The five utterances of thesis table 4.4: id, category, annotated reference, hypothesis.
 THESIS_EXAMPLES = (
@@ -299,9 +285,7 @@ def _campaign_toml(extra_participants: list[dict] = (), extra_tasks: list[str] =
     ``language``."""
     lines = toml_table("[campaign]", {
         "id": "demo-asr",
-        "name": ("Démo scorehouse : reconnaissance de la parole (WER, IER), "
-                 "étiquetage morphosyntaxique (GRACE), analyse syntaxique (EASY, CoNLL 2018), "
-                 "coréférence et terminologie"),
+        "name": NAME,
         "description": DESCRIPTION,
         "language": language,  # the bulletins' language (French corpora and names either way)
         "bootstrap": 1000,
@@ -336,7 +320,8 @@ def _campaign_toml(extra_participants: list[dict] = (), extra_tasks: list[str] =
     lines += list(extra_tasks)
     while lines and lines[-1] == "":
         lines.pop()
-    return lines
+    return lines if french else [in_english(line) for line in lines]
+
 
 
 def _write(path: pathlib.Path, lines: list[str]) -> None:

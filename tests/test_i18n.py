@@ -13,6 +13,7 @@ from __future__ import annotations
 import html
 import io
 import re
+import tomllib
 from pathlib import Path
 
 import duckdb
@@ -265,3 +266,19 @@ def test_the_state_notes_set_the_colon_as_the_language_does(language, colon):
     assert html.count(f"Dev{colon}") == 2, html
     if language == "fr":
         assert "Dev:" not in html and "Dev :" not in html
+
+
+@pytest.mark.slow
+def test_the_demo_campaigns_own_text_speaks_its_language(editions):
+    """The demo's campaign text (its name, description and task names, which every page shows)
+    is written in the edition's language: each English one is a translation of a French one
+    (demo/texts.py), and the English front page opens with the English name."""
+    from scorehouse.demo.texts import ENGLISH as TEXTS
+
+    for language, out in editions.items():
+        doc = tomllib.loads((out.parent / "campaign" / "campaign.toml").read_text("utf-8"))
+        texts = [doc["campaign"]["name"], doc["campaign"]["description"],
+                 *(task["name"] for task in doc["tasks"])]
+        assert set(texts) <= set(TEXTS.values() if language == "en" else TEXTS), language
+        front = (out / "index.html").read_text(encoding="utf-8")
+        assert html.escape(doc["campaign"]["name"], quote=False) in front
