@@ -105,6 +105,14 @@ def test_every_commands_summary_is_a_whole_phrase():
         assert not summary.endswith(("e.g.", "i.e.", ":", ",")), (name, summary)
 
 
+def test_every_option_says_what_it_does():
+    """Every option of every command has a help text in its --help."""
+    ctx = click.Context(main)
+    silent = [(name, p.opts) for name in COMMANDS for p in main.get_command(ctx, name).params
+              if isinstance(p, click.Option) and not p.hidden and not p.help]
+    assert silent == []
+
+
 def test_the_same_file_as_reference_and_hypothesis(write_trn, wer_json):
     """One file in two roles is two inputs (the role is hashed with the content), never one
     staged table read twice."""

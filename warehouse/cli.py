@@ -227,7 +227,8 @@ def score_command(campaign_dir, db, force, workers, executor, store, executor_wa
 
 @main.command("report")
 @_existing_db_options
-@click.option("--out", type=click.Path(file_okay=False), default="bulletins", show_default=True)
+@click.option("--out", type=click.Path(file_okay=False), default="bulletins", show_default=True,
+              help="The folder the bulletins are published into.")
 @click.option("--audience", type=click.Choice(["public", "participants"]), default="public",
               show_default=True, help="participants: every participant named, withheld ones "
               "included, pages marked not for publication (write it to another --out).")
@@ -275,7 +276,7 @@ def campaign_schema_command():
 @click.option("--db", type=click.Path(dir_okay=False), default=DEFAULT_DB, show_default=True,
               help="The DuckDB warehouse file (must exist; opened read-only).")
 @click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table",
-              show_default=True)
+              show_default=True, help="How the result is printed on stdout.")
 @click.option("--max-rows", type=click.IntRange(min=1), default=100, show_default=True,
               help="Rows printed by --format table (csv and json print every row).")
 @click.option("--allow-files", "allow", multiple=True, type=click.Path(file_okay=False),
@@ -336,8 +337,8 @@ def export_command(out, db, task, fmt):
 @click.option("--db", type=click.Path(dir_okay=False), default=DEFAULT_DB, show_default=True,
               help="The DuckDB warehouse file (must exist; opened read-only).")
 @click.option("--task", required=True, help="A speech task (family wer).")
-@click.option("--corpus", required=True)
-@click.option("--system", required=True)
+@click.option("--corpus", required=True, help="A corpus of the task.")
+@click.option("--system", required=True, help="A system of the task (its id).")
 @click.option("--method", default="none", show_default=True,
               help="The normalisation method whose alignment is reported.")
 def sclite_command(out, db, task, corpus, system, method):
@@ -373,7 +374,8 @@ def sclite_command(out, db, task, corpus, system, method):
               help="Multiply the corpus sizes.")
 @click.option("--language", type=click.Choice(["fr", "en"]), default="fr", show_default=True,
               help="The bulletins' language.")
-@click.option("--quiet", "-q", is_flag=True)
+@click.option("--quiet", "-q", is_flag=True,
+              help="No progress bars, no step lines: the summaries and warnings only.")
 def demo_command(out, scale, language, quiet):
     """Build the bundled demo campaign, score it into a DuckDB warehouse, write its bulletins.
 

@@ -35,7 +35,8 @@ def echo_frame(frame: pl.DataFrame, fmt: str, max_rows: int) -> None:
 @click.command("runs")
 @click.option("--db", type=click.Path(dir_okay=False), default=DEFAULT_DB, show_default=True,
               help="The DuckDB warehouse file (must exist; opened read-only).")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
+              help="How the runs are printed on stdout.")
 @click.option("--max-rows", type=click.IntRange(min=1), default=100, show_default=True,
               help="Rows printed by --format table (the latest; csv and json print every row).")
 def runs_command(db, fmt, max_rows):
