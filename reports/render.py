@@ -144,7 +144,7 @@ PUBLICATIONS = (N_("public"), N_("anonymous"))  # the index shows them translate
 
 
 def render_index(con, campaign, out: Path, env: Environment, common: dict) -> Path:
-    """Write the campaign's index page (its tasks, each task's official leaderboards per corpus
+    """Write the campaign's index page (its contents, each task's official leaderboards per corpus
     (reports/front.py) and the published participants, in the campaign language's
     alphabetical order) into ``out``."""
     from scorehouse.reports.front import campaign_boards, leaderboards, notes
@@ -164,9 +164,9 @@ def render_index(con, campaign, out: Path, env: Environment, common: dict) -> Pa
     participants = sort_collated(con, visible_participants(con, campaign.id), "shown",
                                  campaign.language, "organiser").to_dicts()
     index = out / "index.html"
-    index.write_text(env.get_template("index.html").render(**common, pages=pages,
-                                                           participants=participants, root=""),
-                     encoding="utf-8")
+    html = env.get_template("index.html").render(**common, pages=pages,
+                                                 participants=participants, root="")
+    index.write_text(with_contents(html, _("Contents")), encoding="utf-8")
     return index
 
 

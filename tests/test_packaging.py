@@ -85,9 +85,9 @@ def test_a_fresh_non_editable_install_imports_scorehouse_and_nothing_else(wheel,
                            check=True, capture_output=True, text=True).stdout
     assert help_.startswith("Usage: python -m scorehouse")
     french = subprocess.run([str(python), "-c", "from scorehouse.reports.i18n import gettext_for; "
-                             "print(gettext_for('fr')('Tasks'))"], cwd=tmp_path, env=env,
+                             "print(gettext_for('fr')('Results'))"], cwd=tmp_path, env=env,
                             check=True, capture_output=True, text=True).stdout
-    assert french.strip() == "Tâches"  # the installed catalog, not the repository's
+    assert french.strip() == "Résultats"  # the installed catalog, not the repository's
 
 
 def test_the_code_imports_its_layers_through_scorehouse_only():

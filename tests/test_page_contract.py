@@ -183,7 +183,7 @@ def test_the_front_page_leads_with_each_tasks_results(demo, minimal):
 
     index = (demo / "out" / "index.html").resolve()
     html = index.read_text(encoding="utf-8")
-    results = html[html.index('id="results"'):html.index("<h2>Participants</h2>")]
+    results = html[html.index('<h2 id="results"'):html.index('<h2 id="participants-list"')]
     for folder in sorted(p.parent.name for p in task_pages(demo / "out")):
         assert f'<a href="{folder}/index.html">' in results, folder  # each task, linked
     boards = re.findall(r'<table class="front-board".*?</table>', results, re.S)
