@@ -320,8 +320,7 @@ def _campaign_toml(extra_participants: list[dict] = (), extra_tasks: list[str] =
     lines += list(extra_tasks)
     while lines and lines[-1] == "":
         lines.pop()
-    return lines if french else [in_english(line) for line in lines]
-
+    return lines if french else in_english(lines)
 
 
 def _write(path: pathlib.Path, lines: list[str]) -> None:

@@ -60,12 +60,18 @@ ENGLISH = {
 }
 
 
-def in_english(line: str) -> str:
-    """A ``campaign.toml`` line whose name or description is one of :data:`ENGLISH`'s, in
-    English; any other line as it is."""
-    key, sep, value = line.partition(" = ")
-    if sep and key in ("name", "description") and value.startswith('"'):
-        text = tomllib.loads(line)[key]
-        if text in ENGLISH:
-            return f"{key} = {toml_value(ENGLISH[text])}"
-    return line
+def in_english(lines: list[str]) -> list[str]:
+    """``campaign.toml``'s lines with the campaign's and the tasks' names and description that are
+    among :data:`ENGLISH`'s, in English (in the ``[campaign]`` and ``[[tasks]]`` tables only: a
+    participant or a system keeps its name); any other line as it is."""
+    out, table = [], ""
+    for line in lines:
+        if line.startswith("["):
+            table = line
+        key, sep, value = line.partition(" = ")
+        if (table in ("[campaign]", "[[tasks]]") and sep and key in ("name", "description")
+                and value.startswith('"')):
+            text = tomllib.loads(line)[key]
+            line = f"{key} = {toml_value(ENGLISH[text])}" if text in ENGLISH else line
+        out.append(line)
+    return out

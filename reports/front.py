@@ -60,8 +60,8 @@ def notes(task, boards: list[dict], labels: dict[str, str], _=_identity) -> list
     return [_("Official method {method} for {systems} (comment detection), whose figures are "
               "on the task page. The scores of {method} do not compare with those of "
               "{headline}, the references being normalised otherwise.").format(
-                  method=method.upper(), systems=", ".join(labels), headline=headline.upper())
-            for method, labels in apart.items()]
+                  method=method.upper(), systems=", ".join(names), headline=headline.upper())
+            for method, names in apart.items()]
 
 
 def official(task, _=_identity) -> list[tuple[str, list[str], str]]:

@@ -109,7 +109,8 @@ def demo_copy(demo_build, tmp_path) -> Path:
 def demo_build_fr(demo_build, tmp_path_factory):
     """The same demo campaign's French edition (``language = "fr"``), built once per session:
     the campaign written in French (its input files are the English one's, byte for byte; its
-    ``campaign.toml`` names the language and the phases in French), a copy of the English
+    ``campaign.toml`` names the language, and has the campaign's name and description and the
+    tasks' and phases' names, in French: demo/texts.py), a copy of the English
     build's warehouse, then ``scorehouse run``: nothing is scored again, the pages are rendered
     in French (the same bytes as a build from scratch in French but for the edition's id). The
     same folders as :func:`demo_build`."""

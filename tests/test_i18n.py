@@ -282,3 +282,16 @@ def test_the_demo_campaigns_own_text_speaks_its_language(editions):
         assert set(texts) <= set(TEXTS.values() if language == "en" else TEXTS), language
         front = (out / "index.html").read_text(encoding="utf-8")
         assert html.escape(doc["campaign"]["name"], quote=False) in front
+
+
+def test_only_the_campaigns_and_tasks_text_is_put_in_english():
+    """A participant or a system named like a task keeps its name in the English edition."""
+    from scorehouse.demo.texts import in_english
+
+    name = 'name = "Transcription 1-best"'
+    lines = ["[campaign]", name, "", "[[participants]]", name, "", "[[tasks]]", name,
+             "", "[[tasks.systems]]", name, 'description = "Transcription 1-best"']
+    assert in_english(lines) == ["[campaign]", 'name = "1-best transcription"', "",
+                                 "[[participants]]", name, "", "[[tasks]]",
+                                 'name = "1-best transcription"', "", "[[tasks.systems]]", name,
+                                 'description = "Transcription 1-best"']
