@@ -18,27 +18,13 @@ from __future__ import annotations
 import polars as pl
 
 from scorehouse.reports.i18n import words
+from scorehouse.warehouse.families.wer import official_method, wer_methods
 
 CONVENTIONS = ("conll", "paper", "corefud")
 
 
 def _identity(text: str) -> str:
     return text
-
-
-def official_method(options: dict, methods: list[str], headline: str) -> str:
-    """A WER system's official method: M4 for a run with comment detection (option
-    ``comment_detection``), else the task's headline method (M3): Méthode 3 "dans les évaluations
-    où la détection des commentaires n'est pas réalisée et la Méthode 4 dans le cas contraire"
-    (the thesis on the deployed dialogue service, section 4.4)."""
-    return "m4" if options.get("comment_detection") and "m4" in methods else headline
-
-
-def wer_methods(options: dict) -> tuple[list[str], str]:
-    """A WER task's normalisation methods and its headline method (``headline_method``, else M3,
-    else its last method)."""
-    methods = list(options.get("methods", ["m1", "m2", "m3", "m4"]))
-    return methods, options.get("headline_method", "m3" if "m3" in methods else methods[-1])
 
 
 def notes(task, boards: list[dict], labels: dict[str, str], _=_identity) -> list[str]:

@@ -14,12 +14,11 @@ import polars as pl
 
 from scorehouse.reports import ranks
 from scorehouse.reports.charts import grouped_bars
-from scorehouse.reports.front import official_method, wer_methods
 from scorehouse.reports.i18n import N_, Language, sort_collated
 from scorehouse.reports.render import rejected_inputs, stored_signature
 from scorehouse.reports.tables import export_tables
 from scorehouse.warehouse.db import frame
-from scorehouse.warehouse.families.wer import Options, code_version
+from scorehouse.warehouse.families.wer import Options, code_version, official_method, wer_methods
 from scorehouse.warehouse.published import visible_systems
 
 TOP_ERRORS = 10

@@ -236,3 +236,30 @@ def test_the_api_sessions_print_what_the_docs_show(demos, monkeypatch):
             runner.run(test, clear_globs=False)
     summary = runner.summarize(verbose=False)
     assert examples > 5 and summary.failed == 0, "docs/api.md differs from the program (above)"
+
+
+def test_every_key_of_the_docs_campaign_files_is_one_a_run_accepts():
+    """The docs' campaign.toml examples (whole files and task fragments) use only keys a run
+    accepts (``campaign.check_keys`` and each family's ``CAMPAIGN_KEYS``, as ``scorehouse run``
+    checks them): a documented key the loader refuses was a promise no run kept."""
+    import tomllib
+
+    from scorehouse.warehouse import campaign
+    from scorehouse.warehouse.families import family
+
+    examples = [(f"{path.name}:{line}", tomllib.loads(text)) for path in DOCS
+                for line, text in blocks(path, ("toml",))]
+    tasks = [(where, task) for where, doc in examples for task in doc.get("tasks", [])]
+    assert len(tasks) >= 6  # one per family at least
+    for where, doc in examples:
+        campaign.check_keys(doc, campaign.TOP_KEYS, "top level", where)
+        campaign.check_keys(doc.get("campaign", {}), campaign.CAMPAIGN_KEYS, "[campaign]", where)
+    for where, task in tasks:
+        keys = family(task["family"]).CAMPAIGN_KEYS
+        campaign.check_keys(task, (*campaign.TASK_KEYS, *keys["task"]), task["id"], where)
+        for corpus in task.get("corpora", []):
+            campaign.check_keys(corpus, (*campaign.CORPUS_KEYS, *keys["corpus"]),
+                                f"{task['id']}: corpus", where)
+        for system in task.get("systems", []):
+            campaign.check_keys(system, (*campaign.SYSTEM_KEYS, *keys["system"]),
+                                f"{task['id']}: system", where)

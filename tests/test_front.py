@@ -8,9 +8,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from scorehouse.reports.front import notes, official_method, wer_methods
+from scorehouse.reports.front import notes
 from scorehouse.reports.i18n import gettext_for
 from scorehouse.warehouse.campaign import System, Task
+from scorehouse.warehouse.families.wer import official_method, wer_methods
 
 
 def task(family="wer", options=None, detecting=("sys-com", "sys-anon")) -> Task:
@@ -92,3 +93,41 @@ def test_the_readmes_front_page_example_is_the_demos(demo_build):
               for cell in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
              for row in re.findall(r"<tr class=.*?</tr>", board.group(1), re.S)]
     assert example == shown
+
+
+def test_a_headline_method_is_checked_against_the_tasks_methods():
+    """``headline_method`` (the guide's campaign.toml) must be one of the task's methods; no
+    method at all is the methods' error, never a traceback."""
+    import pytest
+
+    from scorehouse.warehouse.campaign import CampaignError
+    from scorehouse.warehouse.families.wer import Options
+
+    assert wer_methods({"methods": []}) == ([], "m3")
+    for options, message in (({"methods": ["m1", "m3"], "headline_method": "m2"},
+                               "headline_method: expected one of the task's methods"),
+                              ({"methods": []}, "methods: expected some of")):
+        with pytest.raises(CampaignError, match=message):
+            Options.of(task(options=options))
+
+
+def test_the_headline_method_sets_the_front_boards_and_the_speech_page(tmp_path):
+    """A speech task with ``headline_method = "m2"``: the front page's boards are M2's, the note
+    says the comment-detecting system's official method is M4 against M2, and the task page's
+    breakdowns say M2."""
+    from scorehouse.demo.campaign import write_demo_campaign
+    from scorehouse.warehouse.pipeline import run
+
+    toml = write_demo_campaign(tmp_path / "c", scale=0.02, pos=False, parsing=False,
+                               coref=False, terms=False, calls=False)
+    text = toml.read_text(encoding="utf-8")
+    toml.write_text(text.replace('case = "sensitive"\n', 'case = "sensitive"\n'
+                                 'headline_method = "m2"\n', 1), encoding="utf-8")
+    done = run(toml.parent, tmp_path / "w.duckdb", tmp_path / "out", quiet=True)
+    assert done.exit_code == 0, done.summary()
+    front = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
+    assert "<caption>Dev: WER, M2</caption>" in front and "WER, M3" not in front
+    assert ("Official method M4 for parole-sud-com (comment detection), whose figures are on "
+            "the task page. The scores of M4 do not compare with those of M2") in front
+    page = (tmp_path / "out" / "asr" / "index.html").read_text(encoding="utf-8")
+    assert "Breakdowns, paired tests and error lists use M2." in page

@@ -62,7 +62,7 @@ from scorehouse.warehouse.staging import Slot, StageJob, stage_files
 SQL_FOLDER = "wer"
 CAMPAIGN_KEYS = {  # the keys campaign.toml may give a wer task (campaign.check_keys)
     "task": ("methods", "case", "markers", "costs", "intervals", "format", "id_field",
-             "text_field", "unit", "separators"),
+             "text_field", "unit", "separators", "headline_method"),
     "corpus": ("reference", "metadata"),
     "system": ("hypotheses", "interpretations", "comment_detection"),
 }
@@ -73,6 +73,22 @@ _UNIT_TABLES = ("int_wer_aligned_utterance", "fct_wer_utterance", "fct_ier_utter
 def code_version() -> str:
     """Package version plus a hash of the family's scoring code and SQL: a change re-scores."""
     return catalog_code_version(SQL_FOLDER, __name__)
+
+
+def official_method(options: dict, methods: list[str], headline: str) -> str:
+    """A WER system's official method: M4 for a run with comment detection (option
+    ``comment_detection``), else the task's headline method (M3): Méthode 3 "dans les évaluations
+    où la détection des commentaires n'est pas réalisée et la Méthode 4 dans le cas contraire"
+    (the thesis on the deployed dialogue service, section 4.4)."""
+    return "m4" if options.get("comment_detection") and "m4" in methods else headline
+
+
+def wer_methods(options: dict) -> tuple[list[str], str]:
+    """A WER task's normalisation methods and its headline method (``headline_method``, else M3,
+    else its last method)."""
+    methods = list(options.get("methods", ["m1", "m2", "m3", "m4"]))
+    default = "m3" if "m3" in methods or not methods else methods[-1]
+    return methods, options.get("headline_method", default)
 
 
 @dataclass(frozen=True)
@@ -93,11 +109,14 @@ class Options:
     @classmethod
     def of(cls, task: Task) -> "Options":
         o = task.options
-        methods = tuple(o.get("methods", ("m1", "m2", "m3", "m4")))
+        methods = tuple(wer_methods(o)[0])
         bad = [m for m in methods if m not in METHODS]
         if bad or not methods:
             raise CampaignError(f"task {task.id}: methods: expected some of {METHODS}, "
                                 f"found {list(methods)}")
+        if wer_methods(o)[1] not in methods:
+            raise CampaignError(f"task {task.id}: headline_method: expected one of the task's "
+                                f"methods {list(methods)}, found {o['headline_method']!r}")
         case = o.get("case", "sensitive")
         if case not in CASES:
             raise CampaignError(f"task {task.id}: case: expected one of {CASES}, found {case!r}")
