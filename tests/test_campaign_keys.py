@@ -149,3 +149,53 @@ def test_every_campaign_key_the_loader_accepts_is_in_the_schema(tmp_path):
     (tmp_path / "campaign.toml").write_text('[campaign]\nid = "c"\nroots = ["data"]\n')
     jsonschema.validate(tomllib.loads((tmp_path / "campaign.toml").read_text()), schema())
     assert load_campaign(tmp_path).roots[-1] == (tmp_path / "data").resolve()
+
+
+def _colliding_ids(campaign_id: str) -> tuple[str, str]:
+    """Two participant ids whose anonymous codes are the same, found by search (four hex digits:
+    a collision within a few hundred ids)."""
+    from scorehouse.warehouse.campaign import Participant
+
+    seen: dict[str, str] = {}
+    for i in range(100_000):
+        pid = f"team{i}"
+        code = Participant(pid, pid, "anonymous").code(campaign_id)
+        if code in seen:
+            return seen[code], pid
+        seen[code] = pid
+    raise AssertionError("no collision")
+
+
+def _two_systems(tmp_path: Path, first: tuple[str, str, str], second: tuple[str, str, str]):
+    """A campaign ``c`` with one task whose two systems are (system id, participant id,
+    publication)."""
+    camp = tmp_path / "c"
+    camp.mkdir(parents=True)
+    lines = ['[campaign]\nid = "c"']
+    for _, pid, publication in dict.fromkeys((first, second)):
+        lines.append(f'[[participants]]\nid = "{pid}"\npublication = "{publication}"')
+    lines.append('[[tasks]]\nid = "t"\nfamily = "pos"')
+    for sid, pid, _ in (first, second):
+        lines.append(f'[[tasks.systems]]\nid = "{sid}"\nparticipant = "{pid}"')
+    (camp / "campaign.toml").write_text("\n".join(lines) + "\n")
+    return camp
+
+
+def test_two_anonymous_participants_never_share_a_code(tmp_path):
+    one, two = _colliding_ids("c")
+    camp = _two_systems(tmp_path, ("a", one, "anonymous"), ("b", two, "anonymous"))
+    with pytest.raises(CampaignError) as err:
+        load_campaign(camp)
+    assert f"participants {one!r} and {two!r} would share the anonymous code" in str(err.value)
+    public = _two_systems(tmp_path / "p", ("a", one, "anonymous"), ("b", two, "public"))
+    load_campaign(public)  # a public participant shows no code: nothing ambiguous
+
+
+@pytest.mark.parametrize("sid", ["P-AF5B-1", "p-af5b-12"])
+def test_a_system_id_that_reads_like_a_code_is_refused(tmp_path, sid):
+    camp = _two_systems(tmp_path, (sid, "x", "public"), ("b", "y", "anonymous"))
+    with pytest.raises(CampaignError) as err:
+        load_campaign(camp)
+    assert f"system id {sid!r} reads like an anonymous system's code" in str(err.value)
+    load_campaign(_two_systems(tmp_path / "ok", ("P-AF5B", "x", "public"),
+                               ("b", "y", "anonymous")))

@@ -168,7 +168,7 @@ def load_campaign(path: str | Path) -> Campaign:
                   for i, t in enumerate(_list(doc, "tasks", path)))
     if len({t.id for t in tasks}) != len(tasks):
         raise CampaignError(f"{path}: tasks: expected distinct task ids")
-    return Campaign(
+    campaign = Campaign(
         id=_ident(head, "id", "campaign", path), name=str(head.get("name", head["id"])),
         description=str(head.get("description", "")), root=root, phases=phases,
         participants=participants, tasks=tasks, roots=roots,
@@ -178,8 +178,35 @@ def load_campaign(path: str | Path) -> Campaign:
         editions=_integer(head, "editions", 2, 1, 100, path),
         executor_wait=_integer(head, "executor_wait", EXECUTOR_WAIT, 0, 86_400, path),
     )
+    _check_labels(campaign, path)
+    return campaign
 
 
+def _check_labels(campaign: Campaign, path) -> None:
+    """Every name a bulletin prints stands for one participant and one system: two anonymous
+    participants whose codes collide (four hex digits of a hash: likely somewhere among a few
+    hundred participants), or a system whose id reads like an anonymous system's code, would make
+    a board ambiguous (in any edition: a participant's own shows its systems by id)."""
+    codes: dict[str, str] = {}
+    for participant in campaign.participants.values():
+        if participant.publication == "anonymous":
+            code = participant.code(campaign.id)
+            if code in codes:
+                raise CampaignError(
+                    f"{path}: participants {codes[code]!r} and {participant.id!r} would share "
+                    f"the anonymous code {code} (a hash of the campaign's and the participant's "
+                    "ids): rename one of the two participants' id")
+            codes[code] = participant.id
+    for task in campaign.tasks:
+        for system in task.systems:
+            if _CODE_LIKE.fullmatch(system.id):
+                raise CampaignError(
+                    f"{path}: task {task.id}: system id {system.id!r} reads like an anonymous "
+                    "system's code (P-XXXX-n, how bulletins show anonymous participants' "
+                    "systems): rename it")
+
+
+_CODE_LIKE = re.compile(r"P-[0-9A-F]{4}-[0-9]+", re.IGNORECASE)
 _LANGUAGE = re.compile(r"[a-z]{2,3}(-[A-Za-z0-9]{1,8})*")
 
 
