@@ -13,11 +13,12 @@ import re
 from pathlib import Path
 
 from scorehouse.etl.errors import InputError, decode_utf8, shorten
-from scorehouse.etl.text import BLANKS, check_lines
+from scorehouse.etl.text import BLANKS, alternation_word, check_lines
 
 FORMATS = ("trn", "kaldi", "jsonl")
 # a trn line's id: the last parenthesised group, between sclite's separators (etl/text.py)
 ID_SUFFIX = r"[ \t\x0B\x0C\r]*\(([^() \t\x0B\x0C\r]+)\)[ \t\x0B\x0C\r]*$"
+COMMENT = r"^(;;|\*\*)"  # a trn comment line (sclite's TEXT_is_comment, TEXT_is_comment_info)
 # the same leftmost match in Python, but tried at the start of a run of separators only: Python's
 # backtracking tried every position of a run (a line of 32,000 blanks then a word took 2 s; Rust's
 # regex, which the reader uses, is linear and has no look-behind)
@@ -46,7 +47,7 @@ def jsonl_rows(path: str | Path, text: str, id_field: str = "id",
     its table's checks. A line that is not an object with those fields is an InputError."""
     rows = []
     for number, raw in enumerate(text.split("\n"), 1):
-        if not raw.strip(BLANKS):
+        if not raw.strip(BLANKS) or raw.startswith((";;", "**")):  # COMMENT
             continue
         try:
             record = json.loads(raw)
@@ -71,7 +72,7 @@ def small_rows(path: str | Path, data: bytes, fmt: str, id_field: str = "id",
     :func:`etl.text.prepared` gives them), the rows its reader gives (the text trimmed of
     sclite's separators); None when the reader would reject the file (a line too long, a byte
     that is not UTF-8, a line without an id, an id twice, a line that is not a JSON object with
-    the fields, a lone surrogate) or for another format."""
+    the fields, a lone surrogate, an sclite alternation) or for another format."""
     try:
         if fmt == "trn":
             rows = _trn_rows(path, data)
@@ -82,7 +83,7 @@ def small_rows(path: str | Path, data: bytes, fmt: str, id_field: str = "id",
     except InputError:
         return None
     if rows is None or len({utt for _, utt, _ in rows}) < len(rows) or not all(
-            utt for _, utt, _ in rows):
+            utt for _, utt, _ in rows) or any(alternation_word(text) for _, _, text in rows):
         return None
     try:  # ids and texts as the reader's table holds them: UTF-8, which a lone surrogate is not
         for _, utt, text in rows:
@@ -104,7 +105,7 @@ def _trn_rows(path: str | Path, data: bytes) -> list[tuple[int, str, str]] | Non
     rows = []
     for number, raw in enumerate(text.split("\n"), 1):
         raw = raw.removesuffix("\r")
-        if not raw.strip(BLANKS):
+        if not raw.strip(BLANKS) or raw.startswith((";;", "**")):  # COMMENT
             continue
         found = _ID.search(raw)
         if found is None:

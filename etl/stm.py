@@ -31,7 +31,7 @@ import polars as pl
 import pyarrow as pa
 
 from scorehouse.etl.errors import InputError, decode_utf8, shorten
-from scorehouse.etl.text import blank_lines
+from scorehouse.etl.text import NO_ALTERNATION, alternation_word, blank_lines
 
 _IGNORE = re.compile(r"ignore_time_segment_in_scoring|ignoretimesegmentinscoring", re.I)
 SEGMENTS = {"seq": pl.Int32, "line_no": pl.Int32, "utt_id": pl.String, "file": pl.String,
@@ -76,6 +76,8 @@ def read_segments(path: str | Path, data: bytes | None = None) -> pl.DataFrame:
                 raise InputError(path, number, "a label field like <o,f0,male>", shorten(rest[0]))
             labels, rest = rest[0][1:-1], rest[1:]
         text = " ".join(rest)
+        if "{" in text and alternation_word(text):
+            raise InputError(path, number, NO_ALTERNATION, shorten(alternation_word(text)))
         ignore = bool(_IGNORE.search(text))
         utt_id = None
         if not ignore:
@@ -110,6 +112,8 @@ def read_ctm(path: str | Path, data: bytes | None = None, segments: pa.Table | N
         if len(fields) not in (5, 6):
             raise InputError(path, number, "'file channel begin duration word [confidence]'",
                              shorten(line))
+        if fields[4].startswith("{"):
+            raise InputError(path, number, NO_ALTERNATION, shorten(fields[4]))
         begin = _time(path, number, fields[2], "begin")
         duration = _time(path, number, fields[3], "duration")
         if len(fields) == 6 and fields[5] != "NA":

@@ -120,3 +120,24 @@ def check_lines(path: str | Path, data: bytes | str) -> None:
                              f"lines of at most {limit:,} characters",
                              f"a line of {chars:,} characters")
         start = end + 1
+
+
+ALTERNATION = r"(?:^|[ \t\x0B\x0C\r])\{"  # a word opening sclite's alternation "{ a / b }"
+NO_ALTERNATION = "words, not sclite's alternation '{ a / b / @ }' (not scored: keep one of them)"
+
+
+def alternation_word(text: str) -> str | None:
+    """The first sclite alternation of ``text`` (from a word starting with ``{`` to the
+    matching ``}``, which SCTK's ``find_next_TEXT_token`` reads as one network of choices), or
+    None. scorehouse aligns words, not networks: every transcript reader refuses such a line, so
+    that no figure counts braces and slashes as words where sclite would not."""
+    found = re.search(ALTERNATION, text)
+    if found is None:
+        return None
+    rest, depth = text[found.end() - 1:], 0
+    for end, char in enumerate(rest, 1):  # up to the matching "}", as sclite reads it
+        depth += (char == "{") - (char == "}")
+        if not depth:
+            return rest[:end]
+    return rest
+

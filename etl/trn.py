@@ -2,7 +2,9 @@
 
 The format of SCTK's sclite ``-r FILE trn``. The id is the last parenthesised group of the line;
 the text before it may be empty (an empty transcription). Lines made only of whitespace
-(sclite's separators, :data:`etl.text.BLANKS`) are skipped, as sclite does; any other line
+(sclite's separators, :data:`etl.text.BLANKS`) are skipped, as sclite does, and so are its
+comment lines, those that start with ``;;`` or ``**`` (SCTK's ``TEXT_is_comment`` and
+``TEXT_is_comment_info``); any other line
 without an id, a duplicate id or bytes that are not UTF-8 reject the file with its line number.
 """
 
@@ -15,8 +17,15 @@ import polars as pl
 import pyarrow as pa
 
 from scorehouse.etl.errors import InputError, decode_utf8, shorten
+from scorehouse.etl.plain import COMMENT
 from scorehouse.etl.plain import ID_SUFFIX as _ID_SUFFIX
-from scorehouse.etl.text import BLANKS, check_lines
+from scorehouse.etl.text import (
+    ALTERNATION,
+    BLANKS,
+    NO_ALTERNATION,
+    alternation_word,
+    check_lines,
+)
 
 
 def read_trn(path: str | Path, data: bytes | None = None) -> pa.Table:
@@ -30,7 +39,8 @@ def read_trn(path: str | Path, data: bytes | None = None) -> pa.Table:
     frame = (
         pl.DataFrame([lines])
         .with_row_index("line_no", offset=1)
-        .filter(pl.col("raw").str.strip_chars(BLANKS) != "")
+        .filter((pl.col("raw").str.strip_chars(BLANKS) != "")
+                & ~pl.col("raw").str.contains(COMMENT))
         .with_columns(pl.col("raw").str.extract(_ID_SUFFIX, 1).alias("utt_id"),
                       pl.col("raw").str.replace(_ID_SUFFIX, "").alias("text"))
     )
@@ -63,7 +73,8 @@ def utterances(path: Path, frame: pl.DataFrame, expected_id: str) -> pa.Table:
     """The ``(line_no int32, utt_id, text)`` table of a transcript's non-blank lines (``frame``:
     ``line_no``, ``raw``, ``utt_id``, null where the line has none, and ``text``), shared by every
     transcript reader: the first line without an id (``expected_id`` says what one looks like)
-    or repeating one rejects the file."""
+    or repeating one rejects the file, and so does a line holding an sclite alternation
+    (:func:`etl.text.alternation_word`)."""
     no_id = frame.filter(pl.col("utt_id").is_null() | (pl.col("utt_id") == "")).head(1)
     again = frame.filter(pl.col("utt_id").is_not_null()
                          & ~pl.col("utt_id").is_first_distinct()).head(1)
@@ -75,5 +86,11 @@ def utterances(path: Path, frame: pl.DataFrame, expected_id: str) -> pa.Table:
         first = frame.filter(pl.col("utt_id") == row["utt_id"])["line_no"][0]
         raise InputError(path, row["line_no"], "a new utterance id",
                          f"{row['utt_id']!r} again (first on line {first})")
+    if frame["text"].str.contains("{", literal=True).any():  # (a memchr first: rare)
+        alternation = frame.filter(pl.col("text").str.contains(ALTERNATION)).head(1)
+        if alternation.height:
+            row = alternation.row(0, named=True)
+            raise InputError(path, row["line_no"], NO_ALTERNATION,
+                             shorten(alternation_word(row["text"])))
     return frame.select(pl.col("line_no").cast(pl.Int32), "utt_id",
                         pl.col("text").str.strip_chars(BLANKS)).to_arrow()

@@ -25,12 +25,14 @@ import numpy as np
 
 from scorehouse.scorers.edit import (  # noqa: F401  (the costs and op letters live there)
     LEVENSHTEIN,
+    NULL,
     OP_CORRECT,
     OP_DELETION,
     OP_INSERTION,
     OP_SUBSTITUTION,
     SCLITE,
     Costs,
+    align_with_null,
 )
 
 
@@ -230,3 +232,46 @@ def _pad(values, offsets, lengths, width, fill):
     src = offsets[:, None] + col[None, :]
     out[:, :width][mask] = values[src[mask]]
     return out
+
+
+def with_null(result: Alignment, ref_values, ref_offsets, hyp_values, hyp_offsets, null: int,
+              costs: Costs = SCLITE) -> Alignment:
+    """``result`` (:func:`align`'s) with every pair that holds the code ``null`` (sclite's empty
+    word ``@``) aligned again as :func:`scorers.edit.align_with_null` aligns it: the empty word's
+    own moves left out, its 0.001 cost steering the ties as in sclite. A rare word: those pairs
+    only are aligned again, one by one."""
+    n = len(ref_offsets) - 1
+    has = np.zeros(n, dtype=bool)
+    for values, offsets in ((ref_values, ref_offsets), (hyp_values, hyp_offsets)):
+        has[np.repeat(np.arange(n), np.diff(offsets))[values == null]] = True
+    if not has.any():
+        return result
+    again = {int(k): align_with_null(ref_values[ref_offsets[k]:ref_offsets[k + 1]].tolist(),
+                                     hyp_values[hyp_offsets[k]:hyp_offsets[k + 1]].tolist(),
+                                     costs, null) for k in np.flatnonzero(has)}
+    old_offsets = result.op_offsets
+    lengths = np.diff(old_offsets)
+    for k, (ops, _, _) in again.items():
+        lengths[k] = len(ops)
+    op_offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(old_offsets.dtype)
+    old_pair = np.repeat(np.arange(n), np.diff(old_offsets))
+    keep = ~has[old_pair]
+    dest = (op_offsets[old_pair] + np.arange(len(old_pair)) - old_offsets[old_pair])[keep]
+    ops = np.empty(op_offsets[-1], dtype=np.uint8)
+    ops[dest] = result.ops[keep]
+    positions = result.ref_index is not None
+    index = result.ref_index.dtype if positions else np.int64
+    ref_index = np.full(op_offsets[-1], -1, dtype=index) if positions else None
+    hyp_index = np.full(op_offsets[-1], -1, dtype=index) if positions else None
+    if positions:
+        ref_index[dest] = result.ref_index[keep]
+        hyp_index[dest] = result.hyp_index[keep]
+    for k, (letters, ref_at, hyp_at) in again.items():
+        start, end = op_offsets[k], op_offsets[k + 1]
+        ops[start:end] = np.frombuffer(letters.encode("ascii"), dtype=np.uint8)
+        if positions:
+            ref_at, hyp_at = np.asarray(ref_at, dtype=np.int64), np.asarray(hyp_at, np.int64)
+            ref_index[start:end] = np.where(ref_at >= 0, ref_offsets[k] + ref_at, -1)
+            hyp_index[start:end] = np.where(hyp_at >= 0, hyp_offsets[k] + hyp_at, -1)
+    return Alignment(ops=ops, op_offsets=op_offsets, ref_index=ref_index, hyp_index=hyp_index)
+

@@ -25,12 +25,15 @@ from scorehouse.scorers.alignment import (
     SCLITE,
     Costs,
     align,
+    with_null,
 )
+from scorehouse.scorers.edit import NULL
 from scorehouse.scorers.wer_rules import (  # noqa: F401  (the rules in plain Python live there)
     _ASCII_UPPER,
     _CLOSE,
     _FALSE_START,
     _NONSPEECH,
+    _NULL,
     _OOV,
     _OPEN,
     _WORD,
@@ -38,6 +41,8 @@ from scorehouse.scorers.wer_rules import (  # noqa: F401  (the rules in plain Py
     METHODS,
     SEPARATORS,
     UNITS,
+    WORD_SYNTAX,
+    WORD_TEXT,
     Markers,
     signature,
 )
@@ -89,7 +94,8 @@ def normalise(utterances: pl.DataFrame, method: str, markers: Markers,
     )
 
     kind = (
-        pl.when(pl.col("tok").is_in(markers.nonspeech)).then(pl.lit(_NONSPEECH))
+        pl.when(pl.col("tok") == NULL).then(pl.lit(_NULL))
+        .when(pl.col("tok").is_in(markers.nonspeech)).then(pl.lit(_NONSPEECH))
         .when(pl.col("tok").is_in(markers.false_start)).then(pl.lit(_FALSE_START))
         .when(pl.col("tok").is_in(markers.oov)).then(pl.lit(_OOV))
         .when(pl.col("tok").is_in(markers.comment_open)).then(pl.lit(_OPEN))
@@ -112,10 +118,10 @@ def normalise(utterances: pl.DataFrame, method: str, markers: Markers,
             .with_columns(pl.when(pl.col("kind") == _OPEN).then(pl.lit(markers.comment_label))
                           .otherwise(pl.col("tok")).alias("tok"))
         )
-        rejectable = [_FALSE_START, _OOV, _OPEN]
+        rejectable = [_NULL, _FALSE_START, _OOV, _OPEN]
     else:
         long = long.filter(~pl.col("kind").is_in([_OPEN, _CLOSE]))
-        rejectable = [_FALSE_START, _OOV] if method == "m3" else []
+        rejectable = [_NULL, _FALSE_START, _OOV] if method == "m3" else [_NULL]
     long = long.filter(pl.col("kind") != _NONSPEECH)
     out = _collect(order, long, extra=[(~pl.col("kind").is_in(rejectable)).sum().alias("n_speech")])
     if method == "m1":
@@ -129,16 +135,33 @@ def normalise(utterances: pl.DataFrame, method: str, markers: Markers,
 
 def words(text: pl.Series, separators: str = "sclite", case: str = "sensitive") -> pl.Series:
     """Each text's words, a list per text (``None`` text: no words), split as
-    :func:`normalise` says and, unless ``case`` is ``sensitive``, folded as :func:`fold` does.
+    :func:`normalise` says, read as sclite reads a word (:func:`scorers.wer_rules.sclite_word`:
+    tags after ``;``, escapes, a final ``*`` dropped) and, unless ``case`` is
+    ``sensitive``, folded as :func:`fold` does.
 
     With sclite's separators the split and sclite's ASCII fold work on the UTF-8 bytes of the
     whole column at once (a separator byte becomes a space, ``A``-``Z`` become ``a``-``z``; no
     byte of a multi-byte character is below 0x80, so no other character changes), then one
     split on the space: a third of the regular expression's time."""
     text = text.fill_null("").cast(pl.String)
+    tokens = _split(text, separators, case)
+    if len(text) and text.str.contains(WORD_SYNTAX).any():
+        tokens = tokens.list.eval(_sclite_word(pl.element()))
+    return tokens if case != "unicode" else tokens.list.eval(fold(pl.element(), case))
+
+
+def _sclite_word(token: pl.Expr) -> pl.Expr:
+    """:func:`scorers.wer_rules.sclite_word` over a column of tokens."""
+    text = token.str.extract(f"({WORD_TEXT})", 1).str.replace_all("\\", "", literal=True)
+    return (pl.when((text.str.len_bytes() > 1) & text.str.ends_with("*"))
+            .then(text.str.strip_suffix("*")).otherwise(text))
+
+
+def _split(text: pl.Series, separators: str, case: str) -> pl.Series:
+    """The words of :func:`words`, before sclite's word syntax and the Unicode fold."""
     if separators != "sclite" or not len(text):
         tokens = text.str.extract_all(SEPARATORS[separators])
-        return tokens if case == "sensitive" else tokens.list.eval(fold(pl.element(), case))
+        return tokens if case != "insensitive" else tokens.list.eval(fold(pl.element(), case))
     column = text.to_arrow()
     column = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
     if column.type != pa.large_string():  # (Polars gives large strings: no pyarrow.compute)
@@ -164,7 +187,7 @@ def words(text: pl.Series, separators: str = "sclite", case: str = "sensitive") 
         tokens = pl.DataFrame({"t": tokens, "empty": empty}).select(
             pl.when(pl.col("empty")).then(pl.lit([], dtype=pl.List(pl.String)))
             .otherwise(pl.col("t")).alias(text.name))[text.name]
-    return tokens if case != "unicode" else tokens.list.eval(fold(pl.element(), case))
+    return tokens
 
 
 _SLICE = 1 << 18  # bytes mapped at a time: below glibc's mmap threshold, within the L2 cache
@@ -216,15 +239,18 @@ def _collect(order: pl.DataFrame, long: pl.DataFrame, extra=()) -> pl.DataFrame:
 def units(tokens: pl.Series, unit: str = "word") -> pl.Series:
     """What is aligned, per utterance: the normalised tokens (``word``), or (``char``) their
     characters, Unicode code points, in order: the whitespace between words is never a unit, as
-    ``sclite -c -e utf-8`` scores characters (N counts the characters of the words)."""
+    ``sclite -c -e utf-8`` scores characters (N counts the characters of the words; the empty
+    word ``@`` has none)."""
     if unit == "word":
         return tokens
-    return tokens.list.join("").str.split("").list.eval(pl.element().filter(pl.element() != ""))
+    spoken = tokens.list.eval(pl.element().filter(pl.element() != NULL))
+    return spoken.list.join("").str.split("").list.eval(pl.element().filter(pl.element() != ""))
 
 
 def align_tokens(ref: pl.Series, hyp: pl.Series, costs: Costs = SCLITE,
-                 tokens: bool = True) -> pa.Table:
-    """Align two equally long columns of token lists, pair by pair.
+                 tokens: bool = True, null: str | None = None) -> pa.Table:
+    """Align two equally long columns of token lists, pair by pair; a pair holding ``null``
+    (sclite's empty word ``@``, for words) as :func:`scorers.edit.align_with_null` aligns it.
 
     Returns an Arrow table with, per pair, ``ref_tokens`` and ``hyp_tokens`` (lists of equal
     length, ``null`` on the gap side of an insertion / deletion; left out when ``tokens`` is
@@ -237,14 +263,19 @@ def align_tokens(ref: pl.Series, hyp: pl.Series, costs: Costs = SCLITE,
                 else pl.Series([], dtype=pl.String))
     hyp_flat = (hyp.explode(empty_as_null=False).drop_nulls() if len(hyp)
                 else pl.Series([], dtype=pl.String))
-    codes = (pl.concat([ref_flat, hyp_flat]).cast(pl.String).cast(pl.Categorical).to_physical()
-             .to_numpy())
+    every = pl.concat([ref_flat, hyp_flat]).cast(pl.String)
+    codes = every.cast(pl.Categorical).to_physical().to_numpy()
     codes = codes.astype(np.int32)  # categories are UInt32, well below 2**31 of them
+    at_null = (every == null).arg_true() if null is not None else []
+    null_code = int(codes[at_null[0]]) if len(at_null) else None
     ref_codes, hyp_codes = codes[: len(ref_flat)], codes[len(ref_flat):]
-    del codes
+    del codes, every
     ref_offsets = np.concatenate([[0], np.cumsum(ref.list.len().to_numpy())]).astype(np.int64)
     hyp_offsets = np.concatenate([[0], np.cumsum(hyp.list.len().to_numpy())]).astype(np.int64)
     result = align(ref_codes, ref_offsets, hyp_codes, hyp_offsets, costs, positions=tokens)
+    if null_code is not None:
+        result = with_null(result, ref_codes, ref_offsets, hyp_codes, hyp_offsets, null_code,
+                           costs)
 
     n = len(ref)
     op_offsets = result.op_offsets.astype(np.int32)

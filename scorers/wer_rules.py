@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass
 
 from scorehouse.etl.text import SIGNATURE as TEXT
 from scorehouse.etl.text import WORD, fields
-from scorehouse.scorers.edit import SCLITE, Costs
+from scorehouse.scorers.edit import NULL, SCLITE, Costs
 
 METHODS = ("none", "m1", "m2", "m3", "m4")
 CASES = ("sensitive", "insensitive", "unicode")  # as written; sclite's fold (A-Z); Unicode's
@@ -27,6 +27,7 @@ UNITS = ("word", "char")  # what is aligned: words (WER), or their characters (C
 
 # Token kinds after classification against the marker vocabulary.
 _WORD, _NONSPEECH, _FALSE_START, _OOV, _OPEN, _CLOSE = "W", "N", "F", "O", "(", ")"
+_NULL = "@"  # sclite's empty word: aligned (it steers sclite's ties), never speech nor counted
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,10 @@ class Markers:
                 if not value or not all(isinstance(v, str) and re.fullmatch(WORD, v)
                                         for v in value):
                     raise ValueError(f"marker {key}: expected a list of tokens, found {value!r}")
+            for token in (value,) if isinstance(value, str) else value:
+                if sclite_word(token) != token or token == NULL:  # as the words it meets
+                    raise ValueError(f"marker {key}: expected a token sclite reads as written "
+                                     f"(no ';' tag, backslash, final '*' or '@'), found {token!r}")
                 values[key] = tuple(value)
         return cls(**values)
 
@@ -102,13 +107,32 @@ def signature(method: str, case: str, markers: Markers, costs: Costs = SCLITE,
 
 
 _FOLD_ASCII = str.maketrans(_ASCII_UPPER, _ASCII_UPPER.lower())
+WORD_SYNTAX = r"[;\\*@]"  # a text holding none of these has every word as written
+WORD_TEXT = r"^(?:\\;|[^;])*"  # a word's text: up to its first ";" not after a backslash
+_WORD_TEXT = re.compile(WORD_TEXT)
+
+
+def sclite_word(token: str) -> str:
+    """A token as sclite reads a word (SCTK's ``new_WORD_parseText`` and ``new_WORD``): what
+    follows its first ``;`` not after a backslash is a tag, not text; every backslash (an escape)
+    is dropped; one final ``*`` is dropped from a word longer than one character. So ``a*``,
+    ``a;tag`` and ``a\\`` are the word ``a``, a lone ``;`` an empty string, ``@*`` the empty word
+    ``@`` (:data:`scorers.edit.NULL`), which the alignment steps over
+    (:func:`scorers.edit.align_with_null`)."""
+    text = _WORD_TEXT.match(token).group(0).replace("\\", "")
+    if len(text) > 1 and text.endswith("*"):
+        text = text[:-1]
+    return text
 
 
 def plain_words(text: str | None, case: str = "sensitive") -> list[str]:
     """One text's words as :func:`scorers.wer.words` gives them with sclite's separators (split
-    at :data:`etl.text.BLANKS`, :func:`etl.text.fields`), folded as ``case`` says (``insensitive``:
-    A-Z only, as sclite; ``unicode``: Unicode lower case): the tokens ``T`` of method ``none``."""
+    at :data:`etl.text.BLANKS`, :func:`etl.text.fields`; read as :func:`sclite_word`), folded
+    as ``case`` says (``insensitive``: A-Z only, as sclite; ``unicode``: Unicode lower case): the
+    tokens ``T`` of method ``none``."""
     tokens = fields(text or "")
+    if re.search(WORD_SYNTAX, text or ""):
+        tokens = [sclite_word(t) for t in tokens]
     if case == "insensitive":
         return [t.translate(_FOLD_ASCII) for t in tokens]
     return [t.lower() for t in tokens] if case == "unicode" else tokens
@@ -124,5 +148,6 @@ def known_to_python(text: str | None) -> bool:
 
 def plain_units(tokens: list[str], unit: str = "word") -> list[str]:
     """What is aligned, as :func:`scorers.wer.units` says: the tokens, or their characters
-    (Unicode code points; the spaces between words are never units)."""
-    return tokens if unit == "word" else list("".join(tokens))
+    (Unicode code points; the spaces between words are never units, the empty word ``@`` has
+    none)."""
+    return tokens if unit == "word" else list("".join(t for t in tokens if t != NULL))

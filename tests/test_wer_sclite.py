@@ -37,6 +37,9 @@ TIES = ["a", "b", "c"]
 MIXED = ["a", "A", "b", "B", "Le", "le", "LE", "oui", "Oui", "non", "NON", "été", "Été", "ÉTÉ",
          "ça", "Ça", "ÇA", "école", "École", "ÉCOLE", "Ǆ", "ǆ", "Σ", "σ"]
 SEPARATORS = [" ", " ", " ", "\t", "  ", " \t ", "\t\t"]
+# words sclite reads as other words (SCTK word.c: a ";tag", "\\" escapes, a final "*", "@" the
+# empty word), none of them shown by sclite as an empty word or a lone "*" (a gap's look)
+SYNTAX = ["a", "b", "c", "a*", "b;tag", "c\\", "@", "x\\;y", "a;", "@*", "é*", "B*", "c;t;u"]
 
 
 def sclite_binary() -> Path:
@@ -315,3 +318,18 @@ def test_words_split_where_sclite_splits_them(tmp_path, wer_json):
     split = wer_json(ref, hyp, "--case", "sensitive", "--separators", "unicode")
     assert "|split:unicode|" in split["signature"] and "split:" not in report["signature"]
     assert split["totals"]["N"] > report["totals"]["N"]
+
+
+@pytest.mark.parametrize("seed, sensitive", [(31, True), (32, False)])
+def test_sclites_word_syntax_equals_sclite(seed, sensitive, tmp_path, wer_json):
+    """Tags after ";", escapes, a final "*" and the empty word "@" read as sclite reads them:
+    every utterance's counts and alignment, and the totals, are sclite's."""
+    binary = sclite_binary()
+    pairs = generate_pairs(seed, 200, vocabulary=SYNTAX)
+    ref, hyp, ids = write_pairs(tmp_path, pairs, seed)
+    report = wer_json(ref, hyp, *(["--case", "sensitive"] if sensitive else []))
+    utterances = parse_pra(run_sclite(binary, ref, hyp, "pra", sensitive), sensitive)
+    rsum = parse_rsum(run_sclite(binary, ref, hyp, "rsum", sensitive))
+    compare(report, utterances, rsum, ids, pairs)
+    assert rsum["N"] < sum(len(r) for r, _ in pairs)  # the "@" were no words
+

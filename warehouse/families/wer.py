@@ -24,7 +24,7 @@ from scorehouse.etl.stm import read_ctm, read_stm
 from scorehouse.etl.text import SIGNATURE as TEXT
 from scorehouse.etl.tsv import read_tsv
 from scorehouse.scorers.alignment import Costs
-from scorehouse.scorers.edit import COSTS
+from scorehouse.scorers.edit import COSTS, NULL
 from scorehouse.scorers.wer import (
     CASES,
     METHODS,
@@ -374,7 +374,8 @@ def compute_unit(ids: dict, reference: dict, hyp: pl.DataFrame, options: Options
         hyp_tokens = units(normalise(hyp_texts, method, options.markers, options.case,
                                          options.separators)["tokens"],
                            options.unit)
-        pairs = align_tokens(reference[method], hyp_tokens, options.costs, options.tokens)
+        pairs = align_tokens(reference[method], hyp_tokens, options.costs, options.tokens,
+                             NULL if options.unit == "word" else None)
         n = len(reference["utt_id"])
         none = pa.ListArray.from_arrays(pa.array(np.zeros(n + 1, dtype=np.int32)),
                                         pa.array([], pa.string()))  # tokens not kept

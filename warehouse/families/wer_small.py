@@ -29,7 +29,7 @@ from pathlib import Path
 from scorehouse.etl.errors import InputError
 from scorehouse.etl.plain import format_of, small_rows
 from scorehouse.etl.text import prepared
-from scorehouse.scorers.edit import COSTS, align_pair
+from scorehouse.scorers.edit import COSTS, NULL, align_pair
 from scorehouse.scorers.wer_rules import (
     Markers,
     known_to_python,
@@ -73,7 +73,7 @@ def score(reference, hypothesis, *, method: str = "none", case: str = "insensiti
         return None
     items, missing = [], []
     for utt, ref, hyp, absent in pairs:
-        ops = align_pair(ref, hyp, COSTS[costs])
+        ops = align_pair(ref, hyp, COSTS[costs], NULL if unit == "word" else None)
         items.append({"id": utt, **{k: ops.count(k) for k in "CSDI"}, "ops": ops})
         if absent:
             missing.append(utt)
