@@ -67,11 +67,11 @@ class Markers:
                 if not value or not all(isinstance(v, str) and re.fullmatch(WORD, v)
                                         for v in value):
                     raise ValueError(f"marker {key}: expected a list of tokens, found {value!r}")
+                values[key] = tuple(value)
             for token in (value,) if isinstance(value, str) else value:
                 if sclite_word(token) != token or token == NULL:  # as the words it meets
                     raise ValueError(f"marker {key}: expected a token sclite reads as written "
                                      f"(no ';' tag, backslash, final '*' or '@'), found {token!r}")
-                values[key] = tuple(value)
         return cls(**values)
 
     def rows(self) -> list[dict]:

@@ -83,6 +83,8 @@ def test_the_empty_word_has_no_characters():
 @pytest.mark.parametrize("key", ["oov", "nonspeech", "reject_label"])
 @pytest.mark.parametrize("token", ["x*", "a;b", "a\\b", "@"])
 def test_a_marker_sclite_would_read_otherwise_is_refused(key, token):
+    assert Markers.from_mapping({"reject_label": "<R>", "oov": ["OOV", "<unk>"]}) == \
+        Markers(reject_label="<R>", oov=("OOV", "<unk>"))
     with pytest.raises(ValueError, match="a token sclite reads as written"):
         Markers.from_mapping({key: token if key == "reject_label" else [token]})
 
