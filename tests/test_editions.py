@@ -107,3 +107,46 @@ def test_no_edition_is_written_into_a_folder_of_editions(campaign, tmp_path):
     assert {p: p.read_bytes() for p in sorted(real.rglob("*")) if p.is_file()} == before
     assert sorted(p.name for p in real.parent.iterdir()) == [real.name]
     assert out.resolve() == real
+
+
+def test_an_out_that_holds_anything_else_is_never_taken_over(campaign, tmp_path):
+    """--out may be nothing, an empty folder or its own previous publication: a folder of other
+    files (a web root, the folder of the warehouse, the campaign), a file or a link elsewhere
+    is refused before any work, and left as it was (it was moved aside into the editions, then
+    pruned with them: its files lost)."""
+    from click.testing import CliRunner
+
+    from scorehouse.warehouse.cli import main
+
+    foreign, holder, file = tmp_path / "www", tmp_path / "holder", tmp_path / "page.html"
+    foreign.mkdir()
+    (foreign / "important.csv").write_text("data\n")
+    holder.mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    link = tmp_path / "link"
+    link.symlink_to(elsewhere)
+    file.write_text("<p>mine</p>")
+    cases = [(foreign, tmp_path / "w.duckdb", "folder of files", 1),
+             (holder, holder / "w.duckdb", "folder of files", 1),
+             (campaign, tmp_path / "c.duckdb", "folder of files", 1),
+             (file, tmp_path / "f.duckdb", "is a file", 64),  # (click's check of --out)
+             (link, tmp_path / "l.duckdb", "is a link", 1)]
+    for out, db, message, code in cases:
+        before = sorted((p, p.read_bytes()) for p in out.parent.rglob("*") if p.is_file()
+                        and ".store" not in str(p) and p.suffix not in (".duckdb", ".wal", ".lock"))
+        for command in (["run", str(campaign), "--db", str(db), "-q", "--out", str(out)],
+                        ["report", str(campaign), "--db", str(db), "-q", "--out", str(out)]):
+            if command[0] == "report" and not db.exists():
+                continue
+            result = CliRunner().invoke(main, command)
+            assert result.exit_code == code and message in result.output, result.output
+        after = sorted((p, p.read_bytes()) for p in out.parent.rglob("*") if p.is_file()
+                       and ".store" not in str(p) and p.suffix not in (".duckdb", ".wal", ".lock"))
+        assert after == before and not (out.parent / f".{out.name}.editions").exists()
+    assert link.resolve() == elsewhere.resolve()
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    run(campaign, tmp_path / "e.duckdb", empty, quiet=True)
+    assert empty.is_symlink() and (empty / "index.html").exists()
+

@@ -145,7 +145,7 @@ def _publish(ctx: RunContext, out: Path, force: bool, audience: Audience) -> lis
     shutil.rmtree(target, ignore_errors=True)
     os.replace(staging, target)
     checkpoint("edition written")
-    _point(out, target, ctx.run_id)
+    _point(out, target)
     checkpoint("edition published")
     if audience.public:  # another audience's edition is rendered whole, every time
         _record_pages(ctx, states)
@@ -189,7 +189,10 @@ def _prune(editions: Path, target: Path, keep: int) -> None:
 
 def refuse_inside_editions(out: Path) -> None:
     """CampaignError when ``out`` is, or lies inside, a folder of editions (``.<name>.editions``):
-    writing there would replace a published edition's pages behind its link."""
+    writing there would replace a published edition's pages behind its link; and when ``out``
+    is anything but a previous publication of its own (the link to one of its editions), nothing
+    or an empty folder: a folder of other files (the campaign's, the warehouse's, a web root's),
+    a file, a link elsewhere is never taken over."""
     where = out.parent.resolve() / out.name
     resolved = out.resolve()
     own = where.parent / f".{out.name}.editions"
@@ -198,9 +201,26 @@ def refuse_inside_editions(out: Path) -> None:
         if folders and not (path == resolved and out.is_symlink() and folders == [own]):
             raise CampaignError(f"{out}: lies in the editions folder {folders[0]}; "
                                 "write the edition to another --out")
+    _refuse_foreign(out)
 
 
 _EDITIONS = re.compile(r"\..+\.editions")
+
+
+def _refuse_foreign(out: Path) -> None:
+    """CampaignError when ``out`` holds what no publication of its own left there."""
+    if out.is_symlink():
+        own = (out.parent / f".{out.name}.editions").resolve()
+        if Path(os.path.realpath(out)).parent != own:
+            raise CampaignError(f"{out}: is a link to {os.readlink(out)}, not to one of its "
+                                "editions; choose another --out, or remove the link")
+    elif out.is_dir():
+        if any(out.iterdir()):
+            raise CampaignError(f"{out}: is a folder of files scorehouse did not publish (its "
+                                "bulletins are a link to an edition); choose another --out, or "
+                                "empty the folder")
+    elif out.exists():
+        raise CampaignError(f"{out}: is a file, not a folder of bulletins; choose another --out")
 
 
 def edition_audience(name: str) -> str:
@@ -228,11 +248,11 @@ def _link(source: str, target: str) -> None:
         shutil.copy2(source, target)
 
 
-def _point(out: Path, target: Path, run_id: int) -> None:
-    """Make ``out`` a symbolic link to ``target`` in one atomic rename. A real folder found at
-    ``out`` (an older layout) is moved into the editions first."""
-    if out.exists() and not out.is_symlink():
-        os.replace(out, target.parent / f"folder-before-run{run_id}")
+def _point(out: Path, target: Path) -> None:
+    """Make ``out`` a symbolic link to ``target`` in one atomic rename (an empty folder found at
+    ``out`` is removed first: :func:`refuse_inside_editions` refused any other)."""
+    if out.is_dir() and not out.is_symlink():
+        out.rmdir()  # an OSError, never a loss, if files came into it since
     link = out.parent / f".{out.name}.link"
     link.unlink(missing_ok=True)
     os.symlink(os.path.relpath(target, out.parent), link)
