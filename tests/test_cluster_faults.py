@@ -8,6 +8,7 @@ afterwards gives the uninterrupted run's tables, its run number included.
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 from click.testing import CliRunner
@@ -142,3 +143,26 @@ def test_the_wait_is_a_strictly_checked_campaign_setting(tmp_path, value, wait):
     else:
         assert load_campaign(toml).executor_wait == wait
         jsonschema.validate(document, schema())
+
+
+def test_a_scheduler_gone_between_two_tasks_is_waited_for(caplog):
+    """The workers are counted before each task's units are cut: a scheduler gone then is the
+    wait and its one-line stop (it was a KeyError, exit 70), and one back in time is used."""
+    from scorehouse.warehouse.cluster import Cluster
+    from scorehouse.warehouse.executors import ExecutorError
+
+    with dask_cluster(1) as (address, procs):
+        cluster = Cluster(address, wait=2)
+        assert cluster.workers() == 1
+        procs[0].kill()
+        procs[0].wait()
+        deadline = time.monotonic() + 30  # until the client has seen it go, as between tasks
+        while "workers" in cluster.client().scheduler_info() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        with pytest.raises(ExecutorError, match=f"the Dask scheduler at {address} is gone: it "
+                                                "did not come back within 2 s"):
+            cluster.workers()
+        cluster.close()
+    assert "is gone: waiting up to 2 s" in caplog.text
+    assert not [r for r in caplog.records if r.name.startswith("distributed.client")
+                and r.levelname in ("ERROR", "WARNING")]

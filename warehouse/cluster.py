@@ -43,7 +43,8 @@ def dask_client(address: str, timeout: float = 10):
         ) from None
     try:
         return Client(address, timeout=f"{max(1.0, timeout)}s")
-    except (OSError, ValueError) as err:  # refused, timed out, or not an address at all
+    except (OSError, ValueError, RuntimeError) as err:  # refused, timed out, not an address,
+        # or a client of a scheduler just gone still closing ("IOLoop is closed")
         raise ExecutorError(f"no Dask scheduler answers at {address}: {err}") from None
 
 
@@ -78,12 +79,22 @@ class Cluster:
 
     def client(self):
         if self._client is None:  # the first connection waits 10 s, or ``wait`` if shorter
+            _quiet_dask()
             self._client = dask_client(self.address, min(10, self.wait))
         return self._client
 
     def workers(self) -> int:
-        """The workers the scheduler has now (at least 1: the tasks are cut for them)."""
-        return max(1, len(self.client().scheduler_info()["workers"]))
+        """The workers the scheduler has now (at least 1: the tasks are cut for them); a
+        scheduler gone is waited for as while a result is awaited (:meth:`_reconnect`)."""
+        while True:
+            client = self.client()
+            try:  # the client's copy of the scheduler's identity: empty once it is gone
+                info = client.scheduler_info() if client.status == "running" else {}
+            except (OSError, TimeoutError):
+                info = {}
+            if "workers" in info:
+                return max(1, len(info["workers"]))
+            self._reconnect()
 
     def submit(self, function: Callable, *arguments) -> Pending:
         return Pending(self, function, arguments)
@@ -179,3 +190,11 @@ class Cluster:
 
 def _seconds(value: float) -> str:
     return f"{value:g}"
+
+
+def _quiet_dask() -> None:
+    """Dask's client logs a lost scheduler or worker with its tracebacks on stderr: the run says
+    it once, in its own lines and notes (one line per event, the machine log's too), so the
+    client's own messages are kept for what the run cannot say (critical ones)."""
+    logging.getLogger("distributed.client").setLevel(logging.CRITICAL)
+
