@@ -101,3 +101,42 @@ def test_the_window_scores_each_settled_change_and_stops_on_sigterm(campaign, tm
         if child.poll() is None:
             os.kill(child.pid, signal.SIGKILL)
             child.wait()
+
+
+def test_a_run_that_could_not_be_done_is_tried_again(campaign, tmp_path):
+    """A change that arrives while another process holds the warehouse is not lost: the run
+    that could not be done (exit 1) is tried again --retry seconds later, with no new change,
+    and reads it then."""
+    log = tmp_path / "watch.jsonl"
+    child = subprocess.Popen(
+        [sys.executable, "-m", "scorehouse", "watch", str(campaign), "--db", "w.duckdb",
+         "--out", "out", "--stable", "0.5", "--retry", "2", "--log-json", str(log)],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    holder = None
+    try:
+        [first] = wait_for(log, 1)
+        assert first["exit_code"] == 0
+        holder = subprocess.Popen(  # scorehouse.open holds the warehouse, as a query would
+            [sys.executable, "-c", "import sys, scorehouse; h = scorehouse.open('w.duckdb'); "
+             "print('held', flush=True); sys.stdin.read()"],
+            cwd=tmp_path, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        assert holder.stdout.readline().strip() == "held"
+        hyp = campaign / "submissions" / "gamma-asr" / "Dev.trn"
+        hyp.write_text(hyp.read_text(encoding="utf-8").replace("oui", "non"), encoding="utf-8")
+        second = wait_for(log, 2)[1]
+        assert second["exit_code"] == 1 and "in use by another process" in second["error"]
+        holder.stdin.close()  # the holder ends: the warehouse is free
+        holder.wait(timeout=LIMIT)
+        third = wait_for(log, 3)[2]
+        assert (third["exit_code"], third["files_loaded"]) == (0, 1)
+        events = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+        assert [e["state"] for e in events if e["event"] == "watch"][:3] == \
+            ["watching", "changed", "retrying"]
+        child.send_signal(signal.SIGTERM)
+        child.communicate(timeout=LIMIT)
+        assert child.returncode == 0
+    finally:
+        for process in (child, holder):
+            if process is not None and process.poll() is None:
+                os.kill(process.pid, signal.SIGKILL)
+                process.wait()

@@ -26,13 +26,18 @@ from scorehouse.warehouse.cli import (
               help="Where each run publishes the bulletins (as scorehouse run --out).")
 @click.option("--stable", type=click.FloatRange(min=0.1), default=2.0, show_default=True,
               help="Seconds the campaign's files must stay unchanged before a run reads them.")
+@click.option("--retry", type=click.FloatRange(min=0.1), default=30.0, show_default=True,
+              help="After a run that could not be done (the warehouse in use, a half-saved "
+                   "campaign.toml), seconds before it is tried again, changes or not.")
 @_compute_options
-def watch_command(campaign_dir, db, out, stable, workers, executor, store, **log):
+def watch_command(campaign_dir, db, out, stable, retry, workers, executor, store, executor_wait,
+                  **log):
     """A submission window: run the nightly job now, then whenever the campaign's files change
     (once they have stopped changing), until SIGINT or SIGTERM, which end it between runs.
 
     Each run prints its summary and has its exit code, as scorehouse run; a run that cannot be
-    done is reported and the window stays open. The exit code is the last run's.
+    done is reported, the window stays open and the run is tried again after --retry seconds
+    (no change is lost to a warehouse held for a moment). The exit code is the last run's.
     """
     from scorehouse.warehouse.store import default_location
     from scorehouse.warehouse.watch import outside, watch
@@ -40,7 +45,8 @@ def watch_command(campaign_dir, db, out, stable, workers, executor, store, **log
     def once() -> int:
         try:
             return logs.summarised(lambda: _steps(campaign_dir, db, out, STEPS, False,
-                                                  log["quiet"], workers, executor, store), "run")
+                                                  log["quiet"], workers, executor, store,
+                                                  executor_wait=executor_wait), "run")
         except click.ClickException as err:
             err.show()
             return err.exit_code
@@ -54,7 +60,7 @@ def watch_command(campaign_dir, db, out, stable, workers, executor, store, **log
     try:
         local_store = None if store and "://" in store else store or default_location(db)
         ignored = outside(Path(db), local_store and Path(local_store), Path(out))
-        sys.exit(watch(Path(campaign_dir), once, ignored, stable=stable))
+        sys.exit(watch(Path(campaign_dir), once, ignored, stable=stable, retry=retry))
     finally:
         close()
 

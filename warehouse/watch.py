@@ -46,10 +46,16 @@ def settle(root: Path, ignored: Callable[[Path], bool], stable: float,
     return None
 
 
+DONE = (0, 2)  # a run's exit codes when it was done (2: a file rejected, the rest scored)
+
+
 def watch(root: Path, run_once: Callable[[], int], ignored: Callable[[Path], bool],
-          stable: float = 2.0, debounce_ms: int = 1600) -> int:
+          stable: float = 2.0, debounce_ms: int = 1600, retry: float = 30.0) -> int:
     """Run ``run_once`` (the job; its exit code) now, then after every settled change under
-    ``root``, until SIGINT or SIGTERM; the last run's exit code."""
+    ``root``, until SIGINT or SIGTERM; the last run's exit code. A run that could not be done
+    (an exit code not in :data:`DONE`: the warehouse in use by another process, a
+    ``campaign.toml`` saved half-edited) is tried again ``retry`` seconds later, changes or
+    not: the changes it could not read are not lost."""
     import watchfiles
 
     stop = threading.Event()
@@ -61,19 +67,30 @@ def watch(root: Path, run_once: Callable[[], int], ignored: Callable[[Path], boo
         if seen is not None:
             code = run_once()
         logs.event("watch", f"watching {root} (SIGINT or SIGTERM to stop)", state="watching")
+        waited = 0.0  # seconds since the last run, while it is to be tried again
         for changes in watchfiles.watch(root, stop_event=stop, debounce=debounce_ms,
-                                        raise_interrupt=False,
+                                        raise_interrupt=False, yield_on_timeout=True,
+                                        rust_timeout=min(1000, int(retry * 1000)),
                                         watch_filter=lambda _, p: not ignored(Path(p))):
+            again = code not in DONE
+            if not changes:  # a timeout: time to try a failed run again?
+                waited += min(1.0, retry)
+                if not again or waited < retry:
+                    continue
             now = settle(root, ignored, stable, stop)
             if now is None:
                 break
-            if now == seen:  # changes the last run has read already (reported late)
+            if now == seen and not again:  # changes the last run has read already
                 continue
             paths = sorted({p for _, p in changes})
-            logs.event("watch", f"changed: {', '.join(paths[:3])}"
-                       f"{f' and {len(paths) - 3} more' if len(paths) > 3 else ''}",
-                       state="changed", paths=paths)
-            seen, code = now, run_once()
+            if paths:
+                logs.event("watch", f"changed: {', '.join(paths[:3])}"
+                           f"{f' and {len(paths) - 3} more' if len(paths) > 3 else ''}",
+                           state="changed", paths=paths)
+            else:
+                logs.event("watch", f"the last run could not be done: trying again after "
+                           f"{retry:g} s", state="retrying")
+            seen, code, waited = now, run_once(), 0.0
             if stop.is_set():
                 break
     finally:
