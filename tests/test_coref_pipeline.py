@@ -255,3 +255,18 @@ def test_a_key_without_any_mention_is_scored_in_a_campaign(tmp_path):
     assert len(rows) == 10
     for convention, metric, *figures in rows:
         assert figures == [1.0 if convention == "paper" else 0.0] * 3, (convention, metric)
+
+
+def test_a_rejected_json_lines_file_counts_once(tmp_path):
+    """A coreference file in JSON lines fills several staged tables; rejected, it is one
+    rejection (one line, one log event, one count), as the guide says."""
+    from scorehouse.demo.campaign import write_demo_campaign
+
+    camp = write_demo_campaign(tmp_path / "campaign", scale=0.05, pos=False, parsing=False,
+                               terms=False, calls=False).parent
+    [submission] = sorted((camp / "coref" / "submissions").glob("*/guide.jsonl"))[:1]
+    submission.write_bytes(submission.read_bytes()[:300])
+    result = run(camp, tmp_path / "w.duckdb", None, quiet=True)
+    named = [r for r in result.rejections if r.startswith(f"{submission}")]
+    assert result.exit_code == 2 and len(named) == 1 == len(result.rejections), result.rejections
+    assert "1 rejected" in result.summary()

@@ -39,7 +39,7 @@ class RunContext:
     loaded: int = 0  # files loaded (a file staged in several roles counts once)
     loaded_files: set = field(default_factory=set)
     scored: int = 0
-    rejections: list[str] = field(default_factory=list)
+    rejections: list[str] = field(default_factory=list)  # add with reject(): each file once
     notes: list[str] = field(default_factory=list)
     workers: int | None = None  # unit computations at once (None: warehouse.runner's default)
     executor: Any = None  # the run's Dask cluster (warehouse.cluster.Cluster), or None
@@ -55,6 +55,12 @@ class RunContext:
     resumed: bool = False
     steps: dict[str, float] = field(default_factory=dict)  # seconds per step (warehouse/runs.py)
     timing: list[float] = field(default_factory=list)  # the steps being timed
+
+    def reject(self, message: str) -> None:
+        """Record a rejected input, once: a file staged in several roles or tables (a
+        coreference file in JSON lines) is rejected by each of them with the same message."""
+        if message not in self.rejections:
+            self.rejections.append(message)
 
 
 def start_run(con: duckdb.DuckDBPyConnection, campaign: Campaign, command: str,

@@ -169,7 +169,7 @@ def run_units(
             try:
                 batch.add(unit, *result())
             except InputError as err:
-                ctx.rejections.append(str(err))
+                ctx.reject(str(err))
             progress.advance(bar)
 
         if store is not None and not ctx.force:

@@ -172,7 +172,7 @@ def stage_files(ctx: RunContext, jobs: list[StageJob], workers: int | None = Non
         for job, unreadable, sha, same, latest in todo:
             if same:
                 if latest[1] == "rejected":
-                    ctx.rejections.append(latest[2])
+                    ctx.reject(latest[2])
                 out.append(False)
                 continue
             if not unreadable and changed:
@@ -193,7 +193,7 @@ def stage_files(ctx: RunContext, jobs: list[StageJob], workers: int | None = Non
                         raise InputError(*outcome)
             except InputError as err:
                 _record(ctx.con, ctx, job.slot, job.path, sha, None, "rejected", str(err))
-                ctx.rejections.append(str(err))
+                ctx.reject(str(err))
                 out.append(True)
                 continue
             _accept(ctx, job.slot, str(job.path), sha, table, job.stage)
