@@ -174,3 +174,45 @@ def test_a_run_ends_its_process_at_once_with_everything_said_and_closed(campaign
     again = scorehouse(*args, "-q", cwd=tmp_path)
     assert again.returncode == 2, again.stderr  # the rejection still said
     assert "0 file(s) loaded, 0 unit(s) scored" in again.stderr and "up to date" in again.stderr
+
+
+@pytest.mark.parametrize("name, code", [("SIGTERM", 143), ("SIGINT", 130)])
+def test_a_signal_ends_the_run_with_its_line_and_summary(campaign, tmp_path, name, code):
+    """SIGTERM (timeout, systemd, a batch system) or SIGINT during a run: one line, the exit
+    code 128 + the signal, a summary that ends the JSON log; the next run resumes."""
+    import signal
+    import time
+
+    log = tmp_path / "log.jsonl"
+    child = subprocess.Popen([sys.executable, "-m", "scorehouse", "run", str(campaign),
+                              "--db", "w.duckdb", "--out", "out", "--log-json", str(log)],
+                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not (  # the run is under way: loading files
+                log.exists() and '"event": "step"' in log.read_text(encoding="utf-8")):
+            time.sleep(0.05)
+        child.send_signal(getattr(signal, name))
+        _, err = child.communicate(timeout=120)
+    finally:
+        if child.poll() is None:
+            child.kill()
+    assert child.returncode == code, err
+    assert err.rstrip().splitlines()[-1] == (f"Error: interrupted by {name}: the units "
+                                             "committed are kept; run again to resume")
+    assert "Traceback" not in err
+    last = events(log.read_text(encoding="utf-8"))[-1]
+    assert (last["event"], last["status"], last["exit_code"]) == ("summary", "failed", code)
+    assert scorehouse("run", str(campaign), "--db", "w.duckdb", "--out", "out",
+                      cwd=tmp_path).returncode == 0
+
+
+def test_a_missing_campaign_folder_is_a_run_that_could_not_be_done(tmp_path):
+    """An unmounted share: exit 1 and a summary in the JSON log (not a usage error)."""
+    log = tmp_path / "log.jsonl"
+    done = scorehouse("run", str(tmp_path / "gone"), "--db", "w.duckdb", "--log-json", str(log),
+                      cwd=tmp_path)
+    assert done.returncode == 1 and "campaign.toml" in done.stderr, done.stderr
+    [last] = events(log.read_text(encoding="utf-8"))
+    assert (last["event"], last["exit_code"]) == ("summary", 1)

@@ -54,15 +54,21 @@ class _Commands(click.Group):
         except click.ClickException as err:
             err.show()
             sys.exit(err.exit_code)
-        except click.exceptions.Abort:
+        except click.exceptions.Abort as err:
+            if isinstance(err.__cause__, KeyboardInterrupt):  # Ctrl-C: click's Abort
+                _interrupted("SIGINT")
             click.echo("Aborted.", err=True)
             sys.exit(EXIT_FAILURE)
+        except logs.Terminated:
+            _interrupted("SIGTERM")
         except (KeyboardInterrupt, SystemExit):
             raise
         except InputError as err:  # a command that reads a file itself: a rejection
             click.echo(f"Error: {err}", err=True)
             sys.exit(EXIT_REJECTED)
         except Exception as err:  # noqa: BLE001 - one line, not a traceback
+            if logs.signal_of(err):  # a query that SIGINT interrupted
+                _interrupted(logs.signal_of(err))
             if os.environ.get("SCOREHOUSE_DEBUG"):
                 raise
             message = failure_message(err)
@@ -73,6 +79,12 @@ class _Commands(click.Group):
             click.echo(f"Error: {message}", err=True)
             sys.exit(EXIT_FAILURE)
         sys.exit(code or 0)
+
+
+def _interrupted(name: str):
+    """Exit as a run stopped by the signal ``name``: its one line, 128 + its number."""
+    click.echo(f"Error: {logs.interrupted(name)}", err=True)
+    sys.exit(logs.EXIT_SIGNAL[name])
 
 
 def failure_message(err: BaseException) -> str | None:
@@ -122,7 +134,9 @@ def _campaign_options(func, db_help: str = DB_CREATED):
     func = click.option("--db", type=click.Path(dir_okay=False), default=DEFAULT_DB,
                         show_default=True, help=db_help)(func)
     func = logs.options(func)
-    return click.argument("campaign_dir", type=click.Path(exists=True, file_okay=False))(func)
+    # not checked here: a campaign folder missing (an unmounted share) is a run that could not
+    # be done (exit 1, in the JSON log), not a wrong command line
+    return click.argument("campaign_dir", type=click.Path(file_okay=False))(func)
 
 
 def _existing_db_options(func):

@@ -56,6 +56,8 @@ def watch_command(campaign_dir, db, out, stable, retry, workers, executor, store
                        err=True)
             return EXIT_FAILURE if message else EXIT_INTERNAL
 
+    if not Path(campaign_dir).is_dir():  # nothing to watch (an unmounted share)
+        raise click.ClickException(f"{campaign_dir}: no such campaign folder to watch")
     close = logs.configure(log["verbose"], log["quiet"], log["log_json"])
     try:
         local_store = None if store and "://" in store else store or default_location(db)

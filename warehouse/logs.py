@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import json
 import logging
+import signal
 import sys
+import threading
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
@@ -159,25 +161,72 @@ def logged_run(run, command: str, quiet: bool = False, verbose: bool = False,
     """``run()`` (a RunResult) with the command line's logs; its exit code."""
     close = configure(verbose, quiet, log_json)
     try:
-        return summarised(run, command, quiet)
+        return summarised(run, command, quiet, signals=True)
     finally:
         close()
 
 
-def summarised(run, command: str, quiet: bool = False) -> int:
+class Terminated(BaseException):
+    """SIGTERM (``timeout``, systemd, a batch system's end of allotted time) during a run."""
+
+
+EXIT_SIGNAL = {"SIGINT": 130, "SIGTERM": 143}  # 128 + the signal's number
+
+
+def signal_of(err: BaseException) -> str | None:
+    """The signal that stopped the run when ``err`` is how it did (``SIGINT``: Python's
+    KeyboardInterrupt, or DuckDB's interrupted query; ``SIGTERM``: :class:`Terminated`)."""
+    if isinstance(err, Terminated):
+        return "SIGTERM"
+    duckdb = sys.modules.get("duckdb")
+    if isinstance(err, KeyboardInterrupt):
+        return "SIGINT"
+    if (duckdb is not None and isinstance(err, duckdb.InterruptException)) or (
+            isinstance(err, RuntimeError) and str(err).startswith("Query interrupted")):
+        return _received[-1] if _received else "SIGINT"  # the query's, whichever signal it was
+    return None
+
+
+_received: list[str] = []  # SIGTERM, once received during a run (a query interrupted says so)
+
+
+def summarised(run, command: str, quiet: bool = False, signals: bool = False) -> int:
     """``run()``'s exit code, its summary logged. A run that could not be done still ends the
-    JSON log with a summary (its error and exit code), then raises."""
+    JSON log with a summary (its error and exit code), then raises; so does a run stopped by
+    SIGINT or (with ``signals``: SIGTERM raises :class:`Terminated` meanwhile) SIGTERM."""
     from scorehouse.warehouse.cli import EXIT_FAILURE, EXIT_INTERNAL, failure_message
 
+    previous = None
+    if signals and threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _terminate)
     try:
         result = run()
+    except (KeyboardInterrupt, Terminated) as err:
+        failure(interrupted(signal_of(err)), EXIT_SIGNAL[signal_of(err)], command)
+        raise
     except click.ClickException as err:
         failure(err.format_message(), err.exit_code, command)
         raise
     except Exception as err:
+        if signal_of(err):  # a query interrupted by SIGINT
+            failure(interrupted(signal_of(err)), EXIT_SIGNAL[signal_of(err)], command)
+            raise
         message = failure_message(err)
         failure(message or f"internal error ({type(err).__name__}: {err})",
                 EXIT_FAILURE if message else EXIT_INTERNAL, command)
         raise
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
     summary(result, result.exit_code, command, quiet)
     return result.exit_code
+
+
+def interrupted(name: str) -> str:
+    """The one line of a run stopped by a signal (what a kill leaves: the next run resumes)."""
+    return (f"interrupted by {name}: the units committed are kept; run again to resume")
+
+
+def _terminate(signum, frame) -> None:
+    _received.append("SIGTERM")
+    raise Terminated()
