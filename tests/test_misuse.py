@@ -264,6 +264,7 @@ def test_a_file_that_is_not_a_warehouse_is_refused_clearly(tmp_path):
     result = cli("run", camp, "--db", db, "--out", tmp_path / "b")
     assert result.returncode == EXIT_FAILURE and one_line(result)
     assert "not a DuckDB warehouse file" in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["campaign", "scores.csv"]  # no store
     assert db.read_text() == "a,b\n1,2\n"  # untouched
 
 

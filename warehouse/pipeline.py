@@ -9,6 +9,7 @@ re-renders the pages whose data or publication settings changed (:mod:`warehouse
 from __future__ import annotations
 
 import logging
+import shutil
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -117,9 +118,15 @@ def run(campaign_dir: str | Path, db: str | Path, out: str | Path | None,
         check_family_keys(task, family(task.family).CAMPAIGN_KEYS, campaign.root / "campaign.toml",
                           campaign.roots)
     location = store or default_location(db)
+    made = bool(location) and "://" not in location and not Path(location).exists()
     unit_store = Store(location) if location and "score" in steps else None
     lost: list[str] = []
-    con = open_warehouse(db, lost)
+    try:
+        con = open_warehouse(db, lost)
+    except BaseException:  # a --db refused: no empty store left beside it
+        if made and unit_store is not None:
+            shutil.rmtree(location, ignore_errors=True)
+        raise
     try:
         ctx = start_run(con, campaign, "+".join(steps) if steps != STEPS else "run", quiet)
         ctx.notes += lost
