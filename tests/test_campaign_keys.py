@@ -199,3 +199,15 @@ def test_a_system_id_that_reads_like_a_code_is_refused(tmp_path, sid):
     assert f"system id {sid!r} reads like an anonymous system's code" in str(err.value)
     load_campaign(_two_systems(tmp_path / "ok", ("P-AF5B", "x", "public"),
                                ("b", "y", "anonymous")))
+
+
+def test_a_bad_option_value_names_the_file_before_anything_is_loaded(demo, tmp_path):
+    """A family's option error ("task asr: markers: ...") names campaign.toml like every other
+    campaign error, and stops the run before it loads or creates anything."""
+    camp = edited(demo, tmp_path, "[tasks.markers]\n", '[tasks.markers]\nrejet_label = "x"\n')
+    db = tmp_path / "w.duckdb"
+    with pytest.raises(CampaignError) as err:
+        run(camp, db, None, quiet=True)
+    assert str(err.value).startswith(f"{camp.resolve() / 'campaign.toml'}: task asr: markers: "
+                                     "unknown marker meaning(s) ['rejet_label']")
+    assert not db.exists()

@@ -114,9 +114,14 @@ def run(campaign_dir: str | Path, db: str | Path, out: str | Path | None,
     if audience.participant is not None and audience.participant not in campaign.participants:
         raise CampaignError(f"--participant {audience.participant!r}: expected one of "
                             f"{sorted(campaign.participants)}")
-    for task in campaign.tasks:  # fail early on an unknown family or an unknown key
-        check_family_keys(task, family(task.family).CAMPAIGN_KEYS, campaign.root / "campaign.toml",
-                          campaign.roots)
+    toml = campaign.root / "campaign.toml"
+    for task in campaign.tasks:  # fail early on an unknown family, key or option value
+        check_family_keys(task, family(task.family).CAMPAIGN_KEYS, toml, campaign.roots)
+        check = getattr(family(task.family), "check_options", None)
+        try:
+            check is not None and check(task)
+        except CampaignError as err:
+            raise CampaignError(f"{toml}: {err}") from None
     location = store or default_location(db)
     made = bool(location) and "://" not in location and not Path(location).exists()
     unit_store = Store(location) if location and "score" in steps else None
@@ -146,6 +151,10 @@ def run(campaign_dir: str | Path, db: str | Path, out: str | Path | None,
             ctx.executor = Cluster(executor, wait, ctx.notes)
         try:
             return _execute(ctx, steps, out, force, audience)
+        except CampaignError as err:  # a family's "task T: option: ..." names the file too
+            if str(err).startswith("task "):
+                raise CampaignError(f"{toml}: {err}") from None
+            raise
         finally:
             ctx.pools.close()
             if ctx.executor is not None:

@@ -160,6 +160,11 @@ class Options:
                 f"|{TEXT}|version:{code_version()}")
 
 
+def check_options(task: Task) -> None:
+    """The task's option values, checked before the run loads anything (a CampaignError)."""
+    Options.of(task)
+
+
 # ---------------------------------------------------------------- load
 
 def load(ctx: RunContext, task: Task) -> None:
