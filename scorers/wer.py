@@ -263,13 +263,18 @@ def align_tokens(ref: pl.Series, hyp: pl.Series, costs: Costs = SCLITE,
                 else pl.Series([], dtype=pl.String))
     hyp_flat = (hyp.explode(empty_as_null=False).drop_nulls() if len(hyp)
                 else pl.Series([], dtype=pl.String))
-    every = pl.concat([ref_flat, hyp_flat]).cast(pl.String)
-    codes = every.cast(pl.Categorical).to_physical().to_numpy()
+    codes = (pl.concat([ref_flat, hyp_flat]).cast(pl.String).cast(pl.Categorical).to_physical()
+             .to_numpy())
     codes = codes.astype(np.int32)  # categories are UInt32, well below 2**31 of them
-    at_null = (every == null).arg_true() if null is not None else []
-    null_code = int(codes[at_null[0]]) if len(at_null) else None
+    null_code = None
+    if null is not None:  # the empty word's code, when it occurs (rare)
+        for offset, flat in ((0, ref_flat), (len(ref_flat), hyp_flat)):
+            at = (flat == null).arg_true()
+            if len(at):
+                null_code = int(codes[offset + at[0]])
+                break
     ref_codes, hyp_codes = codes[: len(ref_flat)], codes[len(ref_flat):]
-    del codes, every
+    del codes
     ref_offsets = np.concatenate([[0], np.cumsum(ref.list.len().to_numpy())]).astype(np.int64)
     hyp_offsets = np.concatenate([[0], np.cumsum(hyp.list.len().to_numpy())]).astype(np.int64)
     result = align(ref_codes, ref_offsets, hyp_codes, hyp_offsets, costs, positions=tokens)
