@@ -22,6 +22,7 @@ import pytest
 from helpers import tables
 
 from scorehouse.demo.campaign import write_demo_campaign
+from scorehouse.warehouse.campaign import CampaignError
 from scorehouse.warehouse.catalog import imported_sources
 from scorehouse.warehouse.families import NAMES
 from scorehouse.warehouse.pipeline import run
@@ -128,12 +129,18 @@ def test_editions_are_swapped_whole_and_reproducible(campaign, tmp_path):
     assert third.bulletins == [] and "up to date" in third.summary()
 
 
-def test_an_older_bulletin_folder_is_replaced_by_an_edition(campaign, tmp_path):
+def test_a_folder_of_other_files_is_never_replaced_by_an_edition(campaign, tmp_path):
+    """A real folder at --out (an older layout, a web root) is not scorehouse's to replace: it
+    was moved into the editions and pruned with them. Refused, kept; once emptied, published."""
     out = tmp_path / "bulletins"
     out.mkdir()
     (out / "stale.html").write_text("old layout")
+    with pytest.raises(CampaignError, match="folder of files scorehouse did not publish"):
+        run(campaign, tmp_path / "w.duckdb", out, quiet=True)
+    assert (out / "stale.html").read_text() == "old layout"
+    (out / "stale.html").unlink()
     run(campaign, tmp_path / "w.duckdb", out, quiet=True)
-    assert out.is_symlink() and (out / "index.html").exists() and not (out / "stale.html").exists()
+    assert out.is_symlink() and (out / "index.html").exists()
 
 
 @pytest.mark.parametrize(

@@ -56,11 +56,11 @@ class _Commands(click.Group):
             sys.exit(err.exit_code)
         except click.exceptions.Abort as err:
             if isinstance(err.__cause__, KeyboardInterrupt):  # Ctrl-C: click's Abort
-                _interrupted("SIGINT")
+                logs.exit_interrupted("SIGINT")
             click.echo("Aborted.", err=True)
             sys.exit(EXIT_FAILURE)
         except logs.Terminated:
-            _interrupted("SIGTERM")
+            logs.exit_interrupted("SIGTERM")
         except (KeyboardInterrupt, SystemExit):
             raise
         except InputError as err:  # a command that reads a file itself: a rejection
@@ -68,7 +68,7 @@ class _Commands(click.Group):
             sys.exit(EXIT_REJECTED)
         except Exception as err:  # noqa: BLE001 - one line, not a traceback
             if logs.signal_of(err):  # a query that SIGINT interrupted
-                _interrupted(logs.signal_of(err))
+                logs.exit_interrupted(logs.signal_of(err))
             if os.environ.get("SCOREHOUSE_DEBUG"):
                 raise
             message = failure_message(err)
@@ -79,12 +79,6 @@ class _Commands(click.Group):
             click.echo(f"Error: {message}", err=True)
             sys.exit(EXIT_FAILURE)
         sys.exit(code or 0)
-
-
-def _interrupted(name: str):
-    """Exit as a run stopped by the signal ``name``: its one line, 128 + its number."""
-    click.echo(f"Error: {logs.interrupted(name)}", err=True)
-    sys.exit(logs.EXIT_SIGNAL[name])
 
 
 def failure_message(err: BaseException) -> str | None:

@@ -222,6 +222,12 @@ def summarised(run, command: str, quiet: bool = False, signals: bool = False) ->
     return result.exit_code
 
 
+def exit_interrupted(name: str):
+    """Exit as a run stopped by the signal ``name``: its one line, 128 + its number."""
+    click.echo(f"Error: {interrupted(name)}", err=True)
+    sys.exit(EXIT_SIGNAL[name])
+
+
 def interrupted(name: str) -> str:
     """The one line of a run stopped by a signal (what a kill leaves: the next run resumes)."""
     return (f"interrupted by {name}: the units committed are kept; run again to resume")
