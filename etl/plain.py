@@ -47,7 +47,7 @@ def jsonl_rows(path: str | Path, text: str, id_field: str = "id",
     its table's checks. A line that is not an object with those fields is an InputError."""
     rows = []
     for number, raw in enumerate(text.split("\n"), 1):
-        if not raw.strip(BLANKS) or raw.startswith((";;", "**")):  # COMMENT
+        if not raw.strip(BLANKS):
             continue
         try:
             record = json.loads(raw)

@@ -112,7 +112,7 @@ def read_ctm(path: str | Path, data: bytes | None = None, segments: pa.Table | N
         if len(fields) not in (5, 6):
             raise InputError(path, number, "'file channel begin duration word [confidence]'",
                              shorten(line))
-        if fields[4].startswith("{"):
+        if "{" in fields[4]:
             raise InputError(path, number, NO_ALTERNATION, shorten(fields[4]))
         begin = _time(path, number, fields[2], "begin")
         duration = _time(path, number, fields[3], "duration")

@@ -122,22 +122,26 @@ def check_lines(path: str | Path, data: bytes | str) -> None:
         start = end + 1
 
 
-ALTERNATION = r"(?:^|[ \t\x0B\x0C\r])\{"  # a word opening sclite's alternation "{ a / b }"
+ALTERNATION = r"\{"  # sclite's alternation "{ a / b }" (a "{" inside a word: it cannot read it)
 NO_ALTERNATION = "words, not sclite's alternation '{ a / b / @ }' (not scored: keep one of them)"
 
 
 def alternation_word(text: str) -> str | None:
-    """The first sclite alternation of ``text`` (from a word starting with ``{`` to the
-    matching ``}``, which SCTK's ``find_next_TEXT_token`` reads as one network of choices), or
-    None. scorehouse aligns words, not networks: every transcript reader refuses such a line, so
-    that no figure counts braces and slashes as words where sclite would not."""
+    """The first sclite alternation of ``text`` (from the word holding a ``{`` to the matching
+    ``}``: SCTK's ``find_next_TEXT_token`` reads one starting a word as a network of choices,
+    and cannot read a line with one inside a word), or None. scorehouse aligns words, not
+    networks: every transcript reader refuses such a line, so that no figure counts braces and
+    slashes as words where sclite would not."""
     found = re.search(ALTERNATION, text)
     if found is None:
         return None
-    rest, depth = text[found.end() - 1:], 0
+    start = max(text.rfind(blank, 0, found.start()) for blank in BLANKS) + 1  # its word's
+    rest, depth = text[start:], 0
+    opened = False
     for end, char in enumerate(rest, 1):  # up to the matching "}", as sclite reads it
         depth += (char == "{") - (char == "}")
-        if not depth:
+        opened = opened or char == "{"
+        if opened and depth <= 0:
             return rest[:end]
     return rest
 

@@ -239,12 +239,11 @@ def _collect(order: pl.DataFrame, long: pl.DataFrame, extra=()) -> pl.DataFrame:
 def units(tokens: pl.Series, unit: str = "word") -> pl.Series:
     """What is aligned, per utterance: the normalised tokens (``word``), or (``char``) their
     characters, Unicode code points, in order: the whitespace between words is never a unit, as
-    ``sclite -c -e utf-8`` scores characters (N counts the characters of the words; the empty
-    word ``@`` has none)."""
+    ``sclite -c -e utf-8`` scores characters (N counts the characters of the words; an ``@``
+    is sclite's empty word there too, aligned but never counted)."""
     if unit == "word":
         return tokens
-    spoken = tokens.list.eval(pl.element().filter(pl.element() != NULL))
-    return spoken.list.join("").str.split("").list.eval(pl.element().filter(pl.element() != ""))
+    return tokens.list.join("").str.split("").list.eval(pl.element().filter(pl.element() != ""))
 
 
 def align_tokens(ref: pl.Series, hyp: pl.Series, costs: Costs = SCLITE,

@@ -69,9 +69,10 @@ class Markers:
                     raise ValueError(f"marker {key}: expected a list of tokens, found {value!r}")
                 values[key] = tuple(value)
             for token in (value,) if isinstance(value, str) else value:
-                if sclite_word(token) != token or token == NULL:  # as the words it meets
+                if sclite_word(token) != token or token == NULL or "{" in token:
                     raise ValueError(f"marker {key}: expected a token sclite reads as written "
-                                     f"(no ';' tag, backslash, final '*' or '@'), found {token!r}")
+                                     f"(no ';' tag, backslash, final '*', '@' or '{{'), "
+                                     f"found {token!r}")
         return cls(**values)
 
     def rows(self) -> list[dict]:
@@ -148,6 +149,6 @@ def known_to_python(text: str | None) -> bool:
 
 def plain_units(tokens: list[str], unit: str = "word") -> list[str]:
     """What is aligned, as :func:`scorers.wer.units` says: the tokens, or their characters
-    (Unicode code points; the spaces between words are never units, the empty word ``@`` has
-    none)."""
-    return tokens if unit == "word" else list("".join(t for t in tokens if t != NULL))
+    (Unicode code points; the spaces between words are never units; an ``@`` is sclite's empty
+    word in either unit)."""
+    return tokens if unit == "word" else list("".join(tokens))

@@ -26,8 +26,8 @@ from scorehouse.etl.stm import read_ctm, read_segments, read_stm
 from scorehouse.etl.transcripts import read_jsonl, read_kaldi
 from scorehouse.etl.trn import read_trn
 from scorehouse.scorers.edit import align_pair
-from scorehouse.scorers.wer import align_tokens, normalise, units, words
-from scorehouse.scorers.wer_rules import Markers, plain_units, plain_words, sclite_word
+from scorehouse.scorers.wer import align_tokens, normalise, words
+from scorehouse.scorers.wer_rules import Markers, plain_words, sclite_word
 from scorehouse.warehouse.cli import main
 
 
@@ -75,13 +75,33 @@ def test_an_utterance_of_empty_words_is_empty_for_the_methods(method):
     assert got["tokens"].to_list() == [[Markers().reject_label]]
 
 
-def test_the_empty_word_has_no_characters():
-    assert units(pl.Series([["a@", "@", "b"]]), "char").to_list() == [["a", "@", "b"]]
-    assert plain_units(["a@", "@", "b"], "char") == ["a", "@", "b"]
+@pytest.mark.parametrize("ref, hyp, counts", [("a@b", "ab", (2, 0, 0, 0)),
+                                               ("x@ y", "xy", (2, 0, 0, 0)),
+                                               ("@@ a", "a", (1, 0, 0, 0)),
+                                               ("ab", "a@b", (2, 0, 0, 0))])
+def test_an_at_sign_is_the_empty_word_among_characters_too(tmp_path, ref, hyp, counts):
+    """``sclite -c`` reads each character as a word: an ``@`` is its empty word there too."""
+    (tmp_path / "r.trn").write_text(f"{ref} (u_1)\n", encoding="utf-8")
+    (tmp_path / "h.trn").write_text(f"{hyp} (u_1)\n", encoding="utf-8")
+    for extra in ([], ["--report", str(tmp_path / "rep")]):  # the small path, the pipeline
+        done = CliRunner().invoke(main, ["wer", str(tmp_path / "r.trn"), str(tmp_path / "h.trn"),
+                                         "--unit", "char", "--json", *extra])
+        totals = json.loads(done.output)["totals"]
+        assert tuple(totals[k] for k in "CSDI") == counts, (extra, totals)
+
+
+def test_a_json_line_is_never_a_comment(tmp_path):
+    """Comment lines are trn's: a JSON-lines file's "**" line is not a JSON object."""
+    path = tmp_path / "ref.jsonl"
+    path.write_text('{"id": "u1", "text": "a"}\n** {"id": "u2", "text": "b"}\n',
+                    encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        read_jsonl(path)
+    assert err.value.line == 2 and err.value.expected == "a JSON object"
 
 
 @pytest.mark.parametrize("key", ["oov", "nonspeech", "reject_label"])
-@pytest.mark.parametrize("token", ["x*", "a;b", "a\\b", "@"])
+@pytest.mark.parametrize("token", ["x*", "a;b", "a\\b", "@", "{", "a{b"])
 def test_a_marker_sclite_would_read_otherwise_is_refused(key, token):
     assert Markers.from_mapping({"reject_label": "<R>", "oov": ["OOV", "<unk>"]}) == \
         Markers(reject_label="<R>", oov=("OOV", "<unk>"))
@@ -118,11 +138,22 @@ def test_a_ctm_alternation_is_refused(tmp_path):
     assert err.value.line == 2 and "alternation" in err.value.expected
 
 
-@pytest.mark.parametrize("text", ["a{b c", "a } b", "a / b", "x{ y"])
-def test_braces_inside_a_word_are_letters(tmp_path, text):
+@pytest.mark.parametrize("text", ["a } b", "a / b", "}a /"])
+def test_a_closing_brace_or_a_slash_alone_is_a_letter(tmp_path, text):
     path = tmp_path / "ref.trn"
     path.write_text(f"{text} (u1)\n", encoding="utf-8")
     assert read_trn(path)["text"].to_pylist() == [text]
+
+
+@pytest.mark.parametrize("text, found", [("a{b c", "a{b c"), ("x{y / z} w", "x{y / z}"),
+                                         ("q x{ y", "x{ y")])
+def test_an_opening_brace_inside_a_word_is_refused_too(tmp_path, text, found):
+    """sclite cannot read a line with a "{" inside a word (it stops on it): refused alike."""
+    path = tmp_path / "ref.trn"
+    path.write_text(f"{text} (u1)\n", encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        read_trn(path)
+    assert err.value.found == repr(found)
 
 
 @pytest.mark.parametrize("side", ["ref", "hyp"])

@@ -128,8 +128,10 @@ def run(campaign_dir: str | Path, db: str | Path, out: str | Path | None,
     lost: list[str] = []
     try:
         con = open_warehouse(db, lost)
-    except BaseException:  # a --db refused: no empty store left beside it
-        if made and unit_store is not None:
+    except BaseException:  # a --db refused: no empty store left beside it (one a run started
+        # meanwhile writes into holds files: kept)
+        if made and unit_store is not None and not any(
+                p.is_file() for p in Path(location).rglob("*")):
             shutil.rmtree(location, ignore_errors=True)
         raise
     try:

@@ -380,7 +380,7 @@ def compute_unit(ids: dict, reference: dict, hyp: pl.DataFrame, options: Options
                                          options.separators)["tokens"],
                            options.unit)
         pairs = align_tokens(reference[method], hyp_tokens, options.costs, options.tokens,
-                             NULL if options.unit == "word" else None)
+                             NULL)
         n = len(reference["utt_id"])
         none = pa.ListArray.from_arrays(pa.array(np.zeros(n + 1, dtype=np.int32)),
                                         pa.array([], pa.string()))  # tokens not kept

@@ -73,7 +73,7 @@ def score(reference, hypothesis, *, method: str = "none", case: str = "insensiti
         return None
     items, missing = [], []
     for utt, ref, hyp, absent in pairs:
-        ops = align_pair(ref, hyp, COSTS[costs], NULL if unit == "word" else None)
+        ops = align_pair(ref, hyp, COSTS[costs], NULL)
         items.append({"id": utt, **{k: ops.count(k) for k in "CSDI"}, "ops": ops})
         if absent:
             missing.append(utt)
