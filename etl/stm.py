@@ -76,7 +76,7 @@ def read_segments(path: str | Path, data: bytes | None = None) -> pl.DataFrame:
                 raise InputError(path, number, "a label field like <o,f0,male>", shorten(rest[0]))
             labels, rest = rest[0][1:-1], rest[1:]
         text = " ".join(rest)
-        if "{" in text and alternation_word(text):
+        if alternation_word(text):
             raise InputError(path, number, NO_ALTERNATION, shorten(alternation_word(text)))
         ignore = bool(_IGNORE.search(text))
         utt_id = None
@@ -112,7 +112,7 @@ def read_ctm(path: str | Path, data: bytes | None = None, segments: pa.Table | N
         if len(fields) not in (5, 6):
             raise InputError(path, number, "'file channel begin duration word [confidence]'",
                              shorten(line))
-        if "{" in fields[4]:
+        if alternation_word(fields[4]):
             raise InputError(path, number, NO_ALTERNATION, shorten(fields[4]))
         begin = _time(path, number, fields[2], "begin")
         duration = _time(path, number, fields[3], "duration")

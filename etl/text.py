@@ -122,7 +122,7 @@ def check_lines(path: str | Path, data: bytes | str) -> None:
         start = end + 1
 
 
-ALTERNATION = r"\{"  # sclite's alternation "{ a / b }" (a "{" inside a word: it cannot read it)
+ALTERNATION = "{"  # opens sclite's alternation "{ a / b }" (inside a word: sclite cannot read it)
 NO_ALTERNATION = "words, not sclite's alternation '{ a / b / @ }' (not scored: keep one of them)"
 
 
@@ -132,10 +132,10 @@ def alternation_word(text: str) -> str | None:
     and cannot read a line with one inside a word), or None. scorehouse aligns words, not
     networks: every transcript reader refuses such a line, so that no figure counts braces and
     slashes as words where sclite would not."""
-    found = re.search(ALTERNATION, text)
-    if found is None:
+    found = text.find(ALTERNATION)
+    if found < 0:
         return None
-    start = max(text.rfind(blank, 0, found.start()) for blank in BLANKS) + 1  # its word's
+    start = max(text.rfind(blank, 0, found) for blank in BLANKS) + 1  # its word's first
     rest, depth = text[start:], 0
     opened = False
     for end, char in enumerate(rest, 1):  # up to the matching "}", as sclite reads it

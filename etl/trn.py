@@ -86,11 +86,10 @@ def utterances(path: Path, frame: pl.DataFrame, expected_id: str) -> pa.Table:
         first = frame.filter(pl.col("utt_id") == row["utt_id"])["line_no"][0]
         raise InputError(path, row["line_no"], "a new utterance id",
                          f"{row['utt_id']!r} again (first on line {first})")
-    if frame["text"].str.contains("{", literal=True).any():  # (a memchr first: rare)
-        alternation = frame.filter(pl.col("text").str.contains(ALTERNATION)).head(1)
-        if alternation.height:
-            row = alternation.row(0, named=True)
-            raise InputError(path, row["line_no"], NO_ALTERNATION,
-                             shorten(alternation_word(row["text"])))
+    alternation = frame.filter(pl.col("text").str.contains(ALTERNATION, literal=True)).head(1)
+    if alternation.height:
+        row = alternation.row(0, named=True)
+        raise InputError(path, row["line_no"], NO_ALTERNATION,
+                         shorten(alternation_word(row["text"])))
     return frame.select(pl.col("line_no").cast(pl.Int32), "utt_id",
                         pl.col("text").str.strip_chars(BLANKS)).to_arrow()
