@@ -216,3 +216,18 @@ def test_a_missing_campaign_folder_is_a_run_that_could_not_be_done(tmp_path):
     assert done.returncode == 1 and "campaign.toml" in done.stderr, done.stderr
     [last] = events(log.read_text(encoding="utf-8"))
     assert (last["event"], last["exit_code"]) == ("summary", 1)
+
+
+def test_a_query_interrupted_is_named_by_this_runs_signal_only():
+    """A SIGTERM an earlier run of the same process received does not name a later interrupted
+    query: that one is SIGINT's (exit 130)."""
+    from scorehouse.warehouse import logs
+
+    logs._received.append("SIGTERM")
+
+    def interrupted():
+        raise RuntimeError("Query interrupted")
+
+    with pytest.raises(RuntimeError):
+        logs.summarised(interrupted, "run")
+    assert logs.signal_of(RuntimeError("Query interrupted")) == "SIGINT"

@@ -197,6 +197,7 @@ def summarised(run, command: str, quiet: bool = False, signals: bool = False) ->
     from scorehouse.warehouse.cli import EXIT_FAILURE, EXIT_INTERNAL, failure_message
 
     previous = None
+    _received.clear()  # a signal of an earlier run in this process is not this one's
     if signals and threading.current_thread() is threading.main_thread():
         previous = signal.signal(signal.SIGTERM, _terminate)
     try:
