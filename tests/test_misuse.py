@@ -66,7 +66,8 @@ def test_a_warehouse_in_use_is_named(tmp_path):
 
 
 def test_a_warehouse_out_of_memory_is_not_called_in_use(tmp_path):
-    """DuckDB's "failed to pin block" contains "lock": it is a memory error, said as one."""
+    """DuckDB's "failed to pin block" contains "lock": it is a memory error, said as one, with
+    the variables that give DuckDB more."""
     from scorehouse.warehouse.cli import failure_message
 
     con = duckdb.connect()
@@ -79,6 +80,7 @@ def test_a_warehouse_out_of_memory_is_not_called_in_use(tmp_path):
         message = failure_message(err)
         assert message is not None and "in use by another process" not in message
         assert message.startswith("Out of Memory Error")
+        assert "SCOREHOUSE_MEMORY_LIMIT" in message and "SCOREHOUSE_UNIT_MEMORY_LIMIT" in message
 
 
 # ---------------------------------------------------------------- readers: results or rejections

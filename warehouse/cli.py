@@ -87,6 +87,7 @@ def failure_message(err: BaseException) -> str | None:
     missing permission), else None."""
     import duckdb
 
+    from scorehouse.warehouse.db import MEMORY_HINT
     from scorehouse.warehouse.dbfile import SchemaError
     from scorehouse.warehouse.executors import ExecutorError
     from scorehouse.warehouse.locks import FolderBusy, in_use
@@ -106,7 +107,8 @@ def failure_message(err: BaseException) -> str | None:
             if cause in text:
                 return f"the warehouse cannot be written: {cause} ({text.splitlines()[0]})"
         if isinstance(err, (duckdb.IOException, duckdb.OutOfMemoryException)):
-            return text.splitlines()[0]
+            full = isinstance(err, duckdb.OutOfMemoryException)
+            return text.splitlines()[0] + (f": {MEMORY_HINT}" if full else "")
     return None
 
 

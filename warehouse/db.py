@@ -50,14 +50,31 @@ def connect(path: str | Path | None = None) -> duckdb.DuckDBPyConnection:
     # limit is the process's floor once a run has written enough: 256 MB leave the run's Polars
     # reduces room under 1 GiB (the EASY benchmark's coordinator: 1,106 MiB at 512 MB, 858 at
     # 256, the same CPU). Big queries use operators that spill (aggregates, not windows over a
-    # corpus, the POS consensus in slices). A one-shot's in-memory warehouse holds all its rows:
-    # 512 MB. The units' own DuckDBs have their own limit (below).
+    # corpus, the POS consensus in slices). The units' own DuckDBs have their own limit (below).
     in_memory = path is None or str(path) == ":memory:"
-    limit = os.environ.get("SCOREHOUSE_MEMORY_LIMIT", "512MB" if in_memory else "256MB")
+    limit = os.environ.get("SCOREHOUSE_MEMORY_LIMIT") or (
+        one_shot_limit(con) if in_memory else "256MB")
     con.execute(f"SET memory_limit = '{limit}'")
     if in_memory:  # DuckDB would spill into .tmp in the working folder: the user's
         con.execute("SET temp_directory = $dir", {"dir": tempfile.gettempdir()})
     return con
+
+
+ONE_SHOT_MB_PER_THREAD = 32
+# what a command says after DuckDB's "Out of Memory Error" (warehouse/cli.py failure_message)
+MEMORY_HINT = ("DuckDB's buffer is full; give it more with SCOREHOUSE_MEMORY_LIMIT (e.g. 1GB; "
+               "the warehouse's, or a one-shot's) or SCOREHOUSE_UNIT_MEMORY_LIMIT (each unit's)")
+
+
+def one_shot_limit(con: duckdb.DuckDBPyConnection) -> str:
+    """The buffer of a one-shot command's in-memory warehouse: 32 MB per DuckDB thread (two at
+    least). Its staged rows (both files' text) go to a temporary file beyond it while Polars
+    scores them: the 200,000-utterance one-shot of bench/wer_bench.py peaked at 495-500 MiB
+    with 512 MB, 440-441 with 64 MB (two threads), for the same time. A join needs buffer per
+    thread: at 64 MB the same one-shot ran out of memory with 8 threads, not at 128 MB; at
+    32 MB it ran out with two."""
+    threads = con.execute("SELECT current_setting('threads')").fetchone()[0]
+    return f"{ONE_SHOT_MB_PER_THREAD * max(2, int(threads))}MB"
 
 
 @cache
