@@ -95,25 +95,29 @@ def sclite_reports(con, unit: dict, folder: Path, name: str) -> list[Path]:
     ``folder`` from the alignment of one unit and method (``unit``: campaign, task, corpus,
     system, method): a one-shot's, or any of a warehouse's (``scorehouse sclite``); ``name``
     names the system inside them, as sclite names it after the hypothesis file."""
+    import polars as pl
+
     from scorehouse.scorers import sclite_reports as layout
+    from scorehouse.warehouse.catalog import current_inputs
     from scorehouse.warehouse.db import frame
 
-    rows = frame(con, """
-        SELECT a.utt_id AS id, a.ref_tokens AS ref, a.hyp_tokens AS hyp, a.ops, a.signature,
-               s.speaker, s.file AS "File", s.channel AS "Channel",
-               CASE WHEN s.labels <> '' THEN '<' || s.labels || '>' END AS "Labels"
-        FROM int_wer_aligned_utterance a
-        JOIN cat_input_current i ON i.campaign = a.campaign AND i.task = a.task
-         AND i.corpus = a.corpus AND i.system = '' AND i.role = 'reference'
-        JOIN stg_wer_trn t ON t.sha256 = i.sha256 AND t.utt_id = a.utt_id
-        LEFT JOIN stg_wer_segment s ON s.sha256 = i.sha256 AND s.utt_id = a.utt_id
-        LEFT JOIN cat_input_current hi ON hi.campaign = a.campaign AND hi.task = a.task
-         AND hi.corpus = a.corpus AND hi.system = a.system AND hi.role = 'hypotheses'
-        LEFT JOIN stg_wer_trn h ON h.sha256 = hi.sha256 AND h.utt_id = a.utt_id
-        WHERE a.campaign = $campaign AND a.task = $task AND a.corpus = $corpus
-          AND a.system = $system AND a.method = $method
-        -- sclite's order: a trn hypothesis file's (then the missing utterances), an STM's
-        ORDER BY CASE WHEN s.utt_id IS NULL THEN h.line_no END NULLS LAST, t.line_no""", unit)
+    inputs = current_inputs(con, unit["campaign"], unit["task"])
+    reference = inputs.get((unit["corpus"], "", "reference"))
+    staged = partial(_staged, con)
+    rows = (frame(con, f"""
+        SELECT utt_id AS id, ref_tokens AS ref, hyp_tokens AS hyp, ops, signature
+        FROM int_wer_aligned_utterance {_UNIT} AND method = $method""", unit)
+            .join(staged("stg_wer_trn", "line_no AS ref_line", reference), on="id")
+            .join(staged("stg_wer_segment", """speaker, file AS "File", channel AS "Channel",
+                         CASE WHEN labels <> '' THEN '<' || labels || '>' END AS "Labels",
+                         true AS segment""", reference), on="id", how="left")
+            .join(staged("stg_wer_trn", "line_no AS hyp_line",
+                         inputs.get((unit["corpus"], unit["system"], "hypotheses"))),
+                  on="id", how="left")
+            # sclite's order: a trn hypothesis file's (then the missing utterances), an STM's
+            .with_columns(pl.when(pl.col("segment").is_null()).then("hyp_line").alias("hyp_line"))
+            .sort("hyp_line", "ref_line", nulls_last=True)
+            .drop("hyp_line", "ref_line", "segment"))
     if not rows.height:
         raise oneshot.OptionError(
             f"no alignment of system {unit['system']} on {unit['task']}/{unit['corpus']} with "
@@ -139,30 +143,41 @@ def sclite_reports(con, unit: dict, folder: Path, name: str) -> list[Path]:
     return written
 
 
+# A one-shot reads its unit's rows table by table and joins and sorts them with Polars: DuckDB's
+# joins and sorts of a million utterances need more than a one-shot's buffer (warehouse/db.py
+# one_shot_limit), its scans do not.
+_UNIT = ("WHERE campaign = $campaign AND task = $task AND corpus = $corpus "
+         "AND system = $system")
+
+
+def _staged(con, table: str, columns: str, sha: str | None) -> pl.DataFrame:
+    """``utt_id AS id`` and ``columns`` of the staged rows of one input (none for None)."""
+    from scorehouse.warehouse.db import frame
+
+    return frame(con, f"SELECT utt_id AS id, {columns} FROM {table} "
+                      "WHERE sha256 = ? AND utt_id IS NOT NULL", [sha])
+
+
 def summary(con, campaign) -> tuple[dict, pl.DataFrame]:
     """The header (signature, totals, missing ids) and one row per utterance (id, C, S, D, I,
     ops) in reference order."""
     import polars as pl
 
+    from scorehouse.warehouse.catalog import current_inputs
     from scorehouse.warehouse.db import frame, one
 
     task = campaign.tasks[0]
     totals = one(con, "SELECT C, S, D, I, N, wer, signature FROM mart_wer_scores "
                       "WHERE campaign = ? AND task = ?", [campaign.id, task.id])
-    # the unit's rows first, then joined on (method, utt_id) only: hashing the constant keys
-    # (campaign, task, corpus, system) of 200,000 rows took half the query's time
-    unit = "campaign = $campaign AND task = $task AND corpus = $corpus"
-    rows = frame(con, (
-        "SELECT f.utt_id AS id, f.C, f.S, f.D, f.I, a.ops, f.missing "
-        f"FROM (SELECT * FROM fct_wer_utterance WHERE {unit} AND system = $system) f "
-        "JOIN (SELECT method, utt_id, ops FROM int_wer_aligned_utterance "
-        f"      WHERE {unit} AND system = $system) a USING (method, utt_id) "
-        "JOIN (SELECT t.utt_id, t.line_no FROM stg_wer_trn t "
-        "      JOIN cat_input_current i ON i.sha256 = t.sha256 "
-        "      WHERE i.campaign = $campaign AND i.task = $task AND i.corpus = $corpus"
-        "       AND i.system = '' AND i.role = 'reference') t USING (utt_id) "
-        "ORDER BY t.line_no"), {"campaign": campaign.id, "task": task.id,
-                                "corpus": task.corpora[0].id, "system": task.systems[0].id})
+    key = {"campaign": campaign.id, "task": task.id, "corpus": task.corpora[0].id,
+           "system": task.systems[0].id}
+    reference = current_inputs(con, campaign.id, task.id)[(key["corpus"], "", "reference")]
+    rows = (frame(con, f"SELECT method, utt_id AS id, C, S, D, I, missing FROM fct_wer_utterance "
+                       f"{_UNIT}", key)
+            .join(frame(con, f"SELECT method, utt_id AS id, ops FROM int_wer_aligned_utterance "
+                             f"{_UNIT}", key), on=["method", "id"])
+            .join(_staged(con, "stg_wer_trn", "line_no", reference), on="id")
+            .sort("line_no").select("id", "C", "S", "D", "I", "ops", "missing"))
     c, s, d, i, n, wer_, sig = totals if totals else (0, 0, 0, 0, 0, None, "")
     header = {"signature": sig, "totals": {"C": c, "S": s, "D": d, "I": i, "N": n, "wer": wer_},
               "missing": rows.filter(pl.col("missing"))["id"].to_list()}
