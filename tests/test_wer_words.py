@@ -40,6 +40,24 @@ def test_words_split_and_fold_as_sclite(seed, case, slice_bytes, monkeypatch):
         assert words(part, "sclite", case).to_list() == [expected(t, case) for t in part]
 
 
+@pytest.mark.parametrize("seed", [3, 4])
+@pytest.mark.parametrize("case", ["sensitive", "insensitive"])
+def test_empty_texts_among_clean_ones_give_empty_lists(seed, case):
+    """Texts of words one space apart (no empty word: the path without a filter) with empty
+    texts and nulls among them: an empty list each, the other texts' words in place."""
+    rng = np.random.default_rng(seed)
+    words_ = ["a", "B", "é", "É", "SPR", "[bruit]", "İx", "Σ"]
+    column = pl.Series("text", [
+        None if rng.random() < 0.1 else "" if rng.random() < 0.2 else
+        " ".join(rng.choice(words_, size=int(rng.integers(1, 6)))) for _ in range(600)],
+        dtype=pl.String)
+    for part in (column, column[3:333], column[:1], column[1:2],
+                 pl.concat([column[:50], column[50:400], column[400:]], rechunk=False)):
+        got = words(part, "sclite", case)
+        assert got.dtype == pl.List(pl.String) and got.len() == part.len()
+        assert got.to_list() == [expected(t, case) for t in part]
+
+
 def test_words_without_empty_ones_keep_the_fast_path_result():
     column = pl.Series("text", ["AB cd", "É x", "z"])
     assert words(column, case="insensitive").to_list() == [["ab", "cd"], ["É", "x"], ["z"]]
