@@ -231,3 +231,30 @@ def test_a_query_interrupted_is_named_by_this_runs_signal_only():
     with pytest.raises(RuntimeError):
         logs.summarised(interrupted, "run")
     assert logs.signal_of(RuntimeError("Query interrupted")) == "SIGINT"
+
+
+def test_a_failed_run_keeps_one_line_of_its_error(campaign, tmp_path, monkeypatch):
+    """DuckDB's errors carry lines of advice after their first: the run's record keeps the
+    first, so that the table of runs stays one line per run."""
+    import duckdb
+
+    from scorehouse.warehouse import families
+    from scorehouse.warehouse.db import connect
+    from scorehouse.warehouse.runs import history
+
+    wer = families.family("wer")
+
+    def full(ctx, task, force=False):
+        raise duckdb.OutOfMemoryException(
+            "Out of Memory Error: failed to pin block of size 256.0 KiB (15.2 MiB/15.2 MiB used)"
+            "\n\nPossible solutions:\n* Reducing the number of threads (SET threads=X)\n")
+    monkeypatch.setattr(wer, "score", full)
+    with pytest.raises(duckdb.OutOfMemoryException):
+        run(campaign, tmp_path / "w.duckdb", None, quiet=True)
+    con = connect(tmp_path / "w.duckdb")
+    try:
+        [failed] = history(con).filter(status="failed")["note"].to_list()
+    finally:
+        con.close()
+    assert failed == ("OutOfMemoryException: Out of Memory Error: failed to pin block of size "
+                      "256.0 KiB (15.2 MiB/15.2 MiB used)")

@@ -205,7 +205,9 @@ def _execute(ctx: RunContext, steps, out, force: bool, audience: Audience = PUBL
                 del ctx.rejections[rejected:]  # the units rejected are met again
                 _forget_lost(ctx)
     except BaseException as err:
-        finish_run(ctx, "failed", f"{type(err).__name__}: {err}")
+        # one line, as the table of runs shows it (DuckDB adds lines of advice to its errors)
+        first = next(iter(str(err).strip().splitlines()), "")
+        finish_run(ctx, "failed", f"{type(err).__name__}: {first}")
         raise
     status = finish_run(ctx)
     return RunResult(ctx.run_id, status, ctx.loaded, ctx.scored, ctx.rejections, ctx.notes,
