@@ -69,10 +69,10 @@ MEMORY_HINT = ("DuckDB's buffer is full; give it more with SCOREHOUSE_MEMORY_LIM
 def one_shot_limit(con: duckdb.DuckDBPyConnection) -> str:
     """The buffer of a one-shot command's in-memory warehouse: 32 MB per DuckDB thread (two at
     least). Its staged rows (both files' text) go to a temporary file beyond it while Polars
-    scores them: the 200,000-utterance one-shot of bench/wer_bench.py peaked at 495-500 MiB
-    with 512 MB, 440-441 with 64 MB (two threads), for the same time. A join needs buffer per
-    thread: at 64 MB the same one-shot ran out of memory with 8 threads, not at 128 MB; at
-    32 MB it ran out with two."""
+    scores them: the 200,000-utterance one-shot of bench/wer_bench.py peaked at 516-524 MiB
+    with 512 MB, 440 MiB with 64 MB (two threads), for the same time. DuckDB's operators take
+    buffer per thread: the one-shot's join of its unit's tables (now Polars') ran out of 64 MB
+    with 8 threads, not of 128 MB; the reference's sort runs out of 32 MB with two threads."""
     threads = con.execute("SELECT current_setting('threads')").fetchone()[0]
     return f"{ONE_SHOT_MB_PER_THREAD * max(2, int(threads))}MB"
 
