@@ -1,4 +1,4 @@
-"""A one-shot larger than its DuckDB buffer: the staged rows spill to a temporary file, and the
+"""A WER one-shot larger than its DuckDB buffer: the staged rows spill to a temporary file, and the
 one-shot's own queries (its summary, sclite's reports) read its unit table by table, which Polars
 joins and sorts. With a buffer of 8 MB per DuckDB thread (16 MB on two cores), a trn pair of
 40,000 utterances and an STM/CTM pair of 20,000 segments give the figures, the utterance rows
@@ -10,8 +10,9 @@ import duckdb
 import numpy as np
 import pytest
 
-from scorehouse.warehouse.db import ONE_SHOT_MB_PER_THREAD, connect
+from scorehouse.warehouse.buffer import one_shot_limit
 from scorehouse.warehouse.families.wer_oneshot import wer
+from scorehouse.warehouse.pipeline import open_warehouse
 
 WORDS = ["alpha", "beta", "gamma", "delta", "eps", "zeta", "eta", "theta", "Iota", "kappa"]
 
@@ -68,17 +69,29 @@ def test_a_one_shot_larger_than_its_duckdb_buffer_scores_as_with_a_roomy_one(
     assert tight[0]["totals"]["N"] > 150_000 and len(tight[1]) == 3  # .sys, .pra, .dtl
 
 
-def test_a_one_shot_buffer_is_32_mb_per_thread_unless_set(monkeypatch):
+def _limit(con) -> str:
+    """The connection's memory_limit as DuckDB shows it, comparable with another's."""
+    return con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
+
+
+def _as_shown(limit: str) -> str:
+    con = duckdb.connect()
+    con.execute(f"SET memory_limit = '{limit}'")
+    return _limit(con)
+
+
+def test_a_one_shot_buffer_is_32_mb_per_thread_when_its_family_spills(monkeypatch):
+    con = duckdb.connect()
+    for threads, expected in ((1, "64MB"), (2, "64MB"), (5, "160MB"), (16, "512MB"),
+                              (40, "512MB")):
+        con.execute(f"SET threads = {threads}")
+        assert one_shot_limit(con, spills=True) == expected
+        assert one_shot_limit(con, spills=False) == "512MB"
     monkeypatch.delenv("SCOREHOUSE_MEMORY_LIMIT", raising=False)
-
-    def limit(con) -> int:
-        return con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
-
-    con = connect(None)
-    expected = duckdb.connect()
-    expected.execute(f"SET memory_limit = '{ONE_SHOT_MB_PER_THREAD * _threads()}MB'")
-    assert limit(con) == limit(expected)
-    con.execute("SET threads = 5")  # another connection, another count of threads
+    cores = one_shot_limit(duckdb.connect(), spills=True)  # DuckDB's threads by default
+    assert _limit(open_warehouse(None, families=("wer",))) == _as_shown(cores)
+    # the POS one-shot's consensus count needs a buffer that grows with the corpus
+    for families in (("pos",), ("wer", "pos"), ("parsing",), ("coref",), ("terms",)):
+        assert _limit(open_warehouse(None, families=families)) == _as_shown("512MB")
     monkeypatch.setenv("SCOREHOUSE_MEMORY_LIMIT", "48MB")
-    expected.execute("SET memory_limit = '48MB'")
-    assert limit(connect(None)) == limit(expected)
+    assert _limit(open_warehouse(None, families=("wer",))) == _as_shown("48MB")

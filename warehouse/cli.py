@@ -87,7 +87,7 @@ def failure_message(err: BaseException) -> str | None:
     missing permission), else None."""
     import duckdb
 
-    from scorehouse.warehouse.db import MEMORY_HINT
+    from scorehouse.warehouse.buffer import full_buffer
     from scorehouse.warehouse.dbfile import SchemaError
     from scorehouse.warehouse.executors import ExecutorError
     from scorehouse.warehouse.locks import FolderBusy, in_use
@@ -98,17 +98,16 @@ def failure_message(err: BaseException) -> str | None:
     if isinstance(err, (CampaignError, SchemaError, ExecutorError, StoreError, QueryError,
                         FolderBusy)):
         return text  # scorehouse's own errors already say what to do, in one line
-    if isinstance(err, duckdb.Error) and in_use(err):
-        return in_use(err)
+    if isinstance(err, duckdb.Error) and (full_buffer(err) or in_use(err)):
+        return full_buffer(err) or in_use(err)
     if isinstance(err, OSError):
         return f"{err.filename or ''}{': ' if err.filename else ''}{err.strerror or text}"
     if isinstance(err, duckdb.Error):
         for cause in ("No space left on device", "Read-only file system", "Permission denied"):
             if cause in text:
                 return f"the warehouse cannot be written: {cause} ({text.splitlines()[0]})"
-        if isinstance(err, (duckdb.IOException, duckdb.OutOfMemoryException)):
-            full = isinstance(err, duckdb.OutOfMemoryException)
-            return text.splitlines()[0] + (f": {MEMORY_HINT}" if full else "")
+        if isinstance(err, duckdb.IOException):
+            return text.splitlines()[0]
     return None
 
 

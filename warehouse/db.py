@@ -11,6 +11,7 @@ import hashlib
 import os
 import re
 import tempfile
+from contextlib import contextmanager, suppress
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -20,6 +21,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
+from scorehouse.warehouse.buffer import one_shot_limit
 from scorehouse.warehouse.dbfile import SchemaError, refuse_foreign, unreadable
 
 _LAYERS = ("cat", "stg", "int", "fct", "hist", "mart")
@@ -27,10 +29,11 @@ _BUILD = "-- @build"
 _BACKFILL = "-- @backfill"  # see _backfill
 
 
-def connect(path: str | Path | None = None) -> duckdb.DuckDBPyConnection:
-    """Open (or create) the warehouse file, or an in-memory warehouse when ``path`` is None. A
-    file this DuckDB cannot read (another DuckDB's storage format, or not a DuckDB file at all)
-    is a :class:`SchemaError` that says so, never a traceback."""
+def connect(path: str | Path | None = None, spills: bool = False) -> duckdb.DuckDBPyConnection:
+    """Open (or create) the warehouse file, or an in-memory warehouse when ``path`` is None (a
+    one-shot's: ``spills``, see :func:`warehouse.buffer.one_shot_limit`). A file this DuckDB
+    cannot read (another DuckDB's storage format, or not a DuckDB file at all) is a
+    :class:`SchemaError` that says so, never a traceback."""
     if path is not None:
         refuse_foreign(path)
     try:
@@ -53,28 +56,30 @@ def connect(path: str | Path | None = None) -> duckdb.DuckDBPyConnection:
     # corpus, the POS consensus in slices). The units' own DuckDBs have their own limit (below).
     in_memory = path is None or str(path) == ":memory:"
     limit = os.environ.get("SCOREHOUSE_MEMORY_LIMIT") or (
-        one_shot_limit(con) if in_memory else "256MB")
+        one_shot_limit(con, spills) if in_memory else "256MB")
     con.execute(f"SET memory_limit = '{limit}'")
     if in_memory:  # DuckDB would spill into .tmp in the working folder: the user's
         con.execute("SET temp_directory = $dir", {"dir": tempfile.gettempdir()})
     return con
 
 
-ONE_SHOT_MB_PER_THREAD = 32
-# what a command says after DuckDB's "Out of Memory Error" (warehouse/cli.py failure_message)
-MEMORY_HINT = ("DuckDB's buffer is full; give it more with SCOREHOUSE_MEMORY_LIMIT (e.g. 1GB; "
-               "the warehouse's, or a one-shot's) or SCOREHOUSE_UNIT_MEMORY_LIMIT (each unit's)")
-
-
-def one_shot_limit(con: duckdb.DuckDBPyConnection) -> str:
-    """The buffer of a one-shot command's in-memory warehouse: 32 MB per DuckDB thread (two at
-    least). Its staged rows (both files' text) go to a temporary file beyond it while Polars
-    scores them: the 200,000-utterance one-shot of bench/wer_bench.py peaked at 516-524 MiB
-    with 512 MB, 440 MiB with 64 MB (two threads), for the same time. DuckDB's operators take
-    buffer per thread: the one-shot's join of its unit's tables (now Polars') ran out of 64 MB
-    with 8 threads, not of 128 MB; the reference's sort runs out of 32 MB with two threads."""
-    threads = con.execute("SELECT current_setting('threads')").fetchone()[0]
-    return f"{ONE_SHOT_MB_PER_THREAD * max(2, int(threads))}MB"
+@contextmanager
+def registered(con: duckdb.DuckDBPyConnection, **views):
+    """The Arrow tables (or frames) ``views`` readable by the block's statements under their
+    names, unregistered after it. When the block fails, its error is the one raised: DuckDB
+    refuses to unregister in a transaction a failed statement aborted, and that refusal hid
+    the failure (a full buffer said as "internal error (TransactionException ...)")."""
+    for name, rows in views.items():
+        con.register(name, rows)
+    try:
+        yield con
+    except BaseException:
+        for name in views:
+            with suppress(duckdb.Error):
+                con.unregister(name)
+        raise
+    for name in views:
+        con.unregister(name)
 
 
 @cache
@@ -295,14 +300,11 @@ def written(folder: str, tables: tuple[str, ...], write, context: dict | None = 
     _take_share(con)
     given = {**(context or {}), **(rows or {})}
     try:
-        for name, table in given.items():
-            con.register(name, table)
-        write(con)
-        return {table: (rows or {}).get(table) if table in (rows or {}) else
-                con.sql(f"SELECT * FROM {table}").to_arrow_table() for table in tables}
+        with registered(con, **given):
+            write(con)
+            return {table: (rows or {}).get(table) if table in (rows or {}) else
+                    con.sql(f"SELECT * FROM {table}").to_arrow_table() for table in tables}
     finally:
-        for name in given:
-            con.unregister(name)
         if any(t.num_rows >= 100_000 for t in given.values()):
             # closed, a new one made for the next unit (0.04 s): DuckDB kept a big unit's memory
             # after its rows were deleted and checkpointed (a POS worker between 1M-token units:
@@ -395,9 +397,6 @@ def insert_arrow(con: duckdb.DuckDBPyConnection, target: str, rows, select: str,
     """``INSERT [OR REPLACE] INTO target SELECT <select> FROM rows`` for an Arrow table
     ``rows``, which the statement reads as the view ``arrow_rows`` (``by_name``: columns
     matched by name)."""
-    con.register("arrow_rows", rows)
-    try:
+    with registered(con, arrow_rows=rows):
         con.execute(f"INSERT {'OR REPLACE ' if replace else ''}INTO {target} "
                     f"{'BY NAME ' if by_name else ''}SELECT {select} FROM arrow_rows", params)
-    finally:
-        con.unregister("arrow_rows")

@@ -79,11 +79,13 @@ class RunResult:
 
 def open_warehouse(db: str | Path | None, notes: list[str] | None = None,
                    families: tuple[str, ...] | None = None) -> duckdb.DuckDBPyConnection:
-    """Open the warehouse file (None: in memory) with every table and view in place (of the
+    """Open the warehouse file (None: in memory, a one-shot's, whose buffer is small when every
+    family of it declares ``ONE_SHOT_SPILLS``) with every table and view in place (of the
     catalog and of ``families``, default all). The units whose resident rows are gone from the
     store are forgotten first, so that they are recomputed (warehouse/resident.py); ``notes``
     receives what was forgotten."""
-    con = connect(db)
+    con = connect(db, spills=db is None and bool(families) and all(
+        getattr(family(name), "ONE_SHOT_SPILLS", False) for name in families))
     lost = []
     if db is not None:  # an in-memory warehouse (a one-shot's) is new: nothing of it is lost
         with transaction(con):

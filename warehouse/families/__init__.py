@@ -2,8 +2,9 @@
 
 - its module ``warehouse/families/F.py``, which provides ``SQL_FOLDER`` (``F``), ``load(ctx,
   task)`` and ``score(ctx, task, force)``, and optionally ``declare(ctx, task)`` (built-in
-  systems such as baselines, declared at the start of every run) and ``check_options(task)``
-  (the task's option values, checked before a run loads anything: a CampaignError);
+  systems such as baselines, declared at the start of every run), ``check_options(task)``
+  (the task's option values, checked before a run loads anything: a CampaignError),
+  ``LEAN_WORKERS`` (warehouse/coordinator.py) and ``ONE_SHOT_SPILLS`` (warehouse/buffer.py);
 - its SQL folder ``sql/F/``;
 - its one-shot function ``F`` in ``warehouse/families/F_oneshot.py``: ``scorehouse.F(...)`` in
   Python and the ``scorehouse F`` command (:mod:`warehouse.oneshot` builds the command from the

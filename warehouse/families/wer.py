@@ -59,6 +59,9 @@ from scorehouse.warehouse.families.wer_intervals import intervals
 from scorehouse.warehouse.runner import Target, Unit, run_units, stale
 from scorehouse.warehouse.staging import Slot, StageJob, stage_files
 
+# the one-shot's own queries read its unit table by table (wer_oneshot.py): its staged rows may
+# spill beyond a small DuckDB buffer (warehouse/buffer.py one_shot_limit)
+ONE_SHOT_SPILLS = True
 SQL_FOLDER = "wer"
 CAMPAIGN_KEYS = {  # the keys campaign.toml may give a wer task (campaign.check_keys)
     "task": ("methods", "case", "markers", "costs", "intervals", "format", "id_field",

@@ -1,0 +1,41 @@
+"""DuckDB's buffer: how big a one-shot's is, and what a command says when one is full.
+
+The warehouse file's buffer and the units' private ones are set in :mod:`warehouse.db`
+(``SCOREHOUSE_MEMORY_LIMIT``, ``SCOREHOUSE_UNIT_MEMORY_LIMIT``)."""
+
+from __future__ import annotations
+
+import duckdb
+
+# what a command says after DuckDB's "Out of Memory Error" (warehouse/cli.py failure_message)
+MEMORY_HINT = ("DuckDB's buffer is full; give it more with SCOREHOUSE_MEMORY_LIMIT (e.g. 1GB; "
+               "the warehouse's, or a one-shot's) or SCOREHOUSE_UNIT_MEMORY_LIMIT (each unit's)")
+_FULL = ("Out of Memory Error", "could not allocate block", "failed to pin block",
+         "failed to allocate data")
+
+
+def full_buffer(err: duckdb.Error) -> str | None:
+    """The one line of a DuckDB error that says its buffer was full (an OutOfMemoryException,
+    or a commit that failed for it), with :data:`MEMORY_HINT`; else None."""
+    lines = str(err).strip().splitlines()
+    return f"{lines[0]}: {MEMORY_HINT}" if lines and any(m in lines[0] for m in _FULL) else None
+
+
+ONE_SHOT_MB_PER_THREAD = 32
+ONE_SHOT_MB = 512  # a one-shot's buffer at most, and that of a family that does not spill
+
+
+def one_shot_limit(con: duckdb.DuckDBPyConnection, spills: bool) -> str:
+    """The buffer of a one-shot command's in-memory warehouse. When its family's one-shot
+    ``spills`` (its own queries read its unit table by table: ``ONE_SHOT_SPILLS`` in the family
+    module), 32 MB per DuckDB thread (two at least, 512 MB at most): beyond it the staged rows
+    (both files' text) go to a temporary file while Polars scores them. The 200,000-utterance
+    WER one-shot of bench/wer_bench.py peaked at 516-524 MiB with 512 MB, 440 MiB with 64 MB
+    (two threads), for the same time. DuckDB's operators take buffer per thread: the one-shot's
+    join of its unit's tables (now Polars') ran out of 64 MB with 8 threads, not of 128 MB.
+    Other families' one-shots keep 512 MB: the POS one-shot's consensus count needs a buffer
+    that grows with the corpus (28 MB for 40,000 tokens)."""
+    if not spills:
+        return f"{ONE_SHOT_MB}MB"
+    threads = con.execute("SELECT current_setting('threads')").fetchone()[0]
+    return f"{min(ONE_SHOT_MB, ONE_SHOT_MB_PER_THREAD * max(2, int(threads)))}MB"
