@@ -83,6 +83,34 @@ def test_a_warehouse_out_of_memory_is_not_called_in_use(tmp_path):
         assert "SCOREHOUSE_MEMORY_LIMIT" in message and "SCOREHOUSE_UNIT_MEMORY_LIMIT" in message
 
 
+def test_a_full_buffer_met_by_a_commit_says_so_too():
+    """A commit that failed for a full buffer is a TransactionException: the same one line."""
+    from scorehouse.warehouse.cli import failure_message
+
+    err = duckdb.TransactionException(
+        "TransactionContext Error: Failed to commit: could not allocate block of size 256.0 KiB "
+        "(12.0 MiB/12.0 MiB used)\n\nPossible solutions:\n* Increasing the memory limit")
+    message = failure_message(err)
+    assert message.startswith("TransactionContext Error: Failed to commit: could not allocate")
+    assert "SCOREHOUSE_MEMORY_LIMIT" in message and "\n" not in message
+
+
+def test_a_statement_error_is_not_hidden_by_unregistering_its_rows():
+    """DuckDB refuses to unregister rows in a transaction a failed statement aborted: the
+    statement's error is the one raised (a full buffer was said as an internal error)."""
+    import pyarrow as pa
+
+    from scorehouse.warehouse.catalog import transaction
+    from scorehouse.warehouse.db import insert_arrow
+
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t (a INTEGER PRIMARY KEY)")
+    with pytest.raises(duckdb.ConstraintException), transaction(con):
+        insert_arrow(con, "t", pa.table({"a": [1, 1]}), "a")
+    insert_arrow(con, "t", pa.table({"a": [2]}), "a")  # the name is free again
+    assert con.execute("SELECT a FROM t").fetchall() == [(2,)]
+
+
 # ---------------------------------------------------------------- readers: results or rejections
 
 REF = "bonjour à tous (u1)\nil fait beau (u2)\ncafé crème (u3)\n"

@@ -18,7 +18,7 @@ import pyarrow as pa
 
 from scorehouse.warehouse import resident
 from scorehouse.warehouse.campaign import Campaign
-from scorehouse.warehouse.db import insert_rows
+from scorehouse.warehouse.db import insert_rows, registered
 from scorehouse.warehouse.faults import checkpoint
 from scorehouse.warehouse.versions import (  # noqa: F401  (the code versions live there)
     code_version,
@@ -175,14 +175,11 @@ def drop_undeclared(ctx: RunContext, task: str, declared: set[tuple[str, str]],
     keys = pa.Table.from_pylist([{"campaign": ctx.campaign.id, "task": task, "corpus": corpus,
                                   "system": system} for corpus, system in gone])
     with transaction(ctx.con):
-        ctx.con.register("undeclared", keys)
-        try:
+        with registered(ctx.con, undeclared=keys):
             for table in (*tables, "cat_scoring"):
                 resident.forget(ctx.con, table, "undeclared")
                 if table in resident.declared():
                     resident.refresh(ctx.con, table)
-        finally:
-            ctx.con.unregister("undeclared")
         for corpus in {corpus for corpus, _ in gone}:
             ctx.con.execute("DELETE FROM cat_artifact WHERE campaign = ? AND kind = 'reduce' "
                             "AND starts_with(key, ?)", [ctx.campaign.id, f"{task}/{corpus}/"])
@@ -244,8 +241,7 @@ def record_scorings(ctx: RunContext, folder: str, hist: str, units: list[tuple[d
 
     batch = pa.Table.from_pylist([{**key, "inputs": json.dumps(inputs), "state": state}
                                   for key, inputs, state in units])
-    ctx.con.register("unit_batch", batch)
-    try:
+    with registered(ctx.con, unit_batch=batch):
         if ctx.resumed:  # a unit scored already under this run number: one history row per run
             on = " AND ".join(f"h.{c} = b.{c}" for c in ("campaign", "task", "corpus", "system"))
             ctx.con.execute(f"DELETE FROM {hist} h USING unit_batch b WHERE h.run_id = $r AND {on}",
@@ -254,8 +250,6 @@ def record_scorings(ctx: RunContext, folder: str, hist: str, units: list[tuple[d
         ctx.con.execute("INSERT OR REPLACE INTO cat_scoring SELECT campaign, task, corpus, system, "
                         "state, inputs, $run_id, now()::TIMESTAMP FROM unit_batch",
                         {"run_id": ctx.run_id})
-    finally:
-        ctx.con.unregister("unit_batch")
 
 
 def now() -> datetime:

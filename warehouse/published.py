@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from scorehouse.warehouse.db import frame
+from scorehouse.warehouse.db import frame, registered
 
 AUDIENCES = ("public", "participants", "participant")
 
@@ -123,12 +123,9 @@ def leaderboards_as_seen(con, campaign: str) -> Iterator[None]:
     seen = visible_systems(con, campaign).select(
         pl.lit(campaign).alias("campaign"), "task", "system", "participant", "label",
         "organiser", "baseline")
-    con.register("_seen_systems", seen.to_arrow())
-    try:
+    with registered(con, _seen_systems=seen.to_arrow()):
         con.execute("CREATE OR REPLACE TEMP TABLE cat_published_system AS "
                     "SELECT * FROM _seen_systems")
-    finally:
-        con.unregister("_seen_systems")
     try:
         yield
     finally:

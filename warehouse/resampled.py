@@ -36,6 +36,7 @@ import numpy as np
 import pyarrow as pa
 
 from scorehouse.scorers import bootstrap, ranking
+from scorehouse.warehouse.db import registered
 from scorehouse.warehouse.store import whole_file
 
 EXACT = 2.0 ** 53  # float64 integers below this are exact, whatever the order of the sums
@@ -165,11 +166,8 @@ class ResampledTotals:
                          "scope": [self.key[2]] * len(self.used),
                          "key": list(self.used), "totals": pa.array(list(self.used.values()),
                                                                    pa.binary())})
-        self.con.register("resampled_rows", rows)
-        try:
+        with registered(self.con, resampled_rows=rows):
             self.con.execute("INSERT INTO cat_resampled BY NAME SELECT * FROM resampled_rows")
-        finally:
-            self.con.unregister("resampled_rows")
 
 
 class _KeptPairs:

@@ -36,7 +36,7 @@ import duckdb
 import polars as pl
 import pyarrow as pa
 
-from scorehouse.warehouse.db import sql_files
+from scorehouse.warehouse.db import registered, sql_files
 
 _UNIT = ("campaign", "task", "corpus", "system")
 
@@ -80,11 +80,8 @@ def record(con, table: str, store: str, files: list[tuple[dict, str]]) -> None:
     if files:
         rows = pa.Table.from_pylist([{**key, "table": table, "store": store, "path": path}
                                      for key, path in files])
-        con.register("unit_files", rows)
-        try:
+        with registered(con, unit_files=rows):
             con.execute("INSERT OR REPLACE INTO cat_unit_file BY NAME SELECT * FROM unit_files")
-        finally:
-            con.unregister("unit_files")
 
 
 def refresh(con, table: str) -> None:
@@ -167,15 +164,12 @@ def _check_units(con) -> list[str]:
         return []
     keys = pa.Table.from_pylist([dict(zip(_UNIT, unit)) for unit in lost])
     tables = [t for (t,) in con.execute("SELECT DISTINCT \"table\" FROM cat_unit_file").fetchall()]
-    con.register("lost_units", keys)
-    try:
+    with registered(con, lost_units=keys):
         for table in tables:
             forget(con, table, "lost_units")
             refresh(con, table)
         on = " AND ".join(f"s.{c} = k.{c}" for c in _UNIT)
         con.execute(f"DELETE FROM cat_scoring s USING lost_units k WHERE {on}")
-    finally:
-        con.unregister("lost_units")
     by_task: dict[str, int] = {}
     for unit in lost:
         by_task[unit[1]] = by_task.get(unit[1], 0) + 1
@@ -315,11 +309,8 @@ def keep_staged(con, store, table: str, sha: str, rows: pa.Table, select: str, p
         if path is not None:
             _record_staged(con, table, sha, store, path)
             return
-    con.register("arrow_rows", rows)
-    try:
+    with registered(con, arrow_rows=rows):
         con.execute(f"INSERT INTO {rows_table(table)} BY NAME {query}", params)
-    finally:
-        con.unregister("arrow_rows")
     if table in _kept():  # no longer lost: in the warehouse's own rows now
         con.execute("DELETE FROM cat_staged_file WHERE sha256 = $s AND \"table\" = $t",
                     {"s": sha, "t": table})

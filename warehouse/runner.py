@@ -52,7 +52,7 @@ from scorehouse.warehouse.catalog import (
     record_scorings,
     transaction,
 )
-from scorehouse.warehouse.db import frame, insert_arrow
+from scorehouse.warehouse.db import frame, insert_arrow, registered
 from scorehouse.warehouse.executors import (  # noqa: F401  (ExecutorError, package_version: re-exported)
     ExecutorError,
     Saver,
@@ -338,12 +338,9 @@ class _Batch:
         ctx, target, con = self.ctx, self.target, self.ctx.con
         keys = [_key(ctx, self.label, unit) for unit, _, _ in self.units]
         with transaction(con):
-            con.register("unit_keys", pa.Table.from_pylist(keys))
-            try:
+            with registered(con, unit_keys=pa.Table.from_pylist(keys)):
                 for table in target.tables:
                     resident.forget(con, table, "unit_keys")
-            finally:
-                con.unregister("unit_keys")
             for table in target.tables:
                 parts = [rows[table] for _, rows, _ in self.units if rows.get(table) is not None
                          and rows[table].num_rows]

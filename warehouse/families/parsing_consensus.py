@@ -31,7 +31,7 @@ from scorehouse.warehouse.catalog import (
     replace_rows,
     transaction,
 )
-from scorehouse.warehouse.db import frame, insert_arrow, one
+from scorehouse.warehouse.db import frame, insert_arrow, one, registered
 from scorehouse.warehouse.families.parsing import code_version, staged, task_options
 from scorehouse.warehouse.families.parsing_kept import (
     STORE_LOST,
@@ -255,13 +255,10 @@ def _write(con, key: dict, gone: pl.DataFrame | None, added: pl.DataFrame, xml: 
         if gone is None:
             con.execute(f"DELETE FROM mart_parsing_consensus WHERE {where}", key)
         elif gone.height:
-            con.register("gone_units", gone.select(*_ROWS[:4]).to_arrow())
-            try:
+            with registered(con, gone_units=gone.select(*_ROWS[:4]).to_arrow()):
                 con.execute(f"DELETE FROM mart_parsing_consensus m USING gone_units g WHERE "
                             f"{where} AND m.sent = g.sent AND m.kind = g.kind "
                             "AND m.type = g.type AND m.ranges = g.ranges", key)
-            finally:
-                con.unregister("gone_units")
         if added.height:
             insert_arrow(con, "mart_parsing_consensus", added.to_arrow(),
                          "$campaign, $task, $corpus, " + ", ".join(_ROWS), key)

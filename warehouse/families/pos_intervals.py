@@ -16,7 +16,7 @@ import pyarrow as pa
 from scorehouse.scorers import bootstrap, ranking
 from scorehouse.warehouse.campaign import Task
 from scorehouse.warehouse.catalog import RunContext, replace_rows
-from scorehouse.warehouse.db import insert_rows
+from scorehouse.warehouse.db import insert_rows, registered
 from scorehouse.warehouse.resampled import ResampledTotals
 
 MEASURES = {  # measure -> (numerator columns, denominator columns) over fct_pos_sentence
@@ -51,20 +51,15 @@ def intervals(ctx: RunContext, task: Task, corpus: str) -> None:
     numbers = ", ".join(f"({sql})::DOUBLE AS s{i}" for i, sql in enumerate(sides))
     tables = [np.zeros((len(units), len(variants))) for _ in sides]  # sums of integers: exact
     hashed = unit_of is not None and variant_of is not None
-    if hashed:  # each row's sentence and variant numbered by its hash
-        ctx.con.register("pos_interval_units", unit_of)
-        ctx.con.register("pos_interval_variants", variant_of)
-    try:
+    # with hashes, each row's sentence and variant numbered by its hash
+    with registered(ctx.con, **({"pos_interval_units": unit_of,
+                                 "pos_interval_variants": variant_of} if hashed else {})):
         batches = _counts(ctx.con, key, numbers, hashed)
         for batch in batches.to_arrow_reader(100_000):  # numbers only, in batches
             unit, variant = (batch.column(c).to_numpy() for c in ("unit", "variant"))
             cells = unit * len(variants) + variant
             for i, table in enumerate(tables):
                 np.add.at(table.reshape(-1), cells, batch.column(f"s{i}").to_numpy())
-    finally:
-        if hashed:
-            ctx.con.unregister("pos_interval_units")
-            ctx.con.unregister("pos_interval_variants")
     rows, pairs = [], []
     stamp = [campaign.bootstrap, campaign.seed]
     store = ctx.store  # a local store keeps the weights' draw: read, not drawn, next time
