@@ -144,7 +144,7 @@ def sclite_reports(con, unit: dict, folder: Path, name: str) -> list[Path]:
 
 
 # A one-shot reads its unit's rows table by table and joins and sorts them with Polars: DuckDB's
-# joins and sorts of a million utterances need more than a one-shot's buffer (warehouse/db.py
+# joins and sorts of a million utterances need more than a one-shot's buffer (warehouse/buffer.py
 # one_shot_limit), its scans do not.
 _UNIT = ("WHERE campaign = $campaign AND task = $task AND corpus = $corpus "
          "AND system = $system")
