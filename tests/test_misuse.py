@@ -95,6 +95,24 @@ def test_a_full_buffer_met_by_a_commit_says_so_too():
     assert "SCOREHOUSE_MEMORY_LIMIT" in message and "\n" not in message
 
 
+def test_a_full_temporary_folder_is_named_as_the_cause(tmp_path):
+    """A buffer that cannot spill (its temporary folder full, here bounded to 1 MB) says so:
+    raising the memory limit is then not the only remedy."""
+    from scorehouse.warehouse.cli import failure_message
+
+    con = duckdb.connect()
+    con.execute("SET memory_limit = '8MB'")
+    con.execute("SET temp_directory = $d", {"d": str(tmp_path)})
+    con.execute("SET max_temp_directory_size = '1MB'")
+    with pytest.raises(duckdb.Error) as caught:
+        con.execute("CREATE TABLE t AS SELECT repeat('x', 50) || range::VARCHAR AS b "
+                    "FROM range(2000000)")
+        con.execute("SELECT b, count(*) FROM t GROUP BY b ORDER BY b").fetchall()
+    message = failure_message(caught.value)
+    assert "failed to offload" in message and "temporary folder is full" in message
+    assert "\n" not in message and ".:" not in message
+
+
 def test_a_statement_error_is_not_hidden_by_unregistering_its_rows():
     """DuckDB refuses to unregister rows in a transaction a failed statement aborted: the
     statement's error is the one raised (a full buffer was said as an internal error)."""

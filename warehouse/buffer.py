@@ -10,15 +10,23 @@ import duckdb
 # what a command says after DuckDB's "Out of Memory Error" (warehouse/cli.py failure_message)
 MEMORY_HINT = ("DuckDB's buffer is full; give it more with SCOREHOUSE_MEMORY_LIMIT (e.g. 1GB; "
                "the warehouse's, or a one-shot's) or SCOREHOUSE_UNIT_MEMORY_LIMIT (each unit's)")
+# ... and when the buffer could not spill: its temporary folder is full
+SPILL_HINT = ("DuckDB's temporary folder is full (a one-shot's and the units' are in TMPDIR, a "
+              "warehouse's is next to its file, FILE.tmp): free space there, or give DuckDB more "
+              "memory with SCOREHOUSE_MEMORY_LIMIT")
 _FULL = ("Out of Memory Error", "could not allocate block", "failed to pin block",
          "failed to allocate data")
 
 
 def full_buffer(err: duckdb.Error) -> str | None:
     """The one line of a DuckDB error that says its buffer was full (an OutOfMemoryException,
-    or a commit that failed for it), with :data:`MEMORY_HINT`; else None."""
+    or a commit that failed for it), with :data:`MEMORY_HINT`, or :data:`SPILL_HINT` when it
+    could not spill ("failed to offload"); else None."""
     lines = str(err).strip().splitlines()
-    return f"{lines[0]}: {MEMORY_HINT}" if lines and any(m in lines[0] for m in _FULL) else None
+    if not lines or not any(m in lines[0] for m in _FULL):
+        return None
+    return (f"{lines[0].rstrip('.')}: "
+            f"{SPILL_HINT if 'failed to offload' in lines[0] else MEMORY_HINT}")
 
 
 ONE_SHOT_MB_PER_THREAD = 32
