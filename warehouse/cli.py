@@ -98,8 +98,8 @@ def failure_message(err: BaseException) -> str | None:
     if isinstance(err, (CampaignError, SchemaError, ExecutorError, StoreError, QueryError,
                         FolderBusy)):
         return text  # scorehouse's own errors already say what to do, in one line
-    if isinstance(err, duckdb.Error) and (full_buffer(err) or in_use(err)):
-        return full_buffer(err) or in_use(err)
+    if isinstance(err, duckdb.Error) and (said := full_buffer(err) or in_use(err)):
+        return said
     if isinstance(err, OSError):
         return f"{err.filename or ''}{': ' if err.filename else ''}{err.strerror or text}"
     if isinstance(err, duckdb.Error):
