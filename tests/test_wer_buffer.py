@@ -95,3 +95,13 @@ def test_a_one_shot_buffer_is_32_mb_per_thread_when_its_family_spills(monkeypatc
         assert _limit(open_warehouse(None, families=families)) == _as_shown("512MB")
     monkeypatch.setenv("SCOREHOUSE_MEMORY_LIMIT", "48MB")
     assert _limit(open_warehouse(None, families=("wer",))) == _as_shown("48MB")
+
+
+def test_a_one_shot_spills_into_tmpdir(tmp_path, monkeypatch):
+    """The guide's promise: a one-shot's spills go to TMPDIR (not the working folder)."""
+    import tempfile
+
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(tempfile, "tempdir", None)  # read TMPDIR again
+    con = open_warehouse(None, families=("wer",))
+    assert con.execute("SELECT current_setting('temp_directory')").fetchone()[0] == str(tmp_path)
