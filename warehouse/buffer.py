@@ -39,10 +39,11 @@ def one_shot_limit(con: duckdb.DuckDBPyConnection, spills: bool) -> str:
     module), 32 MB per DuckDB thread (two at least, 512 MB at most): beyond it the staged rows
     (both files' text) go to a temporary file while Polars scores them. The 200,000-utterance
     WER one-shot of bench/wer_bench.py peaked at 516-524 MiB with 512 MB, 440 MiB with 64 MB
-    (two threads), for the same time. DuckDB's operators take buffer per thread: the one-shot's
-    join of its unit's tables (now Polars') ran out of 64 MB with 8 threads, not of 128 MB.
-    Other families' one-shots keep 512 MB: the POS one-shot's consensus count needs a buffer
-    that grows with the corpus (28 MB for 40,000 tokens)."""
+    (two threads), for the same time (by hand: bench/README.md, round thirty-one). DuckDB's
+    operators take buffer per thread: the one-shot's join of its unit's tables (now Polars') ran
+    out of 64 MB with 8 threads, not of 128 MB. Other families' one-shots keep 512 MB: the POS
+    one-shot's consensus count needs a buffer that grows with the corpus (28 MB for 40,000
+    tokens)."""
     if not spills:
         return f"{ONE_SHOT_MB}MB"
     threads = con.execute("SELECT current_setting('threads')").fetchone()[0]
