@@ -78,8 +78,12 @@ def page_data(con, campaign, task, out: Path) -> dict:
     if paired.height:
         paired = paired.filter(pl.col("system_a").is_in(list(labels))
                                & pl.col("system_b").is_in(list(labels)))
-        paired = paired.with_columns(pl.col("system_a").replace_strict(labels).alias("label_a"),
-                                     pl.col("system_b").replace_strict(labels).alias("label_b"))
+        order = dict(zip(visible["system"], visible["_order"]))
+        paired = paired.with_columns(
+            pl.col("system_a").replace_strict(labels).alias("label_a"),
+            pl.col("system_b").replace_strict(labels).alias("label_b"),
+        ).sort("corpus", pl.col("system_a").replace_strict(order),
+               pl.col("system_b").replace_strict(order))  # the page's order: the same bytes
     errors = published(
         "SELECT corpus, system, op, ref_token, hyp_token, n FROM ("
         " SELECT *, row_number() OVER (PARTITION BY corpus, system, op"
