@@ -149,10 +149,13 @@ def load_campaign(path: str | Path) -> Campaign:
     head = _table(doc, "campaign", path)
     check_keys(head, CAMPAIGN_KEYS, "[campaign]", path)
     phases = {}
+    _distinct([p.get("id") for p in _list(doc, "phases", path)], "phases", "phase", path)
     for i, p in enumerate(_list(doc, "phases", path)):
         check_keys(p, PHASE_KEYS, f"phases[{i}]", path)
         phases[_ident(p, "id", f"phases[{i}]", path)] = str(p.get("name", p["id"]))
     participants = {}
+    _distinct([p.get("id") for p in _list(doc, "participants", path)], "participants",
+              "participant", path)
     for i, p in enumerate(_list(doc, "participants", path)):
         where = f"participants[{i}]"
         check_keys(p, PARTICIPANT_KEYS, where, path)
@@ -166,8 +169,9 @@ def load_campaign(path: str | Path) -> Campaign:
     roots = (root, *_roots(head, root, path))
     tasks = tuple(_task(t, f"tasks[{i}]", path, roots, phases, participants)
                   for i, t in enumerate(_list(doc, "tasks", path)))
-    if len({t.id for t in tasks}) != len(tasks):
-        raise CampaignError(f"{path}: tasks: expected distinct task ids")
+    _distinct([t.id for t in tasks], "tasks", "task", path)
+    _distinct(sorted({s.id for t in tasks for s in t.systems}), "tasks[*].systems", "system",
+              path)  # one system may enter several tasks, under one spelling
     campaign = Campaign(
         id=_ident(head, "id", "campaign", path), name=str(head.get("name", head["id"])),
         description=str(head.get("description", "")), root=root, phases=phases,
@@ -250,8 +254,7 @@ def _task(t, where, path, roots, phases, participants) -> Task:
         corpora.append(Corpus(cid, phase, files,
                               {k: v for k, v in c.items() if k in CORPUS_OPTIONS}))
     corpus_ids = [c.id for c in corpora]
-    if len(set(corpus_ids)) != len(corpus_ids):
-        raise CampaignError(f"{path}: {where}.corpora: expected distinct corpus ids")
+    _distinct(corpus_ids, f"{where}.corpora", "corpus", path)
     systems = []
     for i, s in enumerate(t.get("systems", [])):
         sw = f"{where}.systems[{i}]"
@@ -274,11 +277,28 @@ def _task(t, where, path, roots, phases, participants) -> Task:
             else:
                 options[key] = value
         systems.append(System(sid, participant, str(s.get("description", "")), files, options))
-    if len({s.id for s in systems}) != len(systems):
-        raise CampaignError(f"{path}: {where}.systems: expected distinct system ids")
+    _distinct([s.id for s in systems], f"{where}.systems", "system", path)
     options = {k: v for k, v in t.items()
                if k not in ("id", "family", "name", "corpora", "systems")}
     return Task(tid, family, str(t.get("name", tid)), tuple(corpora), tuple(systems), options)
+
+
+def _distinct(ids: list, where: str, what: str, path) -> None:
+    """Refuse an id given twice, or two ids the same but for case: ids name folders, files and
+    tables (a bulletin's ``<task>/``, the public database's ``<task>__<table>``, an export's
+    ``<system>/``), which a case-insensitive file system or DuckDB's catalog would merge."""
+    seen: dict[str, str] = {}
+    for value in ids:
+        if not isinstance(value, str):
+            continue  # the id's own check names it
+        other = seen.setdefault(value.casefold(), value)
+        if other == value and ids.count(value) > 1:
+            raise CampaignError(f"{path}: {where}: expected distinct {what} ids, found "
+                                f"{value!r} twice")
+        if other != value:
+            raise CampaignError(f"{path}: {where}: expected {what} ids that differ by more than "
+                                f"case (they name folders, files and tables), found {other!r} "
+                                f"and {value!r}")
 
 
 def _table(doc, key, path):
