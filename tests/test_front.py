@@ -131,3 +131,37 @@ def test_the_headline_method_sets_the_front_boards_and_the_speech_page(tmp_path)
             "the task page. The scores of M4 do not compare with those of M2") in front
     page = (tmp_path / "out" / "asr" / "index.html").read_text(encoding="utf-8")
     assert "Breakdowns, paired tests and error lists use M2." in page
+
+
+def test_every_board_row_is_a_row_of_its_task_page(demo_build):
+    """The front page's and the export's boards (``export.leaderboard``) name only what the
+    task pages show: each board's systems on a corpus are among those of the task page's scores
+    table on that corpus, and an EASY board's are exactly the page's systems evaluated on that
+    kind (a system that produced no constituents is not evaluated on them: its 0.0 was on the
+    front page and in the export while the EASY page left it out)."""
+    import duckdb
+    import polars as pl
+
+    from scorehouse.warehouse.export import leaderboard
+
+    out = Path(demo_build) / "out"
+    con = duckdb.connect(str(Path(demo_build) / "w.duckdb"), read_only=True)
+    try:
+        boards = leaderboard(con)
+    finally:
+        con.close()
+    checked = 0
+    for (task, corpus, variant), rows in boards.group_by("task", "corpus", "variant"):
+        page = pl.read_csv(next((out / task).glob("*_scores.csv")), infer_schema_length=0)
+        page = page.filter(pl.col("corpus") == corpus)
+        if "slice" in page.columns and "corpus" in set(page["slice"]):  # EASY, coreference
+            page = page.filter(pl.col("slice") == "corpus")
+        shown = set(rows["system"])
+        assert shown <= set(page["label"]), (task, corpus, variant, shown - set(page["label"]))
+        if variant.count("/") == 2:  # EASY: kind/mode/function
+            kind, mode, function = variant.split("/")
+            way = page.filter((pl.col("kind") == kind) & (pl.col("mode") == mode)
+                              & (pl.col("function") == function))
+            assert shown == set(way["label"]), (task, corpus, variant)
+            checked += 1
+    assert checked > 10
