@@ -290,6 +290,9 @@ def _campaign_toml(extra_participants: list[dict] = (), extra_tasks: list[str] =
         "language": language,  # the bulletins' language (French corpora and names either way)
         "bootstrap": 1000,
         "seed": SEED,
+        # keys the anonymous participants' codes: a real campaign keeps its own secret
+        # (the demo's is public, being in this file)
+        "code_key": "demo-key-a-real-campaign-keeps-its-own-secret",
     })
     french = language.startswith("fr")
     lines += toml_table("[[phases]]", {"id": "dev",

@@ -62,8 +62,8 @@ def test_publication_flags(bulletins):
                 assert s.id not in html and s.id not in exported
             assert participant.name not in html
         if participant.publication == "anonymous":
-            assert (participant.code(campaign.id) in html
-                    and participant.code(campaign.id) in exported)
+            assert (campaign.code(participant.id) in html
+                    and campaign.code(participant.id) in exported)
 
 
 def test_index_page_in_chromium(bulletins):

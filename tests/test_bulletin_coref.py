@@ -94,6 +94,7 @@ id = "coref-bulletin"
 name = "Coreference bulletin test"
 bootstrap = 50
 seed = 3
+code_key = "tests-code-key-not-secret"
 
 [[phases]]
 id = "test"
@@ -142,7 +143,7 @@ def page(tmp_path_factory):
     folder = root / "out" / "coref"
     yield {"con": con, "campaign": campaign, "folder": folder,
            "html": (folder / "index.html").read_text(encoding="utf-8"),
-           "code": f"{campaign.participants['beta'].code(campaign.id)}-1"}
+           "code": f"{campaign.code('beta')}-1"}
     con.close()
 
 

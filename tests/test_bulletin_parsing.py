@@ -70,7 +70,8 @@ def _campaign() -> Campaign:
               (Corpus("gsd", "test", {"reference": Path("gsd.conllu")},
                       {"format": "conllu", "genre": "news"}),), systems)
     return Campaign("tiny-parsing", "Tiny parsing campaign", "", Path("."),
-                    {"test": "Official test"}, PARTICIPANTS, (easy, ud), bootstrap=50, seed=3)
+                    {"test": "Official test"}, PARTICIPANTS, (easy, ud), bootstrap=50, seed=3,
+                    code_key="tests-code-key-not-secret")
 
 
 def _catalog(con, campaign: Campaign) -> None:
@@ -78,7 +79,7 @@ def _catalog(con, campaign: Campaign) -> None:
     con.execute("INSERT INTO cat_campaign VALUES (?, ?, '', '.', ?, ?, 1)",
                 [c, campaign.name, 50, 3])
     con.executemany("INSERT INTO cat_participant VALUES (?, ?, ?, ?, ?, ?)",
-                    [[c, p.id, p.name, p.publication, p.organiser, p.code(c)]
+                    [[c, p.id, p.name, p.publication, p.organiser, campaign.code(p.id)]
                      for p in PARTICIPANTS.values()])
     for task in campaign.tasks:
         con.executemany("INSERT INTO cat_system VALUES (?, ?, ?, ?, ?, ?, false, '', '{}')",
@@ -247,7 +248,7 @@ def test_publication_flags(pages, task):
     exported = _exported(folder)
     for hidden in HIDDEN:
         assert hidden not in html and hidden not in exported
-    code = f"{campaign.participants['beta'].code(campaign.id)}-1"
+    code = f"{campaign.code('beta')}-1"
     assert (code in html and code in exported and "parser-b" not in html + exported
             and "Beta Team" not in html)
     assert "parser-a" in html and "house" in html and "Organisers (shown apart)" in html
@@ -266,7 +267,7 @@ def test_easy_page_figures(pages):
     # house (organisers) produced constituents only: evaluated on constituents, left out of
     # relations.
     assert data["absent"] == {"constituent": [], "relation": ["house"]}
-    code = f"{campaign.participants['beta'].code(campaign.id)}-1"
+    code = f"{campaign.code('beta')}-1"
     assert [(title, [r["label"] for r in rows]) for title, rows in data["results"]["relation"]] == [
         ("Participants", _alphabetical([code, "parser-a"]))]
     assert ([c["label"] for c in data["ways"]["relation"]["columns"]]
@@ -364,7 +365,7 @@ def test_ud_page_figures(pages):
         assert f"<th{head}>{metric}<div" in html
     # Breakdowns: parser-a mislabels its one obl word (head right): LAS F1 of obl is 0, a confusion
     # obl -> nmod.
-    code = f"{campaign.participants['beta'].code(campaign.id)}-1"
+    code = f"{campaign.code('beta')}-1"
     columns = [c["label"] for c in data["label_columns"]]
     assert columns == [*_alphabetical([code, "parser-a"]), "house"]
     deprel = {r["value"]: r for r in data["breakdowns"]["deprel"]}

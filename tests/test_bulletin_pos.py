@@ -138,6 +138,7 @@ id = "tiny-pos"
 name = "Tiny POS campaign"
 bootstrap = 50
 seed = 3
+code_key = "tests-code-key-not-secret"
 
 [[phases]]
 id = "test"
@@ -218,7 +219,7 @@ def test_publication_flags_and_baselines(bulletin):
     exported = "".join(p.read_text(encoding="utf-8") for p in files)
     for hidden in ("secret", "Gamma Hidden Institute"):
         assert hidden not in html and hidden not in exported
-    beta = campaign.participants["beta"].code(campaign.id)
+    beta = campaign.code("beta")
     assert f"{beta}-1" in html and "tagger-b" not in html and "Beta Team" not in html
     assert "tagger-a" in html and "house" in html
     # Baselines: italic rows marked "(baseline)", in every per-system table.

@@ -112,6 +112,7 @@ id = "terms-bulletin"
 name = "Terminology bulletin test"
 bootstrap = 50
 seed = 3
+code_key = "tests-code-key-not-secret"
 
 [[phases]]
 id = "test"
@@ -163,7 +164,7 @@ def page(tmp_path_factory):
     yield {"con": con, "campaign": campaign, "folder": folder,
            "runs": (first.run_id, second.run_id),
            "html": (folder / "index.html").read_text(encoding="utf-8"),
-           "code": f"{campaign.participants['beta'].code(campaign.id)}-1"}
+           "code": f"{campaign.code('beta')}-1"}
     con.close()
 
 
@@ -457,7 +458,7 @@ def test_rejected_list_of_an_anonymous_system_does_not_name_it(tmp_path):
     assert len(result.rejections) == 2
     html = (tmp_path / "out" / "terms" / "index.html").read_text(encoding="utf-8")
     box = html.split('id="rejected"')[1].split("</div>")[0]
-    code = f"{load_campaign(tmp_path).participants['beta'].code('terms-bulletin')}-1"
+    code = f"{load_campaign(tmp_path).code('beta')}-1"
     assert "extractor-a" in box and "extractor-a.terms.tsv, line 2: expected a score like line 1" \
         in box
     assert f"the submission of {code}" in box

@@ -151,7 +151,10 @@ def test_every_campaign_key_the_loader_accepts_is_in_the_schema(tmp_path):
     assert load_campaign(tmp_path).roots[-1] == (tmp_path / "data").resolve()
 
 
-def _colliding_ids(campaign_id: str) -> tuple[str, str]:
+KEY = "tests-code-key-not-secret"
+
+
+def _colliding_ids(key: str) -> tuple[str, str]:
     """Two participant ids whose anonymous codes are the same, found by search (four hex digits:
     a collision within a few hundred ids)."""
     from scorehouse.warehouse.campaign import Participant
@@ -159,19 +162,20 @@ def _colliding_ids(campaign_id: str) -> tuple[str, str]:
     seen: dict[str, str] = {}
     for i in range(100_000):
         pid = f"team{i}"
-        code = Participant(pid, pid, "anonymous").code(campaign_id)
+        code = Participant(pid, pid, "anonymous").code(key)
         if code in seen:
             return seen[code], pid
         seen[code] = pid
     raise AssertionError("no collision")
 
 
-def _two_systems(tmp_path: Path, first: tuple[str, str, str], second: tuple[str, str, str]):
+def _two_systems(tmp_path: Path, first: tuple[str, str, str], second: tuple[str, str, str],
+                 key: str | None = KEY):
     """A campaign ``c`` with one task whose two systems are (system id, participant id,
-    publication)."""
+    publication), its code_key ``key`` (none if None)."""
     camp = tmp_path / "c"
     camp.mkdir(parents=True)
-    lines = ['[campaign]\nid = "c"']
+    lines = ['[campaign]\nid = "c"' + (f'\ncode_key = "{key}"' if key is not None else "")]
     for _, pid, publication in dict.fromkeys((first, second)):
         lines.append(f'[[participants]]\nid = "{pid}"\npublication = "{publication}"')
     lines.append('[[tasks]]\nid = "t"\nfamily = "pos"')
@@ -182,7 +186,7 @@ def _two_systems(tmp_path: Path, first: tuple[str, str, str], second: tuple[str,
 
 
 def test_two_anonymous_participants_never_share_a_code(tmp_path):
-    one, two = _colliding_ids("c")
+    one, two = _colliding_ids(KEY)
     camp = _two_systems(tmp_path, ("a", one, "anonymous"), ("b", two, "anonymous"))
     with pytest.raises(CampaignError) as err:
         load_campaign(camp)
@@ -211,3 +215,50 @@ def test_a_bad_option_value_names_the_file_before_anything_is_loaded(demo, tmp_p
     assert str(err.value).startswith(f"{camp.resolve() / 'campaign.toml'}: task asr: markers: "
                                      "unknown marker meaning(s) ['rejet_label']")
     assert not db.exists()
+
+
+def test_an_anonymous_code_is_keyed_by_a_secret(tmp_path):
+    """The code of an anonymous participant is an HMAC of its id keyed by [campaign] code_key:
+    a reader who knows the campaign's id and guesses a participant's id cannot check the guess
+    (the code was four hex digits of sha256("campaign/participant"), which anyone could
+    recompute); another key gives other codes; the key is required, and long enough."""
+    import hashlib
+    import hmac
+
+    camp = _two_systems(tmp_path, ("a", "lab", "anonymous"), ("b", "other", "public"))
+    campaign = load_campaign(camp)
+    code = campaign.label(campaign.tasks[0].systems[0])
+    keyed = hmac.new(KEY.encode(), b"lab", hashlib.sha256).hexdigest()[:4].upper()
+    assert code == f"P-{keyed}-1"
+    assert code != f"P-{hashlib.sha256(b'c/lab').hexdigest()[:4].upper()}-1"  # the old code
+    other = load_campaign(_two_systems(tmp_path / "k2", ("a", "lab", "anonymous"),
+                                       ("b", "other", "public"), key="another-secret-of-length"))
+    assert other.label(other.tasks[0].systems[0]) != code
+    for key, found in ((None, "missing, and participant 'lab' is anonymous"),
+                       ("short", "found 5 characters")):
+        folder = _two_systems(tmp_path / f"bad{len(str(key))}", ("a", "lab", "anonymous"),
+                              ("b", "other", "public"), key=key)
+        with pytest.raises(CampaignError) as err:
+            load_campaign(folder)
+        assert ("[campaign].code_key: expected a secret string of at least 16 characters"
+                in str(err.value)) and found in str(err.value), str(err.value)
+        assert 'add for instance code_key = "' in str(err.value)
+    load_campaign(_two_systems(tmp_path / "nokey", ("a", "lab", "public"), ("b", "x", "public"),
+                               key=None))  # no anonymous participant: no key needed
+
+
+def test_an_anonymous_systems_number_follows_the_declaration_order(tmp_path):
+    """P-XXXX-n: n is the system's place among its participant's systems in the order
+    campaign.toml declares them, so that a system added after the others leaves every code
+    shown before as it was (sorted by id, a new system "a0" took "-1" from "anon-a")."""
+    camp = _two_systems(tmp_path, ("anon-a", "lab", "anonymous"), ("pub", "x", "public"))
+    before = load_campaign(camp)
+    label = before.label(before.tasks[0].systems[0])
+    assert label.endswith("-1")
+    text = (camp / "campaign.toml").read_text()
+    (camp / "campaign.toml").write_text(
+        text + '[[tasks.systems]]\nid = "a0"\nparticipant = "lab"\n')
+    after = load_campaign(camp)
+    systems = {s.id: s for s in after.tasks[0].systems}
+    assert after.label(systems["anon-a"]) == label
+    assert after.label(systems["a0"]) == label[:-1] + "2"

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import hmac
 import re
+import secrets
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,7 +30,8 @@ class CampaignError(ValueError):
 # The keys every campaign accepts; a family adds its own (its module's CAMPAIGN_KEYS).
 TOP_KEYS = ("campaign", "phases", "participants", "tasks")
 CAMPAIGN_KEYS = ("id", "name", "description", "language", "bootstrap", "seed", "roots",
-                 "editions", "executor_wait")
+                 "editions", "executor_wait", "code_key")
+CODE_KEY_MIN = 16  # characters of [campaign] code_key, the secret behind anonymous codes
 EXECUTOR_WAIT = 180  # seconds a run waits for a Dask worker or scheduler (warehouse/cluster.py)
 PHASE_KEYS = ("id", "name")
 PARTICIPANT_KEYS = ("id", "name", "publication", "organiser")
@@ -73,9 +76,12 @@ class Participant:
     publication: str = "public"
     organiser: bool = False
 
-    def code(self, campaign_id: str) -> str:
-        """Stable anonymous code: the same participant keeps it from one night to the next."""
-        digest = hashlib.sha256(f"{campaign_id}/{self.id}".encode()).hexdigest()
+    def code(self, key: str) -> str:
+        """Stable anonymous code: four hex digits of an HMAC-SHA256 of the participant's id keyed
+        by the campaign's secret ``code_key``; the same participant keeps it from one night to the
+        next. Without the key, a reader who guesses a participant's id cannot check the guess
+        (an unkeyed hash of public ids could be recomputed by anyone)."""
+        digest = hmac.new(key.encode(), self.id.encode(), hashlib.sha256).hexdigest()
         return f"P-{digest[:4].upper()}"
 
 
@@ -121,15 +127,20 @@ class Campaign:
     language: str = "en"  # the bulletins' language (BCP 47 tag: fr, en, fr-CA), <html lang>
     editions: int = 2  # bulletin editions kept: the current one and those before it
     executor_wait: int = EXECUTOR_WAIT  # seconds to wait for a Dask worker or scheduler
+    code_key: str = field(default="", repr=False)  # secret: keys anonymous participants' codes
+
+    def code(self, participant_id: str) -> str:
+        """The anonymous code ``P-XXXX`` of a participant (:meth:`Participant.code`)."""
+        return self.participants[participant_id].code(self.code_key)
 
     def label(self, system: System) -> str | None:
         """The name a bulletin prints for a system, or None when it is withheld."""
         participant = self.participants[system.participant]
         if participant.publication == "withheld":
             return None
-        if participant.publication == "anonymous":
-            rank = [s.id for t in self.tasks for s in t.systems if s.participant == participant.id]
-            return f"{participant.code(self.id)}-{sorted(set(rank)).index(system.id) + 1}"
+        if participant.publication == "anonymous":  # n: in the order campaign.toml declares
+            mine = [s.id for t in self.tasks for s in t.systems if s.participant == participant.id]
+            return f"{self.code(participant.id)}-{list(dict.fromkeys(mine)).index(system.id) + 1}"
         return system.id
 
 
@@ -181,6 +192,7 @@ def load_campaign(path: str | Path) -> Campaign:
         language=_language(head, path),
         editions=_integer(head, "editions", 2, 1, 100, path),
         executor_wait=_integer(head, "executor_wait", EXECUTOR_WAIT, 0, 86_400, path),
+        code_key=_code_key(head, participants, path),
     )
     _check_labels(campaign, path)
     return campaign
@@ -194,12 +206,12 @@ def _check_labels(campaign: Campaign, path) -> None:
     codes: dict[str, str] = {}
     for participant in campaign.participants.values():
         if participant.publication == "anonymous":
-            code = participant.code(campaign.id)
+            code = campaign.code(participant.id)
             if code in codes:
                 raise CampaignError(
                     f"{path}: participants {codes[code]!r} and {participant.id!r} would share "
-                    f"the anonymous code {code} (a hash of the campaign's and the participant's "
-                    "ids): rename one of the two participants' id")
+                    f"the anonymous code {code} (a hash of the participant's id keyed by "
+                    "code_key): rename one of the two participants' id")
             codes[code] = participant.id
     for task in campaign.tasks:
         for system in task.systems:
@@ -281,6 +293,25 @@ def _task(t, where, path, roots, phases, participants) -> Task:
     options = {k: v for k, v in t.items()
                if k not in ("id", "family", "name", "corpora", "systems")}
     return Task(tid, family, str(t.get("name", tid)), tuple(corpora), tuple(systems), options)
+
+
+def _code_key(head, participants, path) -> str:
+    """``[campaign] code_key``, required when a participant is anonymous: a secret of at least
+    :data:`CODE_KEY_MIN` characters that no published byte holds."""
+    value = head.get("code_key")
+    anonymous = sorted(p.id for p in participants.values() if p.publication == "anonymous")
+    if value is None and not anonymous:
+        return ""
+    if not isinstance(value, str) or len(value) < CODE_KEY_MIN:
+        why = (f"found {type(value).__name__}" if not isinstance(value, str)
+               else f"found {len(value)} characters")
+        if value is None:
+            why = f"missing, and participant {anonymous[0]!r} is anonymous"
+        raise CampaignError(
+            f"{path}: [campaign].code_key: expected a secret string of at least {CODE_KEY_MIN} "
+            f"characters that keys anonymous participants' codes ({why}); add for instance "
+            f'code_key = "{secrets.token_hex(16)}" and keep campaign.toml private')
+    return value
 
 
 def _distinct(ids: list, where: str, what: str, path) -> None:

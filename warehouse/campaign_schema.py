@@ -38,7 +38,11 @@ def schema() -> dict:
         "executor_wait": {"type": "integer", "minimum": 0, "maximum": 86_400,
                           "default": model.EXECUTOR_WAIT,
                           "description": "seconds a run waits for a Dask worker (or the "
-                                         "scheduler) to come back before it stops"}}))
+                                         "scheduler) to come back before it stops"},
+        "code_key": {"type": "string", "minLength": model.CODE_KEY_MIN,
+                     "description": "a secret that keys anonymous participants' codes "
+                                    "(required when a participant is anonymous); keep "
+                                    "campaign.toml private"}}))
     phase = _object(_keys(model.PHASE_KEYS, {"id": _ID, "name": _TEXT}))
     participant = _object(_keys(model.PARTICIPANT_KEYS, {
         "id": _ID, "name": _TEXT, "organiser": {"type": "boolean", "default": False},

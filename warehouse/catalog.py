@@ -125,7 +125,7 @@ def _declare(con, campaign: Campaign, run_id: int) -> None:
                      campaign.seed, run_id])
         con.execute("DELETE FROM cat_participant WHERE campaign = ?", [c])
         insert_rows(con, "INSERT INTO cat_participant VALUES (?, ?, ?, ?, ?, ?)",
-                        [[c, p.id, p.name, p.publication, p.organiser, p.code(c)]
+                        [[c, p.id, p.name, p.publication, p.organiser, campaign.code(p.id)]
                          for p in campaign.participants.values()])
         for table in ("cat_system", "cat_corpus"):
             con.execute(f"DELETE FROM {table} WHERE campaign = ?", [c])
