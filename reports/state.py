@@ -66,22 +66,28 @@ def page_state(con, campaign, task) -> dict:
 
 
 def changes(con, campaign, task, labels: dict[str, str]) -> list[dict]:
-    """The official measure's figures of the task's latest scoring run that moved, are new, or
-    come from changed inputs: ``corpus``, ``label``, ``measure``, ``now``, ``before``, ``delta``,
-    ``lower`` (lower is better), ``runs`` and ``why`` (``new system`` or the inputs changed)."""
+    """The official measure's figures of the latest scoring run of the task's published systems
+    (``labels``: a run that scored withheld systems alone changes nothing published) that
+    moved, are new, or come from changed inputs: ``corpus``, ``label``, ``measure``, ``now``,
+    ``before``, ``delta``, ``lower`` (lower is better), ``runs`` and ``why`` (``new system`` or
+    the inputs changed)."""
     variants = [v for _, options, _ in official(task) for v in options]
+    shown = sorted(labels)  # the latest scoring of a published system: a withheld one's is not
     out = []
     for view, measure, value, previous, where, lower in CHANGES.get(task.family, []):
         rows = frame(con, f"""
-            WITH latest AS (SELECT max(run_id) AS run FROM {view} WHERE campaign = ? AND task = ?)
+            WITH latest AS (SELECT max(run_id) AS run FROM {view} WHERE campaign = ? AND task = ?
+                            AND list_contains(?, system))
             SELECT corpus, system, {measure} AS measure, {value} AS now, {previous} AS before,
                    run_id, previous_run_id, inputs::VARCHAR AS inputs,
                    previous_inputs::VARCHAR AS previous_inputs,
                    EXISTS (SELECT 1 FROM {view} WHERE campaign = ? AND task = ?
+                           AND list_contains(?, system)
                            AND run_id < (SELECT run FROM latest)) AS earlier
             FROM {view} WHERE campaign = ? AND task = ? AND {where}
              AND run_id = (SELECT run FROM latest)
-            ORDER BY corpus, system, measure""", [*[campaign.id, task.id] * 3, variants])
+            ORDER BY corpus, system, measure""",
+                     [*[campaign.id, task.id, shown] * 2, campaign.id, task.id, variants])
         for r in rows.to_dicts():
             if r["system"] not in labels or not r["earlier"]:
                 continue

@@ -302,24 +302,28 @@ def _input_change(inputs, previous) -> str:
 
 
 def _changes(con, key: list, systems: pl.DataFrame) -> pl.DataFrame:
-    """The rows of mart_terms_changes of the latest scoring run that replaced a previous value
-    (slice ``all``), with the inputs that changed and ``moved``: whether TP or the exact F did."""
+    """The rows of mart_terms_changes of the latest scoring run of a published system that
+    replaced a previous value (slice ``all``), with the inputs that changed and ``moved``:
+    whether TR (the official measure), TP or the exact F did."""
+    shown = systems["system"].to_list()
     rows = only_published(frame(con, """
-        SELECT corpus, system, reference, slice, run_id, previous_run_id, tp, previous_tp,
-               delta_tp, f_exact, previous_f_exact, inputs::VARCHAR AS inputs,
+        SELECT corpus, system, reference, slice, run_id, previous_run_id, tr, previous_tr,
+               tr - previous_tr AS delta_tr, tp, previous_tp, delta_tp, f_exact,
+               previous_f_exact, inputs::VARCHAR AS inputs,
                previous_inputs::VARCHAR AS previous_inputs
         FROM mart_terms_changes
         WHERE campaign = ? AND task = ? AND slice = 'all' AND previous_run_id IS NOT NULL
-         AND run_id = (SELECT max(run_id) FROM hist_terms_scores WHERE campaign = ? AND task = ?)
-        ORDER BY corpus, reference""", [*key, *key]), systems)
+         AND run_id = (SELECT max(run_id) FROM hist_terms_scores WHERE campaign = ? AND task = ?
+                       AND list_contains(?, system))
+        ORDER BY corpus, system, reference""", [*key, *key, shown]), systems)
     if not rows.height:
         return rows
     return rows.with_columns(pl.struct("inputs", "previous_inputs").map_elements(
         lambda r: _input_change(r["inputs"], r["previous_inputs"]),
         return_dtype=pl.String).alias("changed"),
         (pl.col("f_exact") - pl.col("previous_f_exact")).alias("delta_f_exact")).with_columns(
-        ((pl.col("delta_tp").abs() > 1e-12) | (pl.col("delta_f_exact").abs() > 1e-12))
-        .fill_null(True).alias("moved"))
+        ((pl.col("delta_tr").abs() > 1e-12) | (pl.col("delta_tp").abs() > 1e-12)
+         | (pl.col("delta_f_exact").abs() > 1e-12)).fill_null(True).alias("moved"))
 
 
 def _lists(con, key: list, systems: pl.DataFrame, root: Path) -> pl.DataFrame:

@@ -380,8 +380,15 @@ def test_changes_and_lists(page):
                         "AND slice = 'all'", [runs[0]])["tp"][0]
     now = _score(con, "extractor-a")["tp"]
     assert now != before  # ``machine à vent`` is now in the reference
-    assert cells[2:6] == [f"{runs[0]} → {runs[1]}", _pct(now), _pct(before),
-                          f"{100 * (now - before):+.1f}"]
+    tr_before = frame(con, "SELECT tr FROM hist_terms_scores WHERE run_id = ? "
+                           "AND system = 'extractor-a' AND reference = 'reference' "
+                           "AND slice = 'all'", [runs[0]])["tr"][0]
+    tr_now = _score(con, "extractor-a")["tr"]
+    assert tr_now != tr_before
+    # TR first: the official measure (the front page's), two decimals as its changes section
+    assert cells[2:9] == [f"{runs[0]} → {runs[1]}", f"{100 * tr_now:.2f}",
+                          f"{100 * tr_before:.2f}", f"{100 * (tr_now - tr_before):+.2f}",
+                          _pct(now), _pct(before), f"{100 * (now - before):+.1f}"]
     assert "reference" in cells[-1]
     # Only the scores that moved: extractor-a against its own validated list did not.
     assert not any("own validated list" in r for r in rows)

@@ -31,9 +31,10 @@ def campaign(pristine, tmp_path) -> Path:
 
 
 def revise(campaign: Path, n: int) -> None:
-    """Change one ASR submission (the speech page changes, the calls page does not)."""
-    hyp = sorted((campaign / "submissions").glob("*/Test_II.trn"))[0]
-    hyp.write_bytes(hyp.read_bytes() + f"revision {n} (spk9_{n})\n".encode())
+    """Change a public system's ASR submission (the speech page changes, the calls page does
+    not): a word more in its first utterance."""
+    hyp = campaign / "submissions" / "parole-sud-base" / "Test_II.trn"
+    hyp.write_bytes(f"revision{n} ".encode() + hyp.read_bytes())
 
 
 def editions_named(out: Path) -> dict[str, str]:
@@ -150,3 +151,29 @@ def test_an_out_that_holds_anything_else_is_never_taken_over(campaign, tmp_path)
     run(campaign, tmp_path / "e.duckdb", empty, quiet=True)
     assert empty.is_symlink() and (empty / "index.html").exists()
 
+
+
+def test_a_withheld_resubmission_leaves_the_published_edition_as_it_was(campaign, tmp_path):
+    """A run that scored a withheld participant's resubmission alone moves no published byte:
+    the edition stays, its id included, and so does the section of the changes the previous
+    scoring of published systems made (the section vanished and the id changed, telling the
+    public that a hidden system had resubmitted)."""
+    out, db = tmp_path / "bulletins", tmp_path / "w.duckdb"
+    run(campaign, db, out, quiet=True)
+    revise(campaign, 1)  # a public system's submission: a new edition saying what changed
+    assert run(campaign, db, out, quiet=True).bulletins
+    before, pages = out.resolve(), _files(out)
+    assert 'id="changes"' in (out / "asr" / "index.html").read_text(encoding="utf-8")
+    withheld = sorted((campaign / "submissions").glob("delta*/Test_II.trn"))
+    assert withheld
+    for path in withheld:
+        path.write_bytes(b"hidden " + path.read_bytes())
+    result = run(campaign, db, out, quiet=True)
+    assert result.exit_code == 0 and result.scored, result.summary()  # it was scored
+    assert result.bulletins == [] and out.resolve() == before
+    assert _files(out) == pages
+
+
+def _files(out: Path) -> dict[str, bytes]:
+    root = out.resolve()
+    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}

@@ -8,7 +8,10 @@ edition folder (the unchanged ones are hard-linked from the current edition), th
 ``--out`` path, a symbolic link, to the new edition in one atomic rename, then records the page
 states. Readers see the old edition or the new one, never a mix; a kill at any moment leaves the
 old edition published and the next run publishes the new one. Pages hold no clock time and no
-run number, so the same inputs give the same bytes.
+run number, so the same inputs give the same bytes. The edition's id is a hash of its published
+bytes (its pages rendered naming a placeholder, then rewritten): a run that moved no published
+byte, such as one that scored a withheld participant's resubmission alone, leaves the published
+edition as it was, its id included.
 
 Layout: ``OUT`` is a symbolic link to ``.OUT.editions/<edition>-run<N>`` beside it; the campaign's
 ``editions`` newest editions are kept (default 2: the current one and the one before it, so a
@@ -19,6 +22,7 @@ edition id is rewritten.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
@@ -115,33 +119,35 @@ def _publish(ctx: RunContext, out: Path, force: bool, audience: Audience) -> lis
     if not force and current is not None and recorded == states:
         ctx.notes.append(f"bulletins in {out} are up to date")
         return []
-    edition = fingerprint({"pages": states} if audience.public
-                          else {"pages": states, "audience": audience.key})
     editions = out.parent / f".{out.name}.editions"
     marked = "" if audience.public else f"-{audience.key}"
-    target = editions / f"{edition}{marked}-run{ctx.run_id}"
-    if current == target.resolve():  # published by the attempt of this run number that was
-        if not force:  # killed before recording it (warehouse/runs.py): the same pages
-            _record_pages(ctx, states)
-            ctx.notes.append(f"bulletins in {out} are up to date")
-            return []
-        target = editions / f"{target.name}-again"  # never render over the published edition
-    staging = editions / f"{target.name}.partial"
+    staging = editions / f"{PENDING}{marked}-run{ctx.run_id}.partial"
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
     env = environment(campaign.language)
-    common = {"campaign": campaign, "version": __version__, "edition": edition,
+    common = {"campaign": campaign, "version": __version__, "edition": PENDING,
               "audience": audience.kind}
     written = []
     with chart_cache(out.parent / f".{out.name}.charts"):  # charts whose data did not change
         for task in campaign.tasks:
             kept = current is not None and not force and recorded.get(task.id) == states[task.id]
             if kept and (current / task.id / "index.html").exists():
-                _keep(current / task.id, staging / task.id, _edition_of(current), edition)
+                _keep(current / task.id, staging / task.id, _edition_of(current), PENDING)
             else:
                 written.append(render_task(con, campaign, task, staging / task.id, env, common))
                 checkpoint(f"page {task.id}")
         written.insert(0, render_index(con, campaign, staging, env, common))
+    edition = _content_id(staging, audience)
+    if current is not None and _edition_of(current) == edition:  # not one published byte moved
+        shutil.rmtree(staging)  # (a withheld system's resubmission; a killed run's pages)
+        if audience.public:
+            _record_pages(ctx, states)
+        ctx.notes.append(f"bulletins in {out} are up to date")
+        return []
+    _name_edition(staging, edition)
+    target = editions / f"{edition}{marked}-run{ctx.run_id}"
+    if current == target.resolve():  # never render over the published edition
+        target = editions / f"{target.name}-again"
     shutil.rmtree(target, ignore_errors=True)
     os.replace(staging, target)
     checkpoint("edition written")
@@ -154,6 +160,29 @@ def _publish(ctx: RunContext, out: Path, force: bool, audience: Audience) -> lis
 
 
 _RUN = re.compile(r"run(\d+)$")
+
+
+PENDING = "edition-pending"  # the id pages are rendered with, until their bytes give the real one
+
+
+def _content_id(staging: Path, audience: Audience) -> str:
+    """The edition's id: a hash of every published file's path and bytes (its pages naming
+    :data:`PENDING`), so that the same published bytes give the same id, and a run that moved
+    no published byte (it scored a withheld system alone) leaves the edition as it was."""
+    digest = hashlib.sha256(audience.key.encode() if not audience.public else b"")
+    for path in sorted(p for p in staging.rglob("*") if p.is_file()):
+        digest.update(path.relative_to(staging).as_posix().encode() + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()[:16]
+
+
+def _name_edition(staging: Path, edition: str) -> None:
+    """Every page of the staged edition names ``edition`` instead of :data:`PENDING` (the pages
+    kept from the previous edition were copied, not linked, when their id was rewritten)."""
+    for page in staging.rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        if PENDING in text:
+            page.write_text(text.replace(PENDING, edition), encoding="utf-8")
 
 
 def _edition_of(folder: Path) -> str:
