@@ -6,9 +6,10 @@ system with matplotlib, about half a second each); so are the big files a page p
 A chart function wrapped by :func:`kept` returns the SVG text it returned before for the same
 arguments, read from the folder :func:`chart_cache` names for the rendering (beside the
 publication folder). The key hashes the function's name, its arguments (a
-:class:`reports.i18n.Language` by its tag), the source of the chart and language modules and
-the matplotlib and Babel versions; charts are drawn with a fixed ``svg.hashsalt``, so the same
-key gives the same bytes either way. Files not used by the last rendering are removed.
+:class:`reports.i18n.Language` by its tag), the source of the chart modules (``charts``,
+``chart_text``), of the language module and of this one, and the matplotlib and Babel
+versions; charts are drawn with a fixed ``svg.hashsalt``, so the same key gives the same bytes
+either way. Files not used by the last rendering are removed.
 
 ``SCOREHOUSE_CHART_CACHE=DIR`` adds a second folder shared by every rendering (several
 warehouses, the participants' editions, a test session): read when the publication's own folder
@@ -37,10 +38,10 @@ _FOLDER: ContextVar[tuple[Path, set[str]] | None] = ContextVar("chart_cache", de
 @functools.cache
 def _code() -> str:
     """What a chart's drawing depends on besides its arguments."""
-    from scorehouse.reports import charts, i18n
+    from scorehouse.reports import chart_text, charts, i18n
 
     digest = hashlib.sha256()
-    for module in (charts, i18n, __import__(__name__, fromlist=["_"])):
+    for module in (charts, chart_text, i18n, __import__(__name__, fromlist=["_"])):
         digest.update(Path(module.__file__).read_bytes())
     for package in ("matplotlib", "babel"):
         digest.update(f"{package} {version(package)}".encode())

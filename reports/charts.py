@@ -7,6 +7,13 @@ import io
 import textwrap
 
 from scorehouse.reports.chart_cache import kept
+from scorehouse.reports.chart_text import (
+    METADATA,
+    label_tooltips,
+    legend_inside,
+    published,
+    shortened,
+)
 from scorehouse.reports.i18n import Language
 
 
@@ -18,6 +25,9 @@ def _plt():
 
     matplotlib.use("Agg")
     matplotlib.rcParams["svg.hashsalt"] = "scorehouse"  # stable ids: same data, same bytes
+    # text as <text>, not glyph outlines: read by screen readers and find-in-page, and smaller;
+    # drawn in DejaVu Sans (matplotlib's metrics) where the reader has it, else a narrower font
+    matplotlib.rcParams["svg.fonttype"] = "none"
     import matplotlib.pyplot as plt
 
     return plt
@@ -55,8 +65,8 @@ def grouped_bars(groups: list[str], series: dict[str, list[float | None]],
                  low: dict[str, list[float | None]], high: dict[str, list[float | None]],
                  ylabel: str, title: str, language: Language = ENGLISH) -> str:
     """Bars per group (e.g. method) and series (e.g. system) with interval error bars, the legend
-    beside the axes (never over a bar); a group no series has a value for leaves no slot. SVG
-    text."""
+    beside the axes (never over a bar: :func:`_legend_beside`); a group no series has a value
+    for leaves no slot. SVG text."""
     groups, series, low, high = _with_values(groups, series, low, high)
     fig, ax = _plt().subplots(
         figsize=(min(WIDE, max(5.0, 1.2 * len(groups) * max(1, len(series)) / 2)), 3.4))
@@ -66,16 +76,30 @@ def grouped_bars(groups: list[str], series: dict[str, list[float | None]],
         ys = [v if v is not None else 0.0 for v in values]
         err = [[max(0.0, y - (lo if lo is not None else y)) for y, lo in zip(ys, low[name])],
                [max(0.0, (hi if hi is not None else y) - y) for y, hi in zip(ys, high[name])]]
-        ax.bar(xs, ys, width, label=name, yerr=err, capsize=2, error_kw={"elinewidth": 0.8})
+        ax.bar(xs, ys, width, label=shortened(name), yerr=err, capsize=2,
+               error_kw={"elinewidth": 0.8})
     ax.set_xticks(range(len(groups)), groups)
     ax.set_ylabel(ylabel)
     ax.yaxis.set_major_formatter(FuncFormatter(language.numbers.tick))
     ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=SMALL, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     ax.grid(axis="y", alpha=0.3)
     ax.set_axisbelow(True)
+    return _svg_text(fig, title, legend=_legend_beside(fig, ax, list(series)))
+
+
+def _legend_beside(fig, ax, names: list[str]):
+    """The legend beside ``ax``, never over a bar or a line, its entries the series ``names``
+    (drawn with :func:`reports.chart_text.shortened` labels; a shortened one has its whole name
+    as tooltip); the figure laid out. Returns the legend, for :func:`_svg_text` to keep it
+    inside the figure."""
+    legend = ax.legend(fontsize=SMALL, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    label_tooltips(legend, names)
+    # a figure at least as tall as the legend and an inch of titles and ticks: laid out without
+    # matplotlib's "margins cannot be made large enough" (many series)
+    tall = legend.get_window_extent(fig.canvas.get_renderer()).height / fig.dpi + 1.2
+    fig.set_figheight(max(fig.get_figheight(), tall))
     fig.tight_layout()
-    return _svg_text(fig)
+    return legend
 
 
 def _with_values(categories: list[str], series: dict[str, list], *more: dict[str, list]):
@@ -136,19 +160,21 @@ def operating_zones(systems: list[dict], title: str, zoom: bool = True,
     span = (max(y for _, y in focus) - min(y for _, y in focus)) if focus else 1.0
     panels = 2 if zoom and focus and span < 0.5 else 1
     rows = -(-(len(systems) + 6) // 3)  # legend rows: systems and the six keys, three a row
-    height = 4.3 + 0.17 * rows
-    fig, axes = _plt().subplots(1, panels, figsize=(min(WIDE, 5.2 * panels), height), squeeze=False)
+    fig, axes = _plt().subplots(1, panels, figsize=(min(WIDE, 5.2 * panels), 4.3 + 0.17 * rows),
+                                squeeze=False)
     axes = axes[0]
     colours = _plt().get_cmap("tab10")
-    handles, _ = [], language._
+    handles, names, _ = [], [], language._
     for k, s in enumerate(systems):
         colour = colours(k % 10)
         style = "--" if s.get("baseline") else "-"
         pct = s.get("pct_noneval")
         mark = (f" ({_('baseline')})" if s.get("baseline")
                 and _("baseline") not in s["label"].lower() else "")
-        name = f"{s['label']}{mark}  %NONEVAL = {language.numbers.num(pct, 1)}"
-        handles.append(Line2D([], [], color=colour, marker="o", linestyle=style, label=name))
+        rest = f"{mark}  %NONEVAL = {language.numbers.num(pct, 1)}"
+        names.append(s["label"] + rest)  # the legend's entry shortened, its tooltip whole
+        handles.append(Line2D([], [], color=colour, marker="o", linestyle=style,
+                              label=shortened(s["label"]) + rest))
         if s.get("D") is None:
             continue
         d, lo, hi = operating_zone_band(s["OK"], s["ERR"], s["SIL_ok"], s["SIL_err"], s["SIL"])
@@ -203,10 +229,19 @@ def operating_zones(systems: list[dict], title: str, zoom: bool = True,
                 Polygon([(0, 0)], closed=True, facecolor="none", edgecolor="grey",
                         linestyle=(0, (1.5, 1.5)), label=_("triangle (approximation)"))]
     fig.suptitle(title, fontsize=10)
-    fig.legend(handles=handles, loc="lower center", ncols=3, fontsize=7.5, frameon=False)
-    rect = (0, (0.17 * rows + 0.1) / height, 1, 1)
+    for ncols in (3, 2, 1):  # below the axes, in as many columns as the figure's width holds
+        legend = fig.legend(handles=handles, loc="lower center", ncols=ncols, fontsize=SMALL,
+                            frameon=False)
+        if ncols == 1 or (legend.get_window_extent(fig.canvas.get_renderer()).width
+                          <= fig.bbox.width - 6):
+            break
+        legend.remove()
+    label_tooltips(legend, names)
+    rows = -(-len(handles) // ncols)
+    fig.set_figheight(4.3 + 0.17 * rows)
+    rect = (0, (0.17 * rows + 0.1) / (4.3 + 0.17 * rows), 1, 1)
     fig.tight_layout(rect=rect)
-    return _svg_text(fig, rect)
+    return _svg_text(fig, title, rect)
 
 
 def _fit_titles(fig, rect=(0, 0, 1, 1)) -> None:
@@ -234,21 +269,21 @@ def _fit_titles(fig, rect=(0, 0, 1, 1)) -> None:
         fig.tight_layout(rect=rect)
 
 
-def _svg_text(fig, rect=(0, 0, 1, 1)) -> str:
-    """The figure as SVG text (the ``<svg>`` element only), its titles fitted
-    (:func:`_fit_titles`); the figure is closed."""
+def _svg_text(fig, title: str, rect=(0, 0, 1, 1), legend=None) -> str:
+    """The figure as SVG text (the ``<svg>`` element only, an image named ``title``: see
+    :func:`reports.chart_text.published`), its titles fitted (:func:`_fit_titles`), then the
+    figure grown to hold ``legend`` if given (a legend beside the axes); the figure is
+    closed."""
     _fit_titles(fig, rect)
+    if legend is not None:
+        legend_inside(fig, legend, WIDE, rect)
     # laid out already: without this, savefig draws the whole figure once more first, for the
     # placeholder layout engine tight_layout leaves (a third of a chart's time; the same bytes)
     fig.set_layout_engine(None)
     buffer = io.StringIO()
-    fig.savefig(buffer, format="svg", metadata={"Date": None})
+    fig.savefig(buffer, format="svg", metadata=METADATA)
     _plt().close(fig)
-    svg = buffer.getvalue()
-    return svg[svg.index("<svg"):]
-
-
-_TEXT_SVG = {"svg.fonttype": "none"}  # labels and cell values as <text>: searchable, smaller
+    return published(buffer.getvalue(), title)
 
 
 @kept
@@ -263,27 +298,26 @@ def heatmap(values: list[list[float | None]], rows: list[str], columns: list[str
     matrix = np.array([[np.nan if v is None else float(v) for v in row] for row in values],
                       dtype=float)
     matrix = matrix.reshape(len(rows), len(columns))
-    with _plt().rc_context(_TEXT_SVG):
-        fig, ax = _plt().subplots(figsize=(min(WIDE, max(5.5, 2.2 + 0.62 * len(columns))),
-                                        1.5 + 0.36 * len(rows)))
-        cmap = _plt().get_cmap("viridis").with_extremes(bad="#e6e6e6")
-        image = ax.imshow(np.ma.masked_invalid(scale * matrix), cmap=cmap, vmin=scale * vmin,
-                          vmax=scale * vmax, aspect="auto")
-        for i in range(len(rows)):
-            for j in range(len(columns)):
-                v = matrix[i, j]
-                if np.isfinite(v):
-                    r, g, b, _ = cmap((v - vmin) / (vmax - vmin) if vmax > vmin else 0.0)
-                    ink = "black" if 0.299 * r + 0.587 * g + 0.114 * b > 0.5 else "white"
-                    ax.text(j, i, language.numbers.num(scale * v, digits), ha="center",
-                            va="center", fontsize=SMALL, color=ink, in_layout=False)
-        ax.set_xticks(range(len(columns)), columns, rotation=45, ha="right", fontsize=8)
-        ax.set_yticks(range(len(rows)), rows, fontsize=8)
-        ax.set_title(title, fontsize=9)
-        fig.colorbar(image, ax=ax, fraction=0.03, pad=0.02,
-                     format=FuncFormatter(language.numbers.tick))
-        fig.tight_layout()
-        return _svg_text(fig)
+    fig, ax = _plt().subplots(figsize=(min(WIDE, max(5.5, 2.2 + 0.62 * len(columns))),
+                                    1.5 + 0.36 * len(rows)))
+    cmap = _plt().get_cmap("viridis").with_extremes(bad="#e6e6e6")
+    image = ax.imshow(np.ma.masked_invalid(scale * matrix), cmap=cmap, vmin=scale * vmin,
+                      vmax=scale * vmax, aspect="auto")
+    for i in range(len(rows)):
+        for j in range(len(columns)):
+            v = matrix[i, j]
+            if np.isfinite(v):
+                r, g, b, _ = cmap((v - vmin) / (vmax - vmin) if vmax > vmin else 0.0)
+                ink = "black" if 0.299 * r + 0.587 * g + 0.114 * b > 0.5 else "white"
+                ax.text(j, i, language.numbers.num(scale * v, digits), ha="center",
+                        va="center", fontsize=SMALL, color=ink, in_layout=False)
+    ax.set_xticks(range(len(columns)), columns, rotation=45, ha="right", fontsize=8)
+    ax.set_yticks(range(len(rows)), rows, fontsize=8)
+    ax.set_title(title, fontsize=9)
+    fig.colorbar(image, ax=ax, fraction=0.03, pad=0.02,
+                 format=FuncFormatter(language.numbers.tick))
+    fig.tight_layout()
+    return _svg_text(fig, title)
 
 
 @kept
@@ -293,22 +327,19 @@ def way_lines(ways: list[str], series: dict[str, list[float | None]], ylabel: st
     mode x function ways of the EASY paper's figure 3); values times ``scale``; None: a gap; a
     category no series has a value for is left out."""
     ways, series = _with_values(ways, series)
-    with _plt().rc_context(_TEXT_SVG):
-        fig, ax = _plt().subplots(figsize=(min(WIDE, max(6.0, 0.5 * len(ways) + 2.0)), 3.6))
-        markers = "osD^v<>ph*"
-        for k, (name, values) in enumerate(series.items()):
-            ys = [float("nan") if v is None else scale * v for v in values]
-            ax.plot(range(len(ways)), ys, marker=markers[k % len(markers)], markersize=4,
-                    linewidth=1.1, label=name)
-        ax.set_xticks(range(len(ways)), ways, rotation=45, ha="right", fontsize=7.5)
-        ax.set_ylabel(ylabel)
-        ax.yaxis.set_major_formatter(FuncFormatter(language.numbers.tick))
-        ax.set_title(title, fontsize=10)
-        ax.grid(alpha=0.3)
-        ax.set_axisbelow(True)
-        ax.legend(fontsize=SMALL, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-        fig.tight_layout()
-        return _svg_text(fig)
+    fig, ax = _plt().subplots(figsize=(min(WIDE, max(6.0, 0.5 * len(ways) + 2.0)), 3.6))
+    markers = "osD^v<>ph*"
+    for k, (name, values) in enumerate(series.items()):
+        ys = [float("nan") if v is None else scale * v for v in values]
+        ax.plot(range(len(ways)), ys, marker=markers[k % len(markers)], markersize=4,
+                linewidth=1.1, label=shortened(name))
+    ax.set_xticks(range(len(ways)), ways, rotation=45, ha="right", fontsize=7.5)
+    ax.set_ylabel(ylabel)
+    ax.yaxis.set_major_formatter(FuncFormatter(language.numbers.tick))
+    ax.set_title(title, fontsize=10)
+    ax.grid(alpha=0.3)
+    ax.set_axisbelow(True)
+    return _svg_text(fig, title, legend=_legend_beside(fig, ax, list(series)))
 
 
 @kept
@@ -318,23 +349,21 @@ def label_bars(labels: list[str], series: dict[str, list[float | None]], ylabel:
     labels rotated; the figure widens with the labels up to the page's width. None: no bar; a
     label with no value in any series is left out. SVG text."""
     labels, series = _with_values(labels, series)  # a label without a value leaves no slot
-    with _plt().rc_context(_TEXT_SVG):
-        fig, ax = _plt().subplots(figsize=(min(WIDE, max(6.0, 0.28 * len(labels) * max(
-            1, len(series)) ** 0.5 + 1.5)), 3.8))
-        width = 0.8 / max(1, len(series))
-        for k, (name, values) in enumerate(series.items()):
-            xs = [i + (k - (len(series) - 1) / 2) * width for i in range(len(labels))]
-            ax.bar(xs, [0.0 if v is None else scale * v for v in values], width, label=name)
-        ax.set_xticks(range(len(labels)), labels, rotation=60, ha="right", fontsize=SMALL)
-        ax.set_xlim(-0.6, len(labels) - 0.4)
-        ax.set_ylabel(ylabel)
-        ax.yaxis.set_major_formatter(FuncFormatter(language.numbers.tick))
-        ax.set_title(title, fontsize=10)
-        ax.grid(axis="y", alpha=0.3)
-        ax.set_axisbelow(True)
-        ax.legend(fontsize=SMALL, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-        fig.tight_layout()
-        return _svg_text(fig)
+    fig, ax = _plt().subplots(figsize=(min(WIDE, max(6.0, 0.28 * len(labels) * max(
+        1, len(series)) ** 0.5 + 1.5)), 3.8))
+    width = 0.8 / max(1, len(series))
+    for k, (name, values) in enumerate(series.items()):
+        xs = [i + (k - (len(series) - 1) / 2) * width for i in range(len(labels))]
+        ax.bar(xs, [0.0 if v is None else scale * v for v in values], width,
+               label=shortened(name))
+    ax.set_xticks(range(len(labels)), labels, rotation=60, ha="right", fontsize=SMALL)
+    ax.set_xlim(-0.6, len(labels) - 0.4)
+    ax.set_ylabel(ylabel)
+    ax.yaxis.set_major_formatter(FuncFormatter(language.numbers.tick))
+    ax.set_title(title, fontsize=10)
+    ax.grid(axis="y", alpha=0.3)
+    ax.set_axisbelow(True)
+    return _svg_text(fig, title, legend=_legend_beside(fig, ax, list(series)))
 
 
 @kept
@@ -348,22 +377,21 @@ def correlation_heatmap(values: list[list[float | None]], labels: list[str], tit
     matrix = np.array([[np.nan if v is None else float(v) for v in row] for row in values],
                       dtype=float)
     matrix = matrix.reshape(len(labels), len(labels))
-    with _plt().rc_context(_TEXT_SVG):
-        side = min(7.5, max(4.0, 1.6 + 0.36 * len(labels)))
-        fig, ax = _plt().subplots(figsize=(side + 0.9, side))
-        cmap = _plt().get_cmap("RdBu_r").with_extremes(bad="#e6e6e6")
-        image = ax.imshow(np.ma.masked_invalid(matrix), cmap=cmap, vmin=-1.0, vmax=1.0)
-        for i in range(len(labels)):
-            for j in range(len(labels)):
-                v = matrix[i, j]
-                if np.isfinite(v):
-                    ax.text(j, i, language.numbers.num(v, digits), ha="center", va="center",
-                            fontsize=SMALL, color="white" if abs(v) > 0.6 else "black",
-                            in_layout=False)
-        ax.set_xticks(range(len(labels)), labels, rotation=45, ha="right", fontsize=8)
-        ax.set_yticks(range(len(labels)), labels, fontsize=8)
-        ax.set_title(title, fontsize=9)
-        fig.colorbar(image, ax=ax, fraction=0.04, pad=0.02,
-                     format=FuncFormatter(language.numbers.tick))
-        fig.tight_layout()
-        return _svg_text(fig)
+    side = min(7.5, max(4.0, 1.6 + 0.36 * len(labels)))
+    fig, ax = _plt().subplots(figsize=(side + 0.9, side))
+    cmap = _plt().get_cmap("RdBu_r").with_extremes(bad="#e6e6e6")
+    image = ax.imshow(np.ma.masked_invalid(matrix), cmap=cmap, vmin=-1.0, vmax=1.0)
+    for i in range(len(labels)):
+        for j in range(len(labels)):
+            v = matrix[i, j]
+            if np.isfinite(v):
+                ax.text(j, i, language.numbers.num(v, digits), ha="center", va="center",
+                        fontsize=SMALL, color="white" if abs(v) > 0.6 else "black",
+                        in_layout=False)
+    ax.set_xticks(range(len(labels)), labels, rotation=45, ha="right", fontsize=8)
+    ax.set_yticks(range(len(labels)), labels, fontsize=8)
+    ax.set_title(title, fontsize=9)
+    fig.colorbar(image, ax=ax, fraction=0.04, pad=0.02,
+                 format=FuncFormatter(language.numbers.tick))
+    fig.tight_layout()
+    return _svg_text(fig, title)

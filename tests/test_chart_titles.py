@@ -1,10 +1,14 @@
 """Every chart's text lies inside its SVG (issue 24, item 7: long titles were cut at the left,
-"ppels: WER per method…"), measured as a reader sees it: each chart inlined in a page opened in
-Chromium, the bounding box of every text element (a <text>, or matplotlib's <g id="text_…"> of
-glyph paths) compared with the box of its <svg>."""
+"ppels: WER per method…"; a system id of 115 characters ran the legend 600 px past the figure,
+every entry cut to its first characters), measured as a reader sees it: each chart inlined in a
+page opened in Chromium, the bounding box of every text element (a <text>, or matplotlib's
+<g id="text_…"> of glyph paths) compared with the box of its <svg>. And every chart is an image
+named by its title, its text written as text, with nothing of the software that drew it."""
 
 from __future__ import annotations
 
+import html
+import re
 from pathlib import Path
 
 import pytest
@@ -13,9 +17,14 @@ from browser import BROWSER_FLAGS, CHROMIUM
 from scorehouse.reports import charts
 from scorehouse.reports.i18n import Language
 
-LONG = ("Appels: WER per method and system on the dev corpus, lower is better, with 95 % "
+TITLE = ("Appels: WER per method and system on the dev corpus, lower is better, with 95 % "
         "bootstrap intervals (Koehn 2004) over the calls")
 SYSTEMS = {"sys-a": [0.2, 0.3], "sys-b": [0.25, 0.28]}
+# ids as long as a reader found on a WER page, differing at their end only; and many systems
+LONG_ID = "long-" + "abcdefghij" * 11
+LONG = {LONG_ID: [0.2, 0.3], LONG_ID + "-v2": [0.22, 0.31], "sys-b": [0.25, 0.28]}
+NONEVAL = "  %NONEVAL"  # what an operating zone's entry adds to its system's id
+MANY = {f"system-{k:02d}": [0.2 + k / 100, 0.3] for k in range(30)}
 
 OUTSIDE = """() => [...document.querySelectorAll('svg')].flatMap((svg, k) => {
     const frame = svg.getBoundingClientRect();
@@ -27,25 +36,27 @@ OUTSIDE = """() => [...document.querySelectorAll('svg')].flatMap((svg, k) => {
 })"""
 
 
-def _calls(language: Language) -> list[tuple]:
-    """Each chart function with its arguments: ``(function, args, keywords)``."""
+def _calls(language: Language, systems: dict = SYSTEMS, title: str = TITLE) -> list[tuple]:
+    """Each chart function with its arguments: ``(function, args, keywords)``, ``systems`` its
+    series (those with a legend)."""
     labels = ["m1", "m2"]
     matrix = [[1.0, 0.5], [0.5, 1.0]]
-    zone = {"label": "sys-a", "OK": 80, "ERR": 10, "SIL_ok": 2, "SIL_err": 3, "SIL": 10,
-            "P": 0.89, "D": 0.9, "Pmin": 0.8, "Pmoy": 0.85, "Pmax": 0.9, "pct_noneval": 1.0}
+    zones = [{"label": name, "OK": 80, "ERR": 10 + k, "SIL_ok": 2, "SIL_err": 3, "SIL": 10,
+              "P": 0.89, "D": 0.9, "Pmin": 0.8, "Pmoy": 0.85, "Pmax": 0.9, "pct_noneval": 1.0}
+             for k, name in enumerate(systems)]
     given = {"language": language}
     return [
-        (charts.grouped_bars, (labels, SYSTEMS, SYSTEMS, SYSTEMS, "WER", LONG), given),
-        (charts.heatmap, (matrix, labels, labels, LONG), given),
-        (charts.way_lines, (labels, SYSTEMS, "F", LONG), given),
-        (charts.label_bars, (labels, SYSTEMS, "F", LONG), given),
-        (charts.correlation_heatmap, (matrix, labels, "CorefUD: " + LONG), given),
-        (charts.operating_zones, ([zone], LONG), given),
+        (charts.grouped_bars, (labels, systems, systems, systems, "WER", title), given),
+        (charts.heatmap, (matrix, labels, labels, title), given),
+        (charts.way_lines, (labels, systems, "F", title), given),
+        (charts.label_bars, (labels, systems, "F", title), given),
+        (charts.correlation_heatmap, (matrix, labels, "CorefUD: " + title), given),
+        (charts.operating_zones, (zones, title), given),
     ]
 
 
-def _charts(language: Language) -> list[str]:
-    return [chart(*args, **keywords) for chart, args, keywords in _calls(language)]
+def _charts(language: Language, systems: dict = SYSTEMS) -> list[str]:
+    return [chart(*args, **keywords) for chart, args, keywords in _calls(language, systems)]
 
 
 def test_each_chart_is_drawn_once(monkeypatch):
@@ -64,15 +75,19 @@ def test_each_chart_is_drawn_once(monkeypatch):
         assert svg.startswith("<svg") and len(drawn) == 1, (chart.__name__, len(drawn))
 
 
+@pytest.mark.parametrize("systems", ["short", "long", "many"])
 @pytest.mark.parametrize("tag", ["en", "fr"])
-def test_chart_text_lies_inside_the_svg(tmp_path: Path, tag):
+def test_chart_text_lies_inside_the_svg(tmp_path: Path, tag, systems):
+    """Titles, tick labels and legends, whatever the titles' length, the systems' ids' (115
+    characters) and their number (30)."""
     if not Path(CHROMIUM).exists():
         pytest.fail(f"Chromium not found at {CHROMIUM}")
     from playwright.sync_api import sync_playwright
 
     page_path = tmp_path / "charts.html"
     page_path.write_text("<!doctype html><html><body>" + "".join(
-        f"<div>{svg}</div>" for svg in _charts(Language(tag))) + "</body></html>",
+        f"<div>{svg}</div>" for svg in _charts(Language(tag), {
+            "short": SYSTEMS, "long": LONG, "many": MANY}[systems])) + "</body></html>",
         encoding="utf-8")
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_FLAGS)
@@ -84,3 +99,35 @@ def test_chart_text_lies_inside_the_svg(tmp_path: Path, tag):
         browser.close()
     assert count > 20  # the charts' text was found
     assert not outside, outside
+
+
+def test_a_long_label_is_shortened_in_the_legend_and_whole_in_its_tooltip():
+    """Each legend entry of a long id tells it from the others in at most ``LABEL`` characters
+    (its start and end about an ellipsis), its whole id its tooltip; short ids are as given."""
+    from scorehouse.reports.chart_text import LABEL
+
+    for chart, args, keywords in _calls(Language("en"), LONG):
+        if chart in (charts.heatmap, charts.correlation_heatmap):
+            continue  # no legend
+        svg = chart(*args, **keywords)
+        texts = re.findall(r"<text\b[^>]*>([^<]*)</text>", svg)
+        entries = [t.split(NONEVAL)[0] for t in texts if t.startswith(("long-", "sys-b"))]
+        assert len(entries) == 3 and len(set(entries)) == 3, (chart.__name__, texts)
+        assert all(len(t) <= LABEL for t in entries) and entries[2] == "sys-b", entries
+        assert entries[0].startswith("long-abcdefghij") and entries[1].endswith("j-v2")
+        tooltips = re.findall(r"<title>([^<]*)</title>", svg)
+        assert [t.split(NONEVAL)[0] for t in tooltips] == [LONG_ID, LONG_ID + "-v2"], (
+            chart.__name__, tooltips)
+
+
+def test_every_chart_is_an_image_named_by_its_title_in_text_without_software_internals():
+    """Each chart's <svg> is an image (``role="img"``) named by its title, in the language the
+    page gives it; its text is <text> (read by screen readers and find-in-page), not glyph
+    outlines; it says nothing of matplotlib (no <metadata>: its version, its site)."""
+    title = "Appels : WER par méthode et par système, intervalles « bootstrap » à 95 %"
+    for chart, args, keywords in _calls(Language("fr"), SYSTEMS, title):
+        svg = chart(*args, **keywords)
+        name = ("CorefUD: " if chart is charts.correlation_heatmap else "") + title
+        assert svg.startswith(f'<svg role="img" aria-label="{html.escape(name)}" '), svg[:200]
+        assert "<text" in svg and "DejaVuSans-" not in svg, chart.__name__  # no glyph outlines
+        assert "matplotlib" not in svg.lower() and "<metadata" not in svg, chart.__name__

@@ -63,3 +63,41 @@ def test_every_page_fits_1280_px_with_legible_charts_in_its_language(pages):
                 problems.append(f"{name}: {height} px long without a table of contents")
         browser.close()
     assert not problems, "\n".join(problems)
+
+
+# Each chart's <svg> that is not an image named by its title as drawn (whitespace aside: a long
+# title is drawn wrapped).
+UNNAMED_CHARTS = """() => [...document.querySelectorAll('svg')].flatMap((svg, k) => {
+    const name = (svg.getAttribute('aria-label') || '').replace(/\\s+/g, '');
+    const drawn = [...svg.querySelectorAll('text')].map(t => t.textContent).join('')
+        .replace(/\\s+/g, '');
+    return svg.getAttribute('role') === 'img' && name && drawn.includes(name) ? []
+        : [`chart ${k}: ${svg.getAttribute('role')} ${svg.getAttribute('aria-label')}`];
+})"""
+
+
+def test_every_chart_is_an_image_named_by_its_title_and_no_page_names_matplotlib(pages):
+    """A reader who does not see the charts (a screen reader, find-in-page) gets each chart's
+    title in the page's language as its name and its text as text (no glyph outlines); and no
+    published page says what drew its charts (matplotlib's <metadata>, its group ids)."""
+    language, pages = pages
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"Chromium not found at {CHROMIUM}: install Debian's chromium (see .ci/run)")
+    from playwright.sync_api import sync_playwright
+
+    problems, charts = [], 0
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_FLAGS)
+        page = browser.new_page(viewport={"width": WIDTH, "height": 900})
+        for path in pages:
+            name = f"{path.parent.name}/{path.name}"
+            raw = path.read_text(encoding="utf-8")
+            if "matplotlib" in raw.lower():
+                problems.append(f"{name}: names matplotlib")
+            if "DejaVuSans-" in raw:
+                problems.append(f"{name}: chart text drawn as glyph outlines")
+            page.goto(path.as_uri(), wait_until="load")
+            problems += [f"{name}: {p}" for p in page.evaluate(UNNAMED_CHARTS)]
+            charts += page.evaluate("() => document.querySelectorAll('div.chart svg').length")
+        browser.close()
+    assert charts >= 10 and not problems, "\n".join(problems)
