@@ -171,7 +171,8 @@ def operating_zones(systems: list[dict], title: str, zoom: bool = True,
         pct = s.get("pct_noneval")
         mark = (f" ({_('baseline')})" if s.get("baseline")
                 and _("baseline") not in s["label"].lower() else "")
-        rest = f"{mark}  %NONEVAL = {language.numbers.num(pct, 1)}"
+        # two no-break spaces: a gap SVG text keeps (spaces collapse), French before "%"
+        rest = f"{mark}\u00a0\u00a0%NONEVAL = {language.numbers.num(pct, 1)}"
         names.append(s["label"] + rest)  # the legend's entry shortened, its tooltip whole
         handles.append(Line2D([], [], color=colour, marker="o", linestyle=style,
                               label=shortened(s["label"]) + rest))

@@ -23,7 +23,7 @@ SYSTEMS = {"sys-a": [0.2, 0.3], "sys-b": [0.25, 0.28]}
 # ids as long as a reader found on a WER page, differing at their end only; and many systems
 LONG_ID = "long-" + "abcdefghij" * 11
 LONG = {LONG_ID: [0.2, 0.3], LONG_ID + "-v2": [0.22, 0.31], "sys-b": [0.25, 0.28]}
-NONEVAL = "  %NONEVAL"  # what an operating zone's entry adds to its system's id
+NONEVAL = "\u00a0\u00a0%NONEVAL"  # what an operating zone's entry adds to its system's id
 MANY = {f"system-{k:02d}": [0.2 + k / 100, 0.3] for k in range(30)}
 
 OUTSIDE = """() => [...document.querySelectorAll('svg')].flatMap((svg, k) => {
