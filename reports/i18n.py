@@ -40,7 +40,11 @@ def N_(message: str) -> str:  # noqa: N802 (the gettext convention)
 VOCABULARY = (N_("absolute"), N_("relative"), N_("full"), N_("category"), N_("singletons"),
               N_("no singletons"), N_("paper"), N_("reference"), N_("incremental"),
               N_("validated"), N_("terms"), N_("variants"), N_("relations"), N_("hypotheses"),
-              N_("key"), N_("response"), N_("system"), N_("options"), N_("code"), N_("parsing"))
+              N_("key"), N_("response"), N_("system"), N_("options"), N_("code"), N_("parsing"),
+              # input roles a rejection names (reports/templates/macros.html rejected_box)
+              N_("interpretations"), N_("metadata"), N_("categories"), N_("training"),
+              N_("key-links"), N_("submissions-links"),  # "table" is French already
+              N_("recall"), N_("precision"))  # a D-error's direction (coref.html)
 
 
 def words(_, values) -> str:

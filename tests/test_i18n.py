@@ -102,11 +102,14 @@ def test_a_language_without_catalog_is_refused(tmp_path):
 
 
 def _texts(page: str) -> list[str]:
-    """The text nodes of a page (chart text included), unescaped, whitespace collapsed; the
-    terms of the terminology lists left out (ACTER's French lists hold English terms)."""
+    """The text nodes of a page (chart text included), then the text of its tooltips and
+    accessible names (``title``, ``aria-label`` and ``alt`` attributes: a reader hovers or hears
+    them), unescaped, whitespace collapsed; the terms of the terminology lists left out (ACTER's
+    French lists hold English terms)."""
     page = re.sub(r"<(style|script)\b.*?</\1>", "", page, flags=re.DOTALL)
     page = re.sub(r'<td class="text term">.*?</td>', "", page)  # terms of a list: data
-    out = []
+    out = [re.sub(r"[ \t\r\n]+", " ", html.unescape(value)).strip(" ")
+           for value in re.findall(r'\s(?:title|aria-label|alt)="([^"]*)"', page)]
     for node in re.split(r"<[^>]+>", page):
         text = re.sub(r"[ \t\r\n]+", " ", html.unescape(node)).strip(" ")
         if text:
@@ -266,6 +269,22 @@ def test_the_state_notes_set_the_colon_as_the_language_does(language, colon):
     assert html.count(f"Dev{colon}") == 2, html
     if language == "fr":
         assert "Dev:" not in html and "Dev :" not in html
+
+
+@pytest.mark.parametrize("language, shown", (("en", "(hypotheses): "),
+                                             ("fr", "(hypothèses)\u00a0: ")))
+def test_a_rejection_names_its_role_in_the_pages_language(language, shown):
+    """A rejected input's role (a key of campaign.toml) is a word of the page, translated, and
+    so is the colon before the message; the message itself stays as the warehouse has it."""
+    from scorehouse.reports.render import environment
+
+    macros = environment(language).get_template("macros.html").module
+    rejected = [{"corpus": "C1", "system": "pub-b", "role": "hypotheses",
+                 "error": "sub/pub-b.trn, line 3: expected X, found Y"}]
+    html = str(macros.rejected_box(rejected))
+    assert shown in re.sub(r"\s+", " ", html.replace("\u00a0", "\0")).replace("\0", "\u00a0")
+    if language == "fr":
+        assert "(hypotheses)" not in html and "):" not in html
 
 
 @pytest.mark.slow
