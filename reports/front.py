@@ -27,12 +27,13 @@ def _identity(text: str) -> str:
     return text
 
 
-def notes(task, boards: list[dict], labels: dict[str, str], _=_identity) -> list[str]:
+def notes(task, boards: list[dict], labels: dict[str, str], _=_identity,
+          here: bool = False) -> list[str]:
     """What the front page says under a task's boards: for speech, the systems shown whose
     official method (:func:`official_method`) is not the boards' (their figures are on the task
     page), by the names the boards show (``labels``: system id -> the name its audience sees, an
     anonymous participant's code), so that the front page and the task page agree on what is
-    official."""
+    official; said on the task page itself (``here``), its figures are in the tables below."""
     if task.family != "wer" or not boards:
         return []
     methods, headline = wer_methods(task.options)
@@ -43,11 +44,14 @@ def notes(task, boards: list[dict], labels: dict[str, str], _=_identity) -> list
         method = own.get(label, headline)
         if method != headline and label not in apart.setdefault(method, []):
             apart[method].append(label)
-    return [_("Official method {method} for {systems} (comment detection), whose figures are "
+    text = (_("Official method {method} for {systems} (comment detection), whose figures are "
+              "in the tables below. The scores of {method} do not compare with those of "
+              "{headline}, the references being normalised otherwise.") if here else
+            _("Official method {method} for {systems} (comment detection), whose figures are "
               "on the task page. The scores of {method} do not compare with those of "
-              "{headline}, the references being normalised otherwise.").format(
-                  method=method.upper(), systems=", ".join(names), headline=headline.upper())
-            for method, names in apart.items()]
+              "{headline}, the references being normalised otherwise."))
+    return [text.format(method=method.upper(), systems=", ".join(names),
+                        headline=headline.upper()) for method, names in apart.items()]
 
 
 def official(task, _=_identity) -> list[tuple[str, list[str], str]]:
@@ -86,16 +90,16 @@ def official(task, _=_identity) -> list[tuple[str, list[str], str]]:
     return []
 
 
-def campaign_boards(con, campaign) -> pl.DataFrame | None:
-    """Every board row of the campaign, as the export ranks them
-    (:func:`scorehouse.warehouse.export.leaderboard`: published systems, ranked among
+def campaign_boards(con, campaign, task: str | None = None) -> pl.DataFrame | None:
+    """Every board row of the campaign (of its ``task`` only, when given), as the export ranks
+    them (:func:`scorehouse.warehouse.export.leaderboard`: published systems, ranked among
     themselves, each board apart); None when nothing is scored or published yet. Read once for
     the index page, whose tasks each take their part (:func:`leaderboards`)."""
     from scorehouse.warehouse.export import leaderboard
     from scorehouse.warehouse.query import QueryError
 
     try:
-        return leaderboard(con).filter(pl.col("campaign") == campaign.id)
+        return leaderboard(con, task).filter(pl.col("campaign") == campaign.id)
     except QueryError:  # nothing scored or published yet
         return None
 

@@ -97,16 +97,31 @@ def render_task(con, campaign, task, folder: Path, env: Environment, common: dic
 
     data = page_module(task.family).page_data(con, campaign, task, folder)
     data["state"] = page_state(con, campaign, task)
+    _ = gettext_for(campaign.language)
+    data["opening"] = opening(con, campaign, task, _)
     path = folder / "index.html"
     html = env.get_template(f"{task.family}.html").render(**common, **data, root="../")
-    _ = gettext_for(campaign.language)
     path.write_text(with_contents(html, _("Contents")), encoding="utf-8")
     return path
+
+
+def opening(con, campaign, task, _) -> dict:
+    """What a task page opens with, before its contents: the task's official boards, the front
+    page's (reports/front.py), and their notes, said of the tables below."""
+    from scorehouse.reports.front import campaign_boards, leaderboards, notes
+    from scorehouse.warehouse.published import leaderboards_as_seen
+
+    with leaderboards_as_seen(con, campaign.id):  # the edition's audience
+        boards = leaderboards(con, campaign, task, _, campaign_boards(con, campaign, task.id))
+        labels = {r["system"]: r["label"] for r in visible_systems(con, campaign.id)
+                  .iter_rows(named=True) if r["task"] == task.id}
+    return {"boards": boards, "notes": notes(task, boards, labels, _, here=True)}
 
 
 _HEADING = re.compile(r'<h([23])((?: [a-z-]+="[^"]*")*)>(.*?)</h\1>', re.DOTALL)
 _ID = re.compile(r' id="([^"]*)"')
 TOC_SECTIONS = 4  # a page with this many headings or more opens with a table of contents
+CONTENTS = "<!-- contents -->"  # where base.html puts the table of contents
 
 
 def with_contents(html: str, label: str = "Contents") -> str:
@@ -125,7 +140,7 @@ def with_contents(html: str, label: str = "Contents") -> str:
         return f"<h{level}{attributes}>{title}</h{level}>"
     html = _HEADING.sub(anchor, html)
     if len(headings) < TOC_SECTIONS:
-        return html
+        return html.replace(CONTENTS + "\n", "", 1)
     items, open_sub = [], False
     for level, ident, title in headings:
         link = f'<a href="#{ident}">{title}</a>'
@@ -137,6 +152,8 @@ def with_contents(html: str, label: str = "Contents") -> str:
             open_sub = False
     items.append("</ol></li>" if open_sub else "</li>")
     toc = f'<nav class="toc" aria-label="{label}"><ol>{"".join(items)}</ol></nav>\n'
+    if CONTENTS in html:  # after the page's headline (base.html), before its sections
+        return html.replace(CONTENTS + "\n", toc, 1)
     return html.replace("</header>\n", "</header>\n" + toc, 1)
 
 

@@ -165,3 +165,29 @@ def test_every_board_row_is_a_row_of_its_task_page(demo_build):
             assert shown == set(way["label"]), (task, corpus, variant)
             checked += 1
     assert checked > 10
+
+
+def test_every_task_page_opens_with_its_official_boards(demo_build):
+    """Headline first: a task page's first table is its official leaderboard, the front page's
+    for that task row for row, before its table of contents and its sections (the official
+    tables were 960 to 2,700 px down the demo's pages, under the contents and the methods)."""
+    out = Path(demo_build) / "out"
+    front = (out / "index.html").read_text(encoding="utf-8")
+
+    def boards(html: str) -> list[str]:
+        return [re.sub(r"\s+", " ", t) for t in
+                re.findall(r'<table class="front-board".*?</table>', html, re.S)]
+    pages = sorted(p for p in out.glob("*/index.html"))
+    assert len(pages) >= 6
+    for page in pages:
+        html = page.read_text(encoding="utf-8")
+        task = page.parent.name
+        start = front.index(f'id="results-{task}"')
+        end = front.find('<h3 id="results-', start + 1)
+        mine = boards(front[start:end if end > 0 else front.index('id="participants-list"')])
+        assert mine, task
+        assert boards(html) == mine, task
+        first = html.index("<table")
+        assert html[first:].startswith('<table class="front-board"'), task
+        assert first < html.find('<nav class="toc"') or '<nav class="toc"' not in html, task
+        assert html.index('id="official-results"') < first
