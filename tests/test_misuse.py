@@ -8,6 +8,8 @@ that file.
 
 from __future__ import annotations
 
+import json
+import re
 import subprocess
 import sys
 import unicodedata
@@ -333,3 +335,46 @@ def test_sql_on_a_file_that_is_not_a_warehouse_is_refused(tmp_path):
     result = cli("sql", "--db", db, "SELECT 1")
     assert result.returncode == EXIT_FAILURE and one_line(result)
     assert "not a DuckDB warehouse file" in result.stderr
+
+
+def test_a_named_pipe_in_a_campaign_is_a_rejection_not_a_hang(tmp_path):
+    """A FIFO where a submission should be was opened and waited on for ever: the run hung, and
+    a cron job's ``timeout`` could not end it. It is rejected as the file it is not, at once."""
+    import os
+    import threading
+
+    from scorehouse.warehouse.pipeline import one_shot_campaign, run_one_shot
+
+    (tmp_path / "ref.trn").write_text(REF)
+    os.mkfifo(tmp_path / "pipe.trn")
+    campaign = one_shot_campaign("wer", tmp_path / "ref.trn", tmp_path / "pipe.trn",
+                                 {"methods": ["none"]})
+    done = []
+    worker = threading.Thread(target=lambda: done.append(run_one_shot(campaign)[1]), daemon=True)
+    worker.start()
+    worker.join(120)
+    if not done:  # free the thread blocked on the pipe before failing
+        with open(tmp_path / "pipe.trn", "w"):
+            pass
+    assert done, "the run waited on the named pipe"
+    assert done[0].exit_code == EXIT_REJECTED
+    assert done[0].rejections == [f"{tmp_path / 'pipe.trn'}: expected a readable file, found a "
+                                  "named pipe (FIFO)"]
+
+
+def test_a_one_shot_reads_a_pipe_once(tmp_path):
+    """``scorehouse wer ref.trn <(zcat hyp.trn.gz)``: the hypothesis came through a pipe, which
+    the command read twice (the second time empty): every utterance was scored as deleted, WER
+    100 %, exit 0. A pipe is now read once into a temporary file; messages name the pipe."""
+    (tmp_path / "ref.trn").write_text("a b c (u1)\nd e (u2)\n")
+    (tmp_path / "hyp.trn").write_text("a x c (u1)\nd (u2)\n")
+    (tmp_path / "bad.trn").write_text("a b (u9)\n")
+    command = (f"{sys.executable} -m scorehouse wer ref.trn <(cat hyp.trn) --json; "
+               f"{sys.executable} -m scorehouse wer <(cat ref.trn) <(cat bad.trn)")
+    done = subprocess.run(["bash", "-c", command], cwd=tmp_path, capture_output=True, text=True)
+    totals = json.loads(done.stdout.splitlines()[0])["totals"]
+    assert (totals["S"], totals["D"], totals["N"], totals["wer"]) == (1, 1, 5, 0.4), done.stdout
+    assert done.returncode == 2
+    assert re.search(r"rejected: /dev/fd/\d+:1: expected utterance ids of the reference",
+                     done.stderr), done.stderr
+    assert "scorehouse-input-" not in done.stderr

@@ -14,9 +14,12 @@ first (the WER family's scores small inputs without the warehouse: ``wer_small.p
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import json
 import os
+import shutil
+import stat
 import sys
 import tempfile
 import typing
@@ -241,22 +244,53 @@ def command(name: str, function: Callable, summary: str) -> click.Command:
 
         if pairs is not None:
             return _pairs_callback(_small_first(function), pairs, arguments)
-        try:
-            result = _small_first(function)(*inputs, **arguments)
-        except OptionError as err:
-            raise click.UsageError(str(err)) from None
-        except (CampaignError, InputError) as err:
-            raise click.ClickException(str(err)) from None
-        except Rejected as err:
-            for message in err.messages:
-                click.echo(f"rejected: {message}", err=True)
-            sys.exit(2)
-        for message in result.notes:
-            click.echo(f"note: {message}", err=True)
+        with spooled(inputs) as (files, named):
+            try:
+                result = _small_first(function)(*files, **arguments)
+            except OptionError as err:
+                raise click.UsageError(named(str(err))) from None
+            except (CampaignError, InputError) as err:
+                raise click.ClickException(named(str(err))) from None
+            except Rejected as err:
+                for message in err.messages:
+                    click.echo(f"rejected: {named(message)}", err=True)
+                sys.exit(2)
+            for message in result.notes:
+                click.echo(f"note: {named(message)}", err=True)
         sys.stdout.write((result.json() if as_json else result.text()) + "\n")
 
     return click.Command(name, callback=callback, params=params, help=function.__doc__,
                          short_help=summary)
+
+
+@contextlib.contextmanager
+def spooled(inputs: list[str]):
+    """The command's input files, each one that is a pipe or a device (``<(zcat hyp.trn.gz)``,
+    ``/dev/stdin``) read once into a regular file of a temporary folder, which is removed
+    after: the scoring reads a file more than once (its size, its content's hash, its rows), and
+    a pipe gives its bytes once (read again, it was empty: every utterance scored as deleted).
+    Yields the paths to read and a function that puts the given paths back into a message."""
+    with tempfile.TemporaryDirectory(prefix="scorehouse-input-") as folder:
+        files, back = [], {}
+        for k, given in enumerate(inputs):
+            try:
+                mode = os.stat(given).st_mode
+            except OSError:
+                mode = 0  # missing: the scoring says so
+            if mode and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+                copy = Path(folder) / str(k) / Path(given).name
+                copy.parent.mkdir()
+                with open(given, "rb") as source, open(copy, "wb") as target:
+                    shutil.copyfileobj(source, target)
+                back[str(copy)] = given
+                given = str(copy)
+            files.append(given)
+
+        def named(message: str) -> str:
+            for copy, given in back.items():
+                message = message.replace(copy, given)
+            return message
+        yield files, named
 
 
 def _small_first(function: Callable) -> Callable:

@@ -338,8 +338,13 @@ def _read_file(read, path: Path, salt: str, keep: tuple | None):
 
 
 def _bytes(path: Path) -> tuple[bytes | None, str]:
-    """A file's bytes, or None and why it cannot be read."""
+    """A file's bytes, or None and why it cannot be read. A campaign's input is a regular file:
+    a named pipe would block the run on its opening until a writer came (a cron job's
+    ``timeout`` could not end it), a device would give bytes for ever."""
     try:
+        mode = os.stat(path).st_mode
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+            return None, ("a named pipe (FIFO)" if stat.S_ISFIFO(mode) else "a device or socket")
         return path.read_bytes(), ""
     except FileNotFoundError:
         return None, "nothing (missing file)"
