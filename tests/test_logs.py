@@ -204,6 +204,9 @@ def test_a_signal_ends_the_run_with_its_line_and_summary(campaign, tmp_path, nam
     assert "Traceback" not in err
     last = events(log.read_text(encoding="utf-8"))[-1]
     assert (last["event"], last["status"], last["exit_code"]) == ("summary", "failed", code)
+    history = json.loads(scorehouse("runs", "--db", "w.duckdb", "--format", "json",
+                                    cwd=tmp_path).stdout)  # its record says what stopped it
+    assert history[-1]["note"].startswith(f"interrupted by {name}"), history[-1]
     assert scorehouse("run", str(campaign), "--db", "w.duckdb", "--out", "out",
                       cwd=tmp_path).returncode == 0
 

@@ -58,7 +58,7 @@ def test_the_window_scores_each_settled_change_and_stops_on_sigterm(campaign, tm
     log = tmp_path / "watch.jsonl"
     child = subprocess.Popen(
         [sys.executable, "-m", "scorehouse", "watch", str(campaign), "--db", "w.duckdb",
-         "--out", "out", "--stable", "1.5", "--log-json", str(log)],
+         "--out", "out", "--stable", "1.5", "--log-json", str(log), "--quiet"],
         cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         [first] = wait_for(log, 1)
@@ -94,8 +94,9 @@ def test_the_window_scores_each_settled_change_and_stops_on_sigterm(campaign, tm
         child.send_signal(signal.SIGTERM)
         out, err = child.communicate(timeout=LIMIT)
         assert child.returncode == 2, err  # the last run's exit code
-        assert err.rstrip().endswith(f"stopped watching {campaign}")
+        assert err.rstrip().endswith("found 'a line without any id'")  # --quiet: summaries
         assert "Traceback" not in err and "\n\n" not in err
+        assert "bulletin:" not in err  # --quiet: each summary without its list of pages
         assert len(summaries(log)) == 4  # no run after the signal
     finally:
         if child.poll() is None:

@@ -210,7 +210,8 @@ def run_command(campaign_dir, db, out, force, rehash, workers, executor, store, 
 
     Exit code 0 when everything was accepted, 2 when an input file was rejected (the rest of
     the campaign is still scored; the rejected file's previous results stay), 1 when the run
-    could not be done, 64 for a wrong command line.
+    could not be done, 64 for a wrong command line, 70 for an internal error (a bug: report
+    it), 130 and 143 when stopped by SIGINT and SIGTERM.
     """
     _run_steps(campaign_dir, db, out, ("load", "score", "report"), force, log, workers, executor,
                store, executor_wait=executor_wait, rehash=rehash)

@@ -46,7 +46,8 @@ def watch_command(campaign_dir, db, out, stable, retry, workers, executor, store
         try:
             return logs.summarised(lambda: _steps(campaign_dir, db, out, STEPS, False,
                                                   log["quiet"], workers, executor, store,
-                                                  executor_wait=executor_wait), "run")
+                                                  executor_wait=executor_wait), "run",
+                                   log["quiet"])  # --quiet: the summary without its pages
         except click.ClickException as err:
             err.show()
             return err.exit_code

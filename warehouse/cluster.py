@@ -105,11 +105,17 @@ class Cluster:
         from distributed.scheduler import KilledWorker
 
         while True:
+            if self._client is not None and pending.future.client is not self._client:
+                # sent through a client closed since (the scheduler was lost while another
+                # task was awaited): its future can only fail ("IOLoop is closed")
+                pending.future = on_dask(self.client(), pending.function, *pending.arguments)
             try:
                 return pending.future.result(timeout=POLL)
             except TimeoutError:
                 self._watch()
-            except CancelledError:  # the scheduler went away: its tasks are forgotten
+            except (CancelledError, RuntimeError) as err:  # the scheduler went away: its tasks
+                if isinstance(err, RuntimeError) and "closed" not in str(err):  # are forgotten
+                    raise
                 self._reconnect()
                 pending.future = on_dask(self.client(), pending.function, *pending.arguments)
             except KilledWorker as err:
@@ -196,5 +202,9 @@ def _quiet_dask() -> None:
     """Dask's client logs a lost scheduler or worker with its tracebacks on stderr: the run says
     it once, in its own lines and notes (one line per event, the machine log's too), so the
     client's own messages are kept for what the run cannot say (critical ones)."""
-    logging.getLogger("distributed.client").setLevel(logging.CRITICAL)
+    import distributed  # noqa: F401  (first: its import sets its loggers' levels from its config)
+
+    for name in ("distributed.client", "distributed.utils", "distributed.core",
+                 "distributed.comm"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
 

@@ -209,7 +209,9 @@ def _execute(ctx: RunContext, steps, out, force: bool, audience: Audience = PUBL
     except BaseException as err:
         # one line, as the table of runs shows it (DuckDB adds lines of advice to its errors)
         first = next(iter(str(err).strip().splitlines()), "")
-        finish_run(ctx, "failed", f"{type(err).__name__}: {first}")
+        stopped = logs.signal_of(err)  # a signal's exception says nothing of itself
+        finish_run(ctx, "failed", logs.interrupted(stopped) if stopped
+                   else f"{type(err).__name__}: {first}")
         raise
     status = finish_run(ctx)
     return RunResult(ctx.run_id, status, ctx.loaded, ctx.scored, ctx.rejections, ctx.notes,
