@@ -4,7 +4,8 @@ change.
 The campaign folder is watched with ``watchfiles`` (inotify; changes grouped over its debounce).
 A change does not start a run at once: the campaign's files are listed with their sizes and
 modification times until two listings ``stable`` seconds apart agree, so a file still being
-copied in is never read half-way. Then the job runs as ``scorehouse run`` would, with the same
+copied in is not read half-way unless its copy pauses longer than that (docs/guide.md: upload
+under a hidden name, then rename). Then the job runs as ``scorehouse run`` would, with the same
 summary and exit code per run; a run that cannot be done (a ``campaign.toml`` saved half-edited)
 is reported in one line and the window stays open. SIGINT and SIGTERM end the window between
 runs: a run under way finishes first. Changes made during a run start the next one.
