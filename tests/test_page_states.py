@@ -33,3 +33,19 @@ def test_a_rejected_submission_is_not_said_to_wait_for_scoring(tmp_path):
         words = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
         assert "not scored yet" not in words, page.parent.name
         assert "rejected" in words, page.parent.name
+
+
+def test_an_empty_reference_is_said_on_its_page(speech_campaign, tmp_path):
+    """A declared corpus whose reference holds no utterance (an empty file) was accepted, its
+    systems 'scored' on nothing, and the corpus vanished from every page without a word. Its
+    reference is now rejected, and the speech page says so under the corpus's name."""
+    doc = tomllib.loads((speech_campaign / "campaign.toml").read_text(encoding="utf-8"))
+    [task] = [t for t in doc["tasks"] if t["family"] == "wer" and t["id"] == "asr"]
+    corpus = task["corpora"][0]
+    (speech_campaign / corpus["reference"]).write_bytes(b"")
+    result = run(speech_campaign, tmp_path / "w.duckdb", tmp_path / "out", quiet=True)
+    assert result.exit_code == 2
+    assert [r for r in result.rejections if "expected reference utterances, found none" in r]
+    html = (tmp_path / "out" / "asr" / "index.html").read_text(encoding="utf-8")
+    words = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
+    assert f"{corpus['id']}: reference rejected:" in words, words[:2000]

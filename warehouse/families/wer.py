@@ -198,8 +198,9 @@ def load(ctx: RunContext, task: Task) -> None:
     for corpus in task.corpora:  # the reference side first: the hypotheses are checked on it
         metadata = [StageJob(Slot(task.id, corpus.id, "", "metadata"), corpus.files["metadata"],
                              read_tsv, _stage_metadata)] if "metadata" in corpus.files else []
-        stage_files(ctx, [job(Slot(task.id, corpus.id, "", "reference"), corpus.files["reference"]),
-                          *metadata])
+        reference = corpus.files["reference"]
+        stage_files(ctx, [job(Slot(task.id, corpus.id, "", "reference"), reference,
+                              check=lambda t, p=reference: utterances_in(t, p)), *metadata])
         ref_ids = _reference_ids(ctx, task.id, corpus.id)
         jobs = []
         for system in task.systems:
@@ -213,6 +214,14 @@ def load(ctx: RunContext, task: Task) -> None:
                                      partial(read_tsv, required=("interpretation",)),
                                      _stage_interpretations))
         stage_files(ctx, jobs)  # parsed together, on the run's workers
+
+
+def utterances_in(reference: pa.Table, path) -> None:
+    """Reject a reference without any utterance (an empty file, comments only): nothing could
+    be scored on its corpus (N = 0), and the corpus would vanish from its page unexplained; a
+    rejected reference is said there."""
+    if reference.num_rows == 0:
+        raise InputError(path, None, "reference utterances", "none (no utterance line)")
 
 
 def check_ids(hyp: pa.Table, ref_ids: pl.Series | None, path) -> None:
