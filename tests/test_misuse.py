@@ -259,6 +259,21 @@ def test_a_campaign_error_in_any_command_is_one_line_exit_1(tmp_path, monkeypatc
     assert "internal error" not in result.output and "Traceback" not in result.output
 
 
+@pytest.mark.parametrize("debug", ["", "1"])
+def test_an_internal_error_exits_70_with_or_without_its_traceback(tmp_path, monkeypatch, debug):
+    """A bug is exit 70 and one line; SCOREHOUSE_DEBUG=1 adds where it happened, and keeps the
+    line and the exit code (it exited 1 while the JSON log said 70)."""
+    def broken(*args, **kwargs):
+        raise ZeroDivisionError("a bug")
+
+    monkeypatch.setattr("scorehouse.warehouse.pipeline.run", broken)
+    monkeypatch.setenv("SCOREHOUSE_DEBUG", debug)
+    result = CliRunner().invoke(main, ["demo", "--out", str(tmp_path / "d"), "--scale", "0.02"])
+    assert result.exit_code == 70
+    assert "Error: internal error (ZeroDivisionError: a bug)" in result.output
+    assert ("Traceback" in result.output) == bool(debug)
+
+
 @pytest.mark.parametrize("invisible, shown", [("\u200b", r"\u200b"), ("\u00ad", r"\xad")])
 def test_a_look_alike_difference_is_shown_as_code_points(tmp_path, invisible, shown):
     """A form differing from the reference's by an invisible or look-alike character (zero-width

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import traceback
 from pathlib import Path
 
 import click
@@ -69,8 +70,8 @@ class _Commands(click.Group):
         except Exception as err:  # noqa: BLE001 - one line, not a traceback
             if logs.signal_of(err):  # a query that SIGINT interrupted
                 logs.exit_interrupted(logs.signal_of(err))
-            if os.environ.get("SCOREHOUSE_DEBUG"):
-                raise
+            if os.environ.get("SCOREHOUSE_DEBUG"):  # where, then the same line and exit code
+                traceback.print_exc()
             message = failure_message(err)
             if message is None:
                 click.echo(f"Error: internal error ({type(err).__name__}: {err}); "
@@ -208,10 +209,9 @@ def run_command(campaign_dir, db, out, force, rehash, workers, executor, store, 
                 **log):
     """The nightly job: load what changed, score what changed, re-render the bulletins.
 
-    Exit code 0 when everything was accepted, 2 when an input file was rejected (the rest of
-    the campaign is still scored; the rejected file's previous results stay), 1 when the run
-    could not be done, 64 for a wrong command line, 70 for an internal error (a bug: report
-    it), 130 and 143 when stopped by SIGINT and SIGTERM.
+    Exit code 0 when everything was accepted, 2 when an input file was rejected (the rest is
+    still scored; its previous results stay), 1 when the run could not be done, 64 for a wrong
+    command line, 70 for an internal error (a bug), 130 and 143 when stopped by SIGINT, SIGTERM.
     """
     _run_steps(campaign_dir, db, out, ("load", "score", "report"), force, log, workers, executor,
                store, executor_wait=executor_wait, rehash=rehash)
