@@ -74,8 +74,7 @@ class StageJob:
     salt: str = ""
 
 
-def stage_file(ctx: RunContext, slot: Slot, path: Path,
-               read: Callable[[Path, bytes], pa.Table],
+def stage_file(ctx: RunContext, slot: Slot, path: Path, read: Callable[[Path, bytes], pa.Table],
                stage: Callable[[duckdb.DuckDBPyConnection, str, pa.Table], None],
                check: Callable[[pa.Table], None] | None = None, salt: str = "") -> bool:
     """Load one input file if its content is new for its slot. Returns True when it changed.
@@ -84,8 +83,7 @@ def stage_file(ctx: RunContext, slot: Slot, path: Path,
     other inputs, ``stage(con, sha256, table)`` inserts the staged rows. A rejected file is
     recorded with its message and leaves the staged data and the results untouched. ``salt``
     names whatever besides the bytes and the role shapes the staged rows (reader options, a
-    default document id taken from the file name): it is hashed with the role and the content.
-    """
+    default document id taken from the file name): it is hashed with the role and the content."""
     return stage_files(ctx, [StageJob(slot, path, read, stage, check, salt)], workers=1)[0]
 
 
@@ -135,8 +133,7 @@ def stage_files(ctx: RunContext, jobs: list[StageJob], workers: int | None = Non
     with ThreadPoolExecutor(max(1, min(len(jobs), os.cpu_count() or 1))) as threads:
         keys = list(threads.map(hashed, jobs))
     if seen:
-        insert_rows(ctx.con, "INSERT OR REPLACE INTO cat_input_stat VALUES (?, ?, ?, ?, ?, ?)",
-                    seen)
+        insert_rows(ctx.con, "INSERT OR REPLACE INTO cat_input_stat VALUES (?,?,?,?,?,?)", seen)
     lost = resident.lost_staged(ctx.con)  # staged rows gone from the store: parsed again
     for job, (sha, size, unreadable) in zip(jobs, keys):
         latest = known.get((job.slot.task, job.slot.corpus, job.slot.system, job.slot.role))
@@ -214,9 +211,8 @@ def _unchanged(deferred: tuple, path: Path, sha: str) -> list[list]:
         before[1] < submitted_at - RACY_NS) else []
 
 
-# a file modified this recently (ns) when read is hashed again at the next run: a rewrite of the
-# same size within the file system's timestamp resolution could keep its modification time
-RACY_NS = 2 * 10**9
+RACY_NS = 2 * 10**9  # a file modified this recently (ns) when read is hashed again next run:
+# a rewrite of its size within the file system's timestamp resolution could keep its time
 
 
 def _stat(path: Path) -> tuple[int, int, int] | None:
@@ -338,13 +334,12 @@ def _read_file(read, path: Path, salt: str, keep: tuple | None):
 
 
 def _bytes(path: Path) -> tuple[bytes | None, str]:
-    """A file's bytes, or None and why it cannot be read. A campaign's input is a regular file:
-    a named pipe would block the run on its opening until a writer came (a cron job's
-    ``timeout`` could not end it), a device would give bytes for ever."""
+    """A file's bytes, or None and why it cannot be read (a named pipe would block the run on
+    its opening until a writer came, beyond a cron job's ``timeout``; a device never ends)."""
     try:
         mode = os.stat(path).st_mode
         if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
-            return None, ("a named pipe (FIFO)" if stat.S_ISFIFO(mode) else "a device or socket")
+            return None, "a named pipe (FIFO)" if stat.S_ISFIFO(mode) else "a device or socket"
         return path.read_bytes(), ""
     except FileNotFoundError:
         return None, "nothing (missing file)"

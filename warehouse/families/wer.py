@@ -19,7 +19,6 @@ import polars as pl
 import pyarrow as pa
 
 from scorehouse.etl import transcripts
-from scorehouse.etl.errors import InputError
 from scorehouse.etl.stm import read_ctm, read_stm
 from scorehouse.etl.text import SIGNATURE as TEXT
 from scorehouse.etl.tsv import read_tsv
@@ -55,6 +54,7 @@ from scorehouse.warehouse.db import (
     keyed,
     written,
 )
+from scorehouse.warehouse.families.wer_checks import check_ids, utterances_in
 from scorehouse.warehouse.families.wer_intervals import intervals
 from scorehouse.warehouse.runner import Target, Unit, run_units, stale
 from scorehouse.warehouse.staging import Slot, StageJob, stage_files
@@ -214,29 +214,6 @@ def load(ctx: RunContext, task: Task) -> None:
                                      partial(read_tsv, required=("interpretation",)),
                                      _stage_interpretations))
         stage_files(ctx, jobs)  # parsed together, on the run's workers
-
-
-def utterances_in(reference: pa.Table, path) -> None:
-    """Reject a reference without any utterance (an empty file, comments only): nothing could
-    be scored on its corpus (N = 0), and the corpus would vanish from its page unexplained; a
-    rejected reference is said there."""
-    if reference.num_rows == 0:
-        raise InputError(path, None, "reference utterances", "none (no utterance line)")
-
-
-def check_ids(hyp: pa.Table, ref_ids: pl.Series | None, path) -> None:
-    """Reject a submission whose ids are not all in the reference (``ref_ids``), listing the
-    first ones in file order."""
-    if ref_ids is None:
-        return
-    unknown = (pl.from_arrow(hyp.select(["line_no", "utt_id"]))
-               .join(pl.DataFrame({"utt_id": ref_ids.cast(pl.String)}), on="utt_id", how="anti",
-                     maintain_order="left"))
-    if unknown.height:
-        first = unknown.head(6)["utt_id"].to_list()
-        listed = ", ".join(repr(u) for u in first[:5]) + (" ..." if unknown.height > 5 else "")
-        raise InputError(path, unknown["line_no"][0], "utterance ids of the reference",
-                         f"{unknown.height} unknown id(s): {listed}")
 
 
 def _reference_ids(ctx: RunContext, task: str, corpus: str) -> pl.Series | None:
