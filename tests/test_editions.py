@@ -15,7 +15,7 @@ from scorehouse.demo.campaign import write_demo_campaign
 from scorehouse.warehouse.campaign import CampaignError
 from scorehouse.warehouse.pipeline import run
 
-EDITION = re.compile(r"Edition ([0-9a-f]{8,})")
+EDITION = re.compile(r'Edition <span class="edition">([0-9a-f]{8,})</span>')
 
 
 @pytest.fixture(scope="module")

@@ -28,6 +28,8 @@ import re
 import shutil
 from pathlib import Path
 
+from markupsafe import Markup
+
 from scorehouse.warehouse import __version__
 from scorehouse.warehouse.artifacts import artifact_states, record_artifact, unit_states
 from scorehouse.warehouse.campaign import CampaignError
@@ -121,25 +123,26 @@ def _publish(ctx: RunContext, out: Path, force: bool, audience: Audience) -> lis
         return []
     editions = out.parent / f".{out.name}.editions"
     marked = "" if audience.public else f"-{audience.key}"
-    staging = editions / f"{PENDING}{marked}-run{ctx.run_id}.partial"
+    staging = editions / f"pending{marked}-run{ctx.run_id}.partial"
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
     env = environment(campaign.language)
-    common = {"campaign": campaign, "version": __version__, "edition": PENDING,
+    common = {"campaign": campaign, "version": __version__, "edition": Markup(PENDING),
               "audience": audience.kind}
     written = []
     with chart_cache(out.parent / f".{out.name}.charts"):  # charts whose data did not change
         for task in campaign.tasks:
             kept = current is not None and not force and recorded.get(task.id) == states[task.id]
             if kept and (current / task.id / "index.html").exists():
-                _keep(current / task.id, staging / task.id, _edition_of(current), PENDING)
+                _keep(current / task.id, staging / task.id, NAMED.format(_edition_of(current)),
+                      PENDING)
             else:
                 written.append(render_task(con, campaign, task, staging / task.id, env, common))
                 checkpoint(f"page {task.id}")
         written.insert(0, render_index(con, campaign, staging, env, common))
     edition = _content_id(staging, audience)
-    if current is not None and _edition_of(current) == edition:  # not one published byte moved
-        shutil.rmtree(staging)  # (a withheld system's resubmission; a killed run's pages)
+    if not force and current is not None and _edition_of(current) == edition:
+        shutil.rmtree(staging)  # not one published byte moved (a withheld resubmission alone)
         if audience.public:
             _record_pages(ctx, states)
         ctx.notes.append(f"bulletins in {out} are up to date")
@@ -162,7 +165,10 @@ def _publish(ctx: RunContext, out: Path, force: bool, audience: Audience) -> lis
 _RUN = re.compile(r"run(\d+)$")
 
 
-PENDING = "edition-pending"  # the id pages are rendered with, until their bytes give the real one
+# What a page names its edition with (base.html): markup, which no text a page quotes can hold
+# (its "<" escaped), so that renaming the edition never touches a participant's words.
+NAMED = '<span class="edition">{}</span>'
+PENDING = NAMED.format("pending")  # until the edition's bytes give its id
 
 
 def _content_id(staging: Path, audience: Audience) -> str:
@@ -182,7 +188,7 @@ def _name_edition(staging: Path, edition: str) -> None:
     for page in staging.rglob("*.html"):
         text = page.read_text(encoding="utf-8")
         if PENDING in text:
-            page.write_text(text.replace(PENDING, edition), encoding="utf-8")
+            page.write_text(text.replace(PENDING, NAMED.format(edition)), encoding="utf-8")
 
 
 def _edition_of(folder: Path) -> str:
@@ -192,7 +198,7 @@ def _edition_of(folder: Path) -> str:
 
 def _keep(source: Path, target: Path, old: str, new: str) -> None:
     """Carry an unchanged page folder into the new edition: its files shared (hard links), its
-    HTML rewritten to name the new edition instead of ``old``."""
+    HTML rewritten to name the new edition (the markup ``new``) instead of ``old``."""
     shutil.copytree(source, target, copy_function=_link)
     if not old or old == new:
         return
