@@ -385,6 +385,7 @@ def test_a_one_shot_reads_a_pipe_once(tmp_path):
     (tmp_path / "hyp.trn").write_text("a x c (u1)\nd (u2)\n")
     (tmp_path / "bad.trn").write_text("a b (u9)\n")
     command = (f"{sys.executable} -m scorehouse wer ref.trn <(cat hyp.trn) --json; "
+               f"{sys.executable} -m scorehouse wer ref.trn <(cat hyp.trn); "
                f"{sys.executable} -m scorehouse wer <(cat ref.trn) <(cat bad.trn)")
     done = subprocess.run(["bash", "-c", command], cwd=tmp_path, capture_output=True, text=True)
     totals = json.loads(done.stdout.splitlines()[0])["totals"]
@@ -392,4 +393,5 @@ def test_a_one_shot_reads_a_pipe_once(tmp_path):
     assert done.returncode == 2
     assert re.search(r"rejected: /dev/fd/\d+:1: expected utterance ids of the reference",
                      done.stderr), done.stderr
-    assert "scorehouse-input-" not in done.stderr
+    assert "scorehouse-input-" not in done.stderr + done.stdout  # the text names the pipe
+    assert re.search(r"hypothesis: /dev/fd/\d+\n", done.stdout), done.stdout

@@ -257,6 +257,7 @@ def command(name: str, function: Callable, summary: str) -> click.Command:
                 sys.exit(2)
             for message in result.notes:
                 click.echo(f"note: {named(message)}", err=True)
+            result.sources = tuple(named(source) for source in result.sources)
         sys.stdout.write((result.json() if as_json else result.text()) + "\n")
 
     return click.Command(name, callback=callback, params=params, help=function.__doc__,
