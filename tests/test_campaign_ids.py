@@ -69,8 +69,9 @@ def test_distinct_ids_load(tmp_path):
     ({"corpus2": "c1"}, None, "tasks[0].corpora: expected distinct corpus ids, found 'c1'"),
     ({"system2": "S1"}, None, "tasks[0].systems: expected system ids that differ by more"),
     ({"system2": "s1"}, None, "tasks[0].systems: expected distinct system ids, found 's1'"),
-    ({}, {"task": "ASR"}, "tasks: expected task ids that differ by more than case (they name "
-                          "folders, files and tables), found 'asr' and 'ASR'"),
+    ({}, {"task": "ASR"}, "tasks: expected task ids that differ by more than case or - for _ "
+                          "(they name folders, files and tables), found 'asr' and 'ASR'"),
+    ({"task": "asr-1"}, {"task": "asr_1"}, "found 'asr-1' and 'asr_1'"),  # public-db: asr_1__
     ({}, {"task": "asr"}, "tasks: expected distinct task ids, found 'asr' twice"),
     ({}, {"task": "asr2", "system1": "S1", "system2": "x"},
      "tasks[*].systems: expected system ids that differ by more than case"),

@@ -180,7 +180,8 @@ def load_campaign(path: str | Path) -> Campaign:
     roots = (root, *_roots(head, root, path))
     tasks = tuple(_task(t, f"tasks[{i}]", path, roots, phases, participants)
                   for i, t in enumerate(_list(doc, "tasks", path)))
-    _distinct([t.id for t in tasks], "tasks", "task", path)
+    _distinct([t.id for t in tasks], "tasks", "task", path,  # the public database's table
+              fold=lambda i: i.casefold().replace("-", "_"))  # names write - as _
     _distinct(sorted({s.id for t in tasks for s in t.systems}), "tasks[*].systems", "system",
               path)  # one system may enter several tasks, under one spelling
     campaign = Campaign(
@@ -314,22 +315,23 @@ def _code_key(head, participants, path) -> str:
     return value
 
 
-def _distinct(ids: list, where: str, what: str, path) -> None:
-    """Refuse an id given twice, or two ids the same but for case: ids name folders, files and
-    tables (a bulletin's ``<task>/``, the public database's ``<task>__<table>``, an export's
-    ``<system>/``), which a case-insensitive file system or DuckDB's catalog would merge."""
+def _distinct(ids: list, where: str, what: str, path, fold=str.casefold) -> None:
+    """Refuse an id given twice, or two ids the same once ``fold``ed (but for case): ids name
+    folders, files and tables (a bulletin's ``<task>/``, the public database's
+    ``<task>__<table>``, ``-`` written ``_``, an export's ``<system>/``), which a case-insensitive
+    file system or DuckDB's catalog would merge."""
     seen: dict[str, str] = {}
     for value in ids:
         if not isinstance(value, str):
             continue  # the id's own check names it
-        other = seen.setdefault(value.casefold(), value)
+        other = seen.setdefault(fold(value), value)
         if other == value and ids.count(value) > 1:
             raise CampaignError(f"{path}: {where}: expected distinct {what} ids, found "
                                 f"{value!r} twice")
         if other != value:
             raise CampaignError(f"{path}: {where}: expected {what} ids that differ by more than "
-                                f"case (they name folders, files and tables), found {other!r} "
-                                f"and {value!r}")
+                                f"case{' or - for _' if what == 'task' else ''} (they name "
+                                f"folders, files and tables), found {other!r} and {value!r}")
 
 
 def _table(doc, key, path):
