@@ -187,10 +187,12 @@ def test_a_task_sent_through_a_closed_client_is_sent_again(monkeypatch):
     "RuntimeError: IOLoop is closed": exit 70 in 2 of 5 trials of an operator's. It is sent
     again through the new client; a closed loop under the current client is the scheduler lost
     (the wait, then the task again); any other RuntimeError is not swallowed."""
+    from types import SimpleNamespace
+
     from scorehouse.warehouse import cluster as module
     from scorehouse.warehouse.cluster import Cluster, Pending
 
-    old, new = object(), object()
+    old, new = SimpleNamespace(status="closed"), SimpleNamespace(status="running")
     sent = []
     monkeypatch.setattr(module, "on_dask", lambda client, f, *a: sent.append(client)
                         or _Future(client, value=f(*a)))
@@ -203,12 +205,16 @@ def test_a_task_sent_through_a_closed_client_is_sent_again(monkeypatch):
 
     lost = []
     monkeypatch.setattr(Cluster, "_reconnect", lambda self: lost.append(True))
+    new.status = "closed"  # the current client's loop closed: the scheduler lost
     pending.future = _Future(new, error=RuntimeError("IOLoop is closed"))
     assert cluster.result(pending) == 42 and lost == [True] and sent == [new, new]
 
-    pending.future = _Future(new, error=RuntimeError("something else"))
-    with pytest.raises(RuntimeError, match="something else"):
-        cluster.result(pending)
+    new.status = "running"  # a live client: the task's own error, raised, not retried
+    for message in ("something else", "Event loop is closed"):
+        pending.future = _Future(new, error=RuntimeError(message))
+        with pytest.raises(RuntimeError, match=message):
+            cluster.result(pending)
+    assert lost == [True]
 
 
 def test_dask_s_client_logs_stay_quiet_in_a_fresh_process():

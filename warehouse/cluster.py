@@ -114,8 +114,9 @@ class Cluster:
             except TimeoutError:
                 self._watch()
             except (CancelledError, RuntimeError) as err:  # the scheduler went away: its tasks
-                if isinstance(err, RuntimeError) and "closed" not in str(err):  # are forgotten
-                    raise
+                if isinstance(err, RuntimeError) and getattr(  # are forgotten (a RuntimeError
+                        pending.future.client, "status", "running") == "running":  # of a live
+                    raise  # client is the task's own, or a bug: never retried for ever)
                 self._reconnect()
                 pending.future = on_dask(self.client(), pending.function, *pending.arguments)
             except KilledWorker as err:
