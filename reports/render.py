@@ -129,20 +129,24 @@ def with_contents(html: str, label: str = "Contents") -> str:
     :data:`TOC_SECTIONS` or more, a table of contents after its header linking to them (the
     ``<h3>`` nested under their ``<h2>``)."""
     headings = []  # (level, id, title)
+    opening = max(html.find(CONTENTS), 0)  # the headings before it (the page's headline) are
+    # not counted in the generated ids, which stay what they were before the headline existed
 
     def anchor(match: re.Match) -> str:
         level, attributes, title = match.groups()
         found = _ID.search(attributes)
-        ident = found.group(1) if found else f"s{len(headings) + 1}"
+        counted = sum(1 for h in headings if h[3])
+        ident = found.group(1) if found else f"s{counted + 1}"
         if not found:
             attributes += f' id="{ident}"'
-        headings.append((level, ident, re.sub(r"<[^>]+>", "", title).strip()))
+        headings.append((level, ident, re.sub(r"<[^>]+>", "", title).strip(),
+                         match.start() >= opening))
         return f"<h{level}{attributes}>{title}</h{level}>"
     html = _HEADING.sub(anchor, html)
     if len(headings) < TOC_SECTIONS:
         return html.replace(CONTENTS + "\n", "", 1)
     items, open_sub = [], False
-    for level, ident, title in headings:
+    for level, ident, title, _counted in headings:
         link = f'<a href="#{ident}">{title}</a>'
         if level == "3":
             items.append(("" if open_sub else "<ol>") + f"<li>{link}</li>")
@@ -158,6 +162,10 @@ def with_contents(html: str, label: str = "Contents") -> str:
 
 
 PUBLICATIONS = (N_("public"), N_("anonymous"))  # the index shows them translated
+# an input role's name on a page where the role's key is not a word of its own (the others are
+# words of VOCABULARY, reports/i18n.py): a rejection says "the reference (full corpus)"
+ROLE_NAMES = {"full": N_("full corpus"),
+              "reference_without_nes": N_("reference without named entities")}
 
 
 def render_index(con, campaign, out: Path, env: Environment, common: dict) -> Path:
@@ -209,7 +217,8 @@ def rejected_inputs(con, campaign, task, labels: dict[str, str]) -> list[dict]:
                 else public_path(r["path"], campaign))
         error = public_message(r["error"] or "", r["path"], name, campaign,
                                full=own is not None and r["participant"] == own)
-        out.append({**r, "system": shown, "path": name, "error": error})
+        out.append({**r, "system": shown, "path": name, "error": error,
+                    "role_name": ROLE_NAMES.get(r["role"], r["role"])})
     return out
 
 
