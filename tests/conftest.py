@@ -112,7 +112,7 @@ def demo_build_fr(demo_build, tmp_path_factory):
     ``campaign.toml`` names the language, and has the campaign's name and description and the
     tasks' and phases' names, in French: demo/texts.py), a copy of the English
     build's warehouse, then ``scorehouse run``: nothing is scored again, the pages are rendered
-    in French (the same bytes as a build from scratch in French but for the edition's id). The
+    in French (the same bytes as a build from scratch in French, edition id included). The
     same folders as :func:`demo_build`."""
     from scorehouse.demo.campaign import write_demo_campaign
 

@@ -1,11 +1,12 @@
 """Published bytes do not depend on the order a warehouse's tables hold their rows in.
 
 An incremental run appends a changed unit's rows after the others; a fresh run writes them in
-the units' order: the same results, rows in another physical order. Every page and exported
-table must be the same either way, so every query behind them must order its rows totally (a
-page's query ordered by corpus alone listed a corpus's paired tests in whatever order the table
-held them). The demo build (every family) is rendered, each result table's rows are then
-rewritten in reverse and in a shuffled order, and the bulletins are rendered again."""
+the units' order: the same results, rows in another physical order. Every page and every table
+the pages export must be the same either way, so every query behind them must order its rows
+totally (a page's query ordered by corpus alone listed a corpus's paired tests in whatever order
+the table held them). The demo build (every family) is rendered, the rows of each result and
+catalog table of the warehouse file are then rewritten in two other orders, and the bulletins
+are rendered again. (Rows kept in the unit store's files, and staged rows, are not reordered.)"""
 
 from __future__ import annotations
 
