@@ -34,7 +34,8 @@ def generated(tmp_path_factory):
 @pytest.fixture(scope="module")
 def task(generated) -> dict:
     _, participants, lines = generated
-    head = toml_table("[campaign]", {"id": "demo", "name": "Démo"})
+    head = toml_table("[campaign]", {"code_key": "tests-code-key-not-secret",
+                                     "id": "demo", "name": "Démo"})
     for p in participants:
         head += toml_table("[[participants]]", p)
     (parsed,) = tomllib.loads("\n".join(head + lines) + "\n")["tasks"]
@@ -95,7 +96,8 @@ def test_task_block_participants_and_campaign(generated, task, tmp_path):
     assert sorted(tree(dest)) == sorted(named)
     # the campaign loader accepts the block as written (every path resolves to a file)
     campaign = dest / "campaign.toml"
-    head = toml_table("[campaign]", {"id": "demo", "name": "Démo"}) + toml_table(
+    head = toml_table("[campaign]", {"code_key": "tests-code-key-not-secret",
+                                     "id": "demo", "name": "Démo"}) + toml_table(
         "[[phases]]", {"id": "test", "name": "Test"})
     for p in participants:
         head += toml_table("[[participants]]", p)

@@ -96,7 +96,8 @@ def test_same_bytes_on_every_call_and_in_another_process(small, tmp_path):
 
 def test_task_block_and_participants(small):
     dest, participants, lines = small
-    head = toml_table("[campaign]", {"id": "demo", "name": "Démo"})
+    head = toml_table("[campaign]", {"code_key": "tests-code-key-not-secret",
+                                     "id": "demo", "name": "Démo"})
     for p in [*participants, {"id": "orga", "name": "Organisateur", "publication": "public",
                               "organiser": True}]:
         head += toml_table("[[participants]]", p)

@@ -54,7 +54,8 @@ def generated(tmp_path_factory):
 @pytest.fixture(scope="module")
 def task(generated) -> dict:
     _, participants, lines = generated
-    head = toml_table("[campaign]", {"id": "demo", "name": "Démo"})
+    head = toml_table("[campaign]", {"code_key": "tests-code-key-not-secret",
+                                     "id": "demo", "name": "Démo"})
     for p in [*participants, {"id": "orga", "name": "Organisateur", "publication": "public",
                               "organiser": True}]:
         head += toml_table("[[participants]]", p)

@@ -64,7 +64,8 @@ def generated(tmp_path_factory):
 @pytest.fixture(scope="module")
 def task(generated) -> dict:
     _, participants, lines = generated
-    head = toml_table("[campaign]", {"id": "demo", "name": "Démo"})
+    head = toml_table("[campaign]", {"code_key": "tests-code-key-not-secret",
+                                     "id": "demo", "name": "Démo"})
     for p in participants:
         head += toml_table("[[participants]]", p)
     (parsed,) = tomllib.loads("\n".join(head + lines) + "\n")["tasks"]
@@ -131,7 +132,8 @@ def test_task_block_participants_and_campaign(generated, task):
               for path in s.get(role, {}).values()]
     assert sorted(tree(dest)) == sorted(named + ["terms/NOTICE.md"])
     campaign = dest / "campaign.toml"
-    head = toml_table("[campaign]", {"id": "demo", "name": "Démo"})
+    head = toml_table("[campaign]", {"code_key": "tests-code-key-not-secret",
+                                     "id": "demo", "name": "Démo"})
     head += toml_table("[[phases]]", {"id": "test", "name": "Test"})
     for p in participants:
         head += toml_table("[[participants]]", p)

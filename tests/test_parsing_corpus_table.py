@@ -16,7 +16,8 @@ from scorehouse.warehouse.toml_writer import toml_table
 
 
 def _campaign(dest: Path) -> Path:
-    lines = toml_table("[campaign]", {"id": "ud", "name": "ud", "bootstrap": 50, "seed": 3})
+    lines = toml_table("[campaign]", {"code_key": "tests-code-key-not-secret",
+                                      "id": "ud", "name": "ud", "bootstrap": 50, "seed": 3})
     for participant in PARTICIPANTS:
         lines += toml_table("[[participants]]", participant)
     lines += write_dependency_task(dest, scale=0.1)

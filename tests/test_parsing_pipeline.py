@@ -36,7 +36,8 @@ def pristine(tmp_path_factory) -> Path:
     dest = tmp_path_factory.mktemp("demo") / "campaign"
     participants, task_lines = write_parsing_task(dest, scale=0.15)
     lines = toml_table("[campaign]",
-                       {"id": "demo-easy", "name": "EASY", "bootstrap": 200, "seed": 7})
+                       {"code_key": "tests-code-key-not-secret",
+                        "id": "demo-easy", "name": "EASY", "bootstrap": 200, "seed": 7})
     for participant in participants:
         lines += toml_table("[[participants]]", participant)
     (dest / "campaign.toml").write_text("\n".join(lines + task_lines) + "\n", encoding="utf-8")

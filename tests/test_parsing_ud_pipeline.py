@@ -31,7 +31,8 @@ def official(gold: Path, system: Path) -> dict[str, tuple]:
 
 def write_campaign(dest: Path, recover: bool = False) -> Path:
     lines = toml_table("[campaign]",
-                       {"id": "demo-dep", "name": "dependencies", "bootstrap": 200, "seed": 3})
+                       {"code_key": "tests-code-key-not-secret",
+                        "id": "demo-dep", "name": "dependencies", "bootstrap": 200, "seed": 3})
     for participant in PARTICIPANTS:
         lines += toml_table("[[participants]]", participant)
     task_lines = write_dependency_task(dest, scale=0.25)

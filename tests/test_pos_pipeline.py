@@ -23,7 +23,8 @@ def pristine(tmp_path_factory) -> Path:
     """The demo's POS task alone, in a campaign of its own."""
     dest = tmp_path_factory.mktemp("demo") / "campaign"
     participants, task_lines = write_pos_task(dest, scale=0.2)
-    lines = toml_table("[campaign]", {"id": "demo-asr", "name": "POS", "bootstrap": 200, "seed": 7})
+    lines = toml_table("[campaign]", {"code_key": "tests-code-key-not-secret",
+                                      "id": "demo-asr", "name": "POS", "bootstrap": 200, "seed": 7})
     for participant in [*participants, {"id": "orga", "name": "Organisers", "organiser": True}]:
         lines += toml_table("[[participants]]", participant)
     (dest / "campaign.toml").write_text("\n".join(lines + task_lines) + "\n", encoding="utf-8")

@@ -203,7 +203,8 @@ def enhanced_campaign(dest: Path, empty_nodes: str | None) -> Path:
     from scorehouse.demo.ud import write_dependency_task
     from scorehouse.warehouse.toml_writer import toml_table
 
-    lines = toml_table("[campaign]", {"id": "eud", "name": "enhanced", "bootstrap": 50,
+    lines = toml_table("[campaign]", {"code_key": "tests-code-key-not-secret",
+                                      "id": "eud", "name": "enhanced", "bootstrap": 50,
                                       "seed": 3})
     for participant in PARTICIPANTS:
         lines += toml_table("[[participants]]", participant)
