@@ -27,8 +27,8 @@ UNSIGNED_TABLES = ("""() => [...document.querySelectorAll('table')].filter(t => 
         return false;
     };
     for (let block = t; block.parentElement; block = block.parentElement) {
-        const level = block.parentElement;
-        if ((level === document.body || level.tagName === 'DETAILS') && signed(block)) return false;
+        const level = block.parentElement;  // a signature after the table in its own box (a
+        if (signed(block)) return false;  // board's), or after the box, up to the next heading
         if (level === document.body) break;
     }
     return true;

@@ -368,7 +368,8 @@ def test_acter_reference_revised_rescores_only_its_corpus(tmp_path):
 
     root = tmp_path / "campaign"
     participants, task = write_terms_task(root, scale=0.2)
-    head = toml_table("[campaign]", {"id": "acter", "name": "ACTER", "bootstrap": 100})
+    head = toml_table("[campaign]", {"id": "acter", "name": "ACTER", "bootstrap": 100,
+                                     "code_key": "tests-code-key-not-secret"})
     head += toml_table("[[phases]]", {"id": "test"})
     for participant in participants:
         head += toml_table("[[participants]]", participant)
