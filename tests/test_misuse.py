@@ -395,3 +395,26 @@ def test_a_one_shot_reads_a_pipe_once(tmp_path):
                      done.stderr), done.stderr
     assert "scorehouse-input-" not in done.stderr + done.stdout  # the text names the pipe
     assert re.search(r"hypothesis: /dev/fd/\d+\n", done.stdout), done.stdout
+
+
+def test_a_pipe_a_one_shot_cannot_read_is_a_rejection(tmp_path, monkeypatch):
+    """A pipe whose reading fails is left to the scoring, which rejects it in one line (exit 2),
+    instead of an internal error (exit 70) from the copy."""
+    import os
+
+    import scorehouse.warehouse.oneshot as oneshot
+
+    def failing(*_):
+        raise OSError(5, "Input/output error")
+
+    (tmp_path / "ref.trn").write_text("a b (u1)\n")
+    read, write = os.pipe()
+    os.write(write, b"a b (u1)\n")
+    os.close(write)
+    monkeypatch.setattr(oneshot.shutil, "copyfileobj", failing)
+    try:
+        result = CliRunner().invoke(main, ["wer", str(tmp_path / "ref.trn"), f"/dev/fd/{read}"])
+    finally:
+        os.close(read)
+    assert result.exit_code == EXIT_REJECTED, result.output
+    assert f"rejected: /dev/fd/{read}: expected a readable file" in result.output

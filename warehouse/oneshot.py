@@ -281,10 +281,13 @@ def spooled(inputs: list[str]):
             if mode and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
                 copy = Path(folder) / str(k) / Path(given).name
                 copy.parent.mkdir()
-                with open(given, "rb") as source, open(copy, "wb") as target:
-                    shutil.copyfileobj(source, target)
-                back[str(copy)] = given
-                given = str(copy)
+                try:
+                    with open(given, "rb") as source, open(copy, "wb") as target:
+                        shutil.copyfileobj(source, target)
+                except OSError:  # unreadable: the scoring rejects it, in one line, exit 2
+                    pass
+                else:
+                    back[str(copy)], given = given, str(copy)
             files.append(given)
 
         def named(message: str) -> str:
