@@ -10,6 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from helpers import published
 
 from scorehouse.demo.campaign import write_demo_campaign
 from scorehouse.warehouse.campaign import CampaignError
@@ -162,7 +163,7 @@ def test_a_withheld_resubmission_leaves_the_published_edition_as_it_was(campaign
     run(campaign, db, out, quiet=True)
     revise(campaign, 1)  # a public system's submission: a new edition saying what changed
     assert run(campaign, db, out, quiet=True).bulletins
-    before, pages = out.resolve(), _files(out)
+    before, pages = out.resolve(), published(out)
     assert 'id="changes"' in (out / "asr" / "index.html").read_text(encoding="utf-8")
     withheld = sorted((campaign / "submissions").glob("delta*/Test_II.trn"))
     assert withheld
@@ -171,9 +172,4 @@ def test_a_withheld_resubmission_leaves_the_published_edition_as_it_was(campaign
     result = run(campaign, db, out, quiet=True)
     assert result.exit_code == 0 and result.scored, result.summary()  # it was scored
     assert result.bulletins == [] and out.resolve() == before
-    assert _files(out) == pages
-
-
-def _files(out: Path) -> dict[str, bytes]:
-    root = out.resolve()
-    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+    assert published(out) == pages
