@@ -11,8 +11,8 @@ from scorehouse.reports.chart_text import (
     METADATA,
     label_tooltips,
     legend_inside,
+    legend_labels,
     published,
-    shortened,
 )
 from scorehouse.reports.i18n import Language
 
@@ -70,13 +70,13 @@ def grouped_bars(groups: list[str], series: dict[str, list[float | None]],
     groups, series, low, high = _with_values(groups, series, low, high)
     fig, ax = _plt().subplots(
         figsize=(min(WIDE, max(5.0, 1.2 * len(groups) * max(1, len(series)) / 2)), 3.4))
-    width = 0.8 / max(1, len(series))
+    width, labels = 0.8 / max(1, len(series)), legend_labels(list(series))
     for k, (name, values) in enumerate(series.items()):
         xs = [g + (k - (len(series) - 1) / 2) * width for g in range(len(groups))]
         ys = [v if v is not None else 0.0 for v in values]
         err = [[max(0.0, y - (lo if lo is not None else y)) for y, lo in zip(ys, low[name])],
                [max(0.0, (hi if hi is not None else y) - y) for y, hi in zip(ys, high[name])]]
-        ax.bar(xs, ys, width, label=shortened(name), yerr=err, capsize=2,
+        ax.bar(xs, ys, width, label=labels[k], yerr=err, capsize=2,
                error_kw={"elinewidth": 0.8})
     ax.set_xticks(range(len(groups)), groups)
     ax.set_ylabel(ylabel)
@@ -89,7 +89,7 @@ def grouped_bars(groups: list[str], series: dict[str, list[float | None]],
 
 def _legend_beside(fig, ax, names: list[str]):
     """The legend beside ``ax``, never over a bar or a line, its entries the series ``names``
-    (drawn with :func:`reports.chart_text.shortened` labels; a shortened one has its whole name
+    (drawn with :func:`reports.chart_text.legend_labels`; a shortened one has its whole name
     as tooltip); the figure laid out. Returns the legend, for :func:`_svg_text` to keep it
     inside the figure."""
     legend = ax.legend(fontsize=SMALL, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
@@ -165,6 +165,7 @@ def operating_zones(systems: list[dict], title: str, zoom: bool = True,
     axes = axes[0]
     colours = _plt().get_cmap("tab10")
     handles, names, _ = [], [], language._
+    labels = legend_labels([s["label"] for s in systems])
     for k, s in enumerate(systems):
         colour = colours(k % 10)
         style = "--" if s.get("baseline") else "-"
@@ -175,7 +176,7 @@ def operating_zones(systems: list[dict], title: str, zoom: bool = True,
         rest = f"{mark}\u00a0\u00a0%NONEVAL = {language.numbers.num(pct, 1)}"
         names.append(s["label"] + rest)  # the legend's entry shortened, its tooltip whole
         handles.append(Line2D([], [], color=colour, marker="o", linestyle=style,
-                              label=shortened(s["label"]) + rest))
+                              label=labels[k] + rest))
         if s.get("D") is None:
             continue
         d, lo, hi = operating_zone_band(s["OK"], s["ERR"], s["SIL_ok"], s["SIL_err"], s["SIL"])
@@ -329,11 +330,11 @@ def way_lines(ways: list[str], series: dict[str, list[float | None]], ylabel: st
     category no series has a value for is left out."""
     ways, series = _with_values(ways, series)
     fig, ax = _plt().subplots(figsize=(min(WIDE, max(6.0, 0.5 * len(ways) + 2.0)), 3.6))
-    markers = "osD^v<>ph*"
+    markers, labels = "osD^v<>ph*", legend_labels(list(series))
     for k, (name, values) in enumerate(series.items()):
         ys = [float("nan") if v is None else scale * v for v in values]
         ax.plot(range(len(ways)), ys, marker=markers[k % len(markers)], markersize=4,
-                linewidth=1.1, label=shortened(name))
+                linewidth=1.1, label=labels[k])
     ax.set_xticks(range(len(ways)), ways, rotation=45, ha="right", fontsize=7.5)
     ax.set_ylabel(ylabel)
     ax.yaxis.set_major_formatter(FuncFormatter(language.numbers.tick))
@@ -352,11 +353,11 @@ def label_bars(labels: list[str], series: dict[str, list[float | None]], ylabel:
     labels, series = _with_values(labels, series)  # a label without a value leaves no slot
     fig, ax = _plt().subplots(figsize=(min(WIDE, max(6.0, 0.28 * len(labels) * max(
         1, len(series)) ** 0.5 + 1.5)), 3.8))
-    width = 0.8 / max(1, len(series))
+    width, entries = 0.8 / max(1, len(series)), legend_labels(list(series))
     for k, (name, values) in enumerate(series.items()):
         xs = [i + (k - (len(series) - 1) / 2) * width for i in range(len(labels))]
         ax.bar(xs, [0.0 if v is None else scale * v for v in values], width,
-               label=shortened(name))
+               label=entries[k])
     ax.set_xticks(range(len(labels)), labels, rotation=60, ha="right", fontsize=SMALL)
     ax.set_xlim(-0.6, len(labels) - 0.4)
     ax.set_ylabel(ylabel)

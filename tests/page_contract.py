@@ -11,7 +11,8 @@ the contract, one line each:
 - a chart's legend covers a bar, a plotted point or a line;
 - a heading with nothing under it (no text, table or chart before the next heading of its
   level), a table without a data row, a list without an item;
-- a statement that no submission exists in a section that shows a table of systems.
+- a statement that no submission exists in a section that shows a table of systems;
+- an id given to more than one element.
 """
 
 from __future__ import annotations
@@ -58,16 +59,17 @@ CHECKS = """() => {
   }
   for (const l of document.querySelectorAll('ul, ol'))
     if (visible(l) && !l.querySelector('li')) out.push('a list without an item');
-  // legends over plotted data (matplotlib SVG: axes_N > patch_N bars, line2d_N lines)
+  // legends over plotted data (matplotlib SVG groups, classed by reports/chart_text.py:
+  // axes > patch bars, line2d lines)
   for (const svg of document.querySelectorAll('svg')) {
-    const legends = [...svg.querySelectorAll('g[id^="legend"]')]
+    const legends = [...svg.querySelectorAll('g.legend')]
         .map(g => g.getBoundingClientRect());
     if (!legends.length) continue;
-    const inLegend = e => e.closest('g[id^="legend"]') !== null;
+    const inLegend = e => e.closest('g.legend') !== null;
     const inside = (b, x, y) => x > b.left + 0.5 && x < b.right - 0.5 &&
                                 y > b.top + 0.5 && y < b.bottom - 0.5;
-    for (const axes of svg.querySelectorAll('g[id^="axes"]')) {
-      const patches = [...axes.children].filter(g => /^patch_/.test(g.id));
+    for (const axes of svg.querySelectorAll('g.axes')) {
+      const patches = [...axes.children].filter(g => g.classList.contains('patch'));
       if (!patches.length) continue;
       // the first patch is the axes' background: what is drawn is clipped to it
       const frame = patches[0].getBoundingClientRect();
@@ -86,7 +88,9 @@ CHECKS = """() => {
                               Math.min(r.bottom, b.bottom) - Math.max(r.top, b.top) > 0.5))
           out.push('legend over a bar (' + (svg.closest('.chart') || svg).className + ')');
       }
-      for (const g of [...axes.children].filter(g => /^(line2d|LineCollection)_/.test(g.id))) {
+      const lines = [...axes.children].filter(g => g.classList.contains('line2d') ||
+                                                     g.classList.contains('LineCollection'));
+      for (const g of lines) {
         if (inLegend(g)) continue;
         for (const u of g.querySelectorAll('use')) {
           const r = u.getBoundingClientRect();
@@ -127,6 +131,10 @@ CHECKS = """() => {
           !e.matches('.corpora, [class$="-corpora"]'))
         out.push('"' + n.innerText.trim().slice(0, 60) + '" beside a table of systems');
   }
+  // ids: unique on the page (a fragment link, getElementById, aria references take the first)
+  const ids = new Map();
+  for (const e of document.querySelectorAll('[id]')) ids.set(e.id, (ids.get(e.id) || 0) + 1);
+  for (const [id, n] of ids) if (n > 1) out.push('id "' + id + '" given ' + n + ' times');
   return out;
 }"""
 

@@ -2,7 +2,7 @@
 "ppels: WER per method…"; a system id of 115 characters ran the legend 600 px past the figure,
 every entry cut to its first characters), measured as a reader sees it: each chart inlined in a
 page opened in Chromium, the bounding box of every text element (a <text>, or matplotlib's
-<g id="text_…"> of glyph paths) compared with the box of its <svg>. And every chart is an image
+<g class="text"> of glyph paths) compared with the box of its <svg>. And every chart is an image
 named by its title, its text written as text, with nothing of the software that drew it."""
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 from browser import BROWSER_FLAGS, CHROMIUM
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from scorehouse.reports import charts
 from scorehouse.reports.i18n import Language
@@ -28,7 +30,7 @@ MANY = {f"system-{k:02d}": [0.2 + k / 100, 0.3] for k in range(30)}
 
 OUTSIDE = """() => [...document.querySelectorAll('svg')].flatMap((svg, k) => {
     const frame = svg.getBoundingClientRect();
-    return [...svg.querySelectorAll('text, g[id^="text_"]')].filter(t => {
+    return [...svg.querySelectorAll('text, g.text')].filter(t => {
         const box = t.getBoundingClientRect();
         return box.width > 0 && (box.left < frame.left - 0.5 || box.right > frame.right + 0.5
             || box.top < frame.top - 0.5 || box.bottom > frame.bottom + 0.5);
@@ -93,7 +95,7 @@ def test_chart_text_lies_inside_the_svg(tmp_path: Path, tag, systems):
         browser = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_FLAGS)
         page = browser.new_page(viewport={"width": 1600, "height": 900})
         page.goto(page_path.as_uri(), wait_until="load")
-        count = page.evaluate("() => document.querySelectorAll('svg g[id^=\"text_\"], svg text')"
+        count = page.evaluate("() => document.querySelectorAll('svg g.text, svg text')"
                               ".length")
         outside = page.evaluate(OUTSIDE)
         browser.close()
@@ -131,3 +133,66 @@ def test_every_chart_is_an_image_named_by_its_title_in_text_without_software_int
         assert svg.startswith(f'<svg role="img" aria-label="{html.escape(name)}" '), svg[:200]
         assert "<text" in svg and "DejaVuSans-" not in svg, chart.__name__  # no glyph outlines
         assert "matplotlib" not in svg.lower() and "<metadata" not in svg, chart.__name__
+
+
+def test_charts_on_one_page_give_each_id_once_and_refer_within_themselves():
+    """Every chart of the round twice over (two data sets and titles: a page draws one kind of
+    chart for several corpora or systems) on one page: each id is given once (matplotlib
+    numbered its groups afresh in each figure and named clip paths and markers by shape: a page
+    of six charts gave one id up to sixteen times), and each chart's references (``url(#…)``,
+    ``href="#…"``) name an id of that chart; its groups keep their kind as a class."""
+    drawn = [chart(*args, **keywords) for systems, title in ((SYSTEMS, TITLE), (LONG, "Dev"))
+             for chart, args, keywords in _calls(Language("en"), systems, title)]
+    ids = [found for svg in drawn for found in re.findall(r' id="([^"]*)"', svg)]
+    assert ids and len(ids) == len(set(ids)), sorted(i for i in ids if ids.count(i) > 1)[:5]
+    for svg in drawn:
+        own = set(re.findall(r' id="([^"]*)"', svg))
+        references = re.findall(r'(?:url\(#|href="#)([^")]*)', svg)
+        assert references and set(references) <= own, (set(references) - own, svg[:80])
+        assert 'class="axes"' in svg and 'class="patch"' in svg, svg[:80]
+
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet="ab -é", min_size=1, max_size=90), min_size=1, max_size=8,
+                unique=True))
+def test_legend_labels_are_distinct_short_and_cut_between_words(names):
+    """A chart's legend entries (``legend_labels``) differ where the names differ, whatever the
+    names (one team's ids that differ only in their middle were shortened alike: two entries
+    read the same). A name is shortened to at most ``LABEL`` characters, its start and end
+    about an ellipsis; a name with spaces is cut between words where its kept start and end
+    have a space to cut at."""
+    from scorehouse.reports.chart_text import LABEL, legend_labels, shortened
+
+    labels = legend_labels(names)
+    assert len(set(labels)) == len(names), (names, labels)
+    for name, label in zip(names, labels):
+        short = shortened(name)
+        assert len(short) <= LABEL and (short == name) == (len(name) <= LABEL), (name, short)
+        if label == name:
+            continue
+        assert len(label) < len(name), (name, label)
+        head, _, end = label.partition(" … " if " " in name else "…")
+        assert name.startswith(head) and name.endswith(end), (name, label)
+        if " " in name:
+            assert " " not in head or name[len(head)] == " ", (name, label)
+            assert " " not in end or name[-len(end) - 1] == " ", (name, label)
+
+
+def test_words_are_kept_whole_and_middles_told_apart():
+    """The demo's French baselines, one team's ids differing in their middle, and a name that
+    reads as another one shortened, as a reader found legends ("Système de base …rofil de la
+    clé"; two entries alike)."""
+    from scorehouse.reports.chart_text import legend_labels, shortened
+
+    assert (shortened("Système de base : aléatoire, profil de la clé")
+            == "Système de base : … profil de la clé")
+    whole = "Système de base : tout en singletons"
+    assert shortened(whole) == whole
+    ids = ["team-" + "x" * 40 + "-run1-" + "y" * 40, "team-" + "x" * 40 + "-run2-" + "y" * 40]
+    assert shortened(ids[0]) == shortened(ids[1])
+    first, second = legend_labels(ids)
+    assert first != second and "…" in first and len(first) < len(ids[0])
+    shown = "a" * 10 + " … " + "b" * 10
+    longer = "a" * 10 + " " + "c" * 30 + " " + "b" * 10
+    assert shortened(longer) == shown and len(set(legend_labels([shown, longer]))) == 2
