@@ -27,6 +27,7 @@ import pyarrow.compute as pc
 
 from scorehouse.etl.errors import InputError, decode_utf8, shorten
 from scorehouse.etl.lines import first_error
+from scorehouse.etl.text import read_bytes
 
 SCHEMA = pa.schema([
     ("doc", pa.string()), ("genre", pa.string()), ("start", pa.int32()), ("end", pa.int32()),
@@ -135,7 +136,7 @@ def _lines(path: Path, data: bytes | None) -> pl.DataFrame:
     the text: ``raw`` is an Arrow string-view column over ``data`` itself (16 bytes a line; a line
     of at most 12 bytes is stored in its view), built with numpy from the line ends, and checked
     as UTF-8 by Arrow (:func:`etl.errors.decode_utf8` names the first bad byte)."""
-    data = path.read_bytes() if data is None else data
+    data = read_bytes(path) if data is None else data
     buf = np.frombuffer(data, np.uint8)
     step = 1 << 22  # newlines found 4 MB at a time: no byte-sized mask of the whole file
     ends = np.concatenate([np.flatnonzero(buf[at:at + step] == 10).astype(np.int64) + at
@@ -297,7 +298,7 @@ def _read_jsonl(path: Path, data: bytes | None) -> tuple[pa.Table, pa.Table]:
     links: dict[tuple, None] = {}
     seen: dict[str, int] = {}
     for number, raw in enumerate(
-            decode_utf8(path, path.read_bytes() if data is None else data).split("\n"), 1):
+            decode_utf8(path, read_bytes(path) if data is None else data).split("\n"), 1):
         if raw.strip():
             _jsonl_document(path, number, raw, seen, rows, links)
     if not seen:

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from scorehouse.etl.errors import InputError, decode_utf8, shorten
-from scorehouse.etl.text import prepared
+from scorehouse.etl.text import prepared, read_bytes
 
 _CHUNK = re.compile(r"\([^()]+\)?|[^()]+\)")
 _PART = re.compile(r"^([^[]+)\[(\d+)/(\d+)\]$")
@@ -90,7 +90,7 @@ class _Open:
 def read_corefud(path: str | Path, data: bytes | None = None) -> CorefUD:
     """Read a CorefUD file (``data``: its bytes, if already read): module docstring."""
     path = Path(path)
-    text = decode_utf8(path, prepared(path, path.read_bytes() if data is None else data))
+    text = decode_utf8(path, prepared(path, read_bytes(path) if data is None else data))
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()

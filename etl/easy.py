@@ -51,6 +51,7 @@ from scorehouse.etl.easy_items import (
 )
 from scorehouse.etl.easy_layout import read_layout
 from scorehouse.etl.errors import InputError, shorten
+from scorehouse.etl.text import read_bytes
 
 XLINK = "http://www.w3.org/1999/xlink"
 _XML_ATTRIBUTES = {t: name for t, (_, name) in ATTRIBUTES.items()}
@@ -73,7 +74,7 @@ def read_easy_xml(path: str | Path, data: bytes | None = None) -> pa.Table:
     offending element's line.
     """
     path = Path(path)
-    data = path.read_bytes() if data is None else data
+    data = read_bytes(path) if data is None else data
     table = read_layout(path, data) if len(data) >= LAYOUT_BYTES else None
     return read_with_expat(path, data) if table is None else table
 
@@ -207,7 +208,7 @@ def read_with_expat(path: str | Path, data: bytes | None = None) -> pa.Table:
     parser.CharacterDataHandler, parser.SkippedEntityHandler = text, skipped
     parser.EntityDeclHandler = declared
     try:
-        parser.Parse(path.read_bytes() if data is None else data, True)
+        parser.Parse(read_bytes(path) if data is None else data, True)
     except expat.ExpatError as err:
         raise InputError(path, err.lineno, "well-formed XML", expat.ErrorString(err.code)) from None
     except InputError:

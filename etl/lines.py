@@ -8,11 +8,12 @@ from pathlib import Path
 import polars as pl
 
 from scorehouse.etl.errors import InputError, decode_utf8
+from scorehouse.etl.text import read_bytes
 
 
 def lines(path: Path, data: bytes | None) -> pl.DataFrame:
     """The file's lines ``(line_no, raw)``, line ends and the BOM removed."""
-    text = decode_utf8(path, path.read_bytes() if data is None else data)
+    text = decode_utf8(path, read_bytes(path) if data is None else data)
     text = text.removesuffix("\n")  # no phantom blank line after the last line end
     raw = pl.Series("raw", [text], dtype=pl.String).str.split("\n").explode().str.strip_suffix("\r")
     return pl.DataFrame([raw]).with_row_index("line_no", offset=1).with_columns(

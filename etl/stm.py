@@ -31,7 +31,7 @@ import polars as pl
 import pyarrow as pa
 
 from scorehouse.etl.errors import InputError, decode_utf8, shorten
-from scorehouse.etl.text import NO_ALTERNATION, alternation_word, blank_lines
+from scorehouse.etl.text import NO_ALTERNATION, alternation_word, blank_lines, read_bytes
 
 _IGNORE = re.compile(r"ignore_time_segment_in_scoring|ignoretimesegmentinscoring", re.I)
 SEGMENTS = {"seq": pl.Int32, "line_no": pl.Int32, "utt_id": pl.String, "file": pl.String,
@@ -40,7 +40,7 @@ SEGMENTS = {"seq": pl.Int32, "line_no": pl.Int32, "utt_id": pl.String, "file": p
 
 
 def _lines(path: Path, data: bytes | None):
-    text = decode_utf8(path, path.read_bytes() if data is None else data)
+    text = decode_utf8(path, read_bytes(path) if data is None else data)
     for number, line, fields in blank_lines(text):  # fields as sclite separates them
         if not line.startswith(";;"):
             yield number, line, fields

@@ -22,6 +22,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from scorehouse.etl.errors import InputError, decode_utf8, shorten
+from scorehouse.etl.text import read_bytes
 
 HEADER = "tag\tpivot"
 _WHITESPACE = re.compile(r"\s")
@@ -34,7 +35,7 @@ def read_tag_table(path: str | Path, data: bytes | None = None) -> pa.Table:
     ``(tag str, pivot str, line_no int32)``, one row per (participant tag, pivot tag) pair in file
     order. Raises :class:`InputError` naming the bad line."""
     path = Path(path)
-    text = decode_utf8(path, path.read_bytes() if data is None else data)
+    text = decode_utf8(path, read_bytes(path) if data is None else data)
     tags: list[str] = []
     pivots: list[str] = []
     numbers: list[int] = []

@@ -7,7 +7,9 @@ made LF and its text in Unicode NFC, whatever the format.
   combining acute (NFD, as some tools and macOS file systems write it) equals the precomposed
   ``é`` of the reference: without it one NFD word is a substitution in WER and a segmentation
   mismatch in POS. Every family's signature records it (``text:nfc``).
-- **Limits**: a file of at most :data:`MAX_FILE_BYTES` bytes (``SCOREHOUSE_MAX_FILE_BYTES``);
+- **Limits**: a file of at most :data:`MAX_FILE_BYTES` bytes (``SCOREHOUSE_MAX_FILE_BYTES``),
+  refused before it is read (:func:`read_bytes`, :func:`copy_bytes`: a 30 GB file filled the
+  memory, ``/dev/zero`` given to a one-shot filled the disk, before the limit was checked);
   line-based formats check lines of at most :data:`MAX_LINE_CHARS` characters
   (:func:`check_lines`), so that no single line can make an alignment take minutes.
 
@@ -24,6 +26,8 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
+import stat
 import sys
 import unicodedata
 from pathlib import Path
@@ -58,11 +62,55 @@ def fields(line: str) -> list[str]:
     return [f for f in _BLANK_RUN.split(line) if f]
 
 
+def _too_large(path: str | Path, found: str) -> InputError:
+    return InputError(path, None, f"a file of at most {MAX_FILE_BYTES:,} bytes "
+                      "(SCOREHOUSE_MAX_FILE_BYTES)", found)
+
+
+def _limited(source, size: int | None):
+    """The chunks of the open file ``source`` (``size``: its size if it is a regular file),
+    InputError as soon as it has more than :data:`MAX_FILE_BYTES` bytes: a regular file by its
+    size, before a byte is read; a pipe or a device once it has given one byte more."""
+    if size is not None and size > MAX_FILE_BYTES:
+        raise _too_large(source.name, f"{size:,} bytes")
+    if size is not None:
+        yield source.read()
+        return
+    given = 0
+    while chunk := source.read(shutil.COPY_BUFSIZE):
+        given += len(chunk)
+        if given > MAX_FILE_BYTES:
+            raise _too_large(source.name, f"more than {MAX_FILE_BYTES:,} bytes")
+        yield chunk
+
+
+def _size(source) -> int | None:
+    info = os.fstat(source.fileno())
+    return info.st_size if stat.S_ISREG(info.st_mode) else None
+
+
+def read_bytes(path: str | Path) -> bytes:
+    """The bytes of the file at ``path`` (a path, a pipe, a device), refused (InputError) past
+    :data:`MAX_FILE_BYTES` before they are read (:func:`_limited`)."""
+    with open(path, "rb") as source:
+        data = b"".join(_limited(source, _size(source)))
+    if len(data) > MAX_FILE_BYTES:  # a file that grew while it was read
+        raise _too_large(path, f"{len(data):,} bytes")
+    return data
+
+
+def copy_bytes(path: str | Path, copy: str | Path) -> None:
+    """The file at ``path`` (a pipe, a device) copied to ``copy``, refused as by
+    :func:`read_bytes` (a one-shot reads a pipe into a regular file first)."""
+    with open(path, "rb") as source, open(copy, "wb") as target:
+        for chunk in _limited(source, _size(source)):
+            target.write(chunk)
+
+
 def prepared(path: str | Path, data: bytes) -> bytes:
     """``data`` with LF line ends and NFC text (see the module docstring)."""
     if len(data) > MAX_FILE_BYTES:
-        raise InputError(path, None, f"a file of at most {MAX_FILE_BYTES:,} bytes",
-                         f"{len(data):,} bytes")
+        raise _too_large(path, f"{len(data):,} bytes")
     if b"\r" in data:
         data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     if _below_u0100(data):  # in NFC, whether it is UTF-8 or not (the reader names a bad byte)

@@ -23,7 +23,7 @@ import pyarrow as pa
 
 from scorehouse.etl.errors import decode_utf8
 from scorehouse.etl.plain import FORMATS, format_of, jsonl_rows  # noqa: F401  (named there)
-from scorehouse.etl.text import BLANKS, WORD
+from scorehouse.etl.text import BLANKS, WORD, read_bytes
 from scorehouse.etl.trn import read_trn, split_lines, utterances
 
 _BLANK = r" \t\x0B\x0C\r"  # etl.text.BLANKS in a pattern (no line end within a line)
@@ -46,7 +46,7 @@ def salt(fmt: str, id_field: str = "id", text_field: str = "text") -> str:
 def read_kaldi(path: str | Path, data: bytes | None = None) -> pa.Table:
     """Read a Kaldi ``text`` file (``utt_id word word ...``) into ``(line_no, utt_id, text)``."""
     path = Path(path)
-    text = decode_utf8(path, path.read_bytes() if data is None else data)
+    text = decode_utf8(path, read_bytes(path) if data is None else data)
     lines = split_lines(text)
     frame = (pl.DataFrame([lines]).with_row_index("line_no", offset=1)
              .filter(pl.col("raw").str.strip_chars(BLANKS) != "")
@@ -61,7 +61,7 @@ def read_jsonl(path: str | Path, data: bytes | None = None, id_field: str = "id"
     """Read JSON lines (``{"id": ..., "text": ...}`` per line, field names as given) into
     ``(line_no, utt_id, text)``."""
     path = Path(path)
-    text = decode_utf8(path, path.read_bytes() if data is None else data)
+    text = decode_utf8(path, read_bytes(path) if data is None else data)
     rows = jsonl_rows(path, text, id_field, text_field)
     frame = pl.DataFrame(rows, schema={"line_no": pl.UInt32, "utt_id": pl.String,
                                        "text": pl.String}, orient="row")

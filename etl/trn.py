@@ -25,6 +25,7 @@ from scorehouse.etl.text import (
     NO_ALTERNATION,
     alternation_word,
     check_lines,
+    read_bytes,
 )
 
 
@@ -35,7 +36,7 @@ def read_trn(path: str | Path, data: bytes | None = None) -> pa.Table:
     normalisation methods. Raises :class:`InputError` naming the first bad line.
     """
     path = Path(path)
-    lines = split_lines(text_column(path, path.read_bytes() if data is None else data))
+    lines = split_lines(text_column(path, read_bytes(path) if data is None else data))
     frame = (
         pl.DataFrame([lines])
         .with_row_index("line_no", offset=1)

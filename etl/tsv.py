@@ -12,6 +12,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from scorehouse.etl.errors import InputError, decode_utf8, shorten
+from scorehouse.etl.text import read_bytes
 
 
 def read_tsv(path: str | Path, data: bytes | None = None, key: str = "utt_id",
@@ -19,7 +20,7 @@ def read_tsv(path: str | Path, data: bytes | None = None, key: str = "utt_id",
     """Read a headed TSV (``data``: its bytes, if already read) into an Arrow table of strings,
     checking shape, key and columns."""
     path = Path(path)
-    lines = decode_utf8(path, path.read_bytes() if data is None else data).split("\n")
+    lines = decode_utf8(path, read_bytes(path) if data is None else data).split("\n")
     if not lines or not lines[0].strip():
         raise InputError(path, 1, f"a header line naming the columns ({key}, ...)", "an empty line")
     header = lines[0].rstrip("\r").split("\t")

@@ -67,6 +67,7 @@ import pyarrow as pa
 
 from scorehouse.etl.errors import InputError, decode_utf8, shorten
 from scorehouse.etl.lines import first_error, name_sentences
+from scorehouse.etl.text import read_bytes
 from scorehouse.etl.ud_checks import (
     BAD_COMMENT,
     BLANK,
@@ -123,7 +124,7 @@ def read_ud(path: str | Path, data: bytes | None = None) -> pa.Table:
     the first offending line.
     """
     path = Path(path)
-    text = _Text(path, path.read_bytes() if data is None else data)
+    text = _Text(path, read_bytes(path) if data is None else data)
     structure: list[tuple[int, str, str]] = []
     trees: list[tuple[int, str, str]] = []
     parts, starts, comments = [], [], []

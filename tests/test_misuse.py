@@ -402,7 +402,7 @@ def test_a_pipe_a_one_shot_cannot_read_is_a_rejection(tmp_path, monkeypatch):
     instead of an internal error (exit 70) from the copy."""
     import os
 
-    import scorehouse.warehouse.oneshot as oneshot
+    import scorehouse.etl.text as text
 
     def failing(*_):
         raise OSError(5, "Input/output error")
@@ -411,7 +411,7 @@ def test_a_pipe_a_one_shot_cannot_read_is_a_rejection(tmp_path, monkeypatch):
     read, write = os.pipe()
     os.write(write, b"a b (u1)\n")
     os.close(write)
-    monkeypatch.setattr(oneshot.shutil, "copyfileobj", failing)
+    monkeypatch.setattr(text, "copy_bytes", failing)
     try:
         result = CliRunner().invoke(main, ["wer", str(tmp_path / "ref.trn"), f"/dev/fd/{read}"])
     finally:

@@ -37,14 +37,14 @@ STM = ";; LABEL \"o\" \"all\" \"\"\nf1 A spk1 0.0 2.0 <o> bonjour à tous\nf1 A 
 _SEGMENTS = read_segments("ref.stm", STM.encode()).to_arrow()
 
 
-def read_corefud_table(path, data):
+def read_corefud_table(path, data=None):
     """A CorefUD file as the coreference family stages it (named for the test ids)."""
     from scorehouse.warehouse.families.coref_corefud import read_table
 
     return read_table(path, data)
 
 
-def read_ctm_against_the_stm(path, data):
+def read_ctm_against_the_stm(path, data=None):
     """A CTM read against the STM sample's segments (named for the test ids)."""
     return read_ctm(path, data, segments=_SEGMENTS)
 
@@ -137,3 +137,18 @@ def test_the_fuzzers_material_is_valid(reader):
     path = Path("fuzz") / "sample"
     table = reader(path, prepared(path, SAMPLES[reader].encode("utf-8")))
     assert isinstance(table, pa.Table) and table.num_rows > 0
+
+
+@pytest.mark.parametrize("reader", list(SAMPLES), ids=lambda r: r.__name__)
+def test_a_file_past_the_limit_is_refused_by_every_reader_given_a_path(reader, tmp_path,
+                                                                       monkeypatch):
+    """Every reader given a path alone (the library's use, ``read_trn("hyp.trn")``) refuses a
+    file larger than ``SCOREHOUSE_MAX_FILE_BYTES`` (here 1,000 bytes) by its size, before it
+    reads it: it read and parsed the whole file, however large."""
+    from scorehouse.etl import text
+
+    monkeypatch.setattr(text, "MAX_FILE_BYTES", 1000)
+    path = tmp_path / "big"
+    path.write_text(SAMPLES[reader] * (1 + 1000 // len(SAMPLES[reader])), encoding="utf-8")
+    with pytest.raises(InputError, match=r"expected a file of at most 1,000 bytes"):
+        reader(path)

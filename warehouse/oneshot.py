@@ -18,7 +18,6 @@ import contextlib
 import inspect
 import json
 import os
-import shutil
 import stat
 import sys
 import tempfile
@@ -252,9 +251,7 @@ def command(name: str, function: Callable, summary: str) -> click.Command:
             except (CampaignError, InputError) as err:
                 raise click.ClickException(named(str(err))) from None
             except Rejected as err:
-                for message in err.messages:
-                    click.echo(f"rejected: {named(message)}", err=True)
-                sys.exit(2)
+                _exit_rejected(map(named, err.messages))
             for message in result.notes:
                 click.echo(f"note: {named(message)}", err=True)
             result.sources = tuple(named(source) for source in result.sources)
@@ -264,13 +261,25 @@ def command(name: str, function: Callable, summary: str) -> click.Command:
                          short_help=summary)
 
 
+def _exit_rejected(messages) -> typing.NoReturn:
+    """Exit 2, each message a line ``rejected: …`` on stderr."""
+    for message in messages:
+        click.echo(f"rejected: {message}", err=True)
+    sys.exit(2)
+
+
 @contextlib.contextmanager
 def spooled(inputs: list[str]):
     """The command's input files, each one that is a pipe or a device (``<(zcat hyp.trn.gz)``,
     ``/dev/stdin``) read once into a regular file of a temporary folder, which is removed
     after: the scoring reads a file more than once (its size, its content's hash, its rows), and
     a pipe gives its bytes once (read again, it was empty: every utterance scored as deleted).
-    Yields the paths to read and a function that puts the given paths back into a message."""
+    Yields the paths to read and a function that puts the given paths back into a message. A
+    pipe longer than the readers' limit (``/dev/zero``) is rejected (exit 2) once it passes it:
+    copied whole, it filled the temporary folder's disk."""
+    from scorehouse.etl.errors import InputError
+    from scorehouse.etl.text import copy_bytes
+
     with tempfile.TemporaryDirectory(prefix="scorehouse-input-") as folder:
         files, back = [], {}
         for k, given in enumerate(inputs):
@@ -282,8 +291,9 @@ def spooled(inputs: list[str]):
                 copy = Path(folder) / str(k) / Path(given).name
                 copy.parent.mkdir()
                 try:
-                    with open(given, "rb") as source, open(copy, "wb") as target:
-                        shutil.copyfileobj(source, target)
+                    copy_bytes(given, copy)
+                except InputError as err:
+                    _exit_rejected([str(err)])
                 except OSError:  # unreadable: the scoring rejects it, in one line, exit 2
                     pass
                 else:

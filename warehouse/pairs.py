@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scorehouse.etl.errors import InputError, decode_utf8
+from scorehouse.etl.text import read_bytes
 
 
 @dataclass
@@ -44,7 +45,7 @@ def read_pairs(path: str | os.PathLike) -> list[tuple[str, str]]:
     path = Path(path)
     folder = path.parent
     pairs = []
-    for number, line in enumerate(decode_utf8(path, path.read_bytes()).split("\n"), 1):
+    for number, line in enumerate(decode_utf8(path, read_bytes(path)).split("\n"), 1):
         line = line.rstrip("\r")
         if not line.strip() or line.startswith("#"):
             continue

@@ -338,13 +338,14 @@ def _bytes(path: Path) -> tuple[bytes | None, str]:
     its opening until a writer came, beyond a cron job's ``timeout``; a device never ends)."""
     try:
         mode = os.stat(path).st_mode
-        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
-            return None, "a named pipe (FIFO)" if stat.S_ISFIFO(mode) else "a device or socket"
-        return path.read_bytes(), ""
+        if not stat.S_ISREG(mode):
+            return None, ("a folder" if stat.S_ISDIR(mode) else "a named pipe (FIFO)"
+                          if stat.S_ISFIFO(mode) else "a device or socket")
+        return text.read_bytes(path), ""
+    except InputError as err:  # too large: refused before it is read
+        return None, f"{err.found}, not {err.expected}"
     except FileNotFoundError:
         return None, "nothing (missing file)"
-    except IsADirectoryError:
-        return None, "a folder"
     except OSError as err:
         return None, f"a file it cannot read ({err.strerror or type(err).__name__})"
 

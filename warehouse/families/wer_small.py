@@ -28,7 +28,7 @@ from pathlib import Path
 
 from scorehouse.etl.errors import InputError
 from scorehouse.etl.plain import format_of, small_rows
-from scorehouse.etl.text import prepared
+from scorehouse.etl.text import prepared, read_bytes
 from scorehouse.scorers.edit import COSTS, NULL, align_pair
 from scorehouse.scorers.wer_rules import (
     Markers,
@@ -102,7 +102,7 @@ def _rows(path: Path, declared: str, id_field: str, text_field: str
     """A transcript's rows as the pipeline stages them, or None (Kaldi, STM or CTM, a file the
     pipeline rejects)."""
     try:
-        return small_rows(path, prepared(path, path.read_bytes()), format_of(path, declared),
+        return small_rows(path, prepared(path, read_bytes(path)), format_of(path, declared),
                           id_field, text_field)
     except (OSError, InputError):
         return None
