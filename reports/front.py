@@ -29,13 +29,22 @@ def _identity(text: str) -> str:
 
 def notes(task, boards: list[dict], labels: dict[str, str], _=_identity,
           here: bool = False) -> list[str]:
-    """What the front page says under a task's boards: for speech, the systems shown whose
-    official method (:func:`official_method`) is not the boards' (their figures are on the task
-    page), by the names the boards show (``labels``: system id -> the name its audience sees, an
-    anonymous participant's code), so that the front page and the task page agree on what is
-    official; said on the task page itself (``here``), its figures are in the tables below."""
-    if task.family != "wer" or not boards:
+    """What the front page says under a task's boards: the task's corpora that have no board
+    (a rejected reference, nothing published on it yet: a corpus left out without a word read
+    as a task of fewer corpora); for speech, the systems shown whose official method
+    (:func:`official_method`) is not the boards' (their figures are on the task page), by the
+    names the boards show (``labels``: system id -> the name its audience sees, an anonymous
+    participant's code), so that the front page and the task page agree on what is official;
+    said on the task page itself (``here``), its figures are in the tables below."""
+    if not boards:
         return []
+    shown = {b["corpus"] for b in boards}
+    missing = [c.id for c in task.corpora if c.id not in shown]
+    said = [(_("No published result yet on {corpora}.") if here else
+             _("No published result yet on {corpora}: see the task page.")
+             ).format(corpora=", ".join(missing))] if missing else []
+    if task.family != "wer":
+        return said
     methods, headline = wer_methods(task.options)
     own = {labels[s.id]: official_method(s.options, methods, headline)
            for s in task.systems if s.id in labels}
@@ -50,8 +59,8 @@ def notes(task, boards: list[dict], labels: dict[str, str], _=_identity,
             _("Official method {method} for {systems} (comment detection), whose figures are "
               "on the task page. The scores of {method} do not compare with those of "
               "{headline}, the references being normalised otherwise."))
-    return [text.format(method=method.upper(), systems=", ".join(names),
-                        headline=headline.upper()) for method, names in apart.items()]
+    return said + [text.format(method=method.upper(), systems=", ".join(names),
+                               headline=headline.upper()) for method, names in apart.items()]
 
 
 def official(task, _=_identity) -> list[tuple[str, list[str], str]]:

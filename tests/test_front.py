@@ -57,6 +57,28 @@ def test_no_note_where_every_system_is_on_the_boards_method():
     assert notes(task(), [], LABELS) == []  # nothing published yet: the page says so instead
 
 
+def test_a_corpus_without_a_board_is_said_not_left_out():
+    """A task's corpus with no board (its reference rejected, nothing published on it yet) was
+    left out of the front page and the task page's headline without a word: the task read as
+    one of fewer corpora. The notes name it, first, in the page's language."""
+    from scorehouse.warehouse.campaign import Corpus
+
+    corpora = tuple(Corpus(c, "test", {}) for c in ("dev", "test", "eval", "extra"))
+    for family in ("wer", "pos", "parsing", "coref", "terms"):
+        given = task(family=family, detecting=())
+        given = Task(given.id, family, given.name, corpora, given.systems, {})
+        assert notes(given, BOARDS, LABELS) == [
+            "No published result yet on eval, extra: see the task page."], family
+        assert notes(given, BOARDS, LABELS, here=True) == [
+            "No published result yet on eval, extra."], family
+        assert notes(given, BOARDS, LABELS, gettext_for("fr")) == [
+            "Pas encore de résultat publié sur eval, extra\u00a0: voir la page de la tâche."]
+        assert notes(given, [], LABELS) == []  # no board at all: the page says so instead
+    given = task()
+    given = Task(given.id, "wer", given.name, corpora[:2], given.systems, {})
+    assert len(notes(given, BOARDS, LABELS)) == 1  # every corpus has its board: the M4 note
+
+
 def test_the_note_speaks_the_pages_language():
     [note] = notes(task(), BOARDS, LABELS, gettext_for("fr"))
     assert note.startswith("Méthode officielle M4 pour sys-com, P-1234-1 (détection des "
