@@ -136,7 +136,8 @@ def with_contents(html: str, label: str = "Contents") -> str:
         level, attributes, title = match.groups()
         found = _ID.search(attributes)
         counted = sum(1 for h in headings if h[3])
-        ident = found.group(1) if found else f"s{counted + 1}"
+        ident = found.group(1) if found else (f"s{counted + 1}" if match.start() >= opening
+                                              else f"top-{len(headings) + 1}")
         if not found:
             attributes += f' id="{ident}"'
         headings.append((level, ident, re.sub(r"<[^>]+>", "", title).strip(),
