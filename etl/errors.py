@@ -49,3 +49,17 @@ def shorten(text: str, width: int = 60) -> str:
     if len(text) <= width:
         return repr(text)
     return f"{text[: width - 1] + '…'!r} ({len(text):,} characters)"
+
+
+def holding(path: str | Path, expected: str):
+    """A staging check (``warehouse.staging.StageJob.check``) that rejects a reference holding
+    nothing to score, its table without rows: an empty file, comments only. An empty CoNLL-U
+    reference was scored to no figure at all, exit 0, its corpus gone from its page unexplained;
+    rejected, its page says why. (A term list or a coreference key without a term or a mention
+    has defined figures: its family's convention for 0/0.)"""
+
+    def check(table) -> None:
+        if table.num_rows == 0:
+            raise InputError(path, None, expected, "none (an empty file, or comments only)")
+
+    return check

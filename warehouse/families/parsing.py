@@ -29,6 +29,7 @@ import pyarrow.compute as pc
 
 from scorehouse.etl.easy import read_easy_xml
 from scorehouse.etl.easy_tsv import read_easy_tsv
+from scorehouse.etl.errors import holding
 from scorehouse.etl.text import SIGNATURE as TEXT
 from scorehouse.etl.ud import read_ud
 from scorehouse.scorers import easy as easy_scorer
@@ -171,12 +172,12 @@ def load(ctx: RunContext, task: Task) -> None:
     """Stage every changed reference, full corpus and submission (parsed in parallel worker
     processes when they are big). A CoNLL-U submission whose text differs from the reference's is
     rejected unless the task sets ``recover = true``."""
-    options = task_options(task)
-    references = []
+    options, references = task_options(task), []
     for corpus in task.corpora:
         fmt = corpus.options.get("format", "easy")
         references += [StageJob(Slot(task.id, corpus.id, "", role), corpus.files[role],
-                                _reader(fmt), _stager(fmt), salt=_salt(fmt))
+                                _reader(fmt), _stager(fmt), salt=_salt(fmt),
+                                check=holding(corpus.files[role], "reference sentences"))
                        for role in ("reference", "full") if role in corpus.files]
     stage_files(ctx, references)
     submissions = []

@@ -19,6 +19,7 @@ import polars as pl
 import pyarrow as pa
 
 from scorehouse.etl import transcripts
+from scorehouse.etl.errors import holding
 from scorehouse.etl.stm import read_ctm, read_stm
 from scorehouse.etl.text import SIGNATURE as TEXT
 from scorehouse.etl.tsv import read_tsv
@@ -54,7 +55,7 @@ from scorehouse.warehouse.db import (
     keyed,
     written,
 )
-from scorehouse.warehouse.families.wer_checks import check_ids, utterances_in
+from scorehouse.warehouse.families.wer_checks import check_ids
 from scorehouse.warehouse.families.wer_intervals import intervals
 from scorehouse.warehouse.runner import Target, Unit, run_units, stale
 from scorehouse.warehouse.staging import Slot, StageJob, stage_files
@@ -200,7 +201,7 @@ def load(ctx: RunContext, task: Task) -> None:
                              read_tsv, _stage_metadata)] if "metadata" in corpus.files else []
         reference = corpus.files["reference"]
         stage_files(ctx, [job(Slot(task.id, corpus.id, "", "reference"), reference,
-                              check=lambda t, p=reference: utterances_in(t, p)), *metadata])
+                              check=holding(reference, "reference utterances")), *metadata])
         ref_ids = _reference_ids(ctx, task.id, corpus.id)
         jobs = []
         for system in task.systems:

@@ -1,5 +1,5 @@
-"""The checks a WER input passes before it is staged (warehouse/families/wer.py): a reference
-holds utterances, a submission names only the reference's utterance ids."""
+"""The checks a WER submission passes before it is staged (warehouse/families/wer.py): it names
+only the reference's utterance ids (a reference holds utterances: ``etl.errors.holding``)."""
 
 from __future__ import annotations
 
@@ -7,14 +7,6 @@ import polars as pl
 import pyarrow as pa
 
 from scorehouse.etl.errors import InputError
-
-
-def utterances_in(reference: pa.Table, path) -> None:
-    """Reject a reference without any utterance (an empty file, comments only): nothing could
-    be scored on its corpus (N = 0), and the corpus would vanish from its page unexplained; a
-    rejected reference is said there."""
-    if reference.num_rows == 0:
-        raise InputError(path, None, "reference utterances", "none (no utterance line)")
 
 
 def check_ids(hyp: pa.Table, ref_ids: pl.Series | None, path) -> None:
