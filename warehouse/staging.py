@@ -191,10 +191,9 @@ def stage_files(ctx: RunContext, jobs: list[StageJob], workers: int | None = Non
             except InputError as err:
                 _record(ctx.con, ctx, job.slot, job.path, sha, None, "rejected", str(err))
                 ctx.reject(str(err))
-                out.append(True)
-                continue
-            _accept(ctx, job.slot, str(job.path), sha, table, job.stage)
-            del table  # not alive while the next file is parsed
+            else:
+                _accept(ctx, job.slot, str(job.path), sha, table, job.stage)
+                del table  # not alive while the next file is parsed
             out.append(True)
     if parsed:  # the files hashed as they were parsed
         insert_rows(ctx.con, "INSERT OR REPLACE INTO cat_input_stat VALUES (?, ?, ?, ?, ?, ?)",
