@@ -144,9 +144,8 @@ def _compute_options(func):
     """Where the units are computed and their outputs exchanged: run and score."""
     func = click.option(
         "--store", metavar="DIR|URL", default=None,
-        help="Where unit outputs are kept and exchanged with workers: a folder or a pyarrow "
-             "filesystem URL such as s3://bucket/prefix  "
-             "[default: DB-STEM.store beside --db]")(func)
+        help="Where unit outputs are kept and exchanged with workers: a folder or a pyarrow file"
+             "system URL such as s3://bucket/prefix  [default: DB-STEM.store beside --db]")(func)
     func = click.option(
         "--executor-wait", "executor_wait", metavar="SECONDS", type=click.IntRange(0, 86_400),
         default=None,
@@ -202,7 +201,8 @@ def _steps(campaign_dir, db, out, steps, force, quiet, workers=None, executor=No
 @click.option("--out", type=click.Path(file_okay=False), default="bulletins", show_default=True,
               help="Where the HTML bulletins and the CSV / Parquet / Markdown / LaTeX tables are "
                    "published: a symbolic link, swapped at once to each new edition folder.")
-@click.option("--force", is_flag=True, help="Recompute every unit even if nothing changed.")
+@click.option("--force", is_flag=True, help="Recompute every unit and page even if nothing "
+              "changed; publish at an --out another warehouse published at.")
 @_rehash_option
 @_compute_options
 def run_command(campaign_dir, db, out, force, rehash, workers, executor, store, executor_wait,

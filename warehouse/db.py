@@ -22,7 +22,12 @@ import polars as pl
 import pyarrow as pa
 
 from scorehouse.warehouse.buffer import one_shot_limit
-from scorehouse.warehouse.dbfile import SchemaError, refuse_foreign, unreadable
+from scorehouse.warehouse.dbfile import (
+    SchemaError,
+    refuse_foreign,
+    refuse_other_tables,
+    unreadable,
+)
 
 _LAYERS = ("cat", "stg", "int", "fct", "hist", "mart")
 _BUILD = "-- @build"
@@ -122,6 +127,7 @@ def apply_schema(con: duckdb.DuckDBPyConnection, folders: list[str],
     if _applied(con, folders, digest):
         return
     existing = _base_tables(con)
+    refuse_other_tables(con, existing)
     if not existing:  # a new warehouse: nothing to bring up to date; its statements in one
         from scorehouse.warehouse.catalog import transaction  # (catalog's rows need this module)
 

@@ -51,6 +51,28 @@ def refuse_foreign(path: str | Path) -> None:
         raise SchemaError(_NOT_A_WAREHOUSE.format(path=path))
 
 
+def database_path(con: duckdb.DuckDBPyConnection) -> str:
+    """The file of ``con``'s database, as it was opened."""
+    return con.execute("SELECT path FROM duckdb_databases() "
+                       "WHERE database_name = current_database()").fetchall()[0][0]
+
+
+def refuse_other_tables(con: duckdb.DuckDBPyConnection, tables: set[str]) -> None:
+    """A :class:`SchemaError` for a DuckDB file that holds tables but not a warehouse's catalog
+    (``cat_run``): a public database (``scorehouse public-db``) or another program's database
+    given as ``--db`` was made a warehouse by the run, which wrote every system into it, the
+    withheld ones too, beside the public tables it kept."""
+    if not tables or "cat_run" in tables:
+        return
+    path = database_path(con)
+    if "published_tables" in tables:
+        raise SchemaError(f"{path}: a public database (written by scorehouse public-db), not a "
+                          "warehouse: give the --db that scorehouse run created")
+    shown = ", ".join(sorted(tables)[:5]) + (", ..." if len(tables) > 5 else "")
+    raise SchemaError(f"{path}: a DuckDB database of other tables ({shown}), not a scorehouse "
+                      "warehouse: give the --db that scorehouse run created, or a new file name")
+
+
 def unreadable(path, err: duckdb.Error) -> SchemaError | None:
     """A clear error for a --db file this DuckDB cannot read, or None for another error."""
     text = str(err)

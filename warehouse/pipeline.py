@@ -37,7 +37,11 @@ from scorehouse.warehouse.catalog import (
 from scorehouse.warehouse.db import apply_schema, connect
 from scorehouse.warehouse.families import family, sql_folders
 from scorehouse.warehouse.locks import publication_lock
-from scorehouse.warehouse.publish import publish, refuse_inside_editions
+from scorehouse.warehouse.publish import (
+    publish,
+    refuse_inside_editions,
+    refuse_other_warehouse,
+)
 from scorehouse.warehouse.published import PUBLIC, Audience
 from scorehouse.warehouse.store import Store, StoreError, default_location
 
@@ -128,8 +132,17 @@ def run(campaign_dir: str | Path, db: str | Path, out: str | Path | None,
     made = bool(location) and "://" not in location and not Path(location).exists()
     unit_store = Store(location) if location and "score" in steps else None
     lost: list[str] = []
+    fresh = db is not None and not Path(db).exists()
     try:
         con = open_warehouse(db, lost)
+        if out is not None and "report" in steps:
+            try:
+                refuse_other_warehouse(con, campaign.id, Path(out), force)
+            except CampaignError:  # the wrong --db: no new warehouse file left either
+                con.close()
+                for new in (Path(db), Path(f"{db}.wal")) if fresh else ():
+                    new.unlink(missing_ok=True)
+                raise
     except BaseException:  # a --db refused: no empty store left beside it (one a run started
         # meanwhile writes into holds files: kept)
         if made and unit_store is not None and not any(

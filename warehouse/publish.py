@@ -13,6 +13,12 @@ bytes (its pages rendered naming a placeholder, then rewritten): a run that move
 byte, such as one that scored a withheld participant's resubmission alone, leaves the published
 edition as it was, its id included.
 
+One warehouse publishes at an ``OUT``: ``.OUT.warehouse`` beside it keeps the random token of
+the warehouse that last published there (:func:`owner_file`), and another warehouse (a mistyped
+``--db``: a new, empty one) is refused before it runs, unless ``--force``. It replaced the
+bulletins with its own, and the right warehouse, whose pages had not changed, then said they
+were up to date.
+
 Layout: ``OUT`` is a symbolic link to ``.OUT.editions/<edition>-run<N>`` beside it; the campaign's
 ``editions`` newest editions are kept (default 2: the current one and the one before it, so a
 reader still on the previous one is not cut off), older ones are removed. Every page of an edition
@@ -25,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import secrets
 import shutil
 from pathlib import Path
 
@@ -34,7 +41,8 @@ from scorehouse.warehouse import __version__
 from scorehouse.warehouse.artifacts import artifact_states, record_artifact, unit_states
 from scorehouse.warehouse.campaign import CampaignError
 from scorehouse.warehouse.catalog import RunContext, fingerprint, package_files, transaction
-from scorehouse.warehouse.db import frame
+from scorehouse.warehouse.db import frame, one
+from scorehouse.warehouse.dbfile import database_path
 from scorehouse.warehouse.faults import checkpoint
 from scorehouse.warehouse.published import PUBLIC, Audience, rendering_for
 
@@ -111,6 +119,7 @@ def _publish(ctx: RunContext, out: Path, force: bool, audience: Audience) -> lis
     )  # matplotlib: only when reporting
 
     refuse_inside_editions(out)
+    refuse_other_warehouse(ctx.con, ctx.campaign.id, out, force)
     con, campaign = ctx.con, ctx.campaign
     states = page_states(con, campaign)
     recorded = artifact_states(con, campaign.id, "page") if audience.public else {}
@@ -118,10 +127,11 @@ def _publish(ctx: RunContext, out: Path, force: bool, audience: Audience) -> lis
     if current is not None and edition_audience(current.name) != audience.key:
         raise CampaignError(f"{out}: holds the {edition_audience(current.name)} edition; "
                             f"write the {audience.key} edition to another --out")
+    editions = out.parent / f".{out.name}.editions"
     if not force and current is not None and recorded == states:
+        _own(ctx, out)  # a publication made before tokens were kept: this warehouse's
         ctx.notes.append(f"bulletins in {out} are up to date")
         return []
-    editions = out.parent / f".{out.name}.editions"
     marked = "" if audience.public else f"-{audience.key}"
     staging = editions / f"pending{marked}-run{ctx.run_id}.partial"
     shutil.rmtree(staging, ignore_errors=True)
@@ -143,6 +153,7 @@ def _publish(ctx: RunContext, out: Path, force: bool, audience: Audience) -> lis
     edition = _content_id(staging, audience)
     if not force and current is not None and _edition_of(current) == edition:
         shutil.rmtree(staging)  # not one published byte moved (a withheld resubmission alone)
+        _own(ctx, out)
         if audience.public:
             _record_pages(ctx, states)
         ctx.notes.append(f"bulletins in {out} are up to date")
@@ -153,6 +164,7 @@ def _publish(ctx: RunContext, out: Path, force: bool, audience: Audience) -> lis
         target = editions / f"{target.name}-again"
     shutil.rmtree(target, ignore_errors=True)
     os.replace(staging, target)
+    _own(ctx, out)
     checkpoint("edition written")
     _point(out, target)
     checkpoint("edition published")
@@ -214,8 +226,8 @@ def _prune(editions: Path, target: Path, keep: int) -> None:
     def run(folder: Path) -> int:
         found = _RUN.search(folder.name)
         return int(found.group(1)) if found else -1
-    older = sorted((f for f in editions.iterdir()
-                    if f.name != target.name and not f.name.endswith(".partial")),
+    older = sorted((f for f in editions.iterdir() if f.is_dir()
+                    and f.name != target.name and not f.name.endswith(".partial")),
                    key=run, reverse=True)
     partial = [f for f in editions.iterdir() if f.name.endswith(".partial")]
     for old in older[keep - 1:] + partial:
@@ -256,6 +268,47 @@ def _refuse_foreign(out: Path) -> None:
                                 "empty the folder")
     elif out.exists():
         raise CampaignError(f"{out}: is a file, not a folder of bulletins; choose another --out")
+
+
+def owner_file(out: Path) -> Path:
+    """Beside ``out``: the token of the warehouse that publishes there."""
+    return out.parent / f".{out.name}.warehouse"
+
+
+def _token(con, campaign: str) -> str | None:
+    found = one(con, "SELECT state FROM cat_artifact WHERE campaign = ? AND kind = 'owner' "
+                "AND key = ''", [campaign])
+    return found[0] if found else None
+
+
+def refuse_other_warehouse(con, campaign: str, out: Path, force: bool) -> None:
+    """CampaignError when another warehouse than ``con``'s last published at ``out`` (its
+    editions folder holds another token than this warehouse's, or this one has none yet), unless
+    ``force``: a mistyped ``--db`` is a new warehouse, which would replace the bulletins."""
+    try:
+        found = owner_file(out).read_text(encoding="ascii")
+    except (OSError, UnicodeDecodeError):
+        return  # nothing published there yet, or by a version that kept no token
+    if not force and found.strip() != _token(con, campaign):
+        raise CampaignError(f"{out}: holds the bulletins of another warehouse than "
+                            f"{database_path(con)}; give "
+                            "the --db that published them, or --force to publish this "
+                            "warehouse's edition there instead")
+
+
+def _own(ctx: RunContext, out: Path) -> None:
+    """Mark ``out`` as this warehouse's (:func:`owner_file`; a token made at its first
+    publication), before the edition is pointed at: a kill after it leaves ``out`` this
+    warehouse's, its old edition published."""
+    token = _token(ctx.con, ctx.campaign.id)
+    if token is None:
+        token = secrets.token_hex(16)
+        with transaction(ctx.con):
+            record_artifact(ctx, "owner", "", token)
+    marker = owner_file(out)
+    if not marker.is_file() or marker.read_text(encoding="ascii") != token:
+        marker.with_name(f"{marker.name}.partial").write_text(token, encoding="ascii")
+        os.replace(marker.with_name(f"{marker.name}.partial"), marker)
 
 
 def edition_audience(name: str) -> str:

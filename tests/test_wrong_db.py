@@ -1,0 +1,80 @@
+"""A wrong ``--db`` is an error, never a silent takeover. Found by a new organiser:
+
+- ``run --db pub.duckdb`` on the public database (``scorehouse public-db``) made it a warehouse:
+  every system went into it, the withheld ones and the anonymous ones' ids included, beside its
+  public tables (and any DuckDB file of other tables the same);
+- a mistyped ``--db`` (a new, empty warehouse) published its own edition over the bulletins of
+  the right warehouse, which then said "bulletins are up to date" and left them so.
+"""
+
+from __future__ import annotations
+
+import subprocess
+
+import duckdb
+from helpers import SCOREHOUSE, published, run
+
+from scorehouse.warehouse.cli import EXIT_FAILURE
+
+
+def _contents(db) -> dict[str, int]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        names = [n for (n,) in con.execute("SELECT table_name FROM information_schema.tables "
+                                           "ORDER BY ALL").fetchall()]
+        return {n: con.execute(f'SELECT count(*) FROM "{n}"').fetchone()[0] for n in names}
+    finally:
+        con.close()
+
+
+def test_a_public_database_or_a_foreign_one_is_not_made_a_warehouse(speech_campaign, tmp_path):
+    from click.testing import CliRunner
+
+    from scorehouse.warehouse.cli import main
+
+    db, out = tmp_path / "w.duckdb", tmp_path / "bulletins"
+    assert run(speech_campaign, db, out).returncode == 0
+    public = tmp_path / "public.duckdb"
+    assert CliRunner().invoke(main, ["public-db", str(out), str(public)]).exit_code == 0
+    other = tmp_path / "other.duckdb"
+    with duckdb.connect(str(other)) as con:
+        con.execute("CREATE TABLE results AS SELECT 1 AS x")
+    for given, said in ((public, "a public database (written by scorehouse public-db), not a "
+                                 "warehouse"),
+                        (other, "a DuckDB database of other tables (results), not a "
+                                "scorehouse warehouse")):
+        before = _contents(given)
+        done = run(speech_campaign, given, tmp_path / f"out-{given.stem}")
+        assert done.returncode == EXIT_FAILURE, done.stderr
+        assert done.stderr == f"Error: {given}: {said}: give the --db that scorehouse run " \
+                              f"created{', or a new file name' if given == other else ''}\n"
+        assert _contents(given) == before  # not one table added, not one row
+        assert not (tmp_path / f"{given.stem}.store").exists()
+
+
+def test_another_warehouse_is_refused_at_the_bulletins_of_one(speech_campaign, tmp_path):
+    db, out = tmp_path / "w.duckdb", tmp_path / "bulletins"
+    assert run(speech_campaign, db, out).returncode == 0
+    pages = published(out)
+    typo = tmp_path / "w2.duckdb"
+    done = run(speech_campaign, typo, out)
+    assert done.returncode == EXIT_FAILURE, done.stderr
+    assert done.stderr == (f"Error: {out}: holds the bulletins of another warehouse than "
+                           f"{typo}; give the --db that published them, or --force to publish "
+                           "this warehouse's edition there instead\n")
+    assert published(out) == pages and not typo.exists()  # nothing published, nothing made
+    assert not (tmp_path / "w2.store").exists()
+    assert run(speech_campaign, db, out).returncode == 0  # the right one: up to date
+
+    # taken over on purpose (--force), the first warehouse is refused in turn, and puts its own
+    # edition back with --force: the pages it published first, byte for byte
+    assert _forced(speech_campaign, typo, out).returncode == 0
+    done = run(speech_campaign, db, out)
+    assert done.returncode == EXIT_FAILURE and f"another warehouse than {db};" in done.stderr
+    assert _forced(speech_campaign, db, out).returncode == 0
+    assert published(out) == pages
+
+
+def _forced(campaign, db, out):
+    return subprocess.run([SCOREHOUSE, "run", str(campaign), "--db", str(db), "--out", str(out),
+                           "-q", "--force"], capture_output=True, text=True, timeout=600)
