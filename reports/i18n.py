@@ -43,7 +43,7 @@ VOCABULARY = (N_("absolute"), N_("relative"), N_("full"), N_("category"), N_("si
               N_("key"), N_("response"), N_("system"), N_("options"), N_("code"), N_("parsing"),
               # input roles a rejection names (reports/templates/macros.html rejected_box)
               N_("interpretations"), N_("metadata"), N_("categories"), N_("training"),
-              N_("key-links"), N_("submissions-links"),  # "table" is French already
+              N_("key-links"), N_("submissions"), N_("submissions-links"),  # "table" is French
               N_("recall"), N_("precision"))  # a D-error's direction (coref.html)
 
 
@@ -114,10 +114,16 @@ class Numbers:
         """A proportion as a percentage figure (the ``%`` sign is in the column heading)."""
         return DASH if value is None else self.decimal(100 * value, digits)
 
-    def p(self, value) -> str:
-        """A p-value: three decimals, below 0.001 as ``< 0.001``."""
+    def p(self, value, resamples: int | None = None) -> str:
+        """A p-value: three decimals, below 0.001 as ``< 0.001``; one below what ``resamples``
+        bootstrap resamples can tell (1 / resamples: none of them) as ``< 1 / resamples``,
+        rounded up (200 resamples: ``< 0.005``; ``< 0.001`` claimed what they cannot show)."""
         if value is None:
             return DASH
+        if resamples and value < 1 / resamples:
+            digits = max(3, math.ceil(-math.log10(1 / resamples)))
+            return "<\u00a0" + self.decimal(math.ceil(10**digits / resamples) / 10**digits,
+                                             digits)
         return "<\u00a0" + self.decimal(0.001, 3) if value < 0.001 else self.decimal(value, 3)
 
     def signed(self, value, digits: int = 2) -> str:

@@ -97,6 +97,7 @@ def render_task(con, campaign, task, folder: Path, env: Environment, common: dic
 
     data = page_module(task.family).page_data(con, campaign, task, folder)
     data["state"] = page_state(con, campaign, task)
+    data["organisers"] = visible_systems(con, campaign.id, task.id)["organiser"].any()
     _ = gettext_for(campaign.language)
     data["opening"] = opening(con, campaign, task, _)
     path = folder / "index.html"
@@ -162,7 +163,7 @@ def with_contents(html: str, label: str = "Contents") -> str:
     return html.replace("</header>\n", "</header>\n" + toc, 1)
 
 
-PUBLICATIONS = (N_("public"), N_("anonymous"))  # the index shows them translated
+PUBLICATIONS = (N_("public"), N_("anonymous"), N_("withheld"))  # shown translated (index)
 # an input role's name on a page where the role's key is not a word of its own (the others are
 # words of VOCABULARY, reports/i18n.py): a rejection says "the reference (full corpus)"
 ROLE_NAMES = {"full": N_("full corpus"),
@@ -214,8 +215,8 @@ def rejected_inputs(con, campaign, task, labels: dict[str, str]) -> list[dict]:
         if r["system"] and r["system"] not in labels:
             continue
         shown = labels.get(r["system"], r["system"])
-        name = (f"{shown} ({r['role']})" if shown != r["system"]
-                else public_path(r["path"], campaign))
+        # an anonymous system by its code (the box says whose submission, and its role)
+        name = shown if shown != r["system"] else public_path(r["path"], campaign)
         error = public_message(r["error"] or "", r["path"], name, campaign,
                                full=own is not None and r["participant"] == own)
         out.append({**r, "system": shown, "path": name, "error": error,

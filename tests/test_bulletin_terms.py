@@ -469,5 +469,5 @@ def test_rejected_list_of_an_anonymous_system_does_not_name_it(tmp_path):
     assert "extractor-a" in box and "extractor-a.terms.tsv, line 2: expected a score like line 1" \
         in box
     assert f"the submission of {code}" in box
-    assert f"{code} (terms), line 2: expected a score like line 1" in box, box
+    assert f"{code}, line 2: expected a score like line 1" in box, box  # by its code alone
     assert "termer" not in html

@@ -81,6 +81,10 @@ def test_french_numbers():
     assert fr.count(12345) == "12\u202f345" and en.count(12345) == "12,345"
     assert fr.p(0.0004) == "<\u00a00,001" and fr.p(0.0125) == "0,013"
     assert fr.num(None) == "–" and fr.tick(2.5) == "2,5" and fr.tick(20.0) == "20"
+    # a p-value of 0 from B resamples is below 1/B, no lower: 200 resamples showed "< 0,001"
+    assert [en.p(0.0, b) for b in (200, 300, 1000, 10_000)] == [
+        "<\u00a00.005", "<\u00a00.004", "<\u00a00.001", "<\u00a00.0001"]
+    assert en.p(0.0004, 10_000) == "<\u00a00.001" and en.p(0.02, 200) == "0.020"
     assert fr.signed(0.1) == "+0,10" and fr.signed(-0.04) == "-0,04" and en.signed(0.1) == "+0.10"
     assert fr.signed(-0.001) == "+0,00" and fr.signed(None) == "–"  # no "-0,00"
 
