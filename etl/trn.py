@@ -11,6 +11,7 @@ without an id, a duplicate id or bytes that are not UTF-8 reject the file with i
 from __future__ import annotations
 
 import codecs
+import re
 from pathlib import Path
 
 import polars as pl
@@ -45,7 +46,17 @@ def read_trn(path: str | Path, data: bytes | None = None) -> pa.Table:
         .with_columns(pl.col("raw").str.extract(_ID_SUFFIX, 1).alias("utt_id"),
                       pl.col("raw").str.replace(_ID_SUFFIX, "").alias("text"))
     )
-    return utterances(path, frame, "'text (utterance_id)'")
+    try:
+        return utterances(path, frame, TRN_LINE)
+    except InputError as err:  # a Kaldi file given as trn: say which format it looks like
+        if err.expected != TRN_LINE or not _KALDI_LINE.match(err.found):
+            raise
+        raise InputError(err.path, err.line, f"{TRN_LINE} (a line 'id text' is Kaldi's: "
+                         "format = \"kaldi\" in the task, --format kaldi)", err.found) from None
+
+
+TRN_LINE = "'text (utterance_id)'"
+_KALDI_LINE = re.compile(r"^['\"][^\s()'\"]*\d[^\s()'\"]*\s+[^\s]")  # 'spk1-0001 bonjour'
 
 
 def text_column(path: Path, data: bytes) -> pl.Series:

@@ -76,6 +76,9 @@ def test_the_export_gives_the_warehouses_figures(db, tmp_path):
         "USING (campaign, task, system) WHERE s.label IS NOT NULL AND task = 'asr'").fetchall())
     con.close()
     assert len(rows) == len(truth)
+    # flags as the bulletins' CSV tables write them (a new organiser found True beside true)
+    assert {r["higher_is_better"] for r in rows} == {"false"}
+    assert {r["organiser"] for r in rows} == {"true", "false"}, {r["organiser"] for r in rows}
     for r in rows:
         assert float(r["score"]) == pytest.approx(truth[(r["system"], r["corpus"], r["variant"])],
                                                   rel=1e-15)

@@ -124,3 +124,40 @@ def test_the_demo_hint_names_a_command_the_user_can_run(monkeypatch, tmp_path):
     assert command.endswith(" -m scorehouse")
     probe = subprocess.run(f"{command} --version", shell=True, capture_output=True, text=True)
     assert probe.returncode == 0 and "scorehouse" in probe.stdout
+
+
+def test_messages_say_what_to_do(speech_campaign, tmp_path):
+    """A new organiser's mistakes, each answered by what to do: a Kaldi file given as trn names
+    the format; a query reading a file names --allow-files; an unknown family names its file
+    and task; a hypothesis file cut short is accepted (its missing utterances scored as
+    deletions, docs/formats_wer.md) but said in the run's notes."""
+    from click.testing import CliRunner
+
+    from scorehouse.warehouse.cli import main
+    from scorehouse.warehouse.pipeline import run
+
+    (tmp_path / "ref.trn").write_text("a b (spk1-0001)\n")
+    (tmp_path / "hyp.trn").write_text("spk1-0001 a b\n")
+    done = CliRunner().invoke(main, ["wer", str(tmp_path / "ref.trn"), str(tmp_path / "hyp.trn")])
+    assert done.exit_code == 2 and "format = \"kaldi\" in the task, --format kaldi" in done.output
+
+    cut = speech_campaign / "submissions" / "parole-sud-base" / "Dev.trn"
+    lines = cut.read_text(encoding="utf-8").splitlines(keepends=True)
+    cut.write_text("".join(lines[:-3]), encoding="utf-8")
+    result = run(speech_campaign, tmp_path / "w.duckdb", None, quiet=True)
+    assert result.exit_code == 0
+    assert [n for n in result.notes if n.startswith(f"asr/Dev/parole-sud-base: {cut}: 3 reference "
+                                                    "utterance(s) without a hypothesis line")]
+    again = run(speech_campaign, tmp_path / "w.duckdb", None, quiet=True)
+    assert not [n for n in again.notes if "without a hypothesis line" in n]  # said when loaded
+
+    done = CliRunner().invoke(main, ["sql", "--db", str(tmp_path / "w.duckdb"),
+                                     f"SELECT * FROM read_csv('{cut}')"])
+    assert done.exit_code == 1 and "--allow-files DIR lets it read" in done.output, done.output
+
+    toml = speech_campaign / "campaign.toml"
+    text = toml.read_text(encoding="utf-8")
+    toml.write_text(text.replace('family = "wer"', 'family = "parser"'), encoding="utf-8")
+    done = CliRunner().invoke(main, ["run", str(speech_campaign), "--db",
+                                     str(tmp_path / "x.duckdb"), "--out", str(tmp_path / "out")])
+    assert done.exit_code == 1 and f"{toml}: task asr: unknown task family 'parser'" in done.output

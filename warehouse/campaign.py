@@ -21,6 +21,7 @@ PUBLICATIONS = ("public", "anonymous", "withheld")
 # corpus keys that are settings, not file paths
 CORPUS_OPTIONS = ("format", "tag", "genre", "provider")
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+ONE_SHOT = "one-shot"  # the id of a one-shot command's campaign (warehouse/pipeline.py)
 
 
 class CampaignError(ValueError):

@@ -127,7 +127,10 @@ def apply_schema(con: duckdb.DuckDBPyConnection, folders: list[str],
     if _applied(con, folders, digest):
         return
     existing = _base_tables(con)
-    refuse_other_tables(con, existing)
+    tables = {table: text.split(_BUILD)[0]
+              for folder in folders for name, text in sql_files(folder).items()
+              for table in re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", text)}
+    refuse_other_tables(con, existing, {t.removesuffix("_rows") for t in tables} | set(tables))
     if not existing:  # a new warehouse: nothing to bring up to date; its statements in one
         from scorehouse.warehouse.catalog import transaction  # (catalog's rows need this module)
 
@@ -135,9 +138,6 @@ def apply_schema(con: duckdb.DuckDBPyConnection, folders: list[str],
             con.execute(ddl)
             _record_schema(con, folders, digest)
         return
-    tables = {table: text.split(_BUILD)[0]
-              for folder in folders for name, text in sql_files(folder).items()
-              for table in re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", text)}
     # a table an earlier version kept whole, now resident (warehouse/resident.py): its rows
     # become the rows table under the view
     for table in tables:

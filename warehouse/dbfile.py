@@ -57,12 +57,14 @@ def database_path(con: duckdb.DuckDBPyConnection) -> str:
                        "WHERE database_name = current_database()").fetchall()[0][0]
 
 
-def refuse_other_tables(con: duckdb.DuckDBPyConnection, tables: set[str]) -> None:
-    """A :class:`SchemaError` for a DuckDB file that holds tables but not a warehouse's catalog
-    (``cat_run``): a public database (``scorehouse public-db``) or another program's database
-    given as ``--db`` was made a warehouse by the run, which wrote every system into it, the
-    withheld ones too, beside the public tables it kept."""
-    if not tables or "cat_run" in tables:
+def refuse_other_tables(con: duckdb.DuckDBPyConnection, tables: set[str], known: set[str]
+                        ) -> None:
+    """A :class:`SchemaError` for a DuckDB file whose tables (``tables``) are not a warehouse's:
+    the public database (``scorehouse public-db``: its ``published_tables``), or another
+    program's, none of its tables one a warehouse has (``known``: those scorehouse's SQL makes,
+    and their names before they became resident). Given as ``--db``, it was made a warehouse by the run, which wrote every
+    system into it, the withheld ones too, beside the public tables it kept."""
+    if not tables or ("published_tables" not in tables and tables & known):
         return
     path = database_path(con)
     if "published_tables" in tables:

@@ -107,7 +107,9 @@ def _csv(rows: pl.DataFrame) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(COLUMNS)
-    writer.writerows(["" if v is None else v for v in row] for row in rows.iter_rows())
+    # true / false as the bulletins' tables write them (DuckDB, Polars), not Python's True
+    writer.writerows(["" if v is None else str(v).lower() if isinstance(v, bool) else v
+                      for v in row] for row in rows.iter_rows())
     return buffer.getvalue()
 
 

@@ -18,6 +18,7 @@ import duckdb
 
 from scorehouse.warehouse import logs, resident
 from scorehouse.warehouse.campaign import (
+    ONE_SHOT,
     Campaign,
     CampaignError,
     Corpus,
@@ -122,8 +123,12 @@ def run(campaign_dir: str | Path, db: str | Path, out: str | Path | None,
                             f"{sorted(campaign.participants)}")
     toml = campaign.root / "campaign.toml"
     for task in campaign.tasks:  # fail early on an unknown family, key or option value
-        check_family_keys(task, family(task.family).CAMPAIGN_KEYS, toml, campaign.roots)
-        check = getattr(family(task.family), "check_options", None)
+        try:
+            module = family(task.family)
+        except CampaignError as err:  # named by its file and task, as a wrong key is
+            raise CampaignError(f"{toml}: task {task.id}: {err}") from None
+        check_family_keys(task, module.CAMPAIGN_KEYS, toml, campaign.roots)
+        check = getattr(module, "check_options", None)
         try:
             check is not None and check(task)
         except CampaignError as err:
@@ -290,7 +295,7 @@ def one_shot_campaign(family_name: str, reference: Path, system: Path, options: 
         options=options,
     )
     # the files are named on the command line by the user: any folder will do
-    return Campaign(id="one-shot", name="one-shot", description="", root=Path.cwd(),
+    return Campaign(id=ONE_SHOT, name="one-shot", description="", root=Path.cwd(),
                     phases={"test": "test"},
                     participants={"one-shot": Participant("one-shot", "one-shot")}, tasks=(task,),
                     bootstrap=1000, seed=12345, roots=(Path.cwd(), Path("/")))

@@ -63,8 +63,12 @@ def answer(con: duckdb.DuckDBPyConnection, query: str) -> pl.DataFrame:
         relation = con.sql(query)
         return relation.pl() if relation is not None else pl.DataFrame()
     except duckdb.Error as err:
+        message = one_line(str(err))
+        if "file system operations are disabled" in message:  # what to give, on purpose
+            message += " (a query reads the warehouse's tables only; --allow-files DIR lets it " \
+                       "read and write files under DIR)"
         raise QueryError(resident.gone_message(_GONE.get(id(con), {}), str(err))
-                         or one_line(str(err))) from None
+                         or message) from None
 
 
 def one_line(message: str) -> str:

@@ -55,7 +55,7 @@ from scorehouse.warehouse.db import (
     keyed,
     written,
 )
-from scorehouse.warehouse.families.wer_checks import check_ids
+from scorehouse.warehouse.families.wer_checks import check_ids, say_missing
 from scorehouse.warehouse.families.wer_intervals import intervals
 from scorehouse.warehouse.runner import Target, Unit, run_units, stale
 from scorehouse.warehouse.staging import Slot, StageJob, stage_files
@@ -214,7 +214,9 @@ def load(ctx: RunContext, task: Task) -> None:
                                      system.files["interpretations"][corpus.id],
                                      partial(read_tsv, required=("interpretation",)),
                                      _stage_interpretations))
-        stage_files(ctx, jobs)  # parsed together, on the run's workers
+        loaded = stage_files(ctx, jobs)  # parsed together, on the run's workers
+        say_missing(ctx, task.id, corpus.id, [j.slot.system for j, new in zip(jobs, loaded)
+                                              if new and j.slot.role == "hypotheses"])
 
 
 def _reference_ids(ctx: RunContext, task: str, corpus: str) -> pl.Series | None:
