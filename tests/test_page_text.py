@@ -47,3 +47,24 @@ def test_a_speech_page_says_what_its_task_has_in_french(speech_campaign, tmp_pat
     assert anonymous and anonymous[0][1].startswith(anonymous[0][0] + ","), anonymous
     assert "(submissions)" not in words and "(soumissions)" not in words
     assert "présentés à part" not in words  # the organiser's system is withheld here
+
+
+def test_an_edition_for_participants_does_not_call_its_systems_published(speech_campaign,
+                                                                         tmp_path):
+    """The participants' edition names every system, withheld ones included: its front page and
+    its task pages' headlines said "the published systems" of them."""
+    from click.testing import CliRunner
+
+    from scorehouse.warehouse.cli import main
+
+    db = tmp_path / "w.duckdb"
+    assert run(speech_campaign, db, tmp_path / "out", quiet=True).exit_code == 0
+    done = CliRunner().invoke(main, ["report", str(speech_campaign), "--db", str(db), "--out",
+                                     str(tmp_path / "adjudication"), "--audience", "participants"])
+    assert done.exit_code == 0, done.output
+    for folder, said in (("out", "the published systems"),
+                         ("adjudication", "the systems this edition names")):
+        for page in ("index.html", "asr/index.html"):
+            words = _words(tmp_path / folder / page)
+            assert f"on each corpus: {said}, their score" in words or (
+                f"as on the front page: {said}, their score" in words), (folder, page)
