@@ -74,6 +74,18 @@ def test_another_warehouse_is_refused_at_the_bulletins_of_one(speech_campaign, t
     assert _forced(speech_campaign, db, out).returncode == 0
     assert published(out) == pages
 
+    # an edition for the participants (always rendered whole) is as much the warehouse's own
+    adjudication = tmp_path / "adjudication"
+    assert _report(speech_campaign, db, adjudication).returncode == 0
+    done = _report(speech_campaign, typo, adjudication)
+    assert done.returncode == EXIT_FAILURE and f"another warehouse than {typo};" in done.stderr
+
+
+def _report(campaign, db, out):
+    return subprocess.run([SCOREHOUSE, "report", str(campaign), "--db", str(db), "--out",
+                           str(out), "--audience", "participants", "-q"], capture_output=True,
+                          text=True, timeout=600)
+
 
 def _forced(campaign, db, out):
     return subprocess.run([SCOREHOUSE, "run", str(campaign), "--db", str(db), "--out", str(out),

@@ -106,6 +106,7 @@ def publish(ctx: RunContext, out: Path, force: bool = False,
     Another ``audience`` than the public (:mod:`warehouse.published`) gets a whole edition of
     its own, rendered every time and marked in its folder's name, never written over the public
     one's ``out`` (nor the public one over it)."""
+    refuse_other_warehouse(ctx.con, ctx.campaign.id, Path(out), force)
     with rendering_for(audience):
         return _publish(ctx, Path(out), force or not audience.public, audience)
 
@@ -119,7 +120,6 @@ def _publish(ctx: RunContext, out: Path, force: bool, audience: Audience) -> lis
     )  # matplotlib: only when reporting
 
     refuse_inside_editions(out)
-    refuse_other_warehouse(ctx.con, ctx.campaign.id, out, force)
     con, campaign = ctx.con, ctx.campaign
     states = page_states(con, campaign)
     recorded = artifact_states(con, campaign.id, "page") if audience.public else {}
