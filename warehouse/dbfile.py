@@ -62,8 +62,9 @@ def refuse_other_tables(con: duckdb.DuckDBPyConnection, tables: set[str], known:
     """A :class:`SchemaError` for a DuckDB file whose tables (``tables``) are not a warehouse's:
     the public database (``scorehouse public-db``: its ``published_tables``), or another
     program's, none of its tables one a warehouse has (``known``: those scorehouse's SQL makes,
-    and their names before they became resident). Given as ``--db``, it was made a warehouse by the run, which wrote every
-    system into it, the withheld ones too, beside the public tables it kept."""
+    and their names before they became resident). Given as ``--db``, it was made a warehouse by
+    the run, which wrote every system into it, the withheld ones too, beside the public tables
+    it kept."""
     if not tables or ("published_tables" not in tables and tables & known):
         return
     path = database_path(con)
