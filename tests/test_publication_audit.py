@@ -231,7 +231,7 @@ def test_export_ranks_are_recomputed_from_published_systems(published):
             assert all(r["rank_best"] == "" for r in board)
             continue
         shown = {ids[(key[1], r["system"])]: r for r in board}
-        sign = 1 if board[0]["higher_is_better"] == "True" else -1
+        sign = 1 if board[0]["higher_is_better"] == "true" else -1
         better = {s: set() for s in shown}
         for a, b, delta, p in tests.get(key, []):
             if a in shown and b in shown and p is not None and p < 0.05 and delta:
