@@ -130,7 +130,11 @@ def apply_schema(con: duckdb.DuckDBPyConnection, folders: list[str],
     tables = {table: text.split(_BUILD)[0]
               for folder in folders for name, text in sql_files(folder).items()
               for table in re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", text)}
-    refuse_other_tables(con, existing, {t.removesuffix("_rows") for t in tables} | set(tables))
+    views = {view for folder in folders for text in sql_files(folder).values()
+             for view in re.findall(r"CREATE OR REPLACE VIEW (\w+)", text)}
+    # a warehouse's tables, by this version or an earlier one (a table now resident, or a view)
+    refuse_other_tables(con, existing,
+                        {t.removesuffix("_rows") for t in tables} | set(tables) | views)
     if not existing:  # a new warehouse: nothing to bring up to date; its statements in one
         from scorehouse.warehouse.catalog import transaction  # (catalog's rows need this module)
 
@@ -145,8 +149,6 @@ def apply_schema(con: duckdb.DuckDBPyConnection, folders: list[str],
         if table != base and base in existing and table not in existing:
             con.execute(f"ALTER TABLE {base} RENAME TO {table}")
     # a table an earlier version kept, now a view over other tables: its rows were derived
-    views = {view for folder in folders for text in sql_files(folder).values()
-             for view in re.findall(r"CREATE OR REPLACE VIEW (\w+)", text)}
     for table in views & _base_tables(con):
         con.execute(f"DROP TABLE {table}")
     existing = _base_tables(con)
