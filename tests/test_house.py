@@ -5,6 +5,7 @@ module of the package is much over 400 lines."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -50,15 +51,18 @@ def test_a_hung_test_fails_with_its_stacks_instead_of_holding_the_run(pytestconf
         "900", "thread")
     (tmp_path / "test_hang.py").write_text(
         "import time\n\ndef test_sleeps():\n    time.sleep(60)\n\ndef test_ok():\n    pass\n")
+    # the commands' own settings: not this run's (PYTEST_ADDOPTS=--basetemp=... of a suite run
+    # by bench/suite_bench.py is the folder this test runs in)
+    env = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"}
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                            "-n", "2", "-o", "timeout=3", "-o", "timeout_method=thread",
                            "test_hang.py"], capture_output=True, text=True, cwd=tmp_path,
-                          timeout=600)
+                          timeout=600, env=env)
     assert done.returncode == 1, done.stdout + done.stderr
     assert "1 failed, 1 passed" in done.stdout, done.stdout
     alone = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                             "-n", "0", "-o", "timeout=3", "-o", "timeout_method=thread",
                             "test_hang.py"], capture_output=True, text=True, cwd=tmp_path,
-                           timeout=600)
+                           timeout=600, env=env)
     assert alone.returncode != 0 and "Timeout" in alone.stdout, alone.stdout + alone.stderr
     assert "time.sleep(60)" in alone.stdout  # the hung test's stack
