@@ -283,17 +283,17 @@ def _token(con, campaign: str) -> str | None:
 
 def refuse_other_warehouse(con, campaign: str, out: Path, force: bool) -> None:
     """CampaignError when another warehouse than ``con``'s last published at ``out`` (its
-    editions folder holds another token than this warehouse's, or this one has none yet), unless
-    ``force``: a mistyped ``--db`` is a new warehouse, which would replace the bulletins."""
+    :func:`owner_file` holds another token than this warehouse's, or this one has none yet),
+    unless ``force``: a mistyped ``--db`` is a new warehouse, which would replace the
+    bulletins."""
     try:
         found = owner_file(out).read_text(encoding="ascii")
     except (OSError, UnicodeDecodeError):
         return  # nothing published there yet, or by a version that kept no token
     if not force and found.strip() != _token(con, campaign):
         raise CampaignError(f"{out}: holds the bulletins of another warehouse than "
-                            f"{database_path(con)}; give "
-                            "the --db that published them, or --force to publish this "
-                            "warehouse's edition there instead")
+                            f"{database_path(con)}; give the --db that published them, or "
+                            "--force to publish this warehouse's edition there instead")
 
 
 def _own(ctx: RunContext, out: Path) -> None:
