@@ -387,3 +387,15 @@ def write_demo_campaign(dest: pathlib.Path, scale: float = 1.0, pos: bool = True
     campaign = dest / "campaign.toml"
     _write(campaign, _campaign_toml(participants, task_lines, language))
     return campaign
+
+
+def demo_folder(out: pathlib.Path, scale: float, language: str) -> pathlib.Path:
+    """``scorehouse demo``'s folder ``out``: its campaign written (:func:`write_demo_campaign`),
+    returning its ``campaign.toml``. The folder is the demo's own, its warehouse and bulletins
+    named by the command, never mistyped: a demo whose warehouse was deleted (to start afresh)
+    publishes its bulletins again, where another warehouse would be refused
+    (``warehouse/publish.py``)."""
+    from scorehouse.warehouse.publish import owner_file
+
+    owner_file(out / "bulletins").unlink(missing_ok=True)
+    return write_demo_campaign(out / "campaign", scale=scale, language=language)

@@ -90,3 +90,17 @@ def _report(campaign, db, out):
 def _forced(campaign, db, out):
     return subprocess.run([SCOREHOUSE, "run", str(campaign), "--db", str(db), "--out", str(out),
                            "-q", "--force"], capture_output=True, text=True, timeout=600)
+
+
+def test_the_demo_takes_its_own_bulletins_back(tmp_path):
+    """``scorehouse demo`` names its warehouse and bulletins itself, never mistyped: with its
+    warehouse deleted to start afresh, it was refused its own bulletins (and told to use a
+    --force it does not have). Its folder's token is dropped before it runs."""
+    from scorehouse.demo.campaign import demo_folder
+    from scorehouse.warehouse.publish import owner_file
+
+    owner = owner_file(tmp_path / "bulletins")
+    owner.write_text("0" * 32, encoding="ascii")  # a deleted demo warehouse's
+    toml = demo_folder(tmp_path, 0.02, "en")
+    assert toml == tmp_path / "campaign" / "campaign.toml" and toml.is_file()
+    assert not owner.exists()

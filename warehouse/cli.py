@@ -392,12 +392,12 @@ def demo_command(out, scale, language, quiet):
     Two runs, as two nights of a campaign: the first scores everything against the ACTER v1.0
     wind-energy reference, the second finds that reference revised to v1.1 (the real changelog)
     and re-scores only what depends on it; the bulletins show both, and what changed."""
-    from scorehouse.demo.campaign import write_demo_campaign
+    from scorehouse.demo.campaign import demo_folder
     from scorehouse.demo.terms import revise_terms_reference
     from scorehouse.warehouse.pipeline import run
 
     out = Path(out)
-    toml = write_demo_campaign(out / "campaign", scale=scale, language=language)
+    toml = demo_folder(out, scale, language)
     first = run(toml.parent, out / "demo.duckdb", None, steps=("load", "score"), quiet=quiet)
     click.echo(first.summary(), err=True)
     revise_terms_reference(toml.parent)
