@@ -188,10 +188,12 @@ def render_index(con, campaign, out: Path, env: Environment, common: dict) -> Pa
             labels.setdefault(row["task"], {})[row["system"]] = row["label"]
     for page in pages:
         page["notes"] = notes(page["task"], page["boards"], labels.get(page["task"].id, {}), _)
+    # baselines and organisers' systems are said to be apart only when a board shows one
+    apart = any(r["group"] != "participant" for p in pages for b in p["boards"] for r in b["rows"])
     participants = sort_collated(con, visible_participants(con, campaign.id), "shown",
                                  campaign.language, "organiser").to_dicts()
     index = out / "index.html"
-    html = env.get_template("index.html").render(**common, pages=pages,
+    html = env.get_template("index.html").render(**common, pages=pages, apart=apart,
                                                  participants=participants, root="")
     index.write_text(with_contents(html, _("Contents")), encoding="utf-8")
     return index

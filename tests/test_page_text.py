@@ -6,7 +6,7 @@ organiser on a French speech page):
 - a rejected reference was said twice, in the rejection box and in the page's state;
 - an anonymous system's rejection read ``P-F5EB-2 (submissions), line 5: ...``, its role in
   English and said twice; "la soumission de alpha-2" lacked its elision;
-- "Organisers' systems are shown apart" stood on pages without an organiser's system.
+- "Organisers' systems are shown apart" stood on pages (the front page too) without one.
 
 (A p-value of 0 from 200 resamples, shown "< 0,001", which they cannot show: tests/test_i18n.py.)
 """
@@ -47,6 +47,7 @@ def test_a_speech_page_says_what_its_task_has_in_french(speech_campaign, tmp_pat
     assert anonymous and anonymous[0][1].startswith(anonymous[0][0] + ","), anonymous
     assert "(submissions)" not in words and "(soumissions)" not in words
     assert "présentés à part" not in words  # the organiser's system is withheld here
+    assert "présentés à part" not in _words(tmp_path / "out" / "index.html")  # nor a baseline
 
 
 def test_an_edition_for_participants_does_not_call_its_systems_published(speech_campaign,
@@ -62,6 +63,7 @@ def test_an_edition_for_participants_does_not_call_its_systems_published(speech_
     done = CliRunner().invoke(main, ["report", str(speech_campaign), "--db", str(db), "--out",
                                      str(tmp_path / "adjudication"), "--audience", "participants"])
     assert done.exit_code == 0, done.output
+    assert "the organisers' systems are shown apart" in _words(tmp_path / "out" / "index.html")
     for folder, said in (("out", "the published systems"),
                          ("adjudication", "the systems this edition names")):
         for page in ("index.html", "asr/index.html"):
