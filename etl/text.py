@@ -8,8 +8,9 @@ made LF and its text in Unicode NFC, whatever the format.
   ``é`` of the reference: without it one NFD word is a substitution in WER and a segmentation
   mismatch in POS. Every family's signature records it (``text:nfc``).
 - **Limits**: a file of at most :data:`MAX_FILE_BYTES` bytes (``SCOREHOUSE_MAX_FILE_BYTES``),
-  refused before it is read (:func:`read_bytes`, :func:`copy_bytes`: a 30 GB file filled the
-  memory, ``/dev/zero`` given to a one-shot filled the disk, before the limit was checked);
+  refused before it is read (:func:`read_bytes`, :func:`copy_bytes`: a sparse 3 GB file took
+  3 GB of memory, ``/dev/zero`` given to a one-shot filled the disk, before the limit was
+  checked);
   line-based formats check lines of at most :data:`MAX_LINE_CHARS` characters
   (:func:`check_lines`), so that no single line can make an alignment take minutes.
 

@@ -133,10 +133,11 @@ VOLATILE = (
 )
 
 
-def run(campaign: Path, db: Path, out: Path, **env) -> subprocess.CompletedProcess:
+def run(campaign: Path, db: Path, out: Path, *options: str, **env) -> subprocess.CompletedProcess:
+    """``scorehouse run CAMPAIGN --db DB --out OUT -q OPTIONS`` with ``env`` added."""
     environment = {**os.environ, **{k: str(v) for k, v in env.items()}}
     return subprocess.run(
-        [SCOREHOUSE, "run", str(campaign), "--db", str(db), "--out", str(out), "-q"],
+        [SCOREHOUSE, "run", str(campaign), "--db", str(db), "--out", str(out), "-q", *options],
         env=environment,
         capture_output=True,
         text=True,

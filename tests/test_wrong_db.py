@@ -68,10 +68,10 @@ def test_another_warehouse_is_refused_at_the_bulletins_of_one(speech_campaign, t
 
     # taken over on purpose (--force), the first warehouse is refused in turn, and puts its own
     # edition back with --force: the pages it published first, byte for byte
-    assert _forced(speech_campaign, typo, out).returncode == 0
+    assert run(speech_campaign, typo, out, "--force").returncode == 0
     done = run(speech_campaign, db, out)
     assert done.returncode == EXIT_FAILURE and f"another warehouse than {db};" in done.stderr
-    assert _forced(speech_campaign, db, out).returncode == 0
+    assert run(speech_campaign, db, out, "--force").returncode == 0
     assert published(out) == pages
 
     # an edition for the participants (always rendered whole) is as much the warehouse's own
@@ -85,11 +85,6 @@ def _report(campaign, db, out):
     return subprocess.run([SCOREHOUSE, "report", str(campaign), "--db", str(db), "--out",
                            str(out), "--audience", "participants", "-q"], capture_output=True,
                           text=True, timeout=600)
-
-
-def _forced(campaign, db, out):
-    return subprocess.run([SCOREHOUSE, "run", str(campaign), "--db", str(db), "--out", str(out),
-                           "-q", "--force"], capture_output=True, text=True, timeout=600)
 
 
 def test_the_demo_takes_its_own_bulletins_back(tmp_path):
