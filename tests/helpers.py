@@ -218,6 +218,13 @@ class Rows:
         return repr(self.rows)
 
 
+def page_text(path: Path) -> str:
+    """A page's text as a reader reads it (styles and charts dropped, tags dropped, whitespace
+    runs, no-break spaces included, one space)."""
+    html = re.sub(r"<(style|svg)\b.*?</\1>", " ", path.read_text(encoding="utf-8"), flags=re.S)
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)).replace("&#39;", "'")
+
+
 def published(out: Path) -> dict[str, bytes]:
     root = out.resolve()
     return {

@@ -17,6 +17,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 from browser import BROWSER_FLAGS, CHROMIUM
+from helpers import page_text
 from page_contract import WIDTH, contract_problems
 
 from scorehouse.warehouse.pipeline import run
@@ -130,12 +131,6 @@ def test_every_page_of_the_minimal_campaigns_obeys_the_contract(minimal):
     assert not problems, "\n".join(problems)
 
 
-def text(path: Path) -> str:
-    """A page's text as a reader reads it (tags dropped, spaces collapsed)."""
-    html = re.sub(r"<(style|svg)\b.*?</\1>", " ", path.read_text(encoding="utf-8"), flags=re.S)
-    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)).replace("&#39;", "'")
-
-
 def task_pages(out: Path) -> list[Path]:
     return [p for p in pages(out) if p.parent != out.resolve()]
 
@@ -145,12 +140,13 @@ def test_each_state_is_said_on_every_family_page(minimal):
                        ("reference rejected", "reference rejected:"),
                        ("new system", "Changes since the previous scoring")):
         for path in task_pages(minimal[name]):
-            assert said in text(path), f"{name}: {path.parent.name} does not say {said!r}"
+            assert said in page_text(path), f"{name}: {path.parent.name} does not say {said!r}"
     for path in task_pages(minimal["new system"]):
-        assert "new system" in text(path), path.parent.name
+        assert "new system" in page_text(path), path.parent.name
     # a scored page says nothing of the kind
     for path in task_pages(minimal["one system"]):
-        assert "not scored yet" not in text(path) and "reference rejected" not in text(path)
+        said = page_text(path)
+        assert "not scored yet" not in said and "reference rejected" not in said
 
 
 def test_the_corefud_page_agrees_with_itself(demo):
@@ -221,6 +217,6 @@ def test_a_revised_reference_and_a_changed_submission_are_said(demo, tmp_path):
         lines[0] = "revisé " + lines[0]  # one more word at the start of the first utterance
         path.write_text("".join(lines), encoding="utf-8")
         run(campaign, tmp_path / "w.duckdb", tmp_path / "out", quiet=True)
-        page = text((tmp_path / "out" / "asr" / "index.html").resolve())
+        page = page_text((tmp_path / "out" / "asr" / "index.html").resolve())
         assert "Changes since the previous scoring" in page
         assert f"inputs changed: {role}" in page, role

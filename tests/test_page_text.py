@@ -15,14 +15,11 @@ from __future__ import annotations
 
 import re
 
+from helpers import page_text
+
 from scorehouse.warehouse.pipeline import run
 
 GARBAGE = b"\x00\x01 not a trn file\n"
-
-
-def _words(page) -> str:
-    """The page's text, its whitespace runs (no-break spaces too) one space."""
-    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", page.read_text(encoding="utf-8")))
 
 
 def test_a_speech_page_says_what_its_task_has_in_french(speech_campaign, tmp_path):
@@ -36,7 +33,7 @@ def test_a_speech_page_says_what_its_task_has_in_french(speech_campaign, tmp_pat
     (speech_campaign / "submissions" / "gamma-asr" / "Dev.trn").write_bytes(GARBAGE)
     result = run(speech_campaign, tmp_path / "w.duckdb", tmp_path / "out", quiet=True)
     assert result.exit_code == 2
-    words = _words(tmp_path / "out" / "asr" / "index.html")
+    words = page_text(tmp_path / "out" / "asr" / "index.html")
     intro = words[words.index("Taux d’erreur de mots"):words.index("Les chiffres par corpus")]
     assert "M1 : sans étiquette de rejet" in intro and "M3 :" in intro, intro  # spaces one
     assert "M2" not in intro and "M4" not in intro, intro
@@ -47,7 +44,7 @@ def test_a_speech_page_says_what_its_task_has_in_french(speech_campaign, tmp_pat
     assert anonymous and anonymous[0][1].startswith(anonymous[0][0] + ","), anonymous
     assert "(submissions)" not in words and "(soumissions)" not in words
     assert "présentés à part" not in words  # the organiser's system is withheld here
-    assert "présentés à part" not in _words(tmp_path / "out" / "index.html")  # nor a baseline
+    assert "présentés à part" not in page_text(tmp_path / "out" / "index.html")  # nor a baseline
 
 
 def test_an_edition_for_participants_does_not_call_its_systems_published(speech_campaign,
@@ -63,10 +60,10 @@ def test_an_edition_for_participants_does_not_call_its_systems_published(speech_
     done = CliRunner().invoke(main, ["report", str(speech_campaign), "--db", str(db), "--out",
                                      str(tmp_path / "adjudication"), "--audience", "participants"])
     assert done.exit_code == 0, done.output
-    assert "the organisers' systems are shown apart" in _words(tmp_path / "out" / "index.html")
+    assert "the organisers' systems are shown apart" in page_text(tmp_path / "out" / "index.html")
     for folder, said in (("out", "the published systems"),
                          ("adjudication", "the systems this edition names")):
         for page in ("index.html", "asr/index.html"):
-            words = _words(tmp_path / folder / page)
+            words = page_text(tmp_path / folder / page)
             assert f"on each corpus: {said}, their score" in words or (
                 f"as on the front page: {said}, their score" in words), (folder, page)
