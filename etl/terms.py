@@ -120,6 +120,11 @@ def read_term_list(path: str | Path, data: bytes | None = None, case: str = "kee
     if row:
         candidates.append((row["line_no"], "a term before the TAB",
                            f"an empty term: {shorten(row['raw'])}"))
+    # a binary file read as terms (every line a "term") was scored, exit 0
+    row = _first_row(rows, pl.col("raw_term").str.contains(r"[\x00-\x08\x0B-\x1F\x7F]"))
+    if row:
+        candidates.append((row["line_no"], "a term of text",
+                           f"a control character: {shorten(row['raw'])}"))
 
     row = _first_row(rows, pl.col("second") == "")
     if row:

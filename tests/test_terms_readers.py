@@ -294,3 +294,15 @@ def test_acter_project_copy_reads():
     assert frame["term"].to_list() == [line.split("\t")[0] for line in lines]
     assert frame["duplicate_of"].null_count() == table.num_rows
     assert frame["rank"].to_list() == list(range(1, table.num_rows + 1))
+
+
+def test_term_list_of_control_characters_is_rejected(tmp_path):
+    """A binary file given as a term list was read as terms, one per line, and scored (TR 0,
+    exit 0): a term holding a control character (but TAB) rejects the file at its line."""
+    path = write(tmp_path, "out.tsv", "rotor\n\x00\x01 not a file of this format\n")
+    with pytest.raises(InputError) as err:
+        read_term_list(path)
+    assert assert_message(err, path, 2) == (
+        f"{path}:2: expected a term of text, found a control character: "
+        "'\\x00\\x01 not a file of this format'")
+    assert read_term_list(write(tmp_path, "ok.tsv", "rotor\tSpecific_Term\n")).num_rows == 1
