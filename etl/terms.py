@@ -90,6 +90,14 @@ def _first_row(frame: pl.DataFrame, condition: pl.Expr) -> dict | None:
     return rows[0] if rows else None
 
 
+def _control_characters(rows: pl.DataFrame) -> list[tuple[int, str, str]]:
+    """The first line holding a control character but TAB, as a candidate error: a binary
+    file read as terms (every line a "term", or a field of one) was scored, exit 0."""
+    row = _first_row(rows, pl.col("raw").str.contains(r"[\x00-\x08\x0B-\x1F\x7F]"))
+    return [(row["line_no"], "fields of text",
+             f"a control character: {shorten(row['raw'])}")] if row else []
+
+
 
 def read_term_list(path: str | Path, data: bytes | None = None, case: str = "keep") -> pa.Table:
     """Read a list of terms (the paper's S or R), one per line: ``term``, ``term<TAB>label`` or
@@ -120,12 +128,7 @@ def read_term_list(path: str | Path, data: bytes | None = None, case: str = "kee
     if row:
         candidates.append((row["line_no"], "a term before the TAB",
                            f"an empty term: {shorten(row['raw'])}"))
-    # a binary file read as terms (every line a "term") was scored, exit 0
-    row = _first_row(rows, pl.col("raw_term").str.contains(r"[\x00-\x08\x0B-\x1F\x7F]"))
-    if row:
-        candidates.append((row["line_no"], "a term of text",
-                           f"a control character: {shorten(row['raw'])}"))
-
+    candidates += _control_characters(rows)
     row = _first_row(rows, pl.col("second") == "")
     if row:
         candidates.append((row["line_no"], "a label or a score after the TAB",
@@ -167,7 +170,7 @@ def read_variant_groups(path: str | Path, data: bytes | None = None,
     path = Path(path)
     rows = _rows(path, data).with_columns(
         _field(0).str.strip_chars().alias("group_id"), _normalised(_field(1), case).alias("term"))
-    candidates: list[tuple[int, str, str]] = []
+    candidates = _control_characters(rows)
     row = _first_row(rows, pl.col("n") != 2)
     if row:
         candidates.append((row["line_no"], "group_id<TAB>term", _plural(row["n"])))
@@ -202,7 +205,7 @@ def read_relations(path: str | Path, data: bytes | None = None, case: str = "kee
     rows = _rows(path, data).with_columns(
         _normalised(_field(0), case).alias("term1"), _field(1).str.strip_chars().alias("type"),
         _normalised(_field(2), case).alias("term2"))
-    candidates: list[tuple[int, str, str]] = []
+    candidates = _control_characters(rows)
     row = _first_row(rows, pl.col("n") != 3)
     if row:
         candidates.append((row["line_no"], "term1<TAB>type<TAB>term2", _plural(row["n"])))

@@ -12,7 +12,7 @@ import polars as pl
 import pyarrow as pa
 import pytest
 
-from scorehouse.etl.errors import InputError
+from scorehouse.etl.errors import InputError, shorten
 from scorehouse.etl.terms import (
     GROUPS_SCHEMA,
     RELATIONS_SCHEMA,
@@ -296,13 +296,21 @@ def test_acter_project_copy_reads():
     assert frame["rank"].to_list() == list(range(1, table.num_rows + 1))
 
 
-def test_term_list_of_control_characters_is_rejected(tmp_path):
-    """A binary file given as a term list was read as terms, one per line, and scored (TR 0,
-    exit 0): a term holding a control character (but TAB) rejects the file at its line."""
-    path = write(tmp_path, "out.tsv", "rotor\n\x00\x01 not a file of this format\n")
-    with pytest.raises(InputError) as err:
-        read_term_list(path)
-    assert assert_message(err, path, 2) == (
-        f"{path}:2: expected a term of text, found a control character: "
-        "'\\x00\\x01 not a file of this format'")
-    assert read_term_list(write(tmp_path, "ok.tsv", "rotor\tSpecific_Term\n")).num_rows == 1
+@pytest.mark.parametrize(("reader", "good"), [
+    (read_term_list, "rotor\tSpecific_Term\n"), (read_variant_groups, "g1\trotor\n"),
+    (read_relations, "rotor\tsynonym\trotary wing\n")])
+def test_term_files_of_control_characters_are_rejected(tmp_path, reader, good):
+    """A binary file given as a term list (or variant groups, or relations) was read as terms,
+    one per line, and scored (TR 0, exit 0): a line holding a control character (but TAB)
+    rejects the file at that line, whichever field holds it."""
+    bad = "\x00\x01 not a file of this format"
+    fields = good.rstrip("\n").split("\t")
+    for k in range(len(fields)):
+        line = "\t".join(bad if i == k else field for i, field in enumerate(fields))
+        path = write(tmp_path, f"out{k}.tsv", f"{good}{line}\n")
+        with pytest.raises(InputError) as err:
+            reader(path)
+        assert assert_message(err, path, 2) == (
+            f"{path}:2: expected fields of text, found a control character: "
+            f"{shorten(line)}")
+    assert reader(write(tmp_path, "ok.tsv", good + good.replace("rotor", "blade"))).num_rows == 2
