@@ -295,28 +295,42 @@ def heatmap(values: list[list[float | None]], rows: list[str], columns: list[str
     """A matrix of scores drawn with ``imshow``, each value written in its cell (times ``scale``,
     ``digits`` decimals); a None cell is left blank on grey. Used for the EASY paper's figure 2
     (F per genre x relation type of one system). SVG text."""
+    fig, ax = _plt().subplots(figsize=(min(WIDE, max(5.5, 2.2 + 0.62 * len(columns))),
+                                    1.5 + 0.36 * len(rows)))
+
+    def ink(cmap, v):  # black on a light cell, white on a dark one
+        r, g, b, _ = cmap((v - vmin) / (vmax - vmin) if vmax > vmin else 0.0)
+        return "black" if 0.299 * r + 0.587 * g + 0.114 * b > 0.5 else "white"
+
+    return _cells(fig, ax, values, rows, columns, "viridis", (vmin, vmax), scale, digits, ink,
+                  title, 0.03, language, aspect="auto")
+
+
+def _cells(fig, ax, values: list[list[float | None]], rows: list[str], columns: list[str],
+           colours: str, limits: tuple[float, float], scale: float, digits: int, ink,
+           title: str, fraction: float, language: Language, aspect: str | None = None) -> str:
+    """The matrix ``values`` (``rows`` x ``columns``) drawn on ``ax`` with ``imshow`` in the
+    colour map ``colours`` over ``limits``, times ``scale``; each value written in its cell
+    (``digits`` decimals, in the colour ``ink(cmap, value)``); a None cell blank on grey; the
+    colour bar ``fraction`` of the width; the figure laid out. SVG text: :func:`heatmap` and
+    :func:`correlation_heatmap`."""
     import numpy as np
 
     matrix = np.array([[np.nan if v is None else float(v) for v in row] for row in values],
-                      dtype=float)
-    matrix = matrix.reshape(len(rows), len(columns))
-    fig, ax = _plt().subplots(figsize=(min(WIDE, max(5.5, 2.2 + 0.62 * len(columns))),
-                                    1.5 + 0.36 * len(rows)))
-    cmap = _plt().get_cmap("viridis").with_extremes(bad="#e6e6e6")
-    image = ax.imshow(np.ma.masked_invalid(scale * matrix), cmap=cmap, vmin=scale * vmin,
-                      vmax=scale * vmax, aspect="auto")
+                      dtype=float).reshape(len(rows), len(columns))
+    cmap = _plt().get_cmap(colours).with_extremes(bad="#e6e6e6")
+    image = ax.imshow(np.ma.masked_invalid(scale * matrix), cmap=cmap, vmin=scale * limits[0],
+                      vmax=scale * limits[1], aspect=aspect)
     for i in range(len(rows)):
         for j in range(len(columns)):
             v = matrix[i, j]
             if np.isfinite(v):
-                r, g, b, _ = cmap((v - vmin) / (vmax - vmin) if vmax > vmin else 0.0)
-                ink = "black" if 0.299 * r + 0.587 * g + 0.114 * b > 0.5 else "white"
                 ax.text(j, i, language.numbers.num(scale * v, digits), ha="center",
-                        va="center", fontsize=SMALL, color=ink, in_layout=False)
+                        va="center", fontsize=SMALL, color=ink(cmap, v), in_layout=False)
     ax.set_xticks(range(len(columns)), columns, rotation=45, ha="right", fontsize=8)
     ax.set_yticks(range(len(rows)), rows, fontsize=8)
     ax.set_title(title, fontsize=9)
-    fig.colorbar(image, ax=ax, fraction=0.03, pad=0.02,
+    fig.colorbar(image, ax=ax, fraction=fraction, pad=0.02,
                  format=FuncFormatter(language.numbers.tick))
     fig.tight_layout()
     return _svg_text(fig, title)
@@ -374,26 +388,7 @@ def correlation_heatmap(values: list[list[float | None]], labels: list[str], tit
     """A square matrix of rank correlations (e.g. Kendall's tau between evaluation measures across
     systems) on a diverging scale from -1 (blue) through 0 (white) to 1 (red), each value written
     in its cell; a None cell (no ranking to compare) is left blank on grey. SVG text."""
-    import numpy as np
-
-    matrix = np.array([[np.nan if v is None else float(v) for v in row] for row in values],
-                      dtype=float)
-    matrix = matrix.reshape(len(labels), len(labels))
     side = min(7.5, max(4.0, 1.6 + 0.36 * len(labels)))
     fig, ax = _plt().subplots(figsize=(side + 0.9, side))
-    cmap = _plt().get_cmap("RdBu_r").with_extremes(bad="#e6e6e6")
-    image = ax.imshow(np.ma.masked_invalid(matrix), cmap=cmap, vmin=-1.0, vmax=1.0)
-    for i in range(len(labels)):
-        for j in range(len(labels)):
-            v = matrix[i, j]
-            if np.isfinite(v):
-                ax.text(j, i, language.numbers.num(v, digits), ha="center", va="center",
-                        fontsize=SMALL, color="white" if abs(v) > 0.6 else "black",
-                        in_layout=False)
-    ax.set_xticks(range(len(labels)), labels, rotation=45, ha="right", fontsize=8)
-    ax.set_yticks(range(len(labels)), labels, fontsize=8)
-    ax.set_title(title, fontsize=9)
-    fig.colorbar(image, ax=ax, fraction=0.04, pad=0.02,
-                 format=FuncFormatter(language.numbers.tick))
-    fig.tight_layout()
-    return _svg_text(fig, title)
+    return _cells(fig, ax, values, labels, labels, "RdBu_r", (-1.0, 1.0), 1.0, digits,
+                  lambda cmap, v: "white" if abs(v) > 0.6 else "black", title, 0.04, language)
