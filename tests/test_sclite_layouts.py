@@ -87,8 +87,8 @@ def reports(rows: list[tuple[str, str, str]], name: str) -> dict[str, str]:
     aligned = align_tokens(ref, hyp).to_pylist()
     table = [{"id": u, "speaker": layout.speaker_of(u), "ref": a["ref_tokens"],
               "hyp": a["hyp_tokens"], "ops": a["ops"]} for u, a in zip(ids, aligned)]
-    return {"sys": layout.sys_report(table, name), "pra": layout.pra_report(table, name),
-            "dtl": layout.dtl_report(table, name)}
+    return {suffix: "".join(pieces)
+            for suffix, pieces in layout.reports(pl.DataFrame(table), name).items()}
 
 
 def sclite(folder, rows, name, order=None) -> dict[str, bytes]:
@@ -144,6 +144,15 @@ def test_ten_thousand_sentences_and_sclites_rounding(tmp_path):
     assert " 28.7 " in ours["sys"] and " 96.3 " in ours["sys"]
     (tmp_path / "r").mkdir()
     assert {k: v.encode() for k, v in ours.items()} == sclite(tmp_path / "r", rows, "r.trn")
+
+
+def test_a_hundred_thousand_errors_widen_the_dtl_totals(tmp_path):
+    """The ``.dtl`` listings' totals past 99,999 take a sixth digit beyond sclite's column (it
+    prints five spaces, then ``%5d``): 100,000 substitutions of one pair, as sclite writes them."""
+    rows = [(f"s{k % 7}_{k}", " ".join(["a"] * 20), " ".join(["b"] * 20)) for k in range(5_000)]
+    ours = reports(rows, "h.trn")
+    assert "\n     100000\n" in ours["dtl"]
+    assert {k: v.encode() for k, v in ours.items()} == sclite(tmp_path, rows, "h.trn")
 
 
 @pytest.mark.parametrize("case", ["order", "dash", "empty speaker", "long ids"])

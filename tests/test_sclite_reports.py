@@ -9,11 +9,12 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import polars as pl
 import pytest
 from test_stm import generate, sclite_speakers
 from test_wer_sclite import MIXED, SYNTAX, WORDS, generate_pairs, sclite_binary, write_pairs
 
-from scorehouse.scorers.sclite_reports import sys_report
+from scorehouse.scorers.sclite_reports import reports
 
 
 def _reports(tmp_path, ref, hyp, fmt: tuple[str, str], sensitive: bool = True,
@@ -80,8 +81,8 @@ def test_stm_ctm_reports_match_sclites(seed, sensitive, tmp_path):
 
 
 def test_a_long_system_name_widens_the_box():
-    rows = [{"id": "s_1", "speaker": "s", "ref": ["a"], "hyp": ["b"], "ops": "S"}]
-    text = sys_report(rows, "/" + "x" * 90)
+    rows = pl.DataFrame([{"id": "s_1", "speaker": "s", "ref": ["a"], "hyp": ["b"], "ops": "S"}])
+    text = "".join(reports(rows, "/" + "x" * 90)["sys"])
     widths = {len(line) for line in text.splitlines() if line.startswith(("|", ",", "`"))}
     assert widths == {93}
 

@@ -124,21 +124,23 @@ def sclite_reports(con, unit: dict, folder: Path, name: str) -> list[Path]:
             f"method {unit['method']}")
     rows_signature = rows["signature"][0]
     sensitive = "|case:sensitive|" in rows_signature
-    fold = (lambda v: v) if sensitive else layout.ascii_lower  # sclite without -s folds ids too
-    rows = [{**r, "speaker": fold(r["speaker"] or layout.speaker_of(r["id"])), "id": fold(r["id"]),
-             **{k: r[k] and fold(r[k]) for k in ("File", "Channel", "Labels")}}
-            for r in rows.to_dicts()]
+    speaker = pl.col("speaker")
+    rows = rows.with_columns(
+        pl.when(speaker.is_null() | (speaker == "")).then(layout.speaker_expr(pl.col("id")))
+        .otherwise(speaker).alias("speaker"))
+    if not sensitive:  # sclite without -s folds ids too
+        rows = rows.with_columns(pl.col("speaker", "id", "File", "Channel", "Labels").str
+                                 .replace_many(layout.ASCII_UPPER, layout.ASCII_LOWER))
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise oneshot.OptionError(f"report: cannot create {folder}: {err.strerror}") from None
     written = []
-    chars = "|unit:char|" in rows_signature
-    for suffix, write in (("sys", partial(layout.sys_report, chars=chars)),
-                          ("pra", partial(layout.pra_report, sensitive=sensitive)),
-                          ("dtl", layout.dtl_report)):
+    made = layout.reports(rows, name, sensitive, chars="|unit:char|" in rows_signature)
+    for suffix, pieces in made.items():
         path = folder / f"{Path(name).name if not name.startswith('<') else 'hypotheses'}.{suffix}"
-        path.write_text(write(rows, name), encoding="utf-8")
+        with path.open("w", encoding="utf-8") as out:
+            out.writelines(pieces)
         written.append(path)
     return written
 
