@@ -1,7 +1,8 @@
 """Every bulletin page of the demo campaign (every family), looked at in headless Chromium at
-1,280 px: no page wider than the viewport (wide tables scroll inside their own box), every chart's
-text at least 9 px high as drawn, the page's language the campaign's, and long pages with a table
-of contents."""
+1,280 px: no page wider than the viewport (wide tables scroll inside their own box), no table
+scrolled for the length of its text (a heading, a system's name: they wrap), every chart's text
+at least 9 px high as drawn, the page's language the campaign's, and long pages with a table of
+contents."""
 
 from __future__ import annotations
 
@@ -35,6 +36,23 @@ def pages(request) -> tuple[str, list[Path]]:
     return request.param, found
 
 
+# The tables wider than their box (scrolled sideways: columns out of view) that would fit if
+# their headings and text cells might wrap: cut by the text's length, not by their columns (a
+# French heading is longer than its English one).
+CUT_BY_TEXT = """() => {
+    const tables = [...document.querySelectorAll('table')];
+    const over = t => t.scrollWidth > t.clientWidth + 1;
+    const before = tables.map(t => over(t) ? t.scrollWidth : null);
+    const style = document.createElement('style');
+    style.textContent = 'th, td.text { white-space: normal !important; }';
+    document.head.append(style);
+    const cut = tables.flatMap((t, k) => before[k] !== null && !over(t)
+        ? [[t.className || `number ${k + 1}`, before[k], t.scrollWidth]] : []);
+    style.remove();
+    return cut;
+}"""
+
+
 def test_every_page_fits_1280_px_with_legible_charts_in_its_language(pages):
     language, pages = pages
     if not Path(CHROMIUM).exists():
@@ -53,6 +71,8 @@ def test_every_page_fits_1280_px_with_legible_charts_in_its_language(pages):
             width = page.evaluate("() => document.documentElement.scrollWidth")
             if width > WIDTH:
                 problems.append(f"{name}: {width} px wide")
+            problems += [f"{name}: table {table} is {wide} px wide, {fits} px once its text "
+                         "may wrap" for table, wide, fits in page.evaluate(CUT_BY_TEXT)]
             smallest, text = page.evaluate(SMALLEST_CHART_TEXT)
             if smallest is not None and smallest < 9:
                 problems.append(f"{name}: chart text {text!r} drawn {smallest:.1f} px high")
