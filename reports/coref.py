@@ -286,6 +286,13 @@ def _subset_title(subset: str, _) -> str:
             "link": _("Super-classes joined by {name} links")}.get(kind, subset).format(name=name)
 
 
+def variant_title(variant: str, _) -> str:
+    """The page's name of a variant ``convention/singletons`` or ``convention/no-singletons``
+    (its section's heading, and the front page's board caption: one name for one variant)."""
+    convention, _sep, singletons = variant.partition("/")
+    return _variant_title(convention, singletons == "singletons", _)
+
+
 def _variant_title(convention: str, singletons: bool, _) -> str:
     scorer = {"conll": _("CoNLL scorer convention"), "paper": _("paper convention"),
               "corefud": _("official CorefUD scorer")}[convention]

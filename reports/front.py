@@ -99,6 +99,16 @@ def official(task, _=_identity) -> list[tuple[str, list[str], str]]:
     return []
 
 
+def _variant_name(family: str, variant: str, _) -> str:
+    """A board's variant named as its task page names it (coreference: its section heading),
+    else its words translated."""
+    if family == "coref":
+        from scorehouse.reports.coref import variant_title
+
+        return variant_title(variant, _)
+    return words(_, variant.replace("/", ",").replace("-", " "))
+
+
 def campaign_boards(con, campaign, task: str | None = None) -> pl.DataFrame | None:
     """Every board row of the campaign (of its ``task`` only, when given), as the export ranks
     them (:func:`scorehouse.warehouse.export.leaderboard`: published systems, ranked among
@@ -136,7 +146,7 @@ def leaderboards(con, campaign, task, _=_identity, boards: pl.DataFrame | None =
         if variant is None:
             continue
         if len(variants) > 1:  # the variant shown is part of what the board is
-            title = f"{title}, {words(_, variant.replace('/', ',').replace('-', ' '))}"
+            title = f"{title}, {_variant_name(task.family, variant, _)}"
         rows = (mine.filter(pl.col("variant") == variant)
                 .with_columns(group.alias("group"), pl.col("system").alias("label"))
                 .sort("corpus", pl.col("group") == "organiser", "baseline", "position"))

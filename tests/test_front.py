@@ -213,3 +213,23 @@ def test_every_task_page_opens_with_its_official_boards(demo_build):
         assert html[first:].startswith('<table class="front-board"'), task
         assert first < html.find('<nav class="toc"') or '<nav class="toc"' not in html, task
         assert html.index('id="official-results"') < first
+
+
+def test_a_boards_variant_is_named_as_its_task_page_names_it(demo_build, demo_build_fr):
+    """A coreference board's caption names its variant (convention, singletons) in the words of
+    the task page's section for it, in each language: the front page said "CoNLL average,
+    conll, singletons" (the variant's key) where the page's heading said "CoNLL scorer
+    convention, singletons counted"."""
+    for build in (demo_build, demo_build_fr):
+        out = Path(build) / "out"
+        front = (out / "index.html").read_text(encoding="utf-8")
+        for task in ("coref", "coreference-ud"):
+            page = (out / task / "index.html").read_text(encoding="utf-8")
+            headings = {re.sub(r"<[^>]+>", "", h).split(": ", 1)[-1].split("\u00a0: ", 1)[-1]
+                        for h in re.findall(r'<h3 id="[^"]+">(.*?)</h3>', page, re.S)}
+            captions = re.findall(r"<caption>(.*?)</caption>", page)
+            assert captions, (build, task)
+            for caption in captions:
+                variant = caption.split(", ", 1)[1]  # "corpus: CoNLL average, <variant>"
+                assert variant in headings, (caption, sorted(headings))
+                assert caption in front
