@@ -11,15 +11,17 @@ from helpers import boundaries, built_once, copy_warehouse, published, run, run_
 
 from scorehouse.warehouse.cli import main
 
-# The test files that take a minute or more of a worker (bench/suite_bench.py, the durations
+# The test files that take a minute or more of a worker (a whole run's --junitxml, the durations
 # summed per file), longest first. pytest-xdist hands out a file whole (--dist loadfile), in the
 # order of collection (--no-loadscope-reorder): these go first, so that the workers end together
 # instead of one running a long file alone at the end. A file missing here is only placed later.
-LONG_FILES = ("test_kill_resume.py", "test_store.py", "test_runner.py", "test_parsing_pipeline.py",
-              "test_wer_small.py", "test_publication_audit.py", "test_docs_check.py",
-              "test_resident.py", "test_page_contract.py", "test_kill_resume_nights.py",
-              "test_kill_resume_publish.py", "test_ud_recovery.py", "test_cluster_faults.py",
-              "test_sclite_layouts.py", "test_undeclared.py")
+LONG_FILES = ("test_store.py", "test_kill_resume.py", "test_parsing_pipeline.py", "test_runner.py",
+              "test_staged_store.py", "test_docs_check.py", "test_page_contract.py",
+              "test_logs.py", "test_pipeline.py", "test_publication_audit.py",
+              "test_ud_recovery.py", "test_editions.py", "test_artifacts.py", "test_resident.py",
+              "test_coref_pipeline.py", "test_wer_small.py", "test_ops_messages.py",
+              "test_chart_titles.py", "test_coordinator.py", "test_cluster_faults.py",
+              "test_undeclared.py", "test_kill_resume_publish.py", "test_kill_resume_nights.py")
 
 
 def pytest_collection_modifyitems(config, items):
