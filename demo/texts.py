@@ -10,19 +10,19 @@ import tomllib
 from scorehouse.warehouse.toml_writer import toml_value
 
 DESCRIPTION = (
-    "Campagne de démonstration (données synthétiques) sur le modèle du service vocal de "
-    "la thèse, chapitre 4 : énoncés courts d'appelants, bruits, faux départs, mots hors "
-    "vocabulaire et commentaires. Test_I contient les cinq énoncés de l'exemple du tableau 4.4. "
-    "La tâche d'étiquetage reprend la moitié du test UD French GSD (CC BY-SA 4.0) avec un jeu "
-    "d'étiquettes positionnel pivot et cinq étiqueteurs simulés. La tâche EASY convertit le test "
-    "GSD en constituants et relations EASY, répartis en quatre genres (répartition synthétique), "
-    "avec cinq analyseurs simulés ; la tâche en dépendances note trois analyseurs simulés avec "
-    "les mesures de CoNLL 2018. La tâche de coréférence reprend le texte du guide de haute "
-    "montagne de l'article (17 mentions) et des documents générés, avec quatre systèmes simulés "
-    "et les systèmes de référence (tout singleton, tout fusionné, profil aléatoire). La tâche de "
-    "terminologie note quatre extracteurs simulés sur les listes françaises d'ACTER v1.5 (énergie "
-    "éolienne, insuffisance cardiaque ; CC BY-NC-SA 4.0), la référence éolienne passant de la "
-    "version 1.0 (reconstruite) à la version 1.1 entre deux exécutions."
+    "Campagne de démonstration (données synthétiques) sur le modèle du service vocal de la thèse, "
+    "chapitre 4 : énoncés courts d'appelants, bruits, faux départs, mots hors vocabulaire et "
+    "commentaires. Test_I contient les cinq énoncés de l'exemple du tableau 4.4. La tâche "
+    "d'étiquetage reprend la moitié du test UD French GSD (CC BY-SA 4.0) avec un jeu d'étiquettes "
+    "positionnel pivot et quatre étiqueteurs simulés publiés. La tâche EASY convertit le test GSD "
+    "en constituants et relations EASY, répartis en quatre genres (répartition synthétique), avec "
+    "cinq analyseurs simulés ; la tâche en dépendances note trois analyseurs simulés avec les "
+    "mesures de CoNLL 2018. La tâche de coréférence reprend le texte du guide de haute montagne de "
+    "l'article (17 mentions) et des documents générés, avec quatre systèmes simulés et les systèmes"
+    " de référence (tout singleton, tout fusionné, profil aléatoire). La tâche de terminologie note"
+    " quatre extracteurs simulés sur les listes françaises d'ACTER v1.5 (énergie éolienne, "
+    "insuffisance cardiaque ; CC BY-NC-SA 4.0), la référence éolienne passant de la version 1.0 "
+    "(reconstruite) à la version 1.1 entre deux exécutions."
 )
 NAME = ("Démo scorehouse : reconnaissance de la parole (WER, IER), étiquetage morphosyntaxique "
         "(GRACE), analyse syntaxique (EASY, CoNLL 2018), coréférence et terminologie")
@@ -32,17 +32,17 @@ ENGLISH = {
     DESCRIPTION: (
         "A demonstration campaign (synthetic data) modelled on the voice service of the thesis, "
         "chapter 4: callers' short utterances, noise, false starts, out-of-vocabulary words and "
-        "comments. Test_I holds the five utterances of the example of table 4.4. The tagging "
-        "task takes half of the UD French GSD test set (CC BY-SA 4.0) with a positional pivot "
-        "tagset and five simulated taggers. The EASY task converts the GSD test set into EASY "
+        "comments. Test_I holds the five utterances of the example of table 4.4. The tagging task "
+        "takes half of the UD French GSD test set (CC BY-SA 4.0) with a positional pivot tagset and"
+        " four published simulated taggers. The EASY task converts the GSD test set into EASY "
         "constituents and relations, split into four genres (a synthetic split), with five "
-        "simulated parsers; the dependency task scores three simulated parsers with the CoNLL "
-        "2018 measures. The coreference task takes the mountain guide's text of the paper (17 "
-        "mentions) and generated documents, with four simulated systems and the baseline "
-        "systems (all singletons, all merged, random profile). The terminology task scores four "
-        "simulated extractors on ACTER v1.5's French lists (wind energy, heart failure; CC "
-        "BY-NC-SA 4.0), the wind energy reference moving from version 1.0 (rebuilt) to version "
-        "1.1 between two runs."),
+        "simulated parsers; the dependency task scores three simulated parsers with the CoNLL 2018 "
+        "measures. The coreference task takes the mountain guide's text of the paper (17 mentions) "
+        "and generated documents, with four simulated systems and the baseline systems (all "
+        "singletons, all merged, random profile). The terminology task scores four simulated "
+        "extractors on ACTER v1.5's French lists (wind energy, heart failure; CC BY-NC-SA 4.0), "
+        "the wind energy reference moving from version 1.0 (rebuilt) to version 1.1 between two "
+        "runs."),
     "Transcription 1-best": "1-best transcription",
     "Transcription d'appels horodatés (STM/CTM)": "Time-marked call transcription (STM/CTM)",
     "Étiquetage morphosyntaxique (démo GRACE sur UD French GSD)":
