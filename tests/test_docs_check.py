@@ -26,6 +26,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import page_text
 
 ROOT = Path(__file__).parents[1]
 DOCS = [ROOT / "README.md", ROOT / "docs" / "guide.md", ROOT / "docs" / "api.md"]
@@ -171,6 +172,19 @@ def test_the_demo_campaign_is_the_demos_own(demos, tmp_path):
     assert files == sorted(p.relative_to(ours).as_posix() for p in ours.rglob("*") if p.is_file())
     for name in files:
         assert (demo / name).read_bytes() == (ours / name).read_bytes(), name
+
+
+def test_no_page_names_a_table_of_the_warehouse(demos):
+    """The demo's bulletins (its second run changed the terminology reference: the pages show
+    what changed) name no table of the organisers' warehouse, which their readers cannot open:
+    the terms page sent them to ``hist_terms_scores``, every changes section to "the
+    warehouse's hist_ tables"."""
+    pages = sorted((demos("1.0") / "bulletins").rglob("*.html"))
+    assert any("terms" in p.parts for p in pages)
+    for page in pages:
+        text = page_text(page)
+        assert not re.search(r"\b(?:stg|int|fct|mart|hist|dim)_", text), (page, re.findall(
+            r".{40}\b(?:stg|int|fct|mart|hist|dim)_.{40}", text))
 
 
 def test_the_install_and_test_commands_name_what_exists():
