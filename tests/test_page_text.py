@@ -67,3 +67,23 @@ def test_an_edition_for_participants_does_not_call_its_systems_published(speech_
             words = page_text(tmp_path / folder / page)
             assert f"on each corpus: {said}, their score" in words or (
                 f"as on the front page: {said}, their score" in words), (folder, page)
+
+
+def test_a_baseline_named_as_one_is_not_marked_again(demo_build, demo_build_fr):
+    """A built-in baseline's label says it is one ("Baseline: Lexical"): the pages do not add
+    "(baseline)" after it ("Système de base : lexical (système de base)"), in either language;
+    a baseline whose label does not say so keeps the mark (a campaign's own, e.g. "orga-mle")."""
+    from scorehouse.reports.render import environment
+
+    for language, mark in (("en", "(baseline)"), ("fr", "(système de base)")):
+        named = environment(language).get_template("macros.html").module.named
+        assert mark in named("orga-mle", "baseline")
+        assert mark not in named("Baseline: Lexical", "baseline")
+    said_twice = re.compile(r"(?i)(?:baseline|système de base)[^()]{0,60}"
+                            r"\((?:baseline|système de base)\)")
+    for build in (demo_build, demo_build_fr):
+        pages = sorted((build / "out").rglob("index.html"))
+        texts = {page: page_text(page) for page in pages}
+        assert sum(len(re.findall(r"(?i)baseline|système de base", t)) for t in texts.values())
+        for page, text in texts.items():
+            assert not said_twice.search(text), (page, said_twice.findall(text)[:3])
