@@ -144,7 +144,7 @@ def _chart(scores: pl.DataFrame, methods: list[str], corpus: str, language: Lang
         low[label] = [pct(rows.get(m, {}).get("ci_low")) for m in present]
         high[label] = [pct(rows.get(m, {}).get("ci_high")) for m in present]
     return grouped_bars([m.upper() for m in present], series, low, high, _("WER (%)"),
-                        _("{corpus}: WER per method and system, 95 % bootstrap intervals")
+                        _("{corpus}: WER per method and system, 95% bootstrap intervals")
                         .format(corpus=corpus), language)
 
 
