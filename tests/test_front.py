@@ -233,3 +233,16 @@ def test_a_boards_variant_is_named_as_its_task_page_names_it(demo_build, demo_bu
                 variant = caption.split(", ", 1)[1]  # "corpus: CoNLL average, <variant>"
                 assert variant in headings, (caption, sorted(headings))
                 assert caption in front
+
+
+def test_every_board_says_which_way_is_better(demo_build):
+    """A reader of a headline board learns which way its score is better: "lower is better"
+    under an error rate (WER), "higher is better" under every other score (only the WER boards
+    said it, the P, F, LAS, CoNLL and TR boards said nothing)."""
+    front = (Path(demo_build) / "out" / "index.html").read_text(encoding="utf-8")
+    boards = re.findall(r'<table class="front-board".*?</table>', front, re.S)
+    assert len(boards) >= 6
+    for board in boards:
+        head = re.search(r'<th class="headline">(.*?)</th>', board, re.S).group(1)
+        lower = "WER" in re.search(r"<caption>(.*?)</caption>", board).group(1)
+        assert ("lower is better" if lower else "higher is better") in head, board[:200]
