@@ -115,12 +115,10 @@ def page_data(con, campaign, task, out: Path) -> dict:
         per_corpus.append({
             "id": corpus,
             "chart": _chart(sc, methods, corpus, Language(campaign.language)) if sc.height else "",
-            "groups": [(title, sc.filter(pl.col("organiser") == org).to_dicts())
-                       for title, org in ((N_("Participants"), False),
-                                          (N_("Organisers (shown apart)"), True))
-                       if sc.height and sc.filter(pl.col("organiser") == org).height],
+            "groups": _apart(sc),
             "signatures": sorted(set(sc["signature"].to_list())) if sc.height else [],
-            "ier": ier.filter(pl.col("corpus") == corpus).to_dicts() if ier.height else [],
+            "ier": _apart(ier.filter(pl.col("corpus") == corpus).sort("_order", maintain_order=True)
+                          if ier.height else ier),
             "categories": _categories(by_field, corpus),
             "speakers": _speakers(by_field, corpus),
             "paired": paired.filter(pl.col("corpus") == corpus).to_dicts() if paired.height else [],
@@ -130,6 +128,14 @@ def page_data(con, campaign, task, out: Path) -> dict:
             "sig": signatures,
             "per_corpus": per_corpus, "rejected": rejected, "files": files,
             "resamples": campaign.bootstrap, "seed": campaign.seed}
+
+
+def _apart(rows: pl.DataFrame) -> list[tuple[str, list[dict]]]:
+    """``rows`` (one corpus's) as the page's groups: the participants', then the organisers'
+    systems, shown apart (the non-empty groups)."""
+    return [(title, part.to_dicts()) for title, org in ((N_("Participants"), False),
+                                                         (N_("Organisers (shown apart)"), True))
+            if rows.height and (part := rows.filter(pl.col("organiser") == org)).height]
 
 
 def _chart(scores: pl.DataFrame, methods: list[str], corpus: str, language: Language) -> str:

@@ -87,3 +87,18 @@ def test_a_baseline_named_as_one_is_not_marked_again(demo_build, demo_build_fr):
         assert sum(len(re.findall(r"(?i)baseline|système de base", t)) for t in texts.values())
         for page, text in texts.items():
             assert not said_twice.search(text), (page, said_twice.findall(text)[:3])
+
+
+def test_the_ier_tables_show_the_organisers_apart(demo_build):
+    """The speech page's interpretation error rate tables group the systems as its WER tables
+    do: participants, then the organisers' systems apart (``orga-baseline`` was listed among
+    the participants, in alphabetical order, unmarked)."""
+    page = (demo_build / "out" / "asr" / "index.html").read_text(encoding="utf-8")
+    tables = re.findall(r'<table class="ier">(.*?)</table>', page, re.S)
+    assert tables
+    for table in tables:
+        rows = [re.sub(r"<[^>]+>", "", r).split("\n")[0].strip()
+                for r in re.findall(r"<tr[^>]*>\s*<td[^>]*>(.*?)</td>", table, re.S)]
+        assert rows[0] == "Participants" and "Organisers (shown apart)" in rows, rows
+        apart = rows.index("Organisers (shown apart)")
+        assert "orga-baseline" in rows[apart:] and "orga-baseline" not in rows[:apart], rows
