@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from scorehouse.reports.i18n import words
+from scorehouse.reports.i18n import N_, words
 from scorehouse.warehouse.families.wer import official_method, wer_methods
 
 CONVENTIONS = ("conll", "paper", "corefud")
@@ -109,6 +109,23 @@ def _variant_name(family: str, variant: str, _) -> str:
     return words(_, variant.replace("/", ",").replace("-", " "))
 
 
+def _with_trait(con, campaign, task, variant: str, rows: pl.DataFrame):
+    """A board's rows with the figure a reader needs beside the score to read it (``trait``),
+    and its heading and subheading: POS's decision D (GRACE: P is measured on the cases a
+    tagger decided; a tagger deciding a sixth of them may top the board), or none."""
+    if task.family != "pos" or not rows.height:
+        return rows, None
+    from scorehouse.warehouse.db import frame
+
+    decided = frame(con, """
+        SELECT p.corpus, s.label AS system, p.D AS trait
+        FROM mart_pos_scores p JOIN cat_published_system s USING (campaign, task, system)
+        WHERE p.campaign = ? AND p.task = ? AND p.slice = 'corpus'
+          AND p.evaluation || '/' || p.granularity = ?""", [campaign.id, task.id, variant])
+    return (rows.join(decided, on=["corpus", "system"], how="left", maintain_order="left"),
+            (N_("D %%"), N_("share of cases decided")))
+
+
 def campaign_boards(con, campaign, task: str | None = None) -> pl.DataFrame | None:
     """Every board row of the campaign (of its ``task`` only, when given), as the export ranks
     them (:func:`scorehouse.warehouse.export.leaderboard`: published systems, ranked among
@@ -150,10 +167,11 @@ def leaderboards(con, campaign, task, _=_identity, boards: pl.DataFrame | None =
         rows = (mine.filter(pl.col("variant") == variant)
                 .with_columns(group.alias("group"), pl.col("system").alias("label"))
                 .sort("corpus", pl.col("group") == "organiser", "baseline", "position"))
+        rows, trait = _with_trait(con, campaign, task, variant, rows)
         for corpus in [c.id for c in task.corpora]:
             shown = rows.filter(pl.col("corpus") == corpus).to_dicts()
             if shown:
-                out.append({"corpus": corpus, "title": title, "rows": shown,
+                out.append({"corpus": corpus, "title": title, "rows": shown, "trait": trait,
                             "lower": not shown[0]["higher_is_better"],
                             "signature": " ".join(sorted({r["signature"] for r in shown
                                                           if r["signature"]}))})
