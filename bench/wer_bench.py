@@ -5,7 +5,8 @@ Usage (from the repository root, with the project's virtual environment)::
 
     .venv/bin/python bench/wer_bench.py                      # 200,000 utterances, everything
     .venv/bin/python bench/wer_bench.py --utterances 20000   # a quick run
-    .venv/bin/python bench/wer_bench.py --with-sclite        # also the NIST sclite binary
+    .venv/bin/python bench/wer_bench.py --with-sclite        # also the NIST sclite binary, and
+                                                             # its reports (-o sum pra dtl)
 
 Targets (project issue):
 
@@ -427,6 +428,28 @@ def _sclite_counts(path: Path) -> dict | None:
     return {"snt": snt, "N": n, "C": c, "S": s, "D": d, "I": i}
 
 
+def time_reports(exe: str, ref: str, hyp: str, workdir: Path) -> tuple[list, str]:
+    """``scorehouse wer REF HYP --report DIR`` and ``sclite -o sum pra dtl -O DIR`` (sclite's
+    default case, as the one-shot's), each in a fresh process: their measures, and a note saying
+    whether their three files are the same bytes."""
+    folders = {"scorehouse": workdir / "reports_scorehouse", "sclite": workdir / "reports_sclite"}
+    for folder in folders.values():
+        shutil.rmtree(folder, ignore_errors=True)
+    folders["sclite"].mkdir(parents=True)
+    ours = measure("scorehouse wer --report DIR", [exe, "wer", ref, hyp, "--report",
+                                                   str(folders["scorehouse"])])
+    theirs = measure("sclite -o sum pra dtl", [SCLITE, "-r", ref, "trn", "-h", hyp, "trn", "-i",
+                                               "spu_id", "-o", "sum", "pra", "dtl", "-O",
+                                               str(folders["sclite"])])
+    same = [suffix for suffix in ("sys", "pra", "dtl")
+            if all((f / f"{Path(hyp).name}.{suffix}").exists() for f in folders.values())
+            and len({(f / f"{Path(hyp).name}.{suffix}").read_bytes()
+                     for f in folders.values()}) == 1]
+    return ([(ours, "(reported)" if ours.rc == 0 else "FAILED"), (theirs, "(reference tool)")],
+            f"report files .sys .pra .dtl: {', '.join(same) or 'none'} byte for byte sclite's"
+            f"{'' if len(same) == 3 else ' (DIFFERENT)'}")
+
+
 def code_hash() -> str:
     """Fingerprint of what the wer family's ``code_version`` covers."""
     return _code_hash([*(ROOT / "scorers").glob("*.py"), *(ROOT / "sql" / "wer").glob("*.sql")])
@@ -532,6 +555,11 @@ def main(argv: list[str] | None = None) -> int:
                              f"{'IDENTICAL' if same else 'DIFFERENT'}")
             else:
                 notes.append(f"sclite: no Sum line parsed (exit {sc_m.rc}):\n{tail(sc_m.stderr)}")
+            print("timing the report files, scorehouse wer --report and sclite (slow) ...",
+                  flush=True)
+            measured, note = time_reports(exe, ref, hyp, workdir)
+            rows += [("reports", m, target) for m, target in measured]
+            notes.append(note)
         if jiwer_res and lev_tot:
             j_err = jiwer_res["S"] + jiwer_res["D"] + jiwer_res["I"]
             s_err = lev_tot["S"] + lev_tot["D"] + lev_tot["I"]
