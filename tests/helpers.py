@@ -3,6 +3,7 @@ builds made once per test run)."""
 
 from __future__ import annotations
 
+import html
 import os
 import pathlib
 import re
@@ -219,10 +220,10 @@ class Rows:
 
 
 def page_text(path: Path) -> str:
-    """A page's text as a reader reads it (styles and charts dropped, tags dropped, whitespace
-    runs, no-break spaces included, one space)."""
-    html = re.sub(r"<(style|svg)\b.*?</\1>", " ", path.read_text(encoding="utf-8"), flags=re.S)
-    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)).replace("&#39;", "'")
+    """A page's text as a reader reads it (styles and charts dropped, tags dropped, entities
+    read, whitespace runs, no-break spaces included, one space)."""
+    page = re.sub(r"<(style|svg)\b.*?</\1>", " ", path.read_text(encoding="utf-8"), flags=re.S)
+    return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", page)))
 
 
 def published(out: Path) -> dict[str, bytes]:

@@ -102,3 +102,15 @@ def test_the_ier_tables_show_the_organisers_apart(demo_build):
         assert rows[0] == "Participants" and "Organisers (shown apart)" in rows, rows
         apart = rows.index("Organisers (shown apart)")
         assert "orga-baseline" in rows[apart:] and "orga-baseline" not in rows[:apart], rows
+
+
+def test_english_pages_write_a_percentage_without_a_space(demo_build, demo_build_fr):
+    """English writes "95% bootstrap", French "95 % bootstrap" (a no-break space): the English
+    source had the French spacing in its prose ("Intervals: 95 % bootstrap", "16.3 %" in the
+    POS consensus table), which the French catalogue now keeps alone."""
+    figure = re.compile(r"(?<![A-Za-z])\d+(?:[.,]\d+)?[ \u00a0]%")
+    english = {page: figure.findall(page_text(page))
+               for page in sorted((demo_build / "out").rglob("index.html"))}
+    assert not any(english.values()), {p.parent.name: f[:3] for p, f in english.items() if f}
+    assert any(figure.search(page_text(page))
+               for page in (demo_build_fr / "out").rglob("index.html"))
