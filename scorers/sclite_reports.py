@@ -43,13 +43,17 @@ def speaker_of(utt_id: str) -> str:
 def reports(rows: pl.DataFrame, name: str, sensitive: bool = True,
             chars: bool = False) -> dict[str, Iterable[str]]:
     """The three reports of the system ``name`` (``suffix -> its text, in pieces``: the
-    ``.pra`` is made as it is written) from ``rows``: ``id``, ``speaker``, ``ref``, ``hyp`` and
-    ``ops``, and optionally an STM segment's ``Labels``, ``File`` and ``Channel``, in the
+    ``.pra`` is made as it is written) from ``rows``: ``id``, ``ref``, ``hyp`` and ``ops``, and
+    optionally an STM segment's ``speaker``, ``Labels``, ``File`` and ``Channel``, in the
     hypothesis file's order (:func:`by_speaker` groups them); ``sensitive``: ``sclite -s``'s
     layout, else sclite's default; ``chars``: CER (``sclite -c``)."""
-    rows = by_speaker(rows.with_columns(pl.lit(None, pl.String).alias(field)
-                                        for field in ("Labels", "File", "Channel")
-                                        if field not in rows.columns))
+    rows = rows.with_columns(pl.lit(None, pl.String).alias(field)
+                             for field in ("speaker", "Labels", "File", "Channel")
+                             if field not in rows.columns)
+    speaker = pl.col("speaker")  # an STM segment's, else the trn id's (sclite -i spu_id)
+    rows = by_speaker(rows.with_columns(pl.when(speaker.is_null() | (speaker == ""))
+                                        .then(speaker_expr(pl.col("id"))).otherwise(speaker)
+                                        .alias("speaker")))
     speakers = speaker_counts(rows)
     return {"sys": [sys_report(speakers, name, chars)],
             "pra": pra_report(rows, speakers, name, sensitive), "dtl": [dtl_report(rows, name)]}

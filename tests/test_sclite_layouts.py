@@ -18,6 +18,8 @@ import sys
 import numpy as np
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_wer_sclite import sclite_binary
 
 from scorehouse.scorers import sclite_reports as layout
@@ -85,7 +87,7 @@ def reports(rows: list[tuple[str, str, str]], name: str) -> dict[str, str]:
     hyp = normalise(pl.DataFrame({"utt_id": ids, "text": [h for _, _, h in rows]}), "none",
                     Markers(), "sensitive")["tokens"]
     aligned = align_tokens(ref, hyp).to_pylist()
-    table = [{"id": u, "speaker": layout.speaker_of(u), "ref": a["ref_tokens"],
+    table = [{"id": u, "ref": a["ref_tokens"],  # speakers read from the ids by the layout
               "hyp": a["hyp_tokens"], "ops": a["ops"]} for u, a in zip(ids, aligned)]
     return {suffix: "".join(pieces)
             for suffix, pieces in layout.reports(pl.DataFrame(table), name).items()}
@@ -170,3 +172,13 @@ def test_end_to_end_reports_in_sclites_order(case, tmp_path):
     assert done.returncode == 0, done.stderr.decode()
     for suffix in ("sys", "pra", "dtl"):
         assert (tmp_path / "ours" / f"hyp.trn.{suffix}").read_bytes() == theirs[suffix], suffix
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet="ab-_1É", max_size=8), min_size=1, max_size=20))
+def test_the_speakers_read_in_polars_are_sclites_spu_id(ids):
+    """The reports read each trn id's speaker in Polars (:func:`speaker_expr`); it is
+    :func:`speaker_of`'s, sclite's ``-i spu_id`` rule, on any id (with ``-``, ``_``, both,
+    neither, empty)."""
+    found = pl.DataFrame({"id": ids}).select(layout.speaker_expr(pl.col("id")))["id"].to_list()
+    assert found == [layout.speaker_of(u) for u in ids]

@@ -124,11 +124,7 @@ def sclite_reports(con, unit: dict, folder: Path, name: str) -> list[Path]:
             f"method {unit['method']}")
     rows_signature = rows["signature"][0]
     sensitive = "|case:sensitive|" in rows_signature
-    speaker = pl.col("speaker")
-    rows = rows.with_columns(
-        pl.when(speaker.is_null() | (speaker == "")).then(layout.speaker_expr(pl.col("id")))
-        .otherwise(speaker).alias("speaker"))
-    if not sensitive:  # sclite without -s folds ids too
+    if not sensitive:  # sclite without -s folds ids (and the speakers read from them) too
         rows = rows.with_columns(pl.col("speaker", "id", "File", "Channel", "Labels").str
                                  .replace_many(layout.ASCII_UPPER, layout.ASCII_LOWER))
     try:
