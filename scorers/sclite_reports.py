@@ -17,9 +17,9 @@ the caller folds the ids). Percentages are rounded as sclite rounds them (``f_ro
 functions (:func:`reports`) over the aligned rows, a Polars frame: ``id``, ``speaker``, ``ref``
 and ``hyp`` (aligned token lists, None on the gap side) and ``ops`` (C, S, D, I). The counts are
 Polars aggregations; the ``.pra`` is made a batch of utterances at a time, for its file to be
-written as it is made (200,000 utterances: 97 -> 20 s and 980 -> 690 MB for the whole
-``scorehouse wer --report``, the same bytes; sclite 135 s and 6.4 GB: by hand, on a loaded
-host).
+written as it is made (200,000 utterances, ``bench/wer_bench.py --with-sclite``: the whole
+``scorehouse wer --report`` 17.4 -> 7.9 s and 953 -> 684 MiB, the same bytes but a corrected
+``.dtl`` total; sclite 36.4 s and 6.2 GB).
 """
 
 from __future__ import annotations
