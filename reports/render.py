@@ -29,6 +29,10 @@ from scorehouse.warehouse.db import frame
 from scorehouse.warehouse.families import page_module
 from scorehouse.warehouse.published import current, visible_participants, visible_systems
 
+# A page's ``boards`` argument before the campaign's boards are read: the page reads them itself
+# (else: reports/front.py campaign_boards' rows, or None when nothing is published)
+UNREAD = object()
+
 
 class _CompiledTemplates(FileSystemBytecodeCache):
     """Jinja's bytecode cache as a convenience only. Compiling the templates took a tenth of a
@@ -90,8 +94,12 @@ def environment(language: str = SOURCE) -> Environment:
     return env
 
 
-def render_task(con, campaign, task, folder: Path, env: Environment, common: dict) -> Path:
-    """Write one task's page (and its exported tables) into ``folder``."""
+def render_task(con, campaign, task, folder: Path, env: Environment, common: dict,
+                boards: object = UNREAD) -> Path:
+    """Write one task's page (and its exported tables) into ``folder``; ``boards``: every
+    board row of the campaign as :func:`scorehouse.reports.front.campaign_boards` read them
+    for the edition's audience (a publication reads them once for all its pages), else read
+    here."""
     folder.mkdir(parents=True, exist_ok=True)
     from scorehouse.reports.state import page_state
 
@@ -99,21 +107,24 @@ def render_task(con, campaign, task, folder: Path, env: Environment, common: dic
     data["state"] = page_state(con, campaign, task)
     data["organisers"] = visible_systems(con, campaign.id, task.id)["organiser"].any()
     _ = gettext_for(campaign.language)
-    data["opening"] = opening(con, campaign, task, _)
+    data["opening"] = opening(con, campaign, task, _, boards)
     path = folder / "index.html"
     html = env.get_template(f"{task.family}.html").render(**common, **data, root="../")
     path.write_text(with_contents(html, _("Contents")), encoding="utf-8")
     return path
 
 
-def opening(con, campaign, task, _) -> dict:
+def opening(con, campaign, task, _, boards: object = UNREAD) -> dict:
     """What a task page opens with, before its contents: the task's official boards, the front
-    page's (reports/front.py), and their notes, said of the tables below."""
+    page's (reports/front.py), and their notes, said of the tables below; ``boards`` as
+    :func:`render_task` takes them."""
     from scorehouse.reports.front import campaign_boards, leaderboards, notes
     from scorehouse.warehouse.published import leaderboards_as_seen
 
     with leaderboards_as_seen(con, campaign.id):  # the edition's audience
-        boards = leaderboards(con, campaign, task, _, campaign_boards(con, campaign, task.id))
+        if boards is UNREAD:
+            boards = campaign_boards(con, campaign, task.id)
+        boards = leaderboards(con, campaign, task, _, boards)
         labels = {r["system"]: r["label"] for r in visible_systems(con, campaign.id)
                   .iter_rows(named=True) if r["task"] == task.id}
     return {"boards": boards, "notes": notes(task, boards, labels, _, here=True)}
@@ -170,7 +181,8 @@ ROLE_NAMES = {"full": N_("full corpus"),
               "reference_without_nes": N_("reference without named entities")}
 
 
-def render_index(con, campaign, out: Path, env: Environment, common: dict) -> Path:
+def render_index(con, campaign, out: Path, env: Environment, common: dict,
+                 boards: object = UNREAD) -> Path:
     """Write the campaign's index page (its contents, each task's official leaderboards per corpus
     (reports/front.py) and the published participants, in the campaign language's
     alphabetical order) into ``out``."""
@@ -179,7 +191,8 @@ def render_index(con, campaign, out: Path, env: Environment, common: dict) -> Pa
 
     _ = gettext_for(campaign.language)
     with leaderboards_as_seen(con, campaign.id):  # the edition's audience, as its task pages
-        boards = campaign_boards(con, campaign)  # every task's boards, read once
+        if boards is UNREAD:  # every task's boards, read once
+            boards = campaign_boards(con, campaign)
         pages = [{"task": task, "href": f"{task.id}/index.html",
                   "boards": leaderboards(con, campaign, task, _, boards)}
                  for task in campaign.tasks]

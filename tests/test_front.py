@@ -270,3 +270,20 @@ def test_a_pos_board_shows_each_taggers_decision(demo_build):
     assert len(shown) >= 4 and min(decided.values()) < 0.5
     for label, cell in shown.items():
         assert cell == f"{100 * decided[label]:.1f}", (label, cell)
+
+
+def test_a_publication_reads_the_campaigns_boards_once(demo_copy, tmp_path, monkeypatch):
+    """Every page opens with its task's boards, the front page with every task's: one
+    publication reads the campaign's boards once (warehouse/publish.py), not once per page
+    (each read unions every family's leaderboard views: a tenth of a small campaign's run)."""
+    from scorehouse.warehouse import export
+    from scorehouse.warehouse.pipeline import run
+
+    read, leaderboard = [], export.leaderboard
+    monkeypatch.setattr(export, "leaderboard",
+                        lambda con, task=None: read.append(task) or leaderboard(con, task))
+    done = run(demo_copy / "campaign", demo_copy / "w.duckdb", tmp_path / "out", quiet=True,
+               steps=("report",))
+    assert done.exit_code == 0, done.summary()
+    assert len(list((tmp_path / "out").glob("*/index.html"))) > 5
+    assert read == [None]

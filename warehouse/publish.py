@@ -44,7 +44,7 @@ from scorehouse.warehouse.catalog import RunContext, fingerprint, package_files,
 from scorehouse.warehouse.db import frame, one
 from scorehouse.warehouse.dbfile import database_path
 from scorehouse.warehouse.faults import checkpoint
-from scorehouse.warehouse.published import PUBLIC, Audience, rendering_for
+from scorehouse.warehouse.published import PUBLIC, Audience, leaderboards_as_seen, rendering_for
 
 
 def page_states(con, campaign) -> dict[str, str]:
@@ -113,6 +113,7 @@ def publish(ctx: RunContext, out: Path, force: bool = False,
 
 def _publish(ctx: RunContext, out: Path, force: bool, audience: Audience) -> list[Path]:
     from scorehouse.reports.chart_cache import chart_cache
+    from scorehouse.reports.front import campaign_boards
     from scorehouse.reports.render import (
         environment,
         render_index,
@@ -140,6 +141,8 @@ def _publish(ctx: RunContext, out: Path, force: bool, audience: Audience) -> lis
     common = {"campaign": campaign, "version": __version__, "edition": Markup(PENDING),
               "audience": audience.kind}
     written = []
+    with leaderboards_as_seen(con, campaign.id):  # every page's boards, read once
+        boards = campaign_boards(con, campaign)
     with chart_cache(out.parent / f".{out.name}.charts"):  # charts whose data did not change
         for task in campaign.tasks:
             kept = current is not None and not force and recorded.get(task.id) == states[task.id]
@@ -147,9 +150,10 @@ def _publish(ctx: RunContext, out: Path, force: bool, audience: Audience) -> lis
                 _keep(current / task.id, staging / task.id, NAMED.format(_edition_of(current)),
                       PENDING)
             else:
-                written.append(render_task(con, campaign, task, staging / task.id, env, common))
+                written.append(render_task(con, campaign, task, staging / task.id, env, common,
+                                           boards))
                 checkpoint(f"page {task.id}")
-        written.insert(0, render_index(con, campaign, staging, env, common))
+        written.insert(0, render_index(con, campaign, staging, env, common, boards))
     edition = _content_id(staging, audience)
     if not force and current is not None and _edition_of(current) == edition:
         shutil.rmtree(staging)  # not one published byte moved (a withheld resubmission alone)
