@@ -22,6 +22,7 @@ import polars as pl
 import pyarrow as pa
 
 from scorehouse.warehouse.buffer import one_shot_limit
+from scorehouse.warehouse.cores import configured
 from scorehouse.warehouse.dbfile import (
     SchemaError,
     refuse_foreign,
@@ -46,6 +47,7 @@ def connect(path: str | Path | None = None, spills: bool = False) -> duckdb.Duck
     except duckdb.IOException as err:
         raise unreadable(path, err) or err from None
     con.execute("SET preserve_insertion_order = true")
+    _threads(con)
     # DuckDB draws a progress bar on stdout for queries over 2 s: stdout is for results (a
     # nightly run prints nothing there), and scorehouse shows its own progress on stderr
     con.execute("SET enable_progress_bar = false")
@@ -283,8 +285,16 @@ def private(folder: str) -> duckdb.DuckDBPyConnection:
     # a unit's builds are small aggregates; the warehouse keeps the big buffer
     con.execute(f"SET memory_limit = '{os.environ.get('SCOREHOUSE_UNIT_MEMORY_LIMIT', '256MB')}'")
     con.execute("SET temp_directory = $dir", {"dir": tempfile.gettempdir()})  # spills, not in cwd
+    _threads(con)
     con.execute(_ddl(["catalog", folder]))
     return con
+
+
+def _threads(con: duckdb.DuckDBPyConnection) -> None:
+    """DuckDB's threads as ``SCOREHOUSE_THREADS`` says (:mod:`warehouse.cores`); else its
+    default, every core."""
+    if threads := configured():
+        con.execute(f"SET threads = {threads}")
 
 
 def _take_share(con: duckdb.DuckDBPyConnection) -> None:

@@ -30,6 +30,7 @@ import pyarrow as pa
 from scorehouse.etl.errors import InputError
 from scorehouse.warehouse import __version__
 from scorehouse.warehouse.catalog import fingerprint, package_files
+from scorehouse.warehouse.cores import cores
 from scorehouse.warehouse.store import Query, StoreError, opened, resolved
 
 
@@ -212,7 +213,7 @@ class ProcessPools:
         fits = [size for size in self._pools if size >= n]
         if fits:
             return self._pools[min(fits)]
-        share = max(1, (os.cpu_count() or 1) // n)
+        share = max(1, cores() // n)
         # the allocator setting the pool's processes read, when this process applied the
         # command's (importing the module here would apply them to a caller, e.g. the API's)
         if (coordinator := sys.modules.get("scorehouse.warehouse.coordinator")) is not None:

@@ -33,7 +33,6 @@ on its arguments only, and the tables do not depend on the order in which units 
 
 from __future__ import annotations
 
-import os
 import threading
 from collections import OrderedDict
 from contextlib import contextmanager
@@ -52,6 +51,7 @@ from scorehouse.warehouse.catalog import (
     record_scorings,
     transaction,
 )
+from scorehouse.warehouse.cores import cores
 from scorehouse.warehouse.db import frame, insert_arrow, registered
 from scorehouse.warehouse.executors import (  # noqa: F401  (ExecutorError, package_version: re-exported)
     ExecutorError,
@@ -286,7 +286,7 @@ def run_units(
                         done(unit, lambda rows=tables: (rows, {}))
         elif units:  # none left when every stale unit was committed from the store
             n = min(workers, len(units))
-            share = max(1, (os.cpu_count() or 1) // max(1, n))  # the cores over the units
+            share = max(1, cores() // max(1, n))  # the cores over the units
             with processes(ctx.pools, n) as pool:
                 _meanwhile(ctx)
                 stream(chunks(prepared, len(units), workers),

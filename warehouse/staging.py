@@ -29,6 +29,7 @@ from scorehouse.etl import text
 from scorehouse.etl.errors import InputError, shorten
 from scorehouse.warehouse import logs, resident
 from scorehouse.warehouse.catalog import RunContext, now, transaction
+from scorehouse.warehouse.cores import cores
 from scorehouse.warehouse.db import insert_rows, one
 
 
@@ -130,7 +131,7 @@ def stage_files(ctx: RunContext, jobs: list[StageJob], workers: int | None = Non
         return sha, None if data is None else len(data), unreadable
 
     # reading and hashing release the GIL: the files are hashed on every core
-    with ThreadPoolExecutor(max(1, min(len(jobs), os.cpu_count() or 1))) as threads:
+    with ThreadPoolExecutor(max(1, min(len(jobs), cores()))) as threads:
         keys = list(threads.map(hashed, jobs))
     if seen:
         insert_rows(ctx.con, "INSERT OR REPLACE INTO cat_input_stat VALUES (?,?,?,?,?,?)", seen)
@@ -146,8 +147,7 @@ def stage_files(ctx: RunContext, jobs: list[StageJob], workers: int | None = Non
 
     configured = ctx.workers or (executors.workers_default() if os.environ.get("SCOREHOUSE_WORKERS")
                                  else None)
-    workers = workers or configured or (
-        min(os.cpu_count() or 1, len(changed)) if size > 32 * 2**20 else 1)
+    workers = workers or configured or (min(cores(), len(changed)) if size > 32 * 2**20 else 1)
     # a lone changed file is parsed here: a worker would start first (0.5 s), then send its
     # table back (a POS bench change: the load step 1.7 -> 1.0 s); a worker for its units starts
     # as it is parsed, and imports the run's families (1 s of CPU) while this process parses and

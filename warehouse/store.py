@@ -38,6 +38,7 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from scorehouse.warehouse.catalog import fingerprint
+from scorehouse.warehouse.cores import cores
 
 _FORMAT = 1
 # rows per Parquet row group of a saved table: a query over the resident files that keeps a
@@ -124,7 +125,7 @@ class Store:
             self.fs.create_dir(folder, recursive=True)
             # the files encoded at once, on every core (pyarrow lets go of the GIL): a lone
             # 1M-token POS unit's 0.7 s of Parquet written in 0.5 s
-            with ThreadPoolExecutor(os.cpu_count() or 1) as threads:
+            with ThreadPoolExecutor(cores()) as threads:
                 for done in [threads.submit(write, i, table)
                              for i, table in enumerate(tables.values()) if table is not None]:
                     done.result()

@@ -1,0 +1,72 @@
+"""``SCOREHOUSE_THREADS`` (warehouse/cores.py): the cores a run may use. DuckDB's and Polars'
+pools take it, the results do not depend on it, and a value that is not a positive integer is
+refused in one line."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from helpers import published, run, tables
+
+from scorehouse.warehouse.cores import cores
+
+_POOLS = """
+import json, scorehouse, polars
+from scorehouse.warehouse.db import connect, private
+print(json.dumps([polars.thread_pool_size(),
+                  connect(None).execute("SELECT current_setting('threads')").fetchall()[0][0],
+                  private("pos").execute("SELECT current_setting('threads')").fetchall()[0][0]]))
+"""
+
+
+def _environment(threads: str | None) -> dict[str, str]:
+    """This process's environment with ``SCOREHOUSE_THREADS`` as given (None: unset), and
+    without the Polars setting the package derived from this process's own."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("SCOREHOUSE_THREADS", "POLARS_MAX_THREADS")}
+    return env if threads is None else {**env, "SCOREHOUSE_THREADS": threads}
+
+
+@pytest.mark.parametrize("threads", ["1", "3"])
+def test_the_pools_take_the_setting(threads):
+    done = subprocess.run([sys.executable, "-c", _POOLS], env=_environment(threads),
+                          capture_output=True, text=True, check=True)
+    assert json.loads(done.stdout) == [int(threads)] * 3
+
+
+def test_a_polars_setting_of_ones_own_wins():
+    env = {**_environment("3"), "POLARS_MAX_THREADS": "2"}
+    done = subprocess.run([sys.executable, "-c", _POOLS], env=env, capture_output=True,
+                          text=True, check=True)
+    assert json.loads(done.stdout) == [2, 3, 3]
+
+
+@pytest.mark.parametrize("value", ["0", "two", "-1", ""])
+def test_a_bad_value_is_refused_in_one_line(speech_campaign, tmp_path, value):
+    done = subprocess.run([sys.executable, "-m", "scorehouse", "run", str(speech_campaign),
+                           "--db", str(tmp_path / "w.duckdb"), "--out", str(tmp_path / "out"),
+                           "-q"], env=_environment(value), capture_output=True, text=True)
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.strip() == (f"Error: SCOREHOUSE_THREADS must be a positive integer, not "
+                                   f"{value!r}"), done.stderr
+
+
+@pytest.mark.slow
+def test_a_run_gives_the_same_bytes_whatever_its_threads(uninterrupted, tmp_path):
+    """The session's demo build ran at the tests' share of the cores; the same campaign run at
+    another number of threads (one, or two when the build had one) gives every table and every
+    published file, byte for byte."""
+    _, campaign, _, expected_tables, expected_files = uninterrupted
+    other = "2" if cores() == 1 else "1"
+    db, out = tmp_path / "w.duckdb", tmp_path / "bulletins"
+    done = run(campaign, db, out, SCOREHOUSE_THREADS=other, POLARS_MAX_THREADS=other)
+    assert done.returncode == 0, done.stderr
+    got = tables(db)
+    assert got.keys() == expected_tables.keys()
+    for name in got:
+        assert got[name] == expected_tables[name], name
+    assert published(out) == expected_files

@@ -1,0 +1,49 @@
+"""The cores a run may use: every core of the machine, or ``SCOREHOUSE_THREADS=N``.
+
+A run's DuckDB and Polars each keep a pool of threads, one per core by default, and the unit
+runner shares the cores among the units it computes at once. A small campaign's queries are too
+small to share out between threads: on two cores, ``scorehouse run`` of the demo campaign (every
+family, scale 0.01, charts cached) took 15.25 s of CPU and 13.98 s of wall time at two threads,
+12.92 s and 13.16 s at one (bench/threads_bench.py, medians of three in turns). Where several
+runs share a machine (the nightly jobs of several campaigns started by one cron, or the test
+suite, which runs one test per core), ``SCOREHOUSE_THREADS`` gives each its share instead of
+every run fighting over every core; a big campaign alone on a machine keeps the default. The
+results are the same bytes whatever the number (tests/test_cores.py holds a run at one thread
+to a run at two).
+
+Polars sizes its pool once, when it is first imported: :func:`cap_polars` passes the setting on
+as ``POLARS_MAX_THREADS`` when the ``scorehouse`` package is imported (a program that imported
+Polars before keeps its pool; ``POLARS_MAX_THREADS`` set by hand wins).
+"""
+
+from __future__ import annotations
+
+import os
+
+VARIABLE = "SCOREHOUSE_THREADS"
+
+
+def configured() -> int | None:
+    """``SCOREHOUSE_THREADS`` if set (a positive integer, else an
+    :class:`~scorehouse.warehouse.executors.ExecutorError` naming it), else None."""
+    value = os.environ.get(VARIABLE)
+    if value is None:
+        return None
+    if not value.strip().isdigit() or int(value) < 1:
+        from scorehouse.warehouse.executors import ExecutorError
+
+        raise ExecutorError(f"{VARIABLE} must be a positive integer, not {value!r}")
+    return int(value)
+
+
+def cores() -> int:
+    """The cores this run may use: ``SCOREHOUSE_THREADS``, else the machine's."""
+    return configured() or os.cpu_count() or 1
+
+
+def cap_polars() -> None:
+    """Polars' pool as ``SCOREHOUSE_THREADS`` says, unless ``POLARS_MAX_THREADS`` is set (a
+    value that is not a positive integer is left for :func:`configured` to refuse)."""
+    value = os.environ.get(VARIABLE, "")
+    if value.strip().isdigit() and int(value) >= 1:
+        os.environ.setdefault("POLARS_MAX_THREADS", value.strip())
