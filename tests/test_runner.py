@@ -25,6 +25,7 @@ import pytest
 from helpers import published, tables
 
 from scorehouse.demo.campaign import write_demo_campaign
+from scorehouse.warehouse.cores import cores
 from scorehouse.warehouse.executors import ExecutorError, workers_default
 from scorehouse.warehouse.pipeline import run
 
@@ -155,7 +156,7 @@ def test_a_lone_changed_unit_computes_in_a_worker(tmp_path, monkeypatch):
     camp = _wer_campaign(tmp_path)
     db = tmp_path / "w.duckdb"
     assert run(camp, db, None, quiet=True, workers=2).exit_code == 0
-    assert set(shares) == {max(1, os.cpu_count() // 2)}
+    assert set(shares) == {max(1, cores() // 2)}  # the run's cores (warehouse/cores.py)
     assert {here for _, here in parsed} == {False} and started == []  # on the workers
     parsed.clear()
     changed = sorted((camp / "submissions").glob("*/Test_I.trn"))[0]
@@ -168,7 +169,7 @@ def test_a_lone_changed_unit_computes_in_a_worker(tmp_path, monkeypatch):
     shares.clear()
     second = run(camp, db, None, quiet=True, workers=2)
     assert second.exit_code == 0 and second.scored == 1
-    assert shares == [os.cpu_count()]
+    assert shares == [cores()]
     assert parsed == [(changed, True)]  # the worker started ahead imports the run's family
     assert started == [(2, ("scorehouse.warehouse.families.wer",))]
     changed.write_text(before, encoding="utf-8")  # back: its unit is in the store, none computed
