@@ -201,7 +201,7 @@ def test_a_tasks_share_of_the_cores_is_its_units_duckdb_threads(monkeypatch):
     monkeypatch.setenv("SCOREHOUSE_UNIT_THREADS", "3")  # the process's own, back after the test
     assert [compute_chunk(None, _unit_threads, [("k", ())], threads=n)[0]
             for n in (1, 2, 1)] == [1, 2, 1]
-    compute_chunk(None, _unit_threads, [("k", ())], threads=os.cpu_count())  # as it was
+    compute_chunk(None, _unit_threads, [("k", ())], threads=cores())  # as it was
 
 
 def test_a_big_units_private_database_is_closed_and_its_rows_stay(monkeypatch):
