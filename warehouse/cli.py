@@ -158,9 +158,8 @@ def _compute_options(func):
              "(tcp://HOST:8786; needs scorehouse[dask]).")(func)
     return click.option(
         "--workers", type=click.IntRange(min=1), default=None,
-        help="Units computed at once, in worker processes, sharing the run's cores "
-             "(SCOREHOUSE_THREADS, else every core)  [default: SCOREHOUSE_WORKERS, else 1: in "
-             "this process]")(func)
+        help="Units computed at once, in worker processes sharing the run's cores (SCOREHOUSE_"
+             "THREADS)  [default: SCOREHOUSE_WORKERS, else 1: in this process]")(func)
 
 
 _rehash_option = click.option(
