@@ -244,7 +244,7 @@ def _variant(corpus: str, convention: str, singletons: bool, sig: str, part: pl.
     exported["scores"].append(part.select(
         "label", "organiser", "baseline", "corpus", "convention", "singletons", "subset", "slice",
         "genre", "metric", "recall", "precision", "f1", "value", "direction", "ci_low", "ci_high",
-        "signature"))
+        *ranks.COLUMNS, "signature"))
     if differential:
         exported["differential"].append(pl.DataFrame([
             {**keys, "label": r["label"], "organiser": r["group"] == "organiser", "metric": m,

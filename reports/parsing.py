@@ -34,6 +34,8 @@ from scorehouse.reports.tables import export_tables
 from scorehouse.warehouse.db import frame
 
 KINDS = (("constituent", N_("Constituents")), ("relation", N_("Relations")))
+# what one row of the EASY scores is (the exported scores take the page's ranks by it)
+_ROW = ["slice", "corpus", "genre", "type", "system", "kind", "mode", "function"]
 # the paper's order (section 4): nominal, adjectival, ... prepositional-verbal
 CONSTITUENT_TYPES = ("GN", "GA", "GP", "GR", "NV", "PV")
 RELATION_TYPES = ("SUJ-V", "AUX-V", "COD-V", "CPL-V", "MOD-V", "COMP", "ATB-SO", "MOD-N", "MOD-A",
@@ -258,7 +260,8 @@ def _easy(con, campaign, task, out: Path, systems: pl.DataFrame, corpora: pl.Dat
     files += export_tables(out, drop=("system", "group", "baseline"), tables={
         "parsing_corpora": corpora,
         "parsing_reference_types": reference.sort("kind", "corpus", "type"),
-        "parsing_scores": front(scores.filter(pl.col("slice").is_in(["task", "corpus", "genre"]))
+        "parsing_scores": front(ranks.ranks_onto(
+            scores.filter(pl.col("slice").is_in(["task", "corpus", "genre"])), head, _ROW)
                                 .sort("slice", "_c", "genre", maintain_order=True)
                                 .drop("type", "_c")),
         "parsing_scores_by_type": front(scores.filter((pl.col("slice") == "type") | (

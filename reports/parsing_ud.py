@@ -68,7 +68,8 @@ def ud_view(con, campaign, task, out: Path, systems: pl.DataFrame, corpora: pl.D
     las = scores.filter(pl.col("metric") == "LAS")
     las = pl.concat([  # ranked by LAS in the whole task ('*' or its only corpus), in each corpus
         ranks.with_ranks(las.filter(pl.col("slice") == "task").with_columns(corpus=pl.lit(scope)),
-                         tests, ["corpus"], "f1"),
+                         tests, ["corpus"], "f1").with_columns(  # a task row has no corpus
+                             corpus=pl.lit(None, las.schema["corpus"])),
         ranks.with_ranks(las.filter(pl.col("slice") == "corpus"), tests, ["corpus"], "f1")])
     language = Language(campaign.language)
     _ = language._
@@ -134,7 +135,8 @@ def ud_view(con, campaign, task, out: Path, systems: pl.DataFrame, corpora: pl.D
     files = export_tables(out, drop=("system", "group", "baseline"), tables={
         "parsing_ud_corpora": corpora.select("corpus", "phase", "genre", "annotated_sentences",
                                              "annotated_words"),
-        "parsing_ud_scores": front(scores),
+        "parsing_ud_scores": front(ranks.ranks_onto(scores, las, [
+            "slice", "corpus", "genre", "system", "metric"])),
         "parsing_ud_by_label": front(by_label),
         "parsing_ud_confusion": front(confusion),
         "parsing_ud_differences": front(differences),

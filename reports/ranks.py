@@ -73,3 +73,13 @@ def with_ranks(scores: pl.DataFrame, tests: pl.DataFrame, groups: list[str], sco
                                                ("rank_worst",
                                                 pl.col("_k") - pl.col("_b").fill_null(0)))))
             .drop("_k", "_a", "_b"))
+
+
+def ranks_onto(table: pl.DataFrame, ranked: pl.DataFrame, on: list[str]) -> pl.DataFrame:
+    """``table`` with the rank range (``rank_best``, ``rank_worst``) of each of its rows that
+    ``ranked`` ranks (rows of :func:`with_ranks`, as a page shows them), matched on the columns
+    ``on`` (one ranked row per key), null for the others: the table a page exports carries the
+    ranks the page shows."""
+    found = ranked.filter(pl.col("rank_best").is_not_null()).select(*on, *COLUMNS)
+    return table.join(found, on=on, how="left", maintain_order="left", nulls_equal=True,
+                      validate="m:1")

@@ -138,12 +138,13 @@ def page_data(con, campaign, task, out: Path) -> dict:
     order = [s.id for s in task.systems]
     tests = frame(con, "SELECT corpus, system_a, system_b, delta, p_value FROM mart_terms_paired "
                        "WHERE campaign = ? AND task = ? AND metric = 'tr'", key)
-    sections, language = [], Language(campaign.language)
+    sections, language, ranked = [], Language(campaign.language), [scores.clear()]
     for corpus in corpora["corpus"].to_list():
         mine = scores.filter(pl.col("corpus") == corpus)
         ref = mine.filter(pl.col("reference") == "reference")
         whole = ref.filter((pl.col("slice") == "all") & (pl.col("top") == 0))
         whole = ranks.with_ranks(whole, tests, ["corpus"], "tr")  # by TR among the shown systems
+        ranked.append(whole)
         slices = sorted(s for s in set(ref["slice"]) if s.startswith("without:"))
         label_slices = sorted(s for s in set(ref["slice"]) if s.startswith("label:"))
         incremental = mine.filter((pl.col("reference") == "incremental")
@@ -176,7 +177,8 @@ def page_data(con, campaign, task, out: Path) -> dict:
         })
     files = export_tables(out, drop=("system", "group", "total", "baseline"), front=_FRONT, tables={
         "terms_corpora": corpora,
-        "terms_scores": scores.filter(pl.col("top") == 0),
+        "terms_scores": ranks.ranks_onto(scores.filter(pl.col("top") == 0), pl.concat(
+            ranked, how="diagonal_relaxed"), ["corpus", "system", "reference", "slice", "top"]),
         "terms_cutoffs": scores.filter((pl.col("top") > 0) & (pl.col("reference") == "reference")
                                        & (pl.col("slice") == "all")),
         "terms_sweep": sweep,

@@ -189,6 +189,27 @@ def test_every_board_row_is_a_row_of_its_task_page(demo_build):
     assert checked > 10
 
 
+def test_every_pages_scores_table_carries_the_ranks_it_shows(demo_build):
+    """Each task's exported scores table (beside its page, in every format) has the rank range
+    of the rows its page ranks: the WER and POS tables had it, the EASY, dependency,
+    coreference and terminology ones did not, though their pages show ranks. Ranks run from 1,
+    best before worst, never past the systems shown."""
+    import polars as pl
+
+    out = Path(demo_build) / "out"
+    names = ("wer_scores", "pos_scores", "parsing_scores", "parsing_ud_scores", "coref_scores",
+             "terms_scores")
+    tables = sorted(p for p in out.glob("*/*.csv") if p.stem in names)
+    assert {p.stem for p in tables} == set(names) and len(tables) >= 8
+    for path in tables:
+        table = pl.read_csv(path, infer_schema_length=None)
+        assert {"rank_best", "rank_worst"} <= set(table.columns), path
+        ranked = table.filter(pl.col("rank_best").is_not_null())
+        assert ranked.height and ranked["rank_best"].min() == 1, path
+        assert (ranked["rank_best"] <= ranked["rank_worst"]).all(), path
+        assert ranked["rank_worst"].max() <= table["label"].n_unique(), path
+
+
 def test_every_task_page_opens_with_its_official_boards(demo_build):
     """Headline first: a task page's first table is its official leaderboard, the front page's
     for that task row for row, before its table of contents and its sections (the official
