@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from helpers import published, run, tables
@@ -53,6 +54,18 @@ def test_a_bad_value_is_refused_in_one_line(speech_campaign, tmp_path, value):
     assert done.returncode == 1, done.stderr
     assert done.stderr.strip() == (f"Error: SCOREHOUSE_THREADS must be a positive integer, not "
                                    f"{value!r}"), done.stderr
+
+
+@pytest.mark.parametrize("command", [["wer", "ref.trn", "hyp.trn"], ["sql", "SELECT 1"],
+                                     ["campaign-schema"]])
+def test_every_command_refuses_a_bad_value(command, tmp_path):
+    """Commands the setting does not size refuse it too (the one-shot's small path, a query, a
+    schema): a mistyped value is never silently ignored."""
+    fixtures = Path(__file__).parent / "fixtures" / "docs"
+    done = subprocess.run([sys.executable, "-m", "scorehouse", *command], cwd=fixtures,
+                          env=_environment("four"), capture_output=True, text=True)
+    assert (done.returncode, done.stderr, done.stdout) == (
+        1, "Error: SCOREHOUSE_THREADS must be a positive integer, not 'four'\n", "")
 
 
 @pytest.mark.slow

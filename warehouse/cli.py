@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from scorehouse.etl.errors import InputError
-from scorehouse.warehouse import __version__, logs  # noqa: F401
+from scorehouse.warehouse import __version__, cores, logs  # noqa: F401
 from scorehouse.warehouse.campaign import CampaignError
 
 DEFAULT_DB = "scorehouse.duckdb"
@@ -120,6 +120,8 @@ def main() -> None:
     Load references and submissions into a DuckDB warehouse, score every variant the protocol
     defines, query the results in SQL, publish HTML bulletins.
     """
+    if (wrong := cores.refusal()) is not None:  # every command: one that ignored it would hide it
+        raise click.ClickException(wrong)
 
 
 DB_CREATED = "The DuckDB warehouse file (created if absent)."
@@ -148,10 +150,9 @@ def _compute_options(func):
              "system URL such as s3://bucket/prefix  [default: DB-STEM.store beside --db]")(func)
     func = click.option(
         "--executor-wait", "executor_wait", metavar="SECONDS", type=click.IntRange(0, 86_400),
-        default=None,
-        help="With --executor and no Dask worker left (or the scheduler gone), wait this long "
-             "for one, then stop (exit 1; the next run resumes)  [default: the campaign's "
-             "executor_wait, else 180]")(func)
+        default=None, help="With --executor and no Dask worker left (or the scheduler gone), "
+             "wait this long for one, then stop (exit 1; the next run resumes)  [default: the "
+             "campaign's executor_wait, else 180]")(func)
     func = click.option(
         "--executor", metavar="ADDRESS", default=None,
         help="Compute the units on the workers of the Dask scheduler at ADDRESS "
@@ -378,8 +379,7 @@ def sclite_command(out, db, task, corpus, system, method):
 
 @main.command("demo")
 @click.option("--out", type=click.Path(file_okay=False), default="scorehouse-demo",
-              show_default=True,
-              help="Folder for the demo campaign, its warehouse and its bulletins.")
+              show_default=True, help="Folder for the demo campaign, its warehouse, bulletins.")
 @click.option("--scale", type=float, default=1.0, show_default=True,
               help="Multiply the corpus sizes.")
 @click.option("--language", type=click.Choice(["fr", "en"]), default="fr", show_default=True,

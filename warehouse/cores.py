@@ -23,17 +23,25 @@ import os
 VARIABLE = "SCOREHOUSE_THREADS"
 
 
+def refusal() -> str | None:
+    """What is wrong with ``SCOREHOUSE_THREADS`` (set, but not a positive integer), or None.
+    Every command refuses it (warehouse/cli.py), not only those it sizes."""
+    value = os.environ.get(VARIABLE)
+    if value is None or (value.strip().isdigit() and int(value) >= 1):
+        return None
+    return f"{VARIABLE} must be a positive integer, not {value!r}"
+
+
 def configured() -> int | None:
     """``SCOREHOUSE_THREADS`` if set (a positive integer, else an
-    :class:`~scorehouse.warehouse.executors.ExecutorError` naming it), else None."""
-    value = os.environ.get(VARIABLE)
-    if value is None:
-        return None
-    if not value.strip().isdigit() or int(value) < 1:
+    :class:`~scorehouse.warehouse.executors.ExecutorError` saying so: :func:`refusal`), else
+    None."""
+    if (wrong := refusal()) is not None:
         from scorehouse.warehouse.executors import ExecutorError
 
-        raise ExecutorError(f"{VARIABLE} must be a positive integer, not {value!r}")
-    return int(value)
+        raise ExecutorError(wrong)
+    value = os.environ.get(VARIABLE)
+    return None if value is None else int(value)
 
 
 def cores() -> int:
