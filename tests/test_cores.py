@@ -48,9 +48,7 @@ def test_a_polars_setting_of_ones_own_wins():
 
 @pytest.mark.parametrize("value", ["0", "two", "-1", ""])
 def test_a_bad_value_is_refused_in_one_line(speech_campaign, tmp_path, value):
-    done = subprocess.run([sys.executable, "-m", "scorehouse", "run", str(speech_campaign),
-                           "--db", str(tmp_path / "w.duckdb"), "--out", str(tmp_path / "out"),
-                           "-q"], env=_environment(value), capture_output=True, text=True)
+    done = run(speech_campaign, tmp_path / "w.duckdb", tmp_path / "out", SCOREHOUSE_THREADS=value)
     assert done.returncode == 1, done.stderr
     assert done.stderr.strip() == (f"Error: SCOREHOUSE_THREADS must be a positive integer, not "
                                    f"{value!r}"), done.stderr

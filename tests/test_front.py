@@ -296,7 +296,8 @@ def test_a_pos_board_shows_each_taggers_decision(demo_build):
 def test_a_publication_reads_the_campaigns_boards_once(demo_copy, tmp_path, monkeypatch):
     """Every page opens with its task's boards, the front page with every task's: one
     publication reads the campaign's boards once (warehouse/publish.py), not once per page
-    (each read unions every family's leaderboard views: a tenth of a small campaign's run)."""
+    (each read unions every family's leaderboard views: 5-6 % of a small campaign's run, in a
+    profile)."""
     from scorehouse.warehouse import export
     from scorehouse.warehouse.pipeline import run
 
