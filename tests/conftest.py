@@ -1,6 +1,5 @@
 """Shared fixtures: writing NIST trn files, running ``scorehouse wer`` in-process, and builds
 made once per test run (shared by the pytest-xdist workers, :func:`helpers.built_once`)."""
-import compileall
 import json
 import os
 import shutil
@@ -23,19 +22,6 @@ LONG_FILES = ("test_store.py", "test_kill_resume.py", "test_parsing_pipeline.py"
               "test_coref_pipeline.py", "test_wer_small.py", "test_ops_messages.py",
               "test_chart_titles.py", "test_coordinator.py", "test_cluster_faults.py",
               "test_undeclared.py", "test_kill_resume_publish.py", "test_kill_resume_nights.py")
-
-
-def pytest_configure(config):
-    """Before the workers start (or the tests, with ``-n 0``): the package's bytecode, once. An
-    editable install writes none, and where ``PYTHONDONTWRITEBYTECODE`` is set (this machine's
-    image sets it) every process the suite starts (~300: the runs of ``scorehouse``, their
-    worker processes) would compile every module it imports again, 0.2 s of CPU each; a regular
-    install compiles at install time. Nothing is written where the tree is read-only."""
-    if not hasattr(config, "workerinput"):
-        root = Path(__file__).resolve().parents[1]
-        for package in sorted(p.parent for p in root.glob("*/__init__.py")):
-            if package.name != "tests":
-                compileall.compile_dir(package, quiet=2)
 
 
 def pytest_collection_modifyitems(config, items):
