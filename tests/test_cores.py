@@ -46,7 +46,7 @@ def test_a_polars_setting_of_ones_own_wins():
     assert json.loads(done.stdout) == [2, 3, 3]
 
 
-@pytest.mark.parametrize("value", ["0", "two", "-1", ""])
+@pytest.mark.parametrize("value", ["0", "two", "-1", "", "²"])
 def test_a_bad_value_is_refused_in_one_line(speech_campaign, tmp_path, value):
     done = run(speech_campaign, tmp_path / "w.duckdb", tmp_path / "out", SCOREHOUSE_THREADS=value)
     assert done.returncode == 1, done.stderr

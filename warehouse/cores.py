@@ -23,11 +23,18 @@ import os
 VARIABLE = "SCOREHOUSE_THREADS"
 
 
+def _threads(value: str) -> int | None:
+    """``value`` as a positive integer of decimal digits, or None (``isdigit`` would let a
+    superscript ``²`` through to a traceback in ``int``)."""
+    value = value.strip()
+    return int(value) if value.isdecimal() and int(value) >= 1 else None
+
+
 def refusal() -> str | None:
     """What is wrong with ``SCOREHOUSE_THREADS`` (set, but not a positive integer), or None.
     Every command refuses it (warehouse/cli.py), not only those it sizes."""
     value = os.environ.get(VARIABLE)
-    if value is None or (value.strip().isdigit() and int(value) >= 1):
+    if value is None or _threads(value) is not None:
         return None
     return f"{VARIABLE} must be a positive integer, not {value!r}"
 
@@ -41,7 +48,7 @@ def configured() -> int | None:
 
         raise ExecutorError(wrong)
     value = os.environ.get(VARIABLE)
-    return None if value is None else int(value)
+    return None if value is None else _threads(value)
 
 
 def cores() -> int:
@@ -52,6 +59,5 @@ def cores() -> int:
 def cap_polars() -> None:
     """Polars' pool as ``SCOREHOUSE_THREADS`` says, unless ``POLARS_MAX_THREADS`` is set (a
     value that is not a positive integer is left for :func:`configured` to refuse)."""
-    value = os.environ.get(VARIABLE, "")
-    if value.strip().isdigit() and int(value) >= 1:
-        os.environ.setdefault("POLARS_MAX_THREADS", value.strip())
+    if (threads := _threads(os.environ.get(VARIABLE, ""))) is not None:
+        os.environ.setdefault("POLARS_MAX_THREADS", str(threads))
