@@ -230,9 +230,10 @@ def test_workers_setting(monkeypatch):
     assert workers_default() == 1
     monkeypatch.setenv("SCOREHOUSE_WORKERS", "3")
     assert workers_default() == 3
-    monkeypatch.setenv("SCOREHOUSE_WORKERS", "all")
-    with pytest.raises(ExecutorError, match="SCOREHOUSE_WORKERS must be a positive integer"):
-        workers_default()
+    for value in ("all", "0", "²"):  # a superscript is no number of processes
+        monkeypatch.setenv("SCOREHOUSE_WORKERS", value)
+        with pytest.raises(ExecutorError, match="SCOREHOUSE_WORKERS must be a positive integer"):
+            workers_default()
 
 
 # ---------------------------------------------------------------- Dask distributed

@@ -23,9 +23,10 @@ import os
 VARIABLE = "SCOREHOUSE_THREADS"
 
 
-def _threads(value: str) -> int | None:
+def positive(value: str) -> int | None:
     """``value`` as a positive integer of decimal digits, or None (``isdigit`` would let a
-    superscript ``²`` through to a traceback in ``int``)."""
+    superscript ``²`` through to a traceback in ``int``): the settings that count cores or
+    processes (``SCOREHOUSE_THREADS``, ``SCOREHOUSE_WORKERS``)."""
     value = value.strip()
     return int(value) if value.isdecimal() and int(value) >= 1 else None
 
@@ -34,7 +35,7 @@ def refusal() -> str | None:
     """What is wrong with ``SCOREHOUSE_THREADS`` (set, but not a positive integer), or None.
     Every command refuses it (warehouse/cli.py), not only those it sizes."""
     value = os.environ.get(VARIABLE)
-    if value is None or _threads(value) is not None:
+    if value is None or positive(value) is not None:
         return None
     return f"{VARIABLE} must be a positive integer, not {value!r}"
 
@@ -48,7 +49,7 @@ def configured() -> int | None:
 
         raise ExecutorError(wrong)
     value = os.environ.get(VARIABLE)
-    return None if value is None else _threads(value)
+    return None if value is None else positive(value)
 
 
 def cores() -> int:
@@ -59,5 +60,5 @@ def cores() -> int:
 def cap_polars() -> None:
     """Polars' pool as ``SCOREHOUSE_THREADS`` says, unless ``POLARS_MAX_THREADS`` is set (a
     value that is not a positive integer is left for :func:`configured` to refuse)."""
-    if (threads := _threads(os.environ.get(VARIABLE, ""))) is not None:
+    if (threads := positive(os.environ.get(VARIABLE, ""))) is not None:
         os.environ.setdefault("POLARS_MAX_THREADS", str(threads))

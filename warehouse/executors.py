@@ -30,7 +30,7 @@ import pyarrow as pa
 from scorehouse.etl.errors import InputError
 from scorehouse.warehouse import __version__
 from scorehouse.warehouse.catalog import fingerprint, package_files
-from scorehouse.warehouse.cores import cores
+from scorehouse.warehouse.cores import cores, positive
 from scorehouse.warehouse.store import Query, StoreError, opened, resolved
 
 
@@ -52,9 +52,9 @@ def workers_default() -> int:
     value = os.environ.get("SCOREHOUSE_WORKERS")
     if value is None:
         return 1
-    if not value.isdigit() or int(value) < 1:
+    if (workers := positive(value)) is None:
         raise ExecutorError(f"SCOREHOUSE_WORKERS must be a positive integer, not {value!r}")
-    return int(value)
+    return workers
 
 
 @cache
