@@ -66,6 +66,19 @@ def test_every_command_refuses_a_bad_value(command, tmp_path):
         1, "Error: SCOREHOUSE_THREADS must be a positive integer, not 'four'\n", "")
 
 
+@pytest.mark.parametrize("variable", ["SCOREHOUSE_WORKERS", "SCOREHOUSE_MAX_FILE_BYTES"])
+def test_the_other_counting_settings_are_refused_as_this_one(variable):
+    """The settings that count processes and bytes are refused as this one is, by every command
+    (here the one-shot, which reads neither on its small path): never ignored, and never an
+    internal error where they are read."""
+    fixtures = Path(__file__).parent / "fixtures" / "docs"
+    done = subprocess.run([sys.executable, "-m", "scorehouse", "wer", "ref.trn", "hyp.trn"],
+                          cwd=fixtures, env={**_environment(None), variable: "²"},
+                          capture_output=True, text=True)
+    assert (done.returncode, done.stderr, done.stdout) == (
+        1, f"Error: {variable} must be a positive integer, not '²'\n", "")
+
+
 @pytest.mark.slow
 def test_a_run_gives_the_same_bytes_whatever_its_threads(uninterrupted, tmp_path):
     """The session's demo build ran at the tests' share of the cores; the same campaign run at

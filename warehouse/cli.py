@@ -120,7 +120,7 @@ def main() -> None:
     Load references and submissions into a DuckDB warehouse, score every variant the protocol
     defines, query the results in SQL, publish HTML bulletins.
     """
-    if (wrong := cores.refusal()) is not None:  # every command: one that ignored it would hide it
+    if (wrong := cores.refusal()) is not None:  # every command: one ignoring a setting hides it
         raise click.ClickException(wrong)
 
 

@@ -23,28 +23,33 @@ import os
 VARIABLE = "SCOREHOUSE_THREADS"
 
 
+# the settings that count (cores, processes, bytes): every command refuses a bad one
+COUNTS = (VARIABLE, "SCOREHOUSE_WORKERS", "SCOREHOUSE_MAX_FILE_BYTES")
+
+
 def positive(value: str) -> int | None:
     """``value`` as a positive integer of decimal digits, or None (``isdigit`` would let a
-    superscript ``²`` through to a traceback in ``int``): the settings that count cores or
-    processes (``SCOREHOUSE_THREADS``, ``SCOREHOUSE_WORKERS``)."""
+    superscript ``²`` through to a traceback in ``int``): the settings of :data:`COUNTS`."""
     value = value.strip()
     return int(value) if value.isdecimal() and int(value) >= 1 else None
 
 
-def refusal() -> str | None:
-    """What is wrong with ``SCOREHOUSE_THREADS`` (set, but not a positive integer), or None.
-    Every command refuses it (warehouse/cli.py), not only those it sizes."""
-    value = os.environ.get(VARIABLE)
-    if value is None or positive(value) is not None:
-        return None
-    return f"{VARIABLE} must be a positive integer, not {value!r}"
+def refusal(variables: tuple[str, ...] = COUNTS) -> str | None:
+    """What is wrong with the first of ``variables`` set but not to a positive integer, or
+    None. Every command refuses them (warehouse/cli.py), not only those they size: a mistyped
+    value is never silently ignored, nor an internal error where it is read."""
+    for variable in variables:
+        value = os.environ.get(variable)
+        if value is not None and positive(value) is None:
+            return f"{variable} must be a positive integer, not {value!r}"
+    return None
 
 
 def configured() -> int | None:
     """``SCOREHOUSE_THREADS`` if set (a positive integer, else an
     :class:`~scorehouse.warehouse.executors.ExecutorError` saying so: :func:`refusal`), else
     None."""
-    if (wrong := refusal()) is not None:
+    if (wrong := refusal((VARIABLE,))) is not None:
         from scorehouse.warehouse.executors import ExecutorError
 
         raise ExecutorError(wrong)
