@@ -171,8 +171,9 @@ def _shape(con) -> str:
     """A digest of every table and view of ``con``, its kind, and its columns with their
     types, of every view's statement (but the resident views', which list the store's files
     and change with them: warehouse/resident.py) and of every macro's definition: a view or
-    macro redefined by hand, or by another version, is applied again. (DuckDB's catalog
-    functions give information_schema's rows in half the time.)"""
+    macro redefined by hand, or by another version, is applied again. Read from DuckDB's
+    catalog functions: information_schema's rows, the whole shape 31 -> 27 ms
+    (bench/small_ops_bench.py, bench/README.md round thirty-six)."""
     rows = con.execute("SELECT c.table_name, CASE WHEN v.view_name IS NOT NULL THEN 'VIEW' WHEN "
                        "c.database_name = 'temp' THEN 'LOCAL TEMPORARY' ELSE 'BASE TABLE' END, "
                        "c.column_name, c.data_type FROM duckdb_columns() c LEFT JOIN "
@@ -400,8 +401,8 @@ def insert_rows(con: duckdb.DuckDBPyConnection, statement: str, rows: list) -> N
 
 
 def _primary_key(con: duckdb.DuckDBPyConnection, table: str) -> list[int] | None:
-    """The column positions of ``table``'s primary key, or None (0.5 ms; duckdb_constraints(),
-    every table's, 1.8)."""
+    """The column positions of ``table``'s primary key, or None (0.4 ms; 1.85 through
+    duckdb_constraints(), which lists every table's: bench/small_ops_bench.py)."""
     found = con.execute("SELECT cid FROM pragma_table_info(?) WHERE pk ORDER BY cid", [table])
     return [cid for (cid,) in found.fetchall()] or None
 
