@@ -146,3 +146,19 @@ def test_a_store_deleted_during_a_run_is_recomputed_not_an_error(scored_once, tm
     assert deleted and done.exit_code == 0
     assert any("gone from the store" in note for note in done.notes), done.notes
     assert tables(db, run_ids=True) == tables(expected, run_ids=True)
+
+
+def test_row_types_are_the_schemas_names_and_types():
+    """``row_types`` (read through ``pragma_table_info``, the cheaper form) gives, for every
+    table kept in the store, the columns and types ``information_schema`` lists for its rows
+    table: the types a file's rows are cast to when the view reads them."""
+    con = duckdb.connect()
+    apply_schema(con, sql_folders())
+    kept = sorted(resident._kept())  # the resident tables and the staged ones
+    assert len(kept) >= 6
+    for table in kept:
+        listed = con.execute("SELECT column_name, data_type FROM information_schema.columns "
+                             "WHERE table_name = $t ORDER BY ordinal_position",
+                             {"t": resident.rows_table(table)}).fetchall()
+        assert len(listed) >= 4 and resident.row_types(con, table) == tuple(listed), table
+    con.close()

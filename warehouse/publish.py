@@ -41,7 +41,7 @@ from scorehouse.warehouse import __version__
 from scorehouse.warehouse.artifacts import artifact_states, record_artifact, unit_states
 from scorehouse.warehouse.campaign import CampaignError
 from scorehouse.warehouse.catalog import RunContext, fingerprint, package_files, transaction
-from scorehouse.warehouse.db import frame, one
+from scorehouse.warehouse.db import frame, insert_rows, one
 from scorehouse.warehouse.dbfile import database_path
 from scorehouse.warehouse.faults import checkpoint
 from scorehouse.warehouse.published import PUBLIC, Audience, leaderboards_as_seen, rendering_for
@@ -327,8 +327,9 @@ def _record_pages(ctx: RunContext, states: dict[str, str]) -> None:
     with transaction(ctx.con):
         ctx.con.execute("DELETE FROM cat_artifact WHERE campaign = ? AND kind = 'page'",
                         [ctx.campaign.id])
-        for key, state in states.items():
-            record_artifact(ctx, "page", key, state)
+        insert_rows(ctx.con, "INSERT INTO cat_artifact VALUES (?, ?, ?, ?, ?)",
+                    [[ctx.campaign.id, "page", key, state, ctx.run_id]
+                     for key, state in states.items()])  # one statement, not one per page
 
 
 def _link(source: str, target: str) -> None:

@@ -124,10 +124,10 @@ def _cast(con, table: str, files: str) -> str:
 
 
 def row_types(con, table: str) -> tuple[tuple[str, str], ...]:
-    """``T_rows``' columns and their types, in order."""
-    return tuple(con.execute(
-        "SELECT column_name, data_type FROM information_schema.columns "
-        "WHERE table_name = $t ORDER BY ordinal_position", {"t": f"{table}_rows"}).fetchall())
+    """``T_rows``' columns and their types, in order (``pragma_table_info``: 0.7 ms, 4-6
+    through ``information_schema``, bench/statements_bench.py; the same names and types)."""
+    return tuple(con.execute("SELECT name, type FROM pragma_table_info($t) ORDER BY cid",
+                             {"t": f"{table}_rows"}).fetchall())
 
 
 def _cast_to(types: tuple[tuple[str, str], ...], files: str) -> str:
