@@ -124,8 +124,9 @@ def _cast(con, table: str, files: str) -> str:
 
 
 def row_types(con, table: str) -> tuple[tuple[str, str], ...]:
-    """``T_rows``' columns and their types, in order (``pragma_table_info``: 0.7 ms, 4-6
-    through ``information_schema``, bench/statements_bench.py; the same names and types)."""
+    """``T_rows``' columns and their types, in order: ``pragma_table_info``, the same names and
+    types as ``information_schema`` (1.4 ms a call in a small run against 4.3: its views over
+    DuckDB's catalog functions; bench/statements_bench.py)."""
     return tuple(con.execute("SELECT name, type FROM pragma_table_info($t) ORDER BY cid",
                              {"t": f"{table}_rows"}).fetchall())
 
