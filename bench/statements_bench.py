@@ -3,8 +3,9 @@
 The demo campaign (every family) at ``--scale`` (0.01) is run from scratch in this process with
 one thread, as the suite's workers run it (``SCOREHOUSE_THREADS=1``), its charts drawn by a first
 run (a shared chart folder, as the suite has it); the second run is measured: its CPU and wall
-time, then every call of a DuckDB connection's ``execute``, ``executemany``, ``sql``,
-``register`` and ``unregister`` made during it, by kind and by the line of scorehouse that made
+time, then every call of a DuckDB connection's ``execute``, ``executemany``, ``sql`` (and the
+reads of its relation, which run the statement ``sql`` bound: ``sql: rows``), ``register`` and
+``unregister`` made during it, by kind and by the line of scorehouse that made
 it (calls, seconds, milliseconds each; a statement of a helper of warehouse/db.py at the line
 calling the helper, named after it), the costliest first.
 
@@ -36,6 +37,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from measure import machine  # noqa: E402
 
 KINDS = ("execute", "executemany", "sql", "register", "unregister")
+READS = ("pl", "to_arrow_table", "arrow", "fetchall", "fetchone", "fetchmany", "fetchnumpy",
+         "df", "to_df", "execute")
 ROOT = str(Path(__file__).resolve().parents[1]) + os.sep
 HELPERS = os.path.join("warehouse", "db.py")  # its helpers' statements: counted at their caller
 
@@ -64,6 +67,33 @@ class Ledger:
             self.seconds[key] += seconds
 
 
+def _timed(call, kind: str, ledger: Ledger, relation: bool = False):
+    """``call``, its time added to ``ledger`` under ``kind`` at the line calling it; with
+    ``relation``, what it returns is a relation whose rows are read later (``con.sql`` binds the
+    statement, the relation's ``pl``, ``to_arrow_table``, ``fetchall``... run it): those reads
+    are counted too, as ``sql: rows``."""
+
+    def timed(*args, **kwargs):
+        started = time.perf_counter()
+        try:
+            found = call(*args, **kwargs)
+        finally:
+            ledger.add(kind, time.perf_counter() - started)
+        return Rows(found, ledger) if relation else found
+    return timed
+
+
+class Rows:
+    """A relation whose reads (:data:`READS`) the :class:`Ledger` counts."""
+
+    def __init__(self, relation, ledger: Ledger) -> None:
+        self._relation, self._ledger = relation, ledger
+
+    def __getattr__(self, name):
+        found = getattr(self._relation, name)
+        return _timed(found, "sql: rows", self._ledger) if name in READS else found
+
+
 class Counted:
     """A DuckDB connection whose statements the :class:`Ledger` counts; anything else is the
     connection's own."""
@@ -76,14 +106,7 @@ class Counted:
         found = getattr(self._con, name)
         if name not in KINDS or not self._ledger.on:
             return found
-
-        def timed(*args, **kwargs):
-            started = time.perf_counter()
-            try:
-                return found(*args, **kwargs)
-            finally:
-                self._ledger.add(name, time.perf_counter() - started)
-        return timed
+        return _timed(found, name, self._ledger, name == "sql")
 
     def __setattr__(self, name, value) -> None:
         setattr(self._con, name, value)
