@@ -57,13 +57,21 @@ def current() -> Audience:
     return _CURRENT.get()
 
 
+# while pages are rendered (:func:`rendering_for`), which writes no system or participant: the
+# systems each audience sees of each campaign, read once (:func:`visible_systems`), and whether a
+# leaderboard shadow (:func:`leaderboards_as_seen`) is in place
+_SEEN: ContextVar[dict | None] = ContextVar("visible_systems", default=None)
+_SHADOWED: ContextVar[bool] = ContextVar("leaderboards_shadowed", default=False)
+
+
 @contextmanager
 def rendering_for(audience: Audience) -> Iterator[None]:
     """Render the pages inside the block for ``audience``."""
-    token = _CURRENT.set(audience)
+    token, seen = _CURRENT.set(audience), _SEEN.set({})
     try:
         yield
     finally:
+        _SEEN.reset(seen)
         _CURRENT.reset(token)
 
 
@@ -72,8 +80,20 @@ def visible_systems(con, campaign: str, task: str | None = None,
     """The systems ``audience`` (default: the current one) sees of ``campaign`` (and ``task``):
     columns ``task``, ``system`` (id), ``participant``, ``label`` (the name shown),
     ``organiser``, ``baseline``, ``publication``, ordered by task and system. For the public,
-    exactly ``cat_published_system``."""
+    exactly ``cat_published_system``. While pages are rendered, every task's are read once per
+    audience and taken from them (a publication asked 48 times, 12 ms each, for a few dozen
+    rows: bench/statements_bench.py)."""
     audience = audience or current()
+    seen = _SEEN.get()
+    if seen is None:
+        return _visible(con, campaign, task, audience)
+    key = (con, campaign, audience, _SHADOWED.get())
+    if key not in seen:
+        seen[key] = _visible(con, campaign, None, audience)
+    return seen[key] if task is None else seen[key].filter(pl.col("task") == task)
+
+
+def _visible(con, campaign: str, task: str | None, audience: Audience) -> pl.DataFrame:
     named = audience.kind == "participants"
     own = audience.participant if audience.kind == "participant" else None
     return frame(con, """
@@ -126,7 +146,9 @@ def leaderboards_as_seen(con, campaign: str) -> Iterator[None]:
     with registered(con, _seen_systems=seen.to_arrow()):
         con.execute("CREATE OR REPLACE TEMP TABLE cat_published_system AS "
                     "SELECT * FROM _seen_systems")
+    shadowed = _SHADOWED.set(True)
     try:
         yield
     finally:
+        _SHADOWED.reset(shadowed)
         con.execute("DROP TABLE IF EXISTS temp.cat_published_system")
