@@ -45,16 +45,21 @@ def refusal(variables: tuple[str, ...] = COUNTS) -> str | None:
     return None
 
 
-def configured() -> int | None:
-    """``SCOREHOUSE_THREADS`` if set (a positive integer, else an
+def setting(variable: str) -> int | None:
+    """The setting ``variable`` of :data:`COUNTS` if set (a positive integer, else an
     :class:`~scorehouse.warehouse.executors.ExecutorError` saying so: :func:`refusal`), else
     None."""
-    if (wrong := refusal((VARIABLE,))) is not None:
+    if (wrong := refusal((variable,))) is not None:
         from scorehouse.warehouse.executors import ExecutorError
 
         raise ExecutorError(wrong)
-    value = os.environ.get(VARIABLE)
+    value = os.environ.get(variable)
     return None if value is None else positive(value)
+
+
+def configured() -> int | None:
+    """``SCOREHOUSE_THREADS`` if set (:func:`setting`), else None."""
+    return setting(VARIABLE)
 
 
 def cores() -> int:

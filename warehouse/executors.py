@@ -30,7 +30,7 @@ import pyarrow as pa
 from scorehouse.etl.errors import InputError
 from scorehouse.warehouse import __version__
 from scorehouse.warehouse.catalog import fingerprint, package_files
-from scorehouse.warehouse.cores import cores, positive
+from scorehouse.warehouse.cores import cores, setting
 from scorehouse.warehouse.store import Query, StoreError, opened, resolved
 
 
@@ -49,12 +49,7 @@ def workers_default() -> int:
     benchmark in 160.5-170.7 s against 167.1 s (bench/README.md, round eleven). What they bring
     on two cores is memory spread over processes (POS: 2,065 MiB in one process; with two, the
     coordinator 1,021 MiB and each worker 1,045-1,130 MiB); more cores were not measured."""
-    value = os.environ.get("SCOREHOUSE_WORKERS")
-    if value is None:
-        return 1
-    if (workers := positive(value)) is None:
-        raise ExecutorError(f"SCOREHOUSE_WORKERS must be a positive integer, not {value!r}")
-    return workers
+    return setting("SCOREHOUSE_WORKERS") or 1
 
 
 @cache
