@@ -3,6 +3,7 @@ pytest-xdist, as many worker processes as cores), with the slowest tests.
 
     .venv/bin/python bench/suite_bench.py             # the suite as CI runs it
     .venv/bin/python bench/suite_bench.py --serial    # and again in one process (-n 0), to compare
+    .venv/bin/python bench/suite_bench.py --ledger 30 # and where its CPU goes, test by test
 
 Issue 27's target: under 8 minutes on the reference machine (2 cores), idle. The suite's CPU
 time is printed too, as ``/usr/bin/time`` counts it (the processes that ended and were waited
@@ -20,12 +21,15 @@ at scale 0.05 in one process, the same code, took 9.2-9.6 s of CPU at the first 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import resource
 import subprocess
 import sys
+import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 from measure import campaign_speed, host_speed
@@ -41,13 +45,14 @@ def _children_cpu() -> tuple[float, float]:
     return used.ru_utime, used.ru_stime
 
 
-def run(extra: list[str]) -> tuple[float, str, str]:
+def run(extra: list[str], env: dict | None = None) -> tuple[float, str, str]:
     """Wall seconds, the summary line with the CPU time, and the tests that failed (if any)
     then the slowest, of one suite run."""
     load = os.getloadavg()[0]
     started, (user, system) = time.perf_counter(), _children_cpu()
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                           "--durations=12", *extra], cwd=ROOT, capture_output=True, text=True)
+                           "--durations=12", *extra], cwd=ROOT, capture_output=True, text=True,
+                          env=env)
     wall = time.perf_counter() - started
     user, system = (after - before for after, before in zip(_children_cpu(), (user, system)))
     lines = done.stdout.splitlines()
@@ -60,9 +65,35 @@ def run(extra: list[str]) -> tuple[float, str, str]:
                   ), "\n".join(failed + slowest)
 
 
+def ledger(folder: Path, top: int) -> str:
+    """The CPU seconds the tests of one run took (``bench/suite_ledger.py``'s rows in
+    ``folder``): in all, in the xdist workers themselves and in their children, then the ``top``
+    test files and tests by CPU."""
+    rows = [json.loads(line) for path in sorted(folder.glob("*.jsonl"))
+            for line in path.read_text(encoding="utf-8").splitlines()]
+    own, children = (sum(row[key] for row in rows) for key in ("own", "children"))
+    files: Counter = Counter()
+    for row in rows:
+        files[row["test"].split("::")[0]] += row["own"] + row["children"]
+    lines = [f"ledger: {len(rows):,} tests, {own + children:,.0f} s of CPU: {own:,.0f} s in the "
+             f"xdist workers (the tests' code and their runs in process), {children:,.0f} s in "
+             f"the processes they started", f"  {'CPU s':>7} {'own s':>7} {'wall s':>7}  file"]
+    lines += [f"  {cpu:7.1f} {sum(r['own'] for r in rows if r['test'].startswith(name)):7.1f} "
+              f"{sum(r['wall'] for r in rows if r['test'].startswith(name)):7.1f}  {name}"
+              for name, cpu in files.most_common(top)]
+    lines.append(f"  {'CPU s':>7} {'own s':>7} {'wall s':>7}  test")
+    lines += [f"  {row['own'] + row['children']:7.1f} {row['own']:7.1f} {row['wall']:7.1f}  "
+              f"{row['test']}" for row in sorted(rows, key=lambda r: -(r["own"] + r["children"]))
+              [:top]]
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--serial", action="store_true", help="also run the suite with -n 0")
+    parser.add_argument("--ledger", type=int, metavar="N", default=0,
+                        help="also count each test's CPU (bench/suite_ledger.py) and print the "
+                             "N costliest test files and tests")
     args = parser.parse_args()
     runs = [("pytest -q (as CI)", [])] + ([("pytest -q -n 0 (one process)", ["-n", "0"])]
                                           if args.serial else [])
@@ -70,10 +101,17 @@ def main() -> None:
     print(campaign_speed(), flush=True)
     print(f"{'command':32} {'wall s':>8}  target")
     for label, extra in runs:
-        wall, summary, slowest = run(extra)
-        verdict = "" if extra else (f"< {TARGET // 60} min: "
-                                     + ("OK" if wall < TARGET else "MISSED"))
-        print(f"{label:32} {wall:8.1f}  {verdict}\n  {summary}\n{slowest}")
+        with tempfile.TemporaryDirectory(prefix="suite-ledger-") as folder:
+            env = {**os.environ, "SUITE_LEDGER": folder, "PYTHONPATH": os.pathsep.join(
+                filter(None, [str(Path(__file__).parent), os.environ.get("PYTHONPATH")]))}
+            wall, summary, slowest = run(
+                extra + (["-p", "suite_ledger"] if args.ledger else []),
+                env if args.ledger else None)
+            verdict = "" if extra else (f"< {TARGET // 60} min: "
+                                         + ("OK" if wall < TARGET else "MISSED"))
+            print(f"{label:32} {wall:8.1f}  {verdict}\n  {summary}\n{slowest}")
+            if args.ledger:
+                print(ledger(Path(folder), args.ledger), flush=True)
     print(host_speed(), "(after)")
     print(campaign_speed(), "(after)")
 
