@@ -67,17 +67,24 @@ def run(extra: list[str], env: dict | None = None) -> tuple[float, str, str]:
 
 def ledger(folder: Path, top: int) -> str:
     """The CPU seconds the tests of one run took (``bench/suite_ledger.py``'s rows in
-    ``folder``): in all, in the xdist workers themselves and in their children, then the ``top``
-    test files and tests by CPU."""
-    rows = [json.loads(line) for path in sorted(folder.glob("*.jsonl"))
-            for line in path.read_text(encoding="utf-8").splitlines()]
+    ``folder``): in all, in the xdist workers themselves and in their children; each worker's
+    tests, wall and CPU (its wall against the suite's shows how long it waited at the end for
+    the other); then the ``top`` test files and tests by CPU."""
+    workers = {path.stem: [json.loads(line) for line in
+                           path.read_text(encoding="utf-8").splitlines()]
+               for path in sorted(folder.glob("*.jsonl"))}
+    rows = [row for part in workers.values() for row in part]
     own, children = (sum(row[key] for row in rows) for key in ("own", "children"))
     files: Counter = Counter()
     for row in rows:
         files[row["test"].split("::")[0]] += row["own"] + row["children"]
     lines = [f"ledger: {len(rows):,} tests, {own + children:,.0f} s of CPU: {own:,.0f} s in the "
              f"xdist workers (the tests' code and their runs in process), {children:,.0f} s in "
-             f"the processes they started", f"  {'CPU s':>7} {'own s':>7} {'wall s':>7}  file"]
+             f"the processes they started"]
+    lines += [f"  xdist worker {k}: {len(part):,} tests, {sum(r['wall'] for r in part):,.1f} s "
+              f"wall, {sum(r['own'] + r['children'] for r in part):,.0f} s of CPU"
+              for k, part in enumerate(workers.values(), 1)]
+    lines.append(f"  {'CPU s':>7} {'own s':>7} {'wall s':>7}  file")
     lines += [f"  {cpu:7.1f} {sum(r['own'] for r in rows if r['test'].startswith(name)):7.1f} "
               f"{sum(r['wall'] for r in rows if r['test'].startswith(name)):7.1f}  {name}"
               for name, cpu in files.most_common(top)]
