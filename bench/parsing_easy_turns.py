@@ -23,7 +23,7 @@ from measure import COORDINATOR, fmt_processes, fmt_steps, measure, summary_line
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--campaign", type=Path, required=True)
     parser.add_argument("--side", action="append", required=True,
                         help="LABEL=CHECKOUT:WORKDIR (twice or more)")

@@ -96,7 +96,7 @@ def ledger(folder: Path, top: int) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--serial", action="store_true", help="also run the suite with -n 0")
     parser.add_argument("--ledger", type=int, metavar="N", default=0,
                         help="also count each test's CPU (bench/suite_ledger.py) and print the "
