@@ -75,9 +75,10 @@ def ledger(folder: Path, top: int) -> str:
                for path in sorted(folder.glob("*.jsonl"))}
     rows = [row for part in workers.values() for row in part]
     own, children = (sum(row[key] for row in rows) for key in ("own", "children"))
-    files: Counter = Counter()
-    for row in rows:
-        files[row["test"].split("::")[0]] += row["own"] + row["children"]
+    files: dict[str, Counter] = {}
+    for row in rows:  # per file: CPU (own + children), own and wall
+        file = files.setdefault(row["test"].split("::")[0], Counter())
+        file.update(cpu=row["own"] + row["children"], own=row["own"], wall=row["wall"])
     lines = [f"ledger: {len(rows):,} tests, {own + children:,.0f} s of CPU: {own:,.0f} s in the "
              f"xdist workers (the tests' code and their runs in process), {children:,.0f} s in "
              f"the processes they started"]
@@ -85,9 +86,8 @@ def ledger(folder: Path, top: int) -> str:
               f"wall, {sum(r['own'] + r['children'] for r in part):,.0f} s of CPU"
               for k, part in enumerate(workers.values(), 1)]
     lines.append(f"  {'CPU s':>7} {'own s':>7} {'wall s':>7}  file")
-    lines += [f"  {cpu:7.1f} {sum(r['own'] for r in rows if r['test'].startswith(name)):7.1f} "
-              f"{sum(r['wall'] for r in rows if r['test'].startswith(name)):7.1f}  {name}"
-              for name, cpu in files.most_common(top)]
+    lines += [f"  {t['cpu']:7.1f} {t['own']:7.1f} {t['wall']:7.1f}  {name}"
+              for name, t in sorted(files.items(), key=lambda f: -f[1]["cpu"])[:top]]
     lines.append(f"  {'CPU s':>7} {'own s':>7} {'wall s':>7}  test")
     lines += [f"  {row['own'] + row['children']:7.1f} {row['own']:7.1f} {row['wall']:7.1f}  "
               f"{row['test']}" for row in sorted(rows, key=lambda r: -(r["own"] + r["children"]))
