@@ -31,10 +31,35 @@ LONG_FILES = ("test_store.py", "test_kill_resume.py", "test_parsing_pipeline.py"
               "test_coref_pipeline.py", "test_chart_titles.py", "test_coordinator.py")
 
 
+def pytest_addoption(parser):
+    parser.addoption("--runslow", action="store_true",
+                     help="run the tests marked slow too: every test (the README's test "
+                          "command and .ci/run do)")
+
+
+def _every_test(config) -> bool:
+    """Whether this run keeps the slow tests: ``--runslow``, or a ``-m`` expression, which
+    chooses by marks itself (``-m slow``: those alone)."""
+    return config.getoption("runslow") or bool(config.getoption("markexpr"))
+
+
+def pytest_report_header(config):
+    if not _every_test(config):
+        return ("slow tests left out (a few percent of the tests, two thirds of the suite's "
+                "CPU): --runslow runs every test, as .ci/run does")
+    return None
+
+
 def pytest_collection_modifyitems(config, items):
-    """The long files first (:data:`LONG_FILES`), each file's tests in their order."""
+    """The long files first (:data:`LONG_FILES`), each file's tests in their order; without
+    ``--runslow`` (or ``-m``), the tests marked slow deselected."""
     rank = {name: k for k, name in enumerate(LONG_FILES)}
     items.sort(key=lambda item: rank.get(item.path.name, len(LONG_FILES)))
+    if not _every_test(config):
+        slow = [item for item in items if item.get_closest_marker("slow")]
+        if slow:
+            config.hook.pytest_deselected(items=slow)
+            items[:] = [item for item in items if not item.get_closest_marker("slow")]
 
 
 def _no_nan(name):

@@ -57,6 +57,7 @@ def edit(path: Path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new, 1), encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_a_seed_change_recomputes_the_intervals_and_no_unit(campaign, tmp_path):
     db, out = tmp_path / "w.duckdb", tmp_path / "bulletins"
     run(campaign, db, out, quiet=True)
@@ -73,6 +74,7 @@ def test_a_seed_change_recomputes_the_intervals_and_no_unit(campaign, tmp_path):
     assert "seed 7" in (out / "asr" / "index.html").read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_withholding_a_participant_re_renders_its_pages(campaign, tmp_path):
     db, out = tmp_path / "w.duckdb", tmp_path / "bulletins"
     run(campaign, db, out, quiet=True)
@@ -107,6 +109,7 @@ def test_a_rejection_alone_is_published(campaign, tmp_path):
     assert "a line without any id" in page or "expected" in page
 
 
+@pytest.mark.slow
 def test_editions_are_swapped_whole_and_reproducible(campaign, tmp_path):
     first_out, second_out = tmp_path / "a" / "bulletins", tmp_path / "b" / "bulletins"
     run(campaign, tmp_path / "a.duckdb", first_out, quiet=True)
@@ -255,6 +258,7 @@ def test_a_warehouse_from_an_earlier_version_gains_new_columns(campaign, tmp_pat
         run(campaign, db, None, quiet=True)
 
 
+@pytest.mark.slow
 def test_a_schema_applied_is_not_applied_again_unless_it_changed(campaign, tmp_path,
                                                                 monkeypatch):
     """The statements ``cat_schema`` records as applied, on tables of the shape they left, are

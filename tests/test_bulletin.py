@@ -31,6 +31,7 @@ def bulletins(tmp_path_factory) -> tuple[Path, Path]:
     return root / "out", toml
 
 
+@pytest.mark.slow
 def test_wer_page_in_chromium(bulletins):
     out, _ = bulletins
     text, errors, counts = browse(out / "asr" / "index.html", WER_SELECTORS)

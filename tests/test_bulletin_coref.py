@@ -171,6 +171,7 @@ def _mart(con, system: str, metric: str, convention: str = "conll", singletons: 
     return rows[0]
 
 
+@pytest.mark.slow
 def test_publication_flags(page):
     html, folder, code = page["html"], page["folder"], page["code"]
     exported = _exported(folder)

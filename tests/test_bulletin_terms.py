@@ -216,6 +216,7 @@ def _pct(v: float, digits: int = 1) -> str:
     return f"{100 * v:.{digits}f}"
 
 
+@pytest.mark.slow
 def test_publication_flags(page):
     html, folder, code = page["html"], page["folder"], page["code"]
     exported = _exported(folder)

@@ -611,6 +611,7 @@ def test_paper_properties(data):
     assert -1e-12 <= hr_k <= hr + 1e-12 and -1e-12 <= hk_r <= hk + 1e-12
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(st.data())
 def test_prop13_singletons_do_not_change_muc_and_kernels(data):

@@ -257,6 +257,7 @@ def test_a_key_without_any_mention_is_scored_in_a_campaign(tmp_path):
         assert figures == [1.0 if convention == "paper" else 0.0] * 3, (convention, metric)
 
 
+@pytest.mark.slow
 def test_a_rejected_json_lines_file_counts_once(tmp_path):
     """A coreference file in JSON lines fills several staged tables; rejected, it is one
     rejection (one line, one log event, one count), as the guide says."""

@@ -78,6 +78,7 @@ def b3_recall(key: list[set], resp: list[set]) -> float:
     return sum(len(k & r) ** 2 / len(k) for k in key for r in resp) / size if size else 1.0
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(st.data())
 def test_paper_convention_on_random_partitions(data):

@@ -60,6 +60,7 @@ def partition(mentions: pl.DataFrame) -> set:
     return {(doc, frozenset(tuple(s) for s in spans)) for doc, _, spans in classes.iter_rows()}
 
 
+@pytest.mark.slow
 def test_same_bytes_on_every_call_and_in_another_process(generated, tmp_path):
     dest, participants, lines = generated
     expected = tree(dest / "coref")

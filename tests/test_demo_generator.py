@@ -48,6 +48,7 @@ def config(campaign) -> dict:
     return tomllib.loads(campaign.read_text(encoding="utf-8"))
 
 
+@pytest.mark.slow
 def test_same_bytes_on_every_call_and_in_another_process(campaign, tmp_path):
     again = write_demo_campaign(tmp_path / "again", scale=0.05)
     assert again == tmp_path / "again" / "campaign.toml"

@@ -49,6 +49,7 @@ def editions_named(out: Path) -> dict[str, str]:
     return found
 
 
+@pytest.mark.slow
 def test_kept_pages_name_the_new_edition_and_two_editions_stay(campaign, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # --out as a relative path, as a user types it
     out, editions = Path("bulletins"), tmp_path / ".bulletins.editions"
@@ -73,6 +74,7 @@ def test_kept_pages_name_the_new_edition_and_two_editions_stay(campaign, tmp_pat
             for p in previous.rglob("index.html")} == {seen[-2].rsplit("-run", 1)[0]}
 
 
+@pytest.mark.slow
 def test_the_number_of_editions_kept_is_a_setting(campaign, tmp_path):
     toml = campaign / "campaign.toml"
     text = toml.read_text(encoding="utf-8")
@@ -111,6 +113,7 @@ def test_no_edition_is_written_into_a_folder_of_editions(campaign, tmp_path):
     assert out.resolve() == real
 
 
+@pytest.mark.slow
 def test_an_out_that_holds_anything_else_is_never_taken_over(campaign, tmp_path):
     """--out may be nothing, an empty folder or its own previous publication: a folder of other
     files (a web root, the folder of the warehouse, the campaign), a file or a link elsewhere
@@ -154,6 +157,7 @@ def test_an_out_that_holds_anything_else_is_never_taken_over(campaign, tmp_path)
 
 
 
+@pytest.mark.slow
 def test_a_withheld_resubmission_leaves_the_published_edition_as_it_was(campaign, tmp_path):
     """A run that scored a withheld participant's resubmission alone moves no published byte:
     the edition stays, its id included, and so does the section of the changes the previous

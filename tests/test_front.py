@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from scorehouse.reports.front import notes
 from scorehouse.reports.i18n import gettext_for
 from scorehouse.warehouse.campaign import System, Task
@@ -236,6 +238,7 @@ def test_every_task_page_opens_with_its_official_boards(demo_build):
         assert html.index('id="official-results"') < first
 
 
+@pytest.mark.slow
 def test_a_boards_variant_is_named_as_its_task_page_names_it(demo_build, demo_build_fr):
     """A coreference board's caption names its variant (convention, singletons) in the words of
     the task page's section for it, in each language: the front page said "CoNLL average,

@@ -35,6 +35,7 @@ def scorehouse(*args) -> subprocess.CompletedProcess:
                           capture_output=True, text=True)
 
 
+@pytest.mark.slow
 def test_a_full_disk_fails_in_one_line_and_changes_nothing(small_disk, tmp_path):
     camp = write_demo_campaign(tmp_path / "campaign", scale=0.03, pos=False, parsing=False,
                                coref=False, terms=False, calls=False).parent

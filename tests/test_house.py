@@ -1,7 +1,8 @@
 """The house rules a newcomer relies on, checked on the repository: ruff passes on every Python
 file (lines within 100 columns, sorted imports, no unused name; its settings are in
 pyproject.toml), SQL files and page templates keep their lines within 100 columns too, and no
-module of the package is much over 400 lines."""
+module of the package is much over 400 lines; the README's test command is what CI runs, and it
+runs every test."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 LAYERS = ("etl", "scorers", "reports", "warehouse", "demo", "scorehouse")
@@ -41,6 +44,20 @@ def test_package_modules_stay_near_400_lines():
     assert not long, "\n".join(long)
 
 
+def test_the_readmes_test_command_is_cis_and_runs_every_test(pytestconfig):
+    """``.ci/run`` runs the README's test command exactly; that command keeps the tests a plain
+    ``pytest -q`` leaves out (``--runslow``, tests/conftest.py), so CI runs every test."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    command = readme.split("**Set up and pass the tests**", 1)[1].split("```sh\n", 1)[1]
+    command = command.split("\n", 1)[0]
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").rstrip("\n").splitlines()[-1]
+    assert ci == command
+    assert command.split("&&")[-1].split() == [".venv/bin/python", "-m", "pytest", "-q",
+                                                "--runslow"]
+    assert "runslow" in pytestconfig.option  # the option the command names exists
+
+
+@pytest.mark.slow
 def test_a_hung_test_fails_with_its_stacks_instead_of_holding_the_run(pytestconfig, tmp_path):
     """The README's promise: a test still running after 15 minutes fails, its worker process
     replaced, and the others go on; with ``-n 0`` every thread's stack is printed (and the run

@@ -22,6 +22,7 @@ from helpers import killed_then_resumed
 POINTS = ("first commit", "a third in", "two thirds in", "last commit")
 
 
+@pytest.mark.slow
 def test_there_are_boundaries_to_kill_at(uninterrupted):
     _, _, names, _, _ = uninterrupted
     assert names.count("edition published") == 1 and len(names) > 100

@@ -38,6 +38,7 @@ def uninterrupted(tmp_path_factory):
             tables(root / "w.duckdb"), published(root / "out"))
 
 
+@pytest.mark.slow
 def test_there_are_pages_to_kill_between(uninterrupted):
     _, _, names, _, files = uninterrupted
     assert sum(n.startswith("page ") for n in names) >= 3 and "index.html" in files

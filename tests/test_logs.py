@@ -47,6 +47,7 @@ def events(lines: str) -> list[dict]:
     return out
 
 
+@pytest.mark.slow
 def test_a_nightly_run_logs_one_line_per_step_and_a_json_summary(campaign, tmp_path):
     bad = campaign / "submissions" / "orga-baseline" / "Dev.trn"
     bad.write_bytes(bad.read_bytes() + b"a line without any id\n")
@@ -90,6 +91,7 @@ def test_a_nightly_run_logs_one_line_per_step_and_a_json_summary(campaign, tmp_p
     assert not [e for e in logged_again if e["event"] == "reduce"]  # none ran: none logged
 
 
+@pytest.mark.slow
 def test_verbose_names_each_file_and_a_failure_ends_the_json_log(campaign, tmp_path):
     done = scorehouse("load", str(campaign), "--db", "w.duckdb", "--verbose", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
@@ -138,6 +140,7 @@ def test_counts_count_files(tmp_path):
     assert result.loaded == len(inputs(camp)) and not result.rejections
 
 
+@pytest.mark.slow
 def test_quiet_report_says_the_pages_published_in_one_line(campaign, tmp_path):
     """``report --quiet``, as ``run --quiet``: the summary's head, no line per page; and a report
     that published pages does not say nothing changed."""
@@ -157,6 +160,7 @@ def test_quiet_report_says_the_pages_published_in_one_line(campaign, tmp_path):
     assert "leaderboards.yaml" in " ".join(helped.stdout.split())
 
 
+@pytest.mark.slow
 def test_a_run_ends_its_process_at_once_with_everything_said_and_closed(campaign, tmp_path):
     """``scorehouse run`` ends its process without the interpreter's teardown
     (scorehouse/__main__.py): its exit code is the run's, its JSON log ends with the summary,
@@ -176,6 +180,7 @@ def test_a_run_ends_its_process_at_once_with_everything_said_and_closed(campaign
     assert "0 file(s) loaded, 0 unit(s) scored" in again.stderr and "up to date" in again.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, code", [("SIGTERM", 143), ("SIGINT", 130)])
 def test_a_signal_ends_the_run_with_its_line_and_summary(campaign, tmp_path, name, code):
     """SIGTERM (timeout, systemd, a batch system) or SIGINT during a run: one line, the exit

@@ -216,6 +216,7 @@ def test_conllu_files_of_nothing_are_rejections_or_results(tmp_path, system):
         assert result.exit_code == 0
 
 
+@pytest.mark.slow
 def test_a_nightly_run_prints_nothing_on_stdout(tmp_path):
     from scorehouse.demo.campaign import write_demo_campaign
 

@@ -54,6 +54,7 @@ def test_a_missing_one_shot_input_is_an_input_error(family, tmp_path):
         in result.stderr and "Traceback" not in result.stderr
 
 
+@pytest.mark.slow
 def test_the_sclite_command_names_the_unit_without_a_repr(scored, tmp_path):
     _, root = scored
     result = CliRunner().invoke(main, ["sclite", str(tmp_path / "r"), "--db",
@@ -78,6 +79,7 @@ def test_sql_during_a_run_says_the_warehouse_is_in_use(scored, tmp_path):
     assert "IO Error" not in result.stderr
 
 
+@pytest.mark.slow
 def test_sql_on_a_resident_table_whose_files_are_gone_says_what_to_run(scored, tmp_path):
     camp, root = scored
     db = tmp_path / "w.duckdb"

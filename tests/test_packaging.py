@@ -26,6 +26,7 @@ def wheel(tmp_path_factory) -> zipfile.ZipFile:
     return zipfile.ZipFile(built)
 
 
+@pytest.mark.slow
 def test_the_wheel_declares_every_licence_it_ships(wheel):
     info = next(n for n in wheel.namelist() if n.endswith(".dist-info/METADATA"))
     metadata = wheel.read(info).decode()

@@ -126,6 +126,7 @@ def test_every_demo_page_obeys_the_contract(demo):
     assert not problems, "\n".join(problems)
 
 
+@pytest.mark.slow
 def test_every_page_of_the_minimal_campaigns_obeys_the_contract(minimal):
     problems = problems_of(minimal)
     assert not problems, "\n".join(problems)
@@ -205,6 +206,7 @@ def test_the_front_page_leads_with_each_tasks_results(demo, minimal):
     assert front.count("No published result yet") == len(task_pages(minimal["not scored yet"]))
 
 
+@pytest.mark.slow
 def test_a_revised_reference_and_a_changed_submission_are_said(demo, tmp_path):
     campaign = cut(demo, tmp_path / "campaign")
     run(campaign, tmp_path / "w.duckdb", tmp_path / "out", quiet=True)

@@ -11,6 +11,7 @@ are rendered again. (Rows kept in the unit store's files, and staged rows, are n
 from __future__ import annotations
 
 import duckdb
+import pytest
 from helpers import published
 
 from scorehouse.warehouse.pipeline import run
@@ -34,6 +35,7 @@ def _rewrite_rows(db, order: str) -> int:
         con.close()
 
 
+@pytest.mark.slow
 def test_pages_and_exports_do_not_follow_the_tables_row_order(demo_copy):
     campaign, db = demo_copy / "campaign", demo_copy / "w.duckdb"
     first = demo_copy / "first"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import tomllib
 
+import pytest
 from helpers import page_text
 
 from scorehouse.demo.campaign import write_demo_campaign
@@ -14,6 +15,7 @@ from scorehouse.warehouse.pipeline import run
 GARBAGE = b"\x00\x01 not a file of this format\n"
 
 
+@pytest.mark.slow
 def test_a_rejected_submission_is_not_said_to_wait_for_scoring(tmp_path):
     campaign = write_demo_campaign(tmp_path / "campaign", scale=0.03).parent
     doc = tomllib.loads((campaign / "campaign.toml").read_text(encoding="utf-8"))

@@ -77,6 +77,7 @@ SCORES = ("SELECT system, kind, mode, function, corpus, genre, type, slice, hyp,
           "FROM mart_parsing_scores ORDER BY ALL")
 
 
+@pytest.mark.slow
 def test_warehouse_counts_equal_the_scorer(pristine, scored):
     db = scored
     task = load_campaign(pristine).tasks[0]
@@ -109,6 +110,7 @@ RESIDENT = ("int_parsing_form_alignment", "int_parsing_range", "int_parsing_cand
             "fct_parsing_sentence")
 
 
+@pytest.mark.slow
 def test_a_units_rows_stay_in_the_store_and_read_as_if_inserted(pristine, scored, tmp_path,
                                                                    monkeypatch):
     """The EASY units' big tables are resident (warehouse/resident.py): scored with a local
@@ -142,6 +144,7 @@ def test_a_units_rows_stay_in_the_store_and_read_as_if_inserted(pristine, scored
     assert tables(inserted) == tables(scored)
 
 
+@pytest.mark.slow
 def test_incremental_runs_equal_a_rebuild(campaign, tmp_path, monkeypatch):
     from scorehouse.warehouse.families import parsing
 
@@ -249,6 +252,7 @@ RANGES = "SELECT * FROM int_parsing_range ORDER BY ALL"
 TYPES = "SELECT * FROM mart_parsing_relation_types ORDER BY ALL"
 
 
+@pytest.mark.slow
 def test_reference_ranges_follow_the_units_as_a_fresh_run(scored, campaign, tmp_path,
                                                           monkeypatch):
     """The reference ranges are those a warehouse built from scratch holds: after a revised
@@ -301,6 +305,7 @@ def test_reference_ranges_follow_the_units_as_a_fresh_run(scored, campaign, tmp_
     same_as_fresh("full part")
 
 
+@pytest.mark.slow
 def test_a_few_changed_sentences_are_written_again_in_the_consensus(campaign, tmp_path,
                                                                     monkeypatch):
     """The submissions change in one sentence: the consensus reduce writes the rows whose votes
@@ -328,6 +333,7 @@ def test_a_few_changed_sentences_are_written_again_in_the_consensus(campaign, tm
     assert query(db, "SELECT count(*) FROM mart_parsing_consensus WHERE attr IS NOT NULL")[0][0]
 
 
+@pytest.mark.slow
 def test_a_changed_submission_counts_again_only_its_changed_sentences(scored, campaign,
                                                                      tmp_path, monkeypatch):
     """One submission changes a group's type in one sentence and an attribute in another: the
@@ -442,6 +448,7 @@ def test_replace_sentences_takes_the_sentences_of_the_second_file():
     assert easy_xml_replace(head + b"</DOCUMENT>\n", old) is None
 
 
+@pytest.mark.slow
 def test_an_unchanged_consensus_file_is_linked_from_the_last_edition(campaign, tmp_path):
     """The page publishes each corpus's consensus file; after one submission changed, the other
     corpora's files are the previous edition's (one file, linked: their consensus reduce did not
@@ -542,6 +549,7 @@ def test_a_corpus_removed_then_declared_again_gets_its_results_back(scored, camp
     assert query(db, gone)[0][0] > 0
 
 
+@pytest.mark.slow
 def test_a_consensus_store_lost_mid_reduce_is_counted_again(scored, campaign, tmp_path,
                                                            monkeypatch):
     """The store may be deleted at any time: the submissions' consensus units deleted after
@@ -565,6 +573,7 @@ def test_a_consensus_store_lost_mid_reduce_is_counted_again(scored, campaign, tm
     assert query(tmp_path / "w.duckdb", rows) == query(scored, rows)
 
 
+@pytest.mark.slow
 def test_consensus_units_kept_ahead_on_workers_give_the_same_consensus(scored, campaign,
                                                                        tmp_path, monkeypatch):
     """With worker processes, each submission's units over a corpus's full text are aligned and
@@ -591,6 +600,7 @@ def test_consensus_units_kept_ahead_on_workers_give_the_same_consensus(scored, c
     assert consensus_files(tmp_path / "w.duckdb") == consensus_files(scored)
 
 
+@pytest.mark.slow
 def test_the_consensus_aligns_ahead_only_what_its_reduces_count(scored, campaign, tmp_path,
                                                                 monkeypatch):
     """With worker processes, the submissions aligned ahead are those of the consensus reduces
@@ -677,6 +687,7 @@ def test_submissions_a_worker_could_not_keep_are_said_in_the_runs_notes():
                          "a worker process (OSError: disk full); this process aligned them"]
 
 
+@pytest.mark.slow
 def test_a_consensus_over_the_reference_counts_the_units_ranges_as_aligning_would(
         campaign, tmp_path, monkeypatch):
     """Without full parts, the consensus counts the scored units' HYP ranges over the reference,

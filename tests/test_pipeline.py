@@ -165,6 +165,7 @@ def test_sql_command_formats(campaign, tmp_path):
     assert broken.exit_code != 0 and "no_such_table" in broken.output
 
 
+@pytest.mark.slow
 def test_steps_one_at_a_time_match_run(campaign, tmp_path):
     runner = CliRunner()
     db = tmp_path / "steps.duckdb"
@@ -190,6 +191,7 @@ def test_bad_campaign_toml_is_a_clear_error(tmp_path):
         "'secret'" in result.output
 
 
+@pytest.mark.slow
 def test_incremental_equals_rebuild_from_scratch(campaign, tmp_path):
     """After a change, the incrementally updated warehouse holds exactly what a warehouse built
     from scratch on the same files holds (scores, intervals, paired tests, IER)."""
@@ -208,6 +210,7 @@ def test_incremental_equals_rebuild_from_scratch(campaign, tmp_path):
         assert query(incremental, q) == query(scratch, q), table
 
 
+@pytest.mark.slow
 def test_a_crash_mid_scoring_leaves_the_previous_results(campaign, tmp_path, monkeypatch):
     """A unit is scored in one transaction: an error half-way (here, in the third method's
     alignment) rolls it back, the previous figures stay, and the run is recorded as failed."""
@@ -260,6 +263,7 @@ def test_a_system_removed_from_the_campaign_leaves_the_results(campaign, tmp_pat
     assert query(db, "SELECT count(*) FROM hist_wer_scores WHERE system = 'gamma-asr'")[0][0] > 0
 
 
+@pytest.mark.slow
 def test_a_file_changed_while_loading_is_staged_as_parsed(campaign, tmp_path, monkeypatch):
     """The loading hashes every file, then reads each changed one again to parse it (the bytes
     of all of them are not held at once): a file rewritten in between is staged under the hash

@@ -113,6 +113,7 @@ def _random_cases(seed: int, tags: int | None = None):
                                       "noneval": pl.String, "ref_unit": pl.Int64})
 
 
+@pytest.mark.slow
 def test_a_units_vector_is_the_one_the_reduce_reads_from_its_cases():
     """:func:`unit_vector` (made where the unit is computed, from its cases in memory) is the
     row the kappa reduce makes from the same cases read back by ``_STRICT`` (``tag_codes``,

@@ -48,6 +48,7 @@ def pos_units(db: Path, run_id: int) -> set[tuple[str, str]]:
                      [run_id]))
 
 
+@pytest.mark.slow
 def test_incremental_pos(campaign, tmp_path, monkeypatch):
     from scorehouse.scorers import pos as scorer
     from scorehouse.warehouse import runner

@@ -129,6 +129,7 @@ def _texts(root: Path) -> dict[str, str]:
     return out
 
 
+@pytest.mark.slow
 def test_no_published_byte_names_a_hidden_participant_or_the_server(published):
     root = published[0]
     con = duckdb.connect(str(root / "w.duckdb"), read_only=True)
@@ -266,6 +267,7 @@ def _pages(folder: Path) -> dict[str, str]:
             for p in sorted(folder.resolve().rglob("*.html"))}
 
 
+@pytest.mark.slow
 def test_the_participants_edition_names_everyone_apart_from_the_public_one(published):
     root = published[0]
     public = _published_files(root)

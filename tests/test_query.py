@@ -105,6 +105,7 @@ def test_the_table_is_plain_aligned_and_capped(db):
     assert len(everything.stdout.splitlines()) == 252 and "more row" not in everything.stderr
 
 
+@pytest.mark.slow
 def test_the_public_database_holds_only_what_was_published(tmp_path):
     from scorehouse.demo.campaign import write_demo_campaign
     from scorehouse.warehouse.pipeline import run

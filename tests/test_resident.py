@@ -35,6 +35,7 @@ def counts(db: Path) -> dict[str, int]:
         con.close()
 
 
+@pytest.mark.slow
 def test_resident_rows_stay_in_the_store_and_read_the_same(scored_once, tmp_path):
     assert resident.declared() == {"int_pos_case", "int_pos_sys_unit",  # and EASY's:
                                    "int_parsing_form_alignment", "int_parsing_range",
@@ -54,6 +55,7 @@ def test_resident_rows_stay_in_the_store_and_read_the_same(scored_once, tmp_path
     assert tables(tmp_path / "b.duckdb") == tables(kept)
 
 
+@pytest.mark.slow
 def test_a_deleted_store_is_recomputed_not_an_error(scored_once, tmp_path):
     campaign, scored, _ = scored_once
     db = copy_warehouse(scored, tmp_path / "w.duckdb")  # the campaign scored, its own store
@@ -98,6 +100,7 @@ def test_an_older_warehouse_table_becomes_the_rows_under_the_view(tmp_path):
     con.close()
 
 
+@pytest.mark.slow
 def test_a_system_no_longer_declared_leaves_the_view(campaign, tmp_path):
     copy = tmp_path / "campaign"
     shutil.copytree(campaign, copy)

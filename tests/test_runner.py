@@ -70,6 +70,7 @@ def _wer_campaign(tmp_path: Path) -> Path:
     return camp
 
 
+@pytest.mark.slow
 def test_a_unit_rejected_in_a_worker_is_a_rejection(tmp_path):
     camp = _wer_campaign(tmp_path)
     db = tmp_path / "w.duckdb"
@@ -91,6 +92,7 @@ def test_a_unit_rejected_in_a_worker_is_a_rejection(tmp_path):
 
 
 
+@pytest.mark.slow
 def test_the_report_imports_its_charts_while_the_workers_compute(tmp_path, monkeypatch):
     """A run that will publish imports its charts' modules (``reports.charts.warm``) in a
     thread while it waits for its workers' units, once; a run that computes no unit, or
@@ -129,6 +131,7 @@ def test_the_report_imports_its_charts_while_the_workers_compute(tmp_path, monke
     assert escaped == []
 
 
+@pytest.mark.slow
 def test_a_lone_changed_unit_computes_in_a_worker(tmp_path, monkeypatch):
     """With workers, one changed unit computes in a worker process too, not in the
     coordinator (which holds the warehouse's buffer: a 1M-token POS unit there took its peak

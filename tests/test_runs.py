@@ -11,6 +11,7 @@ import os
 import subprocess
 
 import duckdb
+import pytest
 from click.testing import CliRunner
 from helpers import SCOREHOUSE, run
 
@@ -24,6 +25,7 @@ def history(db, fmt: str = "json"):
     return json.loads(out.output) if fmt == "json" else out.output
 
 
+@pytest.mark.slow
 def test_runs_are_accounted_for(tmp_path):
     camp = write_demo_campaign(tmp_path / "campaign", scale=0.03, pos=False, parsing=False,
                                coref=False, terms=False, calls=False).parent

@@ -121,6 +121,7 @@ def test_the_stored_signatures_are_the_families_signatures(demo):
             assert stored == sign(*variant), (table, variant)
 
 
+@pytest.mark.slow
 def test_the_pages_print_the_signatures_stored_with_the_scores(demo, tmp_path):
     """Signatures altered in the warehouse after scoring show on the pages as altered: the pages
     read them from the tables instead of rebuilding them."""

@@ -62,6 +62,7 @@ def staged(db: Path) -> dict:
             "tokens": con.sql("SELECT * FROM stg_pos_token ORDER BY ALL").to_arrow_table()}
 
 
+@pytest.mark.slow
 def test_staged_tokens_live_in_the_store_and_read_as_the_warehouses_own(campaign, plain,
                                                                          tmp_path):
     kept, own = tmp_path / "kept.duckdb", plain
@@ -77,6 +78,7 @@ def test_staged_tokens_live_in_the_store_and_read_as_the_warehouses_own(campaign
         assert tok == sorted(tok) and str(kept.with_suffix(".store")) in path
 
 
+@pytest.mark.slow
 def test_worker_processes_stage_the_files_they_parse(campaign, plain, tmp_path, monkeypatch):
     """With worker processes and a local store, each file's staged rows are written into the
     store by the worker that parsed it, as this process would write them: this process writes
@@ -106,6 +108,7 @@ def test_worker_processes_stage_the_files_they_parse(campaign, plain, tmp_path, 
     assert tables(refused) == tables(plain)
 
 
+@pytest.mark.slow
 def test_a_lost_staged_file_is_parsed_again_and_its_units_left_alone(campaign, tmp_path):
     db = tmp_path / "w.duckdb"
     assert run(campaign, db, None, quiet=True).exit_code == 0
@@ -159,6 +162,7 @@ def test_the_query_surface_reads_the_staged_tokens_and_says_when_they_are_gone(c
     assert int(sql("SELECT count(*) AS n FROM stg_pos_token").output.split()[1]) == tokens
 
 
+@pytest.mark.slow
 def test_easy_items_are_staged_into_the_store_in_the_order_their_units_read_them(tmp_path,
                                                                                 monkeypatch):
     """The EASY items too: a big file's units read its staged file in place (nothing copied
@@ -201,6 +205,7 @@ def test_easy_items_are_staged_into_the_store_in_the_order_their_units_read_them
     assert tables(kept) == tables(own)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", (1, 2))
 def test_a_store_deleted_during_a_run_is_parsed_again_not_an_error(campaign, plain, tmp_path,
                                                                     monkeypatch, workers):
@@ -263,6 +268,7 @@ def test_an_older_warehouses_staged_tokens_become_the_rows_under_the_view(tmp_pa
     con.close()
 
 
+@pytest.mark.slow
 def test_a_score_step_without_its_load_stops_on_lost_staged_rows(campaign, tmp_path):
     """``scorehouse score`` (no load) cannot parse again what the store lost: it says so in one
     line instead of scoring units on rows that are gone; the next full run mends it."""
@@ -278,6 +284,7 @@ def test_a_score_step_without_its_load_stops_on_lost_staged_rows(campaign, tmp_p
     assert run(campaign, db, None, steps=("score",), quiet=True).exit_code == 0
 
 
+@pytest.mark.slow
 def test_a_store_whose_disk_refuses_the_staged_file_costs_the_insert(campaign, plain, tmp_path,
                                                                       monkeypatch):
     """DuckDB's own write of a staged file failing (a full disk, a folder it may not write: its

@@ -91,6 +91,7 @@ def test_a_changed_size_or_time_is_seen_without_rehash(campaign, tmp_path, reads
     assert hyp in reads and len(set(reads)) == 1  # hashed, then read again to be parsed
 
 
+@pytest.mark.slow
 def test_a_change_with_its_time_restored_is_found_by_rehash(campaign, tmp_path):
     db = tmp_path / "w.duckdb"
     loaded(campaign, db)
@@ -146,6 +147,7 @@ def test_a_file_replaced_by_a_rename_is_seen_by_its_inode(campaign, tmp_path):
     assert loaded(campaign, db) == 1
 
 
+@pytest.mark.slow
 def test_run_rehash_on_the_command_line(campaign, tmp_path):
     """``scorehouse run --rehash`` (the guide's nightly form) finds the change stat cannot."""
     db = tmp_path / "w.duckdb"

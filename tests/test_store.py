@@ -105,6 +105,7 @@ def campaign(scored_once) -> Path:
     return scored_once[0]
 
 
+@pytest.mark.slow
 def test_a_fresh_warehouse_takes_every_unit_from_the_store(scored_once, tmp_path):
     campaign, first, scored = scored_once  # scored once, its store the default: beside it
     store = first.with_suffix(".store")
@@ -177,6 +178,7 @@ def test_an_s3_store_gives_the_folder_store_results(scored_once, tmp_path, s3):
     assert os.environ["AWS_ACCESS_KEY_ID"] == "testing"
 
 
+@pytest.mark.slow
 def test_a_store_that_cannot_be_written_costs_a_note_not_the_night(scored_once, tmp_path,
                                                                    monkeypatch):
     from scorehouse.warehouse import store as store_module
@@ -393,6 +395,7 @@ def _frames_held(campaign: Path, db: Path, monkeypatch) -> tuple[list, list]:
     return reads, alive
 
 
+@pytest.mark.slow
 def test_a_serial_run_holds_a_reference_and_one_submission_not_the_last_four(scored_once,
                                                                               tmp_path,
                                                                               monkeypatch):
@@ -406,6 +409,7 @@ def test_a_serial_run_holds_a_reference_and_one_submission_not_the_last_four(sco
     assert tables(tmp_path / "b.duckdb") == tables(expected)
 
 
+@pytest.mark.slow
 def test_easy_inputs_travel_as_queries_when_big_as_frames_when_small(tmp_path, monkeypatch):
     """A small EASY file goes to the workers with its task (nothing copied into the store); from
     QUERY_ROWS items, as a query, which a serial run reads holding the corpus's reference and one
@@ -427,6 +431,7 @@ def test_easy_inputs_travel_as_queries_when_big_as_frames_when_small(tmp_path, m
     assert tables(tmp_path / "b.duckdb") == tables(tmp_path / "a.duckdb")
 
 
+@pytest.mark.slow
 def test_easy_items_scored_again_are_found_in_the_store_not_copied(tmp_path, monkeypatch):
     """An EASY file's items copied into the store for the workers are named by the family's
     code version: when its units are scored again (``--force``, a reference changed), the copy
@@ -477,6 +482,7 @@ def test_easy_items_scored_again_are_found_in_the_store_not_copied(tmp_path, mon
     assert results() == first
 
 
+@pytest.mark.slow
 def test_a_run_whose_inputs_all_travel_by_the_store_gives_the_same_tables(scored_once, tmp_path,
                                                                          monkeypatch):
     from scorehouse.warehouse import runner
@@ -495,6 +501,7 @@ def test_a_run_whose_inputs_all_travel_by_the_store_gives_the_same_tables(scored
     assert tables(tmp_path / "b.duckdb") == tables(expected)
 
 
+@pytest.mark.slow
 def test_a_worker_keeps_shared_inputs_and_lets_a_units_own_go(scored_once, tmp_path,
                                                              monkeypatch):
     """A stored input read by several units (a corpus's reference) is read once per worker and

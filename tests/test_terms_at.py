@@ -10,6 +10,7 @@ cut-offs, slices with no output term."""
 from __future__ import annotations
 
 import duckdb
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -94,6 +95,7 @@ def _warehouse(slices) -> duckdb.DuckDBPyConnection:
     return con
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(slices=st.lists(SLICE, min_size=1, max_size=4, unique_by=lambda s: s[:3]),
        tops=st.lists(st.integers(1, 8), max_size=2, unique=True))

@@ -357,6 +357,7 @@ def test_one_shot_json_and_sweep(tmp_path):
     assert rejected.exit_code == 2 and f"{bad}:1: expected" in rejected.output
 
 
+@pytest.mark.slow
 def test_acter_reference_revised_rescores_only_its_corpus(tmp_path):
     """The demo's terminology task on ACTER (wind energy and heart failure, French): scored
     against the reconstructed v1.0 wind-energy list, then the list is revised to v1.1 (the real

@@ -178,6 +178,7 @@ def _case(rng, seed):
             _render(seed + 1, noisy, s_multi, s_breaks, s_forms), len(edited))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("part", range(4))
 def test_recovery_equals_the_official_counts_of_the_clean_system(tmp_path, part):
     """400 generated cases: the script refuses the noisy system; recovery gives the 13 metrics'
@@ -260,6 +261,7 @@ def _moving_case(rng):
             _render(2, noisy, plain, set(), {}), kept)
 
 
+@pytest.mark.slow
 def test_tokens_left_alone_keep_their_place(tmp_path):
     """300 generated cases of insertions, deletions and edge changes: every token the noise
     left alone keeps, after recovery, the reference span it has in the clean system, so the

@@ -54,6 +54,7 @@ def wait_for(log: Path, count: int) -> list[dict]:
     raise AssertionError(f"{count} run(s) expected, {len(summaries(log))} logged")
 
 
+@pytest.mark.slow
 def test_the_window_scores_each_settled_change_and_stops_on_sigterm(campaign, tmp_path):
     log = tmp_path / "watch.jsonl"
     child = subprocess.Popen(
@@ -104,6 +105,7 @@ def test_the_window_scores_each_settled_change_and_stops_on_sigterm(campaign, tm
             child.wait()
 
 
+@pytest.mark.slow
 def test_a_run_that_could_not_be_done_is_tried_again(campaign, tmp_path):
     """A change that arrives while another process holds the warehouse is not lost: the run
     that could not be done (exit 1) is tried again --retry seconds later, with no new change,

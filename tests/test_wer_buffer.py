@@ -59,6 +59,7 @@ def _scored(monkeypatch, limit: str, ref, hyp, folder) -> tuple[dict, dict]:
     return report, {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("inputs", [_trn, _stm_ctm])
 def test_a_one_shot_larger_than_its_duckdb_buffer_scores_as_with_a_roomy_one(
         inputs, tmp_path, monkeypatch):

@@ -80,6 +80,7 @@ def both(ref, hyp, **options):
     return score(ref, hyp, **options), scorehouse.wer(ref, hyp, **options)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                  HealthCheck.function_scoped_fixture])
 @given(pair=transcript_pair(), options=st.sampled_from(COMBINATIONS))
@@ -91,6 +92,7 @@ def test_small_path_gives_the_pipelines_bytes(tmp_path, pair, options):
     assert small.json() == piped.json()
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                  HealthCheck.function_scoped_fixture])
 @given(pair=transcript_pair("jsonl"), options=st.sampled_from(COMBINATIONS))

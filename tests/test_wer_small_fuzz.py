@@ -102,6 +102,7 @@ def _invoke(args: list[str], small: bool):
     return result.exit_code, result.stdout_bytes, result.stderr_bytes
 
 
+@pytest.mark.slow
 def test_both_paths_print_the_same_bytes_on_hostile_inputs(tmp_path):
     r, taken = random.Random(SEED), 0
     for number in range(CASES):

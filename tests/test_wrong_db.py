@@ -12,6 +12,7 @@ from __future__ import annotations
 import subprocess
 
 import duckdb
+import pytest
 from helpers import SCOREHOUSE, published, run
 
 from scorehouse.warehouse.cli import EXIT_FAILURE
@@ -27,6 +28,7 @@ def _contents(db) -> dict[str, int]:
         con.close()
 
 
+@pytest.mark.slow
 def test_a_public_database_or_a_foreign_one_is_not_made_a_warehouse(speech_campaign, tmp_path):
     from click.testing import CliRunner
 
@@ -52,6 +54,7 @@ def test_a_public_database_or_a_foreign_one_is_not_made_a_warehouse(speech_campa
         assert not (tmp_path / f"{given.stem}.store").exists()
 
 
+@pytest.mark.slow
 def test_another_warehouse_is_refused_at_the_bulletins_of_one(speech_campaign, tmp_path):
     db, out = tmp_path / "w.duckdb", tmp_path / "bulletins"
     assert run(speech_campaign, db, out).returncode == 0
