@@ -38,9 +38,11 @@ def pytest_addoption(parser):
 
 
 def _every_test(config) -> bool:
-    """Whether this run keeps the slow tests: ``--runslow``, or a ``-m`` expression, which
-    chooses by marks itself (``-m slow``: those alone)."""
-    return config.getoption("runslow") or bool(config.getoption("markexpr"))
+    """Whether this run keeps the slow tests: ``--runslow``; a ``-m`` expression, which chooses
+    by marks itself (``-m slow``: those alone); test files or tests named on the command line
+    (``pytest tests/test_store.py``: all of that file's)."""
+    return (config.getoption("runslow") or bool(config.getoption("markexpr"))
+            or config.args_source == pytest.Config.ArgsSource.ARGS)
 
 
 def pytest_report_header(config):

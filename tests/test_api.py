@@ -85,6 +85,7 @@ def test_wer_figures_in_python():
     assert "WER = (S + D + I) / N = (0 + 1 + 1) / 8 = 25.00 %" in result.text()
 
 
+@pytest.mark.slow
 def test_in_memory_inputs_equal_files(tmp_path):
     ref, hyp = write(tmp_path, "r.trn", REF_TRN), write(tmp_path, "h.trn", HYP_TRN)
     table = pl.DataFrame({"id": ["u1", "u2", "u3"],

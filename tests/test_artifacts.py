@@ -98,6 +98,7 @@ def test_withholding_a_participant_re_renders_its_pages(campaign, tmp_path):
     assert exported.count("\n") < before_rows  # its rows left the exported tables
 
 
+@pytest.mark.slow
 def test_a_rejection_alone_is_published(campaign, tmp_path):
     db, out = tmp_path / "w.duckdb", tmp_path / "bulletins"
     run(campaign, db, out, quiet=True)
@@ -132,6 +133,7 @@ def test_editions_are_swapped_whole_and_reproducible(campaign, tmp_path):
     assert third.bulletins == [] and "up to date" in third.summary()
 
 
+@pytest.mark.slow
 def test_a_folder_of_other_files_is_never_replaced_by_an_edition(campaign, tmp_path):
     """A real folder at --out (an older layout, a web root) is not scorehouse's to replace: it
     was moved into the editions and pruned with them. Refused, kept; once emptied, published."""
@@ -233,6 +235,7 @@ def test_the_import_scan_reads_what_ast_reads(module):
     assert {name for name, _ in imported_sources(module)} == _imported_by_ast(module)
 
 
+@pytest.mark.slow
 def test_a_warehouse_from_an_earlier_version_gains_new_columns(campaign, tmp_path):
     """A column added to a table's DDL is added to an existing warehouse (null in old rows); a
     column that changed type is a clear error, not a silent mismatch."""

@@ -189,6 +189,7 @@ def bulletin(tmp_path_factory) -> tuple[Path, Path, Path]:
     return root / "out", toml, root / "w.duckdb"
 
 
+@pytest.mark.slow
 def test_pos_page_in_chromium(bulletin):
     out, _, _ = bulletin
     text, errors, counts = browse(out / "pos" / "index.html", POS_SELECTORS)

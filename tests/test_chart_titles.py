@@ -77,6 +77,7 @@ def test_each_chart_is_drawn_once(monkeypatch):
         assert svg.startswith("<svg") and len(drawn) == 1, (chart.__name__, len(drawn))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("systems", ["short", "long", "many"])
 @pytest.mark.parametrize("tag", ["en", "fr"])
 def test_chart_text_lies_inside_the_svg(tmp_path: Path, tag, systems):

@@ -239,6 +239,7 @@ if __name__ == "__main__":
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("inherited", [None, "dirty_decay_ms:5"])
 def test_the_workers_keep_freed_pages_longer_unless_a_family_wants_them_lean(tmp_path,
                                                                             inherited):

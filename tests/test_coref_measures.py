@@ -568,6 +568,7 @@ def ratio(row, side):
     return row[f"{side}_num"] / den if den else 1.0
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.data())
 def test_paper_properties(data):

@@ -67,6 +67,7 @@ def scored(tmp_path) -> tuple[Path, Path]:
     return root, db
 
 
+@pytest.mark.slow
 def test_warehouse_scores_equal_the_scorer(scored):
     root, db = scored
     key = pl.from_arrow(read_conll2012(root / "key.conll"))
@@ -204,6 +205,7 @@ def test_category_subsets_typed_links_and_pronouns(tmp_path):
     assert counts == [(2.0, 3.0, 2.0, 3.0)]
 
 
+@pytest.mark.slow
 def test_a_report_only_run_keeps_the_built_in_baselines(scored, tmp_path):
     root, db = scored
     run(root, db, tmp_path / "bulletins", steps=("report",), quiet=True)

@@ -237,6 +237,7 @@ def corefud_campaign(root: Path, cases: list[str], task_options: dict) -> Path:
 CAMPAIGN_CASES = ["match_modes", "zeros_rotated", "head_ties", "spurious", "large"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("match, zeros", [("head", "dependent"), ("partial", "linear")])
 def test_a_campaign_gives_the_official_figures(tmp_path, match, zeros):
     import duckdb

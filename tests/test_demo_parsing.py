@@ -81,6 +81,7 @@ def _relations(sent, groups, rels, through) -> Counter:
                    for t, targets, _ in rels)
 
 
+@pytest.mark.slow
 def test_same_bytes_on_every_call_and_in_another_process(small, tmp_path):
     dest, participants, lines = small
     expected = tree(dest)

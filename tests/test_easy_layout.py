@@ -123,6 +123,7 @@ def test_written_files_are_read_line_by_line_as_expat_reads_them(tmp_path):
         assert fast.schema == read_with_expat(tmp_path / "c.xml", data).schema
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(4))
 def test_mutated_files_get_expats_answer_or_go_to_expat(tmp_path, seed):
     rng = random.Random(seed)

@@ -90,6 +90,7 @@ def test_the_number_of_editions_kept_is_a_setting(campaign, tmp_path):
         run(campaign, tmp_path / "w.duckdb", out, quiet=True)
 
 
+@pytest.mark.slow
 def test_no_edition_is_written_into_a_folder_of_editions(campaign, tmp_path):
     """An --out that is the published edition's real folder, or anything inside a folder of
     editions, would replace published pages behind the link: refused, the edition untouched."""

@@ -135,6 +135,7 @@ def test_a_headline_method_is_checked_against_the_tasks_methods():
             Options.of(task(options=options))
 
 
+@pytest.mark.slow
 def test_the_headline_method_sets_the_front_boards_and_the_speech_page(tmp_path):
     """A speech task with ``headline_method = "m2"``: the front page's boards are M2's, the note
     says the comment-detecting system's official method is M4 against M2, and the task page's
@@ -296,6 +297,7 @@ def test_a_pos_board_shows_each_taggers_decision(demo_build):
         assert cell == f"{100 * decided[label]:.1f}", (label, cell)
 
 
+@pytest.mark.slow
 def test_a_publication_reads_the_campaigns_boards_once(demo_copy, tmp_path, monkeypatch):
     """Every page opens with its task's boards, the front page with every task's: one
     publication reads the campaign's boards once (warehouse/publish.py), not once per page

@@ -93,6 +93,7 @@ def test_sql_on_a_resident_table_whose_files_are_gone_says_what_to_run(scored, t
     assert other.returncode == 0  # the other tables answer as ever
 
 
+@pytest.mark.slow
 def test_a_second_publisher_into_one_folder_is_refused(scored, tmp_path):
     from scorehouse.warehouse.locks import publication_lock
 
@@ -128,6 +129,7 @@ def test_the_demo_hint_names_a_command_the_user_can_run(monkeypatch, tmp_path):
     assert probe.returncode == 0 and "scorehouse" in probe.stdout
 
 
+@pytest.mark.slow
 def test_messages_say_what_to_do(speech_campaign, tmp_path):
     """A new organiser's mistakes, each answered by what to do: a Kaldi file given as trn names
     the format; a query reading a file names --allow-files; an unknown family names its file

@@ -91,6 +91,7 @@ def test_a_fresh_non_editable_install_imports_scorehouse_and_nothing_else(wheel,
     assert french.strip() == "Résultats"  # the installed catalog, not the repository's
 
 
+@pytest.mark.slow
 def test_the_code_imports_its_layers_through_scorehouse_only():
     bare = []
     for path in sorted(ROOT.glob("*/**/*.py")):

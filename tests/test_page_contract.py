@@ -120,6 +120,7 @@ def problems_of(sites: dict[str, Path]) -> list[str]:
     return found
 
 
+@pytest.mark.slow
 def test_every_demo_page_obeys_the_contract(demo):
     assert len(pages(demo / "out")) >= 9
     problems = problems_of({"demo": demo / "out"})
@@ -136,6 +137,7 @@ def task_pages(out: Path) -> list[Path]:
     return [p for p in pages(out) if p.parent != out.resolve()]
 
 
+@pytest.mark.slow
 def test_each_state_is_said_on_every_family_page(minimal):
     for name, said in (("not scored yet", "not scored yet"),
                        ("reference rejected", "reference rejected:"),
@@ -175,6 +177,7 @@ def test_the_corefud_page_agrees_with_itself(demo):
         assert len(items) == len(re.findall(r"<h4", block)), (summary, block.count("<h4"))
 
 
+@pytest.mark.slow
 def test_the_front_page_leads_with_each_tasks_results(demo, minimal):
     import duckdb
 

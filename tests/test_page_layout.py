@@ -53,6 +53,7 @@ CUT_BY_TEXT = """() => {
 }"""
 
 
+@pytest.mark.slow
 def test_every_page_fits_1280_px_with_legible_charts_in_its_language(pages):
     language, pages = pages
     if not Path(CHROMIUM).exists():
@@ -96,6 +97,7 @@ UNNAMED_CHARTS = """() => [...document.querySelectorAll('svg')].flatMap((svg, k)
 })"""
 
 
+@pytest.mark.slow
 def test_every_chart_is_an_image_named_by_its_title_and_no_page_names_matplotlib(pages):
     """A reader who does not see the charts (a screen reader, find-in-page) gets each chart's
     title in the page's language as its name and its text as text (no glyph outlines); and no

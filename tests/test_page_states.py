@@ -37,6 +37,7 @@ def test_a_rejected_submission_is_not_said_to_wait_for_scoring(tmp_path):
         assert "rejected" in words.lower(), page.parent.name  # "Rejected inputs", as read
 
 
+@pytest.mark.slow
 def test_an_empty_reference_is_said_on_its_page(speech_campaign, tmp_path):
     """A declared corpus whose reference holds no utterance (an empty file) was accepted, its
     systems 'scored' on nothing, and the corpus vanished from every page without a word. Its

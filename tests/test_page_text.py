@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from helpers import page_text
 
 from scorehouse.warehouse.pipeline import run
@@ -22,6 +23,7 @@ from scorehouse.warehouse.pipeline import run
 GARBAGE = b"\x00\x01 not a trn file\n"
 
 
+@pytest.mark.slow
 def test_a_speech_page_says_what_its_task_has_in_french(speech_campaign, tmp_path):
     toml = speech_campaign / "campaign.toml"
     text = toml.read_text(encoding="utf-8").replace('language = "en"', 'language = "fr"')
@@ -47,6 +49,7 @@ def test_a_speech_page_says_what_its_task_has_in_french(speech_campaign, tmp_pat
     assert "présentés à part" not in page_text(tmp_path / "out" / "index.html")  # nor a baseline
 
 
+@pytest.mark.slow
 def test_an_edition_for_participants_does_not_call_its_systems_published(speech_campaign,
                                                                          tmp_path):
     """The participants' edition names every system, withheld ones included: its front page and

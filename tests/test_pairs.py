@@ -4,6 +4,7 @@ itself, the others are still scored, and the exit code is 2 at the end."""
 
 import json
 
+import pytest
 from click.testing import CliRunner
 
 import scorehouse
@@ -26,6 +27,7 @@ def _figures(report: dict) -> dict:
     return {k: v for k, v in report.items() if k not in ("reference", "hypothesis")}
 
 
+@pytest.mark.slow
 def test_the_batch_form_gives_the_single_pairs_figures(tmp_path):
     data = tmp_path / "data"
     data.mkdir()

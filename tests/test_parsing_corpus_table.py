@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import duckdb
+import pytest
 
 from scorehouse.demo.parsing import PARTICIPANTS
 from scorehouse.demo.ud import write_dependency_task
@@ -32,6 +33,7 @@ def _rows(out: Path) -> list[list[str]]:
             for r in re.findall(r"<tr.*?</tr>", table, re.S)[1:]]
 
 
+@pytest.mark.slow
 def test_a_loaded_reference_shows_its_counts_before_scoring(tmp_path):
     campaign = _campaign(tmp_path / "campaign")
     db = tmp_path / "w.duckdb"

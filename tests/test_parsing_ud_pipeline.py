@@ -85,6 +85,7 @@ def test_breakdowns_add_up(scored):
     assert len(intervals) == 3 and all(low <= value <= high for value, low, high in intervals)
 
 
+@pytest.mark.slow
 def test_a_differing_text_is_rejected_unless_the_task_recovers(tmp_path):
     dest = write_campaign(tmp_path / "campaign")
     gold = (dest / "dependency" / "gsd-test.conllu").read_text(encoding="utf-8")

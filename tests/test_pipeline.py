@@ -35,6 +35,7 @@ def query(db: Path, sql: str, params=()) -> list[tuple]:
         return con.execute(sql, list(params)).fetchall()
 
 
+@pytest.mark.slow
 def test_second_run_recomputes_nothing(campaign, tmp_path):
     db = tmp_path / "w.duckdb"
     first = run(campaign, db, tmp_path / "out", quiet=True)
@@ -46,6 +47,7 @@ def test_second_run_recomputes_nothing(campaign, tmp_path):
     assert query(db, "SELECT * FROM mart_wer_scores ORDER BY ALL") == before
 
 
+@pytest.mark.slow
 def test_changed_submission_recomputes_only_that_system(campaign, tmp_path):
     db = tmp_path / "w.duckdb"
     run(campaign, db, None, quiet=True)
@@ -62,6 +64,7 @@ def test_changed_submission_recomputes_only_that_system(campaign, tmp_path):
     assert all(d > 0 for s, m, d in changes)  # three insertions more in every method
 
 
+@pytest.mark.slow
 def test_revised_reference_rescoring_keeps_history(campaign, tmp_path):
     db = tmp_path / "w.duckdb"
     first = run(campaign, db, None, quiet=True)
@@ -81,6 +84,7 @@ def test_revised_reference_rescoring_keeps_history(campaign, tmp_path):
     assert changed == len(systems) * 5
 
 
+@pytest.mark.slow
 def test_rejected_submission_keeps_previous_results(campaign, tmp_path):
     db = tmp_path / "w.duckdb"
     run(campaign, db, None, quiet=True)
@@ -101,6 +105,7 @@ def test_rejected_submission_keeps_previous_results(campaign, tmp_path):
     assert status == [("rejected",)]
 
 
+@pytest.mark.slow
 def test_unknown_ids_reject_the_submission(campaign, tmp_path):
     db = tmp_path / "w.duckdb"
     hyp = campaign / "submissions" / "parole-sud-base" / "Test_II.trn"
@@ -115,6 +120,7 @@ def test_unknown_ids_reject_the_submission(campaign, tmp_path):
     assert ("Test_I", "parole-sud-base") in scored_units(db, result.run_id)
 
 
+@pytest.mark.slow
 def test_missing_hypotheses_are_scored_as_empty(campaign, tmp_path):
     """No hypothesis = an empty hypothesis: all deletions without reject labels (none, M1); under
     M2-M4 the empty hypothesis becomes <REJET>, as any empty hypothesis does."""
@@ -130,6 +136,7 @@ def test_missing_hypotheses_are_scored_as_empty(campaign, tmp_path):
     assert hyps == [(["<REJET>"],)]
 
 
+@pytest.mark.slow
 def test_results_are_queryable_and_consistent(campaign, tmp_path):
     db = tmp_path / "w.duckdb"
     run(campaign, db, None, quiet=True)
@@ -151,6 +158,7 @@ def test_results_are_queryable_and_consistent(campaign, tmp_path):
     assert ier and all(a == b for a, b in ier)
 
 
+@pytest.mark.slow
 def test_sql_command_formats(campaign, tmp_path):
     db = tmp_path / "w.duckdb"
     run(campaign, db, None, quiet=True)
@@ -243,6 +251,7 @@ def test_a_crash_mid_scoring_leaves_the_previous_results(campaign, tmp_path, mon
     assert scored_units(db, again.run_id) == {("Dev", "orga-baseline")}
 
 
+@pytest.mark.slow
 def test_a_system_removed_from_the_campaign_leaves_the_results(campaign, tmp_path):
     db = tmp_path / "w.duckdb"
     run(campaign, db, None, quiet=True)

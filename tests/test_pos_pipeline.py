@@ -149,6 +149,7 @@ def test_unknown_tags_are_listed(campaign, tmp_path):
     assert {"X", "SYM"} <= tags
 
 
+@pytest.mark.slow
 def test_baselines_are_deterministic_and_flagged(campaign, tmp_path):
     a, b = tmp_path / "a.duckdb", tmp_path / "b.duckdb"
     run(campaign, a, None, quiet=True)

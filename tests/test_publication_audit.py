@@ -154,6 +154,7 @@ def test_no_published_byte_names_a_hidden_participant_or_the_server(published):
     assert not leaks, sorted(leaks)[:10]
 
 
+@pytest.mark.slow
 def test_rejections_are_sentences_naming_files_in_the_campaign(published):
     html = (published[0] / "bulletins" / "asr" / "index.html").read_text(encoding="utf-8")
     assert html.count('id="rejected"') == 1
@@ -170,6 +171,7 @@ def test_rejections_are_sentences_naming_files_in_the_campaign(published):
         assert "'…'" not in item
 
 
+@pytest.mark.slow
 def test_a_withheld_participant_changes_no_published_figure(published):
     with_, without = (_texts(p) for p in published)
     tables = sorted(n for n in with_ if n.endswith((".csv", ".md", ".tex", ".parquet", ".json",
@@ -201,6 +203,7 @@ def _paired_tests(root: Path) -> dict[tuple, tuple]:
     return tests
 
 
+@pytest.mark.slow
 def test_a_pairs_test_depends_on_the_pair_alone(published):
     """The paired test of two systems is the same whichever other systems (withheld or not) the
     campaign holds: the resamples are keyed by what they resample (DESIGN principle 11)."""
@@ -211,6 +214,7 @@ def test_a_pairs_test_depends_on_the_pair_alone(published):
     assert not changed, changed[:5]
 
 
+@pytest.mark.slow
 def test_export_ranks_are_recomputed_from_published_systems(published):
     root = published[0]
     rows = list(csv.DictReader((root / "board.csv").open(encoding="utf-8")))
@@ -297,6 +301,7 @@ def test_the_participants_edition_names_everyone_apart_from_the_public_one(publi
     assert not (root / "leak.duckdb").exists()
 
 
+@pytest.mark.slow
 def test_a_participants_private_bulletin_names_its_systems_only(published):
     root = published[0]
     result = _report(root, "--participant", "gammaqvz", "--out", str(root / "gamma"))
@@ -344,6 +349,7 @@ def _front_boards(folder: Path, task: str, caption_: str) -> dict[str, dict[str,
     return boards
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("audience", [(), ("--audience", "participants"),
                                       ("--participant", "gammaqvz")])
 def test_the_front_page_shows_and_ranks_what_the_task_pages_do(published, audience):

@@ -262,6 +262,7 @@ def _with_ranks_group_by_group(scores, tests, groups, score, higher_is_better=Tr
     return scores.join(ranks, on=[*groups, "system"], how="left", maintain_order="left")
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(data=st.data(), higher=st.booleans())
 def test_rank_ranges_of_every_group_at_once_equal_group_by_group(data, higher):

@@ -88,6 +88,7 @@ def test_a_long_system_name_widens_the_box():
 
 
 
+@pytest.mark.slow
 def test_a_campaign_units_reports_are_sclites(tmp_path):
     """``scorehouse sclite OUT --db ... --task --corpus --system``: a scored unit's reports,
     byte for byte sclite's on the same files (the hypothesis file named as the system)."""

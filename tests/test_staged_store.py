@@ -135,6 +135,7 @@ def test_a_lost_staged_file_is_parsed_again_and_its_units_left_alone(campaign, t
     assert (quiet.loaded, quiet.scored) == (0, 0) and not quiet.notes
 
 
+@pytest.mark.slow
 def test_the_query_surface_reads_the_staged_tokens_and_says_when_they_are_gone(campaign,
                                                                                tmp_path):
     db = tmp_path / "w.duckdb"

@@ -115,6 +115,7 @@ def query(db: Path, sql: str) -> list[tuple]:
         return con.execute(sql).fetchall()
 
 
+@pytest.mark.slow
 def test_campaign_scores_termeval_without_nes_on_the_list(tmp_path):
     """P = |S ∩ L| / |S|, R = |S ∩ L| / |L| with L = ACTER's ``*_terms.tsv``, per corpus; the
     slice ``all`` against ``*_terms_nes.tsv``; a corpus without the list drops R's

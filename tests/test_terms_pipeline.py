@@ -133,6 +133,7 @@ def scored(tmp_path) -> tuple[Path, Path]:
     return root, db
 
 
+@pytest.mark.slow
 def test_table1_through_the_warehouse(tmp_path):
     lines_ = toml_table("[campaign]", {"id": "t1", "name": "table 1"})
     lines_ += toml_table("[[participants]]", {"id": "p", "name": "P"})
@@ -284,6 +285,7 @@ def test_correct_reference_holds_validated_proposals_only(tmp_path):
     assert got == [(0.0, 0.0, 0.0, 0.0)]
 
 
+@pytest.mark.slow
 def test_unchanged_run_revised_reference_and_history(scored, tmp_path):
     root, db = scored
     again = run(root, db, None, quiet=True)

@@ -41,6 +41,7 @@ def as_jsonl(rows, id_field="id", text_field="text") -> str:
                    for utt, text in rows)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(UTTERANCES)
 def test_every_format_reads_the_same_utterances(rows):

@@ -229,6 +229,7 @@ def warehouse_counts(db: Path, system: str) -> dict:
     return {m: tuple(rest) for m, *rest in rows}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("empty_nodes", [None, "collapse"])
 def test_campaign_sums_equal_udeval_in_both_readings(tmp_path, empty_nodes):
     import duckdb
@@ -264,6 +265,7 @@ def test_campaign_sums_equal_udeval_in_both_readings(tmp_path, empty_nodes):
     assert intervals > 0
 
 
+@pytest.mark.slow
 def test_changing_the_reading_rescores_without_restaging(tmp_path):
     import duckdb
 

@@ -161,6 +161,7 @@ def _random_pair(rng):
     return gold, _random_side(rng, text, s_cuts, s_multi, s_breaks, system_forms)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(4))
 def test_random_tiny_files_equal_the_official_counts(tmp_path, seed):
     rng = random.Random(seed)
