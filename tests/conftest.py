@@ -47,7 +47,7 @@ def _every_test(config) -> bool:
 
 def pytest_report_header(config):
     if not _every_test(config):
-        return ("slow tests left out (a few percent of the tests, two thirds of the suite's "
+        return ("slow tests left out (a tenth of the tests, three quarters of the suite's "
                 "CPU): --runslow runs every test, as .ci/run does")
     return None
 
