@@ -11,6 +11,10 @@ from helpers import boundaries, built_once, copy_warehouse, published, run, run_
 
 from scorehouse.warehouse.cli import main
 
+# the two tiers (a plain pytest -q leaves out the slow tests; --runslow runs every test), and
+# pytest's own fixture for running pytest on a small suite (tests/test_tiers.py)
+pytest_plugins = ["tiers", "pytester"]
+
 # The test files that take the longest, longest first by their wall seconds in a whole run
 # (`bench/suite_bench.py --ledger`, round thirty-eight: its thirty costliest files by CPU, from
 # 203 s down to 22 s of wall time; test_watch.py, 29 s of wall time in a second run, mostly
@@ -31,37 +35,11 @@ LONG_FILES = ("test_store.py", "test_kill_resume.py", "test_parsing_pipeline.py"
               "test_coref_pipeline.py", "test_chart_titles.py", "test_coordinator.py")
 
 
-def pytest_addoption(parser):
-    parser.addoption("--runslow", action="store_true",
-                     help="run the tests marked slow too: every test (the README's test "
-                          "command and .ci/run do)")
-
-
-def _every_test(config) -> bool:
-    """Whether this run keeps the slow tests: ``--runslow``; a ``-m`` expression, which chooses
-    by marks itself (``-m slow``: those alone); test files or tests named on the command line
-    (``pytest tests/test_store.py``: all of that file's)."""
-    return (config.getoption("runslow") or bool(config.getoption("markexpr"))
-            or config.args_source == pytest.Config.ArgsSource.ARGS)
-
-
-def pytest_report_header(config):
-    if not _every_test(config):
-        return ("slow tests left out (a tenth of the tests, three quarters of the suite's "
-                "CPU): --runslow runs every test, as .ci/run does")
-    return None
-
-
 def pytest_collection_modifyitems(config, items):
-    """The long files first (:data:`LONG_FILES`), each file's tests in their order; without
-    ``--runslow`` (or ``-m``), the tests marked slow deselected."""
+    """The long files first (:data:`LONG_FILES`), each file's tests in their order (the slow
+    tests are left out by tests/tiers.py)."""
     rank = {name: k for k, name in enumerate(LONG_FILES)}
     items.sort(key=lambda item: rank.get(item.path.name, len(LONG_FILES)))
-    if not _every_test(config):
-        slow = [item for item in items if item.get_closest_marker("slow")]
-        if slow:
-            config.hook.pytest_deselected(items=slow)
-            items[:] = [item for item in items if not item.get_closest_marker("slow")]
 
 
 def _no_nan(name):

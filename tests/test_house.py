@@ -46,7 +46,7 @@ def test_package_modules_stay_near_400_lines():
 
 def test_the_readmes_test_command_is_cis_and_runs_every_test(pytestconfig):
     """``.ci/run`` runs the README's test command exactly; that command keeps the tests a plain
-    ``pytest -q`` leaves out (``--runslow``, tests/conftest.py), so CI runs every test."""
+    ``pytest -q`` leaves out (``--runslow``, tests/tiers.py), so CI runs every test."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     command = readme.split("**Set up and pass the tests**", 1)[1].split("```sh\n", 1)[1]
     command = command.split("\n", 1)[0]
