@@ -1,6 +1,7 @@
 """The two tiers on a small suite run by pytest itself (tests/tiers.py): a plain run leaves out
 the slow tests and says how many, in one process and under pytest-xdist (whose controller never
 collects); ``--runslow`` runs every test and says nothing."""
+import os
 from pathlib import Path
 
 import pytest
@@ -24,7 +25,9 @@ def test_slow_two(n):
 
 @pytest.fixture
 def small_suite(pytester, monkeypatch):
-    monkeypatch.setenv("PYTHONPATH", str(Path(__file__).parent))
+    # tests/tiers.py importable in pytest's subprocess, the caller's own path kept after it
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
+        filter(None, [str(Path(__file__).parent), os.environ.get("PYTHONPATH")])))
     pytester.makeconftest('pytest_plugins = ["tiers"]\n')
     pytester.makeini("[pytest]\nmarkers =\n    slow: slow\n")
     pytester.makepyfile(test_small=SUITE)
